@@ -1,0 +1,37 @@
+"""Config sections owned by annotation: the Label Studio side (`annotation`) and `export`."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
+
+
+class RetryConfig(Section):
+    max: int = Field(5, ge=0)
+    intervals_s: list[float] = Field(default_factory=lambda: [2, 10, 30, 60, 120])
+
+    @model_validator(mode="after")
+    def _enough_intervals(self) -> RetryConfig:
+        if self.max and not self.intervals_s:
+            raise ValueError("intervals_s needs at least one interval when max > 0")
+        return self
+
+
+class AnnotationConfig(Section):
+    label_studio_url: str = "http://127.0.0.1:8080"
+    api_key: SecretStr | None = Field(
+        None, json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True}
+    )
+    project: str = "lowtide review"
+    labeling_config: str = "configs/label_studio/review.xml"
+    import_batch_max: int = Field(500, ge=1)
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+    request_timeout_s: float = Field(30, gt=0)
+
+
+class ExportConfig(Section):
+    out: str = "data/reward_model/annotations.jsonl"
+    since: str = Field("last", description="'last' (stored cursor), 'all', or an ISO timestamp")

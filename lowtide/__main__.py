@@ -1,0 +1,3 @@
+from lowtide.cli.main import main
+
+main()

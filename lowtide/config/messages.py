@@ -1,0 +1,92 @@
+"""Turn pydantic validation errors into one readable line each: key path, what is wrong, a hint."""
+
+from __future__ import annotations
+
+import difflib
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+Loc = tuple[str | int, ...]
+
+
+def describe_errors(
+    error: ValidationError,
+    model: type[BaseModel],
+    origin: dict[Loc, str],
+) -> list[str]:
+    """origin maps a key path to where it was written ("config.yaml:12" or "--trainer.seed")."""
+    lines = []
+    for item in error.errors(include_url=False):
+        loc = tuple(item["loc"])
+        problem = _problem(item, loc, model)
+        if origin.get(loc, "").startswith("--"):
+            lines.append(f"{origin[loc]}: {problem}")  # the flag already spells the key path
+        else:
+            lines.append(f"{_where(loc, origin)}{_dotted(loc)}: {problem}")
+    return lines
+
+
+def field_names_at(model: type[BaseModel], loc: Loc) -> list[str] | None:
+    """The valid keys of the section at `loc`, or None if `loc` is not a section."""
+    current: Any = model
+    for part in loc:
+        current = _unwrap(current)
+        if isinstance(part, int):
+            args = typing.get_args(current)
+            current = args[0] if args else None
+        elif isinstance(current, type) and issubclass(current, BaseModel):
+            field = current.model_fields.get(part)
+            current = field.annotation if field else None
+        else:
+            return None
+    current = _unwrap(current)
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return None
+
+
+def _unwrap(annotation: Any) -> Any:
+    """Optional[X] -> X, so that sections that may be null are still walked."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        arms = [arm for arm in typing.get_args(annotation) if arm is not type(None)]
+        if len(arms) == 1:
+            return arms[0]
+    return annotation
+
+
+def _problem(item: dict[str, Any], loc: Loc, model: type[BaseModel]) -> str:
+    kind = item["type"]
+    if kind == "extra_forbidden":
+        names = field_names_at(model, loc[:-1]) or []
+        close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+        if close:
+            return f"unknown key (did you mean {close[0]}?)"
+        return f"unknown key (valid keys: {', '.join(names)})" if names else "unknown key"
+    if kind == "missing":
+        return "required key is missing"
+    message = item["msg"]
+    if kind.startswith("literal_error") or kind == "enum":
+        got = item.get("input")
+        return f"{message[0].lower()}{message[1:]} (got {_short(got)})"
+    if kind.startswith("value_error"):
+        return message.removeprefix("Value error, ")
+    return f"{message[0].lower()}{message[1:]} (got {_short(item.get('input'))})"
+
+
+def _where(loc: Loc, origin: dict[Loc, str]) -> str:
+    for end in range(len(loc), 0, -1):
+        if loc[:end] in origin:
+            return f"{origin[loc[:end]]}: "
+    return ""
+
+
+def _dotted(loc: Loc) -> str:
+    return ".".join(str(part) for part in loc) or "(config)"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."

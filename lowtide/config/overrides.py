@@ -1,0 +1,97 @@
+"""Dotted command-line overrides: `--trainer.num_epochs=1`, `--logger.name=[wandb,console]`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from lowtide.errors import UsageError
+
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$|^\d+$")
+
+
+@dataclass(frozen=True)
+class Override:
+    flag: str  # as typed, for messages
+    path: tuple[str | int, ...]
+    value: Any
+
+
+def parse_overrides(args: list[str]) -> list[Override]:
+    """Parse `--a.b=v` and `--a.b v` pairs. Values are YAML scalars or flow lists/maps."""
+    overrides: list[Override] = []
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--") or arg == "--":
+            raise UsageError(f"{arg!r}: overrides look like --section.key=value")
+        key, sep, raw = arg[2:].partition("=")
+        if not sep:
+            if i + 1 >= len(args) or args[i + 1].startswith("--"):
+                raise UsageError(f"{arg}: missing value (write {arg}=VALUE)")
+            raw = args[i + 1]
+            i += 1
+        overrides.append(Override(flag=f"--{key}", path=_parse_path(key), value=_parse_value(key, raw)))
+        i += 1
+    return overrides
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[Override]) -> dict[str, Any]:
+    for override in overrides:
+        _set_path(data, override)
+    return data
+
+
+def _parse_path(key: str) -> tuple[str | int, ...]:
+    parts = key.split(".")
+    if not key or any(not _KEY.match(part) for part in parts):
+        raise UsageError(f"--{key}: not a valid key path (use names joined by dots, e.g. --trainer.seed=1)")
+    return tuple(int(part) if part.isdigit() else part for part in parts)
+
+
+def _parse_value(key: str, raw: str) -> Any:
+    try:
+        return yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError:
+        # Not YAML (e.g. an unbalanced bracket): take it as the literal text.
+        return raw
+
+
+def _set_path(data: dict[str, Any], override: Override) -> None:
+    node: Any = data
+    *parents, last = override.path
+    for depth, part in enumerate(parents):
+        where = ".".join(map(str, override.path[: depth + 1]))
+        if isinstance(node, list):
+            node = _list_item(node, part, override.flag, where)
+            continue
+        if not isinstance(node, dict) or isinstance(part, int):
+            raise UsageError(f"{override.flag}: {where} is not a section")
+        if node.get(part) is None:
+            node[part] = {}
+        node = node[part]
+    if isinstance(node, list):
+        index = _index(last, override.flag)
+        _list_item(node, index, override.flag, ".".join(map(str, override.path)))
+        node[index] = override.value
+    elif isinstance(node, dict) and not isinstance(last, int):
+        node[last] = override.value
+    else:
+        where = ".".join(map(str, override.path[:-1]))
+        raise UsageError(f"{override.flag}: {where} is not a section")
+
+
+def _list_item(items: list[Any], part: str | int, flag: str, where: str) -> Any:
+    index = _index(part, flag)
+    if index >= len(items):
+        raise UsageError(f"{flag}: {where} does not exist (the list has {len(items)} entries)")
+    return items[index]
+
+
+def _index(part: str | int, flag: str) -> int:
+    if not isinstance(part, int):
+        raise UsageError(f"{flag}: {part!r} indexes a list, use a number")
+    return part

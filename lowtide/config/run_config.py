@@ -1,0 +1,116 @@
+"""The whole run config: every package's sections, loaded from YAML, env and dotted overrides.
+
+Precedence, lowest first: defaults < YAML file < environment (REDIS_URL) < command-line flags.
+Secrets (`env_only` fields) come from the environment only, never from files or flags.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from annotation.config import AnnotationConfig, ExportConfig
+from lowtide.config.messages import describe_errors
+from lowtide.config.overrides import apply_overrides, parse_overrides
+from lowtide.config.yaml_source import Loc, read_yaml_config
+from lowtide.errors import UsageError
+from rl.config import HookSpec, LoggerConfig, ModelConfig, RewardSpec, TrainerConfig
+from sampling.config import QueueConfig, SamplingConfig
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
+
+    device: Literal["cpu", "cuda", "auto"] = "auto"
+    run_id: str | None = Field(None, description="defaults to a timestamp when training starts")
+    trainer: TrainerConfig = Field(default_factory=TrainerConfig)
+    model: ModelConfig
+    rewards: list[RewardSpec] = Field(default_factory=list)
+    logger: LoggerConfig = Field(default_factory=LoggerConfig)
+    hooks: list[HookSpec] = Field(default_factory=list)
+    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
+    queue: QueueConfig = Field(default_factory=QueueConfig)
+    annotation: AnnotationConfig = Field(default_factory=AnnotationConfig)
+    export: ExportConfig = Field(default_factory=ExportConfig)
+
+
+def load_run_config(
+    path: str | Path | None = None,
+    overrides: list[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> RunConfig:
+    """Raises UsageError with one line per problem; never a traceback for a user's mistake."""
+    environ = os.environ if environ is None else environ
+    data: dict[str, Any] = {}
+    origin: dict[Loc, str] = {}
+    if path is not None:
+        data, lines = read_yaml_config(path)
+        origin = {loc: f"{path}:{line}" for loc, line in lines.items()}
+    parsed = parse_overrides(overrides or [])
+    for override in parsed:
+        origin[override.path] = override.flag
+    _reject_secrets_outside_env(data, parsed, origin)
+    _apply_environment(data, environ)
+    apply_overrides(data, parsed)
+    try:
+        return RunConfig.model_validate(data)
+    except ValidationError as exc:
+        raise UsageError("\n".join(describe_errors(exc, RunConfig, origin))) from None
+
+
+def dump_run_config(config: RunConfig) -> str:
+    """YAML of the resolved config with every secret masked: safe to print and to save."""
+    return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
+
+
+def env_fields(model: type[BaseModel] = RunConfig, prefix: Loc = ()) -> dict[Loc, tuple[str, bool]]:
+    """Fields bound to an environment variable: path -> (variable, env_only)."""
+    found: dict[Loc, tuple[str, bool]] = {}
+    for name, field in model.model_fields.items():
+        extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
+        if "env" in extra:
+            found[(*prefix, name)] = (str(extra["env"]), bool(extra.get("env_only")))
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            found.update(env_fields(annotation, (*prefix, name)))
+    return found
+
+
+def _reject_secrets_outside_env(data: dict[str, Any], overrides: list[Any], origin: dict[Loc, str]) -> None:
+    for loc, (variable, env_only) in env_fields().items():
+        if not env_only:
+            continue
+        given_in_file = _get(data, loc) is not None
+        given_as_flag = any(override.path == loc for override in overrides)
+        if given_in_file or given_as_flag:
+            key, where = ".".join(map(str, loc)), origin.get(loc, "")
+            where = where if where.startswith("--") else f"{where}: {key}" if where else key
+            raise UsageError(
+                f"{where}: secrets are read from the environment only; "
+                f"remove it here and set {variable} instead"
+            )
+
+
+def _apply_environment(data: dict[str, Any], environ: Mapping[str, str]) -> None:
+    for loc, (variable, _) in env_fields().items():
+        value = environ.get(variable)
+        if value:
+            section = data
+            for part in loc[:-1]:
+                if not isinstance(section.get(part), dict):
+                    section[part] = {}
+                section = section[part]
+            section[loc[-1]] = value
+
+
+def _get(data: Any, loc: Loc) -> Any:
+    for part in loc:
+        if not isinstance(data, dict):
+            return None
+        data = data.get(part)
+    return data

@@ -1,0 +1,197 @@
+"""A local Label Studio: installed once per user in its own virtualenv, run on loopback.
+
+Label Studio pins Django, redis, rq and numpy versions that clash with a trainer environment, so
+it never shares our virtualenv. The virtualenv lives in the per-user cache, keyed by version, and
+`.venv-labelstudio` in the project links to it: fresh checkouts reuse ~1 GB instead of reinstalling.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+
+from lowtide.errors import UserError
+from lowtide.services.credentials import Credentials
+from lowtide.services.process import is_running, port_is_free, spawn_detached, stop_process_group, tail, wait_until
+from lowtide.services.state import ServiceRecord, ServiceRegistry, cache_dir
+
+NAME = "label-studio"
+VERSION = "1.23.2"
+DEFAULT_PORT = 8080
+START_TIMEOUT_S = 240  # cold start with migrations takes 20-50 s, more on a loaded machine
+_INSTALLED_MARKER = ".lowtide-installed"
+# Only these reach the server: Label Studio also reads bare names (PORT, HOST, USERNAME, DEBUG)
+# as fallbacks, so a stray variable in the user's shell would change its behaviour.
+_PASSED_THROUGH = ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR", "TZ", "SSL_CERT_FILE")
+
+
+def venv_dir() -> Path:
+    return cache_dir() / f"labelstudio-{VERSION}"
+
+
+def executable() -> Path:
+    return venv_dir() / "bin" / "label-studio"
+
+
+def is_installed() -> bool:
+    return (venv_dir() / _INSTALLED_MARKER).exists() and executable().exists()
+
+
+def ensure_installed(project_dir: Path, on_line: Callable[[str], None] | None = None) -> Path:
+    """Install label-studio into the cache venv (once; a lock guards concurrent runs)."""
+    target = venv_dir()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    with open(target.parent / f"labelstudio-{VERSION}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not is_installed():
+            _install(target, on_line)
+    _link_into_project(project_dir, target)
+    return target
+
+
+def _install(target: Path, on_line: Callable[[str], None] | None) -> None:
+    if target.exists():
+        shutil.rmtree(target)  # an interrupted install: start clean
+    python = target / "bin" / "python"
+    steps = [
+        [sys.executable, "-m", "venv", str(target)],
+        [str(python), "-m", "pip", "install", "--quiet", "--upgrade", "pip"],
+        [str(python), "-m", "pip", "install", "--quiet", f"label-studio=={VERSION}"],
+    ]
+    for step in steps:
+        result = subprocess.run(step, capture_output=True, text=True)
+        if result.returncode != 0:
+            errors = [line for line in result.stderr.splitlines() if "ignored: it is neither" not in line]
+            raise UserError(
+                f"installing Label Studio failed ({' '.join(step[-2:])}):\n" + "\n".join(errors[-15:])
+            )
+        if on_line is not None:
+            on_line(step[-1])
+    (target / _INSTALLED_MARKER).write_text(VERSION)
+
+
+def _link_into_project(project_dir: Path, target: Path) -> None:
+    link = project_dir / ".venv-labelstudio"
+    if link.is_symlink() and link.resolve() == target.resolve():
+        return
+    if link.is_symlink() or not link.exists():
+        link.unlink(missing_ok=True)
+        link.symlink_to(target)
+
+
+def health(url: str, timeout_s: float = 2.0) -> bool:
+    try:
+        response = httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s)
+        return response.status_code == 200 and response.json().get("status") == "UP"
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+def token_problem(url: str, api_key: str) -> str | None:
+    """None if the token works with the legacy `Token` header (what `up` enables), else why not."""
+    try:
+        response = httpx.get(
+            f"{url.rstrip('/')}/api/current-user/whoami",
+            headers={"Authorization": f"Token {api_key}"},
+            timeout=10,
+        )
+    except httpx.HTTPError as exc:
+        return f"no answer from {url} ({type(exc).__name__})"
+    if response.status_code == 200:
+        return None
+    if "legacy token" in response.text.lower():
+        return "legacy API tokens are disabled on that server (enable them as an admin with "\
+            "POST /api/jwt/settings {\"legacy_api_tokens_enabled\": true})"
+    return f"HTTP {response.status_code}"
+
+
+def server_environment(credentials: Credentials, data_dir: Path) -> dict[str, str]:
+    env = {name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ}
+    env.update(
+        LABEL_STUDIO_BASE_DATA_DIR=str(data_dir),
+        LABEL_STUDIO_USERNAME=credentials.username,
+        LABEL_STUDIO_PASSWORD=credentials.password,
+        LABEL_STUDIO_USER_TOKEN=credentials.api_key,
+        # Applies when the organisation is first created: lets `Authorization: Token ...` work.
+        LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN="true",
+        LABEL_STUDIO_DISABLE_SIGNUP_WITHOUT_LINK="true",
+        # No error reports, analytics or version checks leave the machine.
+        SENTRY_DSN="",
+        FRONTEND_SENTRY_DSN="",
+        LATEST_VERSION_CHECK="false",
+        COLLECT_ANALYTICS="false",
+    )
+    return env
+
+
+def ensure_label_studio(
+    registry: ServiceRegistry,
+    credentials: Credentials,
+    port: int,
+    on_wait: Callable[[float], None] | None = None,
+) -> tuple[ServiceRecord, str]:
+    url = f"http://127.0.0.1:{port}"
+    known = registry.get(NAME)
+    if known and known.managed and is_running(known.pid, known.command) and health(known.url):
+        _check_token(known.url, credentials, registry.root)
+        return known, f"Label Studio already running at {known.url} (pid {known.pid})"
+    external = os.environ.get("LABEL_STUDIO_URL")
+    if external and health(external):
+        _check_token(external, credentials, registry.root)
+        record = ServiceRecord(name=NAME, url=external.rstrip("/"), kind="external")
+        registry.put(record)
+        return record, f"Label Studio answers at {record.url}: using it"
+    if not port_is_free(port):
+        raise UserError(
+            f"port {port} is in use, and Label Studio would silently move to another port: "
+            f"free it or pass --label-studio-port"
+        )
+    if not is_installed():
+        raise UserError("Label Studio is not installed yet: run `lowtide up` (it installs it first)")
+    data_dir = registry.root / "label-studio"
+    log = registry.root / "logs" / "label-studio.log"
+    command = [str(executable()), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port)]
+    pid = spawn_detached(command, log, server_environment(credentials, data_dir), cwd=registry.root)
+    record = ServiceRecord(
+        name=NAME, url=url, kind="label-studio", pid=pid, log=str(log), command=f"--port {port}"
+    )
+    registry.put(record)
+    started = wait_until(lambda: health(url) or not is_running(pid), START_TIMEOUT_S, 0.5, on_wait)
+    if not (started and health(url)):
+        stop_process_group(pid)
+        registry.remove(NAME)
+        reason = "exited" if started else f"did not answer /health within {START_TIMEOUT_S} s"
+        raise UserError(f"Label Studio {reason}; the end of {log}:\n{tail(log)}")
+    _check_token(url, credentials, registry.root)
+    return record, f"Started Label Studio at {url}, pid {pid}, log {log}"
+
+
+def stop_label_studio(registry: ServiceRegistry) -> str:
+    record = registry.get(NAME)
+    if record is None:
+        return "Label Studio: nothing recorded"
+    registry.remove(NAME)
+    if not record.managed:
+        return f"Label Studio at {record.url}: not started by lowtide, left running"
+    if is_running(record.pid, record.command):
+        stop_process_group(record.pid)
+        return f"Label Studio: stopped pid {record.pid}"
+    return "Label Studio: was not running"
+
+
+def _check_token(url: str, credentials: Credentials, state: Path) -> None:
+    problem = token_problem(url, credentials.api_key)
+    if problem is not None:
+        raise UserError(
+            f"Label Studio at {url} rejects the API token from LABEL_STUDIO_API_KEY "
+            f"({credentials.env_file} or the environment): {problem}. If lowtide started it, its "
+            f"data ({state / 'label-studio'}) was probably created with another token: restore "
+            "that token, or run `lowtide down` and delete that directory to start over."
+        )

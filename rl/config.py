@@ -57,7 +57,9 @@ class HookSpec(Section):
     type: str = Field(description="registry key or dotted path")
     stage: Stage
     every: int = Field(1, ge=1, description="run every N steps")
-    when: str | None = Field(None, description="condition on step metrics, e.g. 'reward/mean < 0.5'")
+    when: str | None = Field(
+        None, description="condition on step metrics, e.g. 'reward/mean < 0.5'"
+    )
     on_error: Literal["disable", "fatal"] = "disable"
     params: dict[str, Any] = Field(default_factory=dict)
 

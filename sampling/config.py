@@ -1,4 +1,4 @@
-"""Config sections owned by sampling: which rollouts are routed (`sampling`) and where to (`queue`)."""
+"""Config sections owned by sampling: which rollouts are routed (`sampling`) and where (`queue`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class Section(BaseModel):
 
 
 def mask_url_password(url: str) -> str:
-    """`redis://user:secret@host:6379/0` -> `redis://user:****@host:6379/0`; other URLs unchanged."""
+    """`redis://user:secret@host:6379/0` -> `redis://user:****@host:6379/0`; others unchanged."""
     parts = urlsplit(url)
     if parts.password is None:
         return url

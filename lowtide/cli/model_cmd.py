@@ -1,4 +1,4 @@
-"""`lowtide model tiny`: a local policy, tokenizer and reward model, loadable with from_pretrained."""
+"""`lowtide model tiny`: a local policy, tokenizer and reward model for from_pretrained."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ app = typer.Typer(help="Build local models.", no_args_is_help=True)
 @app.command()
 def tiny(
     out: Path = typer.Option(Path("outputs/tiny"), "--out", help="directory to write into"),
-    sft_steps: int = typer.Option(200, "--sft-steps", min=0, help="SFT steps on the corpus; 0 = random"),
+    sft_steps: int = typer.Option(
+        200, "--sft-steps", min=0, help="SFT steps on the corpus; 0 = random"
+    ),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:
     """Train a byte-level BPE tokenizer and a ~1M-parameter Llama-style policy (plus a reward
@@ -24,7 +26,12 @@ def tiny(
     from rl.models.tiny import build_tiny_models  # torch import: only when needed
 
     started = time.perf_counter()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
     with Progress(*columns, console=err, transient=True) as progress:
         tasks: dict[str, int] = {}
 

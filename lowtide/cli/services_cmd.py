@@ -49,7 +49,9 @@ def up(
                 f"Installing Label Studio {labelstudio.VERSION} into {labelstudio.venv_dir()} "
                 "(once per machine, ~2 min)"
             ) as spinner:
-                labelstudio.ensure_installed(Path.cwd(), lambda step: spinner.update(f"installing: {step}"))
+                labelstudio.ensure_installed(
+                    Path.cwd(), lambda step: spinner.update(f"installing: {step}")
+                )
         else:
             labelstudio.ensure_installed(Path.cwd())
         with err.status("Starting Label Studio") as spinner:

@@ -18,9 +18,13 @@ def describe_errors(
     origin: dict[Loc, str],
 ) -> list[str]:
     """origin maps a key path to where it was written ("config.yaml:12" or "--trainer.seed")."""
+    items = error.errors(include_url=False)
+    misspelled = _misspelled_required_keys(items, model)
     lines = []
-    for item in error.errors(include_url=False):
+    for item in items:
         loc = tuple(item["loc"])
+        if item["type"] == "missing" and loc in misspelled:
+            continue  # the "unknown key (did you mean ...?)" line already says it
         problem = _problem(item, loc, model)
         if origin.get(loc, "").startswith("--"):
             lines.append(f"{origin[loc]}: {problem}")  # the flag already spells the key path
@@ -29,23 +33,60 @@ def describe_errors(
     return lines
 
 
+def _misspelled_required_keys(items: list[Any], model: type[BaseModel]) -> set[Loc]:
+    """Required keys that are missing only because the user misspelled them."""
+    found = set()
+    for item in items:
+        if item["type"] == "extra_forbidden":
+            loc = tuple(item["loc"])
+            suggestion = _closest(loc, model)
+            if suggestion:
+                found.add((*loc[:-1], suggestion))
+    return found
+
+
+def _closest(loc: Loc, model: type[BaseModel]) -> str | None:
+    names = field_names_at(model, loc[:-1]) or []
+    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def field_names_at(model: type[BaseModel], loc: Loc) -> list[str] | None:
     """The valid keys of the section at `loc`, or None if `loc` is not a section."""
+    current = _unwrap(annotation_at(model, loc))
+    if isinstance(current, type) and issubclass(current, BaseModel):
+        return list(current.model_fields)
+    return None
+
+
+def first_plain_value_on(model: type[BaseModel], loc: Loc) -> Loc | None:
+    """The first proper prefix of `loc` that holds a plain value (a number, a string...), if any:
+    `trainer.seed.x` -> `trainer.seed`. Unknown keys are left to validation, which names them."""
+    for end in range(1, len(loc)):
+        annotation = _unwrap(annotation_at(model, loc[:end]))
+        if annotation is _UNKNOWN:
+            return None
+        if annotation in (int, float, str, bool) or typing.get_origin(annotation) is typing.Literal:
+            return loc[:end]
+    return None
+
+
+_UNKNOWN: Any = object()
+
+
+def annotation_at(model: type[BaseModel], loc: Loc) -> Any:
     current: Any = model
     for part in loc:
         current = _unwrap(current)
         if isinstance(part, int):
             args = typing.get_args(current)
-            current = args[0] if args else None
+            current = args[0] if args else _UNKNOWN
         elif isinstance(current, type) and issubclass(current, BaseModel):
             field = current.model_fields.get(part)
-            current = field.annotation if field else None
+            current = field.annotation if field else _UNKNOWN
         else:
-            return None
-    current = _unwrap(current)
-    if isinstance(current, type) and issubclass(current, BaseModel):
-        return list(current.model_fields)
-    return None
+            return _UNKNOWN
+    return current
 
 
 def _unwrap(annotation: Any) -> Any:
@@ -60,10 +101,10 @@ def _unwrap(annotation: Any) -> Any:
 def _problem(item: dict[str, Any], loc: Loc, model: type[BaseModel]) -> str:
     kind = item["type"]
     if kind == "extra_forbidden":
+        suggestion = _closest(loc, model)
+        if suggestion:
+            return f"unknown key (did you mean {suggestion}?)"
         names = field_names_at(model, loc[:-1]) or []
-        close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
-        if close:
-            return f"unknown key (did you mean {close[0]}?)"
         return f"unknown key (valid keys: {', '.join(names)})" if names else "unknown key"
     if kind == "missing":
         return "required key is missing"

@@ -34,7 +34,9 @@ def parse_overrides(args: list[str]) -> list[Override]:
                 raise UsageError(f"{arg}: missing value (write {arg}=VALUE)")
             raw = args[i + 1]
             i += 1
-        overrides.append(Override(flag=f"--{key}", path=_parse_path(key), value=_parse_value(key, raw)))
+        overrides.append(
+            Override(flag=f"--{key}", path=_parse_path(key), value=_parse_value(key, raw))
+        )
         i += 1
     return overrides
 
@@ -48,7 +50,9 @@ def apply_overrides(data: dict[str, Any], overrides: list[Override]) -> dict[str
 def _parse_path(key: str) -> tuple[str | int, ...]:
     parts = key.split(".")
     if not key or any(not _KEY.match(part) for part in parts):
-        raise UsageError(f"--{key}: not a valid key path (use names joined by dots, e.g. --trainer.seed=1)")
+        raise UsageError(
+            f"--{key}: not a valid key path (use names joined by dots, e.g. --trainer.seed=1)"
+        )
     return tuple(int(part) if part.isdigit() else part for part in parts)
 
 
@@ -61,27 +65,32 @@ def _parse_value(key: str, raw: str) -> Any:
 
 
 def _set_path(data: dict[str, Any], override: Override) -> None:
+    path = override.path
     node: Any = data
-    *parents, last = override.path
-    for depth, part in enumerate(parents):
-        where = ".".join(map(str, override.path[: depth + 1]))
+    for depth, part in enumerate(path[:-1]):
+        here = ".".join(map(str, path[: depth + 1]))
         if isinstance(node, list):
-            node = _list_item(node, part, override.flag, where)
-            continue
-        if not isinstance(node, dict) or isinstance(part, int):
-            raise UsageError(f"{override.flag}: {where} is not a section")
-        if node.get(part) is None:
-            node[part] = {}
-        node = node[part]
+            node = _list_item(node, part, override.flag, here)
+        elif isinstance(node, dict) and isinstance(part, str):
+            if node.get(part) is None:
+                if isinstance(path[depth + 1], int):
+                    raise UsageError(
+                        f"{override.flag}: {here} has no entry {path[depth + 1]} (it is empty)"
+                    )
+                node[part] = {}
+            node = node[part]
+        else:
+            raise UsageError(
+                f"{override.flag}: {'.'.join(map(str, path[:depth]))} is not a section"
+            )
+    last = path[-1]
     if isinstance(node, list):
-        index = _index(last, override.flag)
-        _list_item(node, index, override.flag, ".".join(map(str, override.path)))
-        node[index] = override.value
-    elif isinstance(node, dict) and not isinstance(last, int):
+        _list_item(node, last, override.flag, ".".join(map(str, path)))
+        node[last] = override.value
+    elif isinstance(node, dict) and isinstance(last, str):
         node[last] = override.value
     else:
-        where = ".".join(map(str, override.path[:-1]))
-        raise UsageError(f"{override.flag}: {where} is not a section")
+        raise UsageError(f"{override.flag}: {'.'.join(map(str, path[:-1]))} is not a section")
 
 
 def _list_item(items: list[Any], part: str | int, flag: str, where: str) -> Any:

@@ -15,7 +15,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from annotation.config import AnnotationConfig, ExportConfig
-from lowtide.config.messages import describe_errors
+from lowtide.config.messages import describe_errors, first_plain_value_on
 from lowtide.config.overrides import apply_overrides, parse_overrides
 from lowtide.config.yaml_source import Loc, read_yaml_config
 from lowtide.errors import UsageError
@@ -54,6 +54,11 @@ def load_run_config(
     parsed = parse_overrides(overrides or [])
     for override in parsed:
         origin[override.path] = override.flag
+        plain = first_plain_value_on(RunConfig, override.path)
+        if plain is not None:
+            raise UsageError(
+                f"{override.flag}: {'.'.join(map(str, plain))} is a value, not a section"
+            )
     _reject_secrets_outside_env(data, parsed, origin)
     _apply_environment(data, environ)
     apply_overrides(data, parsed)
@@ -81,7 +86,9 @@ def env_fields(model: type[BaseModel] = RunConfig, prefix: Loc = ()) -> dict[Loc
     return found
 
 
-def _reject_secrets_outside_env(data: dict[str, Any], overrides: list[Any], origin: dict[Loc, str]) -> None:
+def _reject_secrets_outside_env(
+    data: dict[str, Any], overrides: list[Any], origin: dict[Loc, str]
+) -> None:
     for loc, (variable, env_only) in env_fields().items():
         if not env_only:
             continue

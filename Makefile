@@ -1,0 +1,67 @@
+# The two commands from the README: `make demo` and `make test`. Both set everything up first.
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+# torch first, pinned: here it resolves to a CPU wheel; installed later, pip would pull a CUDA build.
+TORCH_SPEC ?= torch==2.13.0
+# One torch thread: on a shared 2-core box two threads made steps up to 20x slower.
+export OMP_NUM_THREADS ?= 1
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+# Drop pip's notes about local package mirrors that do not exist; keep every real message.
+PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
+
+.PHONY: help install demo test up down status lint bench clean
+
+help:
+	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
+	@echo "make test    set up, start Redis, run lint and the test suite"
+	@echo "make up | down | status | lint | bench | clean"
+
+$(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 10))' || \
+	  { echo "lowtide needs Python >= 3.10; found $$($(PYTHON) --version 2>&1)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip $(PIP_FILTER)
+
+$(VENV)/.torch-installed: | $(BIN)/python
+	$(BIN)/pip install --quiet "$(TORCH_SPEC)" $(PIP_FILTER)
+	@touch $@
+
+# Reinstalls only when pyproject.toml changes (the project itself is an editable install).
+$(VENV)/.deps-installed: pyproject.toml $(VENV)/.torch-installed
+	$(BIN)/pip install --quiet -e '.[dev]' $(PIP_FILTER)
+	@touch $@
+
+install: $(VENV)/.deps-installed
+
+demo: install
+	$(BIN)/lowtide demo
+
+test: install
+	$(BIN)/lowtide up --only redis
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest
+
+up: install
+	$(BIN)/lowtide up
+
+down: install
+	$(BIN)/lowtide down
+
+status: install
+	$(BIN)/lowtide status
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest -q tests/test_import_contract.py
+
+bench: install
+	@for bench in bench/*.py; do echo "== $$bench"; $(BIN)/python "$$bench"; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

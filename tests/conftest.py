@@ -31,6 +31,17 @@ def workdir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
+def invoke(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """The CLI in this process (fast): (exit code, stdout, stderr)."""
+    from lowtide.cli.main import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return exit_info.value.code or 0, captured.out, captured.err
+
+
 def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 600):
     """The installed entry point, as a user runs it (a separate process, real exit code)."""
     full_env = {**os.environ, **(env or {}), "COLUMNS": "200"}

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lowtide.cli.main import main
-from tests.conftest import run_cli
+from tests.conftest import invoke, run_cli
 
 VALID = """\
 model:
@@ -17,11 +16,8 @@ model:
 
 
 def lowtide(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, list[str]]:
-    with pytest.raises(SystemExit) as exit_info:
-        main(list(argv))
-    captured = capsys.readouterr()
-    assert "Traceback" not in captured.err
-    return exit_info.value.code, captured.err.strip().splitlines()
+    code, _, err = invoke(capsys, *argv)
+    return code, err.strip().splitlines()
 
 
 def write(path: Path, text: str) -> str:
@@ -187,8 +183,7 @@ def test_every_problem_is_listed_once(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_valid_config_checks_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     config = write(tmp_path / "cfg.yaml", VALID)
-    main(["config", "check", "--config", config])
-    assert capsys.readouterr().err.strip() == f"{config}: ok"
+    assert invoke(capsys, "config", "check", "--config", config) == (0, "", f"{config}: ok\n")
 
 
 def test_real_entry_point_exits_2_without_traceback(tmp_path: Path) -> None:

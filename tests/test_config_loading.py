@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lowtide.cli.main import main
 from lowtide.config import dump_run_config, load_run_config
 from sampling.config import mask_url_password
+from tests.conftest import invoke
 
 BASE = "model:\n  actor:\n    model_name_or_path: outputs/tiny/policy\n"
 REPO = Path(__file__).resolve().parent.parent
@@ -72,8 +72,8 @@ def test_secrets_come_from_the_environment_and_are_masked(
     for name, value in secrets.items():
         monkeypatch.setenv(name, value)
     (tmp_path / "c.yaml").write_text(BASE)
-    main(["config", "show", "--config", str(tmp_path / "c.yaml")])
-    shown = capsys.readouterr().out
+    code, shown, _ = invoke(capsys, "config", "show", "--config", str(tmp_path / "c.yaml"))
+    assert code == 0
     for value in (secrets["LABEL_STUDIO_API_KEY"], secrets["WANDB_API_KEY"], "hunter2-redis-pw"):
         assert value not in shown
     data = yaml.safe_load(shown)

@@ -1,8 +1,10 @@
-"""`lowtide up/status/down` with a real Label Studio (installed once per machine, 20-80 s start)."""
+"""`lowtide demo/up/status/down` with a real Label Studio (installed once per machine, 20-80 s
+start): one server start covers the demo and the service commands."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import httpx
@@ -10,21 +12,25 @@ import pytest
 
 from lowtide.services.credentials import read_env_file
 from lowtide.services.process import free_port, is_running, port_is_free
-from tests.conftest import SECRET_VARS, run_cli
+from tests.conftest import REPO, SECRET_VARS, run_cli
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
-def test_up_status_token_down(tmp_path: Path) -> None:
+def test_demo_then_status_token_down(tmp_path: Path) -> None:
     port = free_port()
     env = {
         "LOWTIDE_STATE_DIR": str(tmp_path / ".lowtide"),
         "LOWTIDE_ENV_FILE": str(tmp_path / ".env"),
         **{name: "" for name in SECRET_VARS},  # generated into .env, not inherited
     }
-    up = run_cli("up", "--label-studio-port", str(port), cwd=tmp_path, env=env)
+    shutil.copytree(REPO / "configs", tmp_path / "configs")
+    up = run_cli("demo", "--label-studio-port", str(port), cwd=tmp_path, env=env)
     assert up.returncode == 0, up.stderr
     try:
+        assert (tmp_path / "outputs" / "tiny" / "policy" / "config.json").exists()
+        assert "configs/quickstart.yaml is valid" in up.stderr
+        assert "'Name a color.'" in up.stderr  # the tiny model answered
         secrets = read_env_file(tmp_path / ".env")
         api_key = secrets["LABEL_STUDIO_API_KEY"]
         assert (

@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 import redis
 
-from lowtide.cli.main import main
 from lowtide.errors import UserError
 from lowtide.services import redis_service
 from lowtide.services.process import free_port, is_running, port_is_free
 from lowtide.services.redis_service import ensure_redis, redis_answers, stop_redis
 from lowtide.services.state import ServiceRegistry
+from tests.conftest import invoke
 
 
 def test_an_answering_redis_is_used_not_replaced(
@@ -86,10 +86,9 @@ def test_up_down_status_commands(
 ) -> None:
     monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{free_port()}/0")
     monkeypatch.setenv("COLUMNS", "200")
-    main(["up", "--only", "redis"])
-    main(["status"])
-    status = capsys.readouterr().out
+    assert invoke(capsys, "up", "--only", "redis")[0] == 0
+    code, status, _ = invoke(capsys, "status")
+    assert code == 0
     assert "redis" in status and "healthy" in status and "lowtide (pid" in status
-    main(["down"])
-    main(["status"])
-    assert "not started" in capsys.readouterr().out
+    assert invoke(capsys, "down")[0] == 0
+    assert "not started" in invoke(capsys, "status")[1]

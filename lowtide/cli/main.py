@@ -7,7 +7,7 @@ import sys
 import typer
 from rich.markup import escape
 
-from lowtide.cli import config_cmd, model_cmd, services_cmd
+from lowtide.cli import config_cmd, demo_cmd, model_cmd, services_cmd
 from lowtide.cli.console import err
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
@@ -22,28 +22,18 @@ app = typer.Typer(
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(model_cmd.app, name="model")
 services_cmd.register(app)
+app.command()(demo_cmd.demo)
 
 
 def main(argv: list[str] | None = None) -> None:
     load_env_file_into_environ()
     try:
-        app(args=argv, prog_name="lowtide", standalone_mode=False)
+        # Standalone mode: typer reports bad flags itself (usage line, exit code 2).
+        app(args=argv, prog_name="lowtide")
     except UserError as exc:
         for line in str(exc).splitlines():
-            err.print(f"[bold red]error:[/] {escape(line)}", soft_wrap=True)
+            err.print(f"[bold red]error:[/] {escape(line)}")
         sys.exit(exc.exit_code)
-    except typer.Abort:
-        err.print("aborted")
-        sys.exit(130)
-    except KeyboardInterrupt:
-        sys.exit(130)
-    except Exception as exc:  # click's usage errors carry their own exit code (2)
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ app = typer.Typer(help="Build local models.", no_args_is_help=True)
 def tiny(
     out: Path = typer.Option(Path("outputs/tiny"), "--out", help="directory to write into"),
     sft_steps: int = typer.Option(
-        200, "--sft-steps", min=0, help="SFT steps on the corpus; 0 = random"
+        100, "--sft-steps", min=0, help="SFT steps on the corpus; 0 = random"
     ),
     seed: int = typer.Option(0, "--seed"),
 ) -> None:

@@ -10,8 +10,7 @@ the same weights.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -26,7 +25,8 @@ from transformers import (
     PreTrainedModel,
     PreTrainedTokenizerFast,
 )
-from transformers.utils import logging as hf_logging
+
+from rl.models.quiet import quiet_progress_bars
 
 ProgressFn = Callable[[str, int, int], None]
 
@@ -202,21 +202,9 @@ def reward_model_from(policy: LlamaForCausalLM) -> LlamaForSequenceClassificatio
     return reward_model.eval()
 
 
-@contextmanager
-def _quiet_progress_bars() -> Iterator[None]:
-    # save_pretrained draws tqdm bars on stderr; callers get on_progress instead.
-    was_enabled = hf_logging.is_progress_bar_enabled()
-    hf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            hf_logging.enable_progress_bar()
-
-
 def _save(model: PreTrainedModel, tokenizer: PreTrainedTokenizerFast, path: Path) -> Path:
     path.mkdir(parents=True, exist_ok=True)
-    with _quiet_progress_bars():
+    with quiet_progress_bars():  # save_pretrained draws tqdm bars; callers get on_progress
         model.save_pretrained(path)  # safetensors is the default format
     tokenizer.save_pretrained(path)
     return path

@@ -1,0 +1,70 @@
+"""`lowtide demo`: bring up the local stack and the tiny model, then say where everything is."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from lowtide.cli import services_cmd
+from lowtide.cli.console import err
+from lowtide.cli.model_cmd import tiny
+from lowtide.config import load_run_config
+from lowtide.errors import UsageError
+from lowtide.services import labelstudio
+from lowtide.services.credentials import ensure_credentials
+
+QUICKSTART = Path("configs/quickstart.yaml")
+DEMO_PROMPTS = ["Name a color.", "What is two plus three?", "What does the cow say?"]
+
+
+def demo(
+    models: Path = typer.Option(Path("outputs/tiny"), "--models", help="where the tiny models go"),
+    label_studio_port: int = typer.Option(
+        int(os.environ.get("LABEL_STUDIO_PORT", labelstudio.DEFAULT_PORT)), "--label-studio-port"
+    ),
+) -> None:
+    """Start Redis and Label Studio, build the tiny model, sample from it, print the summary."""
+    if not QUICKSTART.exists():
+        raise UsageError(f"{QUICKSTART} not found: run the demo from the lowtide project directory")
+    err.rule("1/3 services")
+    services_cmd.up(only=None, label_studio_port=label_studio_port)
+
+    err.rule("2/3 tiny model")
+    policy = models / "policy"
+    if (policy / "config.json").exists():
+        err.print(f"Reusing the tiny models in {models} (delete the directory to rebuild)")
+    else:
+        tiny(out=models, sft_steps=100, seed=0)
+    from rl.models.generation import sample_completions  # torch import: only when needed
+
+    completions = sample_completions(policy, DEMO_PROMPTS)
+    for prompt, completion in zip(DEMO_PROMPTS, completions, strict=True):
+        err.print(f"  {prompt!r:28} -> {completion!r}", markup=False)
+
+    err.rule("3/3 run config")
+    config = load_run_config(QUICKSTART, [f"--model.actor.model_name_or_path={policy}"])
+    trainer = config.trainer
+    err.print(
+        f"{QUICKSTART} is valid: {trainer.algorithm} on {config.model.actor.model_name_or_path}, "
+        f"{trainer.rollout_batch_size} prompts x {trainer.samples_per_prompt} samples a step; "
+        f"rewards < {config.sampling.threshold} go to queue '{config.queue.name}'",
+        markup=False,
+    )
+    _summary(label_studio_port, policy)
+
+
+def _summary(port: int, policy: Path) -> None:
+    credentials = ensure_credentials()
+    err.rule("where to look")
+    err.print(
+        f"  Label Studio    http://127.0.0.1:{port}  login {credentials.username}, password and "
+        f"API token in {credentials.env_file}\n"
+        f"  tiny policy     {policy} (loads with AutoModelForCausalLM.from_pretrained)\n"
+        f"  services        lowtide status  |  stop with: lowtide down\n"
+        f"  resolved config lowtide config show --config {QUICKSTART}\n"
+        "\n  Not in this version yet: training (`lowtide train`), routing of low-reward rollouts\n"
+        "  to Label Studio, and the TensorBoard / WandB outputs. The demo grows with them.",
+        markup=False,
+    )

@@ -196,16 +196,7 @@ def ensure_label_studio(
 
 
 def stop_label_studio(registry: ServiceRegistry) -> str:
-    record = registry.get(NAME)
-    if record is None:
-        return "Label Studio: nothing recorded"
-    registry.remove(NAME)
-    if not record.managed:
-        return f"Label Studio at {record.url}: not started by lowtide, left running"
-    if is_running(record.pid, record.command):
-        stop_process_group(record.pid)
-        return f"Label Studio: stopped pid {record.pid}"
-    return "Label Studio: was not running"
+    return registry.stop(NAME, "Label Studio")
 
 
 def _check_token(url: str, credentials: Credentials, state: Path) -> None:

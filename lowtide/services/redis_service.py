@@ -103,16 +103,7 @@ def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[Ser
 
 
 def stop_redis(registry: ServiceRegistry) -> str:
-    record = registry.get(NAME)
-    if record is None:
-        return "Redis: nothing recorded"
-    registry.remove(NAME)
-    if not record.managed:
-        return f"Redis at {mask_url_password(record.url)}: not started by lowtide, left running"
-    if is_running(record.pid, record.command):
-        stop_process_group(record.pid)
-        return f"Redis: stopped pid {record.pid}"
-    return "Redis: was not running"
+    return registry.stop(NAME, "Redis")
 
 
 def _start(registry: ServiceRegistry, binary: str, kind: str, port: int, url: str) -> ServiceRecord:

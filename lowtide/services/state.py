@@ -8,6 +8,9 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from lowtide.services.process import is_running, stop_process_group
+from sampling.config import mask_url_password
+
 STATE_DIR_ENV = "LOWTIDE_STATE_DIR"
 
 
@@ -68,6 +71,21 @@ class ServiceRegistry:
         records = self.load()
         if records.pop(name, None) is not None:
             self._save(records)
+
+    def stop(self, name: str, label: str) -> str:
+        """Stop `name` if lowtide started it (never an external service); forget it either way."""
+        record = self.get(name)
+        if record is None:
+            return f"{label}: nothing recorded"
+        self.remove(name)
+        if not record.managed:
+            return (
+                f"{label} at {mask_url_password(record.url)}: not started by lowtide, left running"
+            )
+        if is_running(record.pid, record.command):
+            stop_process_group(record.pid)
+            return f"{label}: stopped pid {record.pid}"
+        return f"{label}: was not running"
 
     def _save(self, records: dict[str, ServiceRecord]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,31 @@
+"""Label Studio credentials: from the environment, else `.env`, else generated once into `.env`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lowtide.services.credentials import ensure_credentials, read_env_file
+
+
+def test_generated_once_and_appended_to_a_hand_written_env_file(workdir: Path) -> None:
+    (workdir / ".env").write_text("WANDB_MODE=offline")  # no final newline
+    first = ensure_credentials()
+    values = read_env_file(workdir / ".env")
+    assert values["WANDB_MODE"] == "offline"
+    assert values["LABEL_STUDIO_API_KEY"] == first.api_key
+    assert "@" in first.username  # Label Studio wants an email-like login
+    assert ensure_credentials() == first  # stable once written
+    assert (workdir / ".env").stat().st_mode & 0o077 == 0
+
+
+def test_the_environment_wins_and_nothing_is_written(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "from-the-environment-123")
+    monkeypatch.setenv("LABEL_STUDIO_USERNAME", "me@example.org")
+    monkeypatch.setenv("LABEL_STUDIO_PASSWORD", "a-password")
+    credentials = ensure_credentials()
+    assert credentials.api_key == "from-the-environment-123"
+    assert not (workdir / ".env").exists()

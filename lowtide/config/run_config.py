@@ -19,7 +19,7 @@ from lowtide.config.messages import describe_errors, first_plain_value_on
 from lowtide.config.overrides import apply_overrides, parse_overrides
 from lowtide.config.yaml_source import Loc, read_yaml_config
 from lowtide.errors import UsageError
-from rl.config import HookSpec, LoggerConfig, ModelConfig, RewardSpec, TrainerConfig
+from rl.config import DataConfig, HookSpec, LoggerConfig, ModelConfig, RewardSpec, TrainerConfig
 from sampling.config import QueueConfig, SamplingConfig
 
 
@@ -29,6 +29,7 @@ class RunConfig(BaseModel):
     device: Literal["cpu", "cuda", "auto"] = "auto"
     run_id: str | None = Field(None, description="defaults to a timestamp when training starts")
     trainer: TrainerConfig = Field(default_factory=TrainerConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
     model: ModelConfig
     rewards: list[RewardSpec] = Field(default_factory=list)
     logger: LoggerConfig = Field(default_factory=LoggerConfig)

@@ -1,0 +1,46 @@
+"""What a stage hook receives: a read-only view of the step, and a small control handle."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from rl.config import Stage
+from rl.samples import Sample
+
+
+@dataclass
+class TrainerControl:
+    """The only thing a hook may change: ask the trainer to stop or to save a checkpoint.
+    The trainer reads it after each stage's hooks ran."""
+
+    should_stop: bool = False
+    stop_reason: str | None = None
+    should_save: bool = False
+
+    def request_stop(self, reason: str) -> None:
+        self.should_stop = True
+        self.stop_reason = reason
+
+    def request_checkpoint(self) -> None:
+        self.should_save = True
+
+
+@dataclass(frozen=True)
+class StageContext:
+    """Read-only: `samples` is a tuple of frozen samples and `metrics` a read-only mapping."""
+
+    stage: Stage
+    step: int  # 1-based optimizer step being run
+    epoch: int  # 0-based pass over the prompts
+    run_id: str
+    rank: int
+    world_size: int
+    samples: tuple[Sample, ...]
+    metrics: Mapping[str, float]  # this step's metrics so far (reduced across ranks)
+    run_dir: Path
+    model_name: str
+    generation: Mapping[str, Any]  # temperature, top_p, max_new_tokens, samples_per_prompt
+    control: TrainerControl = field(compare=False, repr=False)

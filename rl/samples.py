@@ -1,0 +1,40 @@
+"""One generated completion with everything known about it: what rewards score and hooks see."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+@dataclass(frozen=True)
+class Sample:
+    """A completion of one prompt. Frozen: hooks read it, never change what the trainer uses.
+
+    `reward` is NaN while unknown (before the reward stage) and stays NaN when the reward function
+    gave a non-finite value; such samples are excluded from the update and counted.
+    """
+
+    index: int  # position in the step's batch on this rank
+    group_id: int  # samples of the same prompt share it (the GRPO group)
+    prompt: str
+    response: str
+    prompt_ids: tuple[int, ...]
+    response_ids: tuple[int, ...]  # up to and including EOS when there is one
+    truncated: bool  # stopped at max_new_tokens without EOS
+    reward: float = math.nan
+    reward_details: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    advantage: float = math.nan  # sequence-level (GRPO) or mean over response tokens (PPO)
+
+    @property
+    def prompt_length(self) -> int:
+        return len(self.prompt_ids)
+
+    @property
+    def response_length(self) -> int:
+        return len(self.response_ids)
+
+    @property
+    def reward_is_finite(self) -> bool:
+        return math.isfinite(self.reward)

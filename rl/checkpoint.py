@@ -1,0 +1,65 @@
+"""Checkpoints: weights via save_pretrained, plus optimizer, scheduler, step and RNG state, so a
+resumed run takes exactly the step an uninterrupted run would have taken."""
+
+from __future__ import annotations
+
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import torch
+
+LATEST = "latest"
+
+
+def checkpoints_dir(run_dir: Path) -> Path:
+    return run_dir / "checkpoints"
+
+
+def save_checkpoint(
+    run_dir: Path,
+    step: int,
+    *,
+    models: dict[str, Any],  # name -> object with save_pretrained (policy, tokenizer, critic)
+    trainer_state: dict[str, Any],
+) -> Path:
+    root = checkpoints_dir(run_dir)
+    final = root / f"step-{step:06d}"
+    partial = root / f".step-{step:06d}.partial"
+    shutil.rmtree(partial, ignore_errors=True)
+    for name, model in models.items():
+        target = partial / ("policy" if name == "tokenizer" else name)
+        model.save_pretrained(target)
+    torch.save({**trainer_state, "rng": rng_state()}, partial / "trainer_state.pt")
+    shutil.rmtree(final, ignore_errors=True)
+    partial.rename(final)  # a half-written checkpoint is never the latest one
+    (root / LATEST).write_text(final.name)
+    return final
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    pointer = checkpoints_dir(run_dir) / LATEST
+    if not pointer.exists():
+        return None
+    path = checkpoints_dir(run_dir) / pointer.read_text().strip()
+    return path if (path / "trainer_state.pt").exists() else None
+
+
+def load_trainer_state(checkpoint: Path) -> dict[str, Any]:
+    # Our own file: weights_only=False is needed for optimizer/RNG state objects.
+    return torch.load(checkpoint / "trainer_state.pt", map_location="cpu", weights_only=False)
+
+
+def rng_state() -> dict[str, Any]:
+    state = {"torch": torch.get_rng_state(), "python": random.getstate()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def restore_rng(state: dict[str, Any]) -> None:
+    torch.set_rng_state(state["torch"])
+    random.setstate(state["python"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])

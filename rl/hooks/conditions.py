@@ -1,0 +1,395 @@
+"""A small, safe evaluator for a hook's `when:` condition on step metrics.
+
+Never `eval`: a hand-written tokenizer and recursive-descent parser build a tiny tree of numbers,
+metric names, arithmetic, comparisons and and/or/not, and that tree is all that ever runs.
+
+Grammar, loosest binding first:
+
+    or_expr    := and_expr ("or" and_expr)*
+    and_expr   := not_expr ("and" not_expr)*
+    not_expr   := "not" not_expr | comparison
+    comparison := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)*   # chained like Python
+    sum        := product (("+" | "-") product)*
+    product    := unary (("*" | "/" | "%") unary)*
+    unary      := "-" unary | atom
+    atom       := NUMBER | NAME | "true" | "false" | "(" or_expr ")"
+
+A NAME is a metric key: `[A-Za-z_][A-Za-z0-9_]*` segments joined by `/` with no spaces around it
+(`reward/mean`); a `/` with whitespace on either side, or not between two name segments, divides.
+"""
+
+from __future__ import annotations
+
+import keyword
+import math
+import operator
+import re
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+
+MAX_LENGTH = 500
+MAX_DEPTH = 50
+
+_NUMBER = re.compile(r"(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:/[A-Za-z_][A-Za-z0-9_]*)*")
+_OPERATORS = ("<=", ">=", "==", "!=", "<", ">", "+", "-", "*", "/", "%", "(", ")")
+_WORDS = frozenset({"and", "or", "not", "true", "false"})
+# Python words a user may reach for; naming them in the error beats "metric 'if' unknown" later.
+_RESERVED = frozenset(keyword.kwlist) - _WORDS
+_HINTS = {
+    "'": "strings are not allowed",
+    '"': "strings are not allowed",
+    ".": "attribute access is not allowed",
+    "[": "indexing is not allowed",
+    "=": "use == to compare",
+    ":": "only numbers, metric names, + - * / %, comparisons, and/or/not, parentheses",
+    ",": "only numbers, metric names, + - * / %, comparisons, and/or/not, parentheses",
+}
+
+
+class ConditionError(ValueError):
+    """A `when:` expression that is not in the grammar (raised at compile time)."""
+
+
+class MissingMetric(KeyError):
+    """The condition names a metric that the values given to `evaluate` do not have."""
+
+    def __init__(self, name: str, source: str) -> None:
+        super().__init__(name)
+        self.name = name
+        self.source = source
+
+    def __str__(self) -> str:
+        return f"when: metric {self.name!r} is not known here (in {self.source!r})"
+
+
+# --- tokens ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Token:
+    kind: str  # "number", "name", "word" (and/or/not/true/false), "op", "end"
+    text: str
+    column: int  # 1-based
+
+
+def _quote(text: str) -> str:
+    return f'"{text}"' if "'" in text else f"'{text}'"
+
+
+def _quote_source(source: str) -> str:
+    return f"'{source}'" if '"' in source else f'"{source}"'
+
+
+def _error(source: str, column: int, found: str, hint: str | None = None) -> ConditionError:
+    where = f"at column {column} in {_quote_source(source)}"
+    what = "end of condition" if not found else _quote(found)
+    suffix = f": {hint}" if hint else ""
+    return ConditionError(f"when: unexpected {what} {where}{suffix}")
+
+
+def _tokenize(source: str) -> Iterator[_Token]:
+    # Lazy, so the parser reports the first problem from the left (`f('x')` fails at the call).
+    position = 0
+    while position < len(source):
+        char = source[position]
+        if char.isspace():
+            position += 1
+            continue
+        column = position + 1
+        if number := _NUMBER.match(source, position):
+            position = number.end()
+            if position < len(source) and (source[position].isalnum() or source[position] in "_."):
+                raise _error(source, position + 1, source[position], _HINTS.get(source[position]))
+            yield _Token("number", number.group(), column)
+        elif name := _NAME.match(source, position):
+            text = name.group()
+            if text in ("True", "False"):
+                raise _error(source, column, text, f"write {text.lower()}")
+            if text in _RESERVED:
+                raise _error(source, column, text, "Python keywords are not allowed")
+            position = name.end()
+            yield _Token("word" if text in _WORDS else "name", text, column)
+        else:
+            symbol = next((op for op in _OPERATORS if source.startswith(op, position)), None)
+            if symbol is None:
+                raise _error(source, column, char, _HINTS.get(char))
+            position += len(symbol)
+            yield _Token("op", symbol, column)
+    yield _Token("end", "", len(source) + 1)
+
+
+# --- tree -----------------------------------------------------------------------------------
+
+Value = float | bool
+
+
+class _Node:
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class _Number(_Node):
+    value: float
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        return self.value
+
+
+@dataclass(frozen=True)
+class _Name(_Node):
+    name: str
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        try:
+            raw = values[self.name]
+        except KeyError:
+            raise MissingMetric(self.name, source) from None
+        try:
+            return float(raw)
+        except (TypeError, ValueError):
+            raise ConditionError(
+                f"when: metric {self.name!r} is not a number ({raw!r}) in {source!r}"
+            ) from None
+
+
+def _divide(left: float, right: float) -> float:
+    if right != 0:
+        return left / right
+    if left == 0 or math.isnan(left) or math.isnan(right):
+        return math.nan
+    return math.copysign(math.inf, left) * math.copysign(1.0, right)  # IEEE, not an exception
+
+
+def _modulo(left: float, right: float) -> float:
+    return math.nan if right == 0 or math.isnan(right) else left % right
+
+
+_ARITHMETIC: dict[str, Callable[[float, float], float]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": _divide,
+    "%": _modulo,
+}
+_COMPARISONS: dict[str, Callable[[float, float], bool]] = {
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
+
+
+@dataclass(frozen=True)
+class _Negate(_Node):
+    operand: _Node
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        return -float(self.operand.evaluate(values, source))
+
+
+@dataclass(frozen=True)
+class _Not(_Node):
+    operand: _Node
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        return not self.operand.evaluate(values, source)
+
+
+@dataclass(frozen=True)
+class _Arithmetic(_Node):
+    symbol: str
+    left: _Node
+    right: _Node
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        left = float(self.left.evaluate(values, source))
+        right = float(self.right.evaluate(values, source))
+        try:
+            return _ARITHMETIC[self.symbol](left, right)
+        except OverflowError:
+            return math.inf
+
+
+@dataclass(frozen=True)
+class _Compare(_Node):
+    first: _Node
+    rest: tuple[tuple[str, _Node], ...]
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        # Like Python: `a < b < c` is `a < b and b < c`, each operand evaluated at most once.
+        left = float(self.first.evaluate(values, source))
+        for symbol, node in self.rest:
+            right = float(node.evaluate(values, source))
+            # A NaN metric never satisfies a condition, `!=` included: unknown is not "true".
+            if math.isnan(left) or math.isnan(right) or not _COMPARISONS[symbol](left, right):
+                return False
+            left = right
+        return True
+
+
+@dataclass(frozen=True)
+class _Logical(_Node):
+    symbol: str  # "and" | "or"
+    operands: tuple[_Node, ...]
+
+    def evaluate(self, values: Mapping[str, float], source: str) -> Value:
+        # Short-circuits, so `step > 20 and kl > 1` never asks for `kl` before step 21.
+        if self.symbol == "and":
+            return all(bool(node.evaluate(values, source)) for node in self.operands)
+        return any(bool(node.evaluate(values, source)) for node in self.operands)
+
+
+# --- parser ---------------------------------------------------------------------------------
+
+
+class _Parser:
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.tokens = _tokenize(source)
+        self.current = next(self.tokens)
+        self.depth = 0
+        self.names: set[str] = set()
+
+    def _take(self) -> _Token:
+        token = self.current
+        if token.kind != "end":
+            self.current = next(self.tokens)
+        return token
+
+    def _at(self, kind: str, *texts: str) -> bool:
+        return self.current.kind == kind and self.current.text in texts
+
+    def _unexpected(self, hint: str | None = None) -> ConditionError:
+        token = self.current
+        return _error(self.source, token.column, token.text, hint)
+
+    def _nest(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise ConditionError(
+                f"when: nested more than {MAX_DEPTH} levels deep at column {self.current.column}"
+                f" in {_quote_source(self.source)}"
+            )
+
+    def parse(self) -> _Node:
+        tree = self._or()
+        if self.current.kind != "end":
+            raise self._unexpected()
+        return tree
+
+    def _or(self) -> _Node:
+        operands = [self._and()]
+        while self._at("word", "or"):
+            self._take()
+            operands.append(self._and())
+        return operands[0] if len(operands) == 1 else _Logical("or", tuple(operands))
+
+    def _and(self) -> _Node:
+        operands = [self._not()]
+        while self._at("word", "and"):
+            self._take()
+            operands.append(self._not())
+        return operands[0] if len(operands) == 1 else _Logical("and", tuple(operands))
+
+    def _not(self) -> _Node:
+        if not self._at("word", "not"):
+            return self._comparison()
+        self._take()
+        self._nest()
+        node = _Not(self._not())
+        self.depth -= 1
+        return node
+
+    def _comparison(self) -> _Node:
+        first = self._sum()
+        rest: list[tuple[str, _Node]] = []
+        while self._at("op", *_COMPARISONS):
+            symbol = self._take().text
+            rest.append((symbol, self._sum()))
+        return _Compare(first, tuple(rest)) if rest else first
+
+    def _sum(self) -> _Node:
+        node = self._product()
+        while self._at("op", "+", "-"):
+            symbol = self._take().text
+            node = _Arithmetic(symbol, node, self._product())
+        return node
+
+    def _product(self) -> _Node:
+        node = self._unary()
+        while self._at("op", "*", "/", "%"):
+            symbol = self._take().text
+            node = _Arithmetic(symbol, node, self._unary())
+        return node
+
+    def _unary(self) -> _Node:
+        if not self._at("op", "-"):
+            return self._atom()
+        self._take()
+        self._nest()
+        node = _Negate(self._unary())
+        self.depth -= 1
+        return node
+
+    def _atom(self) -> _Node:
+        token = self.current
+        if token.kind == "number":
+            self._take()
+            return _Number(float(token.text))
+        if token.kind == "name":
+            self._take()
+            if self._at("op", "("):
+                raise self._unexpected("calls are not allowed")
+            self.names.add(token.text)
+            return _Name(token.text)
+        if self._at("word", "true", "false"):
+            self._take()
+            return _Number(1.0 if token.text == "true" else 0.0)
+        if self._at("op", "("):
+            self._take()
+            self._nest()
+            node = self._or()
+            if not self._at("op", ")"):
+                raise self._unexpected("expected ')'")
+            self._take()
+            self.depth -= 1
+            return node
+        raise self._unexpected()
+
+
+# --- public API -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A compiled `when:` expression; compile once, evaluate every step."""
+
+    source: str
+    names: frozenset[str]
+    _tree: _Node
+
+    def evaluate(self, values: Mapping[str, float]) -> bool:
+        """True when the condition holds. Raises MissingMetric for a name not in `values`."""
+        return bool(self._tree.evaluate(values, self.source))
+
+    def __repr__(self) -> str:
+        return f"Condition({self.source!r})"
+
+
+def compile_condition(source: str) -> Condition:
+    """Parse `source` into a Condition, or raise ConditionError saying where it went wrong."""
+    if not isinstance(source, str):
+        raise ConditionError(f"when: expected a string, got {type(source).__name__}")
+    if len(source) > MAX_LENGTH:
+        raise ConditionError(
+            f"when: condition is {len(source)} characters long; the limit is {MAX_LENGTH}"
+        )
+    if not source.strip():
+        raise ConditionError("when: empty condition; leave `when` out to run on every step")
+    parser = _Parser(source)
+    tree = parser.parse()
+    return Condition(source=source, names=frozenset(parser.names), _tree=tree)

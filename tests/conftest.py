@@ -53,3 +53,14 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
         text=True,
         timeout=timeout,
     )
+
+
+@pytest.fixture(scope="session")
+def tiny_models(tmp_path_factory: pytest.TempPathFactory):
+    """The tiny policy and reward model, built once per test session (~10 s)."""
+    import torch
+
+    from rl.models.tiny import build_tiny_models
+
+    torch.set_num_threads(1)
+    return build_tiny_models(tmp_path_factory.mktemp("tiny-models"), sft_steps=100, seed=0)

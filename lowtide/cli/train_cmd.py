@@ -1,0 +1,117 @@
+"""`lowtide train`: run GRPO or PPO from a run config, with a progress bar and a final summary."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lowtide.cli.console import err, out
+from lowtide.config import RunConfig, dump_run_config, load_run_config
+from lowtide.errors import UsageError
+
+OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
+SUMMARY_KEYS = (
+    "reward/mean", "reward/std", "kl_divergence", "actor_loss", "critic_loss", "entropy",
+    "response_length/mean", "perf/samples_per_s", "timing_s/step",
+)  # fmt: skip
+
+
+def train(
+    ctx: typer.Context,
+    config: Path | None = typer.Option(None, "--config", "-c", help="YAML run config"),
+) -> None:
+    """Train a policy with GRPO or PPO. Override any key: --trainer.num_epochs=1 --device=cpu."""
+    run_config = load_run_config(config, ctx.args)
+    trainer = _build_trainer(run_config, config)
+    main_rank = trainer.world.is_main
+    if main_rank:
+        _save_config(trainer.run_dir, run_config)
+        err.print(
+            f"run {trainer.run_id}: {run_config.trainer.algorithm} on "
+            f"{run_config.model.actor.model_name_or_path}, {trainer.device}, "
+            f"{trainer.world.world_size} process(es), {trainer.total_steps} steps, "
+            f"KL estimator {run_config.trainer.kl_estimator} "
+            f"(in the {run_config.trainer.kl_mode}, coef {run_config.trainer.kl_coef})",
+            markup=False,
+        )
+    columns = (
+        TextColumn("step"), MofNCompleteColumn(), BarColumn(), TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+    )  # fmt: skip
+    with Progress(*columns, console=err, disable=not main_rank) as progress:
+        task = progress.add_task("", total=trainer.total_steps, completed=trainer.step)
+
+        def on_step(step: int, total: int, metrics: Mapping[str, float]) -> None:
+            progress.update(task, completed=step, description=_short(metrics))
+
+        result = trainer.train(on_step)
+    if main_rank:
+        _summary(result)
+
+
+def _build_trainer(config: RunConfig, config_path: Path | None):
+    from rl.data import DataError  # torch and transformers: only for commands that train
+    from rl.hooks import HookError
+    from rl.rewards import RewardError
+    from rl.trainer import Trainer
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        return Trainer(
+            config.trainer,
+            config.model,
+            config.data,
+            config.rewards,
+            config.hooks,
+            device=config.device,
+            run_id=config.run_id,
+            hook_resources={"config": config},
+            base_dir=config_path.parent if config_path else None,
+        )
+    except (DataError, HookError, RewardError, FileNotFoundError) as exc:
+        raise UsageError(str(exc)) from None
+    except OSError as exc:  # from_pretrained on a path that is not a model
+        raise UsageError(
+            f"model.actor.model_name_or_path: cannot load {config.model.actor.model_name_or_path} "
+            f"({str(exc).splitlines()[0]}); build the tiny model with "
+            "`lowtide model tiny --out outputs/tiny`"
+        ) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _save_config(run_dir: Path, config: RunConfig) -> None:
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "config.yaml").write_text(dump_run_config(config))  # secrets masked
+
+
+def _short(metrics: Mapping[str, float]) -> str:
+    parts = [f"reward {metrics.get('reward/mean', float('nan')):.3f}"]
+    if "kl_divergence" in metrics:
+        parts.append(f"kl {metrics['kl_divergence']:.4f}")
+    parts.append(f"{metrics.get('timing_s/step', 0):.2f} s/step")
+    return " | ".join(parts)
+
+
+def _summary(result) -> None:
+    table = Table(title=f"run {result.run_id}: {result.steps} steps in {result.elapsed_s:.1f} s")
+    table.add_column("metric")
+    table.add_column("first", justify="right")
+    table.add_column("last", justify="right")
+    first = result.history[0] if result.history else {}
+    for key in SUMMARY_KEYS:
+        if key in result.metrics:
+            table.add_row(key, f"{first.get(key, float('nan')):.4g}", f"{result.metrics[key]:.4g}")
+    out.print(table)
+    if result.stop_reason:
+        err.print(f"stopped early: {result.stop_reason}", markup=False)
+    err.print(f"run directory   {result.run_dir}", markup=False)
+    if result.last_checkpoint:
+        err.print(f"checkpoint      {result.last_checkpoint}", markup=False)
+    err.print(f"finished at     {time.strftime('%H:%M:%S')}", markup=False)

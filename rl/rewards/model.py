@@ -1,0 +1,188 @@
+"""Type `reward_model`: a sequence-classification model directory scores prompt + response.
+
+The pair is rendered with the tokenizer's chat template as a user/assistant conversation when
+it has one (the way reward models are trained), else as `prompt + response`. The score is
+`logits[:, 0]` of a one-output model. Batches are padded by hand with the model's pad token on
+the tokenizer's padding side, and position ids follow the attention mask, so a sample scores
+the same alone or next to a much longer one. Inputs longer than the model's window keep their
+end (the response), which is where the score is read.
+
+Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the model's window),
+`dtype` (auto, float32, bfloat16, float16).
+"""
+
+from __future__ import annotations
+
+import difflib
+import inspect
+from pathlib import Path
+
+import torch
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreTrainedModel
+
+from rl.config import RewardSpec
+from rl.models.quiet import quiet_progress_bars
+from rl.rewards.registry import ComponentScores, RewardBatch, RewardError
+
+PARAMS = ("batch_size", "padding_side", "max_length", "dtype")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+DEFAULT_BATCH_SIZE = 32
+UNBOUNDED_LENGTH = 1_000_000  # tokenizers without a limit report a huge model_max_length
+
+
+class RewardModel:
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        device: str = "cpu",
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        padding_side: str | None = None,
+        max_length: int | None = None,
+        dtype: str = "auto",
+    ) -> None:
+        self.path = Path(path)
+        check_settings(self.path, batch_size, padding_side, max_length, dtype)
+        try:
+            self.tokenizer = AutoTokenizer.from_pretrained(self.path)
+            with quiet_progress_bars():
+                model = AutoModelForSequenceClassification.from_pretrained(self.path, dtype=dtype)
+            self.model: PreTrainedModel | None = model.to(device).eval()
+        except Exception as error:
+            raise RewardError(
+                f"reward_model: cannot load a sequence-classification model and tokenizer from "
+                f"{str(self.path)!r}: {type(error).__name__}: {error}"
+            ) from error
+        if self.model.config.num_labels != 1:
+            raise RewardError(
+                f"reward_model: {str(self.path)!r} has num_labels={self.model.config.num_labels}; "
+                "a reward model has one output (num_labels=1)"
+            )
+        self.device = torch.device(device)
+        self.batch_size = batch_size
+        self.padding_side = padding_side or self.tokenizer.padding_side or "right"
+        self.pad_id = self._pad_id()
+        self.max_length = max_length or self._window()
+        self.use_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
+        self.takes_position_ids = "position_ids" in inspect.signature(self.model.forward).parameters
+
+    @classmethod
+    def from_spec(cls, spec: RewardSpec, *, device: str = "cpu") -> RewardModel:
+        if not spec.path:
+            raise RewardError("reward_model needs `path`: the reward model's directory")
+        unknown = [key for key in spec.params if key not in PARAMS]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], PARAMS, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise RewardError(
+                f"reward_model: unknown params {unknown}.{hint} Known params: {', '.join(PARAMS)}"
+            )
+        return cls(spec.path, device=device, **spec.params)
+
+    def _pad_id(self) -> int:
+        # The model finds each row's last real token by this id, so it must be the model's own.
+        config_pad = self.model.config.pad_token_id
+        candidates = (config_pad, self.tokenizer.pad_token_id, self.tokenizer.eos_token_id)
+        pad_id = next((token for token in candidates if token is not None), None)
+        if pad_id is None:
+            raise RewardError(
+                f"reward_model: {str(self.path)!r} has no pad or eos token to pad batches with"
+            )
+        self.model.config.get_text_config().pad_token_id = pad_id
+        return int(pad_id)
+
+    def _window(self) -> int | None:
+        limits = [
+            self.tokenizer.model_max_length,
+            getattr(self.model.config, "max_position_embeddings", None),
+        ]
+        bounded = [limit for limit in limits if isinstance(limit, int) and limit < UNBOUNDED_LENGTH]
+        return min(bounded) if bounded else None
+
+    def render(self, prompt: str, response: str) -> str:
+        if self.use_chat_template:
+            # The template writes its own separator after the role, as in training data.
+            conversation = [
+                {"role": "user", "content": prompt},
+                {"role": "assistant", "content": response.lstrip()},
+            ]
+            return self.tokenizer.apply_chat_template(conversation, tokenize=False)
+        return prompt + response
+
+    def encode(self, prompts: list[str], responses: list[str]) -> list[list[int]]:
+        texts = [
+            self.render(prompt, response)
+            for prompt, response in zip(prompts, responses, strict=True)
+        ]
+        # A chat template writes the special tokens itself; plain text gets the tokenizer's.
+        encoded = self.tokenizer(texts, add_special_tokens=not self.use_chat_template)
+        rows = [list(ids) for ids in encoded["input_ids"]]
+        if self.max_length is not None:
+            rows = [ids[-self.max_length :] for ids in rows]
+        return [ids if ids else [self.pad_id] for ids in rows]
+
+    def pad(self, rows: list[list[int]]) -> dict[str, torch.Tensor]:
+        width = max(len(ids) for ids in rows)
+        input_ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(rows), width), dtype=torch.long)
+        for row, ids in enumerate(rows):
+            span = (
+                slice(width - len(ids), width)
+                if self.padding_side == "left"
+                else slice(0, len(ids))
+            )
+            input_ids[row, span] = torch.tensor(ids, dtype=torch.long)
+            mask[row, span] = 1
+        inputs = {"input_ids": input_ids, "attention_mask": mask}
+        if self.takes_position_ids:
+            # Count positions over real tokens only: left padding then leaves them unchanged.
+            inputs["position_ids"] = (mask.cumsum(-1) - 1).clamp(min=0)
+        return {name: tensor.to(self.device) for name, tensor in inputs.items()}
+
+    @torch.no_grad()
+    def score_pairs(self, prompts: list[str], responses: list[str]) -> list[float]:
+        if self.model is None:
+            raise RewardError("reward_model: scored after close()")
+        rows = self.encode(prompts, responses)
+        # Similar lengths share a batch, which keeps padding (and compute) small.
+        order = sorted(range(len(rows)), key=lambda index: len(rows[index]))
+        scores = [0.0] * len(rows)
+        for start in range(0, len(order), self.batch_size):
+            chunk = order[start : start + self.batch_size]
+            logits = self.model(**self.pad([rows[index] for index in chunk])).logits
+            for index, value in zip(chunk, logits[:, 0].float().cpu().tolist(), strict=True):
+                scores[index] = value
+        return scores
+
+    def __call__(self, batch: RewardBatch) -> ComponentScores:
+        if not len(batch):
+            return ComponentScores([])
+        return ComponentScores(self.score_pairs(list(batch.prompts), list(batch.responses)))
+
+    def close(self) -> None:
+        model, self.model = self.model, None
+        if model is not None and self.device.type == "cuda":
+            del model
+            torch.cuda.empty_cache()
+
+
+def check_settings(
+    path: Path, batch_size: object, padding_side: object, max_length: object, dtype: object
+) -> None:
+    if not path.is_dir():
+        problem = "is a file" if path.exists() else "does not exist"
+        raise RewardError(
+            f"reward_model: path {str(path)!r} {problem}; give the model directory "
+            "(save_pretrained output)"
+        )
+    for name, value in (("batch_size", batch_size), ("max_length", max_length)):
+        if value is None and name == "max_length":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RewardError(f"reward_model: {name} must be a positive integer, got {value!r}")
+    if padding_side not in (None, "left", "right"):
+        raise RewardError(
+            f"reward_model: padding_side must be 'left' or 'right', got {padding_side!r}"
+        )
+    if dtype not in DTYPES:
+        raise RewardError(f"reward_model: dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")

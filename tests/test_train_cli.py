@@ -1,0 +1,61 @@
+"""`lowtide train` as users run it: one process, and two processes under torchrun (gloo, CPU)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO, run_cli
+
+
+def train_args(tiny_models, out: Path, steps: int = 2) -> list[str]:
+    return [
+        "train", "--config", str(REPO / "configs" / "quickstart.yaml"),
+        f"--model.actor.model_name_or_path={tiny_models.policy}",
+        f"--trainer.output_dir={out}", f"--trainer.max_steps={steps}",
+        "--trainer.rollout_batch_size=4", "--trainer.max_new_tokens=12", "--run_id=cli",
+    ]  # fmt: skip
+
+
+def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models) -> None:
+    result = run_cli(*train_args(tiny_models, tmp_path / "out"), cwd=REPO)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "run cli: 2 steps" in result.stdout
+    assert "reward/mean" in result.stdout
+    run_dir = tmp_path / "out" / "cli"
+    assert (run_dir / "config.yaml").exists()
+    assert (run_dir / "checkpoints" / "step-000002" / "policy" / "config.json").exists()
+    assert "KL estimator k3" in result.stderr
+
+
+def test_train_with_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
+    result = run_cli(
+        "train", "--config", str(REPO / "configs" / "quickstart.yaml"),
+        f"--model.actor.model_name_or_path={tmp_path / 'nope'}", cwd=REPO,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert (
+        "model.actor.model_name_or_path" in result.stderr and "lowtide model tiny" in result.stderr
+    )
+
+
+@pytest.mark.slow
+def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models) -> None:
+    command = [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+        "-m", "lowtide", *train_args(tiny_models, tmp_path / "out"),
+    ]  # fmt: skip
+    result = subprocess.run(
+        command, cwd=REPO, capture_output=True, text=True, timeout=600,
+        env={**__import__("os").environ, "OMP_NUM_THREADS": "1", "COLUMNS": "200"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr.count("run cli: grpo") == 1  # rank 0 logs, once
+    assert result.stdout.count("run cli: 2 steps") == 1
+    assert "2 process(es)" in result.stderr
+    checkpoints = list((tmp_path / "out" / "cli" / "checkpoints").glob("step-*"))
+    assert [c.name for c in checkpoints] == ["step-000002"]

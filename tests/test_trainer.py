@@ -1,0 +1,179 @@
+"""The trainer on the tiny model, CPU, fixed seeds: it learns, resumes exactly, feeds hooks."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+import torch
+
+from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, TrainerConfig
+from rl.trainer import Trainer
+from tests.helpers import trainer_plugins
+
+REPO = Path(__file__).resolve().parent.parent
+QUICKSTART_REWARDS_YAML = REPO / "configs" / "quickstart.yaml"
+
+
+def quickstart_rewards() -> list[RewardSpec]:
+    import yaml
+
+    return [
+        RewardSpec(**spec)
+        for spec in yaml.safe_load(QUICKSTART_REWARDS_YAML.read_text())["rewards"]
+    ]
+
+
+def quickstart_data() -> DataConfig:
+    return DataConfig(path=str(REPO / "configs" / "prompts" / "quickstart.yaml"))
+
+
+def make_trainer(tmp_path: Path, tiny_models, **overrides) -> Trainer:
+    hooks = overrides.pop("hooks", None)
+    rewards = overrides.pop("rewards", None) or quickstart_rewards()
+    run_id = overrides.pop("run_id", "test")
+    settings = {
+        "rollout_batch_size": 4,
+        "samples_per_prompt": 4,
+        "max_new_tokens": 16,
+        "learning_rate": 2e-4,
+        "max_steps": 4,
+        "output_dir": str(tmp_path),
+        "seed": 3,
+    }
+    settings.update(overrides)
+    return Trainer(
+        TrainerConfig(**settings),
+        ModelConfig(actor=ModelRef(model_name_or_path=str(tiny_models.policy))),
+        quickstart_data(),
+        rewards,
+        hooks,
+        device="cpu",
+        run_id=run_id,
+    )
+
+
+def first_and_last_mean(history: list[dict[str, float]], window: int = 5) -> tuple[float, float]:
+    rewards = [row["reward/mean"] for row in history]
+    return statistics.mean(rewards[:window]), statistics.mean(rewards[-window:])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algorithm", ["grpo", "ppo"])
+def test_reward_rises_on_the_quickstart_task(tmp_path: Path, tiny_models, algorithm: str) -> None:
+    import yaml
+
+    quickstart = yaml.safe_load(QUICKSTART_REWARDS_YAML.read_text())["trainer"]
+    keys = (
+        "learning_rate",
+        "rollout_batch_size",
+        "samples_per_prompt",
+        "max_new_tokens",
+        "kl_coef",
+    )
+    trainer = make_trainer(
+        tmp_path, tiny_models, algorithm=algorithm, max_steps=30, **{k: quickstart[k] for k in keys}
+    )
+    result = trainer.train()
+    first, last = first_and_last_mean(result.history)
+    print(f"{algorithm}: reward/mean first 5 = {first:.3f}, last 5 = {last:.3f}")
+    assert result.steps == 30
+    assert last > first + 0.1, (first, last)
+
+
+def test_metrics_of_a_step(tmp_path: Path, tiny_models) -> None:
+    result = make_trainer(tmp_path, tiny_models, algorithm="ppo", max_steps=1).train()
+    metrics = result.metrics
+    expected = {
+        "reward/mean", "reward/std", "reward/min", "reward/max", "kl_divergence", "actor_loss",
+        "critic_loss", "entropy", "grad_norm", "clip_fraction", "advantage/mean",
+        "response_length/mean", "response_length/max", "response_length/clip_ratio",
+        "learning_rate", "timing_s/rollout", "timing_s/reward", "timing_s/update", "timing_s/step",
+        "perf/samples_per_s", "perf/tokens_per_s", "perf/ms_per_token", "reward/nonfinite_count",
+    }  # fmt: skip
+    assert expected <= set(metrics)
+    components = [name for name in metrics if name.startswith("reward/") and name.count("/") == 2]
+    assert components, "one reward/<component>/mean per reward component"
+    assert metrics["reward/min"] <= metrics["reward/mean"] <= metrics["reward/max"]
+    assert all(math.isfinite(metrics[name]) for name in expected)
+
+
+def test_resume_takes_the_same_next_steps(tmp_path: Path, tiny_models) -> None:
+    straight = make_trainer(tmp_path / "a", tiny_models, max_steps=4)
+    straight_result = straight.train()
+
+    first_half = make_trainer(tmp_path / "b", tiny_models, max_steps=2)
+    first_half.train()
+    resumed = make_trainer(tmp_path / "b", tiny_models, max_steps=4, resume=True)
+    assert resumed.step == 2
+    resumed_result = resumed.train()
+
+    assert resumed_result.metrics["reward/mean"] == straight_result.metrics["reward/mean"]
+    assert resumed_result.metrics["actor_loss"] == straight_result.metrics["actor_loss"]
+    for (name, a), b in zip(
+        straight.policy.state_dict().items(), resumed.policy.state_dict().values(), strict=True
+    ):
+        assert torch.equal(a, b), name
+
+
+def test_hooks_see_the_batch_at_each_stage(tmp_path: Path, tiny_models) -> None:
+    trainer_plugins.RECORDED.clear()
+    recorder = "tests.helpers.trainer_plugins:make_recorder"
+    hooks = [
+        HookSpec(type=recorder, stage="rollout", params={"tag": "rollout"}),
+        HookSpec(type=recorder, stage="reward", params={"tag": "reward"}),
+        HookSpec(type=recorder, stage="update", every=2, params={"tag": "every2"}),
+        HookSpec(type=recorder, stage="step_end", when="step >= 3", params={"tag": "late"}),
+        HookSpec(type=recorder, stage="train_end", params={"tag": "end"}),
+    ]
+    make_trainer(tmp_path, tiny_models, max_steps=4, hooks=hooks).train()
+    by_tag: dict[str, list] = {}
+    for call in trainer_plugins.RECORDED:
+        by_tag.setdefault(call["tag"], []).append(call)
+    assert [c["step"] for c in by_tag["rollout"]] == [1, 2, 3, 4]
+    assert [c["step"] for c in by_tag["every2"]] == [2, 4]
+    assert [c["step"] for c in by_tag["late"]] == [3, 4]
+    assert len(by_tag["end"]) == 1
+
+    rollout_call, reward_call = by_tag["rollout"][0], by_tag["reward"][0]
+    assert len(rollout_call["samples"]) == 16  # 4 prompts x 4 samples
+    assert all(math.isnan(s.reward) for s in rollout_call["samples"])  # not scored yet
+    assert "response_length/mean" in rollout_call["metrics"]
+    samples = reward_call["samples"]
+    assert all(math.isfinite(s.reward) and math.isfinite(s.advantage) for s in samples)
+    assert {s.group_id for s in samples} == {samples[0].group_id + i for i in range(4)}
+    assert all(s.reward_details for s in samples)
+    assert all(
+        s.prompt and s.prompt_ids and s.response_length == len(s.response_ids) for s in samples
+    )
+    assert "reward/mean" in reward_call["metrics"]
+    assert "actor_loss" in by_tag["every2"][0]["metrics"]
+    assert "timing_s/step" in by_tag["late"][0]["metrics"]
+    for s in samples:  # GRPO: advantages are centred inside each group
+        group = [t.advantage for t in samples if t.group_id == s.group_id]
+        assert abs(sum(group)) < 1e-4
+
+
+def test_early_stop_hook_ends_the_run(tmp_path: Path, tiny_models) -> None:
+    hooks = [HookSpec(type="early_stop", stage="step_end", when="step >= 2")]
+    result = make_trainer(tmp_path, tiny_models, max_steps=10, hooks=hooks).train()
+    assert result.steps == 2
+    assert result.stop_reason and "step >= 2" in result.stop_reason
+    assert result.last_checkpoint is not None and result.last_checkpoint.exists()
+
+
+def test_non_finite_rewards_are_counted_and_left_out(tmp_path: Path, tiny_models) -> None:
+    broken = [RewardSpec(type="tests.helpers.trainer_plugins:nan_for_every_third")]
+    trainer_plugins.RECORDED.clear()
+    hooks = [HookSpec(type="tests.helpers.trainer_plugins:make_recorder", stage="reward")]
+    result = make_trainer(tmp_path, tiny_models, max_steps=2, rewards=broken, hooks=hooks).train()
+    assert result.steps == 2
+    counts = [row["reward/nonfinite_count"] for row in result.history]
+    assert sum(counts) > 0
+    for call in trainer_plugins.RECORDED:
+        for sample in call["samples"]:
+            if not math.isfinite(sample.reward):
+                assert sample.advantage == 0.0  # excluded from the update
+    assert all(math.isfinite(row["actor_loss"]) for row in result.history)

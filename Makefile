@@ -60,7 +60,11 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q tests/test_import_contract.py
 
-bench: install
+$(VENV)/.bench-installed: $(VENV)/.deps-installed
+	$(BIN)/pip install --quiet -e '.[dev,bench]' $(PIP_FILTER)
+	@touch $@
+
+bench: $(VENV)/.bench-installed
 	@for bench in bench/*.py; do echo "== $$bench"; $(BIN)/python "$$bench"; done
 
 clean:

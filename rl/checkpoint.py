@@ -10,6 +10,8 @@ from typing import Any
 
 import torch
 
+from rl.models.quiet import quiet_progress_bars
+
 LATEST = "latest"
 
 
@@ -28,9 +30,10 @@ def save_checkpoint(
     final = root / f"step-{step:06d}"
     partial = root / f".step-{step:06d}.partial"
     shutil.rmtree(partial, ignore_errors=True)
-    for name, model in models.items():
-        target = partial / ("policy" if name == "tokenizer" else name)
-        model.save_pretrained(target)
+    with quiet_progress_bars():  # no tqdm bars in the middle of the trainer's progress bar
+        for name, model in models.items():
+            target = partial / ("policy" if name == "tokenizer" else name)
+            model.save_pretrained(target)
     torch.save({**trainer_state, "rng": rng_state()}, partial / "trainer_state.pt")
     shutil.rmtree(final, ignore_errors=True)
     partial.rename(final)  # a half-written checkpoint is never the latest one

@@ -159,12 +159,19 @@ def token_logprobs(
 ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """Log-probs (N, T) of the response tokens under `model` (and their entropy if asked)."""
     input_ids, attention, positions = rollout.sequences()
-    logits = model(input_ids=input_ids, attention_mask=attention, position_ids=positions).logits
-    start = rollout.prompt_ids.shape[1]
-    # The logit at position t predicts token t+1: response logits start one before the response.
-    response_logits = logits[:, start - 1 : -1].float()
+    length = rollout.response_ids.shape[1]
+    # The logit at position t predicts token t+1: the response needs the last length + 1
+    # positions' logits, and only those go through the LM head.
+    logits = model(
+        input_ids=input_ids,
+        attention_mask=attention,
+        position_ids=positions,
+        logits_to_keep=length + 1,
+    ).logits
+    response_logits = logits[:, :-1]
     logp = logprobs_from_logits(response_logits, rollout.response_ids)
-    entropy = entropy_from_logits(response_logits) if with_entropy else None
+    # Entropy is only reported, never optimised: no autograd graph for it.
+    entropy = entropy_from_logits(response_logits.detach()) if with_entropy else None
     return logp, entropy
 
 

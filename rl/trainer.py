@@ -227,9 +227,10 @@ class Trainer:
             use_chat_template=self.use_chat_template,
             first_group_id=first_group,
         )
-        self.policy.eval()
-        rollout.old_logp, _ = token_logprobs(self.policy, rollout)
-        self.policy.train()
+        if self._needs_sampling_logprobs():
+            self.policy.eval()
+            rollout.old_logp, _ = token_logprobs(self.policy, rollout)
+            self.policy.train()
         if self.reference is not None:
             rollout.ref_logp, _ = token_logprobs(self.reference, rollout)
         if self.critic is not None:
@@ -251,10 +252,10 @@ class Trainer:
         config = self.config
         valid = torch.isfinite(rewards)
         mask = rollout.response_mask * valid.unsqueeze(1)
-        kl = self._kl(rollout.ref_logp, rollout.old_logp)
+        kl = self._kl(rollout.ref_logp, rollout.old_logp) if config.kl_mode == "reward" else None
         if config.algorithm == "grpo":
             shaped = rewards
-            if kl is not None and config.kl_mode == "reward":
+            if kl is not None:
                 shaped = rewards - config.kl_coef * masked_sum(kl, mask, dim=1)
             per_sample = grpo_advantages(
                 torch.nan_to_num(shaped),
@@ -263,9 +264,8 @@ class Trainer:
                 scale_by_std=config.scale_rewards,
             )
             return Advantages(per_sample.unsqueeze(1) * mask, per_sample, None)
-        in_reward = kl if config.kl_mode == "reward" else None
         token_rewards = token_rewards_from_sequence(
-            torch.nan_to_num(rewards), mask, in_reward, config.kl_coef
+            torch.nan_to_num(rewards), mask, kl, config.kl_coef
         )
         advantages, returns = gae_advantages(
             token_rewards, rollout.old_values, mask, gamma=config.gamma, lam=config.gae_lambda
@@ -323,8 +323,11 @@ class Trainer:
     ) -> dict[str, torch.Tensor]:
         config = self.config
         logp, entropy = token_logprobs(self.policy_for_update, part, with_entropy=True)
+        # On-policy single pass: the sampling-time log-probs equal these, so they were not
+        # computed twice (the ratio is exactly 1 and the gradient is the policy gradient).
+        old_logp = part.old_logp if part.old_logp is not None else logp.detach()
         policy = clipped_policy_loss(
-            logp, part.old_logp, advantages.per_token[index], mask, clip_range=config.clip_range
+            logp, old_logp, advantages.per_token[index], mask, clip_range=config.clip_range
         )
         loss = policy.loss
         out = {
@@ -477,6 +480,13 @@ class Trainer:
         restore_rng(state["rng"])
 
     # ---- plumbing ---------------------------------------------------------------------------
+
+    def _needs_sampling_logprobs(self) -> bool:
+        """Log-probs at sampling time are needed when the policy moves before it is scored again
+        (several epochs or minibatches) or when the KL enters the reward."""
+        return self._optimizer_steps_per_step() > 1 or (
+            self.reference is not None and self.config.kl_mode == "reward"
+        )
 
     def _modules(self) -> list[nn.Module]:
         return [m for m in (self.policy, self.critic) if m is not None]

@@ -10,6 +10,7 @@ import typer
 from lowtide.cli import services_cmd
 from lowtide.cli.console import err
 from lowtide.cli.model_cmd import tiny
+from lowtide.cli.train_cmd import run_training
 from lowtide.config import load_run_config
 from lowtide.errors import UsageError
 from lowtide.services import labelstudio
@@ -24,8 +25,11 @@ def demo(
     label_studio_port: int = typer.Option(
         int(os.environ.get("LABEL_STUDIO_PORT", labelstudio.DEFAULT_PORT)), "--label-studio-port"
     ),
+    steps: int | None = typer.Option(
+        None, "--steps", min=1, help="training steps (default: config)"
+    ),
 ) -> None:
-    """Start Redis and Label Studio, build the tiny model, sample from it, print the summary."""
+    """Start Redis and Label Studio, build the tiny model, train it briefly, say where to look."""
     if not QUICKSTART.exists():
         raise UsageError(f"{QUICKSTART} not found: run the demo from the lowtide project directory")
     err.rule("1/3 services")
@@ -43,28 +47,32 @@ def demo(
     for prompt, completion in zip(DEMO_PROMPTS, completions, strict=True):
         err.print(f"  {prompt!r:28} -> {completion!r}", markup=False)
 
-    err.rule("3/3 run config")
-    config = load_run_config(QUICKSTART, [f"--model.actor.model_name_or_path={policy}"])
+    err.rule("3/3 training")
+    overrides = [f"--model.actor.model_name_or_path={policy}"]
+    if steps is not None:
+        overrides.append(f"--trainer.max_steps={steps}")
+    config = load_run_config(QUICKSTART, overrides)
     trainer = config.trainer
     err.print(
-        f"{QUICKSTART} is valid: {trainer.algorithm} on {config.model.actor.model_name_or_path}, "
-        f"{trainer.rollout_batch_size} prompts x {trainer.samples_per_prompt} samples a step; "
-        f"rewards < {config.sampling.threshold} go to queue '{config.queue.name}'",
+        f"{QUICKSTART}: {trainer.algorithm} on {policy}, {trainer.rollout_batch_size} prompts x "
+        f"{trainer.samples_per_prompt} samples a step; reward: a cool colour (blue or green)",
         markup=False,
     )
-    _summary(label_studio_port, policy)
+    result = run_training(config, QUICKSTART)
+    _summary(label_studio_port, policy, result.run_dir)
 
 
-def _summary(port: int, policy: Path) -> None:
+def _summary(port: int, policy: Path, run_dir: Path) -> None:
     credentials = ensure_credentials()
     err.rule("where to look")
     err.print(
         f"  Label Studio    http://127.0.0.1:{port}  login {credentials.username}, password and "
         f"API token in {credentials.env_file}\n"
         f"  tiny policy     {policy} (loads with AutoModelForCausalLM.from_pretrained)\n"
+        f"  training run    {run_dir} (config.yaml, checkpoints/)\n"
+        f"  train again     lowtide train --config {QUICKSTART}\n"
         f"  services        lowtide status  |  stop with: lowtide down\n"
-        f"  resolved config lowtide config show --config {QUICKSTART}\n"
-        "\n  Not in this version yet: training (`lowtide train`), routing of low-reward rollouts\n"
-        "  to Label Studio, and the TensorBoard / WandB outputs. The demo grows with them.",
+        "\n  Not in this version yet: routing low-reward rollouts to Label Studio, and the\n"
+        "  TensorBoard / WandB outputs. The demo grows with them.",
         markup=False,
     )

@@ -27,8 +27,12 @@ def train(
     config: Path | None = typer.Option(None, "--config", "-c", help="YAML run config"),
 ) -> None:
     """Train a policy with GRPO or PPO. Override any key: --trainer.num_epochs=1 --device=cpu."""
-    run_config = load_run_config(config, ctx.args)
-    trainer = _build_trainer(run_config, config)
+    run_training(load_run_config(config, ctx.args), config)
+
+
+def run_training(run_config: RunConfig, config_path: Path | None):
+    """Train with a progress bar on rank 0; returns the TrainResult after printing the summary."""
+    trainer = _build_trainer(run_config, config_path)
     main_rank = trainer.world.is_main
     if main_rank:
         _save_config(trainer.run_dir, run_config)
@@ -53,6 +57,7 @@ def train(
         result = trainer.train(on_step)
     if main_rank:
         _summary(result)
+    return result
 
 
 def _build_trainer(config: RunConfig, config_path: Path | None):

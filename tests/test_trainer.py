@@ -177,3 +177,32 @@ def test_non_finite_rewards_are_counted_and_left_out(tmp_path: Path, tiny_models
             if not math.isfinite(sample.reward):
                 assert sample.advantage == 0.0  # excluded from the update
     assert all(math.isfinite(row["actor_loss"]) for row in result.history)
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {
+            "algorithm": "ppo",
+            "ppo_epochs": 2,
+            "mini_batch_size": 8,
+            "gradient_accumulation_steps": 2,
+        },
+        {"algorithm": "grpo", "ppo_epochs": 2, "kl_mode": "reward", "kl_estimator": "k1"},
+        {"algorithm": "ppo", "kl_mode": "reward", "lr_scheduler": "cosine", "warmup_steps": 1},
+        {"algorithm": "grpo", "kl_coef": 0.0, "scale_rewards": False},
+    ],
+    ids=["ppo-minibatches-accumulation", "grpo-kl-in-reward", "ppo-kl-in-reward", "grpo-no-ref"],
+)
+def test_update_variants_run_and_report(tmp_path: Path, tiny_models, settings: dict) -> None:
+    trainer = make_trainer(tmp_path, tiny_models, max_steps=2, **settings)
+    assert (trainer.reference is None) == (settings.get("kl_coef") == 0.0)
+    result = trainer.train()
+    for row in result.history:
+        assert math.isfinite(row["actor_loss"]) and math.isfinite(row["grad_norm"])
+    # Several passes (or KL in the reward) need the sampling-time log-probs kept apart.
+    several_passes = settings.get("ppo_epochs", 1) > 1 or "mini_batch_size" in settings
+    in_reward = settings.get("kl_mode") == "reward"
+    assert trainer._needs_sampling_logprobs() == (several_passes or in_reward)
+    if settings["algorithm"] == "ppo":
+        assert all(math.isfinite(row["critic_loss"]) for row in result.history)

@@ -9,6 +9,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
 from rl.models.quiet import quiet_progress_bars
+from rl.rollout import render_prompts
 
 
 def sample_completions(
@@ -24,8 +25,9 @@ def sample_completions(
     with quiet_progress_bars():
         model = AutoModelForCausalLM.from_pretrained(model_path).eval()
     tokenizer.padding_side = "left"  # decoder-only batches are padded on the left
-    texts = [_as_chat(tokenizer, prompt) for prompt in prompts]
-    batch = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
+    use_chat = bool(tokenizer.chat_template)
+    texts = render_prompts(tokenizer, list(prompts), use_chat_template=use_chat)
+    batch = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=not use_chat)
     with torch.random.fork_rng(devices=[]), torch.no_grad():
         torch.manual_seed(seed)
         output = model.generate(
@@ -37,10 +39,3 @@ def sample_completions(
         )
     new_tokens = output[:, batch["input_ids"].shape[1] :]
     return [text.strip() for text in tokenizer.batch_decode(new_tokens, skip_special_tokens=True)]
-
-
-def _as_chat(tokenizer, prompt: str) -> str:
-    if tokenizer.chat_template:
-        messages = [{"role": "user", "content": prompt}]
-        return tokenizer.apply_chat_template(messages, add_generation_prompt=True, tokenize=False)
-    return prompt

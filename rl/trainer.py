@@ -100,7 +100,10 @@ class Trainer:
 
         checkpoint = latest_checkpoint(self.run_dir) if trainer.resume else None
         if trainer.resume and checkpoint is None:
-            raise FileNotFoundError(f"trainer.resume: no checkpoint under {self.run_dir}")
+            raise FileNotFoundError(
+                f"trainer.resume: no checkpoint under {self.run_dir} "
+                "(pass --run_id=<the run to continue>)"
+            )
         self._seed(trainer.seed + self.world.rank)
 
         dtype = resolve_dtype(model.actor.dtype, self.device)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -38,3 +39,15 @@ class Sample:
     @property
     def reward_is_finite(self) -> bool:
         return math.isfinite(self.reward)
+
+
+def make_sample_id(
+    run_id: str, step: int, rank: int, index: int, prompt: str, response: str
+) -> str:
+    """Deterministic id of one sample, the key of dedup end to end: the same run, step, rank,
+    position and texts always give the same id. Letters, digits and `-` only (valid RQ job id)."""
+    digest = hashlib.sha256()
+    for part in (run_id, str(step), str(rank), str(index), prompt, response):
+        digest.update(part.encode("utf-8", "surrogatepass"))
+        digest.update(b"\x00")  # separator: ("ab", "c") and ("a", "bc") differ
+    return f"s-{digest.hexdigest()[:32]}"

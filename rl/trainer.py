@@ -51,6 +51,8 @@ from rl.rewards import RewardBatch, RewardSet
 from rl.rollout import GenerationSettings, Rollout, generate, token_logprobs, token_values
 from rl.samples import Sample
 from rl.schedule import lr_lambda
+from rl.tracking.resources import resource_metrics
+from rl.tracking.router import Tracker
 
 StepCallback = Callable[[int, int, Mapping[str, float]], None]
 
@@ -86,6 +88,7 @@ class Trainer:
         device: str = "auto",
         run_id: str | None = None,
         hook_resources: Mapping[str, Any] | None = None,
+        tracker: Tracker | None = None,
         base_dir: Path | None = None,
     ) -> None:
         self.config = trainer
@@ -146,6 +149,7 @@ class Trainer:
         self.critic_for_update = self._wrap(self.critic) if self.critic is not None else None
         self.step = 0
         self.control = TrainerControl()
+        self.tracker = tracker if self.world.is_main else None  # rank 0 logs
         if checkpoint is not None:
             self._restore(checkpoint)
 
@@ -170,6 +174,8 @@ class Trainer:
             self._run_hooks("train_end", (), metrics)
         finally:
             self.hooks.close()
+            if self.tracker is not None:
+                self.tracker.close()
             self.rewards.close()
         return TrainResult(
             run_id=self.run_id,
@@ -191,18 +197,18 @@ class Trainer:
         with _timed(metrics, "timing_s/rollout", self.device):
             rollout = self.rollout(self.prompts.batch(epoch, step_in_epoch))
         self._rollout_metrics(rollout, metrics)
-        self._run_hooks("rollout", self._samples(rollout), metrics.reduced())
+        self._stage_done("rollout", self._samples(rollout), metrics.reduced())
 
         with _timed(metrics, "timing_s/reward", self.device):
             rewards, details, nonfinite = self.score(rollout)
             advantages = self.advantages(rollout, rewards)
         self._reward_metrics(rewards, details, nonfinite, advantages, metrics)
         samples = self._samples(rollout, rewards, details, advantages.per_sample)
-        self._run_hooks("reward", samples, metrics.reduced())
+        self._stage_done("reward", samples, metrics.reduced())
 
         with _timed(metrics, "timing_s/update", self.device):
             self.update(rollout, rewards, advantages, metrics)
-        self._run_hooks("update", samples, metrics.reduced())
+        self._stage_done("update", samples, metrics.reduced())
 
         step_s = time.perf_counter() - step_started
         tokens = float(rollout.response_mask.sum())
@@ -213,8 +219,9 @@ class Trainer:
         metrics.add("perf/ms_per_token", 1000 * rollout_s / max(tokens, 1.0))
         metrics.add("step", self.step, "max")
         metrics.add("epoch", epoch, "max")
+        metrics.add_all(resource_metrics(self.device), "max")
         reduced = metrics.reduced()
-        self._run_hooks("step_end", samples, reduced)
+        self._stage_done("step_end", samples, reduced)
         return reduced
 
     # ---- stages -----------------------------------------------------------------------------
@@ -401,7 +408,8 @@ class Trainer:
         details: list[dict[str, float]] | None = None,
         advantages: torch.Tensor | None = None,
     ) -> tuple[Sample, ...]:
-        if not self._listening:
+        wanted_by_tracker = self.tracker is not None and self.tracker.wants_samples(self.step)
+        if not (self._listening or wanted_by_tracker):
             return ()
         prompt_ids = [
             ids[mask.bool()].tolist()
@@ -426,6 +434,14 @@ class Trainer:
             )
             for i in range(rollout.size)
         )
+
+    def _stage_done(
+        self, stage: Stage, samples: tuple[Sample, ...], metrics: Mapping[str, float]
+    ) -> None:
+        """After a stage: hooks see it first (they may stop the run), then it is logged."""
+        self._run_hooks(stage, samples, metrics)
+        if self.tracker is not None:
+            self.tracker.on_stage(stage, self.step, metrics, samples)
 
     def _run_hooks(
         self, stage: Stage, samples: tuple[Sample, ...], metrics: Mapping[str, float]

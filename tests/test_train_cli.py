@@ -17,6 +17,7 @@ def train_args(tiny_models, out: Path, steps: int = 2) -> list[str]:
         f"--model.actor.model_name_or_path={tiny_models.policy}",
         f"--trainer.output_dir={out}", f"--trainer.max_steps={steps}",
         "--trainer.rollout_batch_size=4", "--trainer.max_new_tokens=12", "--run_id=cli",
+        f"--logger.save_dir={out / 'logs'}", "--logger.rollout_log_interval=2",
     ]  # fmt: skip
 
 
@@ -29,6 +30,15 @@ def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models) -
     assert (run_dir / "config.yaml").exists()
     assert (run_dir / "checkpoints" / "step-000002" / "policy" / "config.json").exists()
     assert "KL estimator k3" in result.stderr
+    # Observability: a console line per step, and the local files, read back.
+    assert "[Step 1] reward/mean=" in result.stderr and "[Step 2] reward/mean=" in result.stderr
+    assert "lowest-reward samples" in result.stderr
+    from rl.tracking.reader import read_run
+
+    logs = read_run(tmp_path / "out" / "logs" / "cli")
+    assert logs.metrics["step"].tolist() == [1, 2]
+    assert len(logs.rollouts) == 16  # step 2: 4 prompts x 4 samples
+    assert (tmp_path / "out" / "logs" / "cli" / "config.yaml").exists()
 
 
 def test_train_with_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:

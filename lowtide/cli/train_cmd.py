@@ -36,6 +36,7 @@ def run_training(run_config: RunConfig, config_path: Path | None):
     main_rank = trainer.world.is_main
     if main_rank:
         _save_config(trainer.run_dir, run_config)
+        trainer.tracker = _build_tracker(run_config, trainer.run_id)
         err.print(
             f"run {trainer.run_id}: {run_config.trainer.algorithm} on "
             f"{run_config.model.actor.model_name_or_path}, {trainer.device}, "
@@ -89,6 +90,29 @@ def _build_trainer(config: RunConfig, config_path: Path | None):
         ) from None
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+def _build_tracker(config: RunConfig, run_id: str):
+    import yaml
+
+    from rl.tracking import RunInfo, Tracker
+
+    logger = config.logger
+    name = logger.name_run or run_id
+    save_dir = Path(logger.save_dir)
+    info = RunInfo(
+        run_id=run_id,
+        run_name=name,
+        save_dir=save_dir,
+        run_dir=save_dir / name,
+        config=yaml.safe_load(dump_run_config(config)),  # secrets masked
+    )
+    try:
+        tracker = Tracker.from_config(logger, info)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    _save_config(info.run_dir, config)
+    return tracker
 
 
 def _save_config(run_dir: Path, config: RunConfig) -> None:

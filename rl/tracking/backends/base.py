@@ -1,0 +1,73 @@
+"""What every logging backend implements, and the registry that names them in YAML.
+
+Backends run on the tracker's background thread, never on the trainer's: they may be slow, and
+the router guarantees that one backend's failure does not reach the others or the trainer.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from rl.config import LoggerConfig
+
+ROLLOUT_TABLE = "rollout_samples"
+ROLLOUT_COLUMNS = ("step", "sample_id", "prompt", "response", "reward", "reward_details")
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """Where and what a run is, for backends that open files or remote runs."""
+
+    run_id: str
+    run_name: str  # logger.name_run or the run id
+    save_dir: Path  # logger.save_dir
+    run_dir: Path  # <save_dir>/<run_name>: the local copy of everything
+    config: Mapping[str, Any]  # the resolved run config, secrets masked
+
+
+@dataclass(frozen=True)
+class Table:
+    """Rows of single-typed cells: str, int, float or bool per column, None never used."""
+
+    name: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Any, ...], ...]
+
+
+class Backend(Protocol):
+    name: str
+
+    def log_scalars(self, step: int, values: Mapping[str, float]) -> None: ...
+
+    def log_histograms(self, step: int, values: Mapping[str, Sequence[float]]) -> None: ...
+
+    def log_table(self, step: int, table: Table) -> None: ...
+
+    def close(self) -> None: ...
+
+
+BackendFactory = Callable[[RunInfo, LoggerConfig], Backend]
+_REGISTRY: dict[str, BackendFactory] = {}
+
+
+def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
+    def add(factory: BackendFactory) -> BackendFactory:
+        _REGISTRY[name] = factory
+        return factory
+
+    return add
+
+
+def backend_factory(name: str) -> BackendFactory:
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
+        hint = (
+            f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(sorted(_REGISTRY))})"
+        )
+        raise ValueError(f"logger.name: unknown backend {name!r}{hint}") from None

@@ -1,0 +1,259 @@
+"""The router: decides per kind (scalars, histograms, tables) and per stage what goes out when,
+and hands it to the backends on a background thread, so the trainer never waits on a backend.
+
+On the trainer thread: interval checks, whitelists, building plain payloads (~tens of µs).
+On the worker thread: every backend call. A full queue drops the item and counts it
+(`logging/dropped`); a failing backend is reported once and disabled; the others go on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import math
+import queue
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rl.config import LoggerConfig, Stage
+from rl.samples import Sample, make_sample_id
+from rl.tracking.backends.base import (
+    ROLLOUT_COLUMNS,
+    ROLLOUT_TABLE,
+    Backend,
+    RunInfo,
+    Table,
+    backend_factory,
+)
+from rl.tracking.text import safe_text
+
+log = logging.getLogger("rl.tracking")
+DISTRIBUTION_SUFFIX = "/distribution"
+
+
+@dataclass(frozen=True)
+class _Item:
+    kind: str  # "scalars" | "histograms" | "table"
+    step: int
+    payload: Any
+
+
+class Tracker:
+    """What the trainer calls: `on_stage` after each stage, `close` at the end (rank 0 only)."""
+
+    def __init__(
+        self,
+        config: LoggerConfig,
+        info: RunInfo,
+        backends: Sequence[Backend],
+        *,
+        queue_size: int = 1024,
+    ) -> None:
+        self.config = config
+        self.info = info
+        self.backends = list(backends)
+        self.dropped = 0
+        self._reported_drop = 0
+        self._last_step = 0
+        self._sent_this_step: dict[int, set[str]] = {}
+        self._queue: queue.Queue[_Item | None] = queue.Queue(maxsize=queue_size)
+        self._failed: set[str] = set()
+        self._worker = threading.Thread(target=self._drain, name="lowtide-tracking", daemon=True)
+        self._worker.start()
+
+    @classmethod
+    def from_config(cls, config: LoggerConfig, info: RunInfo) -> Tracker:
+        """The configured backends plus the local files, which are always on."""
+        info.run_dir.mkdir(parents=True, exist_ok=True)
+        names = list(dict.fromkeys(["jsonl", *config.name]))
+        backends: list[Backend] = []
+        try:
+            for name in names:
+                backends.append(backend_factory(name)(info, config))
+        except Exception:
+            for backend in backends:
+                backend.close()
+            raise
+        return cls(config, info, backends)
+
+    # ---- decisions (trainer thread) -----------------------------------------------------------
+
+    def wants_samples(self, step: int) -> bool:
+        return self._histograms_due(step) or self._table_due(step)
+
+    def on_stage(
+        self, stage: Stage, step: int, metrics: Mapping[str, float], samples: Sequence[Sample]
+    ) -> None:
+        self._last_step = step
+        scalars = self._scalars_for(stage, step, metrics)
+        if scalars and not self._send("scalars", step, scalars) and "logging/dropped" in scalars:
+            self._reported_drop = -1  # that report was dropped too: report again next time
+        if stage == "step_end":
+            if self._histograms_due(step) and samples:
+                histograms = self._histograms(samples)
+                if histograms:
+                    self._send("histograms", step, histograms)
+            if self._table_due(step) and samples:
+                self._send("table", step, self._rollout_table(step, samples))
+            self._sent_this_step.pop(step, None)
+
+    def _scalars_for(
+        self, stage: Stage, step: int, metrics: Mapping[str, float]
+    ) -> dict[str, float]:
+        if step % self.config.log_interval.scalars:
+            return {}
+        sent = self._sent_this_step.setdefault(step, set())
+        conditional = [entry for entry in self.config.conditional_logging if entry.stage == stage]
+        if conditional:
+            wanted = {
+                name
+                for entry in conditional
+                for name in metrics
+                if any(_matches(name, pattern) for pattern in entry.metrics)
+            }
+        elif stage == "step_end":
+            wanted = set(metrics)
+            whitelist = self.config.metrics.scalars
+            if whitelist is not None:
+                wanted = {n for n in wanted if any(_matches(n, p) for p in whitelist)}
+        else:
+            return {}
+        wanted -= sent  # each metric once per step, at the first stage that sends it
+        sent |= wanted
+        values = {name: float(metrics[name]) for name in sorted(wanted)}
+        if stage == "step_end" and self.dropped != self._reported_drop:
+            values["logging/dropped"] = float(self.dropped)
+            self._reported_drop = self.dropped
+        return values
+
+    def _histograms_due(self, step: int) -> bool:
+        return step % self.config.log_interval.histograms == 0
+
+    def _table_due(self, step: int) -> bool:
+        return self.config.log_rollout and step % self.config.rollout_log_interval == 0
+
+    def _histograms(self, samples: Sequence[Sample]) -> dict[str, list[float]]:
+        wanted = self.config.metrics.histograms
+        names = wanted if wanted is not None else ["reward/distribution"]
+        out = {}
+        for name in names:
+            values = _distribution(name, samples)
+            if values:
+                out[name] = values
+        return out
+
+    def _rollout_table(self, step: int, samples: Sequence[Sample]) -> Table:
+        components = sorted({key for sample in samples for key in sample.reward_details})
+        limit, encode = self.config.rollout_max_length, self.config.encode_response
+        columns = (*ROLLOUT_COLUMNS, *(f"reward/{c}" for c in components), "response_length",
+                   "truncated", "text_cut")  # fmt: skip
+        rows = []
+        for sample in samples:
+            prompt = safe_text(sample.prompt, limit, encode=encode)
+            response = safe_text(sample.response, limit, encode=encode)
+            sample_id = make_sample_id(
+                self.info.run_id, step, 0, sample.index, sample.prompt, sample.response
+            )
+            details = {k: float(v) for k, v in sample.reward_details.items()}
+            rows.append(
+                (
+                    step,
+                    sample_id,
+                    prompt.text,
+                    response.text,
+                    float(sample.reward),
+                    json.dumps(details, sort_keys=True),
+                    *(float(sample.reward_details.get(c, math.nan)) for c in components),
+                    sample.response_length,
+                    sample.truncated,
+                    prompt.cut or response.cut,
+                )
+            )
+        return Table(ROLLOUT_TABLE, columns, tuple(rows))
+
+    def _send(self, kind: str, step: int, payload: Any) -> bool:
+        try:
+            self._queue.put_nowait(_Item(kind, step, payload))
+        except queue.Full:
+            self.dropped += 1  # reported as logging/dropped with the next scalars
+            return False
+        return True
+
+    # ---- delivery (worker thread) ------------------------------------------------------------
+
+    def _drain(self) -> None:
+        while True:
+            item = self._queue.get()
+            try:
+                if item is None:
+                    return
+                for backend in self.backends:
+                    self._deliver(backend, item)
+            finally:
+                self._queue.task_done()
+
+    def _deliver(self, backend: Backend, item: _Item) -> None:
+        if backend.name in self._failed:
+            return
+        try:
+            if item.kind == "scalars":
+                backend.log_scalars(item.step, item.payload)
+            elif item.kind == "histograms":
+                backend.log_histograms(item.step, item.payload)
+            else:
+                backend.log_table(item.step, item.payload)
+        except Exception as exc:  # a backend's failure must not reach the trainer or the others
+            self._failed.add(backend.name)
+            log.error(
+                "logging backend %s failed and is disabled for this run: %s: %s",
+                backend.name, type(exc).__name__, exc,
+            )  # fmt: skip
+
+    def close(self, deadline_s: float = 30.0) -> None:
+        """Flush what is pending within the deadline, then close every backend."""
+        started = time.monotonic()
+        with contextlib.suppress(queue.Full):
+            if self.dropped != self._reported_drop:  # the final count, waiting for room
+                final = _Item("scalars", self._last_step, {"logging/dropped": float(self.dropped)})
+                self._queue.put(final, timeout=deadline_s)
+            self._queue.put(None, timeout=max(0.0, deadline_s - (time.monotonic() - started)))
+        self._worker.join(timeout=max(0.0, deadline_s - (time.monotonic() - started)))
+        if self._worker.is_alive():
+            log.error(
+                "logging did not finish within %.0f s; %d writes were not delivered",
+                deadline_s, self._queue.qsize(),
+            )  # fmt: skip
+            return
+        for backend in self.backends:
+            try:
+                backend.close()
+            except Exception as exc:
+                log.error("closing logging backend %s failed: %s", backend.name, exc)
+
+
+def _matches(name: str, pattern: str) -> bool:
+    """`reward/mean` matches itself; `response_length` matches `response_length/mean` too."""
+    return name == pattern or name.startswith(pattern.rstrip("/") + "/")
+
+
+def _distribution(name: str, samples: Sequence[Sample]) -> list[float]:
+    """`reward/distribution`, `advantage/distribution`, `response_length/distribution`,
+    `reward/<component>/distribution`: finite values of the step's samples."""
+    if not name.endswith(DISTRIBUTION_SUFFIX):
+        return []
+    base = name.removesuffix(DISTRIBUTION_SUFFIX)
+    if base == "reward":
+        values = [s.reward for s in samples]
+    elif base == "advantage":
+        values = [s.advantage for s in samples]
+    elif base == "response_length":
+        values = [float(s.response_length) for s in samples]
+    elif base.startswith("reward/"):
+        values = [s.reward_details.get(base.removeprefix("reward/"), math.nan) for s in samples]
+    else:
+        return []
+    return [float(v) for v in values if math.isfinite(v)]

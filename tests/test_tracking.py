@@ -1,0 +1,245 @@
+"""The tracking router: what goes out when, off the trainer thread, and read back exactly."""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+
+from rl.config import LoggerConfig
+from rl.samples import Sample
+from rl.tracking import RunInfo, Table, Tracker
+from rl.tracking.backends.console import format_line
+from rl.tracking.backends.local_files import LocalFilesBackend
+from rl.tracking.reader import read_run
+from rl.tracking.text import safe_text
+
+
+class Recorder:
+    def __init__(self, name: str = "recorder", delay_s: float = 0.0, fail: bool = False) -> None:
+        self.name = name
+        self.delay_s = delay_s
+        self.fail = fail
+        self.calls: list[tuple[str, int, object]] = []
+        self.closed = False
+        self.release = threading.Event()
+
+    def _record(self, kind: str, step: int, payload: object) -> None:
+        if self.fail:
+            raise OSError("disk full")
+        if self.delay_s:
+            self.release.wait(self.delay_s)
+        self.calls.append((kind, step, payload))
+
+    def log_scalars(self, step: int, values: Mapping[str, float]) -> None:
+        self._record("scalars", step, dict(values))
+
+    def log_histograms(self, step: int, values: Mapping[str, Sequence[float]]) -> None:
+        self._record("histograms", step, dict(values))
+
+    def log_table(self, step: int, table: Table) -> None:
+        self._record("table", step, table)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def info(tmp_path: Path) -> RunInfo:
+    return RunInfo("run-1", "run-1", tmp_path, tmp_path / "run-1", {"trainer": {}})
+
+
+def samples(n: int = 4) -> tuple[Sample, ...]:
+    return tuple(
+        Sample(
+            index=i, group_id=i // 2, prompt=f"prompt {i}", response=f"response {i}",
+            prompt_ids=(1, 2), response_ids=(3, 4, 5), truncated=False, reward=0.1 * i,
+            reward_details=MappingProxyType({"keyword": float(i % 2), "format": 1.0}),
+            advantage=0.0,
+        )
+        for i in range(n)
+    )  # fmt: skip
+
+
+STAGE_METRICS = {
+    "rollout": {"response_length/mean": 5.0, "timing_s/rollout": 0.1},
+    "reward": {"response_length/mean": 5.0, "timing_s/rollout": 0.1, "reward/mean": 0.3},
+    "update": {"reward/mean": 0.3, "actor_loss": 0.4, "critic_loss": 0.2, "grad_norm": 1.0},
+}
+STAGE_METRICS["step_end"] = {
+    **STAGE_METRICS["reward"], **STAGE_METRICS["update"], "kl_divergence": 0.08, "entropy": 1.5,
+}  # fmt: skip
+
+
+def run_steps(tracker: Tracker, steps: int) -> None:
+    for step in range(1, steps + 1):
+        for stage, metrics in STAGE_METRICS.items():
+            tracker.on_stage(stage, step, metrics, samples())
+    tracker.close()
+
+
+def test_each_kind_has_its_own_interval(tmp_path: Path) -> None:
+    config = LoggerConfig(
+        log_interval={"scalars": 2, "histograms": 3, "tables": 1}, rollout_log_interval=5
+    )
+    recorder = Recorder()
+    run_steps(Tracker(config, info(tmp_path), [recorder]), 10)
+    steps = {
+        kind: [s for k, s, _ in recorder.calls if k == kind]
+        for kind in ("scalars", "histograms", "table")
+    }
+    assert steps["scalars"] == [2, 4, 6, 8, 10]
+    assert steps["histograms"] == [3, 6, 9]
+    assert steps["table"] == [5, 10]
+    histogram = next(p for k, _, p in recorder.calls if k == "histograms")
+    assert histogram == {"reward/distribution": [0.0, 0.1, 0.2, pytest.approx(0.3)]}
+    assert recorder.closed
+
+
+def test_whitelist_and_conditional_logging_per_stage(tmp_path: Path) -> None:
+    config = LoggerConfig(
+        metrics={
+            "scalars": ["reward/mean", "kl_divergence"],
+            "histograms": ["reward/keyword/distribution", "advantage/distribution"],
+        },
+        conditional_logging=[
+            {"stage": "rollout", "metrics": ["response_length"]},
+            {"stage": "update", "metrics": ["actor_loss", "critic_loss", "grad_norm"]},
+        ],
+    )  # fmt: skip
+    recorder = Recorder()
+    tracker = Tracker(config, info(tmp_path), [recorder])
+    for stage, metrics in STAGE_METRICS.items():
+        tracker.on_stage(stage, 1, metrics, samples())
+    tracker.close()
+    scalars = [payload for kind, _, payload in recorder.calls if kind == "scalars"]
+    assert scalars == [
+        {"response_length/mean": 5.0},  # rollout: conditional
+        {"actor_loss": 0.4, "critic_loss": 0.2, "grad_norm": 1.0},  # update: conditional
+        {"kl_divergence": 0.08, "reward/mean": 0.3},  # step_end: the whitelist
+    ]
+    histograms = next(p for k, _, p in recorder.calls if k == "histograms")
+    assert histograms == {
+        "reward/keyword/distribution": [0.0, 1.0, 0.0, 1.0],
+        "advantage/distribution": [0.0] * 4,
+    }
+
+
+def test_rollout_table_columns_and_cells(tmp_path: Path) -> None:
+    recorder = Recorder()
+    tracker = Tracker(LoggerConfig(rollout_log_interval=1), info(tmp_path), [recorder])
+    tracker.on_stage("step_end", 1, {}, samples(2))
+    tracker.close()
+    table = next(p for k, _, p in recorder.calls if k == "table")
+    assert table.name == "rollout_samples"
+    assert table.columns[:6] == (
+        "step",
+        "sample_id",
+        "prompt",
+        "response",
+        "reward",
+        "reward_details",
+    )
+    assert {"reward/keyword", "reward/format"} <= set(table.columns)
+    for column in range(len(table.columns)):  # single-typed cells
+        assert len({type(row[column]) for row in table.rows}) == 1
+    assert table.rows[0][2:4] == ("prompt 0", "response 0")
+    assert table.rows[0][1] != table.rows[1][1] and table.rows[0][1].startswith("s-")
+
+
+def test_a_stalled_backend_never_blocks_the_trainer(tmp_path: Path) -> None:
+    stalled = Recorder("stalled", delay_s=30)
+    tracker = Tracker(LoggerConfig(), info(tmp_path), [stalled], queue_size=4)
+    timings = []
+    for step in range(1, 51):
+        started = time.perf_counter()
+        tracker.on_stage("step_end", step, STAGE_METRICS["step_end"], samples())
+        timings.append(time.perf_counter() - started)
+    assert max(timings) < 0.05
+    assert tracker.dropped > 0
+    stalled.release.set()
+    tracker.close(deadline_s=10)
+    reported = [p for k, _, p in stalled.calls if k == "scalars" and "logging/dropped" in p]
+    assert reported  # the loss is visible as a metric, not silent
+
+
+def test_a_failing_backend_is_reported_once_and_the_others_go_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken, healthy = Recorder("broken", fail=True), Recorder("healthy")
+    with caplog.at_level(logging.ERROR, logger="rl.tracking"):
+        run_steps(Tracker(LoggerConfig(), info(tmp_path), [broken, healthy]), 3)
+    assert len([r for r in caplog.records if "broken" in r.getMessage()]) == 1
+    assert len([c for c in healthy.calls if c[0] == "scalars"]) == 3
+
+
+def test_close_keeps_its_deadline(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    stuck = Recorder("stuck", delay_s=60)
+    tracker = Tracker(LoggerConfig(), info(tmp_path), [stuck])
+    tracker.on_stage("step_end", 1, {"reward/mean": 1.0}, ())
+    started = time.perf_counter()
+    with caplog.at_level(logging.ERROR, logger="rl.tracking"):
+        tracker.close(deadline_s=0.5)
+    assert time.perf_counter() - started < 2
+    assert "did not finish" in caplog.text
+    stuck.release.set()
+
+
+def test_local_files_read_back_exactly(tmp_path: Path) -> None:
+    values = [
+        {"reward/mean": 0.1 + 0.2, "kl_divergence": 1e-12, "reward/nonfinite_count": 0.0},
+        {"reward/mean": math.nan, "kl_divergence": 2 / 3, "reward/nonfinite_count": 3.0},
+    ]
+    backend = LocalFilesBackend(tmp_path / "run")
+    for step, row in enumerate(values, 1):
+        backend.log_scalars(step, row)
+    tracker = Tracker(LoggerConfig(rollout_log_interval=1), info(tmp_path), [backend])
+    tracker.on_stage("step_end", 3, {}, samples(3))
+    tracker.close()
+    logs = read_run(tmp_path / "run")
+    assert logs.metrics["step"].tolist() == [1, 2]
+    assert logs.metrics["reward/mean"].iloc[0] == 0.1 + 0.2
+    assert math.isnan(logs.metrics["reward/mean"].iloc[1])
+    assert logs.metrics["kl_divergence"].tolist() == [1e-12, 2 / 3]
+    assert logs.rollouts["response"].tolist() == ["response 0", "response 1", "response 2"]
+    assert logs.rollouts["reward"].tolist() == [0.0, 0.1, 0.2]
+
+
+def test_console_line_format() -> None:
+    line = format_line(
+        10,
+        {"reward/mean": 1.2401, "reward/std": 0.31, "kl_divergence": 0.08, "actor_loss": 0.42,
+         "response_length/mean": 42.1, "grad_norm": 3.0},
+    )  # fmt: skip
+    assert line == (
+        "[Step 10] reward/mean=1.24 ±0.31 | kl_divergence=0.08 | actor_loss=0.42 "
+        "| response_len=42.1"
+    )
+
+
+@pytest.mark.parametrize(
+    "raw, expected, cut, escaped",
+    [
+        ("plain text\nline two", "plain text\nline two", False, False),
+        ("bell\x07 and esc\x1b[31m", "bell\\x07 and esc\\x1b[31m", False, True),
+        (b"bad \xff bytes", "bad \ufffd bytes", False, True),
+        ("lone \ud800 surrogate", "lone ? surrogate", False, True),
+        ("x" * 50, "x" * 20 + " …[cut 30 chars]", True, False),
+    ],
+)
+def test_text_is_made_safe(raw, expected: str, cut: bool, escaped: bool) -> None:
+    safe = safe_text(raw, 20 if cut else 1000)
+    assert (safe.text, safe.cut, safe.escaped) == (expected, cut, escaped)
+    safe.text.encode("utf-8")  # always writable
+
+
+def test_encode_response_stores_base64() -> None:
+    import base64
+
+    safe = safe_text("héllo", 100, encode=True)
+    assert base64.b64decode(safe.text).decode("utf-8") == "héllo"

@@ -1,7 +1,13 @@
 """Training observability: a router that sends metrics, histograms and rollout tables to
 backends (wandb, tensorboard, console, local JSONL files) off the trainer thread."""
 
-from rl.tracking.backends import console, local_files  # noqa: F401  (registers the backends)
+# Importing the backend modules registers them; wandb and tensorboard load only when used.
+from rl.tracking.backends import (  # noqa: F401
+    console,
+    local_files,
+    tensorboard_backend,
+    wandb_backend,
+)
 from rl.tracking.backends.base import Backend, RunInfo, Table, register_backend
 from rl.tracking.router import Tracker
 

@@ -50,7 +50,7 @@ def run_ours(model: str, algorithm: str, out: Path) -> list[float]:
         TrainerConfig(
             algorithm=algorithm, rollout_batch_size=PROMPTS, samples_per_prompt=SAMPLES,
             max_new_tokens=NEW_TOKENS, learning_rate=LR, kl_coef=BETA, max_steps=STEPS,
-            output_dir=str(out), save_every=0,
+            num_epochs=100, output_dir=str(out), save_every=0,
         ),
         ModelConfig(actor=ModelRef(model_name_or_path=model)),
         DataConfig(path=str(REPO / "configs" / "prompts" / "quickstart.yaml")),

@@ -25,7 +25,7 @@ class Section(BaseModel):
 class TrainerConfig(Section):
     algorithm: Literal["grpo", "ppo"] = "grpo"
     num_epochs: int = Field(1, ge=1, description="passes over the prompt set")
-    max_steps: int | None = Field(None, ge=1, description="stop after this many steps")
+    max_steps: int | None = Field(None, ge=1, description="stop earlier than num_epochs")
     rollout_batch_size: int = Field(8, ge=1, description="prompts per step (per rank)")
     samples_per_prompt: int = Field(4, ge=1, description="completions per prompt (the GRPO group)")
     # generation

@@ -137,7 +137,8 @@ class Trainer:
         self.generation = GenerationSettings(
             trainer.max_new_tokens, trainer.temperature, trainer.top_p, trainer.samples_per_prompt
         )
-        self.total_steps = trainer.max_steps or trainer.num_epochs * self.prompts.steps_per_epoch()
+        epochs_steps = trainer.num_epochs * self.prompts.steps_per_epoch()
+        self.total_steps = min(trainer.max_steps or epochs_steps, epochs_steps)
         self._trainable = [p for m in self._modules() for p in m.parameters()]
         self.optimizer = torch.optim.AdamW(
             self._trainable, lr=trainer.learning_rate, weight_decay=trainer.weight_decay

@@ -48,6 +48,7 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
     return subprocess.run(
         [sys.executable, "-m", "lowtide", *args],
         cwd=cwd,
+        stdin=subprocess.DEVNULL,  # non-interactive, as in CI: nothing may wait for input
         env=full_env,
         capture_output=True,
         text=True,

@@ -40,6 +40,7 @@ def make_trainer(tmp_path: Path, tiny_models, **overrides) -> Trainer:
         "max_new_tokens": 16,
         "learning_rate": 2e-4,
         "max_steps": 4,
+        "num_epochs": 100,  # max_steps decides
         "output_dir": str(tmp_path),
         "seed": 3,
     }

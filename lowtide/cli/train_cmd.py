@@ -58,6 +58,8 @@ def run_training(run_config: RunConfig, config_path: Path | None):
         result = trainer.train(on_step)
     if main_rank:
         _summary(result)
+        if trainer.tracker is not None:
+            _where_logs_are(trainer.tracker)
     return result
 
 
@@ -113,6 +115,19 @@ def _build_tracker(config: RunConfig, run_id: str):
         raise UsageError(str(exc)) from None
     _save_config(info.run_dir, config)
     return tracker
+
+
+def _where_logs_are(tracker) -> None:
+    lines = [f"local logs      {tracker.info.run_dir} (lowtide logs show {tracker.info.run_dir})"]
+    for backend in tracker.backends:
+        if backend.name == "tensorboard":
+            lines.append(
+                f"tensorboard     tensorboard --logdir {tracker.info.save_dir / 'tensorboard'}"
+            )
+        offline = getattr(backend, "offline_dir", None)
+        if backend.name == "wandb" and offline is not None:
+            lines.append(f"wandb (offline) {offline}  upload: wandb sync {offline}")
+    err.print("\n".join(lines), markup=False)
 
 
 def _save_config(run_dir: Path, config: RunConfig) -> None:

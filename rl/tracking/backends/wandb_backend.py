@@ -94,6 +94,9 @@ class WandbBackend:
         import wandb
 
         self._wandb = wandb
+        # `export WANDB_MODE=` means unset to a user, but wandb rejects the empty value.
+        for name in [n for n, v in os.environ.items() if n.startswith("WANDB_") and not v]:
+            del os.environ[name]
         mode, key = resolve_mode(config, os.environ)
         save_dir = Path(info.save_dir).resolve()
         wandb_dir = save_dir / "wandb"  # wandb adds the "wandb" part to `dir` itself

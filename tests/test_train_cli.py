@@ -40,6 +40,22 @@ def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models) -
     assert len(logs.rollouts) == 16  # step 2: 4 prompts x 4 samples
     assert (tmp_path / "out" / "logs" / "cli" / "config.yaml").exists()
 
+    show = run_cli("logs", "show", "cli", "--save-dir", str(tmp_path / "out" / "logs"), cwd=REPO)
+    assert show.returncode == 0, show.stderr
+    assert "2 logged steps, 16 samples" in show.stdout and "lowest-reward samples" in show.stdout
+    export = run_cli(
+        "logs", "export", str(tmp_path / "out" / "logs" / "cli"), "--format", "parquet",
+        "--out", str(tmp_path / "export"), cwd=REPO,
+    )  # fmt: skip
+    assert export.returncode == 0, export.stderr
+    import pandas as pd
+
+    exported = pd.read_parquet(tmp_path / "export" / "metrics.parquet")
+    assert exported["reward/mean"].tolist() == logs.metrics["reward/mean"].tolist()
+    assert len(pd.read_parquet(tmp_path / "export" / "rollouts.parquet")) == 16
+    missing = run_cli("logs", "show", "nope", "--save-dir", str(tmp_path), cwd=REPO)
+    assert missing.returncode == 2 and "no run logs" in missing.stderr
+
 
 def test_train_with_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
     result = run_cli(

@@ -59,10 +59,11 @@ def demo(
         markup=False,
     )
     result = run_training(config, QUICKSTART)
-    _summary(label_studio_port, policy, result.run_dir)
+    logs = Path(config.logger.save_dir) / (config.logger.name_run or result.run_id)
+    _summary(label_studio_port, policy, result.run_dir, logs)
 
 
-def _summary(port: int, policy: Path, run_dir: Path) -> None:
+def _summary(port: int, policy: Path, run_dir: Path, logs: Path) -> None:
     credentials = ensure_credentials()
     err.rule("where to look")
     err.print(
@@ -72,7 +73,9 @@ def _summary(port: int, policy: Path, run_dir: Path) -> None:
         f"  training run    {run_dir} (config.yaml, checkpoints/)\n"
         f"  train again     lowtide train --config {QUICKSTART}\n"
         f"  services        lowtide status  |  stop with: lowtide down\n"
-        "\n  Not in this version yet: routing low-reward rollouts to Label Studio, and the\n"
-        "  TensorBoard / WandB outputs. The demo grows with them.",
+        f"  logs            {logs} (lowtide logs show {logs})\n"
+        f"  tensorboard     tensorboard --logdir {logs.parent / 'tensorboard'}\n"
+        f"  wandb (offline) {logs.parent / 'wandb'}  (wandb sync <offline-run dir>)\n"
+        "\n  Not in this version yet: routing low-reward rollouts to Label Studio for review.",
         markup=False,
     )

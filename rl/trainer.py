@@ -221,6 +221,9 @@ class Trainer:
         metrics.add("step", self.step, "max")
         metrics.add("epoch", epoch, "max")
         metrics.add_all(resource_metrics(self.device), "max")
+        for name, (value, reduce) in sorted(self.control.metrics.items()):
+            metrics.add(name, value, reduce)  # what hooks reported during this step
+        self.control.metrics.clear()
         reduced = metrics.reduced()
         self._stage_done("step_end", samples, reduced)
         return reduced

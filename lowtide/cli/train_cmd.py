@@ -68,6 +68,7 @@ def _build_trainer(config: RunConfig, config_path: Path | None):
     from rl.hooks import HookError
     from rl.rewards import RewardError
     from rl.trainer import Trainer
+    from sampling import sampler  # noqa: F401  (registers the low_reward_sampler hook)
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

@@ -19,6 +19,7 @@ class TrainerControl:
     should_stop: bool = False
     stop_reason: str | None = None
     should_save: bool = False
+    metrics: dict[str, tuple[float, str]] = field(default_factory=dict)
 
     def request_stop(self, reason: str) -> None:
         self.should_stop = True
@@ -26,6 +27,11 @@ class TrainerControl:
 
     def request_checkpoint(self) -> None:
         self.should_save = True
+
+    def report_metric(self, name: str, value: float, reduce: str = "sum") -> None:
+        """A hook's own metric (e.g. `sampling/selected`), logged with the step's metrics and
+        combined across ranks by `reduce` (sum, mean, min or max)."""
+        self.metrics[name] = (float(value), reduce)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,156 @@
+"""The producer against a real redis-server that the tests stop and start: records reach the
+queue as JSON jobs, exactly once, through outages; the spool is empty afterwards."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from rq import Queue
+from rq.job import Job
+from rq.serializers import JSONSerializer
+
+from lowtide.services.process import free_port
+from sampling.config import QueueConfig
+from sampling.producer import JOB_FUNCTION, Producer
+
+pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+
+
+class OwnRedis:
+    """A redis-server on a free port with an fsynced append-only file: it can be killed with
+    SIGKILL and restarted with what it had acknowledged."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.directory = directory
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory)],
+            stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+        client = redis.Redis.from_url(self.url)
+        for _ in range(100):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
+    server = OwnRedis(tmp_path)
+    server.start()
+    yield server
+    if server.process and server.process.poll() is None:
+        server.kill()
+
+
+def records(start: int, count: int) -> list[dict]:
+    return [{"sample_id": f"s-{i:06d}", "response": "r" * 100} for i in range(start, start + count)]
+
+
+def queued_sample_ids(url: str, name: str) -> list[str]:
+    connection = redis.Redis.from_url(url)
+    queue = Queue(name, connection=connection, serializer=JSONSerializer)
+    ids = []
+    for job_id in queue.job_ids:
+        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
+        assert job.func_name == JOB_FUNCTION
+        ids += [record["sample_id"] for record in job.args[0]]
+    return ids
+
+
+def wait_for(condition, timeout_s: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def config(url: str, tmp_path: Path, **overrides) -> QueueConfig:
+    settings = {"redis_url": url, "name": "test-annotate", "batch_size": 64, "max_latency_ms": 100,
+                "spool_dir": str(tmp_path / "spool")}  # fmt: skip
+    return QueueConfig(**{**settings, **overrides})
+
+
+def test_batches_arrive_as_json_jobs(own_redis: OwnRedis, tmp_path: Path) -> None:
+    producer = Producer(config(own_redis.url, tmp_path))
+    started = time.perf_counter()
+    producer.submit(records(0, 130))
+    assert time.perf_counter() - started < 0.01  # the trainer thread does not wait on Redis
+    wait_for(lambda: producer.stats.enqueued == 130)
+    producer.close()
+    ids = queued_sample_ids(own_redis.url, "test-annotate")
+    assert sorted(ids) == [f"s-{i:06d}" for i in range(130)]
+    assert len(Queue("test-annotate", connection=redis.Redis.from_url(own_redis.url)).job_ids) == 3
+    assert producer.stats.spooled == 0 and producer.stats.dropped == 0
+
+
+def test_a_redis_outage_loses_nothing_and_duplicates_nothing(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    producer = Producer(config(own_redis.url, tmp_path))
+    producer.submit(records(0, 100))
+    wait_for(lambda: producer.stats.enqueued == 100)
+    own_redis.kill()
+    for start in range(100, 300, 20):  # the trainer keeps going
+        began = time.perf_counter()
+        producer.submit(records(start, 20))
+        assert time.perf_counter() - began < 0.01
+        time.sleep(0.05)
+    wait_for(lambda: producer.stats.spooled == 200)
+    assert not producer.stats.redis_up and producer.spool.pending_records() == 200
+    own_redis.start()
+    producer.submit(records(300, 50))
+    wait_for(lambda: producer.stats.enqueued == 350)
+    producer.close()
+    ids = queued_sample_ids(own_redis.url, "test-annotate")
+    assert len(ids) == len(set(ids)) == 350
+    assert producer.stats.replayed == 200 and producer.stats.dropped == 0
+    assert producer.spool.pending_batches() == 0
+
+
+def test_close_while_redis_is_down_spools_and_the_next_run_replays(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    own_redis.kill()
+    producer = Producer(config(own_redis.url, tmp_path))
+    producer.submit(records(0, 90))
+    producer.close(deadline_s=2)
+    assert producer.spool.pending_records() == 90
+    own_redis.start()
+    next_run = Producer(config(own_redis.url, tmp_path))
+    wait_for(lambda: next_run.stats.replayed == 90)
+    next_run.close()
+    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
+        f"s-{i:06d}" for i in range(90)
+    ]
+
+
+def test_an_unwritable_spool_while_redis_is_down_is_counted_as_dropped(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    own_redis.kill()
+    (tmp_path / "blocked").write_text("a file where the spool directory should be")
+    producer = Producer(config(own_redis.url, tmp_path, spool_dir=str(tmp_path / "blocked")))
+    producer.submit(records(0, 10))
+    wait_for(lambda: producer.stats.dropped == 10)
+    producer.close(deadline_s=1)
+    assert any("cannot write the spool" in error for error in producer.stats.errors)

@@ -1,0 +1,88 @@
+"""The disk spool: durable, ordered, resumable replays; loud when it cannot write."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from sampling import spool as spool_module
+from sampling.spool import Spool, SpooledBatch, SpoolError
+
+
+def batch(n: int, size: int = 2) -> SpooledBatch:
+    return SpooledBatch(
+        f"b-{n}", [{"sample_id": f"s-{n}-{i}", "text": "x" * 10} for i in range(size)]
+    )
+
+
+def test_replay_sends_in_order_then_deletes(tmp_path: Path) -> None:
+    spool = Spool(tmp_path / "spool")
+    for n in range(5):
+        spool.append(batch(n))
+    assert spool.pending_batches() == 5 and spool.pending_records() == 10
+    sent: list[str] = []
+    assert spool.replay(lambda b: sent.append(b.batch_id)) == 5
+    assert sent == [f"b-{n}" for n in range(5)]
+    assert spool.pending_batches() == 0
+    assert [p.name for p in (tmp_path / "spool").iterdir() if not p.name.startswith(".")] == []
+
+
+def test_a_failed_replay_keeps_the_rest_and_never_resends_acknowledged(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    for n in range(4):
+        spool.append(batch(n))
+    sent: list[str] = []
+
+    def flaky(b: SpooledBatch) -> None:
+        if b.batch_id == "b-2" and "b-2" not in failed:
+            failed.add("b-2")
+            raise ConnectionError("redis went away")
+        sent.append(b.batch_id)
+
+    failed: set[str] = set()
+    with pytest.raises(ConnectionError):
+        spool.replay(flaky)
+    assert sent == ["b-0", "b-1"] and spool.pending_batches() == 2
+    spool.append(batch(9))  # more arrive while Redis is still down
+    assert spool.replay(flaky) == 3
+    assert sent == ["b-0", "b-1", "b-2", "b-3", "b-9"]  # each once, in order
+
+
+def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    spool.append(batch(0))
+    segment = next(tmp_path.glob("segment-*.jsonl"))
+    with open(segment, "a") as handle:
+        handle.write('{"batch_id": "b-1", "records": [{"sample')  # a crash mid-write
+    sent: list[str] = []
+    spool.replay(lambda b: sent.append(b.batch_id))
+    assert sent == ["b-0"]
+
+
+def test_segments_roll_over_and_replay_across_them(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(spool_module, "SEGMENT_MAX_BYTES", 200)
+    spool = Spool(tmp_path)
+    for n in range(6):
+        spool.append(batch(n))
+    assert len(list(tmp_path.glob("segment-*.jsonl"))) > 1
+    sent: list[str] = []
+    spool.replay(lambda b: sent.append(b.batch_id))
+    assert sent == [f"b-{n}" for n in range(6)]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere; see the file-in-the-way case")
+def test_an_unwritable_directory_is_a_clear_error(tmp_path: Path) -> None:
+    tmp_path.chmod(0o500)
+    try:
+        with pytest.raises(SpoolError, match="cannot write the spool"):
+            Spool(tmp_path / "spool").append(batch(0))
+    finally:
+        tmp_path.chmod(0o700)
+
+
+def test_a_file_in_the_way_is_a_clear_error(tmp_path: Path) -> None:
+    (tmp_path / "spool").write_text("not a directory")
+    with pytest.raises(SpoolError, match="cannot write the spool"):
+        Spool(tmp_path / "spool").append(batch(0))

@@ -67,6 +67,29 @@ def redis_client(url: str) -> redis.Redis:
     )
 
 
+def annotation_queue(config: QueueConfig, client: redis.Redis | None = None) -> Queue:
+    """The RQ queue, always with the JSON serializer (a pickle payload runs code in a worker)."""
+    connection = client or redis_client(config.redis_url.get_secret_value())
+    return Queue(config.name, connection=connection, serializer=JSONSerializer)
+
+
+def enqueue_batch(
+    queue: Queue, batch: Sequence[dict[str, Any]], job_function: str = JOB_FUNCTION
+) -> None:
+    """One RQ job for the batch; a batch already queued (same records, same id) is left alone."""
+    with contextlib.suppress(DuplicateJobError):
+        queue.enqueue(
+            job_function,
+            list(batch),
+            job_id=batch_job_id(batch),
+            unique=True,
+            result_ttl=RESULT_TTL_S,
+            failure_ttl=FAILURE_TTL_S,
+            job_timeout=JOB_TIMEOUT_S,
+            description=f"{len(batch)} rollout records",
+        )
+
+
 class Producer:
     def __init__(
         self,
@@ -85,7 +108,7 @@ class Producer:
         self._lock = threading.Condition()
         self._closing = False
         self._client = redis_client(self.url)
-        self._queue = Queue(config.name, connection=self._client, serializer=JSONSerializer)
+        self._queue = annotation_queue(config, self._client)
         self._thread = threading.Thread(target=self._run, name="lowtide-producer", daemon=True)
         self._thread.start()
 
@@ -170,18 +193,7 @@ class Producer:
 
     def _enqueue(self, batch: list[dict[str, Any]]) -> None:
         started = time.perf_counter()
-        # Already queued (a replay after an unrecorded acknowledgement): nothing to do.
-        with contextlib.suppress(DuplicateJobError):
-            self._queue.enqueue(
-                self.job_function,
-                batch,
-                job_id=batch_job_id(batch),
-                unique=True,
-                result_ttl=RESULT_TTL_S,
-                failure_ttl=FAILURE_TTL_S,
-                job_timeout=JOB_TIMEOUT_S,
-                description=f"{len(batch)} rollout records",
-            )
+        enqueue_batch(self._queue, batch, self.job_function)
         self.stats.enqueue_latency_ms = 1000 * (time.perf_counter() - started)
 
     def _update_depth(self) -> None:

@@ -65,3 +65,15 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory):
 
     torch.set_num_threads(1)
     return build_tiny_models(tmp_path_factory.mktemp("tiny-models"), sft_steps=100, seed=0)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path):
+    """A redis-server on a free port with an fsynced append-only file (see OwnRedis)."""
+    from tests.helpers.redis_server import OwnRedis
+
+    server = OwnRedis(tmp_path)
+    server.start()
+    yield server
+    if server.process and server.process.poll() is None:
+        server.kill()

@@ -4,9 +4,7 @@ queue as JSON jobs, exactly once, through outages; the spool is empty afterwards
 from __future__ import annotations
 
 import shutil
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,51 +13,11 @@ from rq import Queue
 from rq.job import Job
 from rq.serializers import JSONSerializer
 
-from lowtide.services.process import free_port
 from sampling.config import QueueConfig
 from sampling.producer import JOB_FUNCTION, Producer
+from tests.helpers.redis_server import OwnRedis
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
-
-
-class OwnRedis:
-    """A redis-server on a free port with an fsynced append-only file: it can be killed with
-    SIGKILL and restarted with what it had acknowledged."""
-
-    def __init__(self, directory: Path) -> None:
-        self.port = free_port()
-        self.directory = directory
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.process: subprocess.Popen | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory)],
-            stdout=subprocess.DEVNULL,
-        )  # fmt: skip
-        client = redis.Redis.from_url(self.url)
-        for _ in range(100):
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait()
-
-
-@pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[OwnRedis]:
-    server = OwnRedis(tmp_path)
-    server.start()
-    yield server
-    if server.process and server.process.poll() is None:
-        server.kill()
 
 
 def records(start: int, count: int) -> list[dict]:

@@ -17,7 +17,8 @@ from rl.samples import Sample
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import RolloutRecord
 from sampling.sampler import LowRewardSampler, TokenBucket
-from tests.test_producer import OwnRedis, queued_sample_ids, wait_for
+from tests.helpers.redis_server import OwnRedis
+from tests.test_producer import queued_sample_ids, wait_for
 
 
 class FakeProducer:

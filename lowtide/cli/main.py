@@ -7,7 +7,15 @@ import sys
 import typer
 from rich.markup import escape
 
-from lowtide.cli import config_cmd, demo_cmd, logs_cmd, model_cmd, services_cmd, train_cmd
+from lowtide.cli import (
+    config_cmd,
+    demo_cmd,
+    logs_cmd,
+    model_cmd,
+    queue_cmd,
+    services_cmd,
+    train_cmd,
+)
 from lowtide.cli.console import err
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
@@ -22,6 +30,7 @@ app = typer.Typer(
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(model_cmd.app, name="model")
 app.add_typer(logs_cmd.app, name="logs")
+app.add_typer(queue_cmd.app, name="queue")
 services_cmd.register(app)
 app.command(context_settings=train_cmd.OVERRIDES)(train_cmd.train)
 app.command()(demo_cmd.demo)

@@ -1,0 +1,107 @@
+"""What `lowtide queue ...` does, as plain functions over the RQ queue and the spool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
+from rq.job import Job
+from rq.registry import FailedJobRegistry, StartedJobRegistry
+
+from sampling.config import QueueConfig
+from sampling.producer import annotation_queue, enqueue_batch
+from sampling.spool import Spool, SpooledBatch
+
+
+@dataclass(frozen=True)
+class QueueStatus:
+    name: str
+    depth: int  # jobs waiting
+    started: int  # jobs a worker is running
+    failed: int  # jobs in the failed registry
+    oldest_age_s: float | None  # of the oldest waiting job
+    spool_batches: int
+    spool_records: int
+    spool_bytes: int
+
+
+@dataclass(frozen=True)
+class FailedJob:
+    job_id: str
+    records: int
+    error: str  # the last line of the exception
+    ended_at: str | None
+
+
+def queue_status(config: QueueConfig) -> QueueStatus:
+    queue = annotation_queue(config)
+    oldest = None
+    first = queue.get_job_ids(0, 0)
+    if first:
+        job = Job.fetch(first[0], connection=queue.connection, serializer=queue.serializer)
+        if job.enqueued_at is not None:
+            enqueued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or timezone.utc)
+            oldest = (datetime.now(timezone.utc) - enqueued).total_seconds()
+    spool = Spool(config.spool_dir)
+    return QueueStatus(
+        name=config.name,
+        depth=queue.count,
+        started=StartedJobRegistry(queue=queue).count,
+        failed=FailedJobRegistry(queue=queue).count,
+        oldest_age_s=oldest,
+        spool_batches=spool.pending_batches(),
+        spool_records=spool.pending_records(),
+        spool_bytes=spool.size_bytes(),
+    )
+
+
+def failed_jobs(config: QueueConfig, limit: int = 50) -> list[FailedJob]:
+    queue = annotation_queue(config)
+    registry = FailedJobRegistry(queue=queue)
+    jobs = []
+    for job_id in registry.get_job_ids(0, limit - 1):
+        try:
+            job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
+        except Exception as exc:  # a job whose payload cannot even be read: say so, go on
+            jobs.append(FailedJob(job_id, 0, f"unreadable job: {type(exc).__name__}", None))
+            continue
+        result = job.latest_result()
+        error = (result.exc_string if result else job.exc_info) or ""
+        last_line = error.strip().splitlines()[-1] if error.strip() else "(no error recorded)"
+        records = len(job.args[0]) if job.args and isinstance(job.args[0], list) else 0
+        ended = job.ended_at.isoformat() if job.ended_at else None
+        jobs.append(FailedJob(job_id, records, last_line, ended))
+    return jobs
+
+
+def requeue(config: QueueConfig, job_ids: list[str] | None = None) -> int:
+    """Move failed jobs back to the queue (all of them when `job_ids` is None)."""
+    registry = FailedJobRegistry(queue=annotation_queue(config))
+    wanted = registry.get_job_ids() if job_ids is None else job_ids
+    for job_id in wanted:
+        registry.requeue(job_id)
+    return len(wanted)
+
+
+def replay_spool(config: QueueConfig) -> int:
+    """Enqueue everything spooled while Redis was down; returns the number of records."""
+    queue = annotation_queue(config)
+    records = 0
+
+    def send(batch: SpooledBatch) -> None:
+        nonlocal records
+        enqueue_batch(queue, batch.records)
+        records += len(batch.records)
+
+    Spool(config.spool_dir).replay(send)
+    return records
+
+
+def purge(config: QueueConfig) -> tuple[int, int]:
+    """Empty the queue and the failed registry: (waiting jobs removed, failed jobs removed)."""
+    queue = annotation_queue(config)
+    registry = FailedJobRegistry(queue=queue)
+    failed_ids = registry.get_job_ids()
+    for job_id in failed_ids:
+        registry.remove(job_id, delete_job=True)
+    return queue.empty(), len(failed_ids)

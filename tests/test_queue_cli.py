@@ -1,0 +1,74 @@
+"""`lowtide queue ...` against a real Redis and a real RQ worker (JSON serializer)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from rq import SimpleWorker
+from rq.serializers import JSONSerializer
+
+from sampling.config import QueueConfig
+from sampling.producer import annotation_queue, enqueue_batch
+from sampling.spool import Spool, SpooledBatch
+from tests.conftest import invoke
+from tests.helpers.redis_server import OwnRedis
+from tests.test_producer import records
+
+
+def test_status_failed_requeue_purge(
+    own_redis: OwnRedis,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+) -> None:
+    monkeypatch.setenv("REDIS_URL", own_redis.url)
+    config = QueueConfig(redis_url=own_redis.url, spool_dir=str(tmp_path / "spool"))
+    queue = annotation_queue(config)
+    enqueue_batch(queue, records(0, 3))
+    enqueue_batch(queue, records(3, 2))
+    monkeypatch.chdir(tmp_path)  # the default spool_dir is relative
+
+    code, shown, _ = invoke(capsys, "queue", "status")
+    waiting = next(line for line in shown.splitlines() if "waiting jobs" in line)
+    assert code == 0 and waiting.split()[-2] == "2"
+
+    # A real JSON worker: the job function does not exist yet, so both jobs fail.
+    SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
+    code, shown, _ = invoke(capsys, "queue", "failed")
+    assert code == 0 and "2 failed job(s)" in shown and "import_batch" in shown
+
+    code, _, said = invoke(capsys, "queue", "requeue", "--all")
+    assert code == 0 and "requeued 2 job(s)" in said
+    assert queue.count == 2
+
+    assert invoke(capsys, "queue", "purge")[0] == 2  # needs --yes
+    code, _, said = invoke(capsys, "queue", "purge", "--yes")
+    assert code == 0 and "deleted 2 waiting" in said and queue.count == 0
+
+
+def test_replay_enqueues_the_spool(
+    own_redis: OwnRedis,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys,
+) -> None:
+    monkeypatch.setenv("REDIS_URL", own_redis.url)
+    monkeypatch.chdir(tmp_path)
+    spool = Spool(tmp_path / "logs" / "spool")  # the default queue.spool_dir
+    spool.append(SpooledBatch("b-1", records(0, 4)))
+    code, _, said = invoke(capsys, "queue", "replay")
+    assert code == 0 and "replayed 4 record(s)" in said
+    assert spool.pending_batches() == 0
+    assert annotation_queue(QueueConfig(redis_url=own_redis.url)).count == 1
+
+
+def test_an_unreachable_redis_is_one_clear_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    from lowtide.services.process import free_port
+
+    monkeypatch.setenv("REDIS_URL", f"redis://:secret-pw@127.0.0.1:{free_port()}/0")
+    code, _, said = invoke(capsys, "queue", "status")
+    assert code == 1
+    assert said.count("\n") == 1 and "is not reachable" in said and "secret-pw" not in said

@@ -17,9 +17,10 @@ from tests.conftest import REPO, SECRET_VARS, run_cli
 pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
-def test_demo_then_status_token_down(tmp_path: Path) -> None:
+def test_demo_then_status_token_down(tmp_path: Path, own_redis) -> None:
     port = free_port()
     env = {
+        "REDIS_URL": own_redis.url,  # the demo routes rollouts: to a Redis of this test's own
         "LOWTIDE_STATE_DIR": str(tmp_path / ".lowtide"),
         "LOWTIDE_ENV_FILE": str(tmp_path / ".env"),
         **{name: "" for name in SECRET_VARS},  # generated into .env, not inherited
@@ -31,6 +32,7 @@ def test_demo_then_status_token_down(tmp_path: Path) -> None:
         assert (tmp_path / "outputs" / "tiny" / "policy" / "config.json").exists()
         assert "'Name a color.'" in up.stderr  # the tiny model answered
         assert ": 3 steps in" in up.stdout  # it trained, and printed the summary
+        assert "low-reward rollouts (reward < 0.2) to queue 'lowtide-annotate'" in up.stderr
         runs = [p for p in (tmp_path / "outputs").iterdir() if p.name != "tiny"]
         assert len(runs) == 1 and (runs[0] / "checkpoints" / "step-000003").exists()
         secrets = read_env_file(tmp_path / ".env")

@@ -9,20 +9,22 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_cli
+from tests.test_producer import queued_sample_ids
 
 
-def train_args(tiny_models, out: Path, steps: int = 2) -> list[str]:
+def train_args(tiny_models, out: Path, redis_url: str, steps: int = 2) -> list[str]:
     return [
         "train", "--config", str(REPO / "configs" / "quickstart.yaml"),
         f"--model.actor.model_name_or_path={tiny_models.policy}",
         f"--trainer.output_dir={out}", f"--trainer.max_steps={steps}",
         "--trainer.rollout_batch_size=4", "--trainer.max_new_tokens=12", "--run_id=cli",
         f"--logger.save_dir={out / 'logs'}", "--logger.rollout_log_interval=2",
+        f"--queue.redis_url={redis_url}", f"--queue.spool_dir={out / 'spool'}",
     ]  # fmt: skip
 
 
-def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models) -> None:
-    result = run_cli(*train_args(tiny_models, tmp_path / "out"), cwd=REPO)
+def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models, own_redis) -> None:
+    result = run_cli(*train_args(tiny_models, tmp_path / "out", own_redis.url), cwd=REPO)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "run cli: 2 steps" in result.stdout
     assert "reward/mean" in result.stdout
@@ -30,6 +32,9 @@ def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models) -
     assert (run_dir / "config.yaml").exists()
     assert (run_dir / "checkpoints" / "step-000002" / "policy" / "config.json").exists()
     assert "KL estimator k3" in result.stderr
+    # The sampler routed this run's low-reward rollouts to the queue, once each.
+    routed = queued_sample_ids(own_redis.url, "lowtide-annotate")
+    assert routed and len(routed) == len(set(routed))
     # Observability: a console line per step, and the local files, read back.
     assert "[Step 1] reward/mean=" in result.stderr and "[Step 2] reward/mean=" in result.stderr
     assert "lowest-reward samples" in result.stderr
@@ -70,10 +75,10 @@ def test_train_with_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models) -> None:
+def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models, own_redis) -> None:
     command = [
         sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-        "-m", "lowtide", *train_args(tiny_models, tmp_path / "out"),
+        "-m", "lowtide", *train_args(tiny_models, tmp_path / "out", own_redis.url),
     ]  # fmt: skip
     result = subprocess.run(
         command, cwd=REPO, capture_output=True, text=True, timeout=600,
@@ -85,3 +90,5 @@ def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models) -> None:
     assert "2 process(es)" in result.stderr
     checkpoints = list((tmp_path / "out" / "cli" / "checkpoints").glob("step-*"))
     assert [c.name for c in checkpoints] == ["step-000002"]
+    routed = queued_sample_ids(own_redis.url, "lowtide-annotate")  # both ranks route their own
+    assert len(routed) == len(set(routed))

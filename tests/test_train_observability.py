@@ -13,11 +13,14 @@ from tests.conftest import REPO, run_cli
 
 
 @pytest.mark.slow
-def test_quickstart_leaves_wandb_tensorboard_and_local_logs(tmp_path: Path, tiny_models) -> None:
+def test_quickstart_leaves_wandb_tensorboard_and_local_logs(
+    tmp_path: Path, tiny_models, own_redis
+) -> None:
     shutil.copytree(REPO / "configs", tmp_path / "configs")
     (tmp_path / "outputs").mkdir()
     (tmp_path / "outputs" / "tiny").symlink_to(Path(tiny_models.policy).parent)
     env = {"WANDB_API_KEY": "", "WANDB_MODE": "", "WANDB_DIR": "", "WANDB_DATA_DIR": ""}
+    env["REDIS_URL"] = own_redis.url  # the quickstart's sampler routes to a Redis of our own
     result = run_cli(
         "train", "--config", "configs/quickstart.yaml", "--trainer.num_epochs=1",
         "--trainer.rollout_batch_size=4", "--device=cpu", "--run_id=obs",

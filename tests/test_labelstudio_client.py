@@ -1,0 +1,152 @@
+"""`annotation.labelstudio` against a real Label Studio (one server for the module, 20-80 s)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+from annotation.labelstudio import LabelStudioClient, LabelStudioError, task_from_record
+from lowtide.services.credentials import Credentials
+from lowtide.services.labelstudio import ensure_installed, ensure_label_studio, stop_label_studio
+from lowtide.services.process import free_port, is_running
+from lowtide.services.state import ServiceRegistry
+from tests.conftest import REPO
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
+
+REVIEW_XML = (REPO / "configs" / "label_studio" / "review.xml").read_text()
+LOOKUP_COUNT = 1500  # above the ~1,000 keys that overflow one URL: the lookup must chunk
+
+
+class Server:
+    def __init__(self, url: str, api_key: str) -> None:
+        self.url = url
+        self.api_key = api_key
+
+    def client(self, api_key: str | None = None) -> LabelStudioClient:
+        return LabelStudioClient(self.url, api_key or self.api_key, timeout_s=30)
+
+    def label_config(self, project_id: int) -> str:
+        response = httpx.get(
+            f"{self.url}/api/projects/{project_id}",
+            headers={"Authorization": f"Token {self.api_key}"},
+            timeout=30,
+        )
+        response.raise_for_status()
+        return response.json()["label_config"]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    root = tmp_path_factory.mktemp("ls-state")
+    credentials = Credentials(
+        "admin@lowtide.local", secrets.token_urlsafe(12), secrets.token_hex(20), root / ".env"
+    )
+    registry = ServiceRegistry(root)
+    ensure_installed(REPO)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("LABEL_STUDIO_URL", raising=False)  # start our own, never reuse one
+        record, _ = ensure_label_studio(registry, credentials, free_port())
+    try:
+        yield Server(record.url, credentials.api_key)
+    finally:
+        stop_label_studio(registry)
+        assert record.pid is not None and not is_running(record.pid)
+
+
+def record(i: int, reward: float | None = 0.05) -> dict:
+    return {
+        "sample_id": f"sample-{i:05d}",
+        "run_id": "run-1",
+        "step": i,
+        "prompt": f"prompt {i}",
+        "response": f"response {i}",
+        "reward": reward,
+        "reward_details": {"format": 0.0, "correctness": None},
+    }
+
+
+def test_task_from_record_fills_every_field_the_config_uses() -> None:
+    task = task_from_record(record(3, reward=None))
+    data = task["data"]
+    assert set(task) == {"data"}
+    assert data["reward"] == "n/a" and data["reward_text"] == "n/a"
+    assert data["reward_details"] == "correctness: n/a\nformat: 0"
+    assert task_from_record(record(1, reward=0.125))["data"]["reward"] == 0.125
+    for field in ("prompt", "response", "reward_text", "reward_details"):
+        assert f"${field}" in REVIEW_XML and field in data
+
+
+def test_ensure_project_is_idempotent_and_updates_the_config(server: Server) -> None:
+    with server.client() as client:
+        project_id = client.ensure_project("review idempotent", REVIEW_XML)
+        assert client.ensure_project("review idempotent", REVIEW_XML) == project_id
+        # A title that contains ours is another project (the server filters by substring).
+        assert client.ensure_project("review idempotent 2", REVIEW_XML) != project_id
+        client.import_tasks(project_id, [task_from_record(record(i)) for i in range(3)])
+
+        changed = REVIEW_XML.replace("A better response (optional)", "A better response")
+        assert client.ensure_project("review idempotent", changed) == project_id
+        assert "A better response (optional)" not in server.label_config(project_id)
+        assert client.count_tasks(project_id) == 3
+
+
+def test_bulk_import_and_lookup_by_sample_id(server: Server) -> None:
+    with server.client() as client:
+        project_id = client.ensure_project("review import", REVIEW_XML)
+        records = [record(i) for i in range(LOOKUP_COUNT)]
+        started = time.monotonic()
+        ids = client.import_tasks(project_id, [task_from_record(r) for r in records])
+        imported_s = time.monotonic() - started
+        assert len(ids) == LOOKUP_COUNT and ids == sorted(ids) and len(set(ids)) == LOOKUP_COUNT
+        assert client.count_tasks(project_id) == LOOKUP_COUNT
+
+        started = time.monotonic()
+        found = client.task_ids_by_sample_id(
+            project_id, [r["sample_id"] for r in records] + ["not-imported"]
+        )
+        looked_up_s = time.monotonic() - started
+        assert found == {r["sample_id"]: task_id for r, task_id in zip(records, ids, strict=True)}
+        print(f"import {LOOKUP_COUNT}: {imported_s:.2f} s, lookup: {looked_up_s:.2f} s")
+
+        # No dedupe on the server: a second import makes a second task; the lookup keeps the first.
+        again = client.import_tasks(project_id, [task_from_record(records[0])])
+        assert again[0] > ids[-1]
+        assert client.task_ids_by_sample_id(project_id, [records[0]["sample_id"]]) == {
+            records[0]["sample_id"]: ids[0]
+        }
+        assert client.import_tasks(project_id, []) == []
+
+
+def test_wrong_token_says_so_without_the_key(server: Server) -> None:
+    wrong = "wrong-" + secrets.token_hex(16)
+    with server.client(api_key=wrong) as client, pytest.raises(LabelStudioError) as caught:
+        client.ensure_project("review token", REVIEW_XML)
+    message = str(caught.value)
+    assert "token" in message and "LABEL_STUDIO_API_KEY" in message
+    assert wrong not in message and server.api_key not in message
+
+
+def test_unknown_project_is_a_404_message(server: Server) -> None:
+    with server.client() as client, pytest.raises(LabelStudioError, match="no project 999999"):
+        client.count_tasks(999999)
+
+
+def test_bad_labeling_config_is_a_clear_400(server: Server) -> None:
+    with server.client() as client, pytest.raises(LabelStudioError) as caught:
+        client.ensure_project("review bad config", "<View><Text name='x' value='$x'/>")
+    assert "labeling config (HTTP 400)" in str(caught.value)
+
+
+def test_unreachable_server_fails_fast() -> None:
+    url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    started = time.monotonic()
+    client = LabelStudioClient(url, "some-key", timeout_s=30)
+    with client, pytest.raises(LabelStudioError) as caught:
+        client.ensure_project("review unreachable", REVIEW_XML)
+    assert time.monotonic() - started < 10
+    assert url in str(caught.value) and "lowtide up" in str(caught.value)

@@ -243,3 +243,17 @@ def test_encode_response_stores_base64() -> None:
 
     safe = safe_text("héllo", 100, encode=True)
     assert base64.b64decode(safe.text).decode("utf-8") == "héllo"
+
+
+def test_a_backend_that_cannot_start_is_one_clear_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from rl.tracking.router import TrackingError
+
+    monkeypatch.setenv("WANDB_MODE", "online")  # online, with no key: wandb refuses to start
+    monkeypatch.delenv("WANDB_API_KEY", raising=False)
+    monkeypatch.setenv("NETRC", str(tmp_path / "no-netrc"))
+    monkeypatch.setenv("HOME", str(tmp_path))  # no stored login either
+    config = LoggerConfig(name=["wandb"], save_dir=str(tmp_path))
+    with pytest.raises(TrackingError, match="the wandb backend could not start"):
+        Tracker.from_config(config, info(tmp_path))

@@ -35,6 +35,10 @@ log = logging.getLogger("rl.tracking")
 DISTRIBUTION_SUFFIX = "/distribution"
 
 
+class TrackingError(ValueError):
+    """A logging backend could not start; the message names it and says why."""
+
+
 @dataclass(frozen=True)
 class _Item:
     kind: str  # "scalars" | "histograms" | "table"
@@ -71,13 +75,18 @@ class Tracker:
         info.run_dir.mkdir(parents=True, exist_ok=True)
         names = list(dict.fromkeys(["jsonl", *config.name]))
         backends: list[Backend] = []
-        try:
-            for name in names:
-                backends.append(backend_factory(name)(info, config))
-        except Exception:
-            for backend in backends:
-                backend.close()
-            raise
+        for name in names:
+            factory = backend_factory(name)
+            try:
+                backends.append(factory(info, config))
+            except Exception as exc:  # wandb/tensorboard raise their own kinds: one message
+                for backend in backends:
+                    backend.close()
+                first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                raise TrackingError(
+                    f"logger.name: the {name} backend could not start: "
+                    f"{type(exc).__name__}: {first_line}"
+                ) from exc
         return cls(config, info, backends)
 
     # ---- decisions (trainer thread) -----------------------------------------------------------

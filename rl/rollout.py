@@ -76,10 +76,14 @@ def position_ids_from(attention_mask: torch.Tensor) -> torch.Tensor:
     return (attention_mask.long().cumsum(-1) - 1).clamp(min=0)
 
 
+def uses_chat_template(tokenizer: PreTrainedTokenizerBase, wanted: bool) -> bool:
+    return wanted and bool(getattr(tokenizer, "chat_template", None))
+
+
 def render_prompts(
     tokenizer: PreTrainedTokenizerBase, prompts: list[str], use_chat_template: bool
 ) -> list[str]:
-    if use_chat_template and getattr(tokenizer, "chat_template", None):
+    if uses_chat_template(tokenizer, use_chat_template):
         return [
             tokenizer.apply_chat_template(
                 [{"role": "user", "content": prompt}], add_generation_prompt=True, tokenize=False
@@ -101,11 +105,10 @@ def generate(
 ) -> Rollout:
     device = next(policy.parameters()).device
     n = settings.samples_per_prompt
-    texts = render_prompts(tokenizer, prompts, use_chat_template)
+    chat = uses_chat_template(tokenizer, use_chat_template)
+    texts = render_prompts(tokenizer, prompts, chat)
     # A chat template writes its own special tokens; a plain prompt gets the tokenizer's.
-    encoded = tokenizer(
-        texts, return_tensors="pt", padding=True, add_special_tokens=not use_chat_template
-    )
+    encoded = tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=not chat)
     prompt_ids = encoded["input_ids"].repeat_interleave(n, dim=0).to(device)
     prompt_mask = encoded["attention_mask"].repeat_interleave(n, dim=0).to(device)
     was_training = policy.training

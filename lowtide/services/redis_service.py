@@ -25,6 +25,7 @@ from lowtide.services.process import (
 )
 from lowtide.services.state import ServiceRecord, ServiceRegistry
 from sampling.config import DEFAULT_REDIS_URL, mask_url_password
+from sampling.producer import redis_client
 
 NAME = "redis"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -42,9 +43,7 @@ def redis_problem(url: str) -> str | None:
     """None if a PING works, else why not. Short timeouts and no retries: a hung server fails in
     ~0.5 s, not a minute."""
     try:
-        client = redis.Redis.from_url(
-            url, socket_timeout=0.5, socket_connect_timeout=0.5, retry_on_timeout=False
-        )
+        client = redis_client(url)
         try:
             client.ping()
             return None

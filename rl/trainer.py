@@ -149,6 +149,7 @@ class Trainer:
         self.policy_for_update = self._wrap(self.policy)
         self.critic_for_update = self._wrap(self.critic) if self.critic is not None else None
         self.step = 0
+        self.epoch = 0
         self.control = TrainerControl()
         self.tracker = tracker if self.world.is_main else None  # rank 0 logs
         if checkpoint is not None:
@@ -455,7 +456,7 @@ class Trainer:
         context = StageContext(
             stage=stage,
             step=self.step,
-            epoch=getattr(self, "epoch", 0),
+            epoch=self.epoch,
             run_id=self.run_id,
             rank=self.world.rank,
             world_size=self.world.world_size,

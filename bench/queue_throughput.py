@@ -20,6 +20,8 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
+from child_run import run_child
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 RECORDS = int(os.environ.get("BENCH_RECORDS", "20000"))
@@ -158,14 +160,9 @@ def main() -> None:
 
             model = str(build_tiny_models(Path(tmp) / "tiny", sft_steps=100, seed=0).policy)
             steps: dict[str, list[float]] = {"off": [], "on": []}
-            env = {**os.environ, "OMP_NUM_THREADS": "1"}
             for _ in range(RUNS):
                 for mode in ("off", "on"):
-                    result = subprocess.run(
-                        [sys.executable, __file__, "--child", mode, model, url],
-                        capture_output=True, text=True, env=env, check=True,
-                    )  # fmt: skip
-                    steps[mode] += json.loads(result.stdout.strip().splitlines()[-1])[3:]
+                    steps[mode] += run_child(__file__, mode, model, url)[3:]
             off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
             print(f"quickstart median step: sampler off {off:.3f} s, on {on:.3f} s; "
                   f"ratio {on / off:.3f} (goal <= 1.02)")  # fmt: skip

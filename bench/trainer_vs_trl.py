@@ -13,11 +13,12 @@ import json
 import os
 import resource
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from child_run import run_child
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_RUNS", "3"))
@@ -114,14 +115,7 @@ def child(kind: str, model: str) -> None:
 
 
 def measure(kind: str, model: str) -> dict:
-    env = {**os.environ, "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
-    result = subprocess.run(
-        [sys.executable, __file__, "--child", kind, model],
-        capture_output=True, text=True, env=env, cwd=REPO, check=False,
-    )  # fmt: skip
-    if result.returncode != 0:
-        raise SystemExit(f"{kind} run failed:\n{result.stderr[-3000:]}")
-    return json.loads(result.stdout.strip().splitlines()[-1])
+    return run_child(__file__, kind, model)
 
 
 def main() -> None:

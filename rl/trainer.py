@@ -88,7 +88,6 @@ class Trainer:
         device: str = "auto",
         run_id: str | None = None,
         hook_resources: Mapping[str, Any] | None = None,
-        tracker: Tracker | None = None,
         base_dir: Path | None = None,
     ) -> None:
         self.config = trainer
@@ -151,7 +150,8 @@ class Trainer:
         self.step = 0
         self.epoch = 0
         self.control = TrainerControl()
-        self.tracker = tracker if self.world.is_main else None  # rank 0 logs
+        # Set by the caller on rank 0 only (it needs the run id chosen here); None: no logging.
+        self.tracker: Tracker | None = None
         if checkpoint is not None:
             self._restore(checkpoint)
 

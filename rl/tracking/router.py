@@ -164,6 +164,8 @@ class Tracker:
         for sample in samples:
             prompt = safe_text(sample.prompt, limit, encode=encode)
             response = safe_text(sample.response, limit, encode=encode)
+            # The tracker runs on rank 0: these are rank 0's samples, with the ids the sampler
+            # gives them, so a table row and a routed record can be matched.
             sample_id = make_sample_id(
                 self.info.run_id, step, 0, sample.index, sample.prompt, sample.response
             )

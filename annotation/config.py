@@ -21,7 +21,9 @@ class RetryConfig(Section):
 
 
 class AnnotationConfig(Section):
-    label_studio_url: str = "http://127.0.0.1:8080"
+    label_studio_url: str = Field(
+        "http://127.0.0.1:8080", json_schema_extra={"env": "LABEL_STUDIO_URL"}
+    )
     api_key: SecretStr | None = Field(
         None, json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True}
     )
@@ -30,6 +32,9 @@ class AnnotationConfig(Section):
     import_batch_max: int = Field(500, ge=1)
     retry: RetryConfig = Field(default_factory=RetryConfig)
     request_timeout_s: float = Field(30, gt=0)
+    max_text_chars: int = Field(
+        100_000, ge=1, description="longer prompts or responses are quarantined, not imported"
+    )
 
 
 class ExportConfig(Section):

@@ -30,6 +30,14 @@ class LabelStudioError(RuntimeError):
     """A Label Studio call failed; the message is meant for the user, without secrets."""
 
 
+class LabelStudioAuthError(LabelStudioError):
+    """The server rejected the API key: retrying will not help."""
+
+
+class LabelStudioUnreachable(LabelStudioError):
+    """No answer (connection refused, DNS, timeout): worth retrying later."""
+
+
 class LabelStudioClient:
     def __init__(self, url: str, api_key: str, timeout_s: float = 30.0) -> None:
         self.url = url.rstrip("/")
@@ -97,6 +105,33 @@ class LabelStudioClient:
                         found[sample_id] = min(task.id, found.get(sample_id, task.id))
         return found
 
+    def find_project(self, title: str) -> int | None:
+        """The id of the project called exactly `title` (the oldest of several), or None."""
+        with self._errors("finding the project"):
+            found = [p.id for p in self._sdk.projects.list(title=title) if p.title == title]
+        return int(min(found)) if found else None
+
+    def annotated_tasks(
+        self, project_id: int, since: str | None = None
+    ) -> Iterator[dict[str, Any]]:
+        """Tasks with at least one annotation completed after `since` (ISO time; None: all),
+        oldest first, each a dict with its annotations inline."""
+        item = {
+            "filter": "filter:tasks:completed_at",
+            "operator": "greater",
+            "type": "Datetime",
+            "value": since or "1970-01-01T00:00:00.000Z",  # a task never annotated has none
+        }
+        query = {
+            "filters": {"conjunction": "and", "items": [item]},
+            "ordering": ["tasks:completed_at"],
+        }
+        with self._errors("listing annotated tasks", project_id):
+            for task in self._sdk.tasks.list(
+                project=project_id, query=json.dumps(query), fields="all", page_size=_PAGE_SIZE
+            ):
+                yield task.model_dump(mode="json") if hasattr(task, "model_dump") else dict(task)
+
     def count_tasks(self, project_id: int) -> int:
         with self._errors("counting tasks", project_id):
             return int(self._sdk.projects.get(project_id).task_number or 0)
@@ -108,16 +143,22 @@ class LabelStudioClient:
         try:
             yield
         except ApiError as error:
-            raise LabelStudioError(
+            kind = LabelStudioAuthError if error.status_code in (401, 403) else LabelStudioError
+            raise kind(
                 self._mask(self._api_message(error, action, project_id, labeling_config))
             ) from None
         except httpx.TimeoutException:
-            raise LabelStudioError(
+            raise LabelStudioUnreachable(
                 f"Label Studio at {self.url} did not answer within {self._timeout_s:g} s while "
                 f"{action}: it may be overloaded or frozen"
             ) from None
-        except (httpx.TransportError, httpx.InvalidURL) as error:
+        except httpx.InvalidURL as error:
             raise LabelStudioError(
+                f"Label Studio request while {action} is not a valid URL ({error}): check "
+                "annotation.label_studio_url"
+            ) from None
+        except httpx.TransportError as error:
+            raise LabelStudioUnreachable(
                 f"cannot reach Label Studio at {self.url} while {action} "
                 f"({type(error).__name__}): is it running? Start it with `lowtide up`, or set "
                 "annotation.label_studio_url to where it runs"

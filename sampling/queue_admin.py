@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
+import redis
+from rq.exceptions import DeserializationError
 from rq.job import Job
 from rq.registry import FailedJobRegistry, StartedJobRegistry
 
 from sampling.config import QueueConfig
-from sampling.producer import annotation_queue, enqueue_batch
+from sampling.producer import annotation_queue, enqueue_batch, redis_client
 from sampling.spool import Spool, SpooledBatch
 
 
@@ -31,6 +33,10 @@ class FailedJob:
     records: int
     error: str  # the last line of the exception
     ended_at: str | None
+
+
+def connect(config: QueueConfig) -> redis.Redis:
+    return redis_client(config.redis_url.get_secret_value())
 
 
 def queue_status(config: QueueConfig) -> QueueStatus:
@@ -68,17 +74,23 @@ def failed_jobs(config: QueueConfig, limit: int = 50) -> list[FailedJob]:
         result = job.latest_result()
         error = (result.exc_string if result else job.exc_info) or ""
         last_line = error.strip().splitlines()[-1] if error.strip() else "(no error recorded)"
-        records = len(job.args[0]) if job.args and isinstance(job.args[0], list) else 0
+        try:
+            records = len(job.args[0]) if job.args and isinstance(job.args[0], list) else 0
+        except DeserializationError:  # junk a worker refused: its reason is the error
+            records = 0
         ended = job.ended_at.isoformat() if job.ended_at else None
         jobs.append(FailedJob(job_id, records, last_line, ended))
     return jobs
 
 
 def requeue(config: QueueConfig, job_ids: list[str] | None = None) -> int:
-    """Move failed jobs back to the queue (all of them when `job_ids` is None)."""
-    registry = FailedJobRegistry(queue=annotation_queue(config))
+    """Move failed jobs back to the queue (all of them when `job_ids` is None), each with a
+    fresh set of retries."""
+    queue = annotation_queue(config)
+    registry = FailedJobRegistry(queue=queue)
     wanted = registry.get_job_ids() if job_ids is None else job_ids
     for job_id in wanted:
+        queue.connection.hdel(Job.key_for(job_id), "number_of_retries")
         registry.requeue(job_id)
     return len(wanted)
 

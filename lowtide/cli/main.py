@@ -15,6 +15,7 @@ from lowtide.cli import (
     queue_cmd,
     services_cmd,
     train_cmd,
+    worker_cmd,
 )
 from lowtide.cli.console import err
 from lowtide.errors import UserError
@@ -34,6 +35,7 @@ app.add_typer(queue_cmd.app, name="queue")
 services_cmd.register(app)
 app.command(context_settings=train_cmd.OVERRIDES)(train_cmd.train)
 app.command()(demo_cmd.demo)
+app.command(context_settings=train_cmd.OVERRIDES)(worker_cmd.worker)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,8 +1,9 @@
-"""`lowtide queue status|failed|requeue|replay|purge`: the annotation queue and the spool."""
+"""`lowtide queue status|failed|quarantined|requeue|replay|purge`: the annotation queue, the
+workers' counters and the spool. Every command takes `--config` and dotted overrides."""
 
 from __future__ import annotations
 
-import os
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -11,22 +12,21 @@ import redis
 import typer
 from rich.table import Table
 
+from annotation import ledger
 from lowtide.cli.console import err, out
-from lowtide.config import load_run_config
+from lowtide.config import load_service_config
 from lowtide.errors import UsageError, UserError
 from sampling import queue_admin
 from sampling.config import QueueConfig, mask_url_password
 
 app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_help=True)
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its queue section)")
+OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
 T = TypeVar("T")
 
 
-def _queue_config(config: Path | None) -> QueueConfig:
-    if config is not None:
-        return load_run_config(config).queue
-    environment = {"redis_url": os.environ["REDIS_URL"]} if os.environ.get("REDIS_URL") else {}
-    return QueueConfig(**environment)
+def _queue_config(ctx: typer.Context, config: Path | None) -> QueueConfig:
+    return load_service_config(config, ctx.args).queue
 
 
 def _call(config: QueueConfig, action: Callable[[QueueConfig], T]) -> T:
@@ -40,11 +40,13 @@ def _call(config: QueueConfig, action: Callable[[QueueConfig], T]) -> T:
         ) from None
 
 
-@app.command()
-def status(config: Path | None = ConfigOption) -> None:
-    """Depth, running and failed jobs, the oldest waiting job's age, and the spool."""
-    queue = _queue_config(config)
+@app.command(context_settings=OVERRIDES)
+def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
+    """Depth, running and failed jobs, the oldest waiting job's age, the spool, and what the
+    workers did (imported, duplicates, quarantined, retries, failures, import latency)."""
+    queue = _queue_config(ctx, config)
     state = _call(queue, queue_admin.queue_status)
+    stats = _call(queue, lambda q: ledger.read_stats(queue_admin.connect(q), q.name))
     table = Table(
         title=f"queue {state.name} at {mask_url_password(queue.redis_url.get_secret_value())}"
     )
@@ -58,15 +60,22 @@ def status(config: Path | None = ConfigOption) -> None:
         ("spooled records", str(state.spool_records)),
         ("spool size", f"{state.spool_bytes / 1024:.1f} KiB ({queue.spool_dir})"),
     ]  # fmt: skip
+    rows += [(f"workers: {name.replace('_', ' ')}", str(n)) for name, n in stats.counters.items()]
+    mean = stats.mean_import_s
+    rows.append(("workers: mean import", "-" if mean is None else f"{1000 * mean:.0f} ms"))
     for row in rows:
         table.add_row(*row)
     out.print(table)
 
 
-@app.command()
-def failed(config: Path | None = ConfigOption, limit: int = typer.Option(50, "--limit")) -> None:
+@app.command(context_settings=OVERRIDES)
+def failed(
+    ctx: typer.Context,
+    config: Path | None = ConfigOption,
+    limit: int = typer.Option(50, "--limit"),
+) -> None:
     """Failed jobs with their error."""
-    queue = _queue_config(config)
+    queue = _queue_config(ctx, config)
     jobs = _call(queue, lambda q: queue_admin.failed_jobs(q, limit))
     table = Table(title=f"{len(jobs)} failed job(s)")
     for column in ("job", "records", "ended", "error"):
@@ -76,8 +85,34 @@ def failed(config: Path | None = ConfigOption, limit: int = typer.Option(50, "--
     out.print(table)
 
 
-@app.command()
+@app.command(context_settings=OVERRIDES)
+def quarantined(
+    ctx: typer.Context,
+    config: Path | None = ConfigOption,
+    limit: int = typer.Option(50, "--limit"),
+    as_json: bool = typer.Option(False, "--json", help="one JSON entry per line"),
+) -> None:
+    """Records and jobs the workers refused, newest first, with the reason."""
+    queue = _queue_config(ctx, config)
+    entries = _call(queue, lambda q: ledger.quarantined(queue_admin.connect(q), q.name, limit))
+    if as_json:
+        for entry in entries:
+            out.print(json.dumps(entry, ensure_ascii=False), markup=False)
+        return
+    table = Table(title=f"{len(entries)} quarantined (newest first)")
+    for column in ("job", "record", "reason"):
+        table.add_column(column, overflow="fold")
+    for entry in entries:
+        index = entry.get("index")
+        table.add_row(
+            entry.get("job_id", "-"), "-" if index is None else str(index), entry["reason"]
+        )
+    out.print(table)
+
+
+@app.command(context_settings=OVERRIDES)
 def requeue(
+    ctx: typer.Context,
     job_ids: list[str] = typer.Argument(None, help="failed job ids"),
     all_jobs: bool = typer.Option(False, "--all", help="every failed job"),
     config: Path | None = ConfigOption,
@@ -85,27 +120,28 @@ def requeue(
     """Put failed jobs back on the queue."""
     if not all_jobs and not job_ids:
         raise UsageError("name the job ids to requeue, or pass --all")
-    queue = _queue_config(config)
+    queue = _queue_config(ctx, config)
     count = _call(queue, lambda q: queue_admin.requeue(q, None if all_jobs else job_ids))
     err.print(f"requeued {count} job(s)")
 
 
-@app.command()
-def replay(config: Path | None = ConfigOption) -> None:
+@app.command(context_settings=OVERRIDES)
+def replay(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     """Enqueue what was spooled to disk while Redis was unreachable."""
-    queue = _queue_config(config)
+    queue = _queue_config(ctx, config)
     records = _call(queue, queue_admin.replay_spool)
     err.print(f"replayed {records} record(s) from {queue.spool_dir}")
 
 
-@app.command()
+@app.command(context_settings=OVERRIDES)
 def purge(
+    ctx: typer.Context,
     yes: bool = typer.Option(False, "--yes", help="really delete"),
     config: Path | None = ConfigOption,
 ) -> None:
     """Delete every waiting and failed job of the queue (the spool is left alone)."""
     if not yes:
         raise UsageError("purge deletes every waiting and failed job: add --yes to confirm")
-    queue = _queue_config(config)
+    queue = _queue_config(ctx, config)
     waiting, failed_count = _call(queue, queue_admin.purge)
     err.print(f"deleted {waiting} waiting and {failed_count} failed job(s)")

@@ -1,5 +1,17 @@
 """The run config: sections from every package composed, loaded and explained."""
 
-from lowtide.config.run_config import RunConfig, dump_run_config, load_run_config
+from lowtide.config.run_config import (
+    RunConfig,
+    ServiceConfig,
+    dump_run_config,
+    load_run_config,
+    load_service_config,
+)
 
-__all__ = ["RunConfig", "dump_run_config", "load_run_config"]
+__all__ = [
+    "RunConfig",
+    "ServiceConfig",
+    "dump_run_config",
+    "load_run_config",
+    "load_service_config",
+]

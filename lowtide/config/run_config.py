@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -21,6 +21,8 @@ from lowtide.config.yaml_source import Loc, read_yaml_config
 from lowtide.errors import UsageError
 from rl.config import DataConfig, HookSpec, LoggerConfig, ModelConfig, RewardSpec, TrainerConfig
 from sampling.config import QueueConfig, SamplingConfig
+
+ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 
 class RunConfig(BaseModel):
@@ -40,12 +42,40 @@ class RunConfig(BaseModel):
     export: ExportConfig = Field(default_factory=ExportConfig)
 
 
+class ServiceConfig(BaseModel):
+    """The sections the queue, worker and export commands need: a full run config works too
+    (its training sections are ignored), and so does no file at all (defaults + environment)."""
+
+    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
+
+    queue: QueueConfig = Field(default_factory=QueueConfig)
+    annotation: AnnotationConfig = Field(default_factory=AnnotationConfig)
+    export: ExportConfig = Field(default_factory=ExportConfig)
+
+
 def load_run_config(
     path: str | Path | None = None,
     overrides: list[str] | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> RunConfig:
     """Raises UsageError with one line per problem; never a traceback for a user's mistake."""
+    return _load(RunConfig, path, overrides, environ)
+
+
+def load_service_config(
+    path: str | Path | None = None,
+    overrides: list[str] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ServiceConfig:
+    return _load(ServiceConfig, path, overrides, environ)
+
+
+def _load(
+    schema: type[ConfigT],
+    path: str | Path | None,
+    overrides: list[str] | None,
+    environ: Mapping[str, str] | None,
+) -> ConfigT:
     environ = os.environ if environ is None else environ
     data: dict[str, Any] = {}
     origin: dict[Loc, str] = {}
@@ -55,18 +85,18 @@ def load_run_config(
     parsed = parse_overrides(overrides or [])
     for override in parsed:
         origin[override.path] = override.flag
-        plain = first_plain_value_on(RunConfig, override.path)
+        plain = first_plain_value_on(schema, override.path)
         if plain is not None:
             raise UsageError(
                 f"{override.flag}: {'.'.join(map(str, plain))} is a value, not a section"
             )
-    _reject_secrets_outside_env(data, parsed, origin)
-    _apply_environment(data, environ)
+    _reject_secrets_outside_env(schema, data, parsed, origin)
+    _apply_environment(schema, data, environ)
     apply_overrides(data, parsed)
     try:
-        return RunConfig.model_validate(data)
+        return schema.model_validate(data)
     except ValidationError as exc:
-        raise UsageError("\n".join(describe_errors(exc, RunConfig, origin))) from None
+        raise UsageError("\n".join(describe_errors(exc, schema, origin))) from None
 
 
 def dump_run_config(config: RunConfig) -> str:
@@ -88,9 +118,9 @@ def env_fields(model: type[BaseModel] = RunConfig, prefix: Loc = ()) -> dict[Loc
 
 
 def _reject_secrets_outside_env(
-    data: dict[str, Any], overrides: list[Any], origin: dict[Loc, str]
+    schema: type[BaseModel], data: dict[str, Any], overrides: list[Any], origin: dict[Loc, str]
 ) -> None:
-    for loc, (variable, env_only) in env_fields().items():
+    for loc, (variable, env_only) in env_fields(schema).items():
         if not env_only:
             continue
         given_in_file = _get(data, loc) is not None
@@ -104,8 +134,10 @@ def _reject_secrets_outside_env(
             )
 
 
-def _apply_environment(data: dict[str, Any], environ: Mapping[str, str]) -> None:
-    for loc, (variable, _) in env_fields().items():
+def _apply_environment(
+    schema: type[BaseModel], data: dict[str, Any], environ: Mapping[str, str]
+) -> None:
+    for loc, (variable, _) in env_fields(schema).items():
         value = environ.get(variable)
         if value:
             section = data

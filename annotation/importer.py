@@ -1,0 +1,193 @@
+"""One batch of rollout records into Label Studio, exactly once.
+
+The steps, and why they are in this order:
+1. Validate every record; an invalid or oversized one is quarantined with its reason (once per
+   job, not once per attempt) and the rest go on.
+2. Drop records whose sample already has a task (the project's imported set) and repeats
+   within the batch.
+3. If an earlier attempt of this job reached Label Studio (it left `import_started_at` in the
+   job's meta), some of its tasks may exist without having been marked: the worker died, or
+   the answer was lost. Look those samples up in Label Studio and mark what is found.
+4. Import the rest in requests of at most `import_batch_max` tasks; mark each request's samples
+   as soon as Label Studio acknowledged it.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import redis
+
+from annotation import ledger
+from annotation.config import AnnotationConfig
+from annotation.labelstudio import LabelStudioClient, task_from_record
+from sampling.records import RecordError, RolloutRecord, parse_record
+
+log = logging.getLogger("annotation.worker")
+# After a killed attempt, its last import request may still be running inside Label Studio
+# (it does not notice the client left); wait this long after that request began before the
+# lookup, so that the lookup sees its tasks.
+SETTLE_S = 5.0
+META_IMPORT_STARTED = "import_started_at"
+META_VALIDATED = "validated"
+
+
+class LabelingConfigError(RuntimeError):
+    """The labeling config file cannot be read."""
+
+
+@dataclass
+class ImportContext:
+    """What every job of a worker process shares: one client, one Redis connection, the project
+    (looked up once, on the first batch)."""
+
+    config: AnnotationConfig
+    client: LabelStudioClient
+    connection: redis.Redis
+    queue_name: str
+    _project_id: int | None = None
+
+    @classmethod
+    def create(
+        cls, config: AnnotationConfig, connection: redis.Redis, queue_name: str
+    ) -> ImportContext:
+        api_key = config.api_key.get_secret_value() if config.api_key else ""
+        client = LabelStudioClient(config.label_studio_url, api_key, config.request_timeout_s)
+        return cls(config, client, connection, queue_name)
+
+    def project_id(self) -> int:
+        if self._project_id is None:
+            xml = read_labeling_config(self.config.labeling_config)
+            self._project_id = self.client.ensure_project(self.config.project, xml)
+        return self._project_id
+
+    def imported(self) -> ledger.ImportedSet:
+        key = ledger.imported_key(self.config.label_studio_url, self.project_id())
+        return ledger.ImportedSet(self.connection, key)
+
+
+def read_labeling_config(path: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise LabelingConfigError(
+            f"cannot read the labeling config {path} ({error.strerror or error}): set "
+            "annotation.labeling_config to the XML file (paths are relative to where lowtide runs)"
+        ) from None
+
+
+@dataclass
+class JobMemo:
+    """The part of an RQ job that survives between its attempts: its meta, and how to save it."""
+
+    job_id: str
+    meta: MutableMapping[str, Any]
+    save: Callable[[], None] = lambda: None
+
+
+@dataclass
+class BatchOutcome:
+    received: int = 0
+    imported: int = 0
+    duplicates: int = 0
+    reconciled: int = 0
+    quarantined: int = 0
+    import_seconds: list[float] = field(default_factory=list)
+
+    def counts(self) -> dict[str, int]:
+        return {
+            "received": self.received,
+            "imported": self.imported,
+            "duplicates": self.duplicates,
+            "reconciled": self.reconciled,
+            "quarantined": self.quarantined,
+        }
+
+
+def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> BatchOutcome:
+    """Import one job's records (see the module docstring). Raises LabelStudioError when Label
+    Studio fails; what was acknowledged before that is marked and stays imported."""
+    outcome = BatchOutcome()
+    items = payload if isinstance(payload, list) else [payload]
+    outcome.received = len(items)
+    records, problems = _validate(items, context.config.max_text_chars, memo.job_id)
+    first_attempt = not memo.meta.get(META_VALIDATED)
+    if first_attempt:
+        ledger.quarantine(context.connection, context.queue_name, problems)
+        outcome.quarantined = len(problems)
+        memo.meta[META_VALIDATED] = True
+        memo.save()
+
+    unique = list({record.sample_id: record for record in reversed(records)}.values())[::-1]
+    imported = context.imported()
+    known = imported.known([record.sample_id for record in unique])
+    todo = [record for record in unique if record.sample_id not in known]
+    if first_attempt:
+        outcome.duplicates = len(records) - len(todo)
+
+    project_id = context.project_id()
+    if todo and memo.meta.get(META_IMPORT_STARTED):
+        _wait_for_settle(float(memo.meta[META_IMPORT_STARTED]))
+        found = context.client.task_ids_by_sample_id(project_id, [r.sample_id for r in todo])
+        imported.mark(found)
+        todo = [record for record in todo if record.sample_id not in found]
+        outcome.reconciled = len(found)
+
+    step = context.config.import_batch_max
+    for start in range(0, len(todo), step):
+        chunk = todo[start : start + step]
+        memo.meta[META_IMPORT_STARTED] = time.time()
+        memo.save()
+        began = time.perf_counter()
+        context.client.import_tasks(project_id, [_task(record) for record in chunk])
+        outcome.import_seconds.append(time.perf_counter() - began)
+        imported.mark(record.sample_id for record in chunk)
+        outcome.imported += len(chunk)
+    return outcome
+
+
+def _validate(
+    items: list[Any], max_text_chars: int, job_id: str
+) -> tuple[list[RolloutRecord], list[dict[str, Any]]]:
+    records, problems = [], []
+    for index, item in enumerate(items):
+        try:
+            record = parse_record(item)
+            _check_size(record, max_text_chars)
+        except RecordError as error:
+            problems.append(
+                {
+                    "reason": str(error),
+                    "job_id": job_id,
+                    "index": index,
+                    "record": ledger.record_excerpt(item),
+                }
+            )
+            continue
+        records.append(record)
+    return records, problems
+
+
+def _check_size(record: RolloutRecord, max_text_chars: int) -> None:
+    for name in ("prompt", "response"):
+        chars = len(getattr(record, name))
+        if chars > max_text_chars:
+            raise RecordError(
+                f"{name}: {chars} characters, more than the {max_text_chars} a review task takes "
+                "(annotation.max_text_chars; the sampler cuts texts to its max_text_chars)"
+            )
+
+
+def _task(record: RolloutRecord) -> dict[str, Any]:
+    return task_from_record(record.model_dump(mode="json"))
+
+
+def _wait_for_settle(import_started_at: float) -> None:
+    remaining = import_started_at + SETTLE_S - time.time()
+    if remaining > 0:
+        time.sleep(min(remaining, SETTLE_S))

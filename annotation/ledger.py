@@ -1,0 +1,157 @@
+"""What the workers keep in Redis besides RQ's own keys: which samples are in Label Studio, the
+counters behind `lowtide queue status` and /metrics, and the quarantine of unreadable records.
+
+Keys (all under `lowtide:annotation:`):
+- `imported:<project ref>`: a set of sample ids with a task in that project. Written only after
+  Label Studio acknowledged the import, so a crash in between is closed by a lookup on retry.
+- `<queue>:stats`: a hash of counters (see `COUNTERS`) and import-latency histogram buckets.
+- `<queue>:quarantine`: a capped list of `{reason, job_id, index, record}` JSON entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import redis
+
+PREFIX = "lowtide:annotation"
+QUARANTINE_MAX = 10_000  # newest entries kept; older ones are trimmed
+QUARANTINED_RECORD_CHARS = 4_000  # of each quarantined record's JSON, enough to see what it was
+COUNTERS = (
+    "batches",  # jobs that ran to the end
+    "received",  # records in those jobs
+    "imported",  # tasks created in Label Studio
+    "duplicates",  # records skipped: their sample already had a task
+    "reconciled",  # records found in Label Studio on a retry (imported, not yet marked)
+    "quarantined",  # records that failed validation
+    "rejected_jobs",  # jobs refused before running: unreadable payload or another function
+    "retries",  # attempts that failed and were scheduled again
+    "failures",  # jobs that gave up and went to the failed registry
+)
+# Upper bounds, in seconds, of the import-latency histogram (one Label Studio import request).
+LATENCY_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+def project_ref(label_studio_url: str, project_id: int) -> str:
+    """Project ids are only unique per server: key the set by both."""
+    server = hashlib.sha256(label_studio_url.rstrip("/").encode()).hexdigest()[:12]
+    return f"{server}:{project_id}"
+
+
+def imported_key(label_studio_url: str, project_id: int) -> str:
+    return f"{PREFIX}:imported:{project_ref(label_studio_url, project_id)}"
+
+
+def stats_key(queue_name: str) -> str:
+    return f"{PREFIX}:{queue_name}:stats"
+
+
+def quarantine_key(queue_name: str) -> str:
+    return f"{PREFIX}:{queue_name}:quarantine"
+
+
+class ImportedSet:
+    """The sample ids that have a task in one project."""
+
+    def __init__(self, connection: redis.Redis, key: str) -> None:
+        self.connection = connection
+        self.key = key
+
+    def known(self, sample_ids: list[str]) -> set[str]:
+        if not sample_ids:
+            return set()
+        flags = self.connection.smismember(self.key, sample_ids)
+        return {sample_id for sample_id, flag in zip(sample_ids, flags, strict=True) if flag}
+
+    def mark(self, sample_ids: Iterable[str]) -> None:
+        ids = list(sample_ids)
+        if ids:
+            self.connection.sadd(self.key, *ids)
+
+
+def add_counts(
+    connection: redis.Redis,
+    queue_name: str,
+    counts: Mapping[str, int],
+    latencies_s: Iterable[float] = (),
+) -> None:
+    """Add to the counters (and the latency histogram) in one round trip."""
+    key = stats_key(queue_name)
+    pipe = connection.pipeline(transaction=False)
+    for name, value in counts.items():
+        if name not in COUNTERS:
+            raise KeyError(f"unknown annotation counter {name!r}")
+        if value:
+            pipe.hincrby(key, name, value)
+    for seconds in latencies_s:
+        pipe.hincrbyfloat(key, "import_seconds_sum", seconds)
+        pipe.hincrby(key, "import_seconds_count", 1)
+        for bound in LATENCY_BUCKETS_S:
+            if seconds <= bound:
+                pipe.hincrby(key, f"import_seconds_le_{bound:g}", 1)  # cumulative, as Prometheus
+    pipe.execute()
+
+
+@dataclass(frozen=True)
+class WorkerStats:
+    counters: dict[str, int]
+    import_seconds_sum: float
+    import_seconds_count: int
+    import_seconds_buckets: dict[float, int]  # upper bound -> imports at or under it
+
+    @property
+    def mean_import_s(self) -> float | None:
+        if not self.import_seconds_count:
+            return None
+        return self.import_seconds_sum / self.import_seconds_count
+
+
+def read_stats(connection: redis.Redis, queue_name: str) -> WorkerStats:
+    raw = {k.decode(): v.decode() for k, v in connection.hgetall(stats_key(queue_name)).items()}
+    return WorkerStats(
+        counters={name: int(raw.get(name, 0)) for name in COUNTERS},
+        import_seconds_sum=float(raw.get("import_seconds_sum", 0.0)),
+        import_seconds_count=int(raw.get("import_seconds_count", 0)),
+        import_seconds_buckets={
+            bound: int(raw.get(f"import_seconds_le_{bound:g}", 0)) for bound in LATENCY_BUCKETS_S
+        },
+    )
+
+
+def quarantine(connection: redis.Redis, queue_name: str, entries: list[dict[str, Any]]) -> None:
+    """Keep what could not be imported, with the reason, for `lowtide queue quarantined`."""
+    if not entries:
+        return
+    key = quarantine_key(queue_name)
+    pipe = connection.pipeline(transaction=False)
+    for entry in entries:
+        pipe.lpush(key, json.dumps({"at": time.time(), **entry}, ensure_ascii=False, default=str))
+    pipe.ltrim(key, 0, QUARANTINE_MAX - 1)
+    pipe.execute()
+
+
+def quarantined(connection: redis.Redis, queue_name: str, limit: int = 50) -> list[dict[str, Any]]:
+    """The newest quarantine entries first."""
+    entries = []
+    for raw in connection.lrange(quarantine_key(queue_name), 0, limit - 1):
+        try:
+            entries.append(json.loads(raw))
+        except ValueError:
+            entries.append({"reason": "unreadable quarantine entry", "record": raw[:200]})
+    return entries
+
+
+def record_excerpt(record: Any) -> str:
+    """The start of a quarantined record's JSON: a 10 MB record must not fill Redis."""
+    try:
+        text = json.dumps(record, ensure_ascii=False, default=repr)
+    except (TypeError, ValueError):
+        text = repr(record)
+    if len(text) <= QUARANTINED_RECORD_CHARS:
+        return text
+    return text[:QUARANTINED_RECORD_CHARS] + f"… ({len(text)} characters in all)"

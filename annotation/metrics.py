@@ -1,0 +1,87 @@
+"""Prometheus metrics of the annotation workers, read from Redis at each scrape.
+
+The counters live in Redis (ledger.py), so one endpoint reports every worker of the queue,
+whichever process serves it, and a restarted worker does not reset them.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import redis
+from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
+from rq import Queue
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
+
+from annotation import ledger
+
+log = logging.getLogger("annotation.worker")
+HELP = {
+    "batches": "Batches imported to the end",
+    "received": "Records received in imported batches",
+    "imported": "Tasks created in Label Studio",
+    "duplicates": "Records skipped because their sample already had a task",
+    "reconciled": "Records found in Label Studio on a retry and marked imported",
+    "quarantined": "Records that failed validation",
+    "rejected_jobs": "Jobs refused before running (unreadable payload or another function)",
+    "retries": "Batch attempts that failed and were scheduled again",
+    "failures": "Batches that gave up and went to the failed registry",
+}
+
+
+class AnnotationCollector:
+    def __init__(self, queue: Queue) -> None:
+        self.queue = queue
+
+    def collect(self) -> Iterator[Metric]:
+        connection = self.queue.connection
+        up = GaugeMetricFamily("lowtide_redis_up", "1 if Redis answered this scrape")
+        try:
+            stats = ledger.read_stats(connection, self.queue.name)
+            depths = {
+                "waiting": self.queue.count,
+                "started": StartedJobRegistry(queue=self.queue).count,
+                "scheduled": ScheduledJobRegistry(queue=self.queue).count,
+                "failed": FailedJobRegistry(queue=self.queue).count,
+            }
+        except redis.RedisError:
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        labels = ["queue"]
+        for name, value in stats.counters.items():
+            family = CounterMetricFamily(f"lowtide_annotation_{name}", HELP[name], labels=labels)
+            family.add_metric([self.queue.name], value)
+            yield family
+        jobs = GaugeMetricFamily(
+            "lowtide_queue_jobs", "Jobs of the annotation queue by state", labels=["queue", "state"]
+        )
+        for state, count in depths.items():
+            jobs.add_metric([self.queue.name, state], count)
+        yield jobs
+        latency = HistogramMetricFamily(
+            "lowtide_annotation_import_seconds",
+            "Duration of one Label Studio import request",
+            labels=labels,
+        )
+        buckets = [(f"{bound:g}", count) for bound, count in stats.import_seconds_buckets.items()]
+        buckets.append(("+Inf", stats.import_seconds_count))
+        latency.add_metric([self.queue.name], buckets, stats.import_seconds_sum)
+        yield latency
+
+
+def serve_metrics(queue: Queue, port: int, host: str = "127.0.0.1") -> None:
+    """/metrics on host:port, in a daemon thread."""
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(AnnotationCollector(queue))
+    start_http_server(port, addr=host, registry=registry)
+    log.info("metrics on http://%s:%d/metrics", host, port)

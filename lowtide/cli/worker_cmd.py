@@ -1,0 +1,169 @@
+"""`lowtide worker`: annotation workers that import queued batches into Label Studio.
+
+One worker runs in this process. With `--concurrency N` this process supervises N worker
+processes instead: it forwards SIGTERM/SIGINT (each finishes its batch, then exits), restarts
+one that crashed, and serves the metrics. Logs: one line per batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import redis
+import typer
+
+from annotation import jobs
+from annotation.importer import ImportContext, LabelingConfigError
+from annotation.labelstudio import LabelStudioAuthError, LabelStudioError
+from annotation.metrics import serve_metrics
+from annotation.worker import AnnotationWorker
+from lowtide.cli.console import err
+from lowtide.config import ServiceConfig, load_service_config
+from lowtide.errors import UsageError, UserError
+from sampling.config import mask_url_password
+from sampling.producer import annotation_queue
+
+RESTART_DELAY_S = 2.0
+QUICK_CRASH_S = 10.0  # a worker process that dies sooner than this after its start...
+MAX_QUICK_CRASHES = 5  # ...this many times means a crash loop: stop and say so
+STOP_GRACE_S = 60.0  # a batch in flight may take a few Label Studio requests to finish
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def worker(
+    ctx: typer.Context,
+    config: Path | None = typer.Option(None, "--config", "-c", help="run config"),
+    concurrency: int = typer.Option(1, "--concurrency", "-n", min=1, help="worker processes"),
+    burst: bool = typer.Option(False, "--burst", help="exit once the queue is empty"),
+    metrics_port: int | None = typer.Option(
+        None, "--metrics-port", help="serve Prometheus metrics on this port"
+    ),
+    metrics_host: str = typer.Option("127.0.0.1", "--metrics-host", help="metrics bind address"),
+) -> None:
+    """Import queued rollouts into Label Studio (Ctrl-C or SIGTERM: finish the batch, stop).
+    Override any key: --annotation.project="my review" --queue.name=other."""
+    service = load_service_config(config, ctx.args)
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr, force=True)
+    logging.getLogger("rq").setLevel(logging.WARNING)  # RQ's per-job lines would double ours
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    queue = annotation_queue(service.queue, _worker_redis(service))
+    _check_redis(service, queue.connection)
+    context = _prepare(service, queue)  # a wrong token or config fails here, once
+    if metrics_port is not None:
+        _serve(queue, metrics_port, metrics_host)
+    if concurrency == 1:
+        _run_one(context, queue, burst)
+    else:
+        context.client.close()
+        _supervise(config, ctx.args, concurrency, burst)
+
+
+def _worker_redis(service: ServiceConfig) -> redis.Redis:
+    # Not the producer's 0.5 s client: a worker blocks on the queue for seconds at a time.
+    return redis.Redis.from_url(
+        service.queue.redis_url.get_secret_value(),
+        socket_connect_timeout=5,
+        health_check_interval=30,
+    )
+
+
+def _check_redis(service: ServiceConfig, connection: redis.Redis) -> None:
+    try:
+        connection.ping()
+    except redis.RedisError as error:
+        url = mask_url_password(service.queue.redis_url.get_secret_value())
+        raise UserError(
+            f"Redis at {url} is not reachable ({type(error).__name__}): start it (`lowtide up`) "
+            "or set REDIS_URL / queue.redis_url"
+        ) from None
+
+
+def _serve(queue, port: int, host: str) -> None:
+    try:
+        serve_metrics(queue, port, host)
+    except OSError as error:
+        raise UsageError(f"--metrics-port {port}: cannot listen on {host} ({error})") from None
+
+
+def _prepare(service: ServiceConfig, queue) -> ImportContext:
+    annotation = service.annotation
+    if annotation.api_key is None:
+        raise UserError(
+            "LABEL_STUDIO_API_KEY is not set: `lowtide up` writes it to .env, or set it to the "
+            "token under Account & Settings in Label Studio"
+        )
+    context = ImportContext.create(annotation, queue.connection, queue.name)
+    try:
+        project_id = context.project_id()
+        err.print(
+            f"worker: queue {queue.name} -> Label Studio {annotation.label_studio_url}, project "
+            f"{annotation.project!r} (id {project_id})",
+            markup=False,
+        )
+    except (LabelStudioAuthError, LabelingConfigError) as error:
+        raise UserError(str(error)) from None
+    except LabelStudioError as error:
+        # Not fatal: batches retry with backoff until Label Studio answers.
+        err.print(f"warning: {error}; batches will retry until it answers", markup=False)
+    return context
+
+
+def _run_one(context: ImportContext, queue, burst: bool) -> None:
+    jobs.bind(context)
+    try:
+        AnnotationWorker(queue).work(burst=burst, with_scheduler=True, logging_level="WARNING")
+    finally:
+        context.client.close()
+
+
+def _supervise(config: Path | None, overrides: list[str], concurrency: int, burst: bool) -> None:
+    command = [sys.executable, "-m", "lowtide", "worker", "--concurrency", "1", *overrides]
+    if config is not None:
+        command += ["--config", str(config)]
+    if burst:
+        command.append("--burst")
+    stopping = False
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for child in children:
+            if child.poll() is None:
+                child.send_signal(signal.SIGTERM)
+
+    children = [subprocess.Popen(command) for _ in range(concurrency)]
+    started = [time.monotonic()] * concurrency
+    quick_crashes = 0
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    err.print(f"worker: supervising {concurrency} worker processes (pid {os.getpid()})")
+    while any(child.poll() is None for child in children) or not (stopping or burst):
+        for index, child in enumerate(children):
+            code = child.poll()
+            if code is None or stopping or (burst and code == 0):
+                continue
+            quick_crashes += time.monotonic() - started[index] < QUICK_CRASH_S
+            if quick_crashes > MAX_QUICK_CRASHES:
+                stop(signal.SIGTERM, None)
+                raise UserError(f"worker processes keep exiting (last code {code}): see above")
+            err.print(f"worker process {child.pid} exited with {code}: restarting it")
+            time.sleep(RESTART_DELAY_S)
+            children[index] = subprocess.Popen(command)
+            started[index] = time.monotonic()
+        time.sleep(0.5)
+    deadline = time.monotonic() + STOP_GRACE_S
+    for child in children:
+        try:
+            child.wait(timeout=max(0.1, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.kill()
+    codes = [child.returncode for child in children]
+    if burst and any(codes):
+        raise UserError(f"worker processes exited with {codes}")

@@ -1,0 +1,41 @@
+"""Valid RolloutRecord dicts, as the sampler puts them on the queue."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+from rl.samples import Sample
+from sampling.records import RolloutRecord, Selection
+
+
+def rollout_record(
+    i: int, run_id: str = "run-1", reward: float = 0.05, response: str | None = None
+) -> dict[str, Any]:
+    sample = Sample(
+        index=i,
+        group_id=i // 4,
+        prompt=f"Name a colour, please ({i}).",
+        response=response if response is not None else f"I would rather not say ({i}).",
+        prompt_ids=(1, 2, 3),
+        response_ids=(4, 5),
+        truncated=False,
+        reward=reward,
+        reward_details=MappingProxyType({"keyword": 0.0, "format": reward}),
+        advantage=-0.5,
+    )
+    record = RolloutRecord.from_sample(
+        sample,
+        run_id=run_id,
+        step=i // 16,
+        rank=0,
+        model_name_or_path="./models/tiny",
+        checkpoint_step=None,
+        generation={"temperature": 1.0, "max_new_tokens": 32},
+        selection=Selection(policy="threshold", parameter={"threshold": 0.2}, value=reward),
+    )
+    return record.model_dump(mode="json")
+
+
+def rollout_records(start: int, count: int, **kwargs: Any) -> list[dict[str, Any]]:
+    return [rollout_record(i, **kwargs) for i in range(start, start + count)]

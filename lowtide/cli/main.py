@@ -10,6 +10,7 @@ from rich.markup import escape
 from lowtide.cli import (
     config_cmd,
     demo_cmd,
+    export_cmd,
     logs_cmd,
     model_cmd,
     queue_cmd,
@@ -36,6 +37,7 @@ services_cmd.register(app)
 app.command(context_settings=train_cmd.OVERRIDES)(train_cmd.train)
 app.command()(demo_cmd.demo)
 app.command(context_settings=train_cmd.OVERRIDES)(worker_cmd.worker)
+app.command(context_settings=train_cmd.OVERRIDES)(export_cmd.export)
 
 
 def main(argv: list[str] | None = None) -> None:

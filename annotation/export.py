@@ -30,12 +30,9 @@ from typing import Any
 from annotation.labelstudio import LabelStudioClient
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
-RATING_FIELD, FAILURE_FIELD, BETTER_FIELD, NOTE_FIELD = (
-    "quality",
-    "failure",
-    "better_response",
-    "note",
-)
+# The names in configs/label_studio/review.xml.
+RATING_FIELD, FAILURE_FIELD = "quality", "failure"
+BETTER_FIELD, NOTE_FIELD = "better_response", "note"
 
 
 class ExportError(RuntimeError):
@@ -273,6 +270,8 @@ def _atomic_write(path: Path, text: str) -> None:
 
 def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) -> None:
     import datasets  # heavy: only when something is written
+
+    datasets.disable_progress_bars()
 
     meta = datasets.Features(
         {

@@ -26,7 +26,7 @@ class ImportFailed(RuntimeError):
     """A batch gave up after its retries; the message is what `lowtide queue failed` shows."""
 
 
-def bind(context: ImportContext) -> None:
+def bind(context: ImportContext | None) -> None:
     global _context
     _context = context
 

@@ -6,10 +6,12 @@
 - A SimpleWorker (no fork per job: the Label Studio SDK is imported once), with RQ's scheduler,
   which puts retried batches back on the queue when their interval is up.
 - Jobs left "started" by a worker that died (SIGKILL, OOM) wait for RQ's heartbeat expiry, 1.5
-  min or more. A starting worker, and every maintenance pass, puts such orphans back on the
-  queue at once when their worker is certainly gone: its registration has expired, or it ran on
-  this host and its process no longer exists. The job's next attempt reconciles with Label
-  Studio before importing (see importer.py), so nothing is imported twice.
+  min or more, and then fail. A starting worker, and every maintenance pass (30 s), puts such
+  orphans back on the queue at once when their worker is certainly gone: its registration has
+  expired, or it ran on this host and its process no longer exists. A job taken but not yet
+  started when its worker died is put back after 10 s (RQ would fail it after a minute). The
+  job's next attempt reconciles with Label Studio before importing (see importer.py), so
+  nothing is imported twice.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ from typing import Any
 import redis
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
+from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, StartedJobRegistry
+from rq.utils import now
 from rq.worker import Worker
 
 from annotation import ledger
@@ -34,6 +38,7 @@ from annotation import ledger
 JOB_FUNCTION = "annotation.jobs.import_batch"
 REJECTED_TTL_S = 7 * 24 * 3600  # as long as a failed batch waits for `lowtide queue requeue`
 MAINTENANCE_INTERVAL_S = 30
+STUCK_AFTER_S = 10
 log = logging.getLogger("annotation.worker")
 
 
@@ -140,6 +145,27 @@ def recover_orphans(queue: Queue) -> int:
             continue  # expired or unreadable: nothing to rerun
         queue.enqueue_job(job, at_front=True)
         recovered += 1
+    return recovered + _recover_stuck_in_intermediate(queue, registry)
+
+
+def _recover_stuck_in_intermediate(queue: Queue, started: StartedJobRegistry) -> int:
+    """A worker killed between taking a job and registering it as started leaves the id only in
+    RQ's intermediate list. RQ fails such a job after a minute; put it back instead, once it has
+    been seen there, not started, for STUCK_AFTER_S (a live worker takes milliseconds)."""
+    intermediate = IntermediateQueue(queue.key, connection=queue.connection)
+    recovered = 0
+    for job_id in intermediate.get_job_ids():
+        if job_id in started or intermediate.set_first_seen(job_id):
+            continue  # running, or seen for the first time now
+        first_seen = intermediate.get_first_seen(job_id)
+        if first_seen is None or (now() - first_seen).total_seconds() < STUCK_AFTER_S:
+            continue
+        if not queue.connection.lrem(intermediate.key, 1, job_id):
+            continue  # another worker got there first
+        job = queue.fetch_job(job_id)
+        if job is not None:
+            queue.enqueue_job(job, at_front=True)
+            recovered += 1
     return recovered
 
 

@@ -77,3 +77,15 @@ def own_redis(tmp_path: Path):
     yield server
     if server.process and server.process.poll() is None:
         server.kill()
+
+
+@pytest.fixture(scope="session")
+def label_studio(tmp_path_factory: pytest.TempPathFactory):
+    """A real Label Studio shared by the session (a cold start takes 20-80 s). Tests that stop
+    it start it again before they end."""
+    from tests.helpers.labelstudio import LabelStudioServer
+
+    server = LabelStudioServer(tmp_path_factory.mktemp("label-studio"))
+    server.start()
+    yield server
+    server.stop()

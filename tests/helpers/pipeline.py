@@ -1,0 +1,151 @@
+"""A test's own queue and Label Studio project, and how to run workers and CLI commands on
+them, with the checks every pipeline test makes (exact counts, no leaked key)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+import zlib
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import redis
+from label_studio_sdk import LabelStudio
+from rq import Queue
+from rq.serializers import JSONSerializer
+
+from annotation import ledger
+from sampling.config import QueueConfig
+from sampling.producer import enqueue_batch
+from tests.conftest import run_cli
+from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
+from tests.helpers.records import rollout_record, rollout_records
+
+REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+
+
+class Setup:
+    """One test's queue and project, and how to run workers and CLI commands on them."""
+
+    def __init__(
+        self,
+        server: LabelStudioServer,
+        workdir: Path,
+        project: str | None = None,
+        **annotation: str,
+    ) -> None:
+        self.server = server
+        self.workdir = workdir
+        tag = uuid.uuid4().hex[:8]
+        self.queue_name = f"test-annotate-{tag}"
+        self.project = project or f"worker test {tag}"
+        self.connection = redis.Redis.from_url(REDIS_URL)
+        self.queue = Queue(self.queue_name, connection=self.connection, serializer=JSONSerializer)
+        self.flags = [
+            f"--queue.name={self.queue_name}",
+            f"--annotation.project={self.project}",
+            f"--annotation.labeling_config={REVIEW_XML_PATH}",
+            *(f"--annotation.{key}={value}" for key, value in annotation.items()),
+        ]
+        self.logs: list[Path] = []
+        self.run_id = f"run-{tag}"  # job ids derive from sample ids: no collisions across tests
+
+    def records(self, start: int, count: int, **kwargs: object) -> list[dict]:
+        return rollout_records(start, count, run_id=self.run_id, **kwargs)
+
+    def record(self, i: int, **kwargs: object) -> dict:
+        return rollout_record(i, run_id=self.run_id, **kwargs)
+
+    def queue_config(self) -> QueueConfig:
+        return QueueConfig(redis_url=REDIS_URL, name=self.queue_name)
+
+    def env(self) -> dict[str, str]:
+        return {**self.server.env(), "REDIS_URL": REDIS_URL}
+
+    def enqueue(self, records: list[dict], batch: int = 64) -> None:
+        for start in range(0, len(records), batch):
+            enqueue_batch(self.queue, records[start : start + batch])
+
+    def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        result = run_cli(*args, *self.flags, cwd=self.workdir, env=self.env(), timeout=timeout)
+        self.logs.append(self.workdir / f"cli-{len(self.logs)}.log")
+        self.logs[-1].write_text(result.stdout + result.stderr)
+        return result
+
+    def start_worker(self, *args: str) -> subprocess.Popen:
+        """A worker in its own session (killpg takes its scheduler too), logging to a file."""
+        log = self.workdir / f"worker-{len(self.logs)}.log"
+        self.logs.append(log)
+        return subprocess.Popen(
+            [sys.executable, "-m", "lowtide", "worker", *args, *self.flags],
+            cwd=self.workdir,
+            env={**os.environ, **self.env()},
+            stdin=subprocess.DEVNULL,
+            stdout=log.open("w"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def project_id(self) -> int:
+        with self.server.client() as client:
+            project_id = client.find_project(self.project)
+        assert project_id is not None
+        return project_id
+
+    def task_count(self) -> int:
+        with self.server.client() as client:
+            project_id = client.find_project(self.project)
+            return 0 if project_id is None else client.count_tasks(project_id)
+
+    def tasks(self) -> list[dict]:
+        sdk = LabelStudio(base_url=self.server.url, api_key=self.server.api_key)
+        pages = sdk.tasks.list(project=self.project_id(), fields="task_only", page_size=1000)
+        return [{"id": task.id, **task.data} for task in pages]
+
+    def sample_id_counts(self) -> Counter[str]:
+        return Counter(task["sample_id"] for task in self.tasks())
+
+    def stats(self) -> dict[str, int]:
+        return ledger.read_stats(self.connection, self.queue_name).counters
+
+    def assert_no_key_leaked(self) -> None:
+        key = self.server.api_key
+        for log in self.logs:
+            if log.exists():
+                assert key not in log.read_text(errors="replace"), log
+        for job_key in self.connection.scan_iter("rq:job:*"):
+            for value in self.connection.hvals(job_key):
+                for text in (value, _maybe_decompressed(value)):
+                    assert key.encode() not in text, job_key
+        for entry in self.connection.lrange(ledger.quarantine_key(self.queue_name), 0, -1):
+            assert key.encode() not in entry
+
+
+def _maybe_decompressed(value: bytes) -> bytes:
+    try:
+        return zlib.decompress(value)
+    except zlib.error:
+        return value
+
+
+def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def stop(worker: subprocess.Popen) -> None:
+    if worker.poll() is None:
+        worker.send_signal(signal.SIGTERM)
+        try:
+            worker.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(worker.pid, signal.SIGKILL)
+            worker.wait()

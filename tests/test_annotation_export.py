@@ -1,0 +1,105 @@
+"""`lowtide export` against a real Label Studio: reviews written through the API (as a reviewer's
+would be) come out as rating and preference rows, incrementally, readable by `datasets`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import datasets
+import pytest
+from label_studio_sdk import LabelStudio
+
+from tests.helpers.labelstudio import LabelStudioServer
+from tests.helpers.pipeline import Setup
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
+
+
+def review(rating: int, *failures: str, better: str | None = None, note: str | None = None):
+    result = [{"from_name": "quality", "to_name": "response", "type": "rating",
+               "value": {"rating": rating}}]  # fmt: skip
+    if failures:
+        result.append({"from_name": "failure", "to_name": "response", "type": "choices",
+                       "value": {"choices": list(failures)}})  # fmt: skip
+    for name, text in (("better_response", better), ("note", note)):
+        if text is not None:
+            result.append({"from_name": name, "to_name": "response", "type": "textarea",
+                           "value": {"text": [text]}})  # fmt: skip
+    return result
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_reviews_become_rating_and_preference_rows_incrementally(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    records = setup.records(0, 8)
+    setup.enqueue(records)
+    assert setup.cli("worker", "--burst").returncode == 0
+    tasks = {task["sample_id"]: task["id"] for task in setup.tasks()}
+    ids = [tasks[record["sample_id"]] for record in records]
+
+    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    sdk.annotations.create(id=ids[0], result=review(1, "refusal", better="Blue is a colour."))
+    sdk.annotations.create(id=ids[1], result=review(2, "off-topic", "format", better="Green."))
+    sdk.annotations.create(id=ids[2], result=review(4, note="fine, just terse"))
+    same = records[3]["response"]
+    sdk.annotations.create(id=ids[3], result=review(3, "other", better=same + "\n"))
+    sdk.annotations.create(id=ids[4], result=[], was_cancelled=True)  # skipped by the reviewer
+
+    out = workdir / "data" / "rm" / "annotations.jsonl"
+    first = setup.cli("export", "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "4 new" in first.stderr
+
+    ratings = {row["sample_id"]: row for row in read_jsonl(out)}
+    assert set(ratings) == {r["sample_id"] for r in records[:4]}
+    row = ratings[records[1]["sample_id"]]
+    assert set(row) == {"prompt", "response", "rating", "categories", "sample_id", "meta"}
+    assert (row["prompt"], row["response"]) == (records[1]["prompt"], records[1]["response"])
+    assert row["rating"] == 2 and row["categories"] == ["off-topic", "format"]
+    assert row["meta"]["run_id"] == "run-1" and row["meta"]["task_id"] == ids[1]
+    assert ratings[records[2]["sample_id"]]["meta"]["note"] == "fine, just terse"
+
+    preferences = read_jsonl(out.with_name("annotations.preferences.jsonl"))
+    assert [p["sample_id"] for p in preferences] == [r["sample_id"] for r in records[:2]]
+    assert preferences[0]["chosen"] == "Blue is a colour."
+    assert preferences[0]["rejected"] == records[0]["response"]
+    assert preferences[0]["prompt"] == records[0]["prompt"]
+
+    # What TRL's RewardTrainer and our reward-model training load.
+    trl_view = datasets.load_dataset("json", data_files=str(out.with_name(
+        "annotations.preferences.jsonl")), split="train")  # fmt: skip
+    assert {"prompt", "chosen", "rejected"} <= set(trl_view.column_names)
+    on_disk = datasets.load_from_disk(str(out.with_name("annotations.hf")))
+    assert (on_disk["ratings"].num_rows, on_disk["preferences"].num_rows) == (4, 2)
+    assert "rating 2" in first.stdout and "failure: off-topic" in first.stdout
+
+    # Nothing new: nothing is written.
+    written = {p: p.stat().st_mtime_ns for p in out.parent.glob("*.jsonl")}
+    second = setup.cli("export", "--out", str(out))
+    assert second.returncode == 0 and "nothing new" in second.stderr
+    assert {p: p.stat().st_mtime_ns for p in out.parent.glob("*.jsonl")} == written
+
+    # One more review: the next export adds exactly it.
+    sdk.annotations.create(id=ids[5], result=review(5))
+    third = setup.cli("export", "--out", str(out))
+    assert "1 new" in third.stderr
+    assert len(read_jsonl(out)) == 5
+
+    for path in out.parent.rglob("*"):
+        if path.is_file():
+            assert label_studio.api_key.encode() not in path.read_bytes(), path
+    setup.assert_no_key_leaked()
+
+
+def test_export_of_a_missing_project_says_so(label_studio: LabelStudioServer, workdir: Path):
+    setup = Setup(label_studio, workdir)  # its project was never created
+    result = setup.cli("export", "--out", str(workdir / "a.jsonl"))
+    assert result.returncode == 1
+    assert f"has no project {setup.project!r}" in result.stderr
+    assert not (workdir / "a.jsonl").exists()

@@ -1,0 +1,232 @@
+"""Queue -> `lowtide worker` -> Label Studio, against a real Label Studio and real Redis: exact
+counts, SIGKILLed workers, Label Studio outages, junk on the queue, and no leaked key."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from rq import Queue
+
+from annotation import ledger
+from annotation.config import AnnotationConfig
+from annotation.importer import ImportContext, JobMemo, import_records
+from sampling import queue_admin
+from tests.conftest import run_cli
+from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
+from tests.helpers.pipeline import Setup, stop, wait_for
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
+
+
+def test_a_thousand_records_become_exactly_a_thousand_tasks(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    records = setup.records(0, 1000)
+    setup.enqueue(records)
+    result = setup.cli("worker", "--burst")
+    assert result.returncode == 0, result.stderr
+
+    tasks = setup.tasks()
+    assert len(tasks) == 1000 and setup.task_count() == 1000
+    assert Counter(task["sample_id"] for task in tasks) == Counter(r["sample_id"] for r in records)
+    by_id = {task["sample_id"]: task for task in tasks}
+    for record in records[::97]:
+        task = by_id[record["sample_id"]]
+        assert (task["prompt"], task["response"]) == (record["prompt"], record["response"])
+        assert (task["run_id"], task["step"]) == (record["run_id"], record["step"])
+        assert task["reward"] == record["reward"] and task["reward_text"] == "0.05"
+    stats = setup.stats()
+    assert stats["imported"] == 1000 and stats["batches"] == 16 and stats["failures"] == 0
+    assert result.stderr.count(" records -> ") == 16  # one line per batch
+
+    # The same records again, in other batches (other job ids): nothing new is created.
+    setup.enqueue(records[:300], batch=50)
+    assert setup.cli("worker", "--burst").returncode == 0
+    assert setup.task_count() == 1000 and setup.stats()["duplicates"] == 300
+
+    status = setup.cli("queue", "status")
+    assert "workers: imported" in status.stdout and "1000" in status.stdout
+    setup.assert_no_key_leaked()
+
+
+def test_sigkilled_workers_leave_exactly_one_task_per_record(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    # Small import requests: many chances for a kill to land between a request and its mark.
+    setup = Setup(label_studio, workdir, import_batch_max="20")
+    records = setup.records(0, 2000)
+    setup.enqueue(records, batch=100)
+    for kill in range(3):
+        before = setup.task_count()
+        worker = setup.start_worker()
+        wait_for(lambda b=before: setup.task_count() >= b + 150, 120, f"imports before kill {kill}")
+        os.killpg(worker.pid, signal.SIGKILL)
+        worker.wait()
+    assert setup.task_count() < 2000, "the kills came too late to test anything"
+
+    # A fresh worker puts the killed workers' batches back (at once, or after 10 s for a batch
+    # taken but not yet started) and finishes them.
+    worker = setup.start_worker()
+    try:
+        wait_for(lambda: setup.task_count() >= 2000 and setup.queue.count == 0, 120, "the rest")
+        time.sleep(1)  # anything imported twice would show up by now
+    finally:
+        stop(worker)
+    counts = setup.sample_id_counts()
+    assert set(counts) == {r["sample_id"] for r in records}
+    assert max(counts.values()) == 1, [sid for sid, n in counts.items() if n > 1][:5]
+    setup.assert_no_key_leaked()
+
+
+def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(
+    label_studio: LabelStudioServer, workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worst moment to die: Label Studio has created the tasks, the sample ids are not
+    marked yet. The next attempt must find them and import nothing twice."""
+    setup = Setup(label_studio, workdir)
+    config = AnnotationConfig(
+        label_studio_url=label_studio.url,
+        api_key=label_studio.api_key,
+        project=setup.project,
+        labeling_config=str(REVIEW_XML_PATH),
+    )
+    context = ImportContext.create(config, setup.connection, setup.queue_name)
+    memo = JobMemo("job-1", {})
+    records = setup.records(0, 50)
+
+    class Died(BaseException):
+        pass
+
+    def die_before_marking(sample_ids: object) -> None:
+        raise Died
+
+    monkeypatch.setattr(ledger.ImportedSet, "mark", lambda self, ids: die_before_marking(ids))
+    with pytest.raises(Died):
+        import_records(records, context, memo)
+    monkeypatch.undo()
+    assert setup.task_count() == 50
+
+    monkeypatch.setattr("annotation.importer.SETTLE_S", 0.0)
+    outcome = import_records(records, context, memo)
+    assert (outcome.reconciled, outcome.imported) == (50, 0)
+    assert setup.task_count() == 50
+    context.client.close()
+
+
+def test_label_studio_down_for_30_s_then_for_good(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(
+        label_studio, workdir, **{"retry.max": "6", "retry.intervals_s": "[2,5,10,15,20]"}
+    )
+    worker = setup.start_worker()
+    try:
+        setup.enqueue(setup.records(0, 100))
+        wait_for(lambda: setup.task_count() == 100, 60, "the first 100 tasks")
+
+        label_studio.stop()
+        setup.enqueue(setup.records(100, 200))  # records keep flowing while it is down
+        time.sleep(30)
+        assert setup.stats()["retries"] > 0
+        label_studio.start()
+        wait_for(lambda: setup.task_count() == 300, 180, "all 300 tasks after the outage")
+    finally:
+        stop(worker)
+    assert worker.returncode == 0  # SIGTERM: a clean stop
+    counts = setup.sample_id_counts()
+    assert len(counts) == 300 and max(counts.values()) == 1
+
+    # Down for good: the retries run out and the batches wait in the failed registry.
+    # The same project: requeued batches must not duplicate what is there.
+    retry_fast = {"retry.max": "2", "retry.intervals_s": "[1]"}
+    quick = Setup(label_studio, workdir, project=setup.project, **retry_fast)
+    worker = quick.start_worker()
+    try:
+        wait_for(lambda: "worker: queue" in quick.logs[-1].read_text(), 60, "the worker")
+        label_studio.stop()
+        quick.enqueue(setup.records(300, 100), batch=50)
+        wait_for(lambda: quick.queue.failed_job_registry.count == 2, 90, "2 failed batches")
+    finally:
+        label_studio.start()
+        stop(worker)
+    errors = [job.error for job in queue_admin.failed_jobs(quick.queue_config())]
+    assert len(errors) == 2, errors
+    for error in errors:
+        assert error.startswith("annotation.jobs.ImportFailed: gave up after 3 attempt(s): ")
+        assert f"cannot reach Label Studio at {label_studio.url}" in error
+    assert "gave up after" in quick.cli("queue", "failed").stdout
+    assert quick.stats()["failures"] == 2
+
+    requeued = quick.cli("queue", "requeue", "--all")
+    assert "requeued 2 job(s)" in requeued.stderr
+    assert quick.cli("worker", "--burst").returncode == 0
+    counts = quick.sample_id_counts()
+    assert len(counts) == 400 and max(counts.values()) == 1
+    setup.assert_no_key_leaked()
+    quick.assert_no_key_leaked()
+
+
+def test_junk_on_the_queue_is_refused_and_nothing_valid_is_lost(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    marker = workdir / "executed"
+    # A job naming another function, as anyone with access to Redis could enqueue.
+    setup.queue.enqueue("subprocess.getoutput", f"touch {marker}")
+    # A pickle payload (RQ's default serializer) that would run code when unpickled.
+    Queue(setup.queue_name, connection=setup.connection).enqueue("os.system", f"touch {marker}")
+    # A body that is not JSON at all.
+    job = setup.queue.enqueue("annotation.jobs.import_batch", [])
+    setup.connection.hset(job.key, "data", b"\x00\xff not json")
+    # Bad records beside good ones, in one batch.
+    missing = setup.record(2)
+    del missing["prompt"]
+    huge = setup.record(3)
+    huge.update(response="x" * 10_000_000, response_chars=10_000_000)
+    good = [setup.record(0), setup.record(1), setup.record(4)]
+    batch = [good[0], missing, huge, good[1], "not a record", good[2]]
+    setup.queue.enqueue("annotation.jobs.import_batch", batch, job_id="mixed-batch")
+    setup.enqueue(setup.records(10, 20))  # and a plain batch after the junk
+
+    result = setup.cli("worker", "--burst")
+    assert result.returncode == 0, result.stderr
+    assert not marker.exists()
+    ids = set(setup.sample_id_counts())
+    assert ids == {r["sample_id"] for r in good + setup.records(10, 20)}
+
+    reasons = [entry["reason"] for entry in ledger.quarantined(setup.connection, setup.queue_name)]
+    assert any("refusing to run 'subprocess.getoutput'" in r for r in reasons)
+    assert sum("not readable as JSON" in r for r in reasons) == 2
+    assert any(r.startswith("prompt: field required") for r in reasons)
+    assert any("response: 10000000 characters" in r for r in reasons)
+    assert any(r.startswith("record: not valid JSON") for r in reasons)
+    stats = setup.stats()
+    assert (stats["rejected_jobs"], stats["quarantined"], stats["imported"]) == (3, 3, 23)
+    quarantined = setup.cli("queue", "quarantined", "--json")
+    entries = [json.loads(line) for line in quarantined.stdout.splitlines()]
+    assert max(len(entry.get("record", "")) for entry in entries) < 5_000  # not 10 MB
+    failed = setup.cli("queue", "failed")
+    assert failed.stdout.count("refusing to run") == 1
+    setup.assert_no_key_leaked()
+
+
+def test_a_wrong_token_stops_the_worker_with_a_clear_message(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    wrong = "wrong-" + uuid.uuid4().hex
+    result = run_cli(
+        "worker", "--burst", *setup.flags,
+        cwd=workdir, env={**setup.env(), "LABEL_STUDIO_API_KEY": wrong},
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert "rejects the API token (LABEL_STUDIO_API_KEY)" in result.stderr
+    assert wrong not in result.stderr and "Traceback" not in result.stderr

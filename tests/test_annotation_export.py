@@ -62,7 +62,7 @@ def test_reviews_become_rating_and_preference_rows_incrementally(
     assert set(row) == {"prompt", "response", "rating", "categories", "sample_id", "meta"}
     assert (row["prompt"], row["response"]) == (records[1]["prompt"], records[1]["response"])
     assert row["rating"] == 2 and row["categories"] == ["off-topic", "format"]
-    assert row["meta"]["run_id"] == "run-1" and row["meta"]["task_id"] == ids[1]
+    assert row["meta"]["run_id"] == setup.run_id and row["meta"]["task_id"] == ids[1]
     assert ratings[records[2]["sample_id"]]["meta"]["note"] == "fine, just terse"
 
     preferences = read_jsonl(out.with_name("annotations.preferences.jsonl"))

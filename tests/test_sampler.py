@@ -137,7 +137,7 @@ def test_training_through_a_redis_outage_routes_every_selected_sample_once(
     resources = {"config": SimpleNamespace(sampling=sampling, queue=queue, trainer=TrainerConfig())}
     quickstart = yaml.safe_load(Path("configs/quickstart.yaml").read_text())
     trainer = Trainer(
-        TrainerConfig(max_steps=100, num_epochs=100, rollout_batch_size=4, samples_per_prompt=4,
+        TrainerConfig(max_steps=5000, num_epochs=5000, rollout_batch_size=4, samples_per_prompt=4,
                       max_new_tokens=12, output_dir=str(tmp_path / "out"), save_every=0),
         ModelConfig(actor=ModelRef(model_name_or_path=str(tiny_models.policy))),
         DataConfig(path="configs/prompts/quickstart.yaml"),
@@ -146,11 +146,17 @@ def test_training_through_a_redis_outage_routes_every_selected_sample_once(
         device="cpu", run_id="outage", hook_resources=resources,
     )  # fmt: skip
     restarted = threading.Event()
+    steps_after_restart = []
 
     def on_step(step: int, total: int, metrics) -> None:
         if step == 5:
             redis_server.kill()
             threading.Timer(10.0, lambda: (redis_server.start(), restarted.set())).start()
+        # Train through the whole outage, however fast steps are, and a while after it.
+        if restarted.is_set():
+            steps_after_restart.append(step)
+            if len(steps_after_restart) >= 20:
+                trainer.control.request_stop("outage test: Redis has been back for 20 steps")
 
     result = trainer.train(on_step)
     assert restarted.wait(30)

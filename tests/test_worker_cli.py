@@ -1,0 +1,100 @@
+"""`lowtide worker` as a process, without Label Studio: it starts when Label Studio is down
+(batches will retry), serves Prometheus metrics, supervises N processes and stops on SIGTERM."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import httpx
+import pytest
+
+from annotation import ledger
+from lowtide.services.process import free_port
+from tests.conftest import REPO, run_cli
+from tests.helpers.pipeline import REDIS_URL, wait_for
+
+
+def _flags(queue: str) -> list[str]:
+    return [
+        f"--queue.name={queue}",
+        f"--annotation.labeling_config={REPO / 'configs' / 'label_studio' / 'review.xml'}",
+    ]
+
+
+def _env() -> dict[str, str]:
+    return {
+        **os.environ,
+        "REDIS_URL": REDIS_URL,
+        "LABEL_STUDIO_URL": f"http://127.0.0.1:{free_port()}",  # nothing listens there
+        "LABEL_STUDIO_API_KEY": "k" * 40,
+    }
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.timeout(120)
+def test_supervised_workers_serve_metrics_and_stop_on_sigterm(workdir: Path) -> None:
+    import redis
+
+    queue = f"test-cli-{uuid.uuid4().hex[:8]}"
+    ledger.add_counts(redis.Redis.from_url(REDIS_URL), queue, {"imported": 7}, [0.2])
+    port = free_port()
+    log = workdir / "worker.log"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "lowtide", "worker", "--concurrency", "2",
+         "--metrics-port", str(port), *_flags(queue)],
+        env=_env(), cwd=workdir, stdout=log.open("w"), stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: len(_children(worker.pid)) == 2, 60, "two worker processes")
+        wait_for(lambda: log.read_text().count("batches will retry") >= 3, 60, "the warnings")
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+        assert f'lowtide_annotation_imported_total{{queue="{queue}"}} 7.0' in metrics
+        assert f'lowtide_annotation_import_seconds_count{{queue="{queue}"}} 1.0' in metrics
+        assert "lowtide_redis_up 1.0" in metrics
+        children = _children(worker.pid)
+
+        started = time.monotonic()
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=60) == 0
+        assert time.monotonic() - started < 30
+        for child in children:
+            assert (
+                not Path(f"/proc/{child}").exists()
+                or "Z" in Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            )
+    finally:
+        if worker.poll() is None:
+            os.killpg(worker.pid, signal.SIGKILL)
+    text = log.read_text()
+    assert "k" * 40 not in text and "Traceback" not in text
+    assert "cannot reach Label Studio" in text
+
+
+def test_worker_without_a_token_or_redis_says_what_to_do(workdir: Path) -> None:
+    env = {k: v for k, v in _env().items() if k != "LABEL_STUDIO_API_KEY"}
+    result = run_cli("worker", "--burst", *_flags("q"), cwd=workdir, env=env, timeout=60)
+    assert result.returncode == 1 and "LABEL_STUDIO_API_KEY is not set" in result.stderr
+
+    env = {**_env(), "REDIS_URL": f"redis://127.0.0.1:{free_port()}/0"}
+    result = run_cli("worker", "--burst", *_flags("q"), cwd=workdir, env=env, timeout=60)
+    assert result.returncode == 1 and "is not reachable" in result.stderr
+    assert "Traceback" not in result.stderr

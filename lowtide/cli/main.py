@@ -14,6 +14,7 @@ from lowtide.cli import (
     logs_cmd,
     model_cmd,
     queue_cmd,
+    rm_cmd,
     services_cmd,
     train_cmd,
     worker_cmd,
@@ -33,6 +34,7 @@ app.add_typer(config_cmd.app, name="config")
 app.add_typer(model_cmd.app, name="model")
 app.add_typer(logs_cmd.app, name="logs")
 app.add_typer(queue_cmd.app, name="queue")
+app.add_typer(rm_cmd.app, name="rm")
 services_cmd.register(app)
 app.command(context_settings=train_cmd.OVERRIDES)(train_cmd.train)
 app.command()(demo_cmd.demo)

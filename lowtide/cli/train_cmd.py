@@ -105,24 +105,25 @@ def _build_trainer(config: RunConfig, config_path: Path | None):
 def _build_tracker(config: RunConfig, run_id: str):
     import yaml
 
+    tracker = build_tracker(config.logger, run_id, yaml.safe_load(dump_run_config(config)))
+    _save_config(tracker.info.run_dir, config)
+    return tracker
+
+
+def build_tracker(logger, run_id: str, config: dict):
+    """The logger backends of `logger` (a LoggerConfig) for one run; `config` is what they
+    record as the run's config (secrets already masked)."""
     from rl.tracking import RunInfo, Tracker
 
-    logger = config.logger
     name = logger.name_run or run_id
     save_dir = Path(logger.save_dir)
     info = RunInfo(
-        run_id=run_id,
-        run_name=name,
-        save_dir=save_dir,
-        run_dir=save_dir / name,
-        config=yaml.safe_load(dump_run_config(config)),  # secrets masked
+        run_id=run_id, run_name=name, save_dir=save_dir, run_dir=save_dir / name, config=config
     )
     try:
-        tracker = Tracker.from_config(logger, info)
+        return Tracker.from_config(logger, info)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    _save_config(info.run_dir, config)
-    return tracker
 
 
 def _where_logs_are(tracker) -> None:

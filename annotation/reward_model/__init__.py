@@ -1,0 +1,1 @@
+"""The next reward model from reviews: data loading, Bradley-Terry training, evaluation."""

@@ -1,0 +1,137 @@
+"""Reward-model data as `lowtide export` writes it: preference pairs and rated responses.
+
+`load_rm_data(path)` takes the export's ratings file (`annotations.jsonl`: its sibling
+`annotations.preferences.jsonl` is read too), a preferences file alone, or any JSONL whose rows
+are `{prompt, chosen, rejected}` and/or `{prompt, response, rating}`. Pairs also come from rating
+rows whose `meta.better_response` differs from the response. A malformed file fails with the
+line and the problem; a file without a single usable row fails too.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+class RMDataError(ValueError):
+    """The data cannot train or evaluate a reward model; the message says where and why."""
+
+
+@dataclass(frozen=True)
+class Pair:
+    prompt: str
+    chosen: str
+    rejected: str
+    sample_id: str
+
+
+@dataclass(frozen=True)
+class Rated:
+    prompt: str
+    response: str
+    rating: int  # 1 (bad) .. 5 (good)
+    sample_id: str
+
+
+@dataclass
+class RMData:
+    pairs: list[Pair] = field(default_factory=list)
+    ratings: list[Rated] = field(default_factory=list)
+    run_ids: list[str] = field(default_factory=list)  # the training runs the rollouts came from
+    sources: list[str] = field(default_factory=list)
+
+    def split(self, holdout: float) -> tuple[RMData, RMData]:
+        """(train, held out), by a hash of sample_id: stable across runs and data growth."""
+        train, held = RMData(run_ids=self.run_ids, sources=self.sources), RMData()
+        for pair in self.pairs:
+            (held if _held_out(pair.sample_id, holdout) else train).pairs.append(pair)
+        for rated in self.ratings:
+            (held if _held_out(rated.sample_id, holdout) else train).ratings.append(rated)
+        return train, held
+
+
+def _held_out(sample_id: str, holdout: float) -> bool:
+    bucket = int(hashlib.sha256(sample_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+    return bucket < holdout
+
+
+def preferences_beside(path: Path) -> Path:
+    return path.with_name(f"{path.name.removesuffix('.jsonl')}.preferences.jsonl")
+
+
+def load_rm_data(path: str | Path) -> RMData:
+    path = Path(path)
+    if not path.is_file():
+        raise RMDataError(f"{path}: no such file (write it with `lowtide export`)")
+    data = RMData(sources=[str(path)])
+    pairs: dict[str, Pair] = {}
+    runs: set[str] = set()
+    for number, row in _rows(path):
+        _take(row, f"{path}:{number}", data, pairs, runs)
+    sibling = preferences_beside(path)
+    if sibling != path and sibling.is_file():
+        data.sources.append(str(sibling))
+        for number, row in _rows(sibling):
+            _take(row, f"{sibling}:{number}", data, pairs, runs)
+    data.pairs = list(pairs.values())
+    data.run_ids = sorted(runs)
+    if not data.pairs and not data.ratings:
+        raise RMDataError(
+            f"{path}: no preference rows ({{prompt, chosen, rejected}}) and no rating rows "
+            "({prompt, response, rating}): nothing to train on. Review some tasks, then run "
+            "`lowtide export`"
+        )
+    return data
+
+
+def _rows(path: Path):
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as error:
+                raise RMDataError(f"{path}:{number}: not valid JSON ({error})") from None
+            if not isinstance(row, dict):
+                raise RMDataError(f"{path}:{number}: expected a JSON object per line")
+            yield number, row
+
+
+def _take(
+    row: dict[str, Any], where: str, data: RMData, pairs: dict[str, Pair], runs: set[str]
+) -> None:
+    sample_id = str(row.get("sample_id") or f"{where}")
+    meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    if meta.get("run_id"):
+        runs.add(str(meta["run_id"]))
+    if "chosen" in row or "rejected" in row:
+        prompt, chosen, rejected = (
+            _text(row, key, where) for key in ("prompt", "chosen", "rejected")
+        )
+        pairs[sample_id] = Pair(prompt, chosen, rejected, sample_id)
+        return
+    if "rating" not in row:
+        raise RMDataError(
+            f"{where}: a row needs either chosen/rejected (a preference) or rating (a rated "
+            f"response); it has {sorted(row)}"
+        )
+    prompt, response = _text(row, "prompt", where), _text(row, "response", where)
+    rating = row["rating"]
+    if rating is not None:
+        if isinstance(rating, bool) or not isinstance(rating, int) or not 1 <= rating <= 5:
+            raise RMDataError(f"{where}: rating must be an integer from 1 to 5, got {rating!r}")
+        data.ratings.append(Rated(prompt, response, rating, sample_id))
+    better = meta.get("better_response")
+    if isinstance(better, str) and better.strip() and better.strip() != response.strip():
+        pairs.setdefault(sample_id, Pair(prompt, better, response, sample_id))
+
+
+def _text(row: dict[str, Any], key: str, where: str) -> str:
+    value = row.get(key)
+    if not isinstance(value, str):
+        raise RMDataError(f"{where}: {key} must be a string, got {type(value).__name__}")
+    return value

@@ -1,0 +1,252 @@
+"""Train the next reward model: Bradley-Terry on preference pairs, optionally a regression on
+ratings, warm-started from a sequence-classification model (num_labels=1), usually the previous
+reward model.
+
+Texts are encoded exactly as the `reward_model` reward scores them (rl.rewards.model: chat
+template or prompt + response, the end kept, padding by hand), so what is trained is what is
+later used. Losses: -log sigmoid(s_chosen - s_rejected) per pair; rating_weight * (s - target)^2
+per rated response, target = (rating - 3) / 2 in [-1, 1].
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+from annotation.reward_model.data import Pair, Rated, RMData, RMDataError
+from rl.rewards.model import RewardModel
+from rl.rewards.registry import RewardError
+
+METADATA_FILE = "lowtide_reward_model.json"
+
+
+@dataclass(frozen=True)
+class RMTrainSettings:
+    epochs: int = 3
+    learning_rate: float = 1e-4
+    batch_size: int = 8
+    rating_weight: float = 0.5  # 0: preferences only
+    holdout: float = 0.2
+    seed: int = 0
+    max_grad_norm: float = 1.0
+
+
+@dataclass
+class RMMetrics:
+    pairs: int = 0
+    pair_accuracy: float | None = None  # share of pairs where chosen scores above rejected
+    ratings: int = 0
+    rating_spearman: float | None = None  # rank correlation of scores with human ratings
+
+    def line(self) -> str:
+        acc = "-" if self.pair_accuracy is None else f"{self.pair_accuracy:.3f}"
+        rho = "-" if self.rating_spearman is None else f"{self.rating_spearman:+.3f}"
+        return f"pair accuracy {acc} on {self.pairs} pairs, rating Spearman {rho} on {self.ratings}"
+
+
+@dataclass
+class RMReport:
+    out: str
+    parent: str
+    train_pairs: int
+    train_ratings: int
+    before: RMMetrics  # the parent, on the held-out data
+    after: RMMetrics  # the new model, on the held-out data
+    steps: int
+    run_ids: list[str] = field(default_factory=list)
+    settings: dict = field(default_factory=dict)
+
+
+Progress = Callable[[int, int, dict[str, float]], None]
+
+
+def load_scorer(path: str | Path) -> RewardModel:
+    try:
+        return RewardModel(path)
+    except RewardError as error:
+        raise RMDataError(str(error).replace("reward_model: ", "", 1)) from None
+
+
+def evaluate(scorer: RewardModel, data: RMData) -> RMMetrics:
+    metrics = RMMetrics(pairs=len(data.pairs), ratings=len(data.ratings))
+    if data.pairs:
+        chosen = scorer.score_pairs([p.prompt for p in data.pairs], [p.chosen for p in data.pairs])
+        rejected = scorer.score_pairs(
+            [p.prompt for p in data.pairs], [p.rejected for p in data.pairs]
+        )
+        wins = sum(c > r for c, r in zip(chosen, rejected, strict=True))
+        metrics.pair_accuracy = wins / len(data.pairs)
+    if len(data.ratings) >= 2:
+        scores = scorer.score_pairs(
+            [r.prompt for r in data.ratings], [r.response for r in data.ratings]
+        )
+        metrics.rating_spearman = spearman(scores, [float(r.rating) for r in data.ratings])
+    return metrics
+
+
+def train_reward_model(
+    data: RMData,
+    base: str | Path,
+    out: str | Path,
+    settings: RMTrainSettings = RMTrainSettings(),
+    on_step: Progress | None = None,
+) -> RMReport:
+    train, held = data.split(settings.holdout)
+    if not train.pairs and not (train.ratings and settings.rating_weight > 0):
+        raise RMDataError(
+            f"nothing to train on after holding out {settings.holdout:.0%}: "
+            f"{len(train.pairs)} pairs, {len(train.ratings)} ratings (rating_weight "
+            f"{settings.rating_weight}); review more tasks or lower --holdout"
+        )
+    torch.manual_seed(settings.seed)
+    scorer = load_scorer(base)
+    before = evaluate(scorer, held)
+    model = scorer.model
+    model.train()
+    optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    batches = _batches(train, settings)
+    total = settings.epochs * len(batches)
+    step = 0
+    for _ in range(settings.epochs):
+        random.Random(settings.seed + step).shuffle(batches)
+        for pairs, rated in batches:
+            loss, parts = _loss(scorer, pairs, rated, settings.rating_weight)
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
+            optimizer.step()
+            step += 1
+            if on_step is not None:
+                on_step(step, total, {"rm/loss": float(loss), **parts})
+    model.eval()
+    after = evaluate(scorer, held)
+    report = RMReport(
+        out=str(out), parent=str(base), train_pairs=len(train.pairs),
+        train_ratings=len(train.ratings), before=before, after=after, steps=step,
+        run_ids=data.run_ids, settings=asdict(settings),
+    )  # fmt: skip
+    save(scorer, Path(out), report, data)
+    scorer.close()
+    return report
+
+
+def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], list[Rated]]]:
+    """Mixed minibatches: pairs and rated responses spread evenly over the steps."""
+    pairs = list(data.pairs)
+    rated = list(data.ratings) if settings.rating_weight > 0 else []
+    rng = random.Random(settings.seed)
+    rng.shuffle(pairs)
+    rng.shuffle(rated)
+    count = max(1, math.ceil((len(pairs) + len(rated)) / settings.batch_size))
+    return [(pairs[i::count], rated[i::count]) for i in range(count)]
+
+
+def _loss(
+    scorer: RewardModel, pairs: list[Pair], rated: list[Rated], rating_weight: float
+) -> tuple[torch.Tensor, dict[str, float]]:
+    prompts = [p.prompt for p in pairs] * 2 + [r.prompt for r in rated]
+    responses = (
+        [p.chosen for p in pairs] + [p.rejected for p in pairs] + [r.response for r in rated]
+    )
+    scores = scorer.model(**scorer.pad(scorer.encode(prompts, responses))).logits[:, 0].float()
+    parts: dict[str, float] = {}
+    loss = scores.new_zeros(())
+    if pairs:
+        margin = scores[: len(pairs)] - scores[len(pairs) : 2 * len(pairs)]
+        pair_loss = -F.logsigmoid(margin).mean()
+        loss = loss + pair_loss
+        parts["rm/pair_loss"] = float(pair_loss)
+        parts["rm/pair_accuracy_train"] = float((margin > 0).float().mean())
+    if rated:
+        target = torch.tensor([(r.rating - 3) / 2 for r in rated], device=scores.device)
+        rating_loss = F.mse_loss(scores[2 * len(pairs) :], target)
+        loss = loss + rating_weight * rating_loss
+        parts["rm/rating_loss"] = float(rating_loss)
+    return loss, parts
+
+
+def save(scorer: RewardModel, out: Path, report: RMReport, data: RMData) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    scorer.model.save_pretrained(out)
+    scorer.tokenizer.save_pretrained(out)
+    metadata = {
+        **asdict(report),
+        "created_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "data": data.sources,
+    }
+    (out / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    (out / "README.md").write_text(model_card(report, data))
+
+
+def model_card(report: RMReport, data: RMData) -> str:
+    runs = ", ".join(report.run_ids) or "-"
+    before, after = report.before, report.after
+    return f"""---
+library_name: transformers
+tags: [reward-model, lowtide]
+---
+
+# Reward model trained by lowtide
+
+A sequence-classification model with one output: higher is better. Trained from human reviews
+of low-reward rollouts (`lowtide export`), warm-started from `{report.parent}`.
+
+| | |
+|---|---|
+| parent model | `{report.parent}` |
+| data | {", ".join(f"`{source}`" for source in data.sources)} |
+| rollouts from runs | {runs} |
+| training pairs / rated responses | {report.train_pairs} / {report.train_ratings} |
+| held-out pairs / rated responses | {report.after.pairs} / {report.after.ratings} |
+| steps | {report.steps} |
+
+| held out | parent | this model |
+|---|---|---|
+| pairwise accuracy | {_fmt(before.pair_accuracy)} | {_fmt(after.pair_accuracy)} |
+| Spearman with ratings | {_fmt(before.rating_spearman)} | {_fmt(after.rating_spearman)} |
+
+Settings: `{json.dumps(report.settings)}`.
+
+Use it in a run config:
+
+```yaml
+rewards:
+  - {{type: reward_model, path: {report.out}}}
+```
+"""
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Rank correlation (average ranks for ties); None when either side is constant."""
+    rx, ry = _ranks(xs), _ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    return None if vx == 0 or vy == 0 else cov / math.sqrt(vx * vy)
+
+
+def _ranks(values: list[float]) -> list[float]:
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for index in order[start : end + 1]:
+            ranks[index] = (start + end) / 2
+        start = end + 1
+    return ranks

@@ -1,0 +1,171 @@
+"""`lowtide rm train | eval | compare`: the next reward model from reviewed rollouts."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from lowtide.cli.console import err, out
+from lowtide.errors import UserError
+
+app = typer.Typer(help="Train, evaluate and compare reward models.", no_args_is_help=True)
+DataOption = typer.Option(
+    Path("data/reward_model/annotations.jsonl"), "--data", help="lowtide export output (JSONL)"
+)
+
+
+def _load(data: Path):
+    from annotation.reward_model.data import RMDataError, load_rm_data
+
+    try:
+        return load_rm_data(data)
+    except RMDataError as error:
+        raise UserError(str(error)) from None
+
+
+@app.command()
+def train(
+    data: Path = DataOption,
+    base: Path = typer.Option(..., "--base", help="model to start from: the previous reward model"),
+    out_dir: Path = typer.Option(..., "--out", help="where to save the new reward model"),
+    epochs: int = typer.Option(3, "--epochs", min=1),
+    learning_rate: float = typer.Option(1e-4, "--lr", min=0.0),
+    batch_size: int = typer.Option(8, "--batch-size", min=1),
+    rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),
+    holdout: float = typer.Option(0.2, "--holdout", min=0.0, max=0.9),
+    seed: int = typer.Option(0, "--seed"),
+    config: Path | None = typer.Option(None, "--config", "-c", help="run config (its logger)"),
+) -> None:
+    """Bradley-Terry on preference pairs (+ a regression on ratings), warm-started from --base;
+    held-out accuracy before and after; saved with save_pretrained and a model card."""
+    from annotation.reward_model.data import RMDataError
+    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from lowtide.cli.train_cmd import build_tracker
+    from lowtide.config import load_run_config
+    from rl.config import LoggerConfig
+
+    rm_data = _load(data)
+    settings = RMTrainSettings(
+        epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
+        rating_weight=rating_weight, holdout=holdout, seed=seed,
+    )  # fmt: skip
+    logger = load_run_config(config).logger if config else LoggerConfig(name=["console"])
+    run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
+    tracker = build_tracker(logger, run_id, {"rm": {"data": str(data), "base": str(base),
+                                                    **settings.__dict__}})  # fmt: skip
+    err.print(
+        f"reward model from {base}: {len(rm_data.pairs)} pairs, {len(rm_data.ratings)} rated "
+        f"responses ({', '.join(rm_data.sources)})",
+        markup=False,
+    )
+    columns = (TextColumn("rm step"), MofNCompleteColumn(), BarColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))  # fmt: skip
+    try:
+        with Progress(*columns, console=err) as progress:
+            task = progress.add_task("", total=None)
+
+            def on_step(step: int, total: int, metrics: dict[str, float]) -> None:
+                progress.update(task, completed=step, total=total,
+                                description=f"loss {metrics['rm/loss']:.4f}")  # fmt: skip
+                tracker.on_stage("step_end", step, metrics, [])
+
+            report = train_reward_model(rm_data, base, out_dir, settings, on_step)
+        tracker.on_stage("step_end", report.steps + 1, _eval_metrics(report), [])
+    except RMDataError as error:
+        raise UserError(str(error)) from None
+    finally:
+        tracker.close()
+    table = Table(title=f"held out: {report.after.pairs} pairs, {report.after.ratings} ratings")
+    for column in ("", "parent", "new"):
+        table.add_column(column, justify="right")
+    table.add_row(
+        "pairwise accuracy", _f(report.before.pair_accuracy), _f(report.after.pair_accuracy)
+    )
+    table.add_row("Spearman with ratings", _f(report.before.rating_spearman),
+                  _f(report.after.rating_spearman))  # fmt: skip
+    out.print(table)
+    err.print(
+        f"saved {out_dir} (model card: {out_dir / 'README.md'}); use it with\n"
+        f"  rewards: [{{type: reward_model, path: {out_dir}}}]",
+        markup=False,
+    )
+
+
+def _eval_metrics(report) -> dict[str, float]:
+    metrics = {}
+    for name, value in (
+        ("rm/heldout_pair_accuracy", report.after.pair_accuracy),
+        ("rm/heldout_pair_accuracy_parent", report.before.pair_accuracy),
+        ("rm/heldout_rating_spearman", report.after.rating_spearman),
+        ("rm/heldout_rating_spearman_parent", report.before.rating_spearman),
+    ):
+        if value is not None:
+            metrics[name] = value
+    return metrics
+
+
+@app.command("eval")
+def evaluate_cmd(
+    model: Path = typer.Argument(..., help="reward model directory"),
+    data: Path = DataOption,
+) -> None:
+    """Score a saved reward model on reviewed data: pairwise accuracy and rating correlation."""
+    from annotation.reward_model.data import RMDataError
+    from annotation.reward_model.train import evaluate, load_scorer
+
+    rm_data = _load(data)
+    try:
+        scorer = load_scorer(model)
+    except RMDataError as error:
+        raise UserError(str(error)) from None
+    metrics = evaluate(scorer, rm_data)
+    scorer.close()
+    out.print(f"{model}: {metrics.line()}", markup=False)
+
+
+@app.command()
+def compare(
+    old: Path = typer.Argument(..., help="the reward model the run used"),
+    new: Path = typer.Argument(..., help="the reward model trained on the reviews"),
+    data: Path = DataOption,
+    examples: int = typer.Option(5, "--examples", min=0, help="worst-rated rollouts to show"),
+) -> None:
+    """How OLD and NEW score the rollouts that were routed for review, beside the reviews."""
+    from annotation.reward_model.compare import compare_models
+    from annotation.reward_model.data import RMDataError
+
+    rm_data = _load(data)
+    try:
+        result = compare_models(str(old), str(new), rm_data, examples)
+    except RMDataError as error:
+        raise UserError(str(error)) from None
+    table = Table(title=f"{len(rm_data.ratings)} reviewed rollouts, {len(rm_data.pairs)} pairs")
+    for column in ("", "old", "new"):
+        table.add_column(column, justify="right")
+    rows = [
+        ("pairwise accuracy (better > model's)", "pair_accuracy"),
+        ("Spearman with reviewers' ratings", "rating_spearman"),
+    ]
+    for label, name in rows:
+        table.add_row(label, _f(getattr(result.old.metrics, name)),
+                      _f(getattr(result.new.metrics, name)))  # fmt: skip
+    for label, name in (("mean score, rated 1-2", "mean_flagged"),
+                        ("mean score, rated 4-5", "mean_approved"),
+                        ("mean score, reviewers' better answers", "mean_better")):  # fmt: skip
+        table.add_row(label, _f(getattr(result.old, name)), _f(getattr(result.new, name)))
+    out.print(table)
+    if result.examples:
+        shown = Table(title="worst-rated rollouts")
+        for column in ("prompt", "response", "rating", "old", "new"):
+            shown.add_column(column, overflow="fold")
+        for prompt, response, rating, old_score, new_score in result.examples:
+            shown.add_row(prompt[:80], response[:80], str(rating), _f(old_score), _f(new_score))
+        out.print(shown)
+
+
+def _f(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"

@@ -1,0 +1,121 @@
+"""`lowtide rm train | eval | compare` on the tiny reward model, with export-format data."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotation.reward_model.data import RMDataError, load_rm_data
+from annotation.reward_model.train import METADATA_FILE, spearman
+from rl.rewards.model import RewardModel
+from tests.conftest import run_cli
+
+GOOD = ["Blue.", "Green.", "It is blue.", "The sea is green."]
+BAD = ["Red.", "I do not know.", "It is red.", "Yellow and red."]
+
+
+def export_rows(count: int) -> list[dict]:
+    """Rating rows as `lowtide export` writes them: bad answers with a better one, good ones."""
+    rows = []
+    for i in range(count):
+        prompt = f"Name a colour, please ({i})."
+        bad, good = BAD[i % len(BAD)], GOOD[i % len(GOOD)]
+        meta = {"better_response": good, "note": None, "run_id": "run-a", "step": i}
+        rows.append({"prompt": prompt, "response": bad, "rating": 1, "categories": ["off-topic"],
+                     "sample_id": f"bad-{i}", "meta": meta})  # fmt: skip
+        approved = {**meta, "better_response": None}
+        rows.append({"prompt": prompt, "response": good, "rating": 5, "categories": [],
+                     "sample_id": f"good-{i}", "meta": approved})  # fmt: skip
+    return rows
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def test_a_trained_reward_model_ranks_held_out_pairs_above_chance(
+    tiny_models, tmp_path: Path
+) -> None:
+    data = write_jsonl(tmp_path / "data" / "annotations.jsonl", export_rows(60))
+    out = tmp_path / "rm-1"
+    result = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(tiny_models.reward_model),
+        "--out", str(out), "--epochs", "3", "--lr", "3e-4", cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    metadata = json.loads((out / METADATA_FILE).read_text())
+    assert metadata["parent"] == str(tiny_models.reward_model)
+    assert metadata["run_ids"] == ["run-a"]
+    held_out = metadata["after"]
+    assert held_out["pairs"] > 5 and held_out["pair_accuracy"] > 0.8, metadata
+    assert held_out["rating_spearman"] > 0.5, metadata
+    assert "pairwise accuracy" in result.stdout
+    card = (out / "README.md").read_text()
+    assert str(tiny_models.reward_model) in card and "type: reward_model" in card
+
+    # The saved model loads the way a run's `reward_model` reward loads it, and prefers GOOD.
+    scorer = RewardModel(out)
+    scores = scorer.score_pairs(["Name a colour, please (999)."] * 8, GOOD + BAD)
+    assert sum(scores[:4]) > sum(scores[4:])
+    scorer.close()
+
+    evaluated = run_cli("rm", "eval", str(out), "--data", str(data), cwd=tmp_path, timeout=300)
+    assert evaluated.returncode == 0 and "pair accuracy" in evaluated.stdout
+    compared = run_cli("rm", "compare", str(tiny_models.reward_model), str(out), "--data",
+                       str(data), cwd=tmp_path, timeout=300)  # fmt: skip
+    assert compared.returncode == 0, compared.stderr
+    assert "mean score, rated 1-2" in compared.stdout and "worst-rated" in compared.stdout
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("", "no preference rows"),
+        ('{"prompt": "p", "response": "r", "rating": 3}\nnot json\n', ":2: not valid JSON"),
+        ('{"prompt": "p", "response": "r"}\n', "needs either chosen/rejected"),
+        ('{"prompt": "p", "response": "r", "rating": 9}\n', "rating must be an integer from 1"),
+        ('{"prompt": "p", "chosen": 3, "rejected": "r"}\n', "chosen must be a string"),
+    ],
+)
+def test_bad_data_fails_with_a_clear_message(tmp_path: Path, content: str, message: str) -> None:
+    data = tmp_path / "annotations.jsonl"
+    data.write_text(content)
+    with pytest.raises(RMDataError, match=message):
+        load_rm_data(data)
+    result = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(tmp_path), "--out", str(tmp_path / "o"),
+        cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1 and message.strip(":") in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_base_that_is_not_a_model_says_so(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(10))
+    result = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(tmp_path / "nope"),
+        "--out", str(tmp_path / "o"), cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 1 and "does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_pairs_come_from_better_responses_and_the_preferences_file(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(3))
+    write_jsonl(tmp_path / "annotations.preferences.jsonl",
+                [{"prompt": "p", "chosen": "a", "rejected": "b", "sample_id": "x"}])  # fmt: skip
+    loaded = load_rm_data(data)
+    assert len(loaded.ratings) == 6 and len(loaded.pairs) == 4  # 3 from better + 1 from file
+    train, held = loaded.split(0.5)
+    assert len(train.pairs) + len(held.pairs) == 4
+    assert loaded.split(0.5)[1].pairs == held.pairs  # the split is stable
+
+
+def test_spearman() -> None:
+    assert spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
+    assert spearman([1, 1, 1], [1, 2, 3]) is None

@@ -139,6 +139,29 @@ class LabelStudioClient:
             ):
                 yield task.model_dump(mode="json") if hasattr(task, "model_dump") else dict(task)
 
+    def unreviewed_tasks(self, project_id: int, run_id: str | None = None) -> list[dict[str, Any]]:
+        """Tasks without any annotation yet (of one training run, if given): id and data."""
+        items: list[dict[str, Any]] = [
+            {"filter": "filter:tasks:total_annotations", "operator": "equal", "type": "Number",
+             "value": 0},
+        ]  # fmt: skip
+        if run_id is not None:
+            items.append({"filter": "filter:tasks:data.run_id", "operator": "equal",
+                          "type": "String", "value": run_id})  # fmt: skip
+        query = json.dumps({"filters": {"conjunction": "and", "items": items}})
+        with self._errors("listing tasks to review", project_id):
+            return [
+                {"id": task.id, "data": dict(task.data or {})}
+                for task in self._sdk.tasks.list(
+                    project=project_id, query=query, fields="task_only", page_size=_PAGE_SIZE
+                )
+            ]
+
+    def create_annotation(self, task_id: int, result: list[dict[str, Any]]) -> int:
+        """Annotate a task through the API, as a reviewer's submit does; the annotation id."""
+        with self._errors(f"annotating task {task_id}"):
+            return int(self._sdk.annotations.create(id=task_id, result=result).id)
+
     def count_tasks(self, project_id: int) -> int:
         with self._errors("counting tasks", project_id):
             return int(self._sdk.projects.get(project_id).task_number or 0)

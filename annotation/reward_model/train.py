@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from annotation.reward_model.data import Pair, Rated, RMData, RMDataError
+from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model import RewardModel
 from rl.rewards.registry import RewardError
 
@@ -125,7 +126,7 @@ def train_reward_model(
             optimizer.step()
             step += 1
             if on_step is not None:
-                on_step(step, total, {"rm/loss": float(loss), **parts})
+                on_step(step, total, {"rm/loss": loss.item(), **parts})
     model.eval()
     after = evaluate(scorer, held)
     report = RMReport(
@@ -163,19 +164,20 @@ def _loss(
         margin = scores[: len(pairs)] - scores[len(pairs) : 2 * len(pairs)]
         pair_loss = -F.logsigmoid(margin).mean()
         loss = loss + pair_loss
-        parts["rm/pair_loss"] = float(pair_loss)
-        parts["rm/pair_accuracy_train"] = float((margin > 0).float().mean())
+        parts["rm/pair_loss"] = pair_loss.item()
+        parts["rm/pair_accuracy_train"] = (margin > 0).float().mean().item()
     if rated:
         target = torch.tensor([(r.rating - 3) / 2 for r in rated], device=scores.device)
         rating_loss = F.mse_loss(scores[2 * len(pairs) :], target)
         loss = loss + rating_weight * rating_loss
-        parts["rm/rating_loss"] = float(rating_loss)
+        parts["rm/rating_loss"] = rating_loss.item()
     return loss, parts
 
 
 def save(scorer: RewardModel, out: Path, report: RMReport, data: RMData) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    scorer.model.save_pretrained(out)
+    with quiet_progress_bars():
+        scorer.model.save_pretrained(out)
     scorer.tokenizer.save_pretrained(out)
     metadata = {
         **asdict(report),

@@ -1,23 +1,38 @@
-"""`lowtide demo`: bring up the local stack and the tiny model, then say where everything is."""
+"""`lowtide demo`: the whole loop on a laptop. Services, the tiny model, a training run whose
+low-reward rollouts go to Label Studio through the queue and a worker, then where to look.
+`--simulate-review` goes on: a scripted reviewer annotates the routed rollouts through the API,
+the reviews are exported, the next reward model is trained on them, and a second training runs
+against it, with before/after figures."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import typer
 
 from lowtide.cli import services_cmd
-from lowtide.cli.console import err
+from lowtide.cli.console import err, out
 from lowtide.cli.model_cmd import tiny
 from lowtide.cli.train_cmd import run_training
-from lowtide.config import load_run_config
-from lowtide.errors import UsageError
+from lowtide.config import RunConfig, load_run_config
+from lowtide.errors import UsageError, UserError
 from lowtide.services import labelstudio
-from lowtide.services.credentials import ensure_credentials
+from lowtide.services.credentials import ensure_credentials, load_env_file_into_environ
 
 QUICKSTART = Path("configs/quickstart.yaml")
 DEMO_PROMPTS = ["Name a color.", "What is two plus three?", "What does the cow say?"]
+WINDOW = 3  # steps averaged for "start" and "end" figures
+
+
+@dataclass
+class Routed:
+    routed: int  # rollouts the sampler selected
+    imported: int  # tasks of this run in the Label Studio project
+    project_id: int | None
 
 
 def demo(
@@ -28,14 +43,24 @@ def demo(
     steps: int | None = typer.Option(
         None, "--steps", min=1, help="training steps (default: config)"
     ),
+    simulate_review: bool = typer.Option(
+        False, "--simulate-review", help="review, export, train a reward model, train again"
+    ),
+    second_steps: int = typer.Option(
+        15, "--second-steps", min=1, help="--simulate-review: steps of the second training"
+    ),
 ) -> None:
-    """Start Redis and Label Studio, build the tiny model, train it briefly, say where to look."""
+    """Start Redis and Label Studio, build the tiny model, train it with the low-reward sampler,
+    import the routed rollouts into Label Studio, and say where to look."""
     if not QUICKSTART.exists():
         raise UsageError(f"{QUICKSTART} not found: run the demo from the lowtide project directory")
-    err.rule("1/3 services")
+    total = 7 if simulate_review else 4
+    err.rule(f"1/{total} services")
     services_cmd.up(only=None, label_studio_port=label_studio_port)
+    load_env_file_into_environ()  # the token `up` may just have generated, for the worker too
+    url = f"http://127.0.0.1:{label_studio_port}"
 
-    err.rule("2/3 tiny model")
+    err.rule(f"2/{total} tiny model")
     policy = models / "policy"
     if (policy / "config.json").exists():
         err.print(f"Reusing the tiny models in {models} (delete the directory to rebuild)")
@@ -47,8 +72,9 @@ def demo(
     for prompt, completion in zip(DEMO_PROMPTS, completions, strict=True):
         err.print(f"  {prompt!r:28} -> {completion!r}", markup=False)
 
-    err.rule("3/3 training")
-    overrides = [f"--model.actor.model_name_or_path={policy}"]
+    err.rule(f"3/{total} training, routing low-reward rollouts")
+    overrides = [f"--model.actor.model_name_or_path={policy}",
+                 f"--annotation.label_studio_url={url}"]  # fmt: skip
     if steps is not None:
         overrides.append(f"--trainer.max_steps={steps}")
     config = load_run_config(QUICKSTART, overrides)
@@ -58,39 +84,147 @@ def demo(
         f"{trainer.samples_per_prompt} samples a step; reward: a cool colour (blue or green)",
         markup=False,
     )
-    result = run_training(config, QUICKSTART)
-    logs = Path(config.logger.save_dir) / (config.logger.name_run or result.run_id)
-    _summary(label_studio_port, policy, result.run_dir, logs, _routed(result.history, config))
+    first = run_training(config, QUICKSTART)
+
+    err.rule(f"4/{total} annotation worker")
+    routed = _import_routed(config, first)
+    logs = Path(config.logger.save_dir) / (config.logger.name_run or first.run_id)
+    if simulate_review:
+        _close_the_loop(config, overrides, first, routed, models, second_steps, total)
+    _summary(url, config, policy, first.run_dir, logs, routed)
 
 
-def _routed(history, config) -> str:
-    """How many low-reward rollouts went to the queue, and what waits there now."""
-    from sampling.queue_admin import queue_status
+def _import_routed(config: RunConfig, result) -> Routed:
+    """Run a burst worker over the queue; count this run's tasks in the project."""
+    from annotation.labelstudio import LabelStudioClient, LabelStudioError
 
-    routed = sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0) for r in history)
-    state = queue_status(config.queue)
-    return (
-        f"{routed:.0f} low-reward rollouts (reward < {config.sampling.threshold}) to queue "
-        f"'{config.queue.name}': {state.depth} jobs waiting, {state.spool_records} records "
-        "spooled (lowtide queue status)"
+    routed = round(sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0)
+                       for r in result.history))  # fmt: skip
+    worker = subprocess.run(
+        [sys.executable, "-m", "lowtide", "worker", "--burst", "--config", str(QUICKSTART),
+         f"--annotation.label_studio_url={config.annotation.label_studio_url}"],
+        stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    if worker.returncode != 0:
+        raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
+    annotation = config.annotation
+    key = annotation.api_key.get_secret_value() if annotation.api_key else ""
+    try:
+        with LabelStudioClient(annotation.label_studio_url, key) as client:
+            project_id = client.find_project(annotation.project)
+            imported = len(client.unreviewed_tasks(project_id, result.run_id)) if project_id else 0
+    except LabelStudioError as error:
+        raise UserError(str(error)) from None
+    err.print(
+        f"routed {routed} low-reward rollouts (reward < {config.sampling.threshold}); "
+        f"{imported} are now review tasks in project {annotation.project!r}",
+        markup=False,
+    )
+    return Routed(routed, imported, project_id)
+
+
+def _close_the_loop(
+    config: RunConfig,
+    overrides: list[str],
+    first,
+    routed: Routed,
+    models: Path,
+    second_steps: int,
+    total: int,
+) -> None:
+    from annotation.export import export_annotations
+    from annotation.labelstudio import LabelStudioClient
+    from annotation.reward_model.data import load_rm_data
+    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from lowtide.demo.scripted_reviewer import review_run
+
+    if not routed.project_id or not routed.imported:
+        raise UserError("no rollouts reached Label Studio: nothing to review")
+    annotation = config.annotation
+    key = annotation.api_key.get_secret_value() if annotation.api_key else ""
+    err.rule(f"5/{total} scripted review and export")
+    with LabelStudioClient(annotation.label_studio_url, key) as client:
+        ratings = review_run(client, routed.project_id, first.run_id)
+        summary = export_annotations(client, annotation.project, config.export.out, since="last")
+    histogram = ", ".join(f"{n} x {rating}" for rating, n in sorted(ratings.items()))
+    err.print(
+        f"reviewed {sum(ratings.values())} tasks (ratings: {histogram}); exported "
+        f"{summary.total_rows} rating rows, {summary.preference_rows} preference rows to "
+        f"{config.export.out}",
+        markup=False,
+    )
+
+    err.rule(f"6/{total} reward model from the reviews")
+    rm_out = Path(config.trainer.output_dir) / "reward_models" / f"{first.run_id}-rm"
+    report = train_reward_model(
+        load_rm_data(config.export.out), models / "reward_model", rm_out,
+        RMTrainSettings(epochs=3, learning_rate=3e-4),
+    )  # fmt: skip
+    err.print(f"saved {rm_out}; held out: parent {report.before.line()}", markup=False)
+    err.print(f"                      new {report.after.line()}", markup=False)
+
+    err.rule(f"7/{total} training against the new reward model")
+    rewards = (f"--rewards=[{{type: reward_model, path: {rm_out}}}, {{type: format, weight: 0.1}},"
+               " {type: keyword, weight: 0.0, params: {words: [blue, green]}}]")  # fmt: skip
+    second_config = load_run_config(
+        QUICKSTART, [*overrides, rewards, f"--trainer.max_steps={second_steps}"]
+    )
+    second = run_training(second_config, QUICKSTART)
+    _before_after(first.history, second.history, report)
+
+
+def _before_after(first: list[dict], second: list[dict], report) -> None:
+    def window(history: list[dict], key: str, end: bool) -> str:
+        values = [row[key] for row in history if key in row]
+        values = values[-WINDOW:] if end else values[:WINDOW]
+        return "-" if not values else f"{sum(values) / len(values):.3f}"
+
+    keyword = "reward/keyword/mean"
+    learned = "reward/reward_model/mean"
+    lines = [
+        ("reward model, held-out pair accuracy",
+         _fmt(report.before.pair_accuracy), _fmt(report.after.pair_accuracy)),
+        ("run 1 (rule reward): blue/green rate",
+         window(first, keyword, False), window(first, keyword, True)),
+        ("run 2 (new reward model): blue/green rate",
+         window(second, keyword, False), window(second, keyword, True)),
+        ("run 2: new reward model's score",
+         window(second, learned, False), window(second, learned, True)),
+    ]  # fmt: skip
+    err.rule("before / after")
+    out.print(f"{'':44} {'before':>8} {'after':>8}", markup=False)
+    for label, before, after in lines:
+        out.print(f"{label:44} {before:>8} {after:>8}", markup=False)
+    out.print(
+        f"(reward model: the parent vs the model trained on the reviews; runs: the mean of "
+        f"the first vs the last {WINDOW} steps)",
+        markup=False,
     )
 
 
-def _summary(port: int, policy: Path, run_dir: Path, logs: Path, routed: str) -> None:
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _summary(
+    url: str, config: RunConfig, policy: Path, run_dir: Path, logs: Path, routed: Routed
+) -> None:
     credentials = ensure_credentials()
+    project = f"{url}/projects/{routed.project_id}" if routed.project_id else url
     err.rule("where to look")
     err.print(
-        f"  Label Studio    http://127.0.0.1:{port}  login {credentials.username}, password and "
-        f"API token in {credentials.env_file}\n"
+        f"  Label Studio    {url}  login {credentials.username}, password and API token in "
+        f"{credentials.env_file}\n"
+        f"  review tasks    {project} (project {config.annotation.project!r}: sort by reward)\n"
+        f"  routed          {routed.routed} low-reward rollouts -> {routed.imported} tasks "
+        f"(lowtide queue status)\n"
         f"  tiny policy     {policy} (loads with AutoModelForCausalLM.from_pretrained)\n"
         f"  training run    {run_dir} (config.yaml, checkpoints/)\n"
         f"  train again     lowtide train --config {QUICKSTART}\n"
+        f"  after reviews   lowtide export --config {QUICKSTART}, then lowtide rm train\n"
         f"  services        lowtide status  |  stop with: lowtide down\n"
         f"  logs            {logs} (lowtide logs show {logs})\n"
         f"  tensorboard     tensorboard --logdir {logs.parent / 'tensorboard'}\n"
-        f"  wandb (offline) {logs.parent / 'wandb'}  (wandb sync <offline-run dir>)\n"
-        f"  routed          {routed}\n"
-        "\n  Not in this version yet: the worker that imports the queued rollouts into Label\n"
-        "  Studio for review (they wait in the queue until then).",
+        f"  wandb (offline) {logs.parent / 'wandb'}  (wandb sync <offline-run dir>)",
         markup=False,
     )

@@ -1,0 +1,1 @@
+"""What `lowtide demo` needs beyond the commands: a scripted reviewer."""

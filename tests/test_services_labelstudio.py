@@ -1,9 +1,12 @@
 """`lowtide demo/up/status/down` with a real Label Studio (installed once per machine, 20-80 s
-start): one server start covers the demo and the service commands."""
+start): one server start covers the whole loop of the demo (train with the sampler, worker
+imports, scripted reviews, export, `rm train`, a second training against the new reward model)
+and the service commands."""
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -26,15 +29,46 @@ def test_demo_then_status_token_down(tmp_path: Path, own_redis) -> None:
         **{name: "" for name in SECRET_VARS},  # generated into .env, not inherited
     }
     shutil.copytree(REPO / "configs", tmp_path / "configs")
-    up = run_cli("demo", "--label-studio-port", str(port), "--steps", "3", cwd=tmp_path, env=env)
+    up = run_cli(
+        "demo", "--label-studio-port", str(port), "--steps", "6", "--simulate-review",
+        "--second-steps", "3", cwd=tmp_path, env=env,
+    )  # fmt: skip
     assert up.returncode == 0, up.stderr
     try:
         assert (tmp_path / "outputs" / "tiny" / "policy" / "config.json").exists()
         assert "'Name a color.'" in up.stderr  # the tiny model answered
-        assert ": 3 steps in" in up.stdout  # it trained, and printed the summary
-        assert "low-reward rollouts (reward < 0.2) to queue 'lowtide-annotate'" in up.stderr
-        runs = [p for p in (tmp_path / "outputs").iterdir() if p.name != "tiny"]
-        assert len(runs) == 1 and (runs[0] / "checkpoints" / "step-000003").exists()
+        assert ": 6 steps in" in up.stdout and ": 3 steps in" in up.stdout  # both trainings
+
+        # Every hop of the loop, counted: routed = imported = reviewed = exported.
+        hop = re.search(r"routed (\d+) low-reward rollouts \(reward < 0.2\); (\d+) are now "
+                        r"review tasks", up.stderr)  # fmt: skip
+        assert hop is not None, up.stderr
+        routed, imported = int(hop[1]), int(hop[2])
+        assert routed == imported and routed >= 20
+        reviewed = re.search(r"reviewed (\d+) tasks .*; exported (\d+) rating rows, (\d+) "
+                             r"preference rows", up.stderr)  # fmt: skip
+        assert reviewed is not None and int(reviewed[1]) == int(reviewed[2]) == routed
+        exported = (tmp_path / "data" / "reward_model" / "annotations.jsonl").read_text()
+        assert len(exported.splitlines()) == routed
+        pairs = int(reviewed[3])
+        assert pairs > 0 and len(
+            (tmp_path / "data" / "reward_model" / "annotations.preferences.jsonl")
+            .read_text().splitlines()
+        ) == pairs  # fmt: skip
+
+        # The new reward model beats chance on held-out reviewed pairs, and a run used it.
+        accuracy = re.search(r"new pair accuracy ([0-9.]+) on (\d+) pairs", up.stderr)
+        assert accuracy is not None and int(accuracy[2]) >= 3
+        assert float(accuracy[1]) > 0.5, up.stderr
+        rm_dirs = list((tmp_path / "outputs" / "reward_models").iterdir())
+        assert len(rm_dirs) == 1 and (rm_dirs[0] / "README.md").exists()
+        second_config = [p for p in (tmp_path / "outputs").glob("*/config.yaml")
+                         if f"reward_models/{rm_dirs[0].name}" in p.read_text()]  # fmt: skip
+        assert len(second_config) == 1  # the second run's reward is the new model
+        assert "run 2 (new reward model): blue/green rate" in up.stdout
+
+        runs = [p for p in (tmp_path / "outputs").glob("2*") if p.is_dir()]
+        assert len(runs) == 2 and any((r / "checkpoints" / "step-000006").exists() for r in runs)
         secrets = read_env_file(tmp_path / ".env")
         api_key = secrets["LABEL_STUDIO_API_KEY"]
         assert (

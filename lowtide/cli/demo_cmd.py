@@ -135,7 +135,8 @@ def _close_the_loop(
     from annotation.export import export_annotations
     from annotation.labelstudio import LabelStudioClient
     from annotation.reward_model.data import load_rm_data
-    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from annotation.reward_model.train import RMTrainSettings
+    from lowtide.cli.rm_cmd import train_with_progress
     from lowtide.demo.scripted_reviewer import review_run
 
     if not routed.project_id or not routed.imported:
@@ -156,7 +157,7 @@ def _close_the_loop(
 
     err.rule(f"6/{total} reward model from the reviews")
     rm_out = Path(config.trainer.output_dir) / "reward_models" / f"{first.run_id}-rm"
-    report = train_reward_model(
+    report = train_with_progress(
         load_rm_data(config.export.out), models / "reward_model", rm_out,
         RMTrainSettings(epochs=3, learning_rate=3e-4),
     )  # fmt: skip

@@ -42,8 +42,7 @@ def train(
 ) -> None:
     """Bradley-Terry on preference pairs (+ a regression on ratings), warm-started from --base;
     held-out accuracy before and after; saved with save_pretrained and a model card."""
-    from annotation.reward_model.data import RMDataError
-    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from annotation.reward_model.train import RMTrainSettings
     from lowtide.cli.train_cmd import build_tracker
     from lowtide.config import load_run_config
     from rl.config import LoggerConfig
@@ -62,21 +61,8 @@ def train(
         f"responses ({', '.join(rm_data.sources)})",
         markup=False,
     )
-    columns = (TextColumn("rm step"), MofNCompleteColumn(), BarColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))  # fmt: skip
     try:
-        with Progress(*columns, console=err) as progress:
-            task = progress.add_task("", total=None)
-
-            def on_step(step: int, total: int, metrics: dict[str, float]) -> None:
-                progress.update(task, completed=step, total=total,
-                                description=f"loss {metrics['rm/loss']:.4f}")  # fmt: skip
-                tracker.on_stage("step_end", step, metrics, [])
-
-            report = train_reward_model(rm_data, base, out_dir, settings, on_step)
-        tracker.on_stage("step_end", report.steps + 1, _eval_metrics(report), [])
-    except RMDataError as error:
-        raise UserError(str(error)) from None
+        report = train_with_progress(rm_data, base, out_dir, settings, tracker)
     finally:
         tracker.close()
     table = Table(title=f"held out: {report.after.pairs} pairs, {report.after.ratings} ratings")
@@ -93,6 +79,31 @@ def train(
         f"  rewards: [{{type: reward_model, path: {out_dir}}}]",
         markup=False,
     )
+
+
+def train_with_progress(rm_data, base: Path, out_dir: Path, settings, tracker=None):
+    """train_reward_model with a progress bar on stderr and, given a tracker, rm/* metrics."""
+    from annotation.reward_model.data import RMDataError
+    from annotation.reward_model.train import train_reward_model
+
+    columns = (TextColumn("rm step"), MofNCompleteColumn(), BarColumn(), TimeElapsedColumn(),
+               TextColumn("{task.description}"))  # fmt: skip
+    try:
+        with Progress(*columns, console=err) as progress:
+            task = progress.add_task("", total=None)
+
+            def on_step(step: int, total: int, metrics: dict[str, float]) -> None:
+                progress.update(task, completed=step, total=total,
+                                description=f"loss {metrics['rm/loss']:.4f}")  # fmt: skip
+                if tracker is not None:
+                    tracker.on_stage("step_end", step, metrics, [])
+
+            report = train_reward_model(rm_data, base, out_dir, settings, on_step)
+    except RMDataError as error:
+        raise UserError(str(error)) from None
+    if tracker is not None:
+        tracker.on_stage("step_end", report.steps + 1, _eval_metrics(report), [])
+    return report
 
 
 def _eval_metrics(report) -> dict[str, float]:

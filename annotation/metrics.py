@@ -7,10 +7,12 @@ whichever process serves it, and a restarted worker does not reset them.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import redis
-from prometheus_client import CollectorRegistry, start_http_server
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -79,9 +81,43 @@ class AnnotationCollector:
         yield latency
 
 
-def serve_metrics(queue: Queue, port: int, host: str = "127.0.0.1") -> None:
-    """/metrics on host:port, in a daemon thread."""
+def serve_metrics(queue: Queue, port: int, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """/metrics (Prometheus) and /healthz (200 when Redis answers, else 503) on host:port, in
+    a daemon thread."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(AnnotationCollector(queue))
-    start_http_server(port, addr=host, registry=registry)
-    log.info("metrics on http://%s:%d/metrics", host, port)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?")[0]
+            if path == "/metrics":
+                self._send(200, generate_latest(registry), CONTENT_TYPE_LATEST)
+            elif path == "/healthz":
+                healthy = _redis_answers(queue.connection)
+                body = b"ok\n" if healthy else b"redis unreachable\n"
+                self._send(200 if healthy else 503, body, "text/plain")
+            else:
+                self._send(404, b"/metrics or /healthz\n", "text/plain")
+
+        def _send(self, status: int, body: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:  # scrapes every few seconds: no log lines
+            pass
+
+    server = ThreadingHTTPServer((host, port), Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, name="lowtide-metrics", daemon=True).start()
+    log.info("metrics on http://%s:%d/metrics, health on /healthz", host, port)
+    return server
+
+
+def _redis_answers(connection: redis.Redis) -> bool:
+    try:
+        return bool(connection.ping())
+    except redis.RedisError:
+        return False

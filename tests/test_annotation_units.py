@@ -258,3 +258,20 @@ def test_service_config_reads_a_full_run_config_and_the_environment() -> None:
     assert "secret" not in repr(service) and "secret" not in service.model_dump_json()
     overridden = load_service_config(None, ["--annotation.import_batch_max=50"], {})
     assert overridden.annotation.import_batch_max == 50
+
+
+def test_healthz_is_503_while_redis_is_down() -> None:
+    import httpx
+
+    from annotation.metrics import serve_metrics
+
+    down = redis.Redis(port=free_port(), socket_connect_timeout=0.5)
+    port = free_port()
+    server = serve_metrics(Queue("q", connection=down, serializer=JSONSerializer), port)
+    try:
+        response = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10)
+        assert response.status_code == 503 and "redis unreachable" in response.text
+        metrics = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10)
+        assert metrics.status_code == 200 and "lowtide_redis_up 0.0" in metrics.text
+    finally:
+        server.shutdown()

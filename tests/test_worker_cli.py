@@ -70,6 +70,9 @@ def test_supervised_workers_serve_metrics_and_stop_on_sigterm(workdir: Path) -> 
         assert f'lowtide_annotation_imported_total{{queue="{queue}"}} 7.0' in metrics
         assert f'lowtide_annotation_import_seconds_count{{queue="{queue}"}} 1.0' in metrics
         assert "lowtide_redis_up 1.0" in metrics
+        health = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=10)
+        assert health.status_code == 200 and health.text == "ok\n"
+        assert httpx.get(f"http://127.0.0.1:{port}/nope", timeout=10).status_code == 404
         children = _children(worker.pid)
 
         started = time.monotonic()

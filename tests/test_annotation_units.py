@@ -275,3 +275,20 @@ def test_healthz_is_503_while_redis_is_down() -> None:
         assert metrics.status_code == 200 and "lowtide_redis_up 0.0" in metrics.text
     finally:
         server.shutdown()
+
+
+def test_secrets_can_come_from_files_named_by_the_environment(tmp_path: Path) -> None:
+    from lowtide.errors import UsageError
+
+    (tmp_path / "key").write_text("from-a-file\n")
+    (tmp_path / "redis").write_text("redis://:pw@redis:6379/0\n")
+    environ = {"LABEL_STUDIO_API_KEY_FILE": str(tmp_path / "key"),
+               "REDIS_URL_FILE": str(tmp_path / "redis")}  # fmt: skip
+    service = load_service_config(None, [], environ)
+    assert service.annotation.api_key.get_secret_value() == "from-a-file"
+    assert service.queue.redis_url.get_secret_value() == "redis://:pw@redis:6379/0"
+    # The variable itself wins over its file.
+    both = load_service_config(None, [], {**environ, "LABEL_STUDIO_API_KEY": "direct"})
+    assert both.annotation.api_key.get_secret_value() == "direct"
+    with pytest.raises(UsageError, match=r"LABEL_STUDIO_API_KEY_FILE=.*cannot read"):
+        load_service_config(None, [], {"LABEL_STUDIO_API_KEY_FILE": str(tmp_path / "missing")})

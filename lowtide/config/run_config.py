@@ -1,7 +1,8 @@
 """The whole run config: every package's sections, loaded from YAML, env and dotted overrides.
 
 Precedence, lowest first: defaults < YAML file < environment (REDIS_URL) < command-line flags.
-Secrets (`env_only` fields) come from the environment only, never from files or flags.
+Secrets (`env_only` fields) come from the environment only (or a `VAR_FILE` it names, as Docker
+and Kubernetes mount secrets), never from config files or flags.
 """
 
 from __future__ import annotations
@@ -138,7 +139,7 @@ def _apply_environment(
     schema: type[BaseModel], data: dict[str, Any], environ: Mapping[str, str]
 ) -> None:
     for loc, (variable, _) in env_fields(schema).items():
-        value = environ.get(variable)
+        value = environ.get(variable) or _read_secret_file(variable, environ)
         if value:
             section = data
             for part in loc[:-1]:
@@ -146,6 +147,21 @@ def _apply_environment(
                     section[part] = {}
                 section = section[part]
             section[loc[-1]] = value
+
+
+def _read_secret_file(variable: str, environ: Mapping[str, str]) -> str | None:
+    """`VAR_FILE=/run/secrets/x` stands for `VAR` (Docker and Kubernetes secrets): the file's
+    content without its trailing newline."""
+    path = environ.get(f"{variable}_FILE")
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8").rstrip("\r\n")
+    except OSError as error:
+        raise UsageError(
+            f"{variable}_FILE={path}: cannot read it ({error.strerror or error}); mount the "
+            f"secret there or set {variable} instead"
+        ) from None
 
 
 def _get(data: Any, loc: Loc) -> Any:

@@ -119,7 +119,7 @@ class ConditionalLogging(Section):
 
 
 class LoggerConfig(Section):
-    name: list[Literal["wandb", "tensorboard", "console", "jsonl"]] = Field(
+    name: list[Literal["wandb", "tensorboard", "console", "jsonl", "prometheus"]] = Field(
         default_factory=lambda: ["console"], description="one backend or a list"
     )
     project: str = "lowtide"
@@ -129,6 +129,9 @@ class LoggerConfig(Section):
     log_rollout: bool = True
     rollout_log_interval: int = Field(100, ge=1)
     save_dir: str = "./logs"
+    prometheus_port: int = Field(
+        9110, ge=1, le=65535, description="prometheus backend: /metrics on this port"
+    )
     rollout_max_length: int = Field(512, ge=16)
     encode_response: bool = False
     metrics: MetricWhitelist = Field(default_factory=MetricWhitelist)

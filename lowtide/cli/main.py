@@ -8,6 +8,7 @@ import typer
 from rich.markup import escape
 
 from lowtide.cli import (
+    annotation_cmd,
     config_cmd,
     demo_cmd,
     export_cmd,
@@ -35,6 +36,7 @@ app.add_typer(model_cmd.app, name="model")
 app.add_typer(logs_cmd.app, name="logs")
 app.add_typer(queue_cmd.app, name="queue")
 app.add_typer(rm_cmd.app, name="rm")
+app.add_typer(annotation_cmd.app, name="annotation")
 services_cmd.register(app)
 app.command(context_settings=train_cmd.OVERRIDES)(train_cmd.train)
 app.command()(demo_cmd.demo)

@@ -1,0 +1,54 @@
+"""`lowtide annotation init`: create (or update) the review project, for deployments that start
+Label Studio and the workers separately (a one-shot container, a Kubernetes Job)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import typer
+
+from annotation.importer import LabelingConfigError, read_labeling_config
+from annotation.labelstudio import LabelStudioClient, LabelStudioError, LabelStudioUnreachable
+from lowtide.cli.console import err, out
+from lowtide.config import load_service_config
+from lowtide.errors import UserError
+
+app = typer.Typer(help="The Label Studio side.", no_args_is_help=True)
+
+
+@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+def init(
+    ctx: typer.Context,
+    config: Path | None = typer.Option(None, "--config", "-c", help="run config"),
+    wait: float = typer.Option(120.0, "--wait", min=0, help="seconds to wait for Label Studio"),
+) -> None:
+    """Create the project with the labeling config, or update its config in place."""
+    annotation = load_service_config(config, ctx.args).annotation
+    if annotation.api_key is None:
+        raise UserError("LABEL_STUDIO_API_KEY is not set (or LABEL_STUDIO_API_KEY_FILE)")
+    try:
+        xml = read_labeling_config(annotation.labeling_config)
+    except LabelingConfigError as error:
+        raise UserError(str(error)) from None
+    deadline = time.monotonic() + wait
+    key = annotation.api_key.get_secret_value()
+    with LabelStudioClient(
+        annotation.label_studio_url, key, annotation.request_timeout_s
+    ) as client:
+        while True:
+            try:
+                project_id = client.ensure_project(annotation.project, xml)
+                break
+            except LabelStudioUnreachable as error:
+                if time.monotonic() > deadline:
+                    raise UserError(str(error)) from None
+                err.print(f"waiting for Label Studio at {client.url}...", markup=False)
+                time.sleep(3)
+            except LabelStudioError as error:
+                raise UserError(str(error)) from None
+    out.print(
+        f"project {annotation.project!r} is ready: id {project_id}, "
+        f"{annotation.label_studio_url.rstrip('/')}/projects/{project_id}",
+        markup=False,
+    )

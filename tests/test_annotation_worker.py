@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 import uuid
 from collections import Counter
@@ -230,3 +232,43 @@ def test_a_wrong_token_stops_the_worker_with_a_clear_message(
     assert result.returncode == 1
     assert "rejects the API token (LABEL_STUDIO_API_KEY)" in result.stderr
     assert wrong not in result.stderr and "Traceback" not in result.stderr
+
+
+def test_torchrun_ranks_route_their_own_samples_and_each_lands_once(
+    label_studio: LabelStudioServer, workdir: Path, tiny_models
+) -> None:
+    """Two CPU processes under torchrun with the sampler, then a worker: rank-unique sample ids,
+    the logged `sampling/*` counts summed over ranks, every routed sample in Label Studio once."""
+    from rl.tracking.reader import read_run
+    from tests.conftest import REPO
+
+    setup = Setup(label_studio, workdir)
+    out = workdir / "out"
+    train = [
+        "train", "--config", str(REPO / "configs" / "quickstart.yaml"),
+        f"--model.actor.model_name_or_path={tiny_models.policy}", f"--trainer.output_dir={out}",
+        "--trainer.max_steps=3", "--trainer.rollout_batch_size=4", "--trainer.max_new_tokens=12",
+        f"--run_id={setup.run_id}", f"--logger.save_dir={out / 'logs'}", "--logger.name=[console]",
+        f"--queue.name={setup.queue_name}", f"--queue.spool_dir={out / 'spool'}",
+        "--sampling.threshold=0.5",
+    ]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+         "-m", "lowtide", *train],
+        cwd=REPO, capture_output=True, text=True, timeout=600,  # the config's data path
+        env={**os.environ, **setup.env(), "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "2 process(es)" in result.stderr
+
+    queued = [record for job in setup.queue.get_jobs() for record in job.args[0]]
+    assert {record["rank"] for record in queued} == {0, 1}  # both ranks routed their own
+    sample_ids = [record["sample_id"] for record in queued]
+    assert len(sample_ids) == len(set(sample_ids)) > 0
+    metrics = read_run(out / "logs" / setup.run_id).metrics
+    routed = (metrics["sampling/selected"] - metrics["sampling/capped"]).sum()
+    assert routed == len(sample_ids)  # rank 0 logged the sum over both ranks
+
+    assert setup.cli("worker", "--burst").returncode == 0
+    counts = setup.sample_id_counts()
+    assert set(counts) == set(sample_ids) and max(counts.values()) == 1

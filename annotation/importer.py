@@ -56,9 +56,7 @@ class ImportContext:
     def create(
         cls, config: AnnotationConfig, connection: redis.Redis, queue_name: str
     ) -> ImportContext:
-        api_key = config.api_key.get_secret_value() if config.api_key else ""
-        client = LabelStudioClient(config.label_studio_url, api_key, config.request_timeout_s)
-        return cls(config, client, connection, queue_name)
+        return cls(config, LabelStudioClient.from_config(config), connection, queue_name)
 
     def project_id(self) -> int:
         if self._project_id is None:

@@ -17,6 +17,8 @@ import httpx
 from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
+from annotation.config import AnnotationConfig
+
 # The Data Manager query travels in the URL; ~1,000 `in_list` keys already overflow it.
 _MAX_QUERY_CHARS = 12_000
 _PAGE_SIZE = 1000
@@ -42,6 +44,11 @@ class LabelStudioClient:
         self._http = httpx.Client(timeout=timeout_s, follow_redirects=True)
         self._timeout_s = timeout_s
         self._sdk = LabelStudio(base_url=self.url, api_key=api_key, httpx_client=self._http)
+
+    @classmethod
+    def from_config(cls, config: AnnotationConfig) -> LabelStudioClient:
+        api_key = config.api_key.get_secret_value() if config.api_key else ""
+        return cls(config.label_studio_url, api_key, config.request_timeout_s)
 
     def close(self) -> None:
         self._http.close()

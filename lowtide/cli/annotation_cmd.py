@@ -9,7 +9,8 @@ from pathlib import Path
 import typer
 
 from annotation.importer import LabelingConfigError, read_labeling_config
-from annotation.labelstudio import LabelStudioClient, LabelStudioError, LabelStudioUnreachable
+from annotation.labelstudio import LabelStudioError, LabelStudioUnreachable
+from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
 from lowtide.errors import UserError
@@ -25,17 +26,13 @@ def init(
 ) -> None:
     """Create the project with the labeling config, or update its config in place."""
     annotation = load_service_config(config, ctx.args).annotation
-    if annotation.api_key is None:
-        raise UserError("LABEL_STUDIO_API_KEY is not set (or LABEL_STUDIO_API_KEY_FILE)")
+    client = label_studio_client(annotation)
     try:
         xml = read_labeling_config(annotation.labeling_config)
     except LabelingConfigError as error:
         raise UserError(str(error)) from None
     deadline = time.monotonic() + wait
-    key = annotation.api_key.get_secret_value()
-    with LabelStudioClient(
-        annotation.label_studio_url, key, annotation.request_timeout_s
-    ) as client:
+    with client:
         while True:
             try:
                 project_id = client.ensure_project(annotation.project, xml)

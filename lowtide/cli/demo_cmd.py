@@ -15,6 +15,7 @@ from pathlib import Path
 import typer
 
 from lowtide.cli import services_cmd
+from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
 from lowtide.cli.model_cmd import tiny
 from lowtide.cli.train_cmd import run_training
@@ -96,7 +97,7 @@ def demo(
 
 def _import_routed(config: RunConfig, result) -> Routed:
     """Run a burst worker over the queue; count this run's tasks in the project."""
-    from annotation.labelstudio import LabelStudioClient, LabelStudioError
+    from annotation.labelstudio import LabelStudioError
 
     routed = round(sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0)
                        for r in result.history))  # fmt: skip
@@ -108,9 +109,8 @@ def _import_routed(config: RunConfig, result) -> Routed:
     if worker.returncode != 0:
         raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
     annotation = config.annotation
-    key = annotation.api_key.get_secret_value() if annotation.api_key else ""
     try:
-        with LabelStudioClient(annotation.label_studio_url, key) as client:
+        with label_studio_client(annotation) as client:
             project_id = client.find_project(annotation.project)
             imported = len(client.unreviewed_tasks(project_id, result.run_id)) if project_id else 0
     except LabelStudioError as error:
@@ -133,7 +133,6 @@ def _close_the_loop(
     total: int,
 ) -> None:
     from annotation.export import export_annotations
-    from annotation.labelstudio import LabelStudioClient
     from annotation.reward_model.data import load_rm_data
     from annotation.reward_model.train import RMTrainSettings
     from lowtide.cli.rm_cmd import train_with_progress
@@ -142,9 +141,8 @@ def _close_the_loop(
     if not routed.project_id or not routed.imported:
         raise UserError("no rollouts reached Label Studio: nothing to review")
     annotation = config.annotation
-    key = annotation.api_key.get_secret_value() if annotation.api_key else ""
     err.rule(f"5/{total} scripted review and export")
-    with LabelStudioClient(annotation.label_studio_url, key) as client:
+    with label_studio_client(annotation) as client:
         ratings = review_run(client, routed.project_id, first.run_id)
         summary = export_annotations(client, annotation.project, config.export.out, since="last")
     histogram = ", ".join(f"{n} x {rating}" for rating, n in sorted(ratings.items()))

@@ -8,7 +8,8 @@ import typer
 from rich.table import Table
 
 from annotation.export import CATEGORIES, ExportError, ExportPaths, export_annotations
-from annotation.labelstudio import LabelStudioClient, LabelStudioError
+from annotation.labelstudio import LabelStudioError
+from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
 from lowtide.errors import UserError
@@ -28,13 +29,8 @@ def export(
     Override any key: --annotation.project="my review"."""
     service = load_service_config(config, ctx.args)
     annotation = service.annotation
-    if annotation.api_key is None:
-        raise UserError("LABEL_STUDIO_API_KEY is not set: `lowtide up` writes it to .env")
     target = out_path or Path(service.export.out)
-    key = annotation.api_key.get_secret_value()
-    with LabelStudioClient(
-        annotation.label_studio_url, key, annotation.request_timeout_s
-    ) as client:
+    with label_studio_client(annotation) as client:
         try:
             summary = export_annotations(
                 client, annotation.project, target, since or service.export.since

@@ -23,6 +23,7 @@ from annotation.importer import ImportContext, LabelingConfigError
 from annotation.labelstudio import LabelStudioAuthError, LabelStudioError
 from annotation.metrics import serve_metrics
 from annotation.worker import AnnotationWorker
+from lowtide.cli.clients import require_api_key
 from lowtide.cli.console import err
 from lowtide.config import ServiceConfig, load_service_config
 from lowtide.errors import UsageError, UserError
@@ -94,11 +95,7 @@ def _serve(queue, port: int, host: str) -> None:
 
 def _prepare(service: ServiceConfig, queue) -> ImportContext:
     annotation = service.annotation
-    if annotation.api_key is None:
-        raise UserError(
-            "LABEL_STUDIO_API_KEY is not set: `lowtide up` writes it to .env, or set it to the "
-            "token under Account & Settings in Label Studio"
-        )
+    require_api_key(annotation)
     context = ImportContext.create(annotation, queue.connection, queue.name)
     try:
         project_id = context.project_id()

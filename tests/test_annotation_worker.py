@@ -272,3 +272,21 @@ def test_torchrun_ranks_route_their_own_samples_and_each_lands_once(
     assert setup.cli("worker", "--burst").returncode == 0
     counts = setup.sample_id_counts()
     assert set(counts) == set(sample_ids) and max(counts.values()) == 1
+
+
+def test_annotation_init_creates_the_project_once(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    first = setup.cli("annotation", "init")
+    assert first.returncode == 0, first.stderr
+    project_id = setup.project_id()
+    assert f"id {project_id}" in first.stdout
+    again = setup.cli("annotation", "init")
+    assert again.returncode == 0 and f"id {project_id}" in again.stdout  # found, not duplicated
+
+    down = run_cli(
+        "annotation", "init", "--wait", "0", *setup.flags, cwd=workdir,
+        env={**setup.env(), "LABEL_STUDIO_URL": "http://127.0.0.1:9"},
+    )  # fmt: skip
+    assert down.returncode == 1 and "cannot reach Label Studio" in down.stderr

@@ -38,7 +38,7 @@ def shown_commands() -> list[str]:
 
 
 def argv_of(command: str) -> list[str]:
-    command = re.sub(r"\[(--[a-z-]+)(?: [^\]]*)?\]", r"\1", command)  # [--flag X] -> --flag
+    command = re.sub(r"\[(--[a-z-]+(?: [^\]]*)?)\]", r"\1", command)  # [--flag X] -> --flag X
     command = command.replace("last|all|ISO", "all")
     words = shlex.split(command)[1:]
     argv = [PLACEHOLDERS.get(word, word) for word in words]

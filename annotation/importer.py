@@ -51,6 +51,7 @@ class ImportContext:
     connection: redis.Redis
     queue_name: str
     _project_id: int | None = None
+    _created_at: str = ""
 
     @classmethod
     def create(
@@ -61,11 +62,14 @@ class ImportContext:
     def project_id(self) -> int:
         if self._project_id is None:
             xml = read_labeling_config(self.config.labeling_config)
-            self._project_id = self.client.ensure_project(self.config.project, xml)
+            project_id = self.client.ensure_project(self.config.project, xml)
+            self._created_at = self.client.project_created_at(project_id)
+            self._project_id = project_id
         return self._project_id
 
     def imported(self) -> ledger.ImportedSet:
-        key = ledger.imported_key(self.config.label_studio_url, self.project_id())
+        project_id = self.project_id()
+        key = ledger.imported_key(self.config.label_studio_url, project_id, self._created_at)
         return ledger.ImportedSet(self.connection, key)
 
 

@@ -169,6 +169,11 @@ class LabelStudioClient:
         with self._errors(f"annotating task {task_id}"):
             return int(self._sdk.annotations.create(id=task_id, result=result).id)
 
+    def project_created_at(self, project_id: int) -> str:
+        with self._errors("reading the project", project_id):
+            created = self._sdk.projects.get(project_id).created_at
+        return created.isoformat() if hasattr(created, "isoformat") else str(created or "")
+
     def count_tasks(self, project_id: int) -> int:
         with self._errors("counting tasks", project_id):
             return int(self._sdk.projects.get(project_id).task_number or 0)

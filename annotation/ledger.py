@@ -37,14 +37,16 @@ COUNTERS = (
 LATENCY_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
 
-def project_ref(label_studio_url: str, project_id: int) -> str:
-    """Project ids are only unique per server: key the set by both."""
+def project_ref(label_studio_url: str, project_id: int, created_at: str = "") -> str:
+    """Project ids are only unique per server, and a server whose data was wiped starts again
+    at 1: key the set by the URL, the id and the project's creation time."""
     server = hashlib.sha256(label_studio_url.rstrip("/").encode()).hexdigest()[:12]
-    return f"{server}:{project_id}"
+    born = hashlib.sha256(created_at.encode()).hexdigest()[:8]
+    return f"{server}:{project_id}:{born}"
 
 
-def imported_key(label_studio_url: str, project_id: int) -> str:
-    return f"{PREFIX}:imported:{project_ref(label_studio_url, project_id)}"
+def imported_key(label_studio_url: str, project_id: int, created_at: str = "") -> str:
+    return f"{PREFIX}:imported:{project_ref(label_studio_url, project_id, created_at)}"
 
 
 def stats_key(queue_name: str) -> str:

@@ -292,3 +292,12 @@ def test_secrets_can_come_from_files_named_by_the_environment(tmp_path: Path) ->
     assert both.annotation.api_key.get_secret_value() == "direct"
     with pytest.raises(UsageError, match=r"LABEL_STUDIO_API_KEY_FILE=.*cannot read"):
         load_service_config(None, [], {"LABEL_STUDIO_API_KEY_FILE": str(tmp_path / "missing")})
+
+
+def test_a_wiped_label_studio_does_not_inherit_the_imported_set() -> None:
+    """Project 1 of a server whose data was reset is another project: another set."""
+    url = "http://127.0.0.1:8080"
+    before = ledger.imported_key(url, 1, "2026-01-01T10:00:00.123456+00:00")
+    after = ledger.imported_key(url, 1, "2026-03-02T09:00:00.654321+00:00")
+    assert before != after
+    assert ledger.imported_key("http://other:8080", 1, "x") != ledger.imported_key(url, 1, "x")

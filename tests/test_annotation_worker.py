@@ -195,7 +195,7 @@ def test_junk_on_the_queue_is_refused_and_nothing_valid_is_lost(
     huge.update(response="x" * 10_000_000, response_chars=10_000_000)
     good = [setup.record(0), setup.record(1), setup.record(4)]
     batch = [good[0], missing, huge, good[1], "not a record", good[2]]
-    setup.queue.enqueue("annotation.jobs.import_batch", batch, job_id="mixed-batch")
+    setup.queue.enqueue("annotation.jobs.import_batch", batch, job_id=f"mixed-{setup.run_id}")
     setup.enqueue(setup.records(10, 20))  # and a plain batch after the junk
 
     result = setup.cli("worker", "--burst")

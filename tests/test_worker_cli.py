@@ -101,3 +101,23 @@ def test_worker_without_a_token_or_redis_says_what_to_do(workdir: Path) -> None:
     result = run_cli("worker", "--burst", *_flags("q"), cwd=workdir, env=env, timeout=60)
     assert result.returncode == 1 and "is not reachable" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.timeout(120)
+def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) -> None:
+    supervisor = subprocess.Popen(
+        [sys.executable, "-m", "lowtide", "worker", "--concurrency", "2",
+         *_flags(f"test-cli-{uuid.uuid4().hex[:8]}")],
+        env=_env(), cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: len(_children(supervisor.pid)) == 2, 60, "two worker processes")
+        children = _children(supervisor.pid)
+        supervisor.kill()  # no chance to pass SIGTERM on
+        supervisor.wait()
+        wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in children), 60,
+                 "the orphaned workers to stop")  # fmt: skip
+    finally:
+        for pid in _children(supervisor.pid):
+            os.kill(pid, signal.SIGKILL)

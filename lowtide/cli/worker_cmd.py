@@ -7,6 +7,8 @@ one that crashed, and serves the metrics. Logs: one line per batch.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import logging
 import os
 import signal
@@ -34,6 +36,7 @@ RESTART_DELAY_S = 2.0
 QUICK_CRASH_S = 10.0  # a worker process that dies sooner than this after its start...
 MAX_QUICK_CRASHES = 5  # ...this many times means a crash loop: stop and say so
 STOP_GRACE_S = 60.0  # a batch in flight may take a few Label Studio requests to finish
+PR_SET_PDEATHSIG = 1
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
 
@@ -120,6 +123,15 @@ def _run_one(context: ImportContext, queue, burst: bool) -> None:
         context.client.close()
 
 
+def _term_with_parent() -> None:
+    """In the child, before exec: SIGTERM when the supervisor dies (Linux prctl; else nothing)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+
+
 def _supervise(config: Path | None, overrides: list[str], concurrency: int, burst: bool) -> None:
     command = [sys.executable, "-m", "lowtide", "worker", "--concurrency", "1", *overrides]
     if config is not None:
@@ -135,7 +147,13 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
             if child.poll() is None:
                 child.send_signal(signal.SIGTERM)
 
-    children = [subprocess.Popen(command) for _ in range(concurrency)]
+    def spawn() -> subprocess.Popen:
+        # Their own session: a terminal's Ctrl-C reaches only this process, which passes one
+        # SIGTERM on (a second signal would make RQ abandon the batch in flight). If this
+        # process dies without passing it on, Linux sends it for us.
+        return subprocess.Popen(command, start_new_session=True, preexec_fn=_term_with_parent)
+
+    children = [spawn() for _ in range(concurrency)]
     started = [time.monotonic()] * concurrency
     quick_crashes = 0
     signal.signal(signal.SIGTERM, stop)
@@ -146,13 +164,14 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
             code = child.poll()
             if code is None or stopping or (burst and code == 0):
                 continue
-            quick_crashes += time.monotonic() - started[index] < QUICK_CRASH_S
+            lived = time.monotonic() - started[index]
+            quick_crashes = quick_crashes + 1 if lived < QUICK_CRASH_S else 0  # in a row only
             if quick_crashes > MAX_QUICK_CRASHES:
                 stop(signal.SIGTERM, None)
                 raise UserError(f"worker processes keep exiting (last code {code}): see above")
             err.print(f"worker process {child.pid} exited with {code}: restarting it")
             time.sleep(RESTART_DELAY_S)
-            children[index] = subprocess.Popen(command)
+            children[index] = spawn()
             started[index] = time.monotonic()
         time.sleep(0.5)
     deadline = time.monotonic() + STOP_GRACE_S

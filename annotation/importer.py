@@ -14,7 +14,6 @@ The steps, and why they are in this order:
 
 from __future__ import annotations
 
-import logging
 import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -28,7 +27,6 @@ from annotation.config import AnnotationConfig
 from annotation.labelstudio import LabelStudioClient, task_from_record
 from sampling.records import RecordError, RolloutRecord, parse_record
 
-log = logging.getLogger("annotation.worker")
 # After a killed attempt, its last import request may still be running inside Label Studio
 # (it does not notice the client left); wait this long after that request began before the
 # lookup, so that the lookup sees its tasks.

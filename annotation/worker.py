@@ -75,12 +75,13 @@ class AnnotationWorker(SimpleWorker):
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)
-        recovered = recover_orphans(self.annotation_queue)
-        if recovered:
-            log.warning("put %d batch(es) of dead workers back on the queue", recovered)
+        self._recover()
 
     def run_maintenance_tasks(self) -> None:
         super().run_maintenance_tasks()
+        self._recover()
+
+    def _recover(self) -> None:
         recovered = recover_orphans(self.annotation_queue)
         if recovered:
             log.warning("put %d batch(es) of dead workers back on the queue", recovered)

@@ -120,8 +120,7 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
     if first_attempt:
         ledger.quarantine(context.connection, context.queue_name, problems)
         outcome.quarantined = len(problems)
-        memo.meta[META_VALIDATED] = True
-        memo.save()
+        memo.meta[META_VALIDATED] = True  # saved with the import mark below, or at the end
 
     unique = list({record.sample_id: record for record in reversed(records)}.values())[::-1]
     imported = context.imported()
@@ -148,6 +147,8 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
         outcome.import_seconds.append(time.perf_counter() - began)
         imported.mark(record.sample_id for record in chunk)
         outcome.imported += len(chunk)
+    if first_attempt and not todo:
+        memo.save()
     return outcome
 
 
@@ -184,7 +185,9 @@ def _check_size(record: RolloutRecord, max_text_chars: int) -> None:
 
 
 def _task(record: RolloutRecord) -> dict[str, Any]:
-    return task_from_record(record.model_dump(mode="json"))
+    # Only the fields a task shows: a full model_dump of 500 records costs ~5 ms per batch.
+    fields = ("sample_id", "run_id", "step", "prompt", "response", "reward", "reward_details")
+    return task_from_record({name: getattr(record, name) for name in fields})
 
 
 def _wait_for_settle(import_started_at: float) -> None:

@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import redis
 from rq.exceptions import DeserializationError
 from rq.job import Job
-from rq.registry import FailedJobRegistry, StartedJobRegistry
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 
 from sampling.config import QueueConfig
 from sampling.producer import annotation_queue, enqueue_batch, redis_client
@@ -20,6 +20,7 @@ class QueueStatus:
     name: str
     depth: int  # jobs waiting
     started: int  # jobs a worker is running
+    scheduled: int  # jobs waiting for their retry interval
     failed: int  # jobs in the failed registry
     oldest_age_s: float | None  # of the oldest waiting job
     spool_batches: int
@@ -53,6 +54,7 @@ def queue_status(config: QueueConfig) -> QueueStatus:
         name=config.name,
         depth=queue.count,
         started=StartedJobRegistry(queue=queue).count,
+        scheduled=ScheduledJobRegistry(queue=queue).count,
         failed=FailedJobRegistry(queue=queue).count,
         oldest_age_s=oldest,
         spool_batches=spool.pending_batches(),

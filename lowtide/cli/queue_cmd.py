@@ -55,7 +55,8 @@ def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     oldest = "-" if state.oldest_age_s is None else f"{state.oldest_age_s:.0f} s"
     rows = [
         ("waiting jobs", str(state.depth)), ("running jobs", str(state.started)),
-        ("failed jobs", str(state.failed)), ("oldest waiting", oldest),
+        ("retrying jobs (scheduled)", str(state.scheduled)), ("failed jobs", str(state.failed)),
+        ("oldest waiting", oldest),
         ("spooled batches", str(state.spool_batches)),
         ("spooled records", str(state.spool_records)),
         ("spool size", f"{state.spool_bytes / 1024:.1f} KiB ({queue.spool_dir})"),

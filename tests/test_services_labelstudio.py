@@ -33,8 +33,8 @@ def test_demo_then_status_token_down(tmp_path: Path, own_redis) -> None:
         "demo", "--label-studio-port", str(port), "--steps", "6", "--simulate-review",
         "--second-steps", "3", cwd=tmp_path, env=env,
     )  # fmt: skip
-    assert up.returncode == 0, up.stderr
     try:
+        assert up.returncode == 0, up.stderr
         assert (tmp_path / "outputs" / "tiny" / "policy" / "config.json").exists()
         assert "'Name a color.'" in up.stderr  # the tiny model answered
         assert ": 6 steps in" in up.stdout and ": 3 steps in" in up.stdout  # both trainings
@@ -111,8 +111,9 @@ def test_demo_then_status_token_down(tmp_path: Path, own_redis) -> None:
         )
         assert wrong.returncode == 1
         assert "rejects the API token" in wrong.stderr and "Traceback" not in wrong.stderr
-    finally:
-        services = json.loads((tmp_path / ".lowtide" / "services.json").read_text())
+    finally:  # whatever failed above, stop what the demo started
+        state = tmp_path / ".lowtide" / "services.json"
+        services = json.loads(state.read_text()) if state.exists() else {}
         down = run_cli("down", cwd=tmp_path, env=env)
     assert down.returncode == 0, down.stderr
     label_studio = services["label-studio"]

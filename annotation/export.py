@@ -8,7 +8,8 @@ From `out` (say `data/reward_model/annotations.jsonl`) the export writes, next t
   reviewer wrote a better response (chosen: the reviewer's, rejected: the model's), the format
   TRL's RewardTrainer reads;
 - `annotations.hf/`: both as a HuggingFace `DatasetDict` (`ratings`, `preferences`);
-- `annotations.cursor.json`: the newest `completed_at` exported, where the next export resumes.
+- `annotations.cursor.json`: the newest task `updated_at` read, where the next export resumes
+  (a task's `updated_at` moves when a review is edited; its `completed_at` does not).
 
 Rows are keyed by sample_id: a sample reviewed again (or imported twice) keeps its latest
 annotation. Skipped (cancelled) annotations are left out. With nothing new, nothing is written.
@@ -133,9 +134,9 @@ def export_annotations(
     newest = start
     for task in client.annotated_tasks(project_id, start):
         summary.tasks_read += 1
-        completed = task.get("completed_at")
-        if completed and (newest is None or _as_time(completed) > _as_time(newest)):
-            newest = completed
+        changed = task.get("updated_at")
+        if changed and (newest is None or _as_time(changed) > _as_time(newest)):
+            newest = changed
         row = rating_row(task)
         if row is None:
             summary.skipped += 1
@@ -149,10 +150,11 @@ def export_annotations(
             summary.updated_rows += 1
         rows[row["sample_id"]] = row
     summary.cursor = newest
-    if summary.tasks_read:
+    if summary.new_rows or summary.updated_rows:
         _write_all(paths, rows, summary)
+    if summary.tasks_read:  # tasks touched without a new review still move the cursor
         cursor_state = {"label_studio_url": client.url, "project_id": project_id}
-        _write_json(paths.cursor, {**cursor_state, "completed_at": newest})
+        _write_json(paths.cursor, {**cursor_state, "updated_at": newest})
     _tally(rows.values() if summary.written else _read_rows(paths.ratings).values(), summary)
     return summary
 
@@ -206,7 +208,7 @@ def _read_cursor(path: Path, url: str, project_id: int) -> str | None:
         raise ExportError(f"{path} is not valid JSON: delete it to export everything") from None
     if stored.get("label_studio_url") != url or stored.get("project_id") != project_id:
         return None  # a cursor of another server or project says nothing about this one
-    return stored.get("completed_at")
+    return stored.get("updated_at")
 
 
 def _read_rows(path: Path) -> dict[str, dict[str, Any]]:

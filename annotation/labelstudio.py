@@ -128,17 +128,24 @@ class LabelStudioClient:
     def annotated_tasks(
         self, project_id: int, since: str | None = None
     ) -> Iterator[dict[str, Any]]:
-        """Tasks with at least one annotation completed after `since` (ISO time; None: all),
-        oldest first, each a dict with its annotations inline."""
-        item = {
+        """Annotated tasks changed after `since` (ISO time; None: all), oldest change first,
+        each a dict with its annotations inline. Tasks are filtered on `updated_at`, which an
+        edited annotation moves; `completed_at` stays at the first submit."""
+        annotated = {
             "filter": "filter:tasks:completed_at",
             "operator": "greater",
             "type": "Datetime",
-            "value": since or "1970-01-01T00:00:00.000Z",  # a task never annotated has none
+            "value": "1970-01-01T00:00:00.000000Z",  # a task never annotated has none
         }
+        items = [annotated]
+        if since is not None:
+            items.append(
+                {"filter": "filter:tasks:updated_at", "operator": "greater",
+                 "type": "Datetime", "value": since}
+            )  # fmt: skip
         query = {
-            "filters": {"conjunction": "and", "items": [item]},
-            "ordering": ["tasks:completed_at"],
+            "filters": {"conjunction": "and", "items": items},
+            "ordering": ["tasks:updated_at"],
         }
         with self._errors("listing annotated tasks", project_id):
             for task in self._sdk.tasks.list(

@@ -88,7 +88,17 @@ def test_reviews_become_rating_and_preference_rows_incrementally(
     # One more review: the next export adds exactly it.
     sdk.annotations.create(id=ids[5], result=review(5))
     third = setup.cli("export", "--out", str(out))
-    assert "1 new" in third.stderr
+    assert "1 new, 0 updated" in third.stderr
+    assert len(read_jsonl(out)) == 5
+
+    # A reviewer edits a review: the next export updates that row (the task's completed_at
+    # stays where it was; its updated_at moves).
+    first_review = next(a for a in sdk.annotations.list(id=ids[2]))
+    sdk.annotations.update(id=first_review.id, result=review(1, "hallucination"))
+    fourth = setup.cli("export", "--out", str(out))
+    assert "0 new, 1 updated" in fourth.stderr, fourth.stderr
+    edited = {row["sample_id"]: row for row in read_jsonl(out)}[records[2]["sample_id"]]
+    assert edited["rating"] == 1 and edited["categories"] == ["hallucination"]
     assert len(read_jsonl(out)) == 5
 
     for path in out.parent.rglob("*"):

@@ -121,3 +121,26 @@ def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) ->
     finally:
         for pid in _children(supervisor.pid):
             os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.timeout(240)
+def test_a_worker_outlives_a_redis_outage_and_says_so_if_stopped_during_it(
+    workdir: Path, own_redis
+) -> None:
+    log = workdir / "worker.log"
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "lowtide", "worker", *_flags("outage")],
+        env={**_env(), "REDIS_URL": own_redis.url}, cwd=workdir, stdout=log.open("w"),
+        stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_for(lambda: "batches will retry" in log.read_text(), 60, "the worker to start")
+        own_redis.kill()
+        wait_for(lambda: "could not connect to Redis" in log.read_text(), 30, "the retry lines")
+        assert worker.poll() is None  # it waits for Redis instead of dying
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(timeout=150) == 1  # RQ may be inside a reconnect back-off
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+    assert "is not reachable (ConnectionError) while running the worker" in log.read_text()

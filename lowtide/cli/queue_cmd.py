@@ -8,14 +8,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
-import redis
 import typer
 from rich.table import Table
 
 from annotation import ledger
+from lowtide.cli.clients import redis_errors
 from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
-from lowtide.errors import UsageError, UserError
+from lowtide.errors import UsageError
 from sampling import queue_admin
 from sampling.config import QueueConfig, mask_url_password
 
@@ -30,14 +30,8 @@ def _queue_config(ctx: typer.Context, config: Path | None) -> QueueConfig:
 
 
 def _call(config: QueueConfig, action: Callable[[QueueConfig], T]) -> T:
-    try:
+    with redis_errors(config):
         return action(config)
-    except redis.RedisError as exc:
-        url = mask_url_password(config.redis_url.get_secret_value())
-        raise UserError(
-            f"Redis at {url} is not reachable ({type(exc).__name__}): start it (`lowtide up`) "
-            "or set REDIS_URL / queue.redis_url"
-        ) from None
 
 
 @app.command(context_settings=OVERRIDES)

@@ -25,11 +25,10 @@ from annotation.importer import ImportContext, LabelingConfigError
 from annotation.labelstudio import LabelStudioAuthError, LabelStudioError
 from annotation.metrics import serve_metrics
 from annotation.worker import AnnotationWorker
-from lowtide.cli.clients import require_api_key
+from lowtide.cli.clients import redis_errors, require_api_key
 from lowtide.cli.console import err
 from lowtide.config import ServiceConfig, load_service_config
 from lowtide.errors import UsageError, UserError
-from sampling.config import mask_url_password
 from sampling.producer import annotation_queue
 
 RESTART_DELAY_S = 2.0
@@ -63,7 +62,7 @@ def worker(
     if metrics_port is not None:
         _serve(queue, metrics_port, metrics_host)
     if concurrency == 1:
-        _run_one(context, queue, burst)
+        _run_one(context, service.queue, queue, burst)
     else:
         context.client.close()
         _supervise(config, ctx.args, concurrency, burst)
@@ -79,14 +78,8 @@ def _worker_redis(service: ServiceConfig) -> redis.Redis:
 
 
 def _check_redis(service: ServiceConfig, connection: redis.Redis) -> None:
-    try:
+    with redis_errors(service.queue):
         connection.ping()
-    except redis.RedisError as error:
-        url = mask_url_password(service.queue.redis_url.get_secret_value())
-        raise UserError(
-            f"Redis at {url} is not reachable ({type(error).__name__}): start it (`lowtide up`) "
-            "or set REDIS_URL / queue.redis_url"
-        ) from None
 
 
 def _serve(queue, port: int, host: str) -> None:
@@ -115,10 +108,13 @@ def _prepare(service: ServiceConfig, queue) -> ImportContext:
     return context
 
 
-def _run_one(context: ImportContext, queue, burst: bool) -> None:
+def _run_one(context: ImportContext, queue_config, queue, burst: bool) -> None:
+    """While it runs, the worker rides out Redis outages itself (it retries the connection);
+    only a failure it cannot handle, such as Redis gone while it stops, ends here."""
     jobs.bind(context)
     try:
-        AnnotationWorker(queue).work(burst=burst, with_scheduler=True, logging_level="WARNING")
+        with redis_errors(queue_config, "running the worker"):
+            AnnotationWorker(queue).work(burst=burst, with_scheduler=True, logging_level="WARNING")
     finally:
         context.client.close()
 

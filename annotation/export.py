@@ -28,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
@@ -36,7 +37,7 @@ RATING_FIELD, FAILURE_FIELD = "quality", "failure"
 BETTER_FIELD, NOTE_FIELD = "better_response", "note"
 
 
-class ExportError(RuntimeError):
+class ExportError(AnnotationError):
     """The export cannot run (no such project, a bad --since); the message says why."""
 
 

@@ -24,6 +24,7 @@ import redis
 
 from annotation import ledger
 from annotation.config import AnnotationConfig
+from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
 from sampling.records import RecordError, RolloutRecord, parse_record
 
@@ -35,7 +36,7 @@ META_IMPORT_STARTED = "import_started_at"
 META_VALIDATED = "validated"
 
 
-class LabelingConfigError(RuntimeError):
+class LabelingConfigError(AnnotationError):
     """The labeling config file cannot be read."""
 
 

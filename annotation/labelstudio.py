@@ -18,6 +18,7 @@ from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
 from annotation.config import AnnotationConfig
+from annotation.errors import AnnotationError
 
 # The Data Manager query travels in the URL; ~1,000 `in_list` keys already overflow it.
 _MAX_QUERY_CHARS = 12_000
@@ -25,7 +26,7 @@ _PAGE_SIZE = 1000
 _DETAIL_CHARS = 500
 
 
-class LabelStudioError(RuntimeError):
+class LabelStudioError(AnnotationError):
     """A Label Studio call failed; the message is meant for the user, without secrets."""
 
 

@@ -64,3 +64,20 @@ def test_the_check_catches_a_violation(tmp_path: Path, monkeypatch: pytest.Monke
         "rl/bad.py:1 imports sampling.producer.Producer",
         "rl/bad.py:2 imports annotation",
     ]
+
+
+def test_the_command_line_starts_without_the_heavy_libraries() -> None:
+    """Every command pays for what `lowtide` imports at start: torch, transformers and the Label
+    Studio SDK (0.7 s) load only inside the commands that use them."""
+    import subprocess
+    import sys
+
+    heavy = ("torch", "transformers", "label_studio_sdk", "datasets", "wandb")
+    probe = (
+        "import sys, lowtide.cli.main; "
+        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.strip()
+    assert loaded == ""

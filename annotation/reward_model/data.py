@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.errors import AnnotationError
 
-class RMDataError(ValueError):
+
+class RMDataError(AnnotationError, ValueError):
     """The data cannot train or evaluate a reward model; the message says where and why."""
 
 

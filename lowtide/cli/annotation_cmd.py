@@ -8,12 +8,9 @@ from pathlib import Path
 
 import typer
 
-from annotation.importer import LabelingConfigError, read_labeling_config
-from annotation.labelstudio import LabelStudioError, LabelStudioUnreachable
 from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
-from lowtide.errors import UserError
 
 app = typer.Typer(help="The Label Studio side.", no_args_is_help=True)
 
@@ -25,25 +22,23 @@ def init(
     wait: float = typer.Option(120.0, "--wait", min=0, help="seconds to wait for Label Studio"),
 ) -> None:
     """Create the project with the labeling config, or update its config in place."""
+    from annotation.importer import read_labeling_config
+    from annotation.labelstudio import LabelStudioUnreachable
+
     annotation = load_service_config(config, ctx.args).annotation
     client = label_studio_client(annotation)
-    try:
-        xml = read_labeling_config(annotation.labeling_config)
-    except LabelingConfigError as error:
-        raise UserError(str(error)) from None
+    xml = read_labeling_config(annotation.labeling_config)
     deadline = time.monotonic() + wait
     with client:
         while True:
             try:
                 project_id = client.ensure_project(annotation.project, xml)
                 break
-            except LabelStudioUnreachable as error:
+            except LabelStudioUnreachable:
                 if time.monotonic() > deadline:
-                    raise UserError(str(error)) from None
+                    raise
                 err.print(f"waiting for Label Studio at {client.url}...", markup=False)
                 time.sleep(3)
-            except LabelStudioError as error:
-                raise UserError(str(error)) from None
     out.print(
         f"project {annotation.project!r} is ready: id {project_id}, "
         f"{annotation.label_studio_url.rstrip('/')}/projects/{project_id}",

@@ -9,7 +9,6 @@ from contextlib import contextmanager
 import redis
 
 from annotation.config import AnnotationConfig
-from annotation.labelstudio import LabelStudioClient
 from lowtide.errors import UserError
 from sampling.config import QueueConfig, mask_url_password
 
@@ -24,7 +23,10 @@ def require_api_key(annotation: AnnotationConfig) -> None:
         raise UserError(MISSING_KEY)
 
 
-def label_studio_client(annotation: AnnotationConfig) -> LabelStudioClient:
+def label_studio_client(annotation: AnnotationConfig):
+    """A LabelStudioClient (the SDK is imported here, not when the command line starts)."""
+    from annotation.labelstudio import LabelStudioClient
+
     require_api_key(annotation)
     return LabelStudioClient.from_config(annotation)
 

@@ -97,8 +97,6 @@ def demo(
 
 def _import_routed(config: RunConfig, result) -> Routed:
     """Run a burst worker over the queue; count this run's tasks in the project."""
-    from annotation.labelstudio import LabelStudioError
-
     routed = round(sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0)
                        for r in result.history))  # fmt: skip
     worker = subprocess.run(
@@ -109,12 +107,9 @@ def _import_routed(config: RunConfig, result) -> Routed:
     if worker.returncode != 0:
         raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
     annotation = config.annotation
-    try:
-        with label_studio_client(annotation) as client:
-            project_id = client.find_project(annotation.project)
-            imported = len(client.unreviewed_tasks(project_id, result.run_id)) if project_id else 0
-    except LabelStudioError as error:
-        raise UserError(str(error)) from None
+    with label_studio_client(annotation) as client:
+        project_id = client.find_project(annotation.project)
+        imported = len(client.unreviewed_tasks(project_id, result.run_id)) if project_id else 0
     err.print(
         f"routed {routed} low-reward rollouts (reward < {config.sampling.threshold}); "
         f"{imported} are now review tasks in project {annotation.project!r}",

@@ -7,12 +7,9 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from annotation.export import CATEGORIES, ExportError, ExportPaths, export_annotations
-from annotation.labelstudio import LabelStudioError
 from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
-from lowtide.errors import UserError
 
 
 def export(
@@ -27,16 +24,15 @@ def export(
 ) -> None:
     """Write rating and preference rows (JSONL and a datasets copy) from completed reviews.
     Override any key: --annotation.project="my review"."""
+    from annotation.export import CATEGORIES, ExportPaths, export_annotations
+
     service = load_service_config(config, ctx.args)
     annotation = service.annotation
     target = out_path or Path(service.export.out)
     with label_studio_client(annotation) as client:
-        try:
-            summary = export_annotations(
-                client, annotation.project, target, since or service.export.since
-            )
-        except (LabelStudioError, ExportError) as error:
-            raise UserError(str(error)) from None
+        summary = export_annotations(
+            client, annotation.project, target, since or service.export.since
+        )
     paths = ExportPaths.beside(target)
     if not summary.written:
         err.print(

@@ -7,6 +7,7 @@ import sys
 import typer
 from rich.markup import escape
 
+from annotation.errors import AnnotationError
 from lowtide.cli import (
     annotation_cmd,
     config_cmd,
@@ -49,10 +50,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         # Standalone mode: typer reports bad flags itself (usage line, exit code 2).
         app(args=argv, prog_name="lowtide")
-    except UserError as exc:
+    except (UserError, AnnotationError) as exc:  # the library's own user-facing errors too
         for line in str(exc).splitlines():
             err.print(f"[bold red]error:[/] {escape(line)}")
-        sys.exit(exc.exit_code)
+        sys.exit(getattr(exc, "exit_code", 1))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lowtide.cli.console import err, out
-from lowtide.errors import UserError
 
 app = typer.Typer(help="Train, evaluate and compare reward models.", no_args_is_help=True)
 DataOption = typer.Option(
@@ -19,12 +18,9 @@ DataOption = typer.Option(
 
 
 def _load(data: Path):
-    from annotation.reward_model.data import RMDataError, load_rm_data
+    from annotation.reward_model.data import load_rm_data
 
-    try:
-        return load_rm_data(data)
-    except RMDataError as error:
-        raise UserError(str(error)) from None
+    return load_rm_data(data)
 
 
 @app.command()
@@ -83,24 +79,20 @@ def train(
 
 def train_with_progress(rm_data, base: Path, out_dir: Path, settings, tracker=None):
     """train_reward_model with a progress bar on stderr and, given a tracker, rm/* metrics."""
-    from annotation.reward_model.data import RMDataError
     from annotation.reward_model.train import train_reward_model
 
     columns = (TextColumn("rm step"), MofNCompleteColumn(), BarColumn(), TimeElapsedColumn(),
                TextColumn("{task.description}"))  # fmt: skip
-    try:
-        with Progress(*columns, console=err) as progress:
-            task = progress.add_task("", total=None)
+    with Progress(*columns, console=err) as progress:
+        task = progress.add_task("", total=None)
 
-            def on_step(step: int, total: int, metrics: dict[str, float]) -> None:
-                progress.update(task, completed=step, total=total,
-                                description=f"loss {metrics['rm/loss']:.4f}")  # fmt: skip
-                if tracker is not None:
-                    tracker.on_stage("step_end", step, metrics, [])
+        def on_step(step: int, total: int, metrics: dict[str, float]) -> None:
+            progress.update(task, completed=step, total=total,
+                            description=f"loss {metrics['rm/loss']:.4f}")  # fmt: skip
+            if tracker is not None:
+                tracker.on_stage("step_end", step, metrics, [])
 
-            report = train_reward_model(rm_data, base, out_dir, settings, on_step)
-    except RMDataError as error:
-        raise UserError(str(error)) from None
+        report = train_reward_model(rm_data, base, out_dir, settings, on_step)
     if tracker is not None:
         tracker.on_stage("step_end", report.steps + 1, _eval_metrics(report), [])
     return report
@@ -125,14 +117,10 @@ def evaluate_cmd(
     data: Path = DataOption,
 ) -> None:
     """Score a saved reward model on reviewed data: pairwise accuracy and rating correlation."""
-    from annotation.reward_model.data import RMDataError
     from annotation.reward_model.train import evaluate, load_scorer
 
     rm_data = _load(data)
-    try:
-        scorer = load_scorer(model)
-    except RMDataError as error:
-        raise UserError(str(error)) from None
+    scorer = load_scorer(model)
     metrics = evaluate(scorer, rm_data)
     scorer.close()
     out.print(f"{model}: {metrics.line()}", markup=False)
@@ -147,13 +135,9 @@ def compare(
 ) -> None:
     """How OLD and NEW score the rollouts that were routed for review, beside the reviews."""
     from annotation.reward_model.compare import compare_models
-    from annotation.reward_model.data import RMDataError
 
     rm_data = _load(data)
-    try:
-        result = compare_models(str(old), str(new), rm_data, examples)
-    except RMDataError as error:
-        raise UserError(str(error)) from None
+    result = compare_models(str(old), str(new), rm_data, examples)
     table = Table(title=f"{len(rm_data.ratings)} reviewed rollouts, {len(rm_data.pairs)} pairs")
     for column in ("", "old", "new"):
         table.add_column(column, justify="right")

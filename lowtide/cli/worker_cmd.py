@@ -16,20 +16,19 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import redis
 import typer
 
-from annotation import jobs
-from annotation.importer import ImportContext, LabelingConfigError
-from annotation.labelstudio import LabelStudioAuthError, LabelStudioError
-from annotation.metrics import serve_metrics
-from annotation.worker import AnnotationWorker
 from lowtide.cli.clients import redis_errors, require_api_key
 from lowtide.cli.console import err
 from lowtide.config import ServiceConfig, load_service_config
 from lowtide.errors import UsageError, UserError
 from sampling.producer import annotation_queue
+
+if TYPE_CHECKING:  # the worker's modules load the Label Studio SDK: only when a worker runs
+    from annotation.importer import ImportContext
 
 RESTART_DELAY_S = 2.0
 QUICK_CRASH_S = 10.0  # a worker process that dies sooner than this after its start...
@@ -83,6 +82,8 @@ def _check_redis(service: ServiceConfig, connection: redis.Redis) -> None:
 
 
 def _serve(queue, port: int, host: str) -> None:
+    from annotation.metrics import serve_metrics
+
     try:
         serve_metrics(queue, port, host)
     except OSError as error:
@@ -90,6 +91,9 @@ def _serve(queue, port: int, host: str) -> None:
 
 
 def _prepare(service: ServiceConfig, queue) -> ImportContext:
+    from annotation.importer import ImportContext, LabelingConfigError
+    from annotation.labelstudio import LabelStudioAuthError, LabelStudioError
+
     annotation = service.annotation
     require_api_key(annotation)
     context = ImportContext.create(annotation, queue.connection, queue.name)
@@ -100,8 +104,8 @@ def _prepare(service: ServiceConfig, queue) -> ImportContext:
             f"{annotation.project!r} (id {project_id})",
             markup=False,
         )
-    except (LabelStudioAuthError, LabelingConfigError) as error:
-        raise UserError(str(error)) from None
+    except (LabelStudioAuthError, LabelingConfigError):
+        raise  # retrying cannot fix these: the message says what to change
     except LabelStudioError as error:
         # Not fatal: batches retry with backoff until Label Studio answers.
         err.print(f"warning: {error}; batches will retry until it answers", markup=False)
@@ -111,6 +115,9 @@ def _prepare(service: ServiceConfig, queue) -> ImportContext:
 def _run_one(context: ImportContext, queue_config, queue, burst: bool) -> None:
     """While it runs, the worker rides out Redis outages itself (it retries the connection);
     only a failure it cannot handle, such as Redis gone while it stops, ends here."""
+    from annotation import jobs
+    from annotation.worker import AnnotationWorker
+
     jobs.bind(context)
     try:
         with redis_errors(queue_config, "running the worker"):

@@ -74,8 +74,7 @@ def test_the_command_line_starts_without_the_heavy_libraries() -> None:
 
     heavy = ("torch", "transformers", "label_studio_sdk", "datasets", "wandb")
     probe = (
-        "import sys, lowtide.cli.main; "
-        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
+        f"import sys, lowtide.cli.main; print(','.join(m for m in {heavy!r} if m in sys.modules))"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO

@@ -33,7 +33,7 @@ def test_status_failed_requeue_purge(
     waiting = next(line for line in shown.splitlines() if "waiting jobs" in line)
     assert code == 0 and waiting.split()[-2] == "2"
 
-    # A real JSON worker: the job function does not exist yet, so both jobs fail.
+    # A plain JSON worker (not `lowtide worker`): the job finds no worker context, so both fail.
     SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
     code, shown, _ = invoke(capsys, "queue", "failed")
     assert code == 0 and "2 failed job(s)" in shown and "import_batch" in shown

@@ -72,12 +72,8 @@ def failed(
     """Failed jobs with their error."""
     queue = _queue_config(ctx, config)
     jobs = _call(queue, lambda q: queue_admin.failed_jobs(q, limit))
-    table = Table(title=f"{len(jobs)} failed job(s)")
-    for column in ("job", "records", "ended", "error"):
-        table.add_column(column, overflow="fold")
-    for job in jobs:
-        table.add_row(job.job_id, str(job.records), job.ended_at or "-", job.error)
-    out.print(table)
+    rows = [(job.job_id, str(job.records), job.ended_at or "-", job.error) for job in jobs]
+    _print_table(f"{len(jobs)} failed job(s)", ("job", "records", "ended", "error"), rows)
 
 
 @app.command(context_settings=OVERRIDES)
@@ -94,15 +90,12 @@ def quarantined(
         for entry in entries:
             out.print(json.dumps(entry, ensure_ascii=False), markup=False)
         return
-    table = Table(title=f"{len(entries)} quarantined (newest first)")
-    for column in ("job", "record", "reason"):
-        table.add_column(column, overflow="fold")
-    for entry in entries:
-        index = entry.get("index")
-        table.add_row(
-            entry.get("job_id", "-"), "-" if index is None else str(index), entry["reason"]
-        )
-    out.print(table)
+    rows = [
+        (entry.get("job_id", "-"), "-" if entry.get("index") is None else str(entry["index"]),
+         entry.get("reason", ""))
+        for entry in entries
+    ]  # fmt: skip
+    _print_table(f"{len(entries)} quarantined (newest first)", ("job", "record", "reason"), rows)
 
 
 @app.command(context_settings=OVERRIDES)
@@ -144,3 +137,12 @@ def purge(
     queue = _queue_config(ctx, config)
     waiting, failed_count = _call(queue, queue_admin.purge)
     err.print(f"deleted {waiting} waiting and {failed_count} failed job(s)")
+
+
+def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...]]) -> None:
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    out.print(table)

@@ -152,11 +152,13 @@ def export_annotations(
         rows[row["sample_id"]] = row
     summary.cursor = newest
     if summary.new_rows or summary.updated_rows:
-        _write_all(paths, rows, summary)
+        _write_all(paths, rows)
+        summary.written = True
     if summary.tasks_read:  # tasks touched without a new review still move the cursor
         cursor_state = {"label_studio_url": client.url, "project_id": project_id}
         _write_json(paths.cursor, {**cursor_state, "updated_at": newest})
-    _tally(rows.values() if summary.written else _read_rows(paths.ratings).values(), summary)
+    # `rows` already holds the file's rows, unless nothing was read (`--since all`, no reviews).
+    _tally((rows or _read_rows(paths.ratings)).values(), summary)
     return summary
 
 
@@ -231,15 +233,12 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _write_all(
-    paths: ExportPaths, rows: Mapping[str, dict[str, Any]], summary: ExportSummary
-) -> None:
+def _write_all(paths: ExportPaths, rows: Mapping[str, dict[str, Any]]) -> None:
     ordered = sorted(rows.values(), key=lambda row: (row["meta"]["annotated_at"], row["sample_id"]))
     preferences = [p for p in (preference_row(row) for row in ordered) if p is not None]
     _write_jsonl(paths.ratings, ordered)
     _write_jsonl(paths.preferences, preferences)
     _write_datasets(paths.dataset, ordered, preferences)
-    summary.written = True
 
 
 def _tally(rows: Iterable[Mapping[str, Any]], summary: ExportSummary) -> None:

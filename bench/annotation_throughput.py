@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
-from child_run import own_redis_server
+from child_run import own_redis_server, percentile
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -223,8 +223,7 @@ def main() -> None:
                   f"ours / bulk at 1,000 per call: {our_rate / raw_1000:.2f}; "
                   f"ours / one by one: {our_rate / single:,.0f}x (goal >= 100x)")  # fmt: skip
             delays = sorted(latency(redis_url, url, key, Path(tmp) / "spool"))
-            p50 = delays[len(delays) // 2]
-            p95 = delays[int(0.95 * (len(delays) - 1))]
+            p50, p95 = percentile(delays, 0.5), percentile(delays, 0.95)
             print(
                 f"enqueue -> visible at {RATE:g} records/s, {len(delays)} records: "
                 f"p50 {p50:.2f} s, p95 {p95:.2f} s, max {delays[-1]:.2f} s (goal: p95 <= 2 s)"

@@ -46,3 +46,9 @@ def own_redis_server() -> Iterator[str]:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    """The value below which `fraction` of them fall (nearest rank): one formula for all."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]

@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from child_run import run_child
+from child_run import percentile, run_child
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = int(os.environ.get("BENCH_RUNS", "4"))
@@ -98,7 +98,7 @@ def main() -> None:
                 print(f"run {run + 1}/{RUNS} logging {mode:3}: median step {median:.3f} s")
     off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
     logging_ms = sorted(1000 * s for s in logging_s)
-    p99 = logging_ms[min(len(logging_ms) - 1, int(0.99 * len(logging_ms)))]
+    p99 = percentile(logging_ms, 0.99)
     print(f"\nquickstart, {STEPS} steps x {RUNS} runs per mode, backends {LOGGER['name']}")
     print(
         f"median step: off {off:.3f} s, on {on:.3f} s; ratio on/off {on / off:.3f} (goal <= 1.02)"

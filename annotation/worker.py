@@ -34,8 +34,8 @@ from rq.utils import now
 from rq.worker import Worker
 
 from annotation import ledger
+from sampling.records import JOB_FUNCTION
 
-JOB_FUNCTION = "annotation.jobs.import_batch"
 REJECTED_TTL_S = 7 * 24 * 3600  # as long as a failed batch waits for `lowtide queue requeue`
 MAINTENANCE_INTERVAL_S = 30
 STUCK_AFTER_S = 10

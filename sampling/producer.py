@@ -25,10 +25,10 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from sampling.config import QueueConfig, mask_url_password
+from sampling.records import JOB_FUNCTION
 from sampling.spool import Spool, SpooledBatch, SpoolError
 
 log = logging.getLogger("sampling.producer")
-JOB_FUNCTION = "annotation.jobs.import_batch"  # by name: sampling never imports annotation
 RESULT_TTL_S = 3600
 FAILURE_TTL_S = 7 * 24 * 3600  # failed batches wait a week for `lowtide queue requeue`
 JOB_TIMEOUT_S = 300

@@ -29,6 +29,10 @@ from pydantic import (
 from rl.samples import Sample, make_sample_id
 
 SCHEMA_VERSION = 1
+# The RQ job that carries a batch of records, named here because both sides of the queue need
+# it: the producer enqueues it by name (sampling never imports annotation), the worker runs
+# nothing else.
+JOB_FUNCTION = "annotation.jobs.import_batch"
 SAMPLE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"  # the characters RQ accepts in a job id
 MAX_TEXT_CHARS = 20_000
 MAX_REWARD_DETAILS = 64

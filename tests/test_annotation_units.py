@@ -301,3 +301,8 @@ def test_a_wiped_label_studio_does_not_inherit_the_imported_set() -> None:
     after = ledger.imported_key(url, 1, "2026-03-02T09:00:00.654321+00:00")
     assert before != after
     assert ledger.imported_key("http://other:8080", 1, "x") != ledger.imported_key(url, 1, "x")
+
+
+def test_the_job_the_producer_names_is_the_one_the_worker_runs() -> None:
+    module, _, name = JOB_FUNCTION.rpartition(".")
+    assert getattr(__import__(module, fromlist=[name]), name) is jobs.import_batch

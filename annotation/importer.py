@@ -1,8 +1,9 @@
 """One batch of rollout records into Label Studio, exactly once.
 
 The steps, and why they are in this order:
-1. Validate every record; an invalid or oversized one is quarantined with its reason (once per
-   job, not once per attempt) and the rest go on.
+1. Validate every record before Label Studio is asked anything; an invalid or oversized one is
+   quarantined with its reason (once per job, not once per attempt) and the rest go on. A batch
+   with nothing valid ends here, even while Label Studio is down.
 2. Drop records whose sample already has a task (the project's imported set) and repeats
    within the batch.
 3. If an earlier attempt of this job reached Label Studio (it left `import_started_at` in the
@@ -66,6 +67,11 @@ class ImportContext:
             self._project_id = project_id
         return self._project_id
 
+    @property
+    def known_project_id(self) -> int | None:
+        """The project id if it was looked up already; never asks Label Studio."""
+        return self._project_id
+
     def imported(self) -> ledger.ImportedSet:
         project_id = self.project_id()
         key = ledger.imported_key(self.config.label_studio_url, project_id, self._created_at)
@@ -121,7 +127,12 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
     if first_attempt:
         ledger.quarantine(context.connection, context.queue_name, problems)
         outcome.quarantined = len(problems)
-        memo.meta[META_VALIDATED] = True  # saved with the import mark below, or at the end
+        memo.meta[META_VALIDATED] = True
+        if problems or not records:
+            # Saved before Label Studio is asked anything: a retry must not quarantine again.
+            memo.save()
+    if not records:
+        return outcome  # nothing valid: no reason to wait for Label Studio
 
     unique = list({record.sample_id: record for record in reversed(records)}.values())[::-1]
     imported = context.imported()
@@ -148,7 +159,7 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
         outcome.import_seconds.append(time.perf_counter() - began)
         imported.mark(record.sample_id for record in chunk)
         outcome.imported += len(chunk)
-    if first_attempt and not todo:
+    if first_attempt and not todo and not problems:
         memo.save()
     return outcome
 

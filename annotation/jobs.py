@@ -72,8 +72,8 @@ def import_batch(records: list[Any]) -> dict[str, int] | Retry:
     )
     log.info(
         "batch %s: %d records -> %d imported, %d duplicate, %d reconciled, %d quarantined "
-        "in %.2f s (project %d)",
+        "in %.2f s (project %s)",
         job_id, outcome.received, outcome.imported, outcome.duplicates, outcome.reconciled,
-        outcome.quarantined, time.perf_counter() - started, context.project_id(),
+        outcome.quarantined, time.perf_counter() - started, context.known_project_id or "-",
     )  # fmt: skip
     return counts

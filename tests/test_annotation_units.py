@@ -306,3 +306,34 @@ def test_a_wiped_label_studio_does_not_inherit_the_imported_set() -> None:
 def test_the_job_the_producer_names_is_the_one_the_worker_runs() -> None:
     module, _, name = JOB_FUNCTION.rpartition(".")
     assert getattr(__import__(module, fromlist=[name]), name) is jobs.import_batch
+
+
+def test_a_batch_of_only_junk_is_quarantined_at_once_while_label_studio_is_down(
+    queue: Queue,
+) -> None:
+    context = _unreachable_context(queue)
+    context._project_id = None  # not looked up yet: any Label Studio call would fail
+    job = queue.enqueue(JOB_FUNCTION, [{"sample_id": "x"}, "not a record"])
+    jobs.bind(context)
+    try:
+        counts = job.perform()
+    finally:
+        jobs.bind(None)
+    assert counts["quarantined"] == 2 and counts["imported"] == 0  # not a Retry
+    assert len(ledger.quarantined(queue.connection, queue.name)) == 2
+    stats = ledger.read_stats(queue.connection, queue.name).counters
+    assert stats["retries"] == 0 and stats["quarantined"] == 2
+
+
+def test_junk_beside_good_records_is_quarantined_once_across_retries(queue: Queue) -> None:
+    job = queue.enqueue(JOB_FUNCTION, [*rollout_records(0, 2), {"sample_id": "x"}])
+    context = _unreachable_context(queue)
+    context._project_id = None  # the project lookup itself fails, before any import mark
+    jobs.bind(context)
+    try:
+        for _ in range(2):  # two attempts, both fail at Label Studio
+            job = Job.fetch(job.id, connection=queue.connection, serializer=JSONSerializer)
+            assert isinstance(job.perform(), Retry)
+    finally:
+        jobs.bind(None)
+    assert len(ledger.quarantined(queue.connection, queue.name)) == 1

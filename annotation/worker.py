@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import socket
@@ -24,6 +23,7 @@ import time
 import uuid
 from typing import Any
 
+import psutil
 import redis
 from rq import Queue, SimpleWorker
 from rq.executions import Execution
@@ -181,12 +181,9 @@ def _worker_alive(connection: redis.Redis, name: str) -> bool:
 
 def _process_exists(pid: int) -> bool:
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        # A zombie (killed, not yet reaped by its parent) is dead too.
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
-        return True
-    # A zombie (killed, not yet reaped by its parent) is dead too.
-    with contextlib.suppress(OSError), open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    return True
+    except psutil.AccessDenied:
+        return True  # another user's process, alive

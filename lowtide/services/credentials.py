@@ -11,6 +11,8 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from dotenv import dotenv_values
+
 USERNAME_VAR = "LABEL_STUDIO_USERNAME"
 PASSWORD_VAR = "LABEL_STUDIO_PASSWORD"
 API_KEY_VAR = "LABEL_STUDIO_API_KEY"
@@ -30,19 +32,11 @@ def env_file_path() -> Path:
 
 
 def read_env_file(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines; `#` comments and blank lines ignored; optional quotes stripped."""
-    values: dict[str, str] = {}
-    try:
-        text = path.read_text()
-    except FileNotFoundError:
-        return values
-    for line in text.splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, _, value = line.removeprefix("export ").partition("=")
-        values[key.strip()] = value.strip().strip("'\"")
-    return values
+    """The file's KEY=VALUE pairs, read as python-dotenv reads them (comments, quotes, `export`);
+    a missing file is empty."""
+    if not path.is_file():
+        return {}
+    return {key: value for key, value in dotenv_values(path).items() if value is not None}
 
 
 def load_env_file_into_environ(path: Path | None = None) -> None:

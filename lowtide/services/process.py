@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+import psutil
+
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -47,23 +49,17 @@ def spawn_detached(
 
 
 def is_running(pid: int, command_fragment: str | None = None) -> bool:
-    """True if `pid` lives and (when given) its command line still contains `command_fragment`,
-    so that a PID reused by an unrelated process is never taken for ours."""
+    """True if `pid` lives (a zombie does not) and, when given, its command line still contains
+    `command_fragment`, so that a PID reused by an unrelated process is never taken for ours."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        process = psutil.Process(pid)
+        if process.status() == psutil.STATUS_ZOMBIE:
+            return False
+        return command_fragment is None or command_fragment in " ".join(process.cmdline())
+    except psutil.NoSuchProcess:
         return False
-    except PermissionError:
-        return False
-    if _is_zombie(pid):
-        return False
-    if command_fragment is None:
-        return True
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return True  # no /proc (macOS): trust the PID
-    return command_fragment in cmdline
+    except psutil.AccessDenied:
+        return False  # another user's process: never one of ours
 
 
 def stop_process_group(pid: int, timeout_s: float = 15.0) -> None:
@@ -103,14 +99,6 @@ def tail(path: Path, lines: int = 15) -> str:
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
     except OSError:
         return ""
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[0] == "Z"
 
 
 def _reap(pid: int) -> None:

@@ -28,7 +28,6 @@ WARMUP = 3
 LOGGER = {
     "name": ["wandb", "tensorboard", "console", "jsonl"],
     "log_interval": {"scalars": 1, "histograms": 5, "tables": 10},
-    "rollout_log_interval": 10,
     "metrics": {"histograms": ["reward/distribution", "response_length/distribution"]},
 }
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
 STAGES = ("rollout", "reward", "update", "step_end", "train_end")
 Stage = Literal["rollout", "reward", "update", "step_end", "train_end"]
-LOGGER_BACKENDS = ("wandb", "tensorboard", "console", "jsonl")
 
 
 class Section(BaseModel):
@@ -105,7 +104,7 @@ class HookSpec(Section):
 class LogIntervals(Section):
     scalars: int = Field(1, ge=1)
     histograms: int = Field(1, ge=1)
-    tables: int = Field(1, ge=1)
+    tables: int = Field(100, ge=1, description="rollout sample tables (and per-token values)")
 
 
 class MetricWhitelist(Section):
@@ -127,7 +126,9 @@ class LoggerConfig(Section):
     name_run: str | None = Field(None, description="run name; defaults to the run id")
     log_interval: LogIntervals = Field(default_factory=LogIntervals)
     log_rollout: bool = True
-    rollout_log_interval: int = Field(100, ge=1)
+    rollout_log_interval: int | None = Field(
+        None, ge=1, description="old name of log_interval.tables; set one of the two"
+    )
     save_dir: str = "./logs"
     prometheus_port: int = Field(
         9110, ge=1, le=65535, description="prometheus backend: /metrics on this port"
@@ -151,3 +152,30 @@ class LoggerConfig(Section):
         if isinstance(value, int) and not isinstance(value, bool):
             return {"scalars": value, "histograms": value, "tables": value}
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand_names_no_kind(cls, data: Any) -> Any:
+        """`log_interval: 5` beside `rollout_log_interval: 100`: the key that names tables sets
+        the table interval; the shorthand sets the others."""
+        if isinstance(data, dict) and data.get("rollout_log_interval") is not None:
+            value = data.get("log_interval")
+            if isinstance(value, int) and not isinstance(value, bool):
+                return {**data, "log_interval": {"scalars": value, "histograms": value}}
+        return data
+
+    @model_validator(mode="after")
+    def _one_table_interval(self) -> LoggerConfig:
+        """`log_interval.tables` is the knob; `rollout_log_interval` (the seed's name) sets it
+        when given alone. Both given and different: which one was meant is a guess, so say so."""
+        alias, intervals = self.rollout_log_interval, self.log_interval
+        if alias is None:
+            return self
+        if "tables" in intervals.model_fields_set and intervals.tables != alias:
+            raise ValueError(
+                f"log_interval.tables ({intervals.tables}) and rollout_log_interval ({alias}) "
+                "both set the rollout-table interval and disagree: keep log_interval.tables "
+                "and drop rollout_log_interval (its old name)"
+            )
+        self.log_interval = intervals.model_copy(update={"tables": alias})
+        return self

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import logging
 import math
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -19,6 +21,8 @@ from rl.tracking.backends.console import format_line
 from rl.tracking.backends.local_files import LocalFilesBackend
 from rl.tracking.reader import read_run
 from rl.tracking.text import safe_text
+
+REPO = Path(__file__).resolve().parent.parent
 
 
 class Recorder:
@@ -84,9 +88,7 @@ def run_steps(tracker: Tracker, steps: int) -> None:
 
 
 def test_each_kind_has_its_own_interval(tmp_path: Path) -> None:
-    config = LoggerConfig(
-        log_interval={"scalars": 2, "histograms": 3, "tables": 1}, rollout_log_interval=5
-    )
+    config = LoggerConfig(log_interval={"scalars": 2, "histograms": 3, "tables": 5})
     recorder = Recorder()
     run_steps(Tracker(config, info(tmp_path), [recorder]), 10)
     steps = {
@@ -99,6 +101,42 @@ def test_each_kind_has_its_own_interval(tmp_path: Path) -> None:
     histogram = next(p for k, _, p in recorder.calls if k == "histograms")
     assert histogram == {"reward/distribution": [0.0, 0.1, 0.2, pytest.approx(0.3)]}
     assert recorder.closed
+
+
+@pytest.mark.parametrize(
+    "settings, table_steps",
+    [
+        ({"rollout_log_interval": 4}, [4, 8]),  # the seed's name, alone, still sets it
+        ({"log_interval": 3, "rollout_log_interval": 5}, [5, 10]),  # it names tables; 3 does not
+        ({"log_interval": {"tables": 5}, "rollout_log_interval": 5}, [5, 10]),  # agreeing
+        ({"log_interval": 2}, [2, 4, 6, 8, 10]),  # one number for every kind
+        ({}, []),  # default: every 100 steps
+    ],
+)
+def test_the_table_interval_and_its_old_name(
+    tmp_path: Path, settings: dict, table_steps: list[int]
+) -> None:
+    recorder = Recorder()
+    run_steps(Tracker(LoggerConfig(**settings), info(tmp_path), [recorder]), 10)
+    assert [step for kind, step, _ in recorder.calls if kind == "table"] == table_steps
+
+
+def test_two_table_intervals_that_disagree_are_a_config_error() -> None:
+    with pytest.raises(ValueError) as raised:
+        LoggerConfig(log_interval={"tables": 10}, rollout_log_interval=100)
+    message = str(raised.value)
+    assert "log_interval.tables (10)" in message and "rollout_log_interval (100)" in message
+
+
+def test_read_run_is_exported_and_tracking_stays_light() -> None:
+    probe = (
+        "import sys, rl.tracking; print('pandas' in sys.modules)\n"
+        "from rl.tracking import RunLogs, read_run; import rl.tracking.reader as reader\n"
+        "print(read_run is reader.read_run and RunLogs is reader.RunLogs)"
+    )
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["False", "True"]  # pandas loads on first use only
 
 
 def test_whitelist_and_conditional_logging_per_stage(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ def train_args(tiny_models, out: Path, redis_url: str, steps: int = 2) -> list[s
         f"--model.actor.model_name_or_path={tiny_models.policy}",
         f"--trainer.output_dir={out}", f"--trainer.max_steps={steps}",
         "--trainer.rollout_batch_size=4", "--trainer.max_new_tokens=12", "--run_id=cli",
-        f"--logger.save_dir={out / 'logs'}", "--logger.rollout_log_interval=2",
+        f"--logger.save_dir={out / 'logs'}", "--logger.log_interval.tables=2",
         f"--queue.redis_url={redis_url}", f"--queue.spool_dir={out / 'spool'}",
     ]  # fmt: skip
 

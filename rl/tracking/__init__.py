@@ -1,5 +1,8 @@
 """Training observability: a router that sends metrics, histograms and rollout tables to
-backends (wandb, tensorboard, console, prometheus, local JSONL files) off the trainer thread."""
+backends (wandb, tensorboard, console, prometheus, local JSONL files) off the trainer thread,
+and `read_run`, which reads a run's local files back as pandas DataFrames."""
+
+from typing import TYPE_CHECKING
 
 # Importing the backend modules registers them; wandb and tensorboard load only when used.
 from rl.tracking.backends import (  # noqa: F401
@@ -12,4 +15,16 @@ from rl.tracking.backends import (  # noqa: F401
 from rl.tracking.backends.base import Backend, RunInfo, Table, register_backend
 from rl.tracking.router import Tracker
 
-__all__ = ["Backend", "RunInfo", "Table", "Tracker", "register_backend"]
+if TYPE_CHECKING:
+    from rl.tracking.reader import RunLogs, read_run
+
+__all__ = ["Backend", "RunInfo", "RunLogs", "Table", "Tracker", "read_run", "register_backend"]
+
+
+def __getattr__(name: str) -> object:
+    # The reader needs pandas (~0.3 s to import): it loads on first use, not with the trainer.
+    if name in ("read_run", "RunLogs"):
+        from rl.tracking import reader
+
+        return getattr(reader, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

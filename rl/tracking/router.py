@@ -143,7 +143,7 @@ class Tracker:
         return step % self.config.log_interval.histograms == 0
 
     def _table_due(self, step: int) -> bool:
-        return self.config.log_rollout and step % self.config.rollout_log_interval == 0
+        return self.config.log_rollout and step % self.config.log_interval.tables == 0
 
     def _histograms(self, samples: Sequence[Sample]) -> dict[str, list[float]]:
         wanted = self.config.metrics.histograms

@@ -30,6 +30,7 @@ from typing import Any
 
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
+from rl.jsonl import read_jsonl
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
 # The names in configs/label_studio/review.xml.
@@ -215,22 +216,14 @@ def _read_cursor(path: Path, url: str, project_id: int) -> str | None:
 
 
 def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
-    rows: dict[str, dict[str, Any]] = {}
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError:
-        return rows
-    for number, line in enumerate(lines, 1):
-        if line.strip():
-            try:
-                row = json.loads(line)
-            except ValueError:
-                raise ExportError(
-                    f"{path}:{number} is not valid JSON: fix or delete it, then export with "
-                    "--since all"
-                ) from None
-            rows[row["sample_id"]] = row
-    return rows
+    def broken(number: int, problem: str) -> None:
+        raise ExportError(
+            f"{path}:{number}: {problem}: fix or delete it, then export with --since all"
+        )
+
+    if not path.exists():
+        return {}
+    return {row["sample_id"]: row for _, row in read_jsonl(path, broken)}
 
 
 def _write_all(paths: ExportPaths, rows: Mapping[str, dict[str, Any]]) -> None:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import yaml
 
 from rl.config import DataConfig
+from rl.jsonl import read_jsonl
 
 
 class DataError(ValueError):
@@ -51,18 +50,14 @@ def _read_path(path: Path, config: DataConfig) -> list[str]:
 
 
 def _read_jsonl(path: Path, field: str) -> list[str]:
+    def broken(number: int, problem: str) -> None:
+        raise DataError(f"{path}:{number}: {problem}")
+
     prompts = []
-    with path.open() as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or field not in row:
-                raise DataError(f"{path}:{number}: no '{field}' field (data.prompt_field)")
-            prompts.append(row[field])
+    for number, row in read_jsonl(path, broken):
+        if field not in row:
+            raise DataError(f"{path}:{number}: no '{field}' field (data.prompt_field)")
+        prompts.append(row[field])
     return prompts
 
 
@@ -110,10 +105,3 @@ class PromptSampler:
             random.Random(self.seed * 1_000_003 + epoch).shuffle(order)
         start = (step_in_epoch * self.world_size + self.rank) * self.batch_size
         return [self.prompts[order[(start + i) % len(order)]] for i in range(self.batch_size)]
-
-    def __iter__(self) -> Iterator[tuple[int, int, list[str]]]:
-        epoch = 0
-        while True:
-            for step in range(self.steps_per_epoch()):
-                yield epoch, step, self.batch(epoch, step)
-            epoch += 1

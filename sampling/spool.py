@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rl.jsonl import read_jsonl
+
 log = logging.getLogger("sampling.spool")
 _SEGMENT = re.compile(r"^segment-(\d{8})\.jsonl$")
 SEGMENT_MAX_BYTES = 64 * 2**20  # start a new file past this: replays free disk as they go
@@ -99,15 +101,16 @@ class Spool:
         return self.directory / f"segment-{number:08d}.jsonl"
 
     def _batches(self, segment: Path) -> Iterator[SpooledBatch]:
-        with open(segment, encoding="utf-8") as handle:
-            for number, line in enumerate(handle, 1):
-                try:
-                    raw = json.loads(line)
-                    yield SpooledBatch(raw["batch_id"], raw["records"])
-                except (json.JSONDecodeError, KeyError, TypeError):
-                    # Only a write cut by a crash ends this way: append() never returned for it,
-                    # so no caller ever counted those records as spooled.
-                    log.warning("%s:%d: skipping an incomplete spool line", segment, number)
+        # Only a write cut by a crash makes a bad line: append() never returned for it, so no
+        # caller ever counted those records as spooled.
+        def incomplete(number: int, problem: str = "") -> None:
+            log.warning("%s:%d: skipping an incomplete spool line", segment, number)
+
+        for number, raw in read_jsonl(segment, incomplete):
+            if "batch_id" in raw and isinstance(raw.get("records"), list):
+                yield SpooledBatch(raw["batch_id"], raw["records"])
+            else:
+                incomplete(number)
 
     def _acked(self, segment: Path) -> set[str]:
         path = segment.with_suffix(".acked")

@@ -37,7 +37,7 @@ def test_datasets_directory(tmp_path: Path) -> None:
     "content, config, message",
     [
         (None, {"path": "missing.jsonl"}, "not found"),
-        ("{not json}\n", {"path": "p.jsonl"}, "p.jsonl:1: not JSON"),
+        ("{not json}\n", {"path": "p.jsonl"}, "p.jsonl:1: not valid JSON"),
         ('{"text": "a"}\n', {"path": "p.jsonl"}, "p.jsonl:1: no 'prompt' field"),
         ("", {"path": "p.yaml"}, "must hold a list"),
         ("prompts: []\n", {"path": "p.yaml"}, "empty"),

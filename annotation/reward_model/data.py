@@ -10,12 +10,12 @@ line and the problem; a file without a single usable row fails too.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from annotation.errors import AnnotationError
+from rl.jsonl import read_jsonl
 
 
 class RMDataError(AnnotationError, ValueError):
@@ -90,17 +90,10 @@ def load_rm_data(path: str | Path) -> RMData:
 
 
 def _rows(path: Path):
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except ValueError as error:
-                raise RMDataError(f"{path}:{number}: not valid JSON ({error})") from None
-            if not isinstance(row, dict):
-                raise RMDataError(f"{path}:{number}: expected a JSON object per line")
-            yield number, row
+    def broken(number: int, problem: str) -> None:
+        raise RMDataError(f"{path}:{number}: {problem}")
+
+    return read_jsonl(path, broken)
 
 
 def _take(

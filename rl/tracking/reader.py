@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
+from rl.jsonl import read_jsonl, skip_bad_line
 from rl.tracking.backends.local_files import HISTOGRAMS_FILE, METRICS_FILE, ROLLOUTS_DIR
 
 
@@ -35,17 +35,7 @@ def read_run(path: str | Path) -> RunLogs:
 
 
 def _rows(file: Path) -> list[dict]:
-    rows = []
-    with file.open(encoding="utf-8") as handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError:
-                continue  # a line cut by a killed run: the rest is still good
-    return rows
+    return [row for _, row in read_jsonl(file, skip_bad_line)]  # a killed run may cut a line
 
 
 def _frame(rows: list[dict]) -> pd.DataFrame:

@@ -139,22 +139,6 @@ _POLICIES: dict[str, Callable[[SamplingConfig, Sequence[float], Sequence[int]], 
 }
 
 
-def keep_lowest(selected: Selected, limit: int) -> Selected:
-    """At most `limit` of the picks, the lowest values first (ties by index): for a per-step cap
-    that keeps the worst rollouts rather than the first ones."""
-    if limit < 0:
-        raise ValueError(f"limit must be at least 0, got {limit}")
-    ranked = sorted(selected.values.items(), key=lambda item: (item[1], item[0]))[:limit]
-    kept = sorted(index for index, _ in ranked)
-    return Selected(
-        policy=selected.policy,
-        indices=kept,
-        parameter=dict(selected.parameter),
-        values={index: selected.values[index] for index in kept},
-        detail={index: selected.detail[index] for index in kept if index in selected.detail},
-    )
-
-
 def component_values(samples: Sequence[Sample], component: str | None) -> list[float]:
     """The value each sample is judged on: its reward, or one reward component (NaN if missing,
     so the sample is never selected on a component it does not have)."""

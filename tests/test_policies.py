@@ -15,7 +15,6 @@ from sampling.policies import (
     bottom_count,
     component_values,
     group_relative,
-    keep_lowest,
     mean_and_std,
     quantile,
     select,
@@ -211,16 +210,6 @@ def test_selection_for_builds_the_records_selected_by() -> None:
     assert selection.policy == "group_relative" and selection.value == 0.0
     assert selection.component == "format"
     assert selection.parameter["k"] == 1.0 and "group_bar" in selection.parameter
-
-
-def test_keep_lowest_keeps_the_worst_picks() -> None:
-    selected = threshold([0.1, -0.5, 0.0, -0.5, 0.9], 0.5)
-    kept = keep_lowest(selected, 2)
-    assert kept.indices == [1, 3] and kept.values == {1: -0.5, 3: -0.5}
-    assert keep_lowest(selected, 0).indices == []
-    assert keep_lowest(selected, 10).indices == selected.indices
-    zscored = keep_lowest(zscore([0.0, 1.0, 1.0, 1.0, 0.5], 0.0), 1)
-    assert zscored.indices == [0] and set(zscored.detail) == {0}
 
 
 def test_component_values() -> None:

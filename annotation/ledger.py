@@ -22,17 +22,18 @@ import redis
 PREFIX = "lowtide:annotation"
 QUARANTINE_MAX = 10_000  # newest entries kept; older ones are trimmed
 QUARANTINED_RECORD_CHARS = 4_000  # of each quarantined record's JSON, enough to see what it was
-COUNTERS = (
-    "batches",  # jobs that ran to the end
-    "received",  # records in those jobs
-    "imported",  # tasks created in Label Studio
-    "duplicates",  # records skipped: their sample already had a task
-    "reconciled",  # records found in Label Studio on a retry (imported, not yet marked)
-    "quarantined",  # records that failed validation
-    "rejected_jobs",  # jobs refused before running: unreadable payload or another function
-    "retries",  # attempts that failed and were scheduled again
-    "failures",  # jobs that gave up and went to the failed registry
-)
+# Each counter of the stats hash, with the help text /metrics and `queue status` show.
+COUNTERS = {
+    "batches": "Batches imported to the end",
+    "received": "Records received in imported batches",
+    "imported": "Tasks created in Label Studio",
+    "duplicates": "Records skipped because their sample already had a task",
+    "reconciled": "Records found in Label Studio on a retry and marked imported",
+    "quarantined": "Records that failed validation",
+    "rejected_jobs": "Jobs refused before running (unreadable payload or another function)",
+    "retries": "Batch attempts that failed and were scheduled again",
+    "failures": "Batches that gave up and went to the failed registry",
+}
 # Upper bounds, in seconds, of the import-latency histogram (one Label Studio import request).
 LATENCY_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 

@@ -25,17 +25,6 @@ from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegis
 from annotation import ledger
 
 log = logging.getLogger("annotation.worker")
-HELP = {
-    "batches": "Batches imported to the end",
-    "received": "Records received in imported batches",
-    "imported": "Tasks created in Label Studio",
-    "duplicates": "Records skipped because their sample already had a task",
-    "reconciled": "Records found in Label Studio on a retry and marked imported",
-    "quarantined": "Records that failed validation",
-    "rejected_jobs": "Jobs refused before running (unreadable payload or another function)",
-    "retries": "Batch attempts that failed and were scheduled again",
-    "failures": "Batches that gave up and went to the failed registry",
-}
 
 
 class AnnotationCollector:
@@ -61,7 +50,8 @@ class AnnotationCollector:
         yield up
         labels = ["queue"]
         for name, value in stats.counters.items():
-            family = CounterMetricFamily(f"lowtide_annotation_{name}", HELP[name], labels=labels)
+            help_text = ledger.COUNTERS[name]
+            family = CounterMetricFamily(f"lowtide_annotation_{name}", help_text, labels=labels)
             family.add_metric([self.queue.name], value)
             yield family
         jobs = GaugeMetricFamily(

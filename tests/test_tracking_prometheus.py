@@ -23,6 +23,20 @@ def test_scalars_become_gauges_labelled_by_run() -> None:
     assert 'lowtide_train_step{run="run-7"} 4.0' in text
 
 
+def test_the_scalars_a_trainer_logs_step_included_are_served() -> None:
+    # The trainer logs `step` and `epoch` among its scalars; `step` is the step gauge already.
+    port = free_port()
+    backend = PrometheusBackend("run-8", port, host="127.0.0.1")
+    try:
+        backend.log_scalars(1, {"step": 1, "epoch": 0, "reward/mean": 0.25})
+        backend.log_scalars(2, {"step": 2, "epoch": 0, "reward/mean": 0.5})
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=10).text
+    finally:
+        backend.close()
+    assert 'lowtide_train_step{run="run-8"} 2.0' in text
+    assert 'lowtide_train_reward_mean{run="run-8"} 0.5' in text
+
+
 def test_names_and_config() -> None:
     assert metric_name("reward/keyword/mean") == "lowtide_train_reward_keyword_mean"
     assert LoggerConfig(name=["console", "prometheus"]).prometheus_port == 9110

@@ -37,6 +37,8 @@ class PrometheusBackend:
         self.step.labels(self.run_id).set(step)
         for key, value in values.items():
             name = metric_name(key)
+            if name == "lowtide_train_step":  # the trainer's `step` scalar: set just above
+                continue
             gauge = self.gauges.get(name)
             if gauge is None:
                 gauge = Gauge(name, f"Training metric {key}", ["run"], registry=self.registry)

@@ -1,20 +1,23 @@
 """deploy/ checked without Docker or a cluster: the compose file, the Dockerfile (hadolint and
-structure), the Kubernetes manifests and the Grafana dashboard, against each other and against
-the code (commands that exist, the queue's Redis key, metric names that are exported)."""
+structure), the Kubernetes manifests (raw, and as `kubectl kustomize` renders them) and the
+Grafana dashboard, against each other and against the code (commands that exist, the queue's
+Redis key, metric names that are exported, objects that references name)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
 
-from lowtide.config import load_service_config
+from lowtide.config import load_run_config, load_service_config
 from lowtide.services.labelstudio import VERSION as LABEL_STUDIO_VERSION
 from sampling.config import QueueConfig
 from tests.conftest import REPO, invoke
@@ -113,6 +116,30 @@ def test_compose_runs_real_lowtide_commands(capsys: pytest.CaptureFixture[str]) 
     assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Dockerfile"
 
 
+def test_compose_one_shot_services_do_not_inherit_the_worker_healthcheck() -> None:
+    # The image's HEALTHCHECK probes the worker's /healthz; a one-shot command serves none.
+    for name, service in SERVICES.items():
+        if service.get("restart") == "no":
+            assert service.get("healthcheck", {}).get("disable") is True, name
+
+
+def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
+    docker = shutil.which("docker")
+    version = docker and subprocess.run([docker, "compose", "version"], capture_output=True)
+    if not version or version.returncode != 0:
+        pytest.skip("could not run `docker compose config`: no docker with its Compose plugin here")
+    env = tmp_path / ".env"
+    env.write_text(re.sub(r"^([A-Z_]+)=$", r"\1=x-secret", (DEPLOY / ".env.example").read_text(),
+                          flags=re.M))  # fmt: skip
+    command = [docker, "compose", "-f", str(DEPLOY / "compose.yaml"), "--env-file", str(env)]
+    result = subprocess.run([*command, "--profile", "train", "config", "--format", "json"],
+                            capture_output=True, text=True)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    services = json.loads(result.stdout)["services"]
+    assert set(services) == set(SERVICES)
+    assert services["annotation-init"]["healthcheck"]["disable"] is True
+
+
 # --- Dockerfile ---
 
 
@@ -138,7 +165,70 @@ def test_the_dockerfile_is_cached_well_runs_unprivileged_and_holds_no_secret() -
     assert "HEALTHCHECK" in text and "/healthz" in text
     assert not re.search(r"ENV .*(API_KEY|PASSWORD|TOKEN)", text)
     ignored = (REPO / ".dockerignore").read_text().splitlines()
-    assert {".env", ".git", ".lowtide"} <= set(ignored)
+    assert {".git", ".lowtide"} <= set(ignored)
+
+
+def dockerignored(path: str) -> bool:
+    """Whether `.dockerignore` keeps `path` out of the build context, as Docker reads it: patterns
+    from the context root, `**` any number of directories, a matching parent directory counts,
+    the last matching line wins and `!` takes a path back."""
+    ignored = False
+    parents = ["/".join(path.split("/")[:i]) for i in range(1, path.count("/") + 2)]
+    for line in (REPO / ".dockerignore").read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        keep = line.startswith("!")
+        pattern = line.removeprefix("!").strip().strip("/")
+        regex = re.sub(
+            r"\*\*/|\*\*|\*|\?|[^*?]+",
+            lambda m: {"**/": "(?:.*/)?", "**": ".*", "*": "[^/]*", "?": "[^/]"}.get(
+                m.group(), re.escape(m.group())
+            ),
+            pattern,
+        )
+        if any(re.fullmatch(regex, parent) for parent in parents):
+            ignored = not keep
+    return ignored
+
+
+def test_the_build_context_holds_no_env_file_anywhere_but_every_file_the_image_copies() -> None:
+    for path in (".env", ".env.local", "deploy/.env", "deploy/k8s/overlays/production/secrets.env",
+                 "deploy/k8s/overlays/staging/secrets.env", "configs/.env"):  # fmt: skip
+        assert dockerignored(path), f"{path} would enter the build context"
+    copied = [
+        source
+        for line in (DEPLOY / "Dockerfile").read_text().splitlines()
+        if line.startswith("COPY ")
+        for source in line.split()[1:-1]
+    ]
+    assert "pyproject.toml" in copied and "lowtide" in copied
+    for source in copied:
+        assert not dockerignored(source), f".dockerignore drops {source}, which the image copies"
+
+
+# CUDA builds of each pinned torch on download.pytorch.org (PyTorch's RELEASE.md CUDA support
+# matrix: 2.13 ships CUDA 12.6 and 13.0, 13.2 as experimental). Bumping torch means checking here.
+TORCH_CUDA_INDEXES = {"2.13": {"cu126", "cu130", "cu132"}}
+
+
+def test_the_documented_cuda_build_names_an_index_that_carries_the_pinned_torch() -> None:
+    dockerfile = (DEPLOY / "Dockerfile").read_text()
+    (pinned,) = re.findall(r'^ARG TORCH_SPEC="torch==([0-9.]+)"', dockerfile, flags=re.M)
+    makefile = (REPO / "Makefile").read_text()
+    assert re.search(rf"^TORCH_SPEC \?= torch=={re.escape(pinned)}$", makefile, flags=re.M)
+    indexes = TORCH_CUDA_INDEXES.get(pinned.rsplit(".", 1)[0])
+    assert indexes, f"torch=={pinned}: look up its CUDA builds and add them to TORCH_CUDA_INDEXES"
+    documents = [DEPLOY / "Dockerfile", REPO / "README.md", DEPLOY / "k8s" / "README.md"]
+    named = 0
+    for path in documents:
+        text = path.read_text()
+        for index in re.findall(r"download\.pytorch\.org/whl/(cu\d+)", text):
+            assert index in indexes, f"{path.name}: torch=={pinned} has no {index} build"
+            named += 1
+        for major, minor in re.findall(r"nvidia/cuda:(\d+)\.(\d+)", text):
+            assert f"cu{major}{minor}" in indexes, f"{path.name}: CUDA {major}.{minor} base"
+    assert named >= 2  # the Dockerfile's build line and the README's
 
 
 # --- Kubernetes ---
@@ -217,6 +307,163 @@ def test_the_trainer_job_runs_torchrun_on_gpus(capsys: pytest.CaptureFixture[str
     assert (REPO / config).exists()
 
 
+# --- Kubernetes, as kustomize renders it ---
+
+OVERLAY = Path("k8s/overlays/production")
+EXAMPLES = DEPLOY / "k8s" / "examples"
+
+
+def kustomize(path: Path) -> list[dict]:
+    kubectl = shutil.which("kubectl")
+    if kubectl is None:
+        pytest.skip("could not render with `kubectl kustomize`: kubectl is not installed")
+    result = subprocess.run([kubectl, "kustomize", str(path)], capture_output=True, text=True,
+                            timeout=120)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
+
+
+@pytest.fixture(scope="module")
+def deploy_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """deploy/ in a temporary tree, the overlay's secrets.env made from its example (a real one
+    is never copied, nothing is written into the checkout)."""
+    root = tmp_path_factory.mktemp("tree") / "deploy"
+    shutil.copytree(DEPLOY, root, ignore=shutil.ignore_patterns(".env", "secrets.env"))
+    overlay = root / OVERLAY
+    shutil.copy(overlay / "secrets.env.example", overlay / "secrets.env")
+    return root
+
+
+@pytest.fixture(scope="module")
+def rendered_overlay(deploy_copy: Path) -> list[dict]:
+    return kustomize(deploy_copy / OVERLAY)
+
+
+@pytest.fixture(scope="module")
+def rendered_base(deploy_copy: Path) -> list[dict]:
+    return kustomize(deploy_copy / "k8s" / "base")
+
+
+Reference = tuple[str, str, str | None]
+
+
+def references(node: object) -> Iterator[Reference]:
+    """(kind, name, key or None) of every object a manifest names: Secrets and ConfigMaps (volumes,
+    env, envFrom, KEDA's secretTargetRef), claims, KEDA's TriggerAuthentication and scale target."""
+    if isinstance(node, list):
+        for item in node:
+            yield from references(item)
+        return
+    if not isinstance(node, dict):
+        return
+    for field, value in node.items():
+        if field == "secretName":
+            yield "Secret", value, None
+        elif field in ("secretKeyRef", "secretRef", "secret") and "name" in value:
+            yield "Secret", value["name"], value.get("key")
+        elif field == "secretTargetRef":
+            for ref in value:
+                yield "Secret", ref["name"], ref["key"]
+        elif field in ("configMapKeyRef", "configMapRef", "configMap"):
+            yield "ConfigMap", value["name"], value.get("key")
+        elif field == "persistentVolumeClaim":
+            yield "PersistentVolumeClaim", value["claimName"], None
+        elif field == "authenticationRef":
+            yield value.get("kind", "TriggerAuthentication"), value["name"], None
+        elif field == "scaleTargetRef":
+            yield value.get("kind", "Deployment"), value["name"], None
+        yield from references(value)
+
+
+def unresolved(docs: list[dict], among: list[dict] | None = None) -> set[Reference]:
+    """References of `docs` to an object (or a key of it) that `among` (default: `docs`) lacks."""
+    objects = {
+        (doc["kind"], doc["metadata"]["name"]): doc
+        for doc in among or docs
+        if "name" in doc["metadata"]
+    }
+    missing = set()
+    for doc in docs:
+        for kind, name, key in references(doc.get("spec", {})):
+            target = objects.get((kind, name))
+            data = {**(target or {}).get("data", {}), **(target or {}).get("stringData", {})}
+            if target is None or (key is not None and key not in data):
+                missing.add((kind, name, key))
+    return missing
+
+
+def test_every_reference_of_the_production_overlay_resolves(rendered_overlay: list[dict]) -> None:
+    kinds = {doc["kind"] for doc in rendered_overlay}
+    assert {"Secret", "ConfigMap", "Deployment", "TriggerAuthentication", "ScaledObject"} <= kinds
+    assert unresolved(rendered_overlay) == set()
+
+
+def test_an_overlay_that_hashes_the_secret_name_renames_every_reference(
+    deploy_copy: Path, rendered_base: list[dict]
+) -> None:
+    # The base leaves exactly one object to its overlays: the Secret.
+    assert {(kind, name) for kind, name, _ in unresolved(rendered_base)} == {
+        ("Secret", "lowtide-secrets")
+    }
+    overlay = deploy_copy / "k8s" / "overlays" / "hashed"
+    overlay.mkdir()
+    shutil.copy(deploy_copy / OVERLAY / "secrets.env.example", overlay / "secrets.env")
+    (overlay / "kustomization.yaml").write_text(yaml.safe_dump({
+        "resources": ["../../base"],
+        "secretGenerator": [{"name": "lowtide-secrets", "envs": ["secrets.env"]}],
+    }))  # fmt: skip
+    rendered = kustomize(overlay)
+    (secret,) = [doc for doc in rendered if doc["kind"] == "Secret"]
+    assert secret["metadata"]["name"].startswith("lowtide-secrets-")  # the content hash
+    assert unresolved(rendered) == set()
+
+
+def test_the_trainer_job_example_resolves_against_the_overlay(rendered_overlay: list[dict]) -> None:
+    examples = [doc for path in sorted(EXAMPLES.glob("*.yaml"))
+                for doc in yaml.safe_load_all(path.read_text()) if doc]  # fmt: skip
+    jobs = [doc for doc in examples if doc["kind"] == "Job"]
+    assert jobs
+    assert unresolved(jobs, among=examples + rendered_overlay) == set()
+    readme = (DEPLOY / "k8s" / "README.md").read_text()
+    for path in EXAMPLES.glob("*.yaml"):  # each is applied by hand: the README says how
+        assert f"deploy/k8s/examples/{path.name}" in readme, f"{path.name}: not in the k8s README"
+
+
+def test_the_trainer_job_routes_low_reward_samples_and_is_scraped(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(REPO)  # the image runs in /app, a copy of the checkout's layout
+    (job,) = [doc for doc in by_kind("Job") if "generateName" in doc["metadata"]]
+    template = job["spec"]["template"]
+    (container,) = template["spec"]["containers"]
+    args = container["command"][container["command"].index("lowtide") + 2 :]  # after `train`
+    code, _, err = invoke(capsys, "config", "check", *args)
+    assert code == 0, err
+    config_path = args[args.index("--config") + 1]
+    overrides = [arg for arg in args if arg.startswith("--") and arg != "--config"]
+    config = load_run_config(REPO / config_path, overrides, environ={})
+    assert "low_reward_sampler" in [hook.type for hook in config.hooks]
+    assert "prometheus" in config.logger.name
+    port = config.logger.prometheus_port
+    annotations = template["metadata"]["annotations"]
+    assert annotations["prometheus.io/scrape"] == "true"
+    assert annotations["prometheus.io/port"] == str(port)
+    assert annotations.get("prometheus.io/path", "/metrics") == "/metrics"
+    assert port in [item["containerPort"] for item in container.get("ports", [])]
+
+
+def test_keda_alone_sets_the_worker_replica_count(
+    rendered_base: list[dict], rendered_overlay: list[dict]
+) -> None:
+    for rendered in (rendered_base, rendered_overlay):
+        scaled = {doc["spec"]["scaleTargetRef"]["name"] for doc in rendered
+                  if doc["kind"] == "ScaledObject"}  # fmt: skip
+        assert scaled
+        for doc in rendered:
+            if doc["kind"] == "Deployment" and doc["metadata"]["name"] in scaled:
+                assert "replicas" not in doc["spec"], "an apply would reset KEDA's replica count"
+
+
 # --- dashboard and docs ---
 
 
@@ -238,8 +485,6 @@ def exported_metric_names() -> set[str]:
 
 
 def test_the_dashboard_queries_only_metrics_that_exist() -> None:
-    import json
-
     from rl.tracking.backends.prometheus_backend import metric_name
 
     dashboard = json.loads((DEPLOY / "grafana" / "lowtide-dashboard.json").read_text())
@@ -250,6 +495,31 @@ def test_the_dashboard_queries_only_metrics_that_exist() -> None:
     titles = " ".join(panel["title"] for panel in dashboard["panels"]).lower()
     for topic in ("queue depth", "import rate", "failures", "training reward"):
         assert topic in titles
+
+
+def test_the_dashboard_deduplicates_shared_totals_before_summing() -> None:
+    """Every worker pod serves the same Redis-backed totals (annotation.metrics), and each pod is
+    scraped: a query takes one copy per queue (`max by (queue, ...)`) before it sums. Only
+    lowtide_redis_up is per process (whether that pod reached Redis)."""
+    shared = exported_metric_names() - {"lowtide_redis_up"}
+    assert "lowtide_annotation_imported_total" in shared and "lowtide_queue_jobs" in shared
+    dedup = re.compile(r"max\s+(by|without)\s*\(([^)]*)\)\s*\(\s*"
+                       r"(?:(?:rate|irate|increase)\s*\(\s*)?(lowtide_[a-z_]+)")  # fmt: skip
+    dashboard = json.loads((DEPLOY / "grafana" / "lowtide-dashboard.json").read_text())
+    exprs = [target["expr"] for panel in dashboard["panels"] for target in panel["targets"]]
+    checked = 0
+    for expr in exprs:
+        used = sorted(name for name in re.findall(r"lowtide_[a-z_]+", expr) if name in shared)
+        deduplicated = []
+        for how, grouping, name in dedup.findall(expr):
+            labels = {label.strip() for label in grouping.split(",")}
+            if (how == "by" and "queue" in labels and not labels & {"pod", "instance"}) or (
+                how == "without" and {"pod", "instance"} <= labels
+            ):
+                deduplicated.append(name)
+        assert used == sorted(deduplicated), f"counts each worker pod again: {expr}"
+        checked += bool(used)
+    assert checked >= 5
 
 
 def test_the_readme_deploy_section_names_files_that_exist() -> None:

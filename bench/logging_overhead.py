@@ -28,7 +28,13 @@ WARMUP = 3
 LOGGER = {
     "name": ["wandb", "tensorboard", "console", "jsonl"],
     "log_interval": {"scalars": 1, "histograms": 5, "tables": 10},
-    "metrics": {"histograms": ["reward/distribution", "response_length/distribution"]},
+    "metrics": {
+        "histograms": [
+            "reward/distribution",
+            "reward/token_distribution",
+            "response_length/distribution",
+        ]
+    },
 }
 
 

@@ -10,6 +10,25 @@ from types import MappingProxyType
 
 
 @dataclass(frozen=True)
+class TokenValues:
+    """Per response token (each tuple has the response's length), what the update used, kept
+    for attribution: which tokens carried the reward, the KL, the advantage.
+
+    `rewards` are the token rewards whose sum is the reward the update optimised: the score on
+    the last token, plus -kl_coef * KL_t on every token when `kl_mode: reward`. For PPO they are
+    exactly the rewards GAE consumed; for GRPO they sum to the shaped sequence reward it
+    normalised per group. With `kl_mode: loss` the KL is in the loss instead (`kl` shows it).
+    """
+
+    ids: tuple[int, ...]  # the response's token ids (Sample.response_ids)
+    texts: tuple[str, ...]  # each token decoded on its own
+    logprobs: tuple[float, ...]  # the policy's log-probs of the sampled tokens
+    kl: tuple[float, ...] | None  # KL to the reference at sampling time; None without one
+    rewards: tuple[float, ...]
+    advantages: tuple[float, ...]  # PPO: per token (GAE, whitened); GRPO: the sequence's
+
+
+@dataclass(frozen=True)
 class Sample:
     """A completion of one prompt. Frozen: hooks read it, never change what the trainer uses.
 
@@ -27,10 +46,8 @@ class Sample:
     reward: float = math.nan
     reward_details: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
     advantage: float = math.nan  # sequence-level (GRPO) or mean over response tokens (PPO)
-
-    @property
-    def prompt_length(self) -> int:
-        return len(self.prompt_ids)
+    # From the update stage on, on steps whose histograms or rollout table are logged; else None.
+    tokens: TokenValues | None = None
 
     @property
     def response_length(self) -> int:

@@ -51,6 +51,7 @@ from rl.rewards import RewardBatch, RewardSet
 from rl.rollout import GenerationSettings, Rollout, generate, token_logprobs, token_values
 from rl.samples import Sample
 from rl.schedule import lr_lambda
+from rl.token_values import with_token_values
 from rl.tracking.resources import resource_metrics
 from rl.tracking.router import Tracker
 
@@ -74,6 +75,8 @@ class Advantages:
     per_token: torch.Tensor  # (N, T)
     per_sample: torch.Tensor  # (N,) for hooks and metrics
     returns: torch.Tensor | None  # (N, T) PPO value targets
+    token_rewards: torch.Tensor | None = None  # (N, T) PPO: what GAE consumed
+    kl: torch.Tensor | None = None  # (N, T) the KL that entered the reward (kl_mode: reward)
 
 
 class Trainer:
@@ -152,6 +155,7 @@ class Trainer:
         self.control = TrainerControl()
         # Set by the caller on rank 0 only (it needs the run id chosen here); None: no logging.
         self.tracker: Tracker | None = None
+        self._scored_logp: torch.Tensor | None = None
         if checkpoint is not None:
             self._restore(checkpoint)
 
@@ -210,6 +214,8 @@ class Trainer:
 
         with _timed(metrics, "timing_s/update", self.device):
             self.update(rollout, rewards, advantages, metrics)
+        if samples and self._tokens_logged():
+            samples = self._with_token_values(samples, rollout, rewards, advantages)
         self._stage_done("update", samples, metrics.reduced())
 
         step_s = time.perf_counter() - step_started
@@ -278,7 +284,7 @@ class Trainer:
                 valid,
                 scale_by_std=config.scale_rewards,
             )
-            return Advantages(per_sample.unsqueeze(1) * mask, per_sample, None)
+            return Advantages(per_sample.unsqueeze(1) * mask, per_sample, None, kl=kl)
         token_rewards = token_rewards_from_sequence(
             torch.nan_to_num(rewards), mask, kl, config.kl_coef
         )
@@ -286,7 +292,8 @@ class Trainer:
             token_rewards, rollout.old_values, mask, gamma=config.gamma, lam=config.gae_lambda
         )
         advantages = masked_whiten(advantages, mask) * mask
-        return Advantages(advantages, masked_mean(advantages, mask, dim=1), returns)
+        per_sample = masked_mean(advantages, mask, dim=1)
+        return Advantages(advantages, per_sample, returns, token_rewards, kl)
 
     def update(
         self,
@@ -301,6 +308,9 @@ class Trainer:
         mini = min(config.mini_batch_size or size, size)
         totals: dict[str, float] = {}
         updates = 0
+        self._scored_logp = None  # the sampling log-probs, when only the pass below scores them
+        if rollout.old_logp is None and self._tokens_logged():
+            self._scored_logp = torch.zeros(mask.shape, dtype=torch.float32, device=self.device)
         for _ in range(config.ppo_epochs):
             order = torch.randperm(size, device=self.device)
             for start in range(0, size, mini):
@@ -341,6 +351,8 @@ class Trainer:
         # On-policy single pass: the sampling-time log-probs equal these, so they were not
         # computed twice (the ratio is exactly 1 and the gradient is the policy gradient).
         old_logp = part.old_logp if part.old_logp is not None else logp.detach()
+        if self._scored_logp is not None and part.old_logp is None:
+            self._scored_logp[index] = old_logp.float()  # kept for the logged token values
         policy = clipped_policy_loss(
             logp, old_logp, advantages.per_token[index], mask, clip_range=config.clip_range
         )
@@ -439,6 +451,30 @@ class Trainer:
             )
             for i in range(rollout.size)
         )
+
+    def _tokens_logged(self) -> bool:
+        return self.tracker is not None and self.tracker.wants_tokens(self.step)
+
+    def _with_token_values(
+        self, samples: tuple[Sample, ...], rollout: Rollout, rewards: torch.Tensor, adv: Advantages
+    ) -> tuple[Sample, ...]:
+        """The samples with the per-token values this step's update used (see TokenValues)."""
+        logprobs = rollout.old_logp if rollout.old_logp is not None else self._scored_logp
+        self._scored_logp = None
+        if logprobs is None:
+            return samples
+        # kl_mode reward: the KL in the reward; loss: the loss's KL on the sampled tokens.
+        kl = adv.kl if adv.kl is not None else self._kl(rollout.ref_logp, logprobs)
+        token_rewards = adv.token_rewards
+        if token_rewards is None:  # GRPO: the sequence reward it normalised, spread per token
+            mask = rollout.response_mask * torch.isfinite(rewards).unsqueeze(1)
+            token_rewards = token_rewards_from_sequence(
+                torch.nan_to_num(rewards), mask, adv.kl, self.config.kl_coef
+            )
+        return with_token_values(
+            samples, self.tokenizer, logprobs=logprobs, kl=kl, rewards=token_rewards,
+            advantages=adv.per_token,
+        )  # fmt: skip
 
     def _stage_done(
         self, stage: Stage, samples: tuple[Sample, ...], metrics: Mapping[str, float]

@@ -37,7 +37,12 @@ def test_quickstart_leaves_wandb_tensorboard_and_local_logs(
     local = read_run(logs / "obs")
     assert local.metrics["step"].tolist() == list(range(1, steps + 1))
     assert len(local.rollouts) == 16  # the table interval is 10: step 10 only
-    assert set(local.histograms["name"]) == {"reward/distribution", "response_length/distribution"}
+    assert set(local.histograms["name"]) == {
+        "reward/distribution", "reward/token_distribution", "response_length/distribution"
+    }  # fmt: skip
+    # Per-token values beside the table's rows: one row per response token of its 16 samples.
+    assert set(local.tokens["sample_id"]) == set(local.rollouts["sample_id"])
+    assert len(local.tokens) == local.rollouts["response_length"].sum()
 
     # WandB, offline by itself: the rollout_samples table with its columns.
     runs = list((logs / "wandb").glob("offline-run-*"))
@@ -59,3 +64,4 @@ def test_quickstart_leaves_wandb_tensorboard_and_local_logs(
     ).Reload()
     assert [e.step for e in events.Scalars("reward/mean")] == list(range(1, steps + 1))
     assert [e.step for e in events.Histograms("reward/distribution")] == [5, 10]
+    assert [e.step for e in events.Histograms("reward/token_distribution")] == [5, 10]

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import difflib
+import json
 import math
 from enum import Enum
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from lowtide.cli.console import err, out
-from lowtide.errors import UsageError
+from lowtide.errors import UsageError, UserError
 
 app = typer.Typer(help="Read a run's local logs (metrics, rollout samples).", no_args_is_help=True)
 SaveDir = typer.Option(Path("logs"), "--save-dir", help="logger.save_dir of the run")
@@ -25,10 +29,23 @@ class Format(str, Enum):
 
 @app.command()
 def show(
-    run: str = typer.Argument(..., help="run name or directory"), save_dir: Path = SaveDir
+    run: str = typer.Argument(..., help="run name or directory"),
+    save_dir: Path = SaveDir,
+    sample: str | None = typer.Option(
+        None, "--sample", help="one sample: its sample_id (or its start), or its row number"
+    ),
+    tokens: bool = typer.Option(
+        False, "--tokens", help="with --sample: per token, its logprob, KL, reward, advantage"
+    ),
 ) -> None:
-    """Steps logged, first and last values of the main metrics, the lowest-reward samples."""
+    """Steps logged, first and last values of the main metrics, the lowest-reward samples; or,
+    with --sample, one sample (and with --tokens, the values of each of its tokens)."""
+    if tokens and sample is None:
+        raise UsageError("--tokens shows one sample's tokens: add --sample <sample_id or row>")
     logs = _read(run, save_dir)
+    if sample is not None:
+        _show_sample(logs, sample, with_tokens=tokens)
+        return
     metrics = logs.metrics
     table = Table(title=f"{logs.path}: {len(metrics)} logged steps, {len(logs.rollouts)} samples")
     for column in ("metric", "first", "last", "min", "max"):
@@ -44,18 +61,75 @@ def show(
     out.print(table)
     if not logs.rollouts.empty and "reward" in logs.rollouts.columns:
         lowest = logs.rollouts.sort_values("reward", na_position="first").head(5)
-        samples = Table(title="lowest-reward samples")
-        for column in ("step", "reward", "prompt", "response"):
+        samples = Table(title="lowest-reward samples (lowtide logs show RUN --sample ID --tokens)")
+        for column in ("step", "sample_id", "reward", "prompt", "response"):
             samples.add_column(column, overflow="fold")
         for _, row in lowest.iterrows():
-            reward = row["reward"]
-            shown = (
-                f"{reward:.3f}"
-                if isinstance(reward, float) and math.isfinite(reward)
-                else str(reward)
+            samples.add_row(
+                str(row["step"]),
+                str(row.get("sample_id", "")),
+                _number(row["reward"], ".3f"),
+                Text(str(row["prompt"])),
+                Text(str(row["response"])),
             )
-            samples.add_row(str(row["step"]), shown, str(row["prompt"]), str(row["response"]))
         out.print(samples)
+
+
+def _show_sample(logs: Any, wanted: str, *, with_tokens: bool) -> None:
+    row = _find_sample(logs.rollouts, wanted)
+    sample_id = str(row["sample_id"])
+    fields = Table(title=f"{logs.path}: sample {sample_id}", show_header=False)
+    fields.add_column("field")
+    fields.add_column("value", overflow="fold")
+    for name, value in row.items():
+        fields.add_row(name, Text(str(value)))
+    out.print(fields)
+    if not with_tokens:
+        return
+    tokens = logs.tokens[logs.tokens["sample_id"] == sample_id]
+    if tokens.empty:
+        raise UserError(
+            f"no per-token values for {sample_id} in {logs.path}: runs write them with each "
+            "rollout table since token-level rewards were added; this run has none"
+        )
+    table = Table(title="per token: what the update used")
+    for column in ("#", "token", "id", "logprob", "KL", "token reward", "advantage"):
+        table.add_column(column, justify="left" if column == "token" else "right")
+    for _, token in tokens.iterrows():
+        table.add_row(
+            str(token["position"]),
+            Text(json.dumps(token["token"], ensure_ascii=False)),  # quoted: spaces show
+            str(token["token_id"]),
+            *(_number(token[name], ".4g") for name in ("logprob", "kl", "token_reward")),
+            _number(token["advantage"], ".4g"),
+        )
+    out.print(table)
+
+
+def _find_sample(rollouts: Any, wanted: str) -> Any:
+    """The sample with this id, the one whose id starts with it, or the one at this row."""
+    if rollouts.empty or "sample_id" not in rollouts.columns:
+        raise UserError("this run logged no rollout samples (see logger.log_interval.tables)")
+    ids = rollouts["sample_id"].astype(str)
+    if wanted.isdigit():
+        if int(wanted) >= len(rollouts):
+            last = len(rollouts) - 1
+            raise UsageError(f"--sample {wanted}: this run logged samples 0 to {last}")
+        return rollouts.iloc[int(wanted)]
+    matches = rollouts[ids == wanted]
+    if matches.empty:
+        matches = rollouts[ids.str.startswith(wanted)]
+    if matches["sample_id"].nunique() == 1:
+        return matches.iloc[-1]  # a resumed run may log a step again: its latest
+    if len(matches):
+        raise UsageError(f"--sample {wanted}: {len(matches)} sample ids start with it")
+    close = difflib.get_close_matches(wanted, ids.tolist(), n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    raise UsageError(f"--sample {wanted}: no such sample in this run{hint}")
+
+
+def _number(value: Any, spec: str) -> str:
+    return format(value, spec) if isinstance(value, float) and math.isfinite(value) else str(value)
 
 
 @app.command()
@@ -65,11 +139,15 @@ def export(
     out_dir: Path | None = typer.Option(None, "--out", help="default: <run>/export"),
     save_dir: Path = SaveDir,
 ) -> None:
-    """Write the metric history and the rollout samples as Parquet or CSV files."""
+    """Write the metric history, the rollout samples and their per-token values (one row per
+    token) as Parquet or CSV files."""
     logs = _read(run, save_dir)
     target = out_dir or logs.path / "export"
     target.mkdir(parents=True, exist_ok=True)
-    for name, frame in (("metrics", logs.metrics), ("rollouts", logs.rollouts)):
+    frames = {"metrics": logs.metrics, "rollouts": logs.rollouts, "tokens": logs.tokens}
+    for name, frame in frames.items():
+        if name == "tokens" and frame.empty:
+            continue  # a run from before per-token values
         path = target / f"{name}.{format.value}"
         if format is Format.parquet:
             frame.to_parquet(path, index=False)

@@ -33,6 +33,8 @@ from rl.tracking.text import safe_text
 
 log = logging.getLogger("rl.tracking")
 DISTRIBUTION_SUFFIX = "/distribution"
+TOKEN_DISTRIBUTION = "reward/token_distribution"  # every response token's reward, all samples
+DEFAULT_HISTOGRAMS = ("reward/distribution", TOKEN_DISTRIBUTION)
 
 
 class TrackingError(ValueError):
@@ -94,6 +96,12 @@ class Tracker:
     def wants_samples(self, step: int) -> bool:
         return self._histograms_due(step) or self._table_due(step)
 
+    def wants_tokens(self, step: int) -> bool:
+        """Whether this step's samples should carry their per-token values (Sample.tokens)."""
+        return self._table_due(step) or (
+            self._histograms_due(step) and TOKEN_DISTRIBUTION in self._histogram_names()
+        )
+
     def on_stage(
         self, stage: Stage, step: int, metrics: Mapping[str, float], samples: Sequence[Sample]
     ) -> None:
@@ -145,11 +153,13 @@ class Tracker:
     def _table_due(self, step: int) -> bool:
         return self.config.log_rollout and step % self.config.log_interval.tables == 0
 
-    def _histograms(self, samples: Sequence[Sample]) -> dict[str, list[float]]:
+    def _histogram_names(self) -> Sequence[str]:
         wanted = self.config.metrics.histograms
-        names = wanted if wanted is not None else ["reward/distribution"]
+        return wanted if wanted is not None else DEFAULT_HISTOGRAMS
+
+    def _histograms(self, samples: Sequence[Sample]) -> dict[str, list[float]]:
         out = {}
-        for name in names:
+        for name in self._histogram_names():
             values = _distribution(name, samples)
             if values:
                 out[name] = values
@@ -184,7 +194,8 @@ class Tracker:
                     prompt.cut or response.cut,
                 )
             )
-        return Table(ROLLOUT_TABLE, columns, tuple(rows))
+        tokens = tuple(sample.tokens for sample in samples)
+        return Table(ROLLOUT_TABLE, columns, tuple(rows), tokens if any(tokens) else ())
 
     def _send(self, kind: str, step: int, payload: Any) -> bool:
         try:
@@ -253,7 +264,11 @@ def _matches(name: str, pattern: str) -> bool:
 
 def _distribution(name: str, samples: Sequence[Sample]) -> list[float]:
     """`reward/distribution`, `advantage/distribution`, `response_length/distribution`,
-    `reward/<component>/distribution`: finite values of the step's samples."""
+    `reward/<component>/distribution`: finite values of the step's samples;
+    `reward/token_distribution`: of their response tokens (the samples' `tokens`)."""
+    if name == TOKEN_DISTRIBUTION:
+        values = [v for s in samples if s.tokens is not None for v in s.tokens.rewards]
+        return [float(v) for v in values if math.isfinite(v)]
     if not name.endswith(DISTRIBUTION_SUFFIX):
         return []
     base = name.removesuffix(DISTRIBUTION_SUFFIX)

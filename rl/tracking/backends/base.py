@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rl.config import LoggerConfig
+from rl.samples import TokenValues
 
 ROLLOUT_TABLE = "rollout_samples"
 ROLLOUT_COLUMNS = ("step", "sample_id", "prompt", "response", "reward", "reward_details")
@@ -36,6 +37,9 @@ class Table:
     name: str
     columns: tuple[str, ...]
     rows: tuple[tuple[Any, ...], ...]
+    # Per row, the sample's per-token values (None where it has none), or () when no row has
+    # any. Backends that keep files store them beside the rows; the others show the rows only.
+    tokens: tuple[TokenValues | None, ...] = ()
 
 
 class Backend(Protocol):

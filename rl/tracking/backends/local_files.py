@@ -14,6 +14,11 @@ from rl.tracking.backends.base import RunInfo, Table, register_backend
 METRICS_FILE = "metrics.jsonl"
 HISTOGRAMS_FILE = "histograms.jsonl"
 ROLLOUTS_DIR = "rollouts"
+# Per-token values live in files of their own under rollouts/, one line per sample joined to its
+# row by sample_id: rows stay small for everything that reads rollouts/*.jsonl (read_run, logs
+# show, export), and the ~1 KB of arrays per sample is read only by who asks for it.
+TOKENS_DIR = "rollouts/tokens"
+TOKEN_DIGITS = 6  # significant digits: float32 holds ~7; lines ~2.5x shorter than full repr
 
 
 class LocalFilesBackend:
@@ -39,11 +44,38 @@ class LocalFilesBackend:
         with open(path, "a", encoding="utf-8") as handle:
             for row in table.rows:
                 _append(handle, dict(zip(table.columns, row, strict=True)))
+        if table.tokens:
+            self._log_tokens(path.name, table)
+
+    def _log_tokens(self, file_name: str, table: Table) -> None:
+        (self.run_dir / TOKENS_DIR).mkdir(parents=True, exist_ok=True)
+        step_at, id_at = table.columns.index("step"), table.columns.index("sample_id")
+        with open(self.run_dir / TOKENS_DIR / file_name, "a", encoding="utf-8") as handle:
+            for row, tokens in zip(table.rows, table.tokens, strict=True):
+                if tokens is None:
+                    continue
+                _append(
+                    handle,
+                    {
+                        "step": row[step_at],
+                        "sample_id": row[id_at],
+                        "token_ids": list(tokens.ids),
+                        "tokens": list(tokens.texts),
+                        "logprobs": _rounded(tokens.logprobs),
+                        "kl": _rounded(tokens.kl) if tokens.kl is not None else None,
+                        "token_rewards": _rounded(tokens.rewards),
+                        "advantages": _rounded(tokens.advantages),
+                    },
+                )
 
     def close(self) -> None:
         for handle in (self._metrics, self._histograms):
             if handle is not None and not handle.closed:
                 handle.close()
+
+
+def _rounded(values: Sequence[float]) -> list[float]:
+    return [float(f"{value:.{TOKEN_DIGITS}g}") + 0.0 for value in values]  # + 0.0: no -0.0
 
 
 def _append(handle: IO[str], row: Mapping[str, object]) -> None:

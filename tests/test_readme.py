@@ -72,10 +72,35 @@ def test_each_command_shown_exists_with_its_options(
     assert "Usage" in out
 
 
+def misspelled(argv: list[str]) -> tuple[list[str], str | None]:
+    """argv with its first option misspelled (a letter dropped) and that option's real name;
+    a command shown without options gets an option it does not have."""
+    for index, word in enumerate(argv):
+        if word.startswith("--") and "." not in word:
+            name, sep, value = word.partition("=")
+            typo = name[:-2] + name[-1]
+            return [*argv[:index], f"{typo}{sep}{value}", *argv[index + 1 :]], name
+    return [*argv, "--no-such-flag", "4"], None
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_a_misspelled_option_fails_even_before_help(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The check above would pass a renamed option if a command let unknown ones through."""
+    argv, meant = misspelled(argv_of(command))
+    code, out, err = invoke(capsys, *argv, "--help")
+    lines = err.strip().splitlines()
+    assert (code, out, len(lines)) == (2, "", 1), f"{command}: {code} {err}"
+    assert lines[0].startswith("error: ") and "no such option" in lines[0], lines[0]
+    if meant is not None:
+        assert f"did you mean {meant}?" in lines[0], lines[0]
+
+
 def test_the_reward_function_example_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rl.config import RewardSpec
     from rl.rewards.combine import RewardSet
-    from rl.rewards.registry import RewardBatch
+    from rl.rewards import RewardBatch
 
     code = re.search(r"```python\n(# my_rewards.py.*?)```", README, flags=re.S)
     assert code is not None

@@ -10,12 +10,13 @@ import typer
 
 from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
+from lowtide.cli.usage import reads
 from lowtide.config import load_service_config
 
 app = typer.Typer(help="The Label Studio side.", no_args_is_help=True)
 
 
-@app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+@app.command(cls=reads("annotation"))
 def init(
     ctx: typer.Context,
     config: Path | None = typer.Option(None, "--config", "-c", help="run config"),

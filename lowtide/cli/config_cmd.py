@@ -7,20 +7,21 @@ from pathlib import Path
 import typer
 
 from lowtide.cli.console import err, out
+from lowtide.cli.usage import RUN_CONFIG, reads
 from lowtide.config import dump_run_config, load_run_config
 
 app = typer.Typer(help="Show or check a run config.", no_args_is_help=True)
-OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
+READS_RUN_CONFIG = reads(*RUN_CONFIG)  # --config and --section.key=value overrides
 ConfigOption = typer.Option(None, "--config", "-c", help="YAML run config", show_default=False)
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_RUN_CONFIG)
 def show(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     """Print the resolved config (file + environment + --dotted.key=value flags), secrets masked."""
     out.print(dump_run_config(load_run_config(config, ctx.args)), end="", markup=False)
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_RUN_CONFIG)
 def check(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     """Validate the config and exit 0, or print what is wrong and exit 2."""
     load_run_config(config, ctx.args)

@@ -22,6 +22,7 @@ from lowtide.cli import (
     worker_cmd,
 )
 from lowtide.cli.console import err
+from lowtide.cli.usage import RUN_CONFIG, click_error_line, click_errors, reads
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
 
@@ -39,21 +40,34 @@ app.add_typer(queue_cmd.app, name="queue")
 app.add_typer(rm_cmd.app, name="rm")
 app.add_typer(annotation_cmd.app, name="annotation")
 services_cmd.register(app)
-app.command(context_settings=train_cmd.OVERRIDES)(train_cmd.train)
+app.command(cls=reads(*RUN_CONFIG))(train_cmd.train)
 app.command()(demo_cmd.demo)
-app.command(context_settings=train_cmd.OVERRIDES)(worker_cmd.worker)
-app.command(context_settings=train_cmd.OVERRIDES)(export_cmd.export)
+app.command(cls=reads("queue", "annotation"))(worker_cmd.worker)
+app.command(cls=reads("annotation", "export"))(export_cmd.export)
 
 
 def main(argv: list[str] | None = None) -> None:
     load_env_file_into_environ()
     try:
-        # Standalone mode: typer reports bad flags itself (usage line, exit code 2).
-        app(args=argv, prog_name="lowtide")
+        # Not standalone: click's usage errors come here, to be told in one line like ours.
+        code = app(args=argv, prog_name="lowtide", standalone_mode=False)
+    except getattr(click_errors, "NoArgsIsHelpError", ()):
+        code = 2  # the help is printed already
+    except click_errors.ClickException as exc:
+        _print_error(click_error_line(exc))
+        code = exc.exit_code
+    except typer.Abort:
+        _print_error("aborted")
+        code = 1
     except (UserError, AnnotationError) as exc:  # the library's own user-facing errors too
-        for line in str(exc).splitlines():
-            err.print(f"[bold red]error:[/] {escape(line)}")
-        sys.exit(getattr(exc, "exit_code", 1))
+        _print_error(str(exc))
+        code = getattr(exc, "exit_code", 1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def _print_error(message: str) -> None:
+    for line in message.splitlines():
+        err.print(f"[bold red]error:[/] {escape(line)}")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from rich.table import Table
 from annotation import ledger
 from lowtide.cli.clients import redis_errors
 from lowtide.cli.console import err, out
+from lowtide.cli.usage import reads, split_overrides
 from lowtide.config import load_service_config
 from lowtide.errors import UsageError
 from sampling import queue_admin
@@ -21,7 +22,7 @@ from sampling.config import QueueConfig, mask_url_password
 
 app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_help=True)
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its queue section)")
-OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
+READS_QUEUE = reads("queue")  # --config and --queue.KEY=VALUE overrides
 T = TypeVar("T")
 
 
@@ -34,7 +35,7 @@ def _call(config: QueueConfig, action: Callable[[QueueConfig], T]) -> T:
         return action(config)
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_QUEUE)
 def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     """Depth, running and failed jobs, the oldest waiting job's age, the spool, and what the
     workers did (imported, duplicates, quarantined, retries, failures, import latency)."""
@@ -63,7 +64,7 @@ def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     out.print(table)
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_QUEUE)
 def failed(
     ctx: typer.Context,
     config: Path | None = ConfigOption,
@@ -76,7 +77,7 @@ def failed(
     _print_table(f"{len(jobs)} failed job(s)", ("job", "records", "ended", "error"), rows)
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_QUEUE)
 def quarantined(
     ctx: typer.Context,
     config: Path | None = ConfigOption,
@@ -98,7 +99,7 @@ def quarantined(
     _print_table(f"{len(entries)} quarantined (newest first)", ("job", "record", "reason"), rows)
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_QUEUE)
 def requeue(
     ctx: typer.Context,
     job_ids: list[str] = typer.Argument(None, help="failed job ids"),
@@ -107,9 +108,7 @@ def requeue(
 ) -> None:
     """Put failed jobs back on the queue, each with a fresh set of retries."""
     # Dotted overrides land among the positional job ids: tell them apart.
-    words = job_ids or []
-    ids = [word for word in words if not word.startswith("--")]
-    overrides = [word for word in words if word.startswith("--")] + ctx.args
+    overrides, ids = split_overrides([*(job_ids or []), *ctx.args])
     if not all_jobs and not ids:
         raise UsageError("name the job ids to requeue, or pass --all")
     queue = load_service_config(config, overrides).queue
@@ -117,7 +116,7 @@ def requeue(
     err.print(f"requeued {count} job(s)")
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_QUEUE)
 def replay(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     """Enqueue what was spooled to disk while Redis was unreachable."""
     queue = _queue_config(ctx, config)
@@ -125,7 +124,7 @@ def replay(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     err.print(f"replayed {records} record(s) from {queue.spool_dir}")
 
 
-@app.command(context_settings=OVERRIDES)
+@app.command(cls=READS_QUEUE)
 def purge(
     ctx: typer.Context,
     yes: bool = typer.Option(False, "--yes", help="really delete"),

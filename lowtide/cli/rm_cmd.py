@@ -10,11 +10,25 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lowtide.cli.console import err, out
+from lowtide.cli.usage import reads
+from lowtide.config import ServiceConfig, load_service_config
 
 app = typer.Typer(help="Train, evaluate and compare reward models.", no_args_is_help=True)
 DataOption = typer.Option(
-    Path("data/reward_model/annotations.jsonl"), "--data", help="lowtide export output (JSONL)"
+    None,
+    "--data",
+    help="lowtide export output (JSONL) [default: export.out, data/reward_model/annotations.jsonl]",
+    show_default=False,
 )
+ConfigOption = typer.Option(None, "--config", "-c", help="run config (its export.out is --data)")
+
+
+def _config(ctx: typer.Context, config: Path | None, *defaults: str) -> ServiceConfig:
+    return load_service_config(config, [*defaults, *ctx.args])
+
+
+def _data_path(data: Path | None, service: ServiceConfig) -> Path:
+    return data or Path(service.export.out)
 
 
 def _load(data: Path):
@@ -23,9 +37,10 @@ def _load(data: Path):
     return load_rm_data(data)
 
 
-@app.command()
+@app.command(cls=reads("logger", "export"))
 def train(
-    data: Path = DataOption,
+    ctx: typer.Context,
+    data: Path | None = DataOption,
     base: Path = typer.Option(..., "--base", help="model to start from: the previous reward model"),
     out_dir: Path = typer.Option(..., "--out", help="where to save the new reward model"),
     epochs: int = typer.Option(3, "--epochs", min=1),
@@ -34,23 +49,25 @@ def train(
     rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),
     holdout: float = typer.Option(0.2, "--holdout", min=0.0, max=0.9),
     seed: int = typer.Option(0, "--seed"),
-    config: Path | None = typer.Option(None, "--config", "-c", help="run config (its logger)"),
+    config: Path | None = typer.Option(
+        None, "--config", "-c", help="run config (its logger; its export.out is --data)"
+    ),
 ) -> None:
     """Bradley-Terry on preference pairs (+ a regression on ratings), warm-started from --base;
     held-out accuracy before and after; saved with save_pretrained and a model card."""
     from annotation.reward_model.train import RMTrainSettings
     from lowtide.cli.train_cmd import build_tracker
-    from lowtide.config import load_run_config
-    from rl.config import LoggerConfig
 
+    # Without a config file, the log goes to the console only.
+    service = _config(ctx, config, *([] if config else ["--logger.name=[console]"]))
+    data = _data_path(data, service)
     rm_data = _load(data)
     settings = RMTrainSettings(
         epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
         rating_weight=rating_weight, holdout=holdout, seed=seed,
     )  # fmt: skip
-    logger = load_run_config(config).logger if config else LoggerConfig(name=["console"])
     run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
-    tracker = build_tracker(logger, run_id, {"rm": {"data": str(data), "base": str(base),
+    tracker = build_tracker(service.logger, run_id, {"rm": {"data": str(data), "base": str(base),
                                                     **settings.__dict__}})  # fmt: skip
     err.print(
         f"reward model from {base}: {len(rm_data.pairs)} pairs, {len(rm_data.ratings)} rated "
@@ -111,32 +128,36 @@ def _eval_metrics(report) -> dict[str, float]:
     return metrics
 
 
-@app.command("eval")
+@app.command("eval", cls=reads("export"))
 def evaluate_cmd(
+    ctx: typer.Context,
     model: Path = typer.Argument(..., help="reward model directory"),
-    data: Path = DataOption,
+    data: Path | None = DataOption,
+    config: Path | None = ConfigOption,
 ) -> None:
     """Score a saved reward model on reviewed data: pairwise accuracy and rating correlation."""
     from annotation.reward_model.train import evaluate, load_scorer
 
-    rm_data = _load(data)
+    rm_data = _load(_data_path(data, _config(ctx, config)))
     scorer = load_scorer(model)
     metrics = evaluate(scorer, rm_data)
     scorer.close()
     out.print(f"{model}: {metrics.line()}", markup=False)
 
 
-@app.command()
+@app.command(cls=reads("export"))
 def compare(
+    ctx: typer.Context,
     old: Path = typer.Argument(..., help="the reward model the run used"),
     new: Path = typer.Argument(..., help="the reward model trained on the reviews"),
-    data: Path = DataOption,
+    data: Path | None = DataOption,
     examples: int = typer.Option(5, "--examples", min=0, help="worst-rated rollouts to show"),
+    config: Path | None = ConfigOption,
 ) -> None:
     """How OLD and NEW score the rollouts that were routed for review, beside the reviews."""
     from annotation.reward_model.compare import compare_models
 
-    rm_data = _load(data)
+    rm_data = _load(_data_path(data, _config(ctx, config)))
     result = compare_models(str(old), str(new), rm_data, examples)
     table = Table(title=f"{len(rm_data.ratings)} reviewed rollouts, {len(rm_data.pairs)} pairs")
     for column in ("", "old", "new"):

@@ -16,7 +16,6 @@ from lowtide.cli.console import err, out
 from lowtide.config import RunConfig, dump_run_config, load_run_config
 from lowtide.errors import UsageError
 
-OVERRIDES = {"allow_extra_args": True, "ignore_unknown_options": True}
 SUMMARY_KEYS = (
     "reward/mean", "reward/std", "kl_divergence", "actor_loss", "critic_loss", "entropy",
     "response_length/mean", "perf/samples_per_s", "timing_s/step",

@@ -43,15 +43,13 @@ class RunConfig(BaseModel):
     export: ExportConfig = Field(default_factory=ExportConfig)
 
 
-class ServiceConfig(BaseModel):
-    """The sections the queue, worker and export commands need: a full run config works too
-    (its training sections are ignored), and so does no file at all (defaults + environment)."""
+class ServiceConfig(RunConfig):
+    """The run config as the commands that do not train read it (worker, queue, export,
+    annotation, rm): one file serves them and `train`, and is checked whole, so a typo
+    anywhere in it stops every command alike. Only the model may be left out, as in a file with
+    just the service sections; no file at all works too (defaults + environment)."""
 
-    model_config = ConfigDict(extra="ignore", coerce_numbers_to_str=True)
-
-    queue: QueueConfig = Field(default_factory=QueueConfig)
-    annotation: AnnotationConfig = Field(default_factory=AnnotationConfig)
-    export: ExportConfig = Field(default_factory=ExportConfig)
+    model: ModelConfig | None = None  # type: ignore[assignment]
 
 
 def load_run_config(

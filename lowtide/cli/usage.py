@@ -1,0 +1,153 @@
+"""What a command line may hold, and the one line a mistake in it gets.
+
+A command that reads config sections (`cls=reads("queue")`) takes `--config` and dotted overrides
+of those sections (`--queue.name=x`); every other word that looks like an option is a mistake.
+It is caught while the line is parsed, before `--help` prints the help and before anything runs,
+and it ends in one line naming the nearest option or section (exit code 2). The keys inside a
+section are checked when the config is loaded, with the same kind of hint.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, ClassVar
+
+import typer
+import typer.core
+
+from lowtide.config import RunConfig
+from lowtide.errors import UsageError
+from rl.suggest import closest
+
+RUN_CONFIG = tuple(RunConfig.model_fields)  # every top-level key of a run config
+# Typer brings its own copy of click (typer._click) and raises that copy's usage errors: the
+# module is the one that holds typer's public BadParameter.
+click_errors = sys.modules[typer.BadParameter.__module__]
+
+
+class ReadsConfig(typer.core.TyperCommand):
+    """A command that takes dotted overrides of `sections` (see `reads`)."""
+
+    sections: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Click hands the options it does not know to the command (ctx.args): the overrides.
+        self.context_settings = {
+            **self.context_settings,
+            "allow_extra_args": True,
+            "ignore_unknown_options": True,
+        }
+
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+        if not ctx.resilient_parsing:
+            # A dry parse first: click would print the help for a later --help before the
+            # command sees the unknown options.
+            values, rest, _ = self.make_parser(ctx).parse_args(args=list(args))
+            check_overrides(ctx, [*_argument_words(self, values), *rest])
+        return super().parse_args(ctx, args)
+
+
+def reads(*sections: str) -> type[ReadsConfig]:
+    """The command class for a command that reads these config sections."""
+    return type("ReadsConfig", (ReadsConfig,), {"sections": sections})
+
+
+def split_overrides(words: list[str]) -> tuple[list[str], list[str]]:
+    """(options with their values, the other words): `--a.b=v` and `--a.b v` both are one
+    override; words that are not options (job ids) stay apart, in their order."""
+    options: list[str] = []
+    others: list[str] = []
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if _looks_like_option(word):
+            options.append(word)
+            following = words[index + 1] if index + 1 < len(words) else None
+            if "=" not in word and following is not None and not following.startswith("--"):
+                options.append(following)
+                index += 1
+        else:
+            others.append(word)
+        index += 1
+    return options, others
+
+
+def check_overrides(ctx: typer.Context, words: list[str]) -> None:
+    """UsageError for the first word that is neither the command's own nor an override of a
+    section it reads."""
+    options, _ = split_overrides(words)
+    for word in options:
+        if _looks_like_option(word):
+            problem = override_problem(ctx, word.partition("=")[0])
+            if problem:
+                raise UsageError(problem)
+
+
+def override_problem(ctx: typer.Context, flag: str) -> str | None:
+    """What is wrong with `flag` for this command, as one line; None if it is an override of a
+    section the command reads."""
+    sections: tuple[str, ...] = getattr(ctx.command, "sections", ())
+    key = flag[2:] if flag.startswith("--") else ""
+    first, dot, rest = key.partition(".")
+    if first in sections:
+        return None
+    if sections and first in RUN_CONFIG:
+        what = f"the {first} section" if dot else first
+        return f"{flag}: {ctx.command_path} does not read {what} (it reads {', '.join(sections)})"
+    if dot and sections:
+        near = closest(first, sections)
+        if near:
+            return f"{flag}: unknown section {first} (did you mean --{near[0]}.{rest}?)"
+    return unknown_option(ctx, flag)
+
+
+def unknown_option(ctx: typer.Context, flag: str) -> str:
+    """The line for an option the command does not take, with the nearest one it does."""
+    sections: tuple[str, ...] = getattr(ctx.command, "sections", ())
+    known = [*_option_names(ctx), *(f"--{section}" for section in sections)]
+    # `--logger.save_dir` for `--save-dir`: the last key, spelled as an option, may be meant.
+    guesses = [flag, f"--{flag.rpartition('.')[2].replace('_', '-')}"] if "." in flag else [flag]
+    for guess in guesses:
+        near = closest(guess, known)
+        if near:
+            return f"{flag}: no such option of {ctx.command_path} (did you mean {near[0]}?)"
+    takes = f"; it takes overrides of {', '.join(sections)}" if sections else ""
+    return f"{flag}: no such option of {ctx.command_path} (see {ctx.command_path} --help{takes})"
+
+
+def click_error_line(error: Exception) -> str:
+    """One line for a usage error click found (a missing option, a bad value...)."""
+    ctx = getattr(error, "ctx", None)
+    if isinstance(error, click_errors.NoSuchOption) and ctx is not None:
+        return override_problem(ctx, error.option_name) or unknown_option(ctx, error.option_name)
+    message = " ".join(str(error.format_message()).split())
+    return f"{ctx.command_path}: {message}" if ctx is not None else message
+
+
+def _option_names(ctx: typer.Context) -> list[str]:
+    names = []
+    for param in ctx.command.get_params(ctx):
+        if param.param_type_name == "option":
+            names += [*param.opts, *param.secondary_opts]
+    return names
+
+
+def _argument_words(command: typer.core.TyperCommand, values: dict[str, Any]) -> list[str]:
+    """Words a variadic argument took in (`requeue JOB... --queue.name=x`)."""
+    words: list[str] = []
+    for param in command.params:
+        value = values.get(param.name or "")
+        if param.param_type_name == "argument" and param.nargs == -1 and value:
+            words += [str(word) for word in value]
+    return words
+
+
+def _looks_like_option(word: str) -> bool:
+    if not word.startswith("-") or word in ("-", "--"):
+        return False
+    try:
+        float(word)  # a negative number is a value
+    except ValueError:
+        return True
+    return False

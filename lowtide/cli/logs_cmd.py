@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 from enum import Enum
@@ -15,6 +14,7 @@ from rich.text import Text
 
 from lowtide.cli.console import err, out
 from lowtide.errors import UsageError, UserError
+from rl.suggest import did_you_mean
 
 app = typer.Typer(help="Read a run's local logs (metrics, rollout samples).", no_args_is_help=True)
 SaveDir = typer.Option(Path("logs"), "--save-dir", help="logger.save_dir of the run")
@@ -123,8 +123,8 @@ def _find_sample(rollouts: Any, wanted: str) -> Any:
         return matches.iloc[-1]  # a resumed run may log a step again: its latest
     if len(matches):
         raise UsageError(f"--sample {wanted}: {len(matches)} sample ids start with it")
-    close = difflib.get_close_matches(wanted, ids.tolist(), n=1)
-    hint = f" (did you mean {close[0]}?)" if close else ""
+    close = did_you_mean(wanted, ids.tolist(), quote=False)
+    hint = f" ({close})" if close else ""
     raise UsageError(f"--sample {wanted}: no such sample in this run{hint}")
 
 

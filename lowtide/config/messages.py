@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import difflib
 import types
 import typing
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+
+from rl.suggest import closest
 
 Loc = tuple[str | int, ...]
 
@@ -47,8 +48,8 @@ def _misspelled_required_keys(items: list[Any], model: type[BaseModel]) -> set[L
 
 def _closest(loc: Loc, model: type[BaseModel]) -> str | None:
     names = field_names_at(model, loc[:-1]) or []
-    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
-    return close[0] if close else None
+    near = closest(str(loc[-1]), names)
+    return near[0] if near else None
 
 
 def field_names_at(model: type[BaseModel], loc: Loc) -> list[str] | None:

@@ -12,7 +12,6 @@ hooks:
 
 from __future__ import annotations
 
-import difflib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from typing import Any
 
 from rl.hooks.context import StageContext
 from rl.hooks.registry import HookError, register_hook
+from rl.suggest import did_you_mean
 
 logger = logging.getLogger("rl.hooks")
 
@@ -28,8 +28,8 @@ def check_params(params: Mapping[str, Any], known: tuple[str, ...]) -> None:
     """HookError for the first param the hook does not take, with the nearest known name."""
     for key in params:
         if key not in known:
-            nearest = difflib.get_close_matches(str(key), known, n=1, cutoff=0.6)
-            hint = f"; did you mean {nearest[0]!r}?" if nearest else ""
+            nearest = did_you_mean(str(key), known)
+            hint = f"; {nearest}" if nearest else ""
             takes = ", ".join(known) or "none"
             raise HookError(f"unknown param {key!r}{hint} (takes: {takes})")
 

@@ -11,13 +11,13 @@ training ends.
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from rl.hooks.context import StageContext
+from rl.suggest import did_you_mean
 
 
 class HookError(ValueError):
@@ -77,9 +77,9 @@ class HookRegistry:
 
     def _unknown_message(self, type_name: str) -> str:
         message = f"unknown hook type {type_name!r}"
-        nearest = difflib.get_close_matches(type_name, self.names(), n=3, cutoff=0.6)
+        nearest = did_you_mean(type_name, self.names(), n=3)
         if nearest:
-            message += f"; did you mean {' or '.join(repr(name) for name in nearest)}?"
+            message += f"; {nearest}"
         registered = ", ".join(self.names()) or "none"
         return (
             f"{message} (registered: {registered}; or give a dotted path such as "

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import difflib
 import logging
 from collections import ChainMap
 from collections.abc import Mapping, Sequence
@@ -22,6 +21,7 @@ from rl.config import HookSpec, Stage
 from rl.hooks.conditions import Condition, ConditionError, MissingMetric, compile_condition
 from rl.hooks.context import StageContext
 from rl.hooks.registry import HOOKS, Hook, HookError, HookRegistry
+from rl.suggest import did_you_mean
 
 logger = logging.getLogger("rl.hooks")
 
@@ -190,8 +190,8 @@ class HookRunner:
 
     @staticmethod
     def _warn_missing(configured: _ConfiguredHook, ctx: StageContext, name: str) -> None:
-        nearest = difflib.get_close_matches(name, list(ctx.metrics), n=1, cutoff=0.6)
-        hint = f"; did you mean {nearest[0]!r}?" if nearest else ""
+        nearest = did_you_mean(name, ctx.metrics)
+        hint = f"; {nearest}" if nearest else ""
         logger.warning(
             "%s: skipped at stage %s, step %d: its when %r needs metric %r, which this stage "
             "does not have%s (warned once)",

@@ -13,7 +13,6 @@ Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the m
 
 from __future__ import annotations
 
-import difflib
 import inspect
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreT
 from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.registry import ComponentScores, RewardBatch, RewardError
+from rl.suggest import did_you_mean
 
 PARAMS = ("batch_size", "padding_side", "max_length", "dtype")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
@@ -72,8 +72,8 @@ class RewardModel:
             raise RewardError("reward_model needs `path`: the reward model's directory")
         unknown = [key for key in spec.params if key not in PARAMS]
         if unknown:
-            close = difflib.get_close_matches(unknown[0], PARAMS, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(unknown[0], PARAMS, capital=True)
+            hint = f" {close}" if close else ""
             raise RewardError(
                 f"reward_model: unknown params {unknown}.{hint} Known params: {', '.join(PARAMS)}"
             )

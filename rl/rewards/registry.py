@@ -13,7 +13,6 @@ returns a float (a bool counts as 0/1), a `(score, {name: value})` tuple, or a d
 
 from __future__ import annotations
 
-import difflib
 import importlib
 import inspect
 import logging
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from rl.config import RewardSpec
+from rl.suggest import did_you_mean
 
 logger = logging.getLogger("rl.rewards")
 
@@ -115,8 +115,8 @@ def build_scorer(spec: RewardSpec, *, device: str = "cpu") -> tuple[str, Scorer]
 
 def unknown_type_message(kind: str) -> str:
     known = reward_types()
-    close = difflib.get_close_matches(kind.lower(), known, n=3, cutoff=0.5)
-    hint = f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+    close = did_you_mean(kind.lower(), known, n=3, cutoff=0.5, capital=True)
+    hint = f" {close}" if close else ""
     return (
         f"unknown reward type {kind!r}.{hint} Known types: {', '.join(known)}; "
         "or a dotted path to a Python function (pkg.module:function)."
@@ -142,8 +142,8 @@ def import_attribute(path: str, label: str) -> Any:
     for part in attr_path.split("."):
         if not hasattr(target, part):
             names = [name for name in dir(target) if not name.startswith("_")]
-            close = difflib.get_close_matches(part, names, n=3)
-            hint = f" Did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+            close = did_you_mean(part, names, n=3, capital=True)
+            hint = f" {close}" if close else ""
             raise RewardError(
                 f"reward {label!r}: {getattr(target, '__name__', module_name)!r} has no "
                 f"attribute {part!r}.{hint}"
@@ -186,8 +186,8 @@ class FunctionReward:
         takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
         unknown = [key for key in self.params if key not in parameters]
         if unknown and not takes_any:
-            close = difflib.get_close_matches(unknown[0], own, n=1)
-            hint = f" Did you mean {close[0]!r}?" if close else ""
+            close = did_you_mean(unknown[0], own, capital=True)
+            hint = f" {close}" if close else ""
             raise RewardError(
                 f"reward {self.label!r}: unknown params {unknown} for {self.function_name}()."
                 f"{hint} Its params: {', '.join(own) or 'none'}"

@@ -6,7 +6,6 @@ the router guarantees that one backend's failure does not reach the others or th
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any, Protocol
 
 from rl.config import LoggerConfig
 from rl.samples import TokenValues
+from rl.suggest import did_you_mean
 
 ROLLOUT_TABLE = "rollout_samples"
 ROLLOUT_COLUMNS = ("step", "sample_id", "prompt", "response", "reward", "reward_details")
@@ -70,8 +70,6 @@ def backend_factory(name: str) -> BackendFactory:
     try:
         return _REGISTRY[name]
     except KeyError:
-        close = difflib.get_close_matches(name, list(_REGISTRY), n=1)
-        hint = (
-            f" (did you mean {close[0]}?)" if close else f" (known: {', '.join(sorted(_REGISTRY))})"
-        )
+        close = did_you_mean(name, _REGISTRY, quote=False)
+        hint = f" ({close})" if close else f" (known: {', '.join(sorted(_REGISTRY))})"
         raise ValueError(f"logger.name: unknown backend {name!r}{hint}") from None

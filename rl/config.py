@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
+from rl.plugins import BUILTIN_LOGGER_BACKENDS
+
 STAGES = ("rollout", "reward", "update", "step_end", "train_end")
 Stage = Literal["rollout", "reward", "update", "step_end", "train_end"]
 
@@ -117,8 +119,12 @@ class ConditionalLogging(Section):
     metrics: list[str]
 
 
+# The built-in backends, from their one list (a Literal, so a typo fails with the valid names).
+LoggerBackendName = Literal[tuple(BUILTIN_LOGGER_BACKENDS)]  # type: ignore[valid-type]
+
+
 class LoggerConfig(Section):
-    name: list[Literal["wandb", "tensorboard", "console", "jsonl", "prometheus"]] = Field(
+    name: list[LoggerBackendName] = Field(
         default_factory=lambda: ["console"], description="one backend or a list"
     )
     project: str = "lowtide"

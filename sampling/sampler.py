@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import Any
 
-from rl.hooks import StageContext, check_params, register_hook
+from rl.hooks import HookError, StageContext, check_params, validates_params
 from rl.samples import make_sample_id
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.policies import component_values, select
@@ -151,12 +151,20 @@ class LowRewardSampler:
         report("queue/enqueue_latency_ms", stats.enqueue_latency_ms, "max")
 
 
-@register_hook("low_reward_sampler")
+def check_low_reward_sampler_params(params: Mapping[str, Any]) -> None:
+    check_params(params, ("max_text_chars",))
+    value = params.get("max_text_chars", 20_000)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise HookError(f"param 'max_text_chars' must be a positive integer, got {value!r}")
+
+
+# Named in rl.plugins.BUILTIN_HOOKS as `low_reward_sampler` (rl may not import this package).
+@validates_params(check_low_reward_sampler_params)
 def make_low_reward_sampler(
     params: dict[str, Any], resources: Mapping[str, Any]
 ) -> LowRewardSampler:
     """Built from the run config's `sampling` and `queue` sections (resources["config"])."""
-    check_params(params, ("max_text_chars",))
+    check_low_reward_sampler_params(params)
     config = resources.get("config")
     sampling = getattr(config, "sampling", None) or SamplingConfig()
     queue = getattr(config, "queue", None) or QueueConfig()

@@ -182,8 +182,13 @@ def test_every_problem_is_listed_once(tmp_path: Path, capsys: pytest.CaptureFixt
 
 
 def test_valid_config_checks_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    config = write(tmp_path / "cfg.yaml", VALID)
-    assert invoke(capsys, "config", "check", "--config", config) == (0, "", f"{config}: ok\n")
+    # VALID passes the schema; `config check` also wants what training needs (test_config_check).
+    (tmp_path / "policy").mkdir()
+    model = f"model:\n  actor:\n    model_name_or_path: {tmp_path / 'policy'}\n"
+    runnable = model + "data: {prompts: [hi]}\nrewards: [{type: format}]\n"
+    config = write(tmp_path / "cfg.yaml", runnable)
+    code, out, err = invoke(capsys, "config", "check", "--config", config)
+    assert (code, out, err.splitlines()[0]) == (0, "", f"{config}: ok")
 
 
 def test_real_entry_point_exits_2_without_traceback(tmp_path: Path) -> None:

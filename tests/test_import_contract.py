@@ -80,3 +80,44 @@ def test_the_command_line_starts_without_the_heavy_libraries() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
     ).stdout.strip()
     assert loaded == ""
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_cycle(package: str) -> list[str] | None:
+    """A chain of modules of `package` that imports its own start, counting imports inside
+    functions too (a lazy import is still a cycle to read through), or None."""
+    paths = sorted((REPO / package).rglob("*.py"))
+    modules = {module_name(path) for path in paths}
+    graph = {
+        module_name(path): sorted(
+            {name for _, name in imported_modules(path) if name in modules} - {module_name(path)}
+        )
+        for path in paths
+    }
+    state: dict[str, str] = {}
+
+    def visit(module: str, chain: list[str]) -> list[str] | None:
+        state[module] = "open"
+        for target in graph[module]:
+            if state.get(target) == "open":
+                return [*chain[chain.index(target) :], target]
+            if target not in state and (found := visit(target, [*chain, target])):
+                return found
+        state[module] = "done"
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start, [start])):
+            return found
+    return None
+
+
+@pytest.mark.parametrize("package", [*sorted(FORBIDDEN), "lowtide"])
+def test_no_import_cycles(package: str) -> None:
+    # A package's __init__ that imports its own submodules is an edge too, so a submodule that
+    # imports its package back (instead of the module that defines the name) shows up here.
+    assert import_cycle(package) is None

@@ -1,4 +1,5 @@
-"""`lowtide config show|check`: the resolved run config, with secrets masked."""
+"""`lowtide config show|check`: the resolved run config (secrets masked), and what `train` would
+refuse in it."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ def show(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
 
 @app.command(cls=READS_RUN_CONFIG)
 def check(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
-    """Validate the config and exit 0, or print what is wrong and exit 2."""
-    load_run_config(config, ctx.args)
-    err.print(f"{config or 'defaults'}: ok")
+    """Check everything `train` checks before its first step, without loading a model: exit 0
+    and say what was checked, or print every problem and exit 2."""
+    from lowtide.config.preflight import require_runnable
+
+    report = require_runnable(load_run_config(config, ctx.args), config, ctx.args)
+    lines = [f"{config or 'defaults'}: ok", *(f"  {line}" for line in report.checked)]
+    err.print("\n".join(lines), markup=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import signal
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import typer
@@ -28,7 +28,7 @@ def train(
 ) -> None:
     """Train a policy with GRPO or PPO. Override any key: --trainer.num_epochs=1 --device=cpu."""
     signal.signal(signal.SIGTERM, _stop_on_sigterm)
-    run_training(load_run_config(config, ctx.args), config)
+    run_training(load_run_config(config, ctx.args), config, ctx.args)
 
 
 def _stop_on_sigterm(signum: int, frame: object) -> None:
@@ -36,8 +36,13 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
-def run_training(run_config: RunConfig, config_path: Path | None):
-    """Train with a progress bar on rank 0; returns the TrainResult after printing the summary."""
+def run_training(run_config: RunConfig, config_path: Path | None, overrides: Sequence[str] = ()):
+    """Train with a progress bar on rank 0; returns the TrainResult after printing the summary.
+    First the checks of `lowtide config check` (the same function): a config it rejects stops
+    here, before any model loads; `overrides` only say where a value came from."""
+    from lowtide.config.preflight import require_runnable
+
+    require_runnable(run_config, config_path, overrides)
     trainer = _build_trainer(run_config, config_path)
     main_rank = trainer.world.is_main
     if main_rank:
@@ -74,7 +79,6 @@ def _build_trainer(config: RunConfig, config_path: Path | None):
     from rl.hooks import HookError
     from rl.rewards import RewardError
     from rl.trainer import Trainer
-    from sampling import sampler  # noqa: F401  (registers the low_reward_sampler hook)
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:

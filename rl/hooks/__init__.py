@@ -1,13 +1,21 @@
 """Stage hooks: plug-ins that read each step's full batch and may ask the trainer to stop or save.
 
-Importing this package registers the built-ins (`early_stop`, `checkpoint`).
+The built-in hook types are listed in `rl.plugins.BUILTIN_HOOKS` and imported when first used.
 """
 
-from rl.hooks.builtin import check_params  # importing builtin registers the built-in hooks
+from rl.hooks.builtin import check_params
 from rl.hooks.conditions import Condition, ConditionError, MissingMetric, compile_condition
 from rl.hooks.context import StageContext, TrainerControl
-from rl.hooks.registry import HOOKS, Hook, HookError, HookFactory, HookRegistry, register_hook
-from rl.hooks.runner import HookFailed, HookRunner, HookStats
+from rl.hooks.registry import (
+    HOOKS,
+    Hook,
+    HookError,
+    HookFactory,
+    HookRegistry,
+    register_hook,
+    validates_params,
+)
+from rl.hooks.runner import HookFailed, HookRunner, HookStats, check_hook_specs
 
 __all__ = [
     "HOOKS",
@@ -23,7 +31,9 @@ __all__ = [
     "MissingMetric",
     "StageContext",
     "TrainerControl",
+    "check_hook_specs",
     "check_params",
     "compile_condition",
     "register_hook",
+    "validates_params",
 ]

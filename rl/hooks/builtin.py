@@ -1,4 +1,5 @@
-"""Built-in hooks. Both only ask through `ctx.control`; the trainer stops or saves. In a config:
+"""Built-in hooks (listed in `rl.plugins.BUILTIN_HOOKS`). Both only ask through `ctx.control`;
+the trainer stops or saves. In a config:
 
 hooks:
   - type: early_stop
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rl.hooks.context import StageContext
-from rl.hooks.registry import HookError, register_hook
+from rl.hooks.registry import HookError, validates_params
 from rl.suggest import did_you_mean
 
 logger = logging.getLogger("rl.hooks")
@@ -54,17 +55,25 @@ class Checkpoint:
         ctx.control.request_checkpoint()
 
 
-@register_hook("early_stop")
-def make_early_stop(params: dict[str, Any], resources: Mapping[str, Any]) -> EarlyStop:
+def check_early_stop_params(params: Mapping[str, Any]) -> None:
     check_params(params, ("reason",))
     reason = params.get("reason")
     if reason is not None and not isinstance(reason, str):
         raise HookError(f"param 'reason' must be text, got {type(reason).__name__}")
+
+
+@validates_params(check_early_stop_params)
+def make_early_stop(params: dict[str, Any], resources: Mapping[str, Any]) -> EarlyStop:
+    check_early_stop_params(params)
     spec = resources.get("hook_spec")
-    return EarlyStop(reason=reason, when=getattr(spec, "when", None))
+    return EarlyStop(reason=params.get("reason"), when=getattr(spec, "when", None))
 
 
-@register_hook("checkpoint")
-def make_checkpoint(params: dict[str, Any], resources: Mapping[str, Any]) -> Checkpoint:
+def check_checkpoint_params(params: Mapping[str, Any]) -> None:
     check_params(params, ())
+
+
+@validates_params(check_checkpoint_params)
+def make_checkpoint(params: dict[str, Any], resources: Mapping[str, Any]) -> Checkpoint:
+    check_checkpoint_params(params)
     return Checkpoint()

@@ -1,22 +1,25 @@
-"""Where a hook's `type:` leads: a registered key, or a dotted path to a factory.
+"""Where a hook's `type:` leads: a built-in or registered key, or a dotted path to a factory.
 
-Dotted paths let packages plug into `rl` without `rl` importing them. A factory builds the hook
-once, at start, from the entry's `params` and the trainer's shared `resources`:
+Dotted paths let packages plug into `rl` without `rl` importing them; the built-ins are the
+dotted paths listed in `rl.plugins.BUILTIN_HOOKS`, imported when a run first names them. A
+factory builds the hook once, at start, from the entry's `params` and the trainer's shared
+`resources`:
 
     factory(params: dict, resources: Mapping[str, Any]) -> Hook
 
 A hook is any callable `hook(ctx: StageContext) -> None`; if it has `close()`, that runs when
-training ends.
+training ends. A factory may say how to check its params without building anything (see
+`validates_params`): `lowtide config check` and the trainer run that check before any step.
 """
 
 from __future__ import annotations
 
-import importlib
 import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from rl.hooks.context import StageContext
+from rl.plugins import BUILTIN_HOOKS, PluginPathError, is_dotted_path, resolve_path
 from rl.suggest import did_you_mean
 
 
@@ -29,17 +32,34 @@ class Hook(Protocol):
 
 
 HookFactory = Callable[[dict[str, Any], Mapping[str, Any]], Hook]
+ParamsCheck = Callable[[Mapping[str, Any]], None]
 FactoryT = TypeVar("FactoryT", bound=Callable[..., Any])
 
-_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
-_DOTTED = re.compile(rf"{_IDENTIFIER}(\.{_IDENTIFIER})*")
 _KEY = re.compile(r"[A-Za-z0-9_\-]+")
+
+
+def validates_params(check: ParamsCheck) -> Callable[[FactoryT], FactoryT]:
+    """Decorator: `check(params)` raises HookError for params the factory would refuse, without
+    building the hook (no files, threads or connections), so a config can be checked alone."""
+
+    def decorator(factory: FactoryT) -> FactoryT:
+        factory.validate_params = check  # type: ignore[attr-defined]
+        return factory
+
+    return decorator
+
+
+def params_check(factory: HookFactory) -> ParamsCheck | None:
+    """The factory's params check, if it has one (see `validates_params`)."""
+    check = getattr(factory, "validate_params", None)
+    return check if callable(check) else None
 
 
 class HookRegistry:
     """A small alias table from YAML keys to hook factories; resolving fails loudly."""
 
-    def __init__(self) -> None:
+    def __init__(self, builtins: Mapping[str, str] | None = None) -> None:
+        self._paths: dict[str, str] = dict(builtins or {})  # imported on first use
         self._factories: dict[str, HookFactory] = {}
 
     def register(self, key: str, *, replace: bool = False) -> Callable[[FactoryT], FactoryT]:
@@ -51,28 +71,35 @@ class HookRegistry:
             if not callable(factory):
                 raise HookError(f"hook key {key!r}: {factory!r} is not callable")
             existing = self._factories.get(key)
-            if existing is not None and existing is not factory and not replace:
+            taken = (existing is not None and existing is not factory) or key in self._paths
+            if taken and not replace:
+                holder = _describe(existing) if existing is not None else self._paths[key]
                 raise HookError(
-                    f"hook key {key!r} is already registered to {_describe(existing)}; "
+                    f"hook key {key!r} is already registered to {holder}; "
                     "pass replace=True to override it"
                 )
+            self._paths.pop(key, None)
             self._factories[key] = factory
             return factory
 
         return decorator
 
     def names(self) -> list[str]:
-        return sorted(self._factories)
+        return sorted({*self._paths, *self._factories})
 
     def __contains__(self, key: object) -> bool:
-        return key in self._factories
+        return key in self._factories or key in self._paths
 
     def resolve(self, type_name: str) -> HookFactory:
         """The factory for a registered key, else for a dotted path; HookError otherwise."""
         if type_name in self._factories:
             return self._factories[type_name]
+        if type_name in self._paths:
+            factory = _import_factory(self._paths[type_name], type_name)
+            self._factories[type_name] = factory
+            return factory
         if "." in type_name or ":" in type_name:
-            return _import_factory(type_name)
+            return _import_factory(type_name, type_name)
         raise HookError(self._unknown_message(type_name))
 
     def _unknown_message(self, type_name: str) -> str:
@@ -93,50 +120,22 @@ def _describe(obj: object) -> str:
     return f"{module}:{name}" if module else name
 
 
-def _split_path(path: str) -> tuple[str, str]:
-    """`pkg.mod:attr.sub` or `pkg.mod.attr` into (module, attribute path)."""
-    if path.count(":") == 1:
-        module, attribute = path.split(":")
-    elif ":" not in path:
-        module, _, attribute = path.rpartition(".")
-    else:
-        module = attribute = ""
-    if not (_DOTTED.fullmatch(module) and _DOTTED.fullmatch(attribute)):
+def _import_factory(path: str, type_name: str) -> HookFactory:
+    if not is_dotted_path(path):
         raise HookError(
             f"hook type {path!r} is neither a registered key nor a dotted path "
             "('package.module:factory' or 'package.module.factory')"
         )
-    return module, attribute
-
-
-def _import_factory(path: str) -> HookFactory:
-    module_name, attribute = _split_path(path)
     try:
-        target: Any = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        # Only "that module does not exist" is a path mistake; a missing import inside it is not.
-        if exc.name and (module_name == exc.name or module_name.startswith(exc.name + ".")):
-            raise HookError(
-                f"hook type {path!r}: no module named {exc.name!r} (is the package installed?)"
-            ) from exc
-        raise HookError(f"hook type {path!r}: importing {module_name!r} failed: {exc}") from exc
-    except Exception as exc:
-        raise HookError(
-            f"hook type {path!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
-        ) from exc
-    for part in attribute.split("."):
-        try:
-            target = getattr(target, part)
-        except AttributeError:
-            raise HookError(
-                f"hook type {path!r}: {module_name!r} has no attribute {attribute!r}"
-            ) from None
+        target = resolve_path(path)
+    except PluginPathError as exc:
+        raise HookError(f"hook type {type_name!r}: {exc}") from exc
     if not callable(target):
         raise HookError(
-            f"hook type {path!r} is a {type(target).__name__}, not a callable hook factory"
+            f"hook type {type_name!r} is a {type(target).__name__}, not a callable hook factory"
         )
     return target
 
 
-HOOKS = HookRegistry()
+HOOKS = HookRegistry(BUILTIN_HOOKS)
 register_hook = HOOKS.register

@@ -20,7 +20,7 @@ from typing import Any
 from rl.config import HookSpec, Stage
 from rl.hooks.conditions import Condition, ConditionError, MissingMetric, compile_condition
 from rl.hooks.context import StageContext
-from rl.hooks.registry import HOOKS, Hook, HookError, HookRegistry
+from rl.hooks.registry import HOOKS, Hook, HookError, HookFactory, HookRegistry, params_check
 from rl.suggest import did_you_mean
 
 logger = logging.getLogger("rl.hooks")
@@ -91,15 +91,58 @@ def _read_only(ctx: StageContext) -> StageContext:
     )
 
 
+def check_when(index: int, spec: HookSpec) -> Condition | None:
+    """The entry's compiled `when`; HookError naming the entry if it is not in the grammar."""
+    try:
+        return None if spec.when is None else compile_condition(spec.when)
+    except ConditionError as exc:
+        raise HookError(f"{hook_name(index, spec)}: {exc}") from exc
+
+
+def check_factory(index: int, spec: HookSpec, registry: HookRegistry = HOOKS) -> HookFactory:
+    """The entry's factory, with its params checked where the factory says how (nothing is
+    built); HookError naming the entry."""
+    name = hook_name(index, spec)
+    try:
+        factory = registry.resolve(spec.type)
+    except HookError as exc:
+        raise HookError(f"{name}: {exc}") from exc
+    check = params_check(factory)
+    if check is None:
+        return factory
+    try:
+        check(copy.deepcopy(spec.params))
+    except HookError as exc:
+        raise HookError(f"{name}: {exc}") from exc
+    except Exception as exc:
+        raise HookError(f"{name}: checking its params failed: {_one_line(exc)}") from exc
+    return factory
+
+
+def check_hook_specs(
+    specs: Sequence[HookSpec], registry: HookRegistry = HOOKS
+) -> list[tuple[int, str | None, str]]:
+    """Every mistake `HookRunner.from_specs` finds before building a hook, as (entry index, the
+    key it is about or None for the entry, message): the same checks, but nothing is built."""
+    problems: list[tuple[int, str | None, str]] = []
+    for index, spec in enumerate(specs):
+        try:
+            check_when(index, spec)
+        except HookError as exc:
+            problems.append((index, "when", str(exc)))
+        try:
+            check_factory(index, spec, registry)
+        except HookError as exc:
+            problems.append((index, None, str(exc)))
+    return problems
+
+
 def _build(
     index: int, spec: HookSpec, resources: Mapping[str, Any], registry: HookRegistry
 ) -> _ConfiguredHook:
     name = hook_name(index, spec)
-    try:
-        condition = None if spec.when is None else compile_condition(spec.when)
-        factory = registry.resolve(spec.type)
-    except (ConditionError, HookError) as exc:
-        raise HookError(f"{name}: {exc}") from exc
+    condition = check_when(index, spec)
+    factory = check_factory(index, spec, registry)
     # Each factory also sees its own entry, e.g. so early_stop can name its condition.
     hook_resources = MappingProxyType(ChainMap({"hook_spec": spec, "hook_name": name}, resources))
     try:

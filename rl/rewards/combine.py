@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from types import TracebackType
 
 from rl.config import RewardSpec
-from rl.rewards.registry import RewardBatch, RewardError, Scorer, build_scorer
+from rl.rewards.registry import build_scorer, check_spec
+from rl.rewards.types import RewardBatch, RewardError, Scorer
+
+NO_REWARDS = "rewards: configure at least one reward"
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class RewardSet:
 
     def __init__(self, components: list[Component]) -> None:
         if not components:
-            raise RewardError("rewards: configure at least one reward")
+            raise RewardError(NO_REWARDS)
         names = [component.name for component in components]
         if len(set(names)) != len(names):
             raise RewardError(f"reward component names must be unique, got {names}")
@@ -47,10 +50,6 @@ class RewardSet:
         components: list[Component] = []
         try:
             for spec in specs:
-                if not math.isfinite(spec.weight):
-                    raise RewardError(
-                        f"reward {spec.type!r}: weight must be finite, got {spec.weight}"
-                    )
                 default_name, scorer = build_scorer(spec, device=device)
                 taken = {component.name for component in components}
                 name = unique_name(spec.name or default_name, taken)
@@ -105,6 +104,20 @@ class RewardSet:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def check_reward_specs(specs: list[RewardSpec]) -> list[tuple[int | None, str]]:
+    """Every mistake `RewardSet.from_specs` would raise, as (entry index or None, message), found
+    by the same checks but without loading a reward model."""
+    if not specs:
+        return [(None, NO_REWARDS)]
+    problems: list[tuple[int | None, str]] = []
+    for index, spec in enumerate(specs):
+        try:
+            check_spec(spec)
+        except RewardError as error:
+            problems.append((index, str(error)))
+    return problems
 
 
 def unique_name(name: str, taken: set[str]) -> str:

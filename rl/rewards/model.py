@@ -7,8 +7,7 @@ the tokenizer's padding side, and position ids follow the attention mask, so a s
 the same alone or next to a much longer one. Inputs longer than the model's window keep their
 end (the response), which is where the score is read.
 
-Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the model's window),
-`dtype` (auto, float32, bfloat16, float16).
+Params: see `rl.rewards.model_spec`, which checks them without torch.
 """
 
 from __future__ import annotations
@@ -21,12 +20,9 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreT
 
 from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
-from rl.rewards.registry import ComponentScores, RewardBatch, RewardError
-from rl.suggest import did_you_mean
+from rl.rewards.model_spec import DEFAULT_BATCH_SIZE, check_model_spec, check_settings
+from rl.rewards.types import ComponentScores, RewardBatch, RewardError
 
-PARAMS = ("batch_size", "padding_side", "max_length", "dtype")
-DTYPES = ("auto", "float32", "bfloat16", "float16")
-DEFAULT_BATCH_SIZE = 32
 UNBOUNDED_LENGTH = 1_000_000  # tokenizers without a limit report a huge model_max_length
 
 
@@ -68,15 +64,8 @@ class RewardModel:
 
     @classmethod
     def from_spec(cls, spec: RewardSpec, *, device: str = "cpu") -> RewardModel:
-        if not spec.path:
-            raise RewardError("reward_model needs `path`: the reward model's directory")
-        unknown = [key for key in spec.params if key not in PARAMS]
-        if unknown:
-            close = did_you_mean(unknown[0], PARAMS, capital=True)
-            hint = f" {close}" if close else ""
-            raise RewardError(
-                f"reward_model: unknown params {unknown}.{hint} Known params: {', '.join(PARAMS)}"
-            )
+        check_model_spec(spec)
+        assert spec.path is not None  # checked
         return cls(spec.path, device=device, **spec.params)
 
     def _pad_id(self) -> int:
@@ -164,25 +153,3 @@ class RewardModel:
         if model is not None and self.device.type == "cuda":
             del model
             torch.cuda.empty_cache()
-
-
-def check_settings(
-    path: Path, batch_size: object, padding_side: object, max_length: object, dtype: object
-) -> None:
-    if not path.is_dir():
-        problem = "is a file" if path.exists() else "does not exist"
-        raise RewardError(
-            f"reward_model: path {str(path)!r} {problem}; give the model directory "
-            "(save_pretrained output)"
-        )
-    for name, value in (("batch_size", batch_size), ("max_length", max_length)):
-        if value is None and name == "max_length":
-            continue
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise RewardError(f"reward_model: {name} must be a positive integer, got {value!r}")
-    if padding_side not in (None, "left", "right"):
-        raise RewardError(
-            f"reward_model: padding_side must be 'left' or 'right', got {padding_side!r}"
-        )
-    if dtype not in DTYPES:
-        raise RewardError(f"reward_model: dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")

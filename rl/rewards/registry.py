@@ -1,116 +1,83 @@
-"""Reward types: what a reward sees, the table of built-in names, and turning a spec into a scorer.
+"""Reward types: the built-in names, and turning a `RewardSpec` into a scorer.
 
-A `RewardSpec.type` is one of the names in `REWARD_ALIASES` (built-in rules), `reward_model`, or
-a dotted path to a Python function (`pkg.mod:func` or `pkg.mod.func`). Built-in rules are
-ordinary batched functions behind an alias, so they load exactly like a user's function.
+A `RewardSpec.type` is a built-in rule (`rl.plugins.BUILTIN_REWARD_RULES`), `reward_model`, or a
+dotted path to a Python function (`pkg.mod:func` or `pkg.mod.func`; see `rl.rewards.function`
+for what it is called with and may return). Built-in rules are ordinary batched functions behind
+an alias, so they load exactly like a user's function.
 
-A function is called per sample as `func(prompt, response, **params)`, or, when it carries
-`func.batched = True` (see `batched`), once per batch as `func(prompts, responses, **params)`.
-A function that names a `truncated` parameter also gets the truncation flag(s) that way. It
-returns a float (a bool counts as 0/1), a `(score, {name: value})` tuple, or a dict with a
-`score` key; the other names are extra values reported as `<component>/<name>`, not summed.
+`check_spec` finds every mistake in a spec without loading a reward model; `build_scorer` runs the
+same check and then builds the scorer, so a config that passes the check fails only on what
+loading itself finds (a directory that holds no model).
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-import logging
 import math
-import numbers
-from collections.abc import Callable, Iterable, Mapping, Sized
-from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from rl.config import RewardSpec
+from rl.plugins import BUILTIN_REWARD_RULES, PluginPathError, resolve_path
+from rl.rewards.function import FunctionReward
+from rl.rewards.model_spec import check_model_spec
+from rl.rewards.types import RewardError, Scorer
 from rl.suggest import did_you_mean
 
-logger = logging.getLogger("rl.rewards")
-
 REWARD_MODEL_TYPE = "reward_model"
-REWARD_ALIASES: dict[str, str] = {
-    "keyword": "rl.rewards.rules:keyword",
-    "keywords": "rl.rewards.rules:keyword",
-    "brevity": "rl.rewards.rules:brevity",
-    "length": "rl.rewards.rules:brevity",
-    "format": "rl.rewards.rules:sentence_format",
-}
-MAX_ERRORS_KEPT = 20  # per component and batch: enough to diagnose, never a flood
-
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class RewardError(ValueError):
-    """A reward could not be built, or a reward function broke its contract."""
-
-
-@dataclass(frozen=True)
-class RewardBatch:
-    """What every reward function sees: one entry per completion, in the trainer's order."""
-
-    prompts: list[str]  # the raw user prompts (before chat template)
-    responses: list[str]  # decoded completions (special tokens stripped)
-    truncated: list[bool]  # hit max_new_tokens without EOS
-
-    def __post_init__(self) -> None:
-        sizes = {len(self.prompts), len(self.responses), len(self.truncated)}
-        if len(sizes) != 1:
-            raise RewardError(
-                f"RewardBatch columns differ in length: {len(self.prompts)} prompts, "
-                f"{len(self.responses)} responses, {len(self.truncated)} truncated flags"
-            )
-
-    def __len__(self) -> int:
-        return len(self.responses)
-
-
-@dataclass(frozen=True)
-class ComponentScores:
-    """One component's output for a batch."""
-
-    values: list[float]  # the raw score per sample; NaN where the function raised
-    extras: list[dict[str, float]] | None = None  # per sample: extra name -> value
-    errors: tuple[str, ...] = ()  # what went wrong, for samples scored NaN by a failure
-
-
-class Scorer(Protocol):
-    def __call__(self, batch: RewardBatch) -> ComponentScores: ...
-
-    def close(self) -> None: ...
-
-
-def batched(func: F) -> F:
-    """Mark a reward function as taking whole columns: `func(prompts, responses, **params)`."""
-    func.batched = True  # type: ignore[attr-defined]
-    return func
+REWARD_ALIASES = BUILTIN_REWARD_RULES
 
 
 def reward_types() -> list[str]:
     return sorted([*REWARD_ALIASES, REWARD_MODEL_TYPE])
 
 
-def build_scorer(spec: RewardSpec, *, device: str = "cpu") -> tuple[str, Scorer]:
-    """The component's default name and its scorer; every mistake in the spec fails here."""
-    kind = spec.type.strip()
+def resolve_type(kind: str) -> Any:
+    """What a type names: a reward function, or the RewardModel class for `reward_model`."""
+    kind = kind.strip()
     if kind.lower() == REWARD_MODEL_TYPE:
         from rl.rewards.model import RewardModel  # torch and transformers only when needed
 
-        return REWARD_MODEL_TYPE, RewardModel.from_spec(spec, device=device)
+        return RewardModel
+    if kind.lower() in REWARD_ALIASES:
+        return import_function(REWARD_ALIASES[kind.lower()], kind)
+    if ":" in kind or "." in kind:
+        return import_function(kind, kind)
+    raise RewardError(unknown_type_message(kind))
+
+
+def check_spec(spec: RewardSpec) -> str:
+    """The component's default name; RewardError for any mistake in the spec. Loads no model."""
+    return _prepare(spec)[0]
+
+
+def build_scorer(spec: RewardSpec, *, device: str = "cpu") -> tuple[str, Scorer]:
+    """The component's default name and its scorer; every mistake in the spec fails here."""
+    name, scorer = _prepare(spec)
+    if scorer is not None:
+        return name, scorer
+    from rl.rewards.model import RewardModel  # torch and transformers only when needed
+
+    return name, RewardModel.from_spec(spec, device=device)
+
+
+def _prepare(spec: RewardSpec) -> tuple[str, FunctionReward | None]:
+    """(default name, scorer) after every check; the scorer is None for a reward model, whose
+    settings are checked here and which loads only in `build_scorer`."""
+    kind = spec.type.strip()
+    if not math.isfinite(spec.weight):
+        raise RewardError(f"reward {kind!r}: weight must be finite, got {spec.weight}")
+    if kind.lower() == REWARD_MODEL_TYPE:
+        check_model_spec(spec)
+        return REWARD_MODEL_TYPE, None
     if spec.path is not None:
         raise RewardError(
             f"reward {kind!r}: `path` is only read by type {REWARD_MODEL_TYPE!r}; "
             "pass function settings under `params`"
         )
+    scorer = FunctionReward(resolve_type(kind), spec.params, label=kind)
     if kind.lower() in REWARD_ALIASES:
-        func = import_attribute(REWARD_ALIASES[kind.lower()], kind)
-        scorer = FunctionReward(func, spec.params, label=kind)
         scorer.dry_run()  # built-in rules check their params on an empty batch
         return kind.lower(), scorer
-    if ":" in kind or "." in kind:
-        func = import_attribute(kind, kind)
-        scorer = FunctionReward(func, spec.params, label=kind)
-        return scorer.function_name, scorer
-    raise RewardError(unknown_type_message(kind))
+    return scorer.function_name, scorer
 
 
 def unknown_type_message(kind: str) -> str:
@@ -123,216 +90,13 @@ def unknown_type_message(kind: str) -> str:
     )
 
 
-def import_attribute(path: str, label: str) -> Any:
-    """`pkg.mod:attr.sub` or `pkg.mod.attr`; import failures are fatal, with the reason."""
-    module_name, sep, attr_path = path.partition(":")
-    if not sep:
-        module_name, _, attr_path = path.rpartition(".")
-    if not module_name or not attr_path:
-        raise RewardError(
-            f"reward {label!r}: {path!r} is not a dotted path; write pkg.module:function"
-        )
+def import_function(path: str, label: str) -> Any:
+    """The callable at `pkg.mod:attr.sub` or `pkg.mod.attr`; import failures are fatal, with the
+    reason."""
     try:
-        target: Any = importlib.import_module(module_name)
-    except Exception as error:
-        raise RewardError(
-            f"reward {label!r}: cannot import module {module_name!r}: "
-            f"{type(error).__name__}: {error}"
-        ) from error
-    for part in attr_path.split("."):
-        if not hasattr(target, part):
-            names = [name for name in dir(target) if not name.startswith("_")]
-            close = did_you_mean(part, names, n=3, capital=True)
-            hint = f" {close}" if close else ""
-            raise RewardError(
-                f"reward {label!r}: {getattr(target, '__name__', module_name)!r} has no "
-                f"attribute {part!r}.{hint}"
-            )
-        target = getattr(target, part)
+        target = resolve_path(path)
+    except PluginPathError as error:
+        raise RewardError(f"reward {label!r}: {error}") from error
     if not callable(target):
         raise RewardError(f"reward {label!r}: {path!r} is a {type(target).__name__}, not callable")
     return target
-
-
-class FunctionReward:
-    """A per-sample or batched Python function as a component scorer.
-
-    An exception from the function scores the sample (or, for a batched function, the whole
-    batch) NaN and is reported; a result of the wrong type raises `RewardError`, since that is a
-    bug in the function rather than a bad sample.
-    """
-
-    def __init__(self, func: Callable[..., Any], params: Mapping[str, Any], *, label: str):
-        self.func = func
-        self.params = dict(params)
-        self.label = label
-        self.function_name = getattr(func, "__name__", label.replace(":", ".").split(".")[-1])
-        self.is_batched = bool(getattr(func, "batched", False))
-        self.wants_truncated = _names_parameter(func, "truncated")
-        self._check_signature()
-
-    def _check_signature(self) -> None:
-        try:
-            signature = inspect.signature(self.func)
-        except (TypeError, ValueError):  # some builtins have no inspectable signature
-            return
-        parameters = signature.parameters
-        variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
-        own = [
-            name
-            for name, parameter in list(parameters.items())[2:]
-            if name != "truncated" and parameter.kind not in variadic
-        ]
-        takes_any = any(p.kind is p.VAR_KEYWORD for p in parameters.values())
-        unknown = [key for key in self.params if key not in parameters]
-        if unknown and not takes_any:
-            close = did_you_mean(unknown[0], own, capital=True)
-            hint = f" {close}" if close else ""
-            raise RewardError(
-                f"reward {self.label!r}: unknown params {unknown} for {self.function_name}()."
-                f"{hint} Its params: {', '.join(own) or 'none'}"
-            )
-        example: Any = [] if self.is_batched else ""
-        extra = {"truncated": [] if self.is_batched else False} if self.wants_truncated else {}
-        try:
-            signature.bind(example, example, **extra, **self.params)
-        except TypeError as error:
-            call = "(prompts, responses" if self.is_batched else "(prompt, response"
-            raise RewardError(
-                f"reward {self.label!r}: {self.function_name}{signature} cannot be called as "
-                f"{self.function_name}{call}, **{self.params}): {error}"
-            ) from error
-
-    def dry_run(self) -> None:
-        """Call the function on an empty batch, so params it checks up front fail at start."""
-        empty: list[Any] = []
-        extra = {"truncated": empty} if self.wants_truncated else {}
-        try:
-            self.func(empty, empty, **extra, **self.params)
-        except Exception as error:
-            raise RewardError(
-                f"reward {self.label!r}: bad params {self.params}: {error}"
-            ) from error
-
-    def __call__(self, batch: RewardBatch) -> ComponentScores:
-        if self.is_batched:
-            return self._score_batched(batch)
-        return self._score_each(batch)
-
-    def _score_each(self, batch: RewardBatch) -> ComponentScores:
-        values: list[float] = []
-        extras: list[dict[str, float]] = []
-        errors: list[str] = []
-        for index, (prompt, response, truncated) in enumerate(
-            zip(batch.prompts, batch.responses, batch.truncated, strict=True)
-        ):
-            try:
-                if self.wants_truncated:
-                    out = self.func(prompt, response, truncated=truncated, **self.params)
-                else:
-                    out = self.func(prompt, response, **self.params)
-            except Exception as error:
-                values.append(math.nan)
-                extras.append({})
-                errors.append(self._failure(f"sample {index}", error))
-                continue
-            value, extra = self.to_score(out, f"sample {index}")
-            values.append(value)
-            extras.append(extra)
-        return self._report(values, extras if any(extras) else None, errors)
-
-    def _score_batched(self, batch: RewardBatch) -> ComponentScores:
-        size = len(batch)
-        try:
-            if self.wants_truncated:
-                outs = self.func(
-                    batch.prompts, batch.responses, truncated=batch.truncated, **self.params
-                )
-            else:
-                outs = self.func(batch.prompts, batch.responses, **self.params)
-        except Exception as error:
-            failure = self._failure(f"the batch (samples 0-{size - 1})", error)
-            return self._report([math.nan] * size, None, [failure])
-        is_column = isinstance(outs, Sized) and isinstance(outs, Iterable)
-        if not is_column or isinstance(outs, (str, bytes, Mapping)):
-            raise RewardError(
-                f"reward {self.label!r}: batched {self.function_name}() returned "
-                f"{type(outs).__name__}; expected a list with one result per sample"
-            )
-        if len(outs) != size:
-            raise RewardError(
-                f"reward {self.label!r}: batched {self.function_name}() returned {len(outs)} "
-                f"results for {size} samples"
-            )
-        values: list[float] = []
-        extras: list[dict[str, float]] = []
-        for index, out in enumerate(list(outs)):
-            if type(out) is float:  # the common case, kept cheap
-                values.append(out)
-                extras.append({})
-                continue
-            value, extra = self.to_score(out, f"sample {index}")
-            values.append(value)
-            extras.append(extra)
-        return self._report(values, extras if any(extras) else None, [])
-
-    def to_score(self, out: Any, where: str) -> tuple[float, dict[str, float]]:
-        """A function's result as (score, extra values); the wrong shape raises RewardError."""
-        if isinstance(out, Mapping):
-            if "score" not in out:
-                raise self._wrong_type(where, f"a dict without a 'score' key (keys: {list(out)})")
-            extras = {str(key): self._number(val, where, key) for key, val in out.items()}
-            return extras.pop("score"), extras
-        if isinstance(out, tuple):
-            if len(out) != 2 or not isinstance(out[1], Mapping):
-                raise self._wrong_type(where, f"a tuple of {len(out)} items")
-            extras = {str(key): self._number(val, where, key) for key, val in out[1].items()}
-            return self._number(out[0], where), extras
-        return self._number(out, where), {}
-
-    def _number(self, value: Any, where: str, key: Any = None) -> float:
-        if isinstance(value, numbers.Real):  # bool, int, float, numpy scalars
-            return float(value)
-        item = getattr(value, "item", None)  # a one-element tensor or array
-        if callable(item) and not isinstance(value, (str, bytes)):
-            try:
-                scalar = item()
-            except (ValueError, RuntimeError, TypeError):  # more than one element
-                scalar = None
-            if isinstance(scalar, numbers.Real):
-                return float(scalar)
-        what = f"{type(value).__name__} {value!r}"[:80]
-        raise self._wrong_type(where, what if key is None else f"{what} for {key!r}")
-
-    def _wrong_type(self, where: str, what: str) -> RewardError:
-        return RewardError(
-            f"reward {self.label!r}: {self.function_name}() returned {what} for {where}; "
-            "expected a float, a (float, {name: float}) tuple or a dict with a 'score' key"
-        )
-
-    def _failure(self, where: str, error: Exception) -> str:
-        return (
-            f"reward {self.label!r}: {self.function_name}() raised on {where}: "
-            f"{type(error).__name__}: {error}"
-        )
-
-    def _report(
-        self, values: list[float], extras: list[dict[str, float]] | None, errors: list[str]
-    ) -> ComponentScores:
-        if errors:
-            logger.warning("%s (%d failure(s) in this batch, scored NaN)", errors[0], len(errors))
-        return ComponentScores(values, extras, tuple(errors[:MAX_ERRORS_KEPT]))
-
-    def close(self) -> None:
-        pass
-
-
-def _names_parameter(func: Callable[..., Any], name: str) -> bool:
-    try:
-        parameter = inspect.signature(func).parameters.get(name)
-    except (TypeError, ValueError):
-        return False
-    return parameter is not None and parameter.kind not in (
-        parameter.VAR_POSITIONAL,
-        parameter.VAR_KEYWORD,
-    )

@@ -25,7 +25,7 @@ import functools
 import re
 from collections.abc import Sequence
 
-from rl.rewards.registry import batched
+from rl.rewards.types import batched
 
 DEFAULT_WORDS = ("blue",)
 DEFAULT_TARGET_WORDS = 4

@@ -4,14 +4,7 @@ and `read_run`, which reads a run's local files back as pandas DataFrames."""
 
 from typing import TYPE_CHECKING
 
-# Importing the backend modules registers them; wandb and tensorboard load only when used.
-from rl.tracking.backends import (  # noqa: F401
-    console,
-    local_files,
-    prometheus_backend,
-    tensorboard_backend,
-    wandb_backend,
-)
+# The built-in backends are listed in rl.plugins and load when a run names them.
 from rl.tracking.backends.base import Backend, RunInfo, Table, register_backend
 from rl.tracking.router import Tracker
 

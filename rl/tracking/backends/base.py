@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rl.config import LoggerConfig
+from rl.plugins import BUILTIN_LOGGER_BACKENDS, PluginPathError, resolve_path
 from rl.samples import TokenValues
 from rl.suggest import did_you_mean
 
@@ -55,10 +56,12 @@ class Backend(Protocol):
 
 
 BackendFactory = Callable[[RunInfo, LoggerConfig], Backend]
-_REGISTRY: dict[str, BackendFactory] = {}
+_REGISTRY: dict[str, BackendFactory] = {}  # built-ins once first used, and register_backend's
 
 
 def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
+    """Decorator for a backend of your own; the built-ins are in rl.plugins."""
+
     def add(factory: BackendFactory) -> BackendFactory:
         _REGISTRY[name] = factory
         return factory
@@ -66,10 +69,21 @@ def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
     return add
 
 
+def backend_names() -> list[str]:
+    return sorted({*BUILTIN_LOGGER_BACKENDS, *_REGISTRY})
+
+
 def backend_factory(name: str) -> BackendFactory:
-    try:
+    if name in _REGISTRY:
         return _REGISTRY[name]
-    except KeyError:
-        close = did_you_mean(name, _REGISTRY, quote=False)
-        hint = f" ({close})" if close else f" (known: {', '.join(sorted(_REGISTRY))})"
-        raise ValueError(f"logger.name: unknown backend {name!r}{hint}") from None
+    if name in BUILTIN_LOGGER_BACKENDS:
+        try:
+            factory = resolve_path(BUILTIN_LOGGER_BACKENDS[name])
+        except PluginPathError as exc:
+            raise ValueError(f"logger.name: the {name} backend cannot load: {exc}") from None
+        _REGISTRY[name] = factory
+        return factory
+    known = backend_names()
+    close = did_you_mean(name, known, quote=False)
+    hint = f" ({close})" if close else f" (known: {', '.join(known)})"
+    raise ValueError(f"logger.name: unknown backend {name!r}{hint}")

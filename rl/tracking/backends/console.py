@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from rl.config import LoggerConfig
-from rl.tracking.backends.base import ROLLOUT_TABLE, RunInfo, Table, register_backend
+from rl.tracking.backends.base import ROLLOUT_TABLE, RunInfo, Table
 
 # What the line shows, in order, with its label; a metric that is missing is left out.
 LINE = (
@@ -82,6 +82,5 @@ def _sort_key(reward: float) -> float:
     return reward if math.isfinite(reward) else -math.inf  # broken rewards first
 
 
-@register_backend("console")
-def _console(info: RunInfo, config: LoggerConfig) -> ConsoleBackend:
+def make_console_backend(info: RunInfo, config: LoggerConfig) -> ConsoleBackend:
     return ConsoleBackend()

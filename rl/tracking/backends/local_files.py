@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import IO
 
 from rl.config import LoggerConfig
-from rl.tracking.backends.base import RunInfo, Table, register_backend
+from rl.tracking.backends.base import RunInfo, Table
 
 METRICS_FILE = "metrics.jsonl"
 HISTOGRAMS_FILE = "histograms.jsonl"
@@ -84,6 +84,5 @@ def _append(handle: IO[str], row: Mapping[str, object]) -> None:
     handle.flush()
 
 
-@register_backend("jsonl")
-def _local_files(info: RunInfo, config: LoggerConfig) -> LocalFilesBackend:
+def make_local_files_backend(info: RunInfo, config: LoggerConfig) -> LocalFilesBackend:
     return LocalFilesBackend(info.run_dir)

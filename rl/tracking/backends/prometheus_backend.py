@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from prometheus_client import CollectorRegistry, Gauge, start_http_server
 
 from rl.config import LoggerConfig
-from rl.tracking.backends.base import RunInfo, Table, register_backend
+from rl.tracking.backends.base import RunInfo, Table
 
 _NOT_ALLOWED = re.compile(r"[^a-zA-Z0-9_]")
 
@@ -55,6 +55,5 @@ class PrometheusBackend:
         self.server.shutdown()
 
 
-@register_backend("prometheus")
-def _prometheus(info: RunInfo, config: LoggerConfig) -> PrometheusBackend:
+def make_prometheus_backend(info: RunInfo, config: LoggerConfig) -> PrometheusBackend:
     return PrometheusBackend(info.run_id, config.prometheus_port)

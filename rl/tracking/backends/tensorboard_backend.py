@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rl.config import LoggerConfig
-from rl.tracking.backends.base import RunInfo, Table, register_backend
+from rl.tracking.backends.base import RunInfo, Table
 
 if TYPE_CHECKING:
     from torch.utils.tensorboard import SummaryWriter
@@ -91,6 +91,5 @@ class TensorBoardBackend:
             writer.close()
 
 
-@register_backend("tensorboard")
 def make_tensorboard_backend(info: RunInfo, config: LoggerConfig) -> TensorBoardBackend:
     return TensorBoardBackend(info, config)

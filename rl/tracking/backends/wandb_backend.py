@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rl.config import LoggerConfig
-from rl.tracking.backends.base import RunInfo, Table, register_backend
+from rl.tracking.backends.base import RunInfo, Table
 
 if TYPE_CHECKING:
     from wandb.sdk.wandb_run import Run
@@ -177,6 +177,5 @@ class WandbBackend:
             run.finish()
 
 
-@register_backend("wandb")
 def make_wandb_backend(info: RunInfo, config: LoggerConfig) -> WandbBackend:
     return WandbBackend(info, config)

@@ -1,0 +1,103 @@
+"""Every built-in plug-in by the name a config gives it, and how a dotted path becomes an object.
+
+The three lists below are the whole set of built-ins: a name exists because it is written here,
+not because some module happened to be imported first. Each entry is a dotted path resolved
+when a run first asks for it, so nothing heavy loads early and `rl` can name a plug-in that
+lives in a package it may not import (`low_reward_sampler` is in `sampling`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import pkgutil
+import re
+from types import ModuleType
+from typing import Any
+
+from rl.suggest import did_you_mean
+
+BUILTIN_HOOKS: dict[str, str] = {
+    "early_stop": "rl.hooks.builtin:make_early_stop",
+    "checkpoint": "rl.hooks.builtin:make_checkpoint",
+    "low_reward_sampler": "sampling.sampler:make_low_reward_sampler",
+}
+BUILTIN_REWARD_RULES: dict[str, str] = {  # type: reward_model is the one built-in besides these
+    "keyword": "rl.rewards.rules:keyword",
+    "keywords": "rl.rewards.rules:keyword",
+    "brevity": "rl.rewards.rules:brevity",
+    "length": "rl.rewards.rules:brevity",
+    "format": "rl.rewards.rules:sentence_format",
+}
+BUILTIN_LOGGER_BACKENDS: dict[str, str] = {
+    "wandb": "rl.tracking.backends.wandb_backend:make_wandb_backend",
+    "tensorboard": "rl.tracking.backends.tensorboard_backend:make_tensorboard_backend",
+    "console": "rl.tracking.backends.console:make_console_backend",
+    "jsonl": "rl.tracking.backends.local_files:make_local_files_backend",
+    "prometheus": "rl.tracking.backends.prometheus_backend:make_prometheus_backend",
+}
+
+_IDENTIFIER = r"[A-Za-z_][A-Za-z0-9_]*"
+_DOTTED = rf"{_IDENTIFIER}(?:\.{_IDENTIFIER})*"
+# `pkg.mod:attr.sub`, or `pkg.mod.attr` (at least one dot): what a config may name.
+_PATH = re.compile(rf"{_DOTTED}:{_DOTTED}|{_IDENTIFIER}(?:\.{_IDENTIFIER})+")
+
+
+class PluginPathError(ValueError):
+    """A dotted path that does not lead to an object; the message says which part failed."""
+
+
+def is_dotted_path(text: str) -> bool:
+    return _PATH.fullmatch(text) is not None
+
+
+def resolve_path(path: str) -> Any:
+    """The object at `path` (`pkg.mod:attr` or `pkg.mod.attr`), via `pkgutil.resolve_name`."""
+    if not is_dotted_path(path):
+        raise PluginPathError(f"{path!r} is not a dotted path (write package.module:name)")
+    module = path.partition(":")[0] if ":" in path else path.rpartition(".")[0]
+    try:
+        return pkgutil.resolve_name(path)
+    except ModuleNotFoundError as error:
+        # Only "that module does not exist" is a path mistake; a missing import inside it is not.
+        missing = error.name or ""
+        if missing and (module == missing or module.startswith(missing + ".")):
+            raise PluginPathError(
+                f"cannot import module {module!r}: no module named {missing!r} "
+                "(is the package installed?)"
+            ) from error
+        raise PluginPathError(_import_failed(module, error)) from error
+    except AttributeError as error:
+        owner, name = getattr(error, "obj", None), getattr(error, "name", None)
+        if owner is None or name not in re.split(r"[.:]", path):  # raised inside the module
+            raise PluginPathError(_import_failed(module, error)) from error
+        _reraise_submodule_failure(owner, name, path)
+        public = [attribute for attribute in dir(owner) if not attribute.startswith("_")]
+        close = did_you_mean(name, public, n=3, capital=True)
+        hint = f" {close}" if close else ""
+        owner_name = getattr(owner, "__name__", type(owner).__name__)
+        raise PluginPathError(f"{owner_name!r} has no attribute {name!r}.{hint}") from error
+    except Exception as error:
+        raise PluginPathError(_import_failed(module, error)) from error
+
+
+def _reraise_submodule_failure(owner: object, name: str, path: str) -> None:
+    # Without a colon, resolve_name takes a submodule that fails to import for a missing
+    # attribute of its parent; import it again to say what really went wrong.
+    if ":" in path or not isinstance(owner, ModuleType):
+        return
+    submodule = f"{owner.__name__}.{name}"
+    try:
+        found = importlib.util.find_spec(submodule) is not None
+    except Exception:
+        found = False
+    if found:
+        try:
+            importlib.import_module(submodule)
+        except Exception as error:
+            raise PluginPathError(_import_failed(submodule, error)) from error
+
+
+def _import_failed(module: str, error: BaseException) -> str:
+    text = " ".join(str(error).split())
+    return f"importing {module!r} failed: {type(error).__name__}: {text}"

@@ -1,0 +1,60 @@
+"""The settings of type `reward_model`, checked without torch: a config check never loads a model.
+
+Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the model's window),
+`dtype` (auto, float32, bfloat16, float16).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rl.config import RewardSpec
+from rl.rewards.types import RewardError
+from rl.suggest import did_you_mean
+
+PARAMS = ("batch_size", "padding_side", "max_length", "dtype")
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+DEFAULT_BATCH_SIZE = 32
+
+
+def check_model_spec(spec: RewardSpec) -> None:
+    """RewardError for a spec that `RewardModel.from_spec` would refuse before loading."""
+    if not spec.path:
+        raise RewardError("reward_model needs `path`: the reward model's directory")
+    unknown = [key for key in spec.params if key not in PARAMS]
+    if unknown:
+        close = did_you_mean(unknown[0], PARAMS, capital=True)
+        hint = f" {close}" if close else ""
+        raise RewardError(
+            f"reward_model: unknown params {unknown}.{hint} Known params: {', '.join(PARAMS)}"
+        )
+    params = spec.params
+    check_settings(
+        Path(spec.path),
+        batch_size=params.get("batch_size", DEFAULT_BATCH_SIZE),
+        padding_side=params.get("padding_side"),
+        max_length=params.get("max_length"),
+        dtype=params.get("dtype", "auto"),
+    )
+
+
+def check_settings(
+    path: Path, batch_size: object, padding_side: object, max_length: object, dtype: object
+) -> None:
+    if not path.is_dir():
+        problem = "is a file" if path.exists() else "does not exist"
+        raise RewardError(
+            f"reward_model: path {str(path)!r} {problem}; give the model directory "
+            "(save_pretrained output)"
+        )
+    for name, value in (("batch_size", batch_size), ("max_length", max_length)):
+        if value is None and name == "max_length":
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise RewardError(f"reward_model: {name} must be a positive integer, got {value!r}")
+    if padding_side not in (None, "left", "right"):
+        raise RewardError(
+            f"reward_model: padding_side must be 'left' or 'right', got {padding_side!r}"
+        )
+    if dtype not in DTYPES:
+        raise RewardError(f"reward_model: dtype must be one of {', '.join(DTYPES)}, got {dtype!r}")

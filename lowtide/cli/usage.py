@@ -38,6 +38,9 @@ class ReadsConfig(typer.core.TyperCommand):
             "allow_extra_args": True,
             "ignore_unknown_options": True,
         }
+        if self.sections != RUN_CONFIG and not self.epilog:  # `train` names every key itself
+            keys = " ".join(f"--{section}.KEY=VALUE" for section in self.sections)
+            self.epilog = f"Overrides of the config sections it reads: {keys}"
 
     def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if not ctx.resilient_parsing:

@@ -102,7 +102,6 @@ def training(sampler: bool, model: str, url: str, out: str) -> list[float]:
 
     from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, TrainerConfig
     from rl.trainer import Trainer
-    from sampling import sampler as _registers_the_hook  # noqa: F401
     from sampling.config import QueueConfig, SamplingConfig
 
     quickstart = yaml.safe_load((REPO / "configs" / "quickstart.yaml").read_text())

@@ -2,9 +2,14 @@
 
 Every backend (wandb offline, tensorboard, console, local JSONL) at the intervals of the
 observability issue (scalars every step... see LOGGER below) against no tracker at all. Each run
-is its own process, runs alternate (off, on, off, on, ...), same seed. Prints:
-  median step-time ratio on/off (goal <= 1.02), and
-  the trainer-thread cost of one step's logging calls, median and p99 (goal: median <= 1 ms).
+is its own process, runs alternate (off, on, notokens, off, ...), same seed; `notokens` is `on`
+without the per-token values (Sample.tokens, rollouts/tokens/, reward/token_distribution).
+Prints:
+  median step-time ratio on/off (goal <= 1.02),
+  the trainer-thread cost of one step's logging calls, median and p99 (goal: median <= 1 ms),
+  what building the per-token values costs on the steps that log them (tables, the token
+  histogram), and the step-time ratio on/notokens, median and mean (they are built on 1 step
+  in 5 here: the mean shows them, the median shows the steps without them).
 Knobs: BENCH_RUNS (4), BENCH_STEPS (20).
 """
 
@@ -58,7 +63,8 @@ def child(mode: str, model: str, out: str) -> None:
         run_id=f"bench-{mode}",
     )
     on_stage_s: list[float] = []
-    if mode == "on":
+    token_s: list[float] = []
+    if mode in ("on", "notokens"):
         config = LoggerConfig(**LOGGER, save_dir=str(Path(out) / "logs"))
         info = RunInfo(
             "bench-on", "bench-on", Path(out) / "logs", Path(out) / "logs" / "bench-on", {}
@@ -73,11 +79,22 @@ def child(mode: str, model: str, out: str) -> None:
 
         tracker.on_stage = timed
         trainer.tracker = tracker
+        with_tokens = trainer._with_token_values
+
+        def timed_tokens(*args, **kwargs):
+            started = time.perf_counter()
+            samples = with_tokens(*args, **kwargs)
+            token_s.append(time.perf_counter() - started)
+            return samples
+
+        trainer._with_token_values = timed_tokens
+        if mode == "notokens":
+            trainer._tokens_logged = lambda: False
     stamps = [time.perf_counter()]
     trainer.train(lambda step, total, metrics: stamps.append(time.perf_counter()))
     steps = [b - a for a, b in itertools.pairwise(stamps)]
     per_step_logging = [sum(on_stage_s[i : i + 4]) for i in range(0, len(on_stage_s), 4)]
-    print(json.dumps({"steps": steps, "logging_s": per_step_logging}))
+    print(json.dumps({"steps": steps, "logging_s": per_step_logging, "token_s": token_s}))
 
 
 def measure(mode: str, model: str) -> dict:
@@ -92,15 +109,18 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as tmp:
         model = str(build_tiny_models(Path(tmp), sft_steps=100, seed=0).policy)
-        steps: dict[str, list[float]] = {"off": [], "on": []}
+        steps: dict[str, list[float]] = {"off": [], "on": [], "notokens": []}
         logging_s: list[float] = []
+        token_ms: list[float] = []
         for run in range(RUNS):
-            for mode in ("off", "on"):
+            for mode in steps:
                 result = measure(mode, model)
                 steps[mode] += result["steps"][WARMUP:]
-                logging_s += result["logging_s"][WARMUP:]
+                if mode == "on":
+                    logging_s += result["logging_s"][WARMUP:]
+                token_ms += [1000 * s for s in result.get("token_s", [])]
                 median = statistics.median(result["steps"][WARMUP:])
-                print(f"run {run + 1}/{RUNS} logging {mode:3}: median step {median:.3f} s")
+                print(f"run {run + 1}/{RUNS} logging {mode:8}: median step {median:.3f} s")
     off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
     logging_ms = sorted(1000 * s for s in logging_s)
     p99 = percentile(logging_ms, 0.99)
@@ -110,6 +130,15 @@ def main() -> None:
     )
     print(f"trainer-thread logging per step: median {statistics.median(logging_ms):.3f} ms, "
           f"p99 {p99:.3f} ms (goal: median <= 1 ms)")  # fmt: skip
+    if token_ms:
+        median_ms = statistics.median(token_ms)
+        print(f"per-token values, on the {len(token_ms)} steps that build them: median "
+              f"{median_ms:.3f} ms, max {max(token_ms):.3f} ms "
+              f"({median_ms / (10 * off):.2f}% of the median step)")  # fmt: skip
+    median_ratio = on / statistics.median(steps["notokens"])
+    mean_ratio = statistics.mean(steps["on"]) / statistics.mean(steps["notokens"])
+    print(f"with/without per-token values: step ratio, median {median_ratio:.3f}, "
+          f"mean {mean_ratio:.3f}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 
@@ -143,10 +144,20 @@ def test_grpo_token_values_are_the_sampling_logprobs_and_the_sequence_advantage(
     for text, logprob in zip(sample.tokens.texts, sample.tokens.logprobs, strict=True):
         assert json.dumps(text, ensure_ascii=False) in out
         assert f"{logprob:.4g}" in out
+    export = tmp_path / "export"
+    code, _, err = invoke(capsys, "logs", "export", str(run_dir), "--format=csv", f"--out={export}")
+    assert code == 0, err
+    exported = pd.read_csv(export / "tokens.csv")  # one row per token
+    assert exported["token_id"].tolist() == [t for s in ordered(samples) for t in s.response_ids]
     code, _, err = invoke(capsys, "logs", "show", str(run_dir), "--tokens")
     assert code == 2 and "--sample" in err
     code, _, err = invoke(capsys, "logs", "show", str(run_dir), "--sample", wanted[:-1] + "x")
     assert code == 2 and f"did you mean {wanted}?" in err
+
+
+def ordered(samples: tuple[Sample, ...]) -> list[Sample]:
+    """In the order of the run's tokens file: the table's rows, by batch position."""
+    return sorted(samples, key=lambda sample: sample.index)
 
 
 def sample_id(sample: Sample) -> str:

@@ -89,8 +89,8 @@ def _show_sample(logs: Any, wanted: str, *, with_tokens: bool) -> None:
     tokens = logs.tokens[logs.tokens["sample_id"] == sample_id]
     if tokens.empty:
         raise UserError(
-            f"no per-token values for {sample_id} in {logs.path}: runs write them with each "
-            "rollout table since token-level rewards were added; this run has none"
+            f"no per-token values for {sample_id}: {logs.path}/rollouts/tokens/ has none for "
+            "it (runs logged before per-token values have none at all)"
         )
     table = Table(title="per token: what the update used")
     for column in ("#", "token", "id", "logprob", "KL", "token reward", "advantage"):

@@ -8,6 +8,8 @@ from typing import Literal
 import torch
 import torch.distributed as dist
 
+from rl.distributed import all_reduce
+
 Reduce = Literal["mean", "sum", "min", "max"]
 _OPS = {"sum": "SUM", "mean": "SUM", "min": "MIN", "max": "MAX"}
 
@@ -37,7 +39,7 @@ class StepMetrics:
             if not names:
                 continue
             tensor = torch.tensor([self._values[n][0] for n in names], dtype=torch.float64)
-            dist.all_reduce(tensor, op=getattr(dist.ReduceOp, _OPS[reduce]))
+            all_reduce(tensor, getattr(dist.ReduceOp, _OPS[reduce]))  # counted in system/comm_*
             if reduce == "mean":
                 tensor /= world
             result.update(zip(names, tensor.tolist(), strict=True))

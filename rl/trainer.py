@@ -25,6 +25,7 @@ from rl.algorithms.kl import kl_per_token
 from rl.algorithms.losses import clipped_policy_loss, clipped_value_loss
 from rl.algorithms.masked import masked_mean, masked_sum, masked_whiten
 from rl.checkpoint import latest_checkpoint, load_trainer_state, restore_rng, save_checkpoint
+from rl.comm import COMM
 from rl.config import (
     STAGES,
     DataConfig,
@@ -36,7 +37,7 @@ from rl.config import (
     TrainerConfig,
 )
 from rl.data import PromptSampler, load_prompts
-from rl.distributed import World, device_for, gather_floats, init_world
+from rl.distributed import World, any_rank, device_for, gather_floats, init_world, shutdown
 from rl.hooks import HookRunner, StageContext, TrainerControl
 from rl.metrics import StepMetrics
 from rl.models.loading import (
@@ -165,17 +166,23 @@ class Trainer:
         started = time.perf_counter()
         history: list[dict[str, float]] = []
         metrics: dict[str, float] = {}
-        last_checkpoint = None
+        # A resumed run starts on a saved step; a fresh one has nothing to save before step 1.
+        saved_step = self.step
+        last_checkpoint = latest_checkpoint(self.run_dir) if self.step else None
+        COMM.take()  # communication is counted from the first step on
+        stop = False
         try:
-            while self.step < self.total_steps and not self.control.should_stop:
+            while self.step < self.total_steps and not stop:
                 self.step += 1
                 metrics = self.train_step()
                 history.append(metrics)
                 if self._should_save():
-                    last_checkpoint = self.save()
+                    last_checkpoint, saved_step = self.save(), self.step
                 if on_step is not None and self.world.is_main:
                     on_step(self.step, self.total_steps, metrics)
-            if self.config.save_every == 0 or last_checkpoint is None or self.control.should_stop:
+                # Asked by a hook or a signal, on any rank: every rank stops after this step.
+                stop = self._agree_to_stop()
+            if saved_step != self.step:  # the end of every run is saved, once
                 last_checkpoint = self.save()
             self._run_hooks("train_end", (), metrics)
         finally:
@@ -183,6 +190,7 @@ class Trainer:
             if self.tracker is not None:
                 self.tracker.close()
             self.rewards.close()
+            shutdown(self.world)
         return TrainResult(
             run_id=self.run_id,
             run_dir=self.run_dir,
@@ -227,7 +235,8 @@ class Trainer:
         metrics.add("perf/ms_per_token", 1000 * rollout_s / max(tokens, 1.0))
         metrics.add("step", self.step, "max")
         metrics.add("epoch", epoch, "max")
-        metrics.add_all(resource_metrics(self.device), "max")
+        comm = COMM if self.world.distributed else None  # nothing to count in one process
+        metrics.add_all(resource_metrics(self.device, comm), "max")
         for name, (value, reduce) in sorted(self.control.metrics.items()):
             metrics.add(name, value, reduce)  # what hooks reported during this step
         self.control.metrics.clear()
@@ -504,11 +513,14 @@ class Trainer:
             control=self.control,
         )
         self.hooks.run(stage, context)
-        if self.world.distributed:  # every rank stops together
-            flag = torch.tensor([float(self.control.should_stop)])
-            torch.distributed.all_reduce(flag, op=torch.distributed.ReduceOp.MAX)
-            if flag.item() and not self.control.should_stop:
-                self.control.request_stop("another rank asked to stop")
+        self._agree_to_stop()  # every rank stops together
+
+    def _agree_to_stop(self) -> bool:
+        """Whether any rank was asked to stop (a collective: every rank calls it)."""
+        stop = any_rank(self.control.should_stop, self.world)
+        if stop and not self.control.should_stop:
+            self.control.request_stop("another rank asked to stop")
+        return stop
 
     # ---- checkpoints --------------------------------------------------------------------------
 
@@ -560,7 +572,9 @@ class Trainer:
         if not self.world.distributed:
             return module
         ids = [self.world.local_rank] if self.device.type == "cuda" else None
-        return DistributedDataParallel(module, device_ids=ids)
+        wrapped = DistributedDataParallel(module, device_ids=ids)
+        wrapped.register_comm_hook(None, COMM.ddp_hook)  # the default all-reduce, measured
+        return wrapped
 
     def _no_sync(self, skip_sync: bool):
         wrapped = [m for m in (self.policy_for_update, self.critic_for_update) if m is not None]

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -42,6 +45,7 @@ def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models, o
 
     logs = read_run(tmp_path / "out" / "logs" / "cli")
     assert logs.metrics["step"].tolist() == [1, 2]
+    assert "system/rss_mb" in logs.metrics and "system/comm_bytes" not in logs.metrics  # 1 process
     assert len(logs.rollouts) == 16  # step 2: 4 prompts x 4 samples
     assert (tmp_path / "out" / "logs" / "cli" / "config.yaml").exists()
 
@@ -74,11 +78,53 @@ def test_train_with_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:
     )
 
 
+def logged_steps(stderr: str) -> list[int]:
+    return [int(step) for step in re.findall(r"\[Step (\d+)\] reward/mean=", stderr)]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_signal_ends_the_step_saves_it_and_resume_goes_on(
+    tmp_path: Path, tiny_models, own_redis, signum: int
+) -> None:
+    out = tmp_path / "out"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "lowtide", *train_args(tiny_models, out, own_redis.url, steps=40)],
+        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True, env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    seen = []
+    for line in process.stderr:  # mid-run: once step 2 is logged
+        seen.append(line)
+        if "[Step 2] reward/mean=" in line:
+            break
+    process.send_signal(signum)
+    stdout, rest = process.communicate(timeout=300)
+    stderr = "".join(seen) + rest
+
+    assert process.returncode == 128 + signum, stderr[-3000:]
+    assert "Traceback" not in stderr
+    last = logged_steps(stderr)[-1]
+    assert 2 <= last < 40  # stopped after the step it was in, long before the end
+    checkpoint = out / "cli" / "checkpoints" / f"step-{last:06d}"
+    assert (checkpoint / "trainer_state.pt").exists()
+    assert f"checkpoint      {checkpoint}" in stderr  # says where it is
+    assert f"run cli: {last} steps" in stdout
+
+    resumed = run_cli(
+        *train_args(tiny_models, out, own_redis.url, steps=last + 1), "--trainer.resume=true",
+        cwd=REPO,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    assert logged_steps(resumed.stderr) == [last + 1]  # nothing repeated
+    assert (out / "cli" / "checkpoints" / f"step-{last + 1:06d}").exists()
+
+
 @pytest.mark.slow
 def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models, own_redis) -> None:
     command = [
         sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
         "-m", "lowtide", *train_args(tiny_models, tmp_path / "out", own_redis.url),
+        "--trainer.mini_batch_size=8",  # 16 samples a rank: two updates, two all-reduces a step
     ]  # fmt: skip
     result = subprocess.run(
         command, cwd=REPO, capture_output=True, text=True, timeout=600,
@@ -92,3 +138,18 @@ def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models, own_redis) -
     assert [c.name for c in checkpoints] == ["step-000002"]
     routed = queued_sample_ids(own_redis.url, "lowtide-annotate")  # both ranks route their own
     assert len(routed) == len(set(routed))
+    assert "destroy_process_group" not in result.stderr  # each rank left the group it joined
+
+    # Communication per step: the gradient all-reduces (every trainable parameter, 4 bytes, twice)
+    # and the metric reductions and gathers (a few hundred bytes), and the time they were in flight.
+    from transformers import AutoModelForCausalLM
+
+    from rl.tracking import read_run
+
+    policy = AutoModelForCausalLM.from_pretrained(tiny_models.policy)
+    gradient_bytes = 2 * 4 * sum(p.numel() for p in policy.parameters() if p.requires_grad)
+    metrics = read_run(tmp_path / "out" / "logs" / "cli").metrics
+    assert metrics["step"].tolist() == [1, 2]
+    for _, row in metrics.iterrows():
+        assert gradient_bytes <= row["system/comm_bytes"] <= gradient_bytes + 16 * 1024
+        assert 0 < row["system/comm_s"] < row["timing_s/step"]

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
+import rl.trainer
+from rl.checkpoint import latest_checkpoint, save_checkpoint
 from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, TrainerConfig
 from rl.trainer import Trainer
 from tests.helpers import trainer_plugins
@@ -163,6 +165,54 @@ def test_early_stop_hook_ends_the_run(tmp_path: Path, tiny_models) -> None:
     assert result.steps == 2
     assert result.stop_reason and "step >= 2" in result.stop_reason
     assert result.last_checkpoint is not None and result.last_checkpoint.exists()
+
+
+SMALL = {"rollout_batch_size": 2, "samples_per_prompt": 2, "max_new_tokens": 8}
+
+
+def saved_steps(run_dir: Path) -> list[str]:
+    return sorted(path.name for path in (run_dir / "checkpoints").glob("step-*"))
+
+
+def test_the_last_steps_are_saved_and_a_resumed_run_repeats_none(
+    tmp_path: Path, tiny_models
+) -> None:
+    result = make_trainer(tmp_path, tiny_models, max_steps=12, save_every=10, **SMALL).train()
+    run_dir = tmp_path / "test"
+    assert saved_steps(run_dir) == ["step-000010", "step-000012"]
+    assert result.last_checkpoint == run_dir / "checkpoints" / "step-000012"
+    assert latest_checkpoint(run_dir) == result.last_checkpoint
+
+    resumed = make_trainer(tmp_path, tiny_models, max_steps=14, save_every=10, resume=True, **SMALL)
+    assert resumed.step == 12
+    assert [row["step"] for row in resumed.train().history] == [13, 14]
+    assert saved_steps(run_dir) == ["step-000010", "step-000012", "step-000014"]
+
+
+@pytest.mark.parametrize(
+    ("stop_at", "max_steps", "saves"),
+    [(3, 10, [2, 3]), (2, 10, [2]), (None, 4, [2, 4])],
+    ids=["hook-stop-between-saves", "hook-stop-on-a-save-step", "finished-on-a-save-step"],
+)
+def test_the_end_of_a_run_is_saved_once(
+    tmp_path: Path, tiny_models, monkeypatch: pytest.MonkeyPatch, stop_at, max_steps, saves
+) -> None:
+    written: list[int] = []
+
+    def counting_save(run_dir: Path, step: int, **kwargs):
+        written.append(step)
+        return save_checkpoint(run_dir, step, **kwargs)
+
+    monkeypatch.setattr(rl.trainer, "save_checkpoint", counting_save)
+    hooks = [HookSpec(type="early_stop", stage="step_end", when=f"step >= {stop_at}")]
+    trainer = make_trainer(
+        tmp_path, tiny_models, max_steps=max_steps, save_every=2,
+        hooks=hooks if stop_at else None, **SMALL,
+    )  # fmt: skip
+    result = trainer.train()
+    assert result.steps == saves[-1]
+    assert written == saves
+    assert result.last_checkpoint == tmp_path / "test" / "checkpoints" / f"step-{saves[-1]:06d}"
 
 
 def test_non_finite_rewards_are_counted_and_left_out(tmp_path: Path, tiny_models) -> None:

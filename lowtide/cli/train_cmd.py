@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from lowtide.cli.console import err, out
+from lowtide.cli.interrupts import Interrupt, stop_after_the_step
 from lowtide.config import RunConfig, dump_run_config, load_run_config
 from lowtide.errors import UsageError
 
@@ -27,12 +28,13 @@ def train(
     config: Path | None = typer.Option(None, "--config", "-c", help="YAML run config"),
 ) -> None:
     """Train a policy with GRPO or PPO. Override any key: --trainer.num_epochs=1 --device=cpu."""
-    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    for signum in (signal.SIGINT, signal.SIGTERM):  # until training starts: nothing to save
+        signal.signal(signum, _stop_on_signal)
     run_training(load_run_config(config, ctx.args), config, ctx.args)
 
 
-def _stop_on_sigterm(signum: int, frame: object) -> None:
-    # Unwind like Ctrl-C: hooks close (the producer flushes or spools), loggers flush.
+def _stop_on_signal(signum: int, frame: object) -> None:
+    # Unwind, without a traceback: hooks close (the producer flushes or spools), loggers flush.
     raise SystemExit(128 + signum)
 
 
@@ -66,11 +68,27 @@ def run_training(run_config: RunConfig, config_path: Path | None, overrides: Seq
         def on_step(step: int, total: int, metrics: Mapping[str, float]) -> None:
             progress.update(task, completed=step, description=_short(metrics))
 
-        result = trainer.train(on_step)
+        def announce(interrupt: Interrupt) -> None:
+            if main_rank:
+                err.print(
+                    f"{interrupt.name}: finishing step {trainer.step}, then saving it "
+                    "(again to quit at once, without saving)",
+                    markup=False,
+                )
+
+        with stop_after_the_step(trainer.control, announce) as interrupt:
+            result = trainer.train(on_step)
     if main_rank:
         _summary(result)
         if trainer.tracker is not None:
             _where_logs_are(trainer.tracker)
+    if interrupt.signum is not None:
+        if main_rank:
+            err.print(
+                f"resume with     lowtide train ... --run_id={result.run_id} --trainer.resume=true",
+                markup=False,
+            )
+        raise typer.Exit(interrupt.exit_code)
     return result
 
 

@@ -1,0 +1,126 @@
+"""What measuring communication costs (`system/comm_bytes`, `system/comm_s`): two CPU processes
+over gloo, the tiny policy under DDP.
+
+1. a backward pass with DDP's built-in all-reduce vs the same all-reduce as a Python comm hook
+   (torch's `allreduce_hook`) vs the measuring hook (rl.comm), in interleaved rounds (goal:
+   measuring <= 1.05x built-in);
+2. a metric reduction (a float64 vector of 40 values) through rl.distributed.all_reduce vs a
+   bare dist.all_reduce.
+Knobs: BENCH_ROUNDS (5), BENCH_ITERS (20).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
+ITERS = int(os.environ.get("BENCH_ITERS", "20"))
+
+
+def worker(rank: int, policy_dir: str, port: int, results: dict) -> None:
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+    from torch.nn.parallel import DistributedDataParallel
+    from transformers import AutoModelForCausalLM
+
+    from rl.comm import COMM
+    from rl.distributed import all_reduce
+    from rl.models.quiet import quiet_progress_bars
+
+    torch.set_num_threads(1)
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=2)
+    torch.manual_seed(0)
+    with quiet_progress_bars():
+        models = {
+            name: DistributedDataParallel(AutoModelForCausalLM.from_pretrained(policy_dir))
+            for name in ("built-in", "python hook", "measuring hook")
+        }
+    models["python hook"].register_comm_hook(None, allreduce_hook)
+    models["measuring hook"].register_comm_hook(None, COMM.ddp_hook)
+    batch = torch.randint(3, 200, (8, 48))
+
+    def backward_s(model: torch.nn.Module) -> float:
+        started = time.perf_counter()
+        for _ in range(ITERS):
+            model.zero_grad(set_to_none=True)
+            model(input_ids=batch, labels=batch).loss.backward()
+        return (time.perf_counter() - started) / ITERS
+
+    for model in models.values():  # warm-up (and DDP's bucket rebuild)
+        backward_s(model)
+    times: dict[str, list[float]] = {name: [] for name in models}
+    names = list(models)
+    for round_ in range(ROUNDS):  # each variant goes first, second and last in turn
+        for name in names[round_ % 3 :] + names[: round_ % 3]:
+            times[name].append(backward_s(models[name]))
+    seen = COMM.take()
+
+    vector = torch.zeros(40, dtype=torch.float64)
+
+    def reduce_us(reduce) -> float:
+        dist.barrier()
+        started = time.perf_counter()
+        for _ in range(200):
+            reduce(vector)
+        return (time.perf_counter() - started) / 200 * 1e6
+
+    small: dict[str, list[float]] = {"bare": [], "measured": []}
+    for round_ in range(ROUNDS):
+        pairs = [("bare", dist.all_reduce), ("measured", all_reduce)]
+        for name, reduce in pairs if round_ % 2 else pairs[::-1]:
+            small[name].append(reduce_us(reduce))
+    started = time.perf_counter()
+    for _ in range(10_000):
+        with COMM.timed(vector):
+            pass
+    wrapper_us = (time.perf_counter() - started) / 10_000 * 1e6
+    if rank == 0:
+        results.update(
+            {name: statistics.median(values) for name, values in times.items()},
+            bytes_per_backward=seen["system/comm_bytes"] / ((ROUNDS + 1) * ITERS),
+            small_bare=statistics.median(small["bare"]),
+            small_measured=statistics.median(small["measured"]),
+            wrapper_us=wrapper_us,
+        )
+    dist.destroy_process_group()
+
+
+def main() -> None:
+    import socket
+
+    import torch.multiprocessing as mp
+
+    from rl.models.tiny import build_tiny_models
+
+    with tempfile.TemporaryDirectory() as tmp:
+        policy = build_tiny_models(Path(tmp), sft_steps=0, seed=0).policy
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        manager = mp.Manager()
+        results = manager.dict()
+        mp.spawn(worker, args=(str(policy), port, results), nprocs=2)
+    print(f"backward + all-reduce, tiny policy, 2 ranks (median of {ROUNDS} x {ITERS}):")
+    for name in ("built-in", "python hook", "measuring hook"):
+        ratio = results[name] / results["built-in"]
+        print(f"  {name:22} {results[name] * 1000:8.2f} ms  {ratio:6.3f}x")
+    print("  (goal: measuring hook <= 1.05x built-in)")
+    print(f"  counted per backward     {results['bytes_per_backward'] / 2**20:8.2f} MiB")
+    print("metric reduction, 40 float64 values:")
+    print(f"  bare dist.all_reduce     {results['small_bare']:8.1f} us")
+    print(f"  measured all_reduce      {results['small_measured']:8.1f} us")
+    print(f"  ratio                    {results['small_measured'] / results['small_bare']:8.3f}x")
+    print(f"  the counting alone       {results['wrapper_us']:8.1f} us (no collective inside)")
+
+
+if __name__ == "__main__":
+    main()

@@ -13,6 +13,7 @@ import pytest
 
 from tests.conftest import REPO, run_cli
 from tests.test_producer import queued_sample_ids
+from tests.test_trainer import saved_steps
 
 
 def train_args(tiny_models, out: Path, redis_url: str, steps: int = 2) -> list[str]:
@@ -82,26 +83,32 @@ def logged_steps(stderr: str) -> list[int]:
     return [int(step) for step in re.findall(r"\[Step (\d+)\] reward/mean=", stderr)]
 
 
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
-def test_a_signal_ends_the_step_saves_it_and_resume_goes_on(
-    tmp_path: Path, tiny_models, own_redis, signum: int
-) -> None:
-    out = tmp_path / "out"
+def signal_mid_run(command: list[str], signum: int) -> tuple[int, str, str]:
+    """Run `command`, send it `signum` once step 2 is logged; (exit code, stdout, stderr)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "lowtide", *train_args(tiny_models, out, own_redis.url, steps=40)],
-        cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True, env={**os.environ, "COLUMNS": "200"},
+        command, cwd=REPO, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "OMP_NUM_THREADS": "1", "COLUMNS": "200"},
     )  # fmt: skip
     seen = []
-    for line in process.stderr:  # mid-run: once step 2 is logged
+    for line in process.stderr:
         seen.append(line)
         if "[Step 2] reward/mean=" in line:
             break
     process.send_signal(signum)
     stdout, rest = process.communicate(timeout=300)
-    stderr = "".join(seen) + rest
+    return process.returncode, stdout, "".join(seen) + rest
 
-    assert process.returncode == 128 + signum, stderr[-3000:]
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "Ctrl-C"])
+def test_a_signal_ends_the_step_saves_it_and_resume_goes_on(
+    tmp_path: Path, tiny_models, own_redis, signum: int
+) -> None:
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "lowtide", *train_args(tiny_models, out, own_redis.url, 40)]
+    returncode, stdout, stderr = signal_mid_run(command, signum)
+
+    assert returncode == 128 + signum, stderr[-3000:]
     assert "Traceback" not in stderr
     last = logged_steps(stderr)[-1]
     assert 2 <= last < 40  # stopped after the step it was in, long before the end
@@ -153,3 +160,24 @@ def test_torchrun_two_processes_on_cpu(tmp_path: Path, tiny_models, own_redis) -
     for _, row in metrics.iterrows():
         assert gradient_bytes <= row["system/comm_bytes"] <= gradient_bytes + 16 * 1024
         assert 0 < row["system/comm_s"] < row["timing_s/step"]
+
+
+@pytest.mark.slow
+def test_sigterm_to_torchrun_stops_every_rank_at_one_step(
+    tmp_path: Path, tiny_models, own_redis
+) -> None:
+    """torchrun passes the signal on to each rank; they agree on the step to stop after (or
+    their collectives would part ways and hang), and rank 0 alone saves it."""
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+        "-m", "lowtide", *train_args(tiny_models, out, own_redis.url, steps=40),
+    ]  # fmt: skip
+    _, stdout, stderr = signal_mid_run(command, signal.SIGTERM)  # torchrun's own code: 1
+
+    last = logged_steps(stderr)[-1]
+    assert 2 <= last < 40
+    assert stderr.count("SIGTERM: finishing step") == 1  # rank 0 speaks
+    assert stdout.count(f"run cli: {last} steps") == 1
+    assert saved_steps(out / "cli") == [f"step-{last:06d}"]
+    assert f"checkpoint      {out / 'cli' / 'checkpoints' / f'step-{last:06d}'}" in stderr

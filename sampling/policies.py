@@ -11,9 +11,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from rl.samples import Sample
 from sampling.config import SamplingConfig
-from sampling.records import Selection
+from sampling.records import ScoredSample, Selection
 
 # 0.07 * 100 is 7.000000000000001 in floats; its bottom count must be 7, not 8.
 _COUNT_DIGITS = 9
@@ -139,7 +138,7 @@ _POLICIES: dict[str, Callable[[SamplingConfig, Sequence[float], Sequence[int]], 
 }
 
 
-def component_values(samples: Sequence[Sample], component: str | None) -> list[float]:
+def component_values(samples: Sequence[ScoredSample], component: str | None) -> list[float]:
     """The value each sample is judged on: its reward, or one reward component (NaN if missing,
     so the sample is never selected on a component it does not have)."""
     if component is None:

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Protocol
 
 from pydantic import (
     BaseModel,
@@ -26,7 +26,7 @@ from pydantic import (
     model_validator,
 )
 
-from rl.samples import Sample, make_sample_id
+from rl.samples import make_sample_id
 
 SCHEMA_VERSION = 1
 # The RQ job that carries a batch of records, named here because both sides of the queue need
@@ -41,6 +41,28 @@ _UTC_TIMESTAMP = re.compile(
 )
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ERRORS_PER_LINE = 3
+
+
+class ScoredSample(Protocol):
+    """What a record is built from: our trainer's `rl.samples.Sample`, or the plain sample an
+    adapter for another trainer builds (`sampling.routing.PlainSample`)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def group_id(self) -> int: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def response(self) -> str: ...
+    @property
+    def reward(self) -> float: ...
+    @property
+    def reward_details(self) -> Mapping[str, float]: ...
+    @property
+    def advantage(self) -> float: ...
+    @property
+    def truncated(self) -> bool: ...
 
 
 class RecordError(ValueError):
@@ -136,7 +158,7 @@ class RolloutRecord(_Frozen):
     @classmethod
     def from_sample(
         cls,
-        sample: Sample,
+        sample: ScoredSample,
         *,
         run_id: str,
         step: int,

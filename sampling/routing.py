@@ -1,0 +1,205 @@
+"""The routing core: one batch of scored samples, from whichever trainer made them, to records on
+the producer. Our own `low_reward_sampler` hook, the TRL/verl/OpenRLHF adapters and `lowtide
+ingest` all call `Router.route`; nothing downstream knows which trainer made a record.
+
+On the caller's thread (a trainer's) `route` only selects, caps, subsamples, dedups and appends
+to the producer's memory: building and validating the records is the producer thread's work, and
+so is every network call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from types import MappingProxyType
+from typing import Any
+
+from rl.samples import make_sample_id
+from sampling.config import QueueConfig, SamplingConfig
+from sampling.policies import Selected, component_values, select
+from sampling.producer import Producer
+from sampling.records import MAX_TEXT_CHARS, RolloutRecord, ScoredSample
+
+DEDUP_MEMORY = 1_000_000  # sample ids remembered for dedup (oldest forgotten first)
+CLOSE_DEADLINE_S = 10.0
+
+
+@dataclass(frozen=True)
+class PlainSample:
+    """One scored sample as any trainer knows it: what an adapter builds (our trainer's
+    `rl.samples.Sample` has the same fields and is routed as it is)."""
+
+    prompt: str
+    response: str
+    reward: float  # the total the trainer optimises; NaN/inf are never selected
+    reward_details: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    group_id: int = 0  # samples of one prompt share it
+    index: int = 0  # position in the step's batch on this rank: part of the sample id
+    advantage: float = math.nan
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class BatchInfo:
+    """Where a batch comes from: the part of each record that is the same for the whole batch."""
+
+    run_id: str
+    step: int
+    rank: int = 0  # the process's rank: ids of different ranks never collide
+    model_name: str = "unknown"
+    checkpoint_step: int | None = None
+    generation: Mapping[str, float | int | str | bool] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+
+
+@dataclass(frozen=True)
+class RouteCounts:
+    """What one `route` call did: selected by the policy, then cut by the caps (per step, per
+    minute), then dropped as already seen; `submitted` went to the producer."""
+
+    selected: int
+    capped: int
+    deduped: int
+    submitted: int
+
+
+class TokenBucket:
+    """At most `per_minute` records a minute, refilled continuously; bursts up to one minute's."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.capacity = float(per_minute)
+        self.tokens = float(per_minute)
+        self.clock = clock
+        self.updated = clock()
+
+    def take(self, wanted: int) -> int:
+        now = self.clock()
+        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.capacity / 60)
+        self.updated = now
+        granted = min(wanted, int(self.tokens))
+        self.tokens -= granted
+        return granted
+
+
+class Router:
+    def __init__(
+        self,
+        config: SamplingConfig,
+        producer: Any,  # anything with submit(records), close(deadline_s), and `stats` (or None)
+        *,
+        seed: int = 0,
+        max_text_chars: int = MAX_TEXT_CHARS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.producer = producer
+        self.seed = seed
+        self.max_text_chars = max_text_chars
+        self.bucket = TokenBucket(config.max_per_minute, clock)
+        self._seen: OrderedDict[str, None] = OrderedDict()
+
+    @classmethod
+    def from_config(
+        cls,
+        sampling: SamplingConfig,
+        queue: QueueConfig,
+        *,
+        seed: int = 0,
+        max_text_chars: int = MAX_TEXT_CHARS,
+    ) -> Router:
+        """A router with its own background producer (and spool) on the `queue` section."""
+        return cls(sampling, Producer(queue), seed=seed, max_text_chars=max_text_chars)
+
+    def route(self, samples: Sequence[ScoredSample], info: BatchInfo) -> RouteCounts:
+        config = self.config
+        values = component_values(samples, config.component)
+        chosen = select(config, values, [sample.group_id for sample in samples])
+        # Lowest first, so that caps keep the worst samples.
+        indices = sorted(chosen.indices, key=lambda i: (values[i], i))
+        selected = len(indices)
+        indices = indices[: config.max_per_step]
+        capped = selected - len(indices)
+        indices = self._subsample(indices, info)  # not a cap: a chosen share
+        granted = self.bucket.take(len(indices))
+        capped += len(indices) - granted
+        indices = indices[:granted]
+
+        builders, deduped = [], 0
+        for i in indices:
+            sample = samples[i]
+            sample_id = make_sample_id(
+                info.run_id, info.step, info.rank, sample.index, sample.prompt, sample.response
+            )
+            if config.dedup and self._already_seen(sample_id):
+                deduped += 1
+                continue
+            # Validating and serialising the record is the producer thread's work.
+            builders.append(partial(self._record_json, sample, info, chosen, i))
+        if builders:
+            self.producer.submit(builders)
+        return RouteCounts(selected, capped, deduped, len(builders))
+
+    def metrics(self, counts: RouteCounts) -> dict[str, tuple[float, str]]:
+        """`sampling/*` and `queue/*` metrics after a route call: name -> (value, how ranks
+        combine it). Queue figures are what the producer thread last saw (no Redis call here)."""
+        found: dict[str, tuple[float, str]] = {
+            "sampling/selected": (counts.selected, "sum"),
+            "sampling/capped": (counts.capped, "sum"),
+            "sampling/deduped": (counts.deduped, "sum"),
+        }
+        stats = getattr(self.producer, "stats", None)
+        if stats is not None:
+            found |= {
+                "sampling/enqueued": (stats.enqueued, "sum"),
+                "sampling/spooled": (stats.spooled, "sum"),
+                "sampling/replayed": (stats.replayed, "sum"),
+                "sampling/dropped": (stats.dropped, "sum"),
+                "queue/depth": (stats.queue_depth, "max"),
+                "queue/enqueue_latency_ms": (stats.enqueue_latency_ms, "max"),
+            }
+        return found
+
+    def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
+        """Hand what is waiting to Redis (or the spool) within the deadline."""
+        self.producer.close(deadline_s=deadline_s)
+
+    def _subsample(self, indices: list[int], info: BatchInfo) -> list[int]:
+        fraction = self.config.sample_fraction
+        if fraction >= 1 or not indices:
+            return indices
+        keep = max(1, round(fraction * len(indices)))
+        seed = hashlib.sha256(f"{self.seed}:{info.run_id}:{info.step}:{info.rank}".encode())
+        chosen = set(random.Random(seed.digest()).sample(indices, keep))
+        return [i for i in indices if i in chosen]  # seeded: the same step keeps the same ones
+
+    def _record_json(
+        self, sample: ScoredSample, info: BatchInfo, chosen: Selected, index: int
+    ) -> dict[str, Any]:
+        selection = chosen.selection_for(index, self.config.component)  # its own statistics
+        record = RolloutRecord.from_sample(
+            sample,
+            run_id=info.run_id,
+            step=info.step,
+            rank=info.rank,
+            model_name_or_path=info.model_name,
+            checkpoint_step=info.checkpoint_step,
+            generation=dict(info.generation),
+            selection=selection,
+            max_text_chars=self.max_text_chars,
+        )
+        return record.model_dump(mode="json")
+
+    def _already_seen(self, sample_id: str) -> bool:
+        if sample_id in self._seen:
+            return True
+        self._seen[sample_id] = None
+        if len(self._seen) > DEDUP_MEMORY:
+            self._seen.popitem(last=False)
+        return False

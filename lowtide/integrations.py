@@ -1,0 +1,30 @@
+"""What every adapter for another trainer (TRL, verl, OpenRLHF, `lowtide ingest`) starts from: a
+`Router` built from the run config's `sampling` and `queue` sections, read and checked exactly
+as the other commands read them (the file, then REDIS_URL and other variables, then overrides).
+
+The config file comes from the argument, else `LOWTIDE_CONFIG`, else none (defaults + the
+environment). A mistake raises `lowtide.errors.UsageError` with one line per problem.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+
+from lowtide.config import load_service_config
+from sampling.routing import Router
+
+CONFIG_VAR = "LOWTIDE_CONFIG"
+
+
+def router_from_config(
+    config: str | Path | None = None,
+    overrides: list[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> Router:
+    environ = os.environ if environ is None else environ
+    path = config if config is not None else environ.get(CONFIG_VAR) or None
+    loaded = load_service_config(path, overrides, environ)
+    return Router.from_config(loaded.sampling, loaded.queue, seed=loaded.trainer.seed)

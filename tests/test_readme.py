@@ -99,8 +99,8 @@ def test_a_misspelled_option_fails_even_before_help(
 
 def test_the_reward_function_example_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from rl.config import RewardSpec
-    from rl.rewards.combine import RewardSet
     from rl.rewards import RewardBatch
+    from rl.rewards.combine import RewardSet
 
     code = re.search(r"```python\n(# my_rewards.py.*?)```", README, flags=re.S)
     assert code is not None

@@ -14,7 +14,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Drop pip's notes about local package mirrors that do not exist; keep every real message.
 PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 
-.PHONY: help install demo test up down status lint bench clean
+.PHONY: help install peer-venvs demo test up down status lint bench clean
 
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
@@ -38,10 +38,16 @@ $(VENV)/.deps-installed: pyproject.toml $(VENV)/.torch-installed
 
 install: $(VENV)/.deps-installed
 
+# Other trainers' own virtualenvs (their transformers pins clash with ours), for their adapters'
+# tests: built once per user in ~/.cache/lowtide (~1.5 min each), a second or so when cached.
+PEER_VENVS := verl
+peer-venvs: install
+	$(BIN)/python -m lowtide.services.peer_venvs $(PEER_VENVS)
+
 demo: install
 	$(BIN)/lowtide demo $(DEMO_FLAGS)
 
-test: install
+test: install peer-venvs
 	$(BIN)/lowtide up --only redis
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest

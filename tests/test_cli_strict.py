@@ -39,6 +39,12 @@ COMMANDS = [
     (["config", "show", MODEL], ["--confg=c.yaml"], "--config", "--loger.name=x",
      "--logger.name"),
     (["config", "check"], ["--cnfig=c.yaml"], "--config", "--trainr.seed=1", "--trainer.seed"),
+    (["openrlhf", "proxy", "--upstream", "http://127.0.0.1:9/get_reward"], ["--prot=5002"],
+     "--port", "--samplng.threshold=0.1", "--sampling.threshold"),
+    (["openrlhf", "reward-file", "--func", "m:f"], ["--forse"], "--force", "--queu.name=x",
+     "--queue.name"),
+    (["ingest", "dumps"], ["--onse"], "--once", "--samplng.threshold=0.5",
+     "--sampling.threshold"),
 ]  # fmt: skip
 IDS = [" ".join(word for word in words[:2] if not word.startswith("-")) for words, *_ in COMMANDS]
 

@@ -13,8 +13,10 @@ from lowtide.cli import (
     config_cmd,
     demo_cmd,
     export_cmd,
+    ingest_cmd,
     logs_cmd,
     model_cmd,
+    openrlhf_cmd,
     queue_cmd,
     rm_cmd,
     services_cmd,
@@ -39,11 +41,13 @@ app.add_typer(logs_cmd.app, name="logs")
 app.add_typer(queue_cmd.app, name="queue")
 app.add_typer(rm_cmd.app, name="rm")
 app.add_typer(annotation_cmd.app, name="annotation")
+app.add_typer(openrlhf_cmd.app, name="openrlhf")
 services_cmd.register(app)
 app.command(cls=reads(*RUN_CONFIG))(train_cmd.train)
 app.command()(demo_cmd.demo)
 app.command(cls=reads("queue", "annotation"))(worker_cmd.worker)
 app.command(cls=reads("annotation", "export"))(export_cmd.export)
+app.command(cls=reads("sampling", "queue"))(ingest_cmd.ingest)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,188 @@
+"""`lowtide ingest DIR`: follow the rollout dumps a trainer already writes (verl's
+`rollout_data_dir`, TRL's `log_completions` files, lowtide's own `rollouts/`) and route them like
+the `low_reward_sampler` hook does, with the run config's `sampling` and `queue` sections."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from types import FrameType
+from typing import TYPE_CHECKING
+
+import typer
+
+from lowtide.cli.console import err, out
+from lowtide.errors import UsageError, UserError
+
+if TYPE_CHECKING:  # the follower loads only when the command runs
+    from sampling.ingest.follower import IngestStats
+    from sampling.ingest.formats import DumpLocation
+    from sampling.producer import Producer
+
+REPEAT_S = 2.0  # one Ctrl-C often arrives twice within moments: not a second request
+WAIT_NOTICE_S = 30.0
+
+
+class DumpFormatName(str, Enum):
+    verl = "verl"
+    trl = "trl"
+    lowtide = "lowtide"
+    auto = "auto"
+
+
+def ingest(
+    ctx: typer.Context,
+    directory: Path = typer.Argument(
+        ..., help="the dump directory: verl's rollout_data_dir, TRL's output_dir, logs/<run>"
+    ),
+    dump_format: DumpFormatName = typer.Option(
+        DumpFormatName.auto, "--format", help="auto: from the file names"
+    ),
+    once: bool = typer.Option(False, "--once", help="route what is there and exit"),
+    config: Path | None = typer.Option(None, "--config", "-c", help="run config"),
+    run_id: str | None = typer.Option(
+        None, "--run-id", help="run id of the records (default: the run directory's name)"
+    ),
+    cursor: Path | None = typer.Option(
+        None, "--cursor", help="state file (default: in the dump directory, one per queue)"
+    ),
+    interval: float = typer.Option(1.0, "--interval", min=0.05, help="seconds between polls"),
+    reward_weights: str | None = typer.Option(
+        None, "--reward-weights", help="TRL: the trainer's reward_weights, e.g. 1.0,0.5"
+    ),
+    model: str = typer.Option("unknown", "--model", help="model name written in the records"),
+) -> None:
+    """Follow a directory of rollout dumps as they are written and route the low-reward samples
+    to the annotation queue, resuming where it stopped (Ctrl-C or SIGTERM: hand over, save the
+    cursor, exit). Override any key: --sampling.threshold=0.3 --queue.name=other."""
+    from lowtide.integrations import router_from_config
+    from sampling.ingest.cursor import Cursor, CursorError, default_path
+    from sampling.ingest.follower import Follower, IngestError
+    from sampling.ingest.formats import FormatError
+
+    weights = _weights(reward_weights, dump_format)
+    if once and not directory.is_dir():
+        raise UsageError(f"{directory}: no such directory")
+    router = router_from_config(config, ctx.args)  # a config mistake stops here, before anything
+    logging.basicConfig(
+        level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr,
+        force=True,
+    )  # fmt: skip
+    stop = threading.Event()
+    with _stop_on_signals(stop):
+        try:
+            location = _wait_for_dumps(directory, dump_format.value, once, stop)
+            if location is None:  # stopped before the trainer wrote anything
+                router.close()
+                return
+            producer = router.producer  # the follower puts a stand-in in its place
+            queue = producer.config
+            state = cursor or default_path(
+                location.files_dir, queue.name, queue.redis_url.get_secret_value()
+            )
+            follower = Follower(
+                router, location, Cursor(state),
+                run_id=run_id or location.run_dir.resolve().name, model_name=model, once=once,
+                reward_weights=weights, say=lambda line: err.print(line, markup=False),
+            )  # fmt: skip
+            stats = follower.run(stop.is_set, interval)
+        except (IngestError, CursorError, FormatError) as error:
+            router.close(deadline_s=2.0)
+            raise UserError(str(error)) from None
+        except BaseException:
+            router.close(deadline_s=2.0)
+            raise
+    _summary(stats, location, state, producer)
+
+
+def _weights(text: str | None, dump_format: DumpFormatName) -> list[float] | None:
+    if text is None:
+        return None
+    if dump_format not in (DumpFormatName.trl, DumpFormatName.auto):
+        raise UsageError("--reward-weights: only TRL dumps have several reward columns")
+    try:
+        weights = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--reward-weights {text}: expected numbers, e.g. 1.0,0.5") from None
+    return weights
+
+
+def _wait_for_dumps(
+    directory: Path, name: str, once: bool, stop: threading.Event
+) -> DumpLocation | None:
+    from sampling.ingest.formats import expected_files, locate
+
+    noticed = 0.0
+    while True:
+        location = locate(directory, name)
+        if location is not None:
+            return location
+        if once:
+            raise UserError(f"no dump files in {directory} (expected {expected_files()})")
+        if time.monotonic() - noticed > WAIT_NOTICE_S:
+            waiting = f"ingest: waiting for dump files in {directory} (Ctrl-C to stop)"
+            err.print(waiting, markup=False)
+            noticed = time.monotonic()
+        if stop.wait(1.0):
+            return None
+
+
+def _summary(stats: IngestStats, location: DumpLocation, state: Path, producer: Producer) -> None:
+    queue, sent = producer.config, producer.stats
+    lines = [
+        f"ingest: {stats.files} {location.format.name} dump files in {location.files_dir}, "
+        f"{stats.samples} samples read, {stats.selected} selected, {stats.routed} routed "
+        f"({stats.capped} capped, {stats.deduped} deduped), {stats.malformed} malformed "
+        "lines skipped",
+        f"queue {queue.name}: {sent.enqueued} records enqueued, {sent.spooled} spooled",
+        f"cursor: {state}",
+    ]
+    if stats.resumed:
+        lines.insert(1, f"resumed: {stats.resumed} records an interrupted run had routed")
+    if stats.unreadable_files:
+        lines.insert(1, f"unreadable files: {stats.unreadable_files} (see the warnings above)")
+    if stats.repeated_batches:
+        lines.insert(1, f"files that repeated the batch before them: {stats.repeated_batches}")
+    if sent.spooled > sent.replayed:
+        lines.append(
+            f"Redis was unreachable: {sent.spooled - sent.replayed} records wait in "
+            f"{queue.spool_dir}; `lowtide queue replay` (or the next run) queues them"
+        )
+    for line in lines:
+        out.print(line, markup=False)
+
+
+@contextmanager
+def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
+    """The first SIGINT/SIGTERM asks the follower to stop after the file it is reading; another
+    one later quits at once (the cursor then holds what was saved last)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    first = [0.0]
+
+    def handle(signum: int, frame: FrameType | None) -> None:
+        now = time.monotonic()
+        if not stop.is_set():
+            stop.set()
+            first[0] = now
+            err.print(f"ingest: {signal.Signals(signum).name}: handing over and saving the cursor")
+        elif now - first[0] > REPEAT_S:
+            raise SystemExit(128 + signum)
+
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {signum: signal.getsignal(signum) for signum in signals}
+    for signum in signals:
+        signal.signal(signum, handle)
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)

@@ -1,0 +1,488 @@
+"""The dump follower behind `lowtide ingest`: reads a trainer's dump files as they are written,
+routes each step's samples through the routing core exactly as the hook does, and keeps a cursor
+so that a restart queues nothing twice and skips nothing.
+
+Reading. A jsonl file is read up to its last newline (a line still being written waits for its
+newline); while following, a file is read once it kept its size for one poll or a later step's
+file exists, so that a step is routed whole (quantile and group policies look at the batch). A
+parquet file is read once it is complete (its magic bytes at both ends), readable and, while
+following, kept its size for one poll. A malformed line is counted and skipped with its file
+and line; it never stops the follower.
+
+Exactly once. `Router.route` hands its records to a stand-in for the producer; the follower
+builds them and keeps them, with the new read positions, in its state file before the real
+producer sees them (`_commit`). A submission is handed over whole and waited for until the
+producer has each record durably (on the queue, or in its disk spool), then the state drops it.
+A restart hands an interrupted submission over again, the same records in the same batches, and
+the producer's job ids (a digest of the batch's sample ids) make RQ refuse the copy of any batch
+that did reach Redis; lines past the saved positions were never routed.
+
+Caps. The per-minute cap counts the trainer's minutes (the dump files' modification times), so
+following a finished run routes what the hook would have routed while it ran.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import signal
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sampling.ingest import trl
+from sampling.ingest.cursor import Cursor, CursorState, FilePosition
+from sampling.ingest.formats import DumpFile, DumpLocation, list_files
+from sampling.ingest.rows import BadRow, DumpRow
+from sampling.records import RecordError
+from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router, TokenBucket
+
+MAX_READ_BYTES = 64 * 2**20  # a bigger step file is routed in parts of about this size
+HEAD_BYTES = 64 * 2**10
+SAVE_EVERY_S = 2.0  # read positions with no new records are saved at most this often
+FLUSH_AFTER_S = 1.0  # a partial batch waits this long for more records, then goes as it is
+HAND_OVER_TIMEOUT_S = 120.0
+PROGRESS_EVERY_S = 5.0
+# Tests only: "<point>:<n>" kills this process (SIGKILL) the n-th time it reaches <point>, to
+# prove that a crash between routing, handing over and saving the cursor loses and repeats nothing.
+FAILPOINT_VAR = "LOWTIDE_INGEST_FAILPOINT"
+
+
+class IngestError(RuntimeError):
+    """The follower cannot go on; the message says why and what to do."""
+
+
+@dataclass
+class IngestStats:
+    files: int = 0  # dump files seen
+    samples: int = 0  # rows read as samples
+    selected: int = 0
+    capped: int = 0
+    deduped: int = 0
+    routed: int = 0  # records handed to the producer
+    malformed: int = 0  # lines or rows skipped
+    unreadable_files: int = 0
+    repeated_batches: int = 0  # TRL files that held the batch of the file before
+    resumed: int = 0  # records an interrupted run had routed, handed over again at start
+
+    def add(self, counts: RouteCounts) -> None:
+        self.selected += counts.selected
+        self.capped += counts.capped
+        self.deduped += counts.deduped
+        self.routed += counts.submitted
+
+
+def handed_over(stats: Any) -> int:
+    """Records the producer has put on the queue or in the spool (or lost: `dropped`). Spooled
+    records that it replays later are counted once: replaying adds to `enqueued` and `replayed`."""
+    return stats.enqueued - stats.replayed + stats.spooled + stats.dropped
+
+
+def group_of(prompt: str) -> int:
+    """Samples of one prompt share a group: the same id in every read of the file."""
+    digest = hashlib.blake2b(prompt.encode("utf-8", "surrogatepass"), digest_size=6).digest()
+    return int.from_bytes(digest, "big")
+
+
+class DumpClock:
+    """The trainer's time as the dump files tell it: never goes back."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def advance(self, moment: float) -> None:
+        self.now = max(self.now, moment)
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class _Capture:
+    """Stands in for the router's producer: keeps what `route` hands over, for the follower to
+    build and write down before the real producer sees it."""
+
+    def __init__(self, producer: Any) -> None:
+        self.producer = producer
+        self.builders: list[Any] = []
+
+    @property
+    def stats(self) -> Any:
+        return getattr(self.producer, "stats", None)
+
+    def submit(self, records: Sequence[Any]) -> None:
+        self.builders.extend(records)
+
+    def close(self, deadline_s: float = 10.0) -> None:
+        self.producer.close(deadline_s=deadline_s)
+
+
+class Follower:
+    def __init__(
+        self,
+        router: Router,
+        location: DumpLocation,
+        cursor: Cursor,
+        *,
+        run_id: str,
+        model_name: str = "unknown",
+        once: bool = False,
+        reward_weights: Sequence[float] | None = None,
+        say: Callable[[str], None] = print,
+    ) -> None:
+        self.router = router
+        self.location = location
+        self.cursor = cursor
+        self.run_id = run_id
+        self.model_name = model_name
+        self.once = once
+        self.reward_weights = reward_weights
+        self.say = say
+        self.producer = router.producer
+        self.capture = _Capture(self.producer)
+        router.producer = self.capture
+        self.clock = DumpClock()
+        router.bucket = TokenBucket(router.config.max_per_minute, self.clock)
+        self.stats = IngestStats()
+        self.state = CursorState(run_id=run_id, format=location.format.name)
+        self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
+        self._warned: set[tuple[str, int]] = set()
+        self._pending_since = 0.0
+        self._saved_at = time.monotonic()
+        self._dirty = False
+        self._progress_at = time.monotonic()
+        self._failpoints: dict[str, int] = {}
+
+    # ---- the loop ----------------------------------------------------------------------------
+
+    def run(self, stopping: Callable[[], bool], interval_s: float = 1.0) -> IngestStats:
+        """Follow until `stopping()` (or once through with `once`), then flush and save."""
+        self.start()
+        try:
+            while True:
+                self.poll(stopping)
+                if self.once or stopping():
+                    break
+                deadline = time.monotonic() + interval_s
+                while not stopping() and time.monotonic() < deadline:
+                    time.sleep(min(0.05, interval_s))
+        except BaseException:
+            self._abandon()
+            raise
+        self.finish()
+        return self.stats
+
+    def start(self) -> None:
+        self.cursor.lock()
+        try:
+            self._resume(self.cursor.load())
+        except BaseException:
+            self._abandon()
+            raise
+
+    def poll(self, stopping: Callable[[], bool] = lambda: False) -> None:
+        """One pass over the dump files."""
+        files = list_files(self.location)
+        self.stats.files = max(self.stats.files, len(files))
+        for number, file in enumerate(files):
+            if stopping():
+                break
+            later = number + 1 < len(files)
+            settled = self.once or later or self._sizes.get(file.path.name) == file.size
+            if self.location.format.kind == "jsonl":
+                self._read_jsonl(file, settled)
+            else:
+                self._read_parquet(file, settled)
+            self._commit(flush=False)
+        self._sizes = {file.path.name: file.size for file in files}
+        waited = time.monotonic() - self._pending_since
+        self._commit(flush=bool(self.state.pending) and waited >= FLUSH_AFTER_S and not self.once)
+        self._progress()
+
+    def finish(self) -> None:
+        """Hand everything over, close the producer, save the cursor."""
+        try:
+            self._commit(flush=True)
+        except BaseException:
+            self._abandon()
+            raise
+        try:
+            self.router.close()
+            self._save()
+        finally:
+            self.cursor.release()
+
+    def _abandon(self) -> None:
+        # An error: what was read but not saved is read again next time; records the producer
+        # holds go to its spool on close (a copy of a batch is refused by its job id).
+        try:
+            self.router.close(deadline_s=2.0)
+        finally:
+            self.cursor.release()
+
+    # ---- reading -----------------------------------------------------------------------------
+
+    def _read_jsonl(self, file: DumpFile, settled: bool) -> None:
+        name = file.path.name
+        position = self.state.files.get(name, FilePosition())
+        if file.size == position.offset or not settled:
+            return
+        if position.offset and (file.size < position.offset or _head(file.path) != position.head):
+            self.say(
+                f"warning: {file.path} was rewritten since it was read (did the trainer start "
+                "again from a checkpoint?): reading it from the start"
+            )
+            position = FilePosition()
+        parse = self.location.format.parse
+        assert parse is not None
+        with open(file.path, "rb") as handle:
+            while True:
+                handle.seek(position.offset)
+                data = handle.read(min(file.size - position.offset, MAX_READ_BYTES))
+                end = data.rfind(b"\n")
+                if end < 0:
+                    return  # a line still being written
+                data = data[: end + 1]
+                lines = data.split(b"\n")[:-1]
+                rows = []
+                for number, raw in enumerate(lines, position.line + 1):
+                    row = self._parse_line(file.path, number, raw, file.step, parse)
+                    if row is not None:
+                        rows.append(row)
+                head = position.head or _digest(lines[0][:HEAD_BYTES] + b"\n")
+                self._route(rows, file)
+                offset, line = position.offset + len(data), position.line + len(lines)
+                position = FilePosition(offset, line, head)
+                self.state.files[name] = position
+                self._dirty = True
+                if position.offset >= file.size:
+                    return
+                self._commit(flush=False)
+
+    def _parse_line(
+        self, path: Path, number: int, raw: bytes, step: int, parse: Callable[..., DumpRow]
+    ) -> DumpRow | None:
+        if not raw.strip():
+            return None
+        try:
+            row = json.loads(raw)
+        except ValueError as error:
+            self._malformed(path, f"line {number}", f"not valid JSON ({error})")
+            return None
+        if not isinstance(row, dict):
+            self._malformed(path, f"line {number}", "not a JSON object")
+            return None
+        try:
+            return parse(row, number - 1, step)
+        except BadRow as problem:
+            self._malformed(path, f"line {number}", str(problem))
+            return None
+
+    def _read_parquet(self, file: DumpFile, settled: bool) -> None:
+        name = file.path.name
+        if name in self.state.done or not settled:
+            return
+        key = (name, file.size)
+        try:
+            if not trl.looks_complete(file.path):
+                raise trl.UnreadableFile("not complete (still being written?)")
+            rows = trl.read_rows(file.path, file.step, self.reward_weights)
+        except trl.UnreadableFile as problem:
+            if key not in self._warned:  # once per file and size, however often it is polled
+                self._warned.add(key)
+                self.stats.unreadable_files += 1
+                later = "run again once it is complete" if self.once else "tried again"
+                self.say(f"warning: {file.path}: {problem}; not read ({later})")
+            return
+        good = []
+        for number, row in enumerate(rows, 1):
+            if isinstance(row, BadRow):
+                self._malformed(file.path, f"row {number}", str(row))
+            else:
+                good.append(row)
+        digest = _batch_digest(good)
+        self.state.done[name] = digest
+        self._dirty = True
+        if digest == self.state.last_batch:
+            self.stats.repeated_batches += 1  # the generation batch of the file before
+            return
+        self.state.last_batch = digest
+        self._route(good, file)
+
+    def _malformed(self, path: Path, where: str, problem: str) -> None:
+        self.stats.malformed += 1
+        self.say(f"warning: {path}:{where.removeprefix('line ')}: {problem}; skipped")
+
+    # ---- routing -----------------------------------------------------------------------------
+
+    def _route(self, rows: list[DumpRow], file: DumpFile) -> None:
+        self.clock.advance(file.mtime)
+        for step, in_step in itertools.groupby(rows, key=lambda row: row.step):
+            batch = list(in_step)
+            samples = [
+                PlainSample(
+                    prompt=row.prompt,
+                    response=row.response,
+                    reward=row.reward,
+                    reward_details=row.reward_details,
+                    group_id=group_of(row.prompt),
+                    index=row.index,
+                    advantage=row.advantage,
+                    truncated=row.truncated,
+                )
+                for row in batch
+            ]
+            counts = self.router.route(samples, BatchInfo(self.run_id, step, 0, self.model_name))
+            self.stats.samples += len(batch)
+            self.stats.add(counts)
+            self._keep(file.path)
+        self._fail_point("routed")
+
+    def _keep(self, path: Path) -> None:
+        builders, self.capture.builders = self.capture.builders, []
+        for build in builders:
+            try:
+                record = build()
+            except RecordError as problem:
+                self.stats.routed -= 1
+                self.stats.malformed += 1
+                self.say(f"warning: {path}: a sample cannot be made a record ({problem}); skipped")
+                continue
+            if not self.state.pending:
+                self._pending_since = time.monotonic()
+            self.state.pending.append(record)
+
+    # ---- handing over and saving -------------------------------------------------------------
+
+    def _commit(self, flush: bool) -> None:
+        """Hand the producer whole batches (all of them with `flush`) and save the cursor.
+
+        Order: the state with the records and the size of the submission is saved first; then
+        the submission, waited for until durable; then the state without it. A kill anywhere
+        leaves a state from which the next run hands the same submission over again."""
+        pending = self.state.pending
+        size = self.producer.config.batch_size
+        count = len(pending) if flush else len(pending) // size * size
+        if count == 0:
+            if self._dirty and (flush or time.monotonic() - self._saved_at >= SAVE_EVERY_S):
+                self._save()
+            return
+        self.state.submitting, self.state.batch_size = count, size
+        self._save()
+        self._fail_point("submitting")
+        self._hand_over(pending[:count])
+        self._fail_point("handed")
+        del pending[:count]
+        self.state.submitting = 0
+        self._pending_since = time.monotonic()
+        self._save()
+
+    def _hand_over(self, records: list[dict[str, Any]]) -> None:
+        """Submit in one piece (the producer cuts it into the same batches every time) and wait
+        until the producer has every record on the queue or in its spool."""
+        size = self.producer.config.batch_size
+        piece = max(size, getattr(self.producer, "buffer_max", 10_000) // size * size)
+        for start in range(0, len(records), piece):  # within its buffer: no spill, same cuts
+            part = records[start : start + piece]
+            stats = self.producer.stats
+            dropped, target = stats.dropped, handed_over(stats) + len(part)
+            self.producer.submit(part)
+            deadline = time.monotonic() + HAND_OVER_TIMEOUT_S
+            while handed_over(stats) < target:
+                if time.monotonic() > deadline:
+                    raise IngestError(
+                        f"the producer took no {len(part)} records in {HAND_OVER_TIMEOUT_S:.0f} s;"
+                        f" they stay in the cursor {self.cursor.path} for the next run"
+                    )
+                time.sleep(0.002)
+            if stats.dropped > dropped:
+                errors = "; ".join(stats.errors) or "the spool cannot be written"
+                raise IngestError(
+                    f"{errors}. Nothing is lost: the records stay in the cursor "
+                    f"{self.cursor.path} and the next run hands them over again"
+                )
+
+    def _save(self) -> None:
+        bucket = self.router.bucket
+        self.state.bucket = (bucket.tokens, bucket.updated)
+        self.cursor.save(self.state)
+        self._saved_at = time.monotonic()
+        self._dirty = False
+
+    def _resume(self, saved: CursorState | None) -> None:
+        if saved is None:
+            return
+        if saved.run_id != self.run_id:
+            raise IngestError(
+                f"the cursor {self.cursor.path} follows run id {saved.run_id!r}: pass --run-id "
+                f"{saved.run_id} (or another --cursor to route everything again as "
+                f"{self.run_id!r})"
+            )
+        if saved.format != self.state.format:
+            raise IngestError(
+                f"the cursor {self.cursor.path} follows {saved.format} dumps, not "
+                f"{self.state.format}: pass --format {saved.format}"
+            )
+        self.state = saved
+        if saved.bucket is not None:
+            bucket = self.router.bucket
+            bucket.tokens, bucket.updated = saved.bucket
+            self.clock.advance(saved.bucket[1])
+        if saved.submitting:
+            size = self.producer.config.batch_size
+            if saved.batch_size != size:
+                self.say(
+                    f"warning: queue.batch_size changed from {saved.batch_size} to {size} since "
+                    "an interrupted run: a batch it queued may be queued again (the worker "
+                    "still imports each sample once)"
+                )
+            self.stats.resumed = saved.submitting
+            self.say(f"ingest: handing over {saved.submitting} records an interrupted run routed")
+            self._hand_over(saved.pending[: saved.submitting])
+            del saved.pending[: saved.submitting]
+            saved.submitting = 0
+            self._save()
+        self._pending_since = time.monotonic()
+
+    # ---- reporting ---------------------------------------------------------------------------
+
+    def _progress(self) -> None:
+        if time.monotonic() - self._progress_at < PROGRESS_EVERY_S:
+            return
+        self._progress_at = time.monotonic()
+        s = self.stats
+        self.say(
+            f"ingest: {s.files} files, {s.samples} samples read, {s.routed} routed, "
+            f"{s.malformed} malformed lines skipped"
+        )
+
+    def _fail_point(self, point: str) -> None:
+        wanted = os.environ.get(FAILPOINT_VAR)
+        if not wanted or wanted.partition(":")[0] != point:
+            return
+        self._failpoints[point] = self._failpoints.get(point, 0) + 1
+        if self._failpoints[point] == int(wanted.partition(":")[2] or 1):
+            os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _head(path: Path) -> str:
+    with open(path, "rb") as handle:
+        line = handle.readline(HEAD_BYTES)
+    return _digest(line.rstrip(b"\n")[:HEAD_BYTES] + b"\n")
+
+
+def _batch_digest(rows: list[DumpRow]) -> str:
+    digest = hashlib.sha256()
+    for row in rows:
+        details = repr(sorted(row.reward_details.items()))
+        for part in (row.prompt, row.response, repr(row.reward), details):
+            digest.update(part.encode("utf-8", "surrogatepass"))
+            digest.update(b"\x00")
+    return digest.hexdigest()[:32]

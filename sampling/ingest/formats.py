@@ -1,0 +1,132 @@
+"""The dump formats `lowtide ingest` reads, and where a directory's dump files are.
+
+A user names the directory the trainer was told about (verl's `rollout_data_dir`, TRL's
+`output_dir`, our `<save_dir>/<run>`) or the folder of files itself; `auto` picks the format
+whose file names are there.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from sampling.ingest import lowtide_rollouts, trl, verl
+from sampling.ingest.rows import DumpRow
+
+AUTO = "auto"
+
+
+class FormatError(ValueError):
+    """The directory does not say which format it holds; the message says what to pass."""
+
+
+@dataclass(frozen=True)
+class DumpFormat:
+    name: str
+    kind: Literal["jsonl", "parquet"]
+    pattern: re.Pattern[str]  # a dump file's name; group 1 is its step
+    subdir: str | None  # the folder of files under the directory the trainer was given
+    parse: Callable[[dict[str, Any], int, int], DumpRow] | None = None  # jsonl: (row, index, step)
+    describe: str = ""
+
+
+FORMATS = {
+    "verl": DumpFormat("verl", "jsonl", verl.FILE_PATTERN, None, verl.parse, "{step}.jsonl"),
+    "trl": DumpFormat(
+        "trl", "parquet", trl.FILE_PATTERN, trl.SUBDIR, None,
+        "completions/completions_{step}.parquet",
+    ),
+    "lowtide": DumpFormat(
+        "lowtide", "jsonl", lowtide_rollouts.FILE_PATTERN, "rollouts", lowtide_rollouts.parse,
+        "rollouts/<table>-step-{step}.jsonl",
+    ),
+}  # fmt: skip
+NAMES = (*FORMATS, AUTO)
+
+
+@dataclass(frozen=True)
+class DumpLocation:
+    format: DumpFormat
+    files_dir: Path  # where the dump files are (and the cursor is kept)
+    run_dir: Path  # what the trainer was given: its name is the default run id
+
+
+@dataclass(frozen=True)
+class DumpFile:
+    path: Path
+    step: int  # from the name
+    size: int
+    mtime: float
+
+
+def locate(directory: Path, name: str) -> DumpLocation | None:
+    """Where the files of format `name` (or the one `auto` finds) are; None while there are none
+    yet to tell (the trainer has not written its first dump). FormatError when two formats'
+    files are there."""
+    if name != AUTO:
+        dump_format = FORMATS[name]
+        return _location(directory, dump_format, require_files=False)
+    found = [
+        location
+        for dump_format in FORMATS.values()
+        if (location := _location(directory, dump_format, require_files=True)) is not None
+    ]
+    if len(found) > 1:
+        names = ", ".join(location.format.name for location in found)
+        raise FormatError(
+            f"{directory} holds dump files of several formats ({names}): pass --format"
+        )
+    return found[0] if found else None
+
+
+def list_files(location: DumpLocation) -> list[DumpFile]:
+    """The dump files, in step order (verl's `10.jsonl` after `9.jsonl`)."""
+    files = []
+    try:
+        entries = list(os.scandir(location.files_dir))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        match = location.format.pattern.match(entry.name)
+        if match is None:
+            continue
+        try:
+            stat = entry.stat()
+        except FileNotFoundError:  # removed between the listing and now
+            continue
+        if entry.is_file():
+            step = int(match.group(1))
+            files.append(DumpFile(Path(entry.path), step, stat.st_size, stat.st_mtime))
+    return sorted(files, key=lambda file: (file.step, file.path.name))
+
+
+def expected_files() -> str:
+    return "; ".join(f"{f.name}: {f.describe}" for f in FORMATS.values())
+
+
+def _location(directory: Path, dump_format: DumpFormat, require_files: bool) -> DumpLocation | None:
+    subdir = dump_format.subdir
+    candidates = [(directory, directory)]
+    if subdir is not None:
+        if directory.name == subdir:
+            candidates = [(directory, directory.parent)]
+        else:
+            candidates = [(directory / subdir, directory), (directory, directory)]
+    for files_dir, run_dir in candidates:
+        if _has_files(files_dir, dump_format):
+            return DumpLocation(dump_format, files_dir, run_dir)
+    if require_files:
+        return None
+    files_dir, run_dir = candidates[0]
+    return DumpLocation(dump_format, files_dir, run_dir)  # the trainer will write there
+
+
+def _has_files(directory: Path, dump_format: DumpFormat) -> bool:
+    try:
+        return any(dump_format.pattern.match(entry.name) for entry in os.scandir(directory))
+    except (FileNotFoundError, NotADirectoryError):
+        return False

@@ -1,0 +1,82 @@
+"""What every dump reader turns a line or a parquet row into: one `DumpRow`, or `BadRow` with a
+one-line reason that the follower prints with the file and line and counts."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class BadRow(ValueError):
+    """A row that cannot be read as a sample; the message is one line."""
+
+
+@dataclass(frozen=True)
+class DumpRow:
+    step: int
+    index: int  # the row's position in its file: part of the sample id
+    prompt: str
+    response: str
+    reward: float  # the total the trainer optimised; NaN: unknown (never selected)
+    reward_details: Mapping[str, float] = field(default_factory=dict)
+    advantage: float = math.nan
+    truncated: bool = False
+
+
+def text_field(row: Mapping[str, Any], name: str) -> str:
+    value = row.get(name)
+    if not isinstance(value, str):
+        raise BadRow(f"{name!r} must be a string, got {type_name(value)}")
+    return value
+
+
+def number_field(row: Mapping[str, Any], name: str) -> float:
+    """A JSON number (NaN and infinity included, as Python's json writes them); None is NaN."""
+    value = row.get(name, _MISSING)
+    if value is _MISSING:
+        raise BadRow(f"no {name!r}")
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadRow(f"{name!r} must be a number, got {type_name(value)}")
+    return float(value)
+
+
+def step_field(row: Mapping[str, Any], default: int | None) -> int:
+    value = row.get("step", default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadRow(f"'step' must be a whole number >= 0, got {value!r:.40}")
+    return value
+
+
+def numeric_components(row: Mapping[str, Any], skip: frozenset[str]) -> dict[str, float]:
+    """Every number in the row outside `skip`, as a reward component. Booleans count (verl's
+    `acc` is one): 1.0 or 0.0."""
+    found: dict[str, float] = {}
+    for name, value in row.items():
+        if name in skip:
+            continue
+        if isinstance(value, int | float):  # bool is an int: True -> 1.0
+            found[name] = float(value)
+    return found
+
+
+def type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
+_MISSING = object()

@@ -40,7 +40,7 @@ install: $(VENV)/.deps-installed
 
 # Other trainers' own virtualenvs (their transformers pins clash with ours), for their adapters'
 # tests: built once per user in ~/.cache/lowtide (~1.5 min each), a second or so when cached.
-PEER_VENVS := verl
+PEER_VENVS := verl openrlhf
 peer-venvs: install
 	$(BIN)/python -m lowtide.services.peer_venvs $(PEER_VENVS)
 

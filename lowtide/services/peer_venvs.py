@@ -114,7 +114,7 @@ OPENRLHF = PeerVenv(
     check=(
         "from openrlhf.utils.agent import SingleTurnAgentExecutor;"
         "import transformers, aiohttp;"
-        "import lowtide.integrations"
+        "import lowtide.openrlhf"
     ),
 )
 

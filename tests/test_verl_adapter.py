@@ -228,6 +228,35 @@ def test_the_dump_fixture_is_what_verl_writes(verl_run: VerlRun) -> None:
     assert {row["step"] for row in rows} == {7}
 
 
+def test_two_reward_worker_actors_route_their_own_samples_under_their_own_ranks(
+    verl_python: Path, tiny_models, tmp_path: Path
+) -> None:
+    """verl's RewardLoopManager with two Ray actors (a local Ray instance, ~25 s to start): the
+    trainer's scores are the reward function's, and each low-scored sample is queued once, by
+    the worker that scored it, with ids that do not collide."""
+    queue = f"test-verl-ray-{uuid.uuid4().hex[:8]}"
+    spec = {"ray": True, "tokenizer": str(tiny_models.policy), "queue": queue,
+            "spool_dir": str(tmp_path / "spool"), "threshold": THRESHOLD}  # fmt: skip
+    (tmp_path / "spec.json").write_text(json.dumps(spec))
+    env = peer_venvs.VERL.environ(REPO, {**os.environ, "REDIS_URL": REDIS_URL})
+    try:
+        result = subprocess.run(
+            [str(verl_python), str(HELPER), str(tmp_path / "spec.json"), str(tmp_path / "out")],
+            cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert result.returncode == 0, result.stderr[-4000:]
+        scores = json.loads((tmp_path / "out").read_text())["scores"]
+        want = [compute_score("", r, truth)["score"] for _, truth, rs in GROUPS for r in rs]
+        assert scores == pytest.approx(want, abs=1e-6)  # float32, as verl keeps them
+        records = queued_records(queue)
+        assert keyed(records) == expected(GROUPS)
+        assert {r["rank"] for r in records} == {0, 1}  # reward_loop_worker_0 and _1
+        assert {r["step"] for r in records} == {11}
+        assert len({r["sample_id"] for r in records}) == len(records)
+    finally:
+        delete_queue(queue)
+
+
 def test_lowtide_ingest_routes_verls_dump(tmp_path: Path) -> None:
     """The no-code route on a dump verl itself wrote: the same low-scored samples, once each
     (a second `--once` run routes nothing more)."""

@@ -4,7 +4,8 @@ python (tests/test_verl_adapter.py), with the checkout on PYTHONPATH. No Ray clu
 
     python verl_reward_loop.py SPEC.json OUT.json
 
-SPEC: tokenizer, queue, down_url (a Redis nobody listens on), spool_dir, dump_dir, threshold.
+SPEC: tokenizer, queue, down_url (a Redis nobody listens on), spool_dir, dump_dir, threshold;
+with `"ray": true`, the same batch through verl's RewardLoopManager on a local Ray instance.
 The config is verl's real `ppo_trainer.yaml` composed by Hydra; the data a real `DataProto` of
 tokenized prompts (left-padded) and responses (right-padded), 4 prompts x 4 samples, as verl's
 trainer lays them out. OUT: per phase what verl got with and without lowtide, and timings.
@@ -275,5 +276,35 @@ def main() -> None:
     Path(sys.argv[2]).write_text(json.dumps(out, default=repr))
 
 
+def main_ray() -> None:
+    """verl's `RewardLoopManager` with two reward worker actors on a local Ray instance, as
+    the trainer runs them: each worker routes its own chunk, under its own rank."""
+    import ray
+    from transformers import AutoTokenizer
+    from verl.experimental.reward_loop import RewardLoopManager
+
+    spec = json.loads(Path(sys.argv[1]).read_text())
+    ray.init(
+        num_cpus=2,
+        include_dashboard=False,
+        object_store_memory=100 * 2**20,
+        runtime_env={"env_vars": {name: os.environ[name] for name in ("PYTHONPATH", "REDIS_URL")}},
+    )
+    try:
+        manager = RewardLoopManager(
+            compose_config(spec, wrapped=True, **{"reward.num_workers": "2"})
+        )
+        tokenizer = AutoTokenizer.from_pretrained(spec["tokenizer"])
+        scored = manager.compute_rm_score(make_batch(tokenizer, GROUPS, {"global_steps": 11}))
+        time.sleep(2)  # the workers' idle timers (0.3 s) and producers (0.5 s) hand over
+        out = {"scores": scored.batch["rm_scores"].sum(-1).tolist()}
+    finally:
+        ray.shutdown()
+    Path(sys.argv[2]).write_text(json.dumps(out))
+
+
 if __name__ == "__main__":
-    main()
+    if json.loads(Path(sys.argv[1]).read_text()).get("ray"):
+        main_ray()
+    else:
+        main()

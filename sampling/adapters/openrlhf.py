@@ -6,8 +6,8 @@ OpenRLHF's `SingleTurnAgentExecutor` scores each sample on its own: it calls a f
 "extra_logs"}` back. `queries` are prompt + response decoded with special tokens kept.
 
 `RewardRouting.observe` takes one such call and its answer. On the calling thread it only
-appends to a deque (no lock, no parsing); a background thread reads the answers, collects the
-samples of a window and routes each window through the routing core:
+appends to a deque (no lock, no parsing); a background thread collects the calls of a window,
+then reads the answers and routes the window's samples through the routing core:
 
 - a window closes after `quiet_s` without a new sample, after `window_s`, or at `max_samples`;
 - nothing tells the reward function the step: `step` counts the quiet gaps of this process
@@ -40,10 +40,11 @@ QUIET_S = 2.0
 WINDOW_S = 30.0
 MAX_SAMPLES = 4096
 TICK_S = 0.05  # how often the background thread looks at the deque
-# Special tokens a decoded query ends with (eos, end of turn, padding): `<|im_end|>`,
-# `<|eot_id|>`, `<|endoftext|>`, `</s>`, `<eos>`, `<end_of_turn>`, `<｜end▁of▁sentence｜>`...
-_TRAILING_SPECIAL = re.compile(
-    r"(?:<\|[^<>|\s]{1,40}\|>|</s>|<eos>|<pad>|<end_of_turn>|<｜[^<>｜\s]{1,40}｜>)+\s*\Z"
+# What a special token a decoded query ends with (eos, end of turn, padding) looks like:
+# `<|im_end|>`, `<|eot_id|>`, `<|endoftext|>`, `</s>`, `<eos>`, `<end_of_turn>`,
+# `<｜end▁of▁sentence｜>`.
+_SPECIAL_TOKEN = re.compile(
+    r"<\|[^<>|\s]{1,40}\|>|</s>|<eos>|<pad>|<end_of_turn>|<｜[^<>｜\s]{1,40}｜>"
 )
 _MIN_OVERLAP = 8  # characters of a cut prompt's end that must be found again
 
@@ -61,7 +62,7 @@ def response_from_query(query: str, prompt: str, end_tokens: Sequence[str] | Non
         kept = _kept_prompt_end(query, prompt)
         rest = query[kept if kept >= _MIN_OVERLAP else _common_prefix(query, prompt) :]
     if end_tokens is None:
-        return _TRAILING_SPECIAL.sub("", rest)
+        return _strip_special_end(rest)
     stripped = True
     while stripped:  # e.g. eos then padding
         stripped = False
@@ -70,6 +71,16 @@ def response_from_query(query: str, prompt: str, end_tokens: Sequence[str] | Non
             if token and trimmed.endswith(token):
                 rest, stripped = trimmed[: -len(token)], True
     return rest
+
+
+def _strip_special_end(text: str) -> str:
+    # From the end, token by token: a regex over the whole response would cost ~30 ns a char.
+    while True:
+        trimmed = text.rstrip()
+        start = trimmed.rfind("<") if trimmed.endswith(">") else -1
+        if start < 0 or not _SPECIAL_TOKEN.fullmatch(trimmed, start):
+            return text
+        text = trimmed[:start]
 
 
 def _kept_prompt_end(query: str, prompt: str) -> int:
@@ -230,7 +241,8 @@ class RewardRouting:
         self.step = 1
         self._index = 0  # next sample index in this step
         self._incoming: deque[RewardCall] = deque()  # append/popleft are thread-safe
-        self._window: list[PlainSample] = []
+        self._window: list[RewardCall] = []
+        self._window_samples = 0
         self._opened = 0.0  # when the window got its first sample
         self._last_seen = 0.0  # when the last sample arrived
         self._closing = threading.Event()
@@ -263,31 +275,25 @@ class RewardRouting:
                 self._tick(closing)
             except Exception as exc:  # never let routing take the trainer's process down
                 self._error(f"routing a window failed: {type(exc).__name__}: {exc}")
-                self._window.clear()
+                self._window, self._window_samples = [], 0
             if closing:
                 return
 
     def _tick(self, closing: bool) -> None:
+        # Only collect here: reading and routing wait for the window's end, which is mostly the
+        # quiet gap after a burst, when the process has nothing else to do.
         now = self.clock()
         arrived = False
         while self._incoming:
             call = self._incoming.popleft()
             self.stats.observed += 1
-            try:
-                # Indices run on through the windows of a step: the sample ids stay distinct.
-                samples = samples_of(call, self.end_tokens, self._index + len(self._window))
-            except UnreadableAnswer as exc:
-                self.stats.unreadable += 1
-                self._error(f"an answer was not routed: {exc}")
-                continue
             if not self._window:
                 self._opened = now
-            self._window.extend(samples)
-            self.stats.samples += len(samples)
+            self._window.append(call)
+            self._window_samples += 1 if isinstance(call.queries, str) else len(call.queries)
             arrived = True
-            if len(self._window) >= self.max_samples:
+            if self._window_samples >= self.max_samples:
                 self._route(ends_step=False)
-                self._opened = now
         if arrived:
             self._last_seen = now
         if not self._window:
@@ -300,15 +306,25 @@ class RewardRouting:
             self._route(ends_step=False)
 
     def _route(self, *, ends_step: bool) -> None:
-        window, self._window = self._window, []
-        self._index += len(window)
+        calls, self._window, self._window_samples = self._window, [], 0
+        samples: list[PlainSample] = []
+        for call in calls:
+            try:
+                # Indices run on through the windows of a step: the sample ids stay distinct.
+                samples += samples_of(call, self.end_tokens, self._index + len(samples))
+            except UnreadableAnswer as exc:
+                self.stats.unreadable += 1
+                self._error(f"an answer was not routed: {exc}")
+        self._index += len(samples)
+        self.stats.samples += len(samples)
         info = BatchInfo(
             run_id=self.run_id, step=self.step, rank=self.rank, model_name=self.model_name
         )
-        counts = self.router.route(window, info)
+        counts = self.router.route(samples, info) if samples else None
         self.stats.windows += 1
-        self.stats.selected += counts.selected
-        self.stats.submitted += counts.submitted
+        if counts is not None:
+            self.stats.selected += counts.selected
+            self.stats.submitted += counts.submitted
         if ends_step:
             self._next_step()
 

@@ -51,6 +51,7 @@ class RewardServer:
 
 class _Handler(BaseHTTPRequestHandler):
     owner: RewardServer
+    disable_nagle_algorithm = True  # as real servers (uvicorn) do
 
     def do_POST(self) -> None:
         data = json.loads(self.rfile.read(int(self.headers["content-length"])))

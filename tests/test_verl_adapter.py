@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import uuid
 from collections import Counter
@@ -40,6 +41,19 @@ HELPER = REPO / "tests" / "helpers" / "verl_reward_loop.py"
 # read it without verl (test_the_dump_fixture_is_what_verl_writes keeps it true).
 DUMP_FIXTURE = REPO / "tests" / "data" / "verl_rollout_data_dir" / "7.jsonl"
 THRESHOLD = 0.5
+README_THRESHOLD = 0.2  # what the README's verl config sets
+
+
+def readme_verl() -> dict[str, Any]:
+    """The README's verl config file and its command-line overrides, as shown."""
+    section = (REPO / "README.md").read_text().split("\n### verl\n", 1)[1]
+    section = re.split(r"\n##+ ", section, maxsplit=1)[0]
+    config = re.search(r"```yaml\n(.*?)```", section, flags=re.S)
+    command = re.search(r"```bash\n(.*?)```", section, flags=re.S)
+    assert config is not None and command is not None
+    words = command[1].replace("\\\n", " ").split()
+    assert words[:3] == ["python", "-m", "verl.trainer.main_ppo"]
+    return {"readme_yaml": config[1], "readme_overrides": [w for w in words if "=" in w]}
 
 
 @dataclass
@@ -51,13 +65,13 @@ class VerlRun:
     tokenizer: Path
 
 
-def expected(groups: list, min_reward: float = -1.0) -> Counter:
+def expected(groups: list, threshold: float = THRESHOLD) -> Counter:
     """(prompt, response, reward, components) of every sample the threshold selects."""
     found: Counter = Counter()
     for prompt, truth, responses in groups:
         for response in responses:
             scored = compute_score("lowtide-tests", response, truth)
-            if scored["score"] < THRESHOLD:
+            if scored["score"] < threshold:
                 details = {k: v for k, v in scored.items() if isinstance(v, float)}
                 found[(prompt, response, scored["score"], tuple(sorted(details.items())))] += 1
     return found
@@ -104,6 +118,7 @@ def verl_run(verl_python: Path, tiny_models, tmp_path_factory) -> Iterator[VerlR
         "spool_dir": str(work / "spool"),
         "dump_dir": str(work / "dump"),
         "threshold": THRESHOLD,
+        **readme_verl(),
     }
     (work / "spec.json").write_text(json.dumps(spec))
     env = peer_venvs.VERL.environ(REPO, {**os.environ, "REDIS_URL": REDIS_URL})
@@ -157,7 +172,7 @@ def test_the_queued_records_are_the_low_scored_samples_once_each(verl_run: VerlR
     assert verl_run.out["step"]["rounds_after_idle"] == 1
     assert verl_run.out["step"]["totals"] == {"scored": 16, "submitted": 7}
     # Nothing from the batch whose reward function raised.
-    assert {r["step"] for r in verl_run.records} == {7, 1, 8, 10}
+    assert {r["step"] for r in verl_run.records} == {7, 1, 8, 10, 12}
 
 
 def test_requests_without_verls_step_are_routed_by_the_workers_round(verl_run: VerlRun) -> None:
@@ -218,6 +233,19 @@ def test_mistakes_in_the_lowtide_section_are_one_clear_message(verl_run: VerlRun
     }
 
 
+def test_the_readme_config_file_works_as_shown(verl_run: VerlRun) -> None:
+    """The README's `my_ppo.yaml`, composed by Hydra over verl's ppo_trainer.yaml (with the
+    test's own model, data and queue): its manager, its wrap, its threshold."""
+    assert verl_run.out["readme_file"] == {
+        "manager": "LowtideRewardManager",
+        "wrapped_manager": "NaiveRewardManager",
+        "same_scores": True,
+    }
+    from_file = [r for r in verl_run.records if r["step"] == 12]
+    assert keyed(from_file) == expected(GROUPS, README_THRESHOLD)
+    assert len(from_file) == 1
+
+
 def test_the_dump_fixture_is_what_verl_writes(verl_run: VerlRun) -> None:
     written = verl_run.dump_dir / "7.jsonl"
     assert written.read_text() == DUMP_FIXTURE.read_text()
@@ -236,7 +264,8 @@ def test_two_reward_worker_actors_route_their_own_samples_under_their_own_ranks(
     the worker that scored it, with ids that do not collide."""
     queue = f"test-verl-ray-{uuid.uuid4().hex[:8]}"
     spec = {"ray": True, "tokenizer": str(tiny_models.policy), "queue": queue,
-            "spool_dir": str(tmp_path / "spool"), "threshold": THRESHOLD}  # fmt: skip
+            "spool_dir": str(tmp_path / "spool"), "threshold": THRESHOLD,
+            **readme_verl()}  # fmt: skip
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     env = peer_venvs.VERL.environ(REPO, {**os.environ, "REDIS_URL": REDIS_URL})
     try:

@@ -59,8 +59,9 @@ class OddManager(RewardManagerBase):
         return result
 
 
-def compose_config(spec: dict[str, Any], wrapped: bool, **extra: str) -> Any:
-    overrides = [
+def data_overrides(spec: dict[str, Any]) -> list[str]:
+    """The test's model, data shape, reward function and run name."""
+    return [
         f"actor_rollout_ref.model.path={spec['tokenizer']}",
         f"actor_rollout_ref.rollout.n={len(GROUPS[0][2])}",
         f"actor_rollout_ref.rollout.response_length={RESPONSE_LENGTH}",
@@ -69,21 +70,39 @@ def compose_config(spec: dict[str, Any], wrapped: bool, **extra: str) -> Any:
         "trainer.project_name=lowtide-tests",
         f"trainer.experiment_name={spec['queue']}",
     ]
-    if wrapped:  # what the README tells a user to add
+
+
+def own_queue(spec: dict[str, Any]) -> list[str]:
+    """The test's own queue and spool (forced: the README's values stay underneath)."""
+    return [
+        f"++lowtide.queue.name={spec['queue']}",
+        f"++lowtide.queue.spool_dir={spec['spool_dir']}",
+    ]
+
+
+def compose_config(spec: dict[str, Any], wrapped: bool, **extra: str) -> Any:
+    """verl's ppo_trainer.yaml; `wrapped`: with the README's command-line overrides."""
+    overrides = data_overrides(spec)
+    if wrapped:
         overrides += [
-            "reward.reward_manager.source=importlib",
-            "reward.reward_manager.name=LowtideRewardManager",
-            "reward.reward_manager.module.path=pkg://lowtide.verl",
-            "+lowtide.wrap=naive",
-            f"+lowtide.sampling.threshold={spec['threshold']}",
-            f"+lowtide.queue.name={spec['queue']}",
-            f"+lowtide.queue.spool_dir={spec['spool_dir']}",
-            "+lowtide.flush_idle_s=0.3",
+            *spec["readme_overrides"],
+            f"++lowtide.sampling.threshold={spec['threshold']}",
+            *own_queue(spec),
+            "++lowtide.flush_idle_s=0.3",
         ]
     overrides += [f"{key}={value}" for key, value in extra.items()]
     config_dir = Path(verl.__file__).parent / "trainer" / "config"
     with initialize_config_dir(config_dir=str(config_dir), version_base=None):
         return compose("ppo_trainer", overrides=overrides)
+
+
+def compose_readme_file(spec: dict[str, Any]) -> Any:
+    """The README's verl config file, composed as `main_ppo --config-name` composes it."""
+    folder = Path(spec["dump_dir"]).parent / "user-config"
+    folder.mkdir(exist_ok=True)
+    (folder / "my_ppo.yaml").write_text(spec["readme_yaml"])
+    with initialize_config_dir(config_dir=str(folder), version_base=None):
+        return compose("my_ppo", overrides=[*data_overrides(spec), *own_queue(spec)])
 
 
 def make_batch(tokenizer: Any, groups: list, meta: dict[str, Any]) -> DataProto:
@@ -256,7 +275,18 @@ def main() -> None:
         "by_name": type(by_name.reward_manager).__name__,
     }
 
-    # 7. verl's own rollout dump of batch 1, written as `_log_rollout_data` writes it.
+    # 7. The README's config file as it stands (its threshold, 0.2), composed by Hydra.
+    from_file = RewardLoopWorker(compose_readme_file(spec))
+    file_batch = make_batch(tokenizer, GROUPS, {"global_steps": 12})
+    got_file, _ = run(from_file, from_file.compute_score_batch(file_batch))
+    from_file.reward_manager.close()
+    out["readme_file"] = {
+        "manager": type(from_file.reward_manager).__name__,
+        "wrapped_manager": type(from_file.reward_manager.wrapped).__name__,
+        "same_scores": got_file == run(plain, plain.compute_score_batch(file_batch))[0],
+    }
+
+    # 8. verl's own rollout dump of batch 1, written as `_log_rollout_data` writes it.
     scores = plain.reward_manager.assemble_rm_scores(
         batch, [o["reward_score"] for o in out["step"]["plain"]]
     )

@@ -161,6 +161,7 @@ def test_steps_are_generation_bursts_and_ids_stay_distinct() -> None:
     assert [(r.step, r.index) for r in records] == [(s, i) for s in (1, 2) for i in range(6)]
     assert routes.stats.windows > 2  # the window closed inside the bursts too
     assert len({r.sample_id for r in records}) == 12 and {r.rank for r in records} == {3}
+    assert {r.generation["step_source"] for r in records} == {"burst"}
 
 
 def test_calls_from_many_threads_are_all_routed_once_and_cost_little() -> None:

@@ -117,3 +117,44 @@ def test_the_reward_function_example_works(tmp_path: Path, monkeypatch: pytest.M
     scored = rewards.score(RewardBatch(["Say hi."] * 2, ["Hi, please.", "Hi."], [False, False]))
     assert scored.total == [0.5, 0.0]
     assert scored.details[0]["polite/length"] == len("Hi, please.")
+
+
+def test_the_openrlhf_reward_file_example_works(
+    workdir: Path, own_redis, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The OpenRLHF section's command and its three lines, as shown, in a directory with a
+    reward function and a config; the files load as OpenRLHF loads them (by path)."""
+    import importlib.util
+
+    section = README[README.index("### OpenRLHF") :]
+    command = re.search(r"^(lowtide openrlhf reward-file .*)$", section, flags=re.M)
+    lines = re.search(r"```python\n(from lowtide.openrlhf import routed\n.*?)```", section, re.S)
+    assert command is not None and lines is not None
+    (workdir / "my_rewards.py").write_text(
+        "def reward_func(queries, prompts, labels):\n    return {'rewards': [0.0]}\n"
+    )
+    (workdir / "lowtide.yaml").write_text(
+        f"queue: {{redis_url: '{own_redis.url}', name: readme, spool_dir: spool}}\n"
+    )
+    monkeypatch.delenv("LOWTIDE_CONFIG", raising=False)
+    code, _, err = invoke(capsys, *shlex.split(command[1])[1:])
+    assert code == 0, err
+    (workdir / "by_hand.py").write_text(lines[1])
+    monkeypatch.syspath_prepend(str(workdir))  # what the hand-written file relies on
+    for name in ("lowtide_reward.py", "by_hand.py"):
+        spec = importlib.util.spec_from_file_location("reward_func", workdir / name)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        assert module.reward_func([f"P: {name}"], ["P:"], [""]) == {"rewards": [0.0]}
+        module.reward_func.close(deadline_s=5)
+    import redis
+    from rq import Queue
+    from rq.serializers import JSONSerializer
+
+    connection = redis.Redis.from_url(own_redis.url)
+    queue = Queue("readme", connection=connection, serializer=JSONSerializer)
+    routed = [r for job in queue.get_jobs() for r in job.args[0]]
+    assert sorted((r["run_id"], r["response"]) for r in routed) == [
+        ("grpo-7", " by_hand.py"), ("grpo-7", " lowtide_reward.py")
+    ]  # fmt: skip

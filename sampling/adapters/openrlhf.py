@@ -13,7 +13,8 @@ then reads the answers and routes the window's samples through the routing core:
 - nothing tells the reward function the step: `step` counts the quiet gaps of this process
   (generation bursts), from 1. With synchronous training (a pause for the update between
   generations) and no evaluation, that is OpenRLHF's global step; a burst longer than
-  `window_s` is routed in several windows of the same step;
+  `window_s` is routed in several windows of the same step. Records say so:
+  `generation.step_source` is `burst`;
 - each process routes its own samples (every vLLM engine loads the reward file in its own
   process), with its process id as rank, so ids never collide.
 """
@@ -30,6 +31,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
+from types import MappingProxyType
 from typing import Any
 
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, PlainSample, Router
@@ -39,6 +41,7 @@ log = logging.getLogger("sampling.adapters.openrlhf")
 QUIET_S = 2.0
 WINDOW_S = 30.0
 MAX_SAMPLES = 4096
+STEP_SOURCE = MappingProxyType({"step_source": "burst"})
 TICK_S = 0.05  # how often the background thread looks at the deque
 # What a special token a decoded query ends with (eos, end of turn, padding) looks like:
 # `<|im_end|>`, `<|eot_id|>`, `<|endoftext|>`, `</s>`, `<eos>`, `<end_of_turn>`,
@@ -318,7 +321,11 @@ class RewardRouting:
         self._index += len(samples)
         self.stats.samples += len(samples)
         info = BatchInfo(
-            run_id=self.run_id, step=self.step, rank=self.rank, model_name=self.model_name
+            run_id=self.run_id,
+            step=self.step,
+            rank=self.rank,
+            model_name=self.model_name,
+            generation=STEP_SOURCE,  # the step is counted here, not OpenRLHF's: records say so
         )
         counts = self.router.route(samples, info) if samples else None
         self.stats.windows += 1

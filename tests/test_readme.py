@@ -137,6 +137,7 @@ def test_the_openrlhf_reward_file_example_works(
         f"queue: {{redis_url: '{own_redis.url}', name: readme, spool_dir: spool}}\n"
     )
     monkeypatch.delenv("LOWTIDE_CONFIG", raising=False)
+    monkeypatch.delitem(sys.modules, "my_rewards", raising=False)  # the other example's
     code, _, err = invoke(capsys, *shlex.split(command[1])[1:])
     assert code == 0, err
     (workdir / "by_hand.py").write_text(lines[1])

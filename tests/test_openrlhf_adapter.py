@@ -204,8 +204,12 @@ def test_a_config_mistake_is_one_usage_error_when_openrlhf_loads_the_file(
 
 
 def test_reward_file_writes_a_file_openrlhf_can_load(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], own_redis: Any
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    own_redis: Any,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.delitem(sys.modules, "my_rewards", raising=False)  # another test's
     (tmp_path / "my_rewards.py").write_text(
         "def reward_func(queries, prompts, labels):\n    return {'rewards': [0.0]}\n"
     )

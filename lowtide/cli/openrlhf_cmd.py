@@ -42,7 +42,10 @@ def reward_file(
     if out.exists() and not force:
         raise UsageError(f"{out} exists: pass --force to overwrite it")
     sys.path.insert(0, str(out.resolve().parent))  # where the written file will look
-    load_function(func)
+    try:
+        load_function(func)
+    finally:
+        sys.path.remove(str(out.resolve().parent))
     if config is not None and not config.is_file():
         raise UsageError(f"--config {config}: no such file")
     # The same checks as when OpenRLHF loads the file.

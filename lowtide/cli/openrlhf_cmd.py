@@ -75,9 +75,7 @@ def proxy(
 
     if not upstream.startswith(("http://", "https://")):
         raise UsageError(f"--upstream {upstream}: give an http:// or https:// URL")
-    routing = start_routing(
-        config=config, overrides=ctx.args, run_id=run_id, rank=0, model_name=model_name
-    )
+    routing = start_routing(config=config, overrides=ctx.args, run_id=run_id, model_name=model_name)
     try:
         server = RewardProxy(upstream, routing, host=host, port=port, timeout_s=timeout)
     except OSError as error:

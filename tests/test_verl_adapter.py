@@ -226,6 +226,7 @@ def test_mistakes_in_the_lowtide_section_are_one_clear_message(verl_run: VerlRun
     )
     assert mistakes["sampling"].startswith("UsageError: lowtide.sampling.treshold: unknown key")
     assert "threshold" in mistakes["sampling"]
+    assert mistakes["run_id"] == "UsageError: lowtide.run_id: must be a name"
     # Once lowtide.verl is imported, verl's registry knows it by name too.
     assert verl_run.out["registry"] == {
         "lowtide": "LowtideRewardManager",

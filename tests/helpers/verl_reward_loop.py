@@ -257,6 +257,7 @@ def main() -> None:
         "key": {"+lowtide.treshold": "0.3"},
         "idle": {"lowtide.flush_idle_s": "-1"},
         "sampling": {"+lowtide.sampling.treshold": "0.3"},
+        "run_id": {"+lowtide.run_id": "5"},
     }
     out["mistakes"] = {}
     for name, extra in mistakes.items():

@@ -144,19 +144,13 @@ class TrlSample:
     """One scored completion in the shape the routing core reads (`ScoredSample`). The core reads
     every sample's reward and group but the texts only of the samples it selects."""
 
-    __slots__ = ("_batch", "index")
+    __slots__ = ("_batch", "group_id", "index", "reward")
 
-    def __init__(self, batch: ScoredBatch, index: int) -> None:
+    def __init__(self, batch: ScoredBatch, index: int, reward: float, group_id: int) -> None:
         self._batch = batch
         self.index = index
-
-    @property
-    def reward(self) -> float:
-        return self._batch.totals[self.index]
-
-    @property
-    def group_id(self) -> int:
-        return self._batch.group_ids[self.index]
+        self.reward = reward  # plain attributes: read for every sample
+        self.group_id = group_id
 
     @property
     def prompt(self) -> str:
@@ -349,7 +343,11 @@ class RewardRouting:
         )
         batch.group_ids = prompt_groups(batch)
         info = self._batch_info(view, kwargs.get("trainer_state"))
-        counts = self.router.route([TrlSample(batch, i) for i in range(len(prompts))], info)
+        samples = [
+            TrlSample(batch, i, total, group)
+            for i, (total, group) in enumerate(zip(batch.totals, batch.group_ids, strict=True))
+        ]
+        counts = self.router.route(samples, info)
         self.batches_routed += 1
         self.last_counts = counts
         log_metric = kwargs.get("log_metric")

@@ -74,7 +74,11 @@ def naive_router(kind: str, settings: dict[str, Any]):
     sdk = LabelStudio(base_url=settings["ls_url"], api_key=settings["ls_key"])
     project = settings["ls_project"]
     if kind == "ls_bulk":
-        return lambda tasks: sdk.projects.import_tasks(project, request=[{"data": t} for t in tasks])
+
+        def import_all(tasks: list[dict]) -> None:
+            sdk.projects.import_tasks(project, request=[{"data": task} for task in tasks])
+
+        return import_all
 
     def create(tasks: list[dict]) -> None:
         for task in tasks:
@@ -154,7 +158,7 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> lis
 
 
 def text(rng: random.Random, words: int) -> str:
-    vocabulary = "the tide moon sea blue green color cat dog fox bird sky red is a of and".split()
+    vocabulary = ("the", "tide", "moon", "sea", "blue", "green", "color", "cat", "dog", "fox")
     return " ".join(rng.choice(vocabulary) for _ in range(words))
 
 

@@ -1,7 +1,8 @@
 """What a command line may hold, and the one line a mistake in it gets.
 
 A command that reads config sections (`cls=reads("queue")`) takes `--config` and dotted overrides
-of those sections (`--queue.name=x`); every other word that looks like an option is a mistake.
+(`--queue.name=x`) of any run-config section, as its file may hold them all; every other word
+that looks like an option is a mistake.
 It is caught while the line is parsed, before `--help` prints the help and before anything runs,
 and it ends in one line naming the nearest option or section (exit code 2). The keys inside a
 section are checked when the config is loaded, with the same kind of hint.
@@ -93,13 +94,12 @@ def override_problem(ctx: typer.Context, flag: str) -> str | None:
     sections: tuple[str, ...] = getattr(ctx.command, "sections", ())
     key = flag[2:] if flag.startswith("--") else ""
     first, dot, rest = key.partition(".")
-    if first in sections:
+    # Any section of the run config is accepted, as it is in the file: one set of flags can
+    # serve every command, and the whole config (keys included) is checked when it loads.
+    if first in sections or (sections and dot and first in RUN_CONFIG):
         return None
-    if sections and first in RUN_CONFIG:
-        what = f"the {first} section" if dot else first
-        return f"{flag}: {ctx.command_path} does not read {what} (it reads {', '.join(sections)})"
     if dot and sections:
-        near = closest(first, sections)
+        near = closest(first, sections) or closest(first, RUN_CONFIG)
         if near:
             return f"{flag}: unknown section {first} (did you mean --{near[0]}.{rest}?)"
     return unknown_option(ctx, flag)

@@ -436,7 +436,9 @@ def test_redis_down_spools_and_a_replay_queues_everything_once(
 # ---- TRL files, the per-minute cap, mistakes ---------------------------------------------------
 
 
-def write_completions(directory: Path, step: int, rewards: list[float]) -> Path:
+def write_completions(
+    directory: Path, step: int, rewards: list[float], more: dict[str, list[float]] | None = None
+) -> Path:
     """A file as TRL writes it (pandas to_parquet of the same columns)."""
     import pandas as pd
 
@@ -449,6 +451,7 @@ def write_completions(directory: Path, step: int, rewards: list[float]) -> Path:
             "completion": [[{"role": "assistant", "content": f"{i} at {step}"}]
                            for i in range(len(rewards))],
             "accuracy": rewards,
+            **(more or {}),
             "advantage": [0.0] * len(rewards),
         }
     ).to_parquet(path)  # fmt: skip
@@ -507,3 +510,39 @@ def test_once_on_a_directory_without_dumps_is_one_line(
     assert code == 2 and "no such directory" in err
     code, _, err = invoke(capsys, "ingest", str(workdir), "--once", "--format", "verll")
     assert code == 2 and err.count("\n") == 1 and "--format" in err
+
+
+def test_the_readme_commands_run_as_shown(
+    verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's three `lowtide ingest` lines, each on the dumps its comment names (paths
+    moved under the test's directory, `--once` added to the followers)."""
+    import re
+
+    from tests.conftest import REPO
+
+    section = (REPO / "README.md").read_text().split("(`lowtide ingest`)", 1)[1]
+    block = re.search(r"```bash\n(.*?)```", section, flags=re.S).group(1)
+    commands = [line.split("  #")[0].split() for line in block.splitlines() if line.strip()]
+    assert [words[:2] for words in commands] == [["lowtide", "ingest"]] * 3
+    library, _ = verl_library
+    copy_steps(library, workdir / "data" / "rollouts", range(1, 3))
+    write_completions(workdir / "grpo-out" / "completions", 1, [0.1, 0.9], {"brevity": [0.0, 0.2]})
+    (workdir / "logs" / "run-1" / "rollouts").mkdir(parents=True)
+    row = {"step": 1, "sample_id": "s", "prompt": "p", "response": "r", "reward": 0.05,
+           "reward_details": "{}", "truncated": False}  # fmt: skip
+    (workdir / "logs/run-1/rollouts/rollout_samples-step-0000001.jsonl").write_text(
+        json.dumps(row) + "\n"
+    )
+    (workdir / "lowtide.yaml").write_text(f"queue: {{name: {QUEUE}}}\n")
+    routed = 0
+    for words in commands:
+        argv = [word.replace("/data/", "data/").replace("<run>", "run-1") for word in words[1:]]
+        if "--once" not in argv:
+            argv.append("--once")
+        code, out, err = invoke(capsys, *argv, f"--queue.name={QUEUE}")
+        assert code == 0, f"{words}: {err}"
+        assert " 0 malformed" in out
+        now = len(queued_records(own_redis.url))
+        assert now > routed, words  # each routed something
+        routed = now

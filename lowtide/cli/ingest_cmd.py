@@ -65,40 +65,38 @@ def ingest(
     from lowtide.integrations import router_from_config
     from sampling.ingest.cursor import Cursor, CursorError, default_path
     from sampling.ingest.follower import Follower, IngestError
-    from sampling.ingest.formats import FormatError
 
     weights = _weights(reward_weights, dump_format)
     if once and not directory.is_dir():
         raise UsageError(f"{directory}: no such directory")
     router = router_from_config(config, ctx.args)  # a config mistake stops here, before anything
-    logging.basicConfig(
-        level=logging.INFO, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr,
-        force=True,
-    )  # fmt: skip
     stop = threading.Event()
-    with _stop_on_signals(stop):
+    with _stop_on_signals(stop), _producer_messages():
         try:
             location = _wait_for_dumps(directory, dump_format.value, once, stop)
-            if location is None:  # stopped before the trainer wrote anything
-                router.close()
-                return
-            producer = router.producer  # the follower puts a stand-in in its place
-            queue = producer.config
-            state = cursor or default_path(
-                location.files_dir, queue.name, queue.redis_url.get_secret_value()
-            )
-            follower = Follower(
-                router, location, Cursor(state),
-                run_id=run_id or location.run_dir.resolve().name, model_name=model, once=once,
-                reward_weights=weights, say=lambda line: err.print(line, markup=False),
-            )  # fmt: skip
-            stats = follower.run(stop.is_set, interval)
-        except (IngestError, CursorError, FormatError) as error:
-            router.close(deadline_s=2.0)
-            raise UserError(str(error)) from None
         except BaseException:
             router.close(deadline_s=2.0)
             raise
+        if location is None:  # stopped before the trainer wrote anything
+            router.close()
+            return
+        if weights is not None and location.format.name != "trl":
+            router.close()
+            raise UsageError(f"--reward-weights: {location.format.name} dumps have one reward")
+        producer = router.producer  # the follower puts a stand-in in its place
+        queue = producer.config
+        state = cursor or default_path(
+            location.files_dir, queue.name, queue.redis_url.get_secret_value()
+        )
+        follower = Follower(
+            router, location, Cursor(state),
+            run_id=run_id or location.run_dir.resolve().name, model_name=model, once=once,
+            reward_weights=weights, say=lambda line: err.print(line, markup=False),
+        )  # fmt: skip
+        try:
+            stats = follower.run(stop.is_set, interval)  # it closes the router, however it ends
+        except (IngestError, CursorError) as error:
+            raise UserError(str(error)) from None
     _summary(stats, location, state, producer)
 
 
@@ -117,11 +115,14 @@ def _weights(text: str | None, dump_format: DumpFormatName) -> list[float] | Non
 def _wait_for_dumps(
     directory: Path, name: str, once: bool, stop: threading.Event
 ) -> DumpLocation | None:
-    from sampling.ingest.formats import expected_files, locate
+    from sampling.ingest.formats import FormatError, expected_files, locate
 
     noticed = 0.0
     while True:
-        location = locate(directory, name)
+        try:
+            location = locate(directory, name)
+        except FormatError as error:
+            raise UsageError(str(error)) from None
         if location is not None:
             return location
         if once:
@@ -157,6 +158,27 @@ def _summary(stats: IngestStats, location: DumpLocation, state: Path, producer: 
         )
     for line in lines:
         out.print(line, markup=False)
+
+
+class _LevelFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        return f"{record.levelname.lower()}: {record.getMessage()}"
+
+
+@contextmanager
+def _producer_messages() -> Iterator[None]:
+    """The producer's and spool's messages (Redis down, replaying) on stderr while it runs."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(_LevelFormatter())
+    logger = logging.getLogger("sampling")
+    previous = logger.level
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(previous)
 
 
 @contextmanager

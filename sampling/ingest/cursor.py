@@ -1,9 +1,13 @@
-"""The follower's state file: how far each dump file was read, and the records routed from the
-lines before that point that the producer has not yet taken durably.
+"""The follower's state: how far each dump file was read (the state file), and the records routed
+from the lines before that point that the producer has not yet taken durably (the journal).
 
-Written atomically (temporary file, fsync, rename, fsync of the directory), so a kill at any
-moment leaves either the previous state or the new one. Keeping the records here, not only the
-offsets, is what makes a restart queue nothing twice: see `Follower._commit`.
+The state file is small and written atomically (temporary file, fsync, rename, fsync of the
+directory), so a kill at any moment leaves either the previous state or the new one. The journal
+beside it is append-only, one record per line, fsynced before a state that counts its lines is
+saved; the state says which byte range of it is still pending and which part of that was handed
+to the producer. Bytes past the state's `end` were written by a run killed before it saved: they
+are cut on start (their dump lines are read again). Keeping the records, not only the offsets, is
+what makes a restart queue nothing twice: see `Follower._commit`.
 One follower at a time per state file (an exclusive lock beside it).
 """
 
@@ -14,7 +18,7 @@ import hashlib
 import json
 import os
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
@@ -22,7 +26,7 @@ STATE_VERSION = 1
 
 
 class CursorError(OSError):
-    """The state file cannot be read, written or locked; the message says which and why."""
+    """The state file or journal cannot be read, written or locked; the message says why."""
 
 
 @dataclass
@@ -39,12 +43,43 @@ class CursorState:
     files: dict[str, FilePosition] = field(default_factory=dict)  # jsonl: name -> position
     done: dict[str, str] = field(default_factory=dict)  # parquet: name -> content digest
     last_batch: str = ""  # parquet: digest of the last batch routed
-    # Records routed but not known to be on the queue or in the spool, in routing order; the
-    # first `submitting` were handed to the producer as one submission when the state was saved.
-    pending: list[dict[str, Any]] = field(default_factory=list)
-    submitting: int = 0
-    batch_size: int = 0  # the producer's batch size when `submitting` was saved
+    # The journal's pending records are its bytes [start, end); [start, submitted) were handed
+    # to the producer as one submission, cut into batches of `batch_size`.
+    start: int = 0
+    submitted: int = 0
+    end: int = 0
+    batch_size: int = 0
     bucket: tuple[float, float] | None = None  # the per-minute cap's (tokens, clock)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "version": STATE_VERSION, "run_id": self.run_id, "format": self.format,
+            "files": {name: [p.offset, p.line, p.head] for name, p in self.files.items()},
+            "done": self.done, "last_batch": self.last_batch, "start": self.start,
+            "submitted": self.submitted, "end": self.end, "batch_size": self.batch_size,
+            "bucket": list(self.bucket) if self.bucket else None,
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, raw: dict[str, Any]) -> CursorState:
+        bucket = raw["bucket"]
+        return cls(
+            run_id=str(raw["run_id"]),
+            format=str(raw["format"]),
+            files={name: FilePosition(*map_position(p)) for name, p in raw["files"].items()},
+            done=dict(raw["done"]),
+            last_batch=str(raw["last_batch"]),
+            start=int(raw["start"]),
+            submitted=int(raw["submitted"]),
+            end=int(raw["end"]),
+            batch_size=int(raw["batch_size"]),
+            bucket=(float(bucket[0]), float(bucket[1])) if bucket else None,
+        )
+
+
+def map_position(raw: list[Any]) -> tuple[int, int, str]:
+    offset, line, head = raw
+    return int(offset), int(line), str(head)
 
 
 def default_path(files_dir: Path, queue_name: str, redis_url: str) -> Path:
@@ -58,7 +93,10 @@ def default_path(files_dir: Path, queue_name: str, redis_url: str) -> Path:
 class Cursor:
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.journal_path = path.with_name(path.name + ".journal")
         self._lock: IO[str] | None = None
+
+    # ---- the lock ----------------------------------------------------------------------------
 
     def lock(self) -> None:
         lock_path = self.path.with_name(self.path.name + ".lock")
@@ -83,6 +121,8 @@ class Cursor:
             self._lock.close()
             self._lock = None
 
+    # ---- the state file ----------------------------------------------------------------------
+
     def load(self) -> CursorState | None:
         try:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
@@ -93,36 +133,71 @@ class Cursor:
         if not isinstance(raw, dict) or raw.get("version") != STATE_VERSION:
             raise CursorError(f"{self.path} is not a cursor this version of lowtide reads")
         try:
-            bucket = raw.get("bucket")
-            return CursorState(
-                run_id=raw["run_id"],
-                format=raw["format"],
-                files={name: FilePosition(**pos) for name, pos in raw["files"].items()},
-                done=dict(raw["done"]),
-                last_batch=raw["last_batch"],
-                pending=list(raw["pending"]),
-                submitting=int(raw["submitting"]),
-                batch_size=int(raw["batch_size"]),
-                bucket=(float(bucket[0]), float(bucket[1])) if bucket else None,
-            )
+            return CursorState.from_json(raw)
         except (KeyError, TypeError, ValueError) as error:
             raise CursorError(
                 f"{self.path} is damaged ({error!r}): move it away to start over"
             ) from None
 
     def save(self, state: CursorState) -> None:
-        data = {"version": STATE_VERSION, **asdict(state)}
+        text = json.dumps(state.as_json(), ensure_ascii=False, separators=(",", ":"))
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
             with open(temporary, "w", encoding="utf-8") as handle:
-                json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+                handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
             os.replace(temporary, self.path)
-            directory = os.open(self.path.parent, os.O_RDONLY)
-            try:
-                os.fsync(directory)  # the rename itself survives a power cut
-            finally:
-                os.close(directory)
+            _fsync_directory(self.path.parent)  # the rename itself survives a power cut
         except OSError as error:
             raise CursorError(f"cannot write the cursor {self.path}: {error}") from None
+
+    # ---- the journal -------------------------------------------------------------------------
+
+    def append(self, at: int, records: list[dict[str, Any]]) -> list[int]:
+        """Write records from byte `at` on (cutting what lies past it) and fsync; returns each
+        record's size in bytes."""
+        lines = [(json.dumps(record, ensure_ascii=False) + "\n").encode() for record in records]
+        try:
+            with open(self.journal_path, "ab") as handle:
+                handle.truncate(at)
+                handle.write(b"".join(lines))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as error:
+            raise CursorError(f"cannot write the journal {self.journal_path}: {error}") from None
+        return [len(line) for line in lines]
+
+    def read(self, start: int, end: int) -> list[tuple[dict[str, Any], int]]:
+        """The records in bytes [start, end), each with its size."""
+        if end <= start:
+            return []
+        try:
+            with open(self.journal_path, "rb") as handle:
+                handle.seek(start)
+                data = handle.read(end - start)
+        except OSError as error:
+            raise CursorError(f"cannot read the journal {self.journal_path}: {error}") from None
+        if len(data) != end - start or not data.endswith(b"\n"):
+            raise CursorError(
+                f"the journal {self.journal_path} is shorter than its cursor says: was it "
+                "changed by hand? Move both away to start over"
+            )
+        lines = data.split(b"\n")[:-1]
+        return [(json.loads(line), len(line) + 1) for line in lines]
+
+    def cut(self, end: int) -> None:
+        """Drop what a killed run wrote past the saved end."""
+        try:
+            with open(self.journal_path, "ab") as handle:
+                handle.truncate(end)
+        except OSError as error:
+            raise CursorError(f"cannot write the journal {self.journal_path}: {error}") from None
+
+
+def _fsync_directory(directory: Path) -> None:
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

@@ -148,6 +148,8 @@ class Follower:
         router.bucket = TokenBucket(router.config.max_per_minute, self.clock)
         self.stats = IngestStats()
         self.state = CursorState(run_id=run_id, format=location.format.name)
+        self.journaled: list[tuple[dict[str, Any], int]] = []  # journal [start, end), sizes
+        self.fresh: list[dict[str, Any]] = []  # routed, not yet in the journal
         self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
         self._warned: set[tuple[str, int]] = set()
         self._pending_since = 0.0
@@ -155,6 +157,8 @@ class Follower:
         self._dirty = False
         self._progress_at = time.monotonic()
         self._failpoints: dict[str, int] = {}
+        self._handing = False
+        self._closed = False
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -199,27 +203,31 @@ class Follower:
             self._commit(flush=False)
         self._sizes = {file.path.name: file.size for file in files}
         waited = time.monotonic() - self._pending_since
-        self._commit(flush=bool(self.state.pending) and waited >= FLUSH_AFTER_S and not self.once)
+        due = self.pending and waited >= FLUSH_AFTER_S and not self.once
+        self._commit(flush=bool(due))
         self._progress()
 
     def finish(self) -> None:
         """Hand everything over, close the producer, save the cursor."""
         try:
-            self._commit(flush=True)
+            self._commit(flush=True, last=True)
         except BaseException:
             self._abandon()
             raise
         try:
-            self.router.close()
+            if not self._closed:
+                self.router.close()
             self._save()
         finally:
             self.cursor.release()
 
     def _abandon(self) -> None:
-        # An error: what was read but not saved is read again next time; records the producer
-        # holds go to its spool on close (a copy of a batch is refused by its job id).
+        # An error: what was read but not saved is read again next time. In the middle of a
+        # hand-over the producer is not closed: it would spool what it still holds as one batch
+        # of another make-up; the journal has those records for the next run.
         try:
-            self.router.close(deadline_s=2.0)
+            if not (self._handing or self._closed):
+                self.router.close(deadline_s=2.0)
         finally:
             self.cursor.release()
 
@@ -351,38 +359,62 @@ class Follower:
                 self.stats.malformed += 1
                 self.say(f"warning: {path}: a sample cannot be made a record ({problem}); skipped")
                 continue
-            if not self.state.pending:
+            if not self.pending:
                 self._pending_since = time.monotonic()
-            self.state.pending.append(record)
+            self.fresh.append(record)
 
     # ---- handing over and saving -------------------------------------------------------------
 
-    def _commit(self, flush: bool) -> None:
-        """Hand the producer whole batches (all of them with `flush`) and save the cursor.
+    @property
+    def pending(self) -> int:
+        """Records routed and not yet known to be on the queue or in the spool."""
+        return len(self.journaled) + len(self.fresh)
 
-        Order: the state with the records and the size of the submission is saved first; then
-        the submission, waited for until durable; then the state without it. A kill anywhere
-        leaves a state from which the next run hands the same submission over again."""
-        pending = self.state.pending
+    def _commit(self, flush: bool, last: bool = False) -> None:
+        """Hand the producer whole batches (all records with `flush`) and save the cursor.
+
+        Order: the records go to the journal, then the state that counts them and says which
+        of them form the submission is saved; then the submission is handed over and waited for
+        until durable; then the state without it is saved. A kill anywhere leaves a state from
+        which the next run hands the same submission over again, cut into the same batches."""
         size = self.producer.config.batch_size
-        count = len(pending) if flush else len(pending) // size * size
+        count = self.pending if flush else self.pending // size * size
         if count == 0:
             if self._dirty and (flush or time.monotonic() - self._saved_at >= SAVE_EVERY_S):
                 self._save()
             return
-        self.state.submitting, self.state.batch_size = count, size
+        self._journal_fresh()
+        state = self.state
+        handing = self.journaled[:count]
+        state.submitted = state.start + sum(size for _, size in handing)
+        state.batch_size = size
         self._save()
         self._fail_point("submitting")
-        self._hand_over(pending[:count])
+        self._hand_over([record for record, _ in handing], last=last)
         self._fail_point("handed")
-        del pending[:count]
-        self.state.submitting = 0
-        self._pending_since = time.monotonic()
+        self._handed(count)
         self._save()
 
-    def _hand_over(self, records: list[dict[str, Any]]) -> None:
+    def _handed(self, count: int) -> None:
+        del self.journaled[:count]
+        state = self.state
+        state.start = state.submitted
+        if not self.journaled:  # the journal starts over (cut at the next append)
+            state.start = state.submitted = state.end = 0
+        self._pending_since = time.monotonic()
+
+    def _journal_fresh(self) -> None:
+        if self.fresh:
+            sizes = self.cursor.append(self.state.end, self.fresh)
+            self.journaled += zip(self.fresh, sizes, strict=True)
+            self.state.end += sum(sizes)
+            self.fresh = []
+
+    def _hand_over(self, records: list[dict[str, Any]], last: bool = False) -> None:
         """Submit in one piece (the producer cuts it into the same batches every time) and wait
-        until the producer has every record on the queue or in its spool."""
+        until the producer has every record on the queue or in its spool. `last`: the producer
+        is closed instead of waited for, which sends a partial batch at once."""
+        self._handing = True
         size = self.producer.config.batch_size
         piece = max(size, getattr(self.producer, "buffer_max", 10_000) // size * size)
         for start in range(0, len(records), piece):  # within its buffer: no spill, same cuts
@@ -390,6 +422,9 @@ class Follower:
             stats = self.producer.stats
             dropped, target = stats.dropped, handed_over(stats) + len(part)
             self.producer.submit(part)
+            if last and start + piece >= len(records):
+                self.producer.close(deadline_s=HAND_OVER_TIMEOUT_S)
+                self._closed = True
             deadline = time.monotonic() + HAND_OVER_TIMEOUT_S
             while handed_over(stats) < target:
                 if time.monotonic() > deadline:
@@ -404,8 +439,10 @@ class Follower:
                     f"{errors}. Nothing is lost: the records stay in the cursor "
                     f"{self.cursor.path} and the next run hands them over again"
                 )
+        self._handing = False
 
     def _save(self) -> None:
+        self._journal_fresh()  # a state never counts lines whose records are not on disk
         bucket = self.router.bucket
         self.state.bucket = (bucket.tokens, bucket.updated)
         self.cursor.save(self.state)
@@ -431,7 +468,13 @@ class Follower:
             bucket = self.router.bucket
             bucket.tokens, bucket.updated = saved.bucket
             self.clock.advance(saved.bucket[1])
-        if saved.submitting:
+        self.cursor.cut(saved.end)
+        self.journaled = self.cursor.read(saved.start, saved.end)
+        if saved.submitted > saved.start:
+            count, offset = 0, saved.start
+            while offset < saved.submitted:
+                offset += self.journaled[count][1]
+                count += 1
             size = self.producer.config.batch_size
             if saved.batch_size != size:
                 self.say(
@@ -439,11 +482,10 @@ class Follower:
                     "an interrupted run: a batch it queued may be queued again (the worker "
                     "still imports each sample once)"
                 )
-            self.stats.resumed = saved.submitting
-            self.say(f"ingest: handing over {saved.submitting} records an interrupted run routed")
-            self._hand_over(saved.pending[: saved.submitting])
-            del saved.pending[: saved.submitting]
-            saved.submitting = 0
+            self.stats.resumed = count
+            self.say(f"ingest: handing over {count} records an interrupted run routed")
+            self._hand_over([record for record, _ in self.journaled[:count]])
+            self._handed(count)
             self._save()
         self._pending_since = time.monotonic()
 

@@ -546,3 +546,24 @@ def test_the_readme_commands_run_as_shown(
         now = len(queued_records(own_redis.url))
         assert now > routed, words  # each routed something
         routed = now
+
+
+def test_a_step_file_rewritten_by_a_resumed_run_is_read_again(
+    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """verl opens `{step}.jsonl` with "w": a run resumed from a checkpoint writes the step's
+    new samples over the old file, which may even grow past what was read."""
+    dumps = workdir / "dumps"
+    dumps.mkdir()
+
+    def write(responses: list[str]) -> None:
+        rows = [{"input": "q", "output": r, "gts": "", "score": 0.0, "step": 4} for r in responses]
+        (dumps / "4.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    write(["first", "second"])
+    assert invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))[0] == 0
+    write(["again 1", "again 2", "again 3"])
+    code, _, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
+    assert code == 0 and "was rewritten" in err
+    responses = sorted(r["response"] for r in queued_records(own_redis.url))
+    assert responses == ["again 1", "again 2", "again 3", "first", "second"]

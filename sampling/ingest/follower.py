@@ -238,7 +238,14 @@ class Follower:
         position = self.state.files.get(name, FilePosition())
         if file.size == position.offset or not settled:
             return
-        if position.offset and (file.size < position.offset or _head(file.path) != position.head):
+        if position.offset and file.size > position.offset:
+            head = self._head(file)
+            if head is None:
+                return
+            rewritten = head != position.head
+        else:
+            rewritten = position.offset > 0  # it shrank
+        if rewritten:
             self.say(
                 f"warning: {file.path} was rewritten since it was read (did the trainer start "
                 "again from a checkpoint?): reading it from the start"
@@ -246,29 +253,46 @@ class Follower:
             position = FilePosition()
         parse = self.location.format.parse
         assert parse is not None
-        with open(file.path, "rb") as handle:
-            while True:
-                handle.seek(position.offset)
-                data = handle.read(min(file.size - position.offset, MAX_READ_BYTES))
-                end = data.rfind(b"\n")
-                if end < 0:
-                    return  # a line still being written
-                data = data[: end + 1]
-                lines = data.split(b"\n")[:-1]
-                rows = []
-                for number, raw in enumerate(lines, position.line + 1):
-                    row = self._parse_line(file.path, number, raw, file.step, parse)
-                    if row is not None:
-                        rows.append(row)
-                head = position.head or _digest(lines[0][:HEAD_BYTES] + b"\n")
-                self._route(rows, file)
-                offset, line = position.offset + len(data), position.line + len(lines)
-                position = FilePosition(offset, line, head)
-                self.state.files[name] = position
-                self._dirty = True
-                if position.offset >= file.size:
-                    return
-                self._commit(flush=False)
+        while position.offset < file.size:
+            wanted = min(file.size - position.offset, MAX_READ_BYTES)
+            data = self._bytes(file, position.offset, wanted)
+            end = -1 if data is None else data.rfind(b"\n")
+            if data is None or end < 0:
+                return  # gone, unreadable, or a line still being written
+            data = data[: end + 1]
+            lines = data.split(b"\n")[:-1]
+            rows = []
+            for number, raw in enumerate(lines, position.line + 1):
+                row = self._parse_line(file.path, number, raw, file.step, parse)
+                if row is not None:
+                    rows.append(row)
+            head = position.head or _digest(lines[0][:HEAD_BYTES] + b"\n")
+            self._route(rows, file)
+            offset, line = position.offset + len(data), position.line + len(lines)
+            position = FilePosition(offset, line, head)
+            self.state.files[name] = position
+            self._dirty = True
+            self._commit(flush=False)
+
+    def _bytes(self, file: DumpFile, offset: int, size: int) -> bytes | None:
+        """Bytes of a dump file; None (and a warning once) when it cannot be read."""
+        try:
+            with open(file.path, "rb") as handle:
+                handle.seek(offset)
+                return handle.read(size)
+        except FileNotFoundError:
+            return None  # removed since the listing
+        except OSError as error:
+            if (file.path.name, file.size) not in self._warned:
+                self._warned.add((file.path.name, file.size))
+                self.say(f"warning: {file.path}: cannot read it ({error}); tried again later")
+            return None
+
+    def _head(self, file: DumpFile) -> str | None:
+        data = self._bytes(file, 0, HEAD_BYTES)
+        if data is None:
+            return None
+        return _digest(data.split(b"\n", 1)[0] + b"\n")
 
     def _parse_line(
         self, path: Path, number: int, raw: bytes, step: int, parse: Callable[..., DumpRow]
@@ -512,12 +536,6 @@ class Follower:
 
 def _digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:32]
-
-
-def _head(path: Path) -> str:
-    with open(path, "rb") as handle:
-        line = handle.readline(HEAD_BYTES)
-    return _digest(line.rstrip(b"\n")[:HEAD_BYTES] + b"\n")
 
 
 def _batch_digest(rows: list[DumpRow]) -> str:

@@ -567,3 +567,40 @@ def test_a_step_file_rewritten_by_a_resumed_run_is_read_again(
     assert code == 0 and "was rewritten" in err
     responses = sorted(r["response"] for r in queued_records(own_redis.url))
     assert responses == ["again 1", "again 2", "again 3", "first", "second"]
+
+
+@pytest.mark.labelstudio
+@pytest.mark.slow
+@pytest.mark.timeout(600)
+def test_ingested_samples_become_label_studio_tasks_once(
+    verl_library, label_studio, workdir: Path
+) -> None:
+    """verl dumps followed by an ingest killed after queueing and restarted, then workers: each
+    selected sample is one Label Studio task with the dump's texts and score."""
+    from tests.helpers.pipeline import Setup
+
+    setup = Setup(label_studio, workdir)
+    library, spec = verl_library
+    dumps = workdir / "dumps"
+    copy_steps(library, dumps, range(1, 4))
+    args = [*ROUTE_LOW, f"--run-id={setup.run_id}", f"--queue.spool_dir={workdir / 'spool'}",
+            *setup.flags]  # fmt: skip
+    killed = start_ingest(
+        dumps, ["--interval", "0.1", *args],
+        {**setup.env(), "LOWTIDE_INGEST_FAILPOINT": "handed:1"},
+    )  # fmt: skip
+    assert killed.wait(timeout=60) == -signal.SIGKILL
+    copy_steps(library, dumps, range(4, STEPS + 1))
+    code, _, err = run_ingest(dumps, ["--once", *args], setup.env())
+    assert code == 0, err
+    for _ in range(2):  # a second worker finds nothing new to create
+        result = setup.cli("worker", "--burst")
+        assert result.returncode == 0, result.stderr
+    expected = expected_verl(spec, setup.run_id, below=THRESHOLD)
+    assert setup.sample_id_counts() == each_once(expected)
+    for task in setup.tasks():
+        want = expected[task["sample_id"]]
+        assert (task["prompt"], task["response"], task["reward"]) == (
+            want["prompt"], want["response"], want["reward"],
+        )  # fmt: skip
+    setup.assert_no_key_leaked()

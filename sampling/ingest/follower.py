@@ -201,6 +201,7 @@ class Follower:
             else:
                 self._read_parquet(file, settled)
             self._commit(flush=False)
+            self._progress()
         self._sizes = {file.path.name: file.size for file in files}
         waited = time.monotonic() - self._pending_since
         due = self.pending and waited >= FLUSH_AFTER_S and not self.once

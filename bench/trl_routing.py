@@ -2,8 +2,12 @@
 against the three naive ways of doing it inside a reward function.
 
 1. GRPOTrainer step time (tiny model, 8 prompts x 4 samples, 32 new tokens, fp32, one CPU
-   thread), every sample routed, each run its own process, runs interleaved so machine noise
-   hits all alike, first steps dropped as warm-up:
+   thread), every sample routed, each run its own process, runs interleaved (the order reversed
+   every other round) so machine noise hits all alike, first steps dropped as warm-up. Ratios
+   are the median over rounds of each run against the `none` run of its round, in wall-clock
+   time and in the process's CPU time per step (all its threads: the producer's work counts;
+   steadier than wall clock on a shared machine). `none_again` repeats `none`: its ratio is the
+   noise floor.
      none       the reward function alone
      lowtide    the same function through `lowtide.trl.route_low_rewards` (goal <= 1.02x none)
      rq_sync    one synchronous RQ enqueue per sample
@@ -17,11 +21,12 @@ against the three naive ways of doing it inside a reward function.
    `sampling` config and for one that routes every sample; the same call without lowtide is
    timed alongside (interleaved) for scale.
 
-Knobs: BENCH_RUNS (3), BENCH_STEPS (12), BENCH_CALLS (2000), BENCH_LABEL_STUDIO (1).
+Knobs: BENCH_RUNS (5), BENCH_STEPS (20), BENCH_CALLS (1000), BENCH_LABEL_STUDIO (1).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import random
@@ -35,8 +40,8 @@ from typing import Any
 
 from child_run import REPO, own_redis_server, percentile, run_child
 
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-STEPS = int(os.environ.get("BENCH_STEPS", "12"))
+RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+STEPS = int(os.environ.get("BENCH_STEPS", "20"))
 CALLS = int(os.environ.get("BENCH_CALLS", "1000"))
 CALL_WARMUP = 50  # first calls pay one-time costs (torch kernels, the trainer's settings read)
 STEP_GAP_S = 0.01  # between calls: the rest of a step (generation, backward) stands in here
@@ -48,7 +53,7 @@ ROUTE_ALL = [
     "--sampling.max_per_step=1000000",
     "--sampling.max_per_minute=1000000000",
 ]
-KINDS = ("none", "lowtide", "rq_sync", "ls_bulk", "ls_create")
+KINDS = ("none", "none_again", "lowtide", "rq_sync", "ls_bulk", "ls_create")
 
 
 # ---- 1. step time, one run per process ------------------------------------------------------
@@ -87,7 +92,7 @@ def naive_router(kind: str, settings: dict[str, Any]):
     return create
 
 
-def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> list[float]:
+def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> dict[str, list]:
     import torch
     from datasets import Dataset
     from trainer_vs_trl import prompts, quickstart_rewards
@@ -104,7 +109,7 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> lis
         return rewards.score(RewardBatch(raw, list(completions), [False] * len(raw))).total
 
     funcs: Any
-    if kind == "none":
+    if kind in ("none", "none_again"):
         funcs = [keyword_reward]
     elif kind == "lowtide":
         from lowtide.trl import route_low_rewards
@@ -117,9 +122,12 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> lis
 
         def naive_reward(prompts, completions, trainer_state, **kwargs):
             scores = keyword_reward(prompts, completions)
+            step = trainer_state.global_step + 1
+            rows = enumerate(zip(prompts, completions, scores, strict=True))
             send([{"prompt": p, "response": c, "reward": r, "reward_text": f"{r:.2f}",
-                   "step": trainer_state.global_step}
-                  for p, c, r in zip(prompts, completions, scores, strict=True)])  # fmt: skip
+                   "reward_details": f"keyword_reward: {r:.2f}", "run_id": "bench",
+                   "sample_id": f"bench-{os.getpid()}-{step}-{i}", "step": step}
+                  for i, (p, c, r) in rows])  # fmt: skip
             return scores
 
         naive_reward.__name__ = "keyword_reward"
@@ -130,11 +138,11 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> lis
         {"prompt": [tokenizer.apply_chat_template([{"role": "user", "content": p}],
                     add_generation_prompt=True, tokenize=False) for p in prompts()]}
     )  # fmt: skip
-    stamps: list[float] = []
+    stamps: list[tuple[float, float]] = []
 
     class StepTimer(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
-            stamps.append(time.perf_counter())
+            stamps.append((time.perf_counter(), time.process_time()))
 
     config = GRPOConfig(
         output_dir=str(out), per_device_train_batch_size=PROMPTS * SAMPLES,
@@ -147,11 +155,12 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> lis
         model=AutoModelForCausalLM.from_pretrained(model), reward_funcs=funcs, args=config,
         train_dataset=data, processing_class=tokenizer, callbacks=[StepTimer()],
     )  # fmt: skip
-    start = time.perf_counter()
+    stamps.append((time.perf_counter(), time.process_time()))
     trainer.train()
     if kind == "lowtide":
         funcs.close()
-    return [b - a for a, b in zip([start, *stamps], stamps, strict=False)]
+    pairs = list(itertools.pairwise(stamps))
+    return {"wall": [b[0] - a[0] for a, b in pairs], "cpu": [b[1] - a[1] for a, b in pairs]}
 
 
 # ---- 2. trainer-thread time per step --------------------------------------------------------
@@ -251,7 +260,7 @@ def child(kind: str, model: str, settings_json: str) -> None:
         if kind == "thread":
             print(json.dumps(thread_time(model, settings, Path(out))))
         else:
-            print(json.dumps({"steps": run_steps(kind, model, settings, Path(out))}))
+            print(json.dumps(run_steps(kind, model, settings, Path(out))))
 
 
 # ---- the run ---------------------------------------------------------------------------------
@@ -286,29 +295,38 @@ def main() -> None:
         settings = json.dumps({"redis_url": redis_url, **ls_settings})
         try:
             kinds = [k for k in KINDS if not (skipped and k.startswith("ls_"))]
-            steps: dict[str, list[float]] = {k: [] for k in kinds}
+            # per kind, per clock: one median step time per round
+            rounds: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": []} for k in kinds}
             for run in range(RUNS):
-                for kind in kinds:
-                    got = run_child(__file__, kind, model, settings)["steps"][WARMUP:]
-                    steps[kind] += got
-                    print(f"run {run + 1}/{RUNS} {kind:9} median step "
-                          f"{statistics.median(got):.3f} s", flush=True)  # fmt: skip
+                for kind in kinds if run % 2 == 0 else kinds[::-1]:
+                    got = run_child(__file__, kind, model, settings)
+                    for clock in ("wall", "cpu"):
+                        rounds[kind][clock].append(statistics.median(got[clock][WARMUP:]))
+                    print(f"round {run + 1}/{RUNS} {kind:10} median step "
+                          f"{rounds[kind]['wall'][-1]:.3f} s, "
+                          f"CPU {rounds[kind]['cpu'][-1]:.3f} s", flush=True)  # fmt: skip
             print("measuring trainer-thread time per step (256 samples)...", flush=True)
             thread = run_child(__file__, "thread", model, settings)
         finally:
             stop_ls()
 
-    median = {k: statistics.median(v) for k, v in steps.items()}
+    def ratio(kind: str, clock: str) -> float:
+        return statistics.median(
+            a / b for a, b in zip(rounds[kind][clock], rounds["none"][clock], strict=True)
+        )
+
     print(f"\nGRPOTrainer, {PROMPTS} prompts x {SAMPLES} samples, {NEW_TOKENS} new tokens, "
-          f"{STEPS} steps x {RUNS} runs, every sample routed")  # fmt: skip
+          f"{STEPS} steps x {RUNS} rounds, every sample routed; x: against none")  # fmt: skip
     for kind in KINDS:
-        if kind in median:
-            print(f"  {kind:9} median step {median[kind]:.3f} s   "
-                  f"{median[kind] / median['none']:.2f}x no routing")  # fmt: skip
+        if kind in rounds:
+            wall, cpu = (statistics.median(rounds[kind][c]) for c in ("wall", "cpu"))
+            print(f"  {kind:10} step {wall:.3f} s  {ratio(kind, 'wall'):5.2f}x   "
+                  f"CPU {cpu:.3f} s  {ratio(kind, 'cpu'):5.2f}x")  # fmt: skip
         else:
-            print(f"  {kind:9} skipped: {skipped}")
-    print(f"step time lowtide / no routing: {median['lowtide'] / median['none']:.3f}  "
-          "(goal <= 1.02)")  # fmt: skip
+            print(f"  {kind:10} skipped: {skipped}")
+    noise = f"wall {ratio('none_again', 'wall'):.3f}, CPU {ratio('none_again', 'cpu'):.3f}"
+    print(f"step time lowtide / no routing: wall {ratio('lowtide', 'wall'):.3f}, "
+          f"CPU {ratio('lowtide', 'cpu'):.3f}  (goal <= 1.02; noise floor: {noise})")  # fmt: skip
 
     print(f"\ntrainer-thread time added per step by the TRL adapter, 256 samples, "
           f"{CALLS - CALL_WARMUP} steps (goal p99 <= 1 ms)")  # fmt: skip

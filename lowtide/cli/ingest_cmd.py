@@ -64,7 +64,8 @@ def ingest(
     cursor, exit). Override any key: --sampling.threshold=0.3 --queue.name=other."""
     from lowtide.integrations import router_from_config
     from sampling.ingest.cursor import Cursor, CursorError, default_path
-    from sampling.ingest.follower import Follower, IngestError
+    from sampling.ingest.follower import Follower
+    from sampling.ingest.handover import IngestError
 
     weights = _weights(reward_weights, dump_format)
     if once and not directory.is_dir():

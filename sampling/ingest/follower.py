@@ -10,12 +10,8 @@ following, kept its size for one poll. A malformed line is counted and skipped w
 and line; it never stops the follower.
 
 Exactly once. `Router.route` hands its records to a stand-in for the producer; the follower
-builds them and keeps them, with the new read positions, in its state file before the real
-producer sees them (`_commit`). A submission is handed over whole and waited for until the
-producer has each record durably (on the queue, or in its disk spool), then the state drops it.
-A restart hands an interrupted submission over again, the same records in the same batches, and
-the producer's job ids (a digest of the batch's sample ids) make RQ refuse the copy of any batch
-that did reach Redis; lines past the saved positions were never routed.
+builds them and gives them to the hand-over (handover.py), which keeps them in the cursor's
+journal until the producer has them durably. Lines past the saved positions were never routed.
 
 Caps. The per-minute cap counts the trainer's minutes (the dump files' modification times), so
 following a finished run routes what the hook would have routed while it ran.
@@ -26,8 +22,6 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
-import os
-import signal
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -37,23 +31,14 @@ from typing import Any
 from sampling.ingest import trl
 from sampling.ingest.cursor import Cursor, CursorState, FilePosition
 from sampling.ingest.formats import DumpFile, DumpLocation, list_files
+from sampling.ingest.handover import HandOver, IngestError, fail_point
 from sampling.ingest.rows import BadRow, DumpRow
 from sampling.records import RecordError
 from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router, TokenBucket
 
 MAX_READ_BYTES = 64 * 2**20  # a bigger step file is routed in parts of about this size
 HEAD_BYTES = 64 * 2**10
-SAVE_EVERY_S = 2.0  # read positions with no new records are saved at most this often
-FLUSH_AFTER_S = 1.0  # a partial batch waits this long for more records, then goes as it is
-HAND_OVER_TIMEOUT_S = 120.0
 PROGRESS_EVERY_S = 5.0
-# Tests only: "<point>:<n>" kills this process (SIGKILL) the n-th time it reaches <point>, to
-# prove that a crash between routing, handing over and saving the cursor loses and repeats nothing.
-FAILPOINT_VAR = "LOWTIDE_INGEST_FAILPOINT"
-
-
-class IngestError(RuntimeError):
-    """The follower cannot go on; the message says why and what to do."""
 
 
 @dataclass
@@ -74,12 +59,6 @@ class IngestStats:
         self.capped += counts.capped
         self.deduped += counts.deduped
         self.routed += counts.submitted
-
-
-def handed_over(stats: Any) -> int:
-    """Records the producer has put on the queue or in the spool (or lost: `dropped`). Spooled
-    records that it replays later are counted once: replaying adds to `enqueued` and `replayed`."""
-    return stats.enqueued - stats.replayed + stats.spooled + stats.dropped
 
 
 def group_of(prompt: str) -> int:
@@ -147,18 +126,15 @@ class Follower:
         self.clock = DumpClock()
         router.bucket = TokenBucket(router.config.max_per_minute, self.clock)
         self.stats = IngestStats()
-        self.state = CursorState(run_id=run_id, format=location.format.name)
-        self.journaled: list[tuple[dict[str, Any], int]] = []  # journal [start, end), sizes
-        self.fresh: list[dict[str, Any]] = []  # routed, not yet in the journal
+        state = CursorState(run_id=run_id, format=location.format.name)
+        self.handover = HandOver(self.producer, cursor, state, router.bucket, say)
         self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
         self._warned: set[tuple[str, int]] = set()
-        self._pending_since = 0.0
-        self._saved_at = time.monotonic()
-        self._dirty = False
         self._progress_at = time.monotonic()
-        self._failpoints: dict[str, int] = {}
-        self._handing = False
-        self._closed = False
+
+    @property
+    def state(self) -> CursorState:
+        return self.handover.state
 
     # ---- the loop ----------------------------------------------------------------------------
 
@@ -182,7 +158,11 @@ class Follower:
     def start(self) -> None:
         self.cursor.lock()
         try:
-            self._resume(self.cursor.load())
+            saved = self.cursor.load()
+            if saved is not None:
+                self._check(saved)
+                self.clock.advance(saved.bucket[1] if saved.bucket else 0.0)
+                self.stats.resumed = self.handover.resume(saved)
         except BaseException:
             self._abandon()
             raise
@@ -200,25 +180,23 @@ class Follower:
                 self._read_jsonl(file, settled)
             else:
                 self._read_parquet(file, settled)
-            self._commit(flush=False)
+            self.handover.commit(flush=False)
             self._progress()
         self._sizes = {file.path.name: file.size for file in files}
-        waited = time.monotonic() - self._pending_since
-        due = self.pending and waited >= FLUSH_AFTER_S and not self.once
-        self._commit(flush=bool(due))
+        self.handover.commit(flush=self.handover.flush_due() and not self.once)
         self._progress()
 
     def finish(self) -> None:
         """Hand everything over, close the producer, save the cursor."""
         try:
-            self._commit(flush=True, last=True)
+            self.handover.commit(flush=True, last=True)
         except BaseException:
             self._abandon()
             raise
         try:
-            if not self._closed:
+            if not self.handover.closed:
                 self.router.close()
-            self._save()
+            self.handover.save()
         finally:
             self.cursor.release()
 
@@ -227,7 +205,7 @@ class Follower:
         # hand-over the producer is not closed: it would spool what it still holds as one batch
         # of another make-up; the journal has those records for the next run.
         try:
-            if not (self._handing or self._closed):
+            if not (self.handover.handing or self.handover.closed):
                 self.router.close(deadline_s=2.0)
         finally:
             self.cursor.release()
@@ -272,8 +250,8 @@ class Follower:
             offset, line = position.offset + len(data), position.line + len(lines)
             position = FilePosition(offset, line, head)
             self.state.files[name] = position
-            self._dirty = True
-            self._commit(flush=False)
+            self.handover.dirty = True
+            self.handover.commit(flush=False)
 
     def _bytes(self, file: DumpFile, offset: int, size: int) -> bytes | None:
         """Bytes of a dump file; None (and a warning once) when it cannot be read."""
@@ -338,7 +316,7 @@ class Follower:
                 good.append(row)
         digest = _batch_digest(good)
         self.state.done[name] = digest
-        self._dirty = True
+        self.handover.dirty = True
         if digest == self.state.last_batch:
             self.stats.repeated_batches += 1  # the generation batch of the file before
             return
@@ -372,7 +350,7 @@ class Follower:
             self.stats.samples += len(batch)
             self.stats.add(counts)
             self._keep(file.path)
-        self._fail_point("routed")
+        fail_point("routed")
 
     def _keep(self, path: Path) -> None:
         builders, self.capture.builders = self.capture.builders, []
@@ -384,135 +362,20 @@ class Follower:
                 self.stats.malformed += 1
                 self.say(f"warning: {path}: a sample cannot be made a record ({problem}); skipped")
                 continue
-            if not self.pending:
-                self._pending_since = time.monotonic()
-            self.fresh.append(record)
+            self.handover.add(record)
 
-    # ---- handing over and saving -------------------------------------------------------------
-
-    @property
-    def pending(self) -> int:
-        """Records routed and not yet known to be on the queue or in the spool."""
-        return len(self.journaled) + len(self.fresh)
-
-    def _commit(self, flush: bool, last: bool = False) -> None:
-        """Hand the producer whole batches (all records with `flush`) and save the cursor.
-
-        Order: the records go to the journal, then the state that counts them and says which
-        of them form the submission is saved; then the submission is handed over and waited for
-        until durable; then the state without it is saved. A kill anywhere leaves a state from
-        which the next run hands the same submission over again, cut into the same batches."""
-        size = self.producer.config.batch_size
-        count = self.pending if flush else self.pending // size * size
-        if count == 0:
-            if self._dirty and (flush or time.monotonic() - self._saved_at >= SAVE_EVERY_S):
-                self._save()
-            return
-        self._journal_fresh()
-        state = self.state
-        handing = self.journaled[:count]
-        state.submitted = state.start + sum(size for _, size in handing)
-        state.batch_size = size
-        self._save()
-        self._fail_point("submitting")
-        self._hand_over([record for record, _ in handing], last=last)
-        self._fail_point("handed")
-        self._handed(count)
-        self._save()
-
-    def _handed(self, count: int) -> None:
-        del self.journaled[:count]
-        state = self.state
-        state.start = state.submitted
-        if not self.journaled:  # the journal starts over (cut at the next append)
-            state.start = state.submitted = state.end = 0
-        self._pending_since = time.monotonic()
-
-    def _journal_fresh(self) -> None:
-        if self.fresh:
-            sizes = self.cursor.append(self.state.end, self.fresh)
-            self.journaled += zip(self.fresh, sizes, strict=True)
-            self.state.end += sum(sizes)
-            self.fresh = []
-
-    def _hand_over(self, records: list[dict[str, Any]], last: bool = False) -> None:
-        """Submit in one piece (the producer cuts it into the same batches every time) and wait
-        until the producer has every record on the queue or in its spool. `last`: the producer
-        is closed instead of waited for, which sends a partial batch at once."""
-        self._handing = True
-        size = self.producer.config.batch_size
-        piece = max(size, getattr(self.producer, "buffer_max", 10_000) // size * size)
-        for start in range(0, len(records), piece):  # within its buffer: no spill, same cuts
-            part = records[start : start + piece]
-            stats = self.producer.stats
-            dropped, target = stats.dropped, handed_over(stats) + len(part)
-            self.producer.submit(part)
-            if last and start + piece >= len(records):
-                self.producer.close(deadline_s=HAND_OVER_TIMEOUT_S)
-                self._closed = True
-            deadline = time.monotonic() + HAND_OVER_TIMEOUT_S
-            while handed_over(stats) < target:
-                if time.monotonic() > deadline:
-                    raise IngestError(
-                        f"the producer took no {len(part)} records in {HAND_OVER_TIMEOUT_S:.0f} s;"
-                        f" they stay in the cursor {self.cursor.path} for the next run"
-                    )
-                time.sleep(0.002)
-            if stats.dropped > dropped:
-                errors = "; ".join(stats.errors) or "the spool cannot be written"
-                raise IngestError(
-                    f"{errors}. Nothing is lost: the records stay in the cursor "
-                    f"{self.cursor.path} and the next run hands them over again"
-                )
-        self._handing = False
-
-    def _save(self) -> None:
-        self._journal_fresh()  # a state never counts lines whose records are not on disk
-        bucket = self.router.bucket
-        self.state.bucket = (bucket.tokens, bucket.updated)
-        self.cursor.save(self.state)
-        self._saved_at = time.monotonic()
-        self._dirty = False
-
-    def _resume(self, saved: CursorState | None) -> None:
-        if saved is None:
-            return
+    def _check(self, saved: CursorState) -> None:
         if saved.run_id != self.run_id:
             raise IngestError(
                 f"the cursor {self.cursor.path} follows run id {saved.run_id!r}: pass --run-id "
                 f"{saved.run_id} (or another --cursor to route everything again as "
                 f"{self.run_id!r})"
             )
-        if saved.format != self.state.format:
+        if saved.format != self.location.format.name:
             raise IngestError(
                 f"the cursor {self.cursor.path} follows {saved.format} dumps, not "
-                f"{self.state.format}: pass --format {saved.format}"
+                f"{self.location.format.name}: pass --format {saved.format}"
             )
-        self.state = saved
-        if saved.bucket is not None:
-            bucket = self.router.bucket
-            bucket.tokens, bucket.updated = saved.bucket
-            self.clock.advance(saved.bucket[1])
-        self.cursor.cut(saved.end)
-        self.journaled = self.cursor.read(saved.start, saved.end)
-        if saved.submitted > saved.start:
-            count, offset = 0, saved.start
-            while offset < saved.submitted:
-                offset += self.journaled[count][1]
-                count += 1
-            size = self.producer.config.batch_size
-            if saved.batch_size != size:
-                self.say(
-                    f"warning: queue.batch_size changed from {saved.batch_size} to {size} since "
-                    "an interrupted run: a batch it queued may be queued again (the worker "
-                    "still imports each sample once)"
-                )
-            self.stats.resumed = count
-            self.say(f"ingest: handing over {count} records an interrupted run routed")
-            self._hand_over([record for record, _ in self.journaled[:count]])
-            self._handed(count)
-            self._save()
-        self._pending_since = time.monotonic()
 
     # ---- reporting ---------------------------------------------------------------------------
 
@@ -525,14 +388,6 @@ class Follower:
             f"ingest: {s.files} files, {s.samples} samples read, {s.routed} routed, "
             f"{s.malformed} malformed lines skipped"
         )
-
-    def _fail_point(self, point: str) -> None:
-        wanted = os.environ.get(FAILPOINT_VAR)
-        if not wanted or wanted.partition(":")[0] != point:
-            return
-        self._failpoints[point] = self._failpoints.get(point, 0) + 1
-        if self._failpoints[point] == int(wanted.partition(":")[2] or 1):
-            os.kill(os.getpid(), signal.SIGKILL)
 
 
 def _digest(data: bytes) -> str:

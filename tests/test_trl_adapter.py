@@ -221,6 +221,32 @@ def test_rloo_queues_exactly_the_samples_trl_scored_once(
     assert len({r["sample_id"] for r in records}) == len(records)
 
 
+def test_generation_batches_that_share_a_step_get_their_own_ids(
+    model: str, own_redis: OwnRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With steps_per_generation below the gradient accumulation steps TRL generates twice per
+    optimizer step: both batches are routed, under the same step, with distinct ids."""
+    monkeypatch.setenv("REDIS_URL", own_redis.url)
+    seen: list[tuple[int, str, str]] = []
+
+    def recorded(prompts: list[str], completions: list[str], trainer_state, **_: Any):
+        step = trainer_state.global_step + 1
+        seen.extend((step, p, c) for p, c in zip(prompts, completions, strict=True))
+        return [0.0] * len(completions)
+
+    funcs = routed([recorded], tmp_path)
+    run = trainer("grpo", model, tmp_path / "out", funcs, 2, gradient_accumulation_steps=2,
+                  steps_per_generation=1)  # fmt: skip
+    run.train()
+    funcs.close()
+    records = queued_records(own_redis.url, "trl-test")
+    assert len(seen) == 2 * 2 * 16
+    assert Counter((r["step"], r["prompt"], r["response"]) for r in records) == Counter(seen)
+    assert len({r["sample_id"] for r in records}) == len(records)
+    for step in (1, 2):
+        assert sorted(r["index"] for r in records if r["step"] == step) == list(range(32))
+
+
 def format_reward_again(completions: list[str], **_: Any) -> list[float]:
     return [float(len(c.split())) for c in completions]
 

@@ -144,28 +144,30 @@ class TrlSample:
     """One scored completion in the shape the routing core reads (`ScoredSample`). The core reads
     every sample's reward and group but the texts only of the samples it selects."""
 
-    __slots__ = ("_batch", "group_id", "index", "reward")
+    __slots__ = ("_batch", "_row", "group_id", "index", "reward")
 
-    def __init__(self, batch: ScoredBatch, index: int, reward: float, group_id: int) -> None:
+    def __init__(
+        self, batch: ScoredBatch, row: int, index: int, reward: float, group_id: int
+    ) -> None:
         self._batch = batch
+        self._row = row  # in the batch; `index` (part of the id) may count on from a batch before
         self.index = index
         self.reward = reward  # plain attributes: read for every sample
         self.group_id = group_id
 
     @property
     def prompt(self) -> str:
-        return self._batch.prompt_text(self.index)
+        return self._batch.prompt_text(self._row)
 
     @property
     def response(self) -> str:
-        return as_text(self._batch.completions[self.index])
+        return as_text(self._batch.completions[self._row])
 
     @property
     def reward_details(self) -> dict[str, float]:
         batch = self._batch
         return {
-            name: column[self.index]
-            for name, column in zip(batch.names, batch.columns, strict=True)
+            name: column[self._row] for name, column in zip(batch.names, batch.columns, strict=True)
         }
 
     @property
@@ -174,7 +176,7 @@ class TrlSample:
 
     @property
     def truncated(self) -> bool:
-        return self._batch.truncated(self.index)
+        return self._batch.truncated(self._row)
 
 
 def prompt_groups(batch: ScoredBatch) -> list[int]:
@@ -253,6 +255,7 @@ class RewardRouting:
         self._trainer: weakref.ref[Any] | None = None
         self._view: TrainerView | None = None
         self._calls_without_trainer = 0
+        self._last_step: tuple[int, int] = (-1, 0)  # (step, batches routed under it so far)
         self._warned: set[str] = set()
         self.closed = False
         self.batches_routed = 0
@@ -343,8 +346,14 @@ class RewardRouting:
         )
         batch.group_ids = prompt_groups(batch)
         info = self._batch_info(view, kwargs.get("trainer_state"))
+        # Several generation batches can share a step (steps_per_generation below the gradient
+        # accumulation steps): their positions continue, so their ids differ.
+        step, earlier = self._last_step
+        earlier = earlier + 1 if step == info.step else 0
+        self._last_step = (info.step, earlier)
+        first = earlier * len(prompts)
         samples = [
-            TrlSample(batch, i, total, group)
+            TrlSample(batch, i, first + i, total, group)
             for i, (total, group) in enumerate(zip(batch.totals, batch.group_ids, strict=True))
         ]
         counts = self.router.route(samples, info)

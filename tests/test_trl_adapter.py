@@ -12,6 +12,7 @@ import json
 import logging
 import math
 import os
+import random
 import shutil
 import subprocess
 import sys
@@ -34,6 +35,7 @@ from trl.trainer.utils import get_callable_name, is_async_callable
 from lowtide.errors import UsageError
 from lowtide.services.process import free_port
 from lowtide.trl import route_low_rewards
+from sampling.adapters.trl import reward_columns, weighted_totals
 from sampling.spool import Spool
 from tests.helpers.redis_server import OwnRedis
 from tests.helpers.trl_run import (
@@ -159,6 +161,37 @@ def test_wrappers_keep_the_names_and_kinds_trl_sees() -> None:
 def test_mistakes_are_refused_before_training(kwargs: dict, message: str) -> None:
     with pytest.raises(UsageError, match=message):
         route_low_rewards([format_reward, judge], **kwargs)
+
+
+@pytest.mark.parametrize("functions", [1, 2, 3])
+def test_totals_are_trls_float32_nansum_to_the_last_bit(functions: int) -> None:
+    """The adapter's total against TRL's own expression, on values that probe the edges: None
+    and NaN (alone and in every position), infinities, zeros of both signs, huge and tiny
+    numbers, zero and negative weights."""
+    rng = random.Random(functions)
+    specials = [None, math.nan, math.inf, -math.inf, 0.0, -0.0, 1e38, -3e38, 1e-45, 7, True]
+    rows = 20_000
+
+    def value() -> object:
+        if rng.random() < 0.3:
+            return rng.choice(specials)
+        return rng.uniform(-1, 1) * 10 ** rng.randint(-30, 30)
+
+    outputs = [[value() for _ in range(rows)] for _ in range(functions)]
+    for weights in ([1.0] * functions, [rng.uniform(-3, 3) for _ in range(functions)],
+                    [0.0] + [0.5] * (functions - 1)):  # fmt: skip
+        columns = reward_columns(outputs, rows)
+        assert columns is not None
+        ours = weighted_totals(columns, weights)
+        # TRL: None -> NaN, float32 tensors, weighted nansum, NaN where no function scored.
+        table = torch.stack(
+            [torch.tensor([math.nan if v is None else v for v in o], dtype=torch.float32)
+             for o in outputs], dim=1,
+        )  # fmt: skip
+        trl = (table * torch.tensor(weights, dtype=torch.float32).unsqueeze(0)).nansum(dim=1)
+        trl[torch.isnan(table).all(dim=1)] = math.nan
+        assert torch.equal(torch.tensor(ours).isnan(), trl.isnan())
+        assert [t for t in ours if t == t] == [t for t in trl.tolist() if t == t]
 
 
 def test_a_reward_model_name_is_refused() -> None:

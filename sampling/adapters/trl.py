@@ -22,8 +22,10 @@ TRL: a batch lowtide cannot read is left unrouted (and TRL reports what is wrong
 
 from __future__ import annotations
 
+import array
 import functools
 import inspect
+import itertools
 import logging
 import math
 import os
@@ -86,28 +88,70 @@ def _content_text(content: Any) -> str:
     return str(content)
 
 
-def reward_columns(outputs: Sequence[Any], rows: int) -> torch.Tensor | None:
-    """The functions' outputs as TRL holds them ((rows, functions) float32, None as NaN), or
-    None when one of them is not what TRL accepts (TRL itself then raises)."""
+def reward_columns(outputs: Sequence[Any], rows: int) -> list[array.array] | None:
+    """Each function's output as TRL holds it (float32, None as NaN), or None when one of them
+    is not what TRL accepts (TRL itself then raises)."""
     columns = []
     for output in outputs:
         if not isinstance(output, list | tuple | torch.Tensor) and not hasattr(output, "__array__"):
             return None  # a generator would be consumed here: leave it to TRL
-        values = [math.nan if value is None else value for value in output]
+        if isinstance(output, list | tuple) and None not in output:
+            values = output  # nothing to replace: spare a copy
+        else:
+            values = [math.nan if value is None else value for value in output]
         if len(values) != rows:
             return None
-        try:
-            columns.append(torch.tensor(values, dtype=torch.float32))
-        except (TypeError, ValueError, RuntimeError):
+        column = float32_column(values)
+        if column is None:
             return None
-    return torch.stack(columns, dim=1)
+        columns.append(column)
+    return columns
 
 
-def weighted_totals(columns: torch.Tensor, weights: torch.Tensor) -> torch.Tensor:
-    """TRL's total: the weighted nansum, NaN where every function gave NaN (never selected)."""
-    totals = (columns * weights.to(columns.dtype).unsqueeze(0)).nansum(dim=1)
-    totals[torch.isnan(columns).all(dim=1)] = math.nan
-    return totals
+def float32_column(values: Sequence[Any]) -> array.array | None:
+    """`torch.tensor(values, dtype=float32)` as TRL converts them. Plain Python numbers go
+    through an `array` (the same rounding, without torch's dispatch); anything else, which
+    `array` might accept where torch does not, through torch itself."""
+    if set(map(type, values)) <= {float, int, bool}:
+        try:
+            return array.array("f", values)
+        except OverflowError:  # an int beyond float range: let torch decide
+            pass
+    try:
+        column = torch.tensor(values, dtype=torch.float32)
+    except (TypeError, ValueError, RuntimeError):
+        return None
+    return array.array("f", column.tolist()) if column.dim() == 1 else None
+
+
+def weighted_totals(columns: Sequence[array.array], weights: Sequence[float]) -> list[float]:
+    """TRL's total, `(rewards * weights).nansum(dim=1)` in float32, NaN where every function
+    gave NaN (never selected). With one or two functions computed here: a float32 product or
+    sum rounded from double is the float32 result (double has more than 2 x 24 + 2 bits), in
+    any order. With more, torch's own reduction, whose order decides the last bit."""
+    weights = array.array("f", weights)
+    if not columns or not columns[0]:
+        return []
+    if len(columns) > 2:
+        stacked = torch.stack([torch.tensor(c, dtype=torch.float32) for c in columns], dim=1)
+        totals = (stacked * torch.tensor(weights, dtype=torch.float32).unsqueeze(0)).nansum(dim=1)
+        totals[torch.isnan(stacked).all(dim=1)] = math.nan
+        return totals.tolist()
+    products = [array.array("f", [w * v for v in c]) for w, c in zip(weights, columns, strict=True)]
+    nan = math.nan
+    if len(columns) == 1:
+        return [
+            p if p == p else (0.0 if v == v else nan)
+            for p, v in zip(products[0], columns[0], strict=True)
+        ]
+    sums = array.array(
+        "f",
+        [
+            (0.0 + (a if a == a else 0.0)) + (b if b == b else 0.0)
+            for a, b in zip(products[0], products[1], strict=True)
+        ],
+    )
+    return [t if (u == u or v == v) else nan for t, u, v in zip(sums, *columns, strict=True)]
 
 
 @dataclass(eq=False)
@@ -118,7 +162,7 @@ class ScoredBatch:
     completions: list[Any]
     completion_ids: list[Any] | None
     totals: list[float]
-    columns: list[list[float]]  # per function, in the trainer's order
+    columns: list[array.array]  # float32, per function, in the trainer's order
     names: list[str]
     group_ids: list[int]
     max_completion_length: int | None
@@ -126,6 +170,9 @@ class ScoredBatch:
     _prompt_texts: dict[int, str] = field(default_factory=dict)
 
     def prompt_text(self, index: int) -> str:
+        prompt = self.prompts[index]
+        if isinstance(prompt, str):
+            return prompt
         text = self._prompt_texts.get(index)
         if text is None:
             text = self._prompt_texts[index] = as_text(self.prompts[index])
@@ -184,12 +231,12 @@ def prompt_groups(batch: ScoredBatch) -> list[int]:
     row. The id hashes the prompt's text, so a group split across processes keeps one id."""
     ids: list[int] = []
     previous: Any = object()
-    current = 0
+    group = 0
     for index, prompt in enumerate(batch.prompts):
         if prompt is not previous and prompt != previous:
-            current = zlib.crc32(batch.prompt_text(index).encode("utf-8", "surrogatepass"))
+            group = zlib.crc32(batch.prompt_text(index).encode("utf-8", "surrogatepass"))
             previous = prompt
-        ids.append(current)
+        ids.append(group)
     return ids
 
 
@@ -242,10 +289,12 @@ class RewardRouting:
         self.router = router
         self.funcs = list(reward_funcs)
         self.names = [callable_name(func) for func in self.funcs]
-        self.weights = torch.tensor(
-            [1.0] * len(self.funcs) if reward_weights is None else list(reward_weights),
-            dtype=torch.float32,
-        )
+        # float32, as TRL holds them
+        given = [1.0] * len(self.funcs) if reward_weights is None else list(reward_weights)
+        try:
+            self.weights = array.array("f", given).tolist()
+        except TypeError:
+            raise ValueError(f"reward_weights must be numbers, got {given!r}") from None
         self.explicit_weights = reward_weights is not None  # else read from the trainer
         self.run_id = run_id
         self.wrapped = [self._wrap(position, func) for position, func in enumerate(self.funcs)]
@@ -318,14 +367,14 @@ class RewardRouting:
             return
         if view is not None and view.order is not None and trainer is not None:
             order = view.order
-            weights = torch.as_tensor(trainer.reward_weights, dtype=torch.float32)
+            weights = trainer.reward_weights.tolist()  # a tensor; it may change during training
             names = list(trainer.reward_func_names)
             ours = order == list(range(len(self.funcs)))
-            if self.explicit_weights and ours and not torch.equal(weights.cpu(), self.weights):
+            if self.explicit_weights and ours and weights != self.weights:
                 self._warn_once(
                     "weights",
-                    f"route_low_rewards was given reward_weights={self.weights.tolist()} but "
-                    f"the trainer uses {weights.tolist()}; lowtide routes on the trainer's",
+                    f"route_low_rewards was given reward_weights={self.weights} but the "
+                    f"trainer uses {weights}; lowtide routes on the trainer's",
                 )
         else:
             order = list(range(len(self.funcs)))
@@ -337,8 +386,8 @@ class RewardRouting:
             prompts=list(prompts),
             completions=list(completions),
             completion_ids=kwargs.get("completion_ids"),
-            totals=weighted_totals(columns, weights).tolist(),
-            columns=columns.T.tolist(),
+            totals=weighted_totals(columns, weights),
+            columns=columns,
             names=names,
             group_ids=[],
             max_completion_length=view.max_completion_length if view else None,
@@ -352,10 +401,11 @@ class RewardRouting:
         earlier = earlier + 1 if step == info.step else 0
         self._last_step = (info.step, earlier)
         first = earlier * len(prompts)
-        samples = [
-            TrlSample(batch, i, first + i, total, group)
-            for i, (total, group) in enumerate(zip(batch.totals, batch.group_ids, strict=True))
-        ]
+        rows = range(len(prompts))
+        samples = list(
+            map(TrlSample, itertools.repeat(batch), rows, range(first, first + len(prompts)),
+                batch.totals, batch.group_ids)
+        )  # fmt: skip
         counts = self.router.route(samples, info)
         self.batches_routed += 1
         self.last_counts = counts

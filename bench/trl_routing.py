@@ -121,6 +121,7 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> dic
         os.environ["REDIS_URL"] = settings["redis_url"]
         funcs = route_low_rewards([keyword_reward], overrides=[
             *ROUTE_ALL, f"--queue.name={QUEUE}", f"--queue.spool_dir={out / 'spool'}"])  # fmt: skip
+        own_cpu = lowtide_cpu_clock(funcs.routing)
     else:
         send = naive_router(kind, settings)
 
@@ -142,11 +143,15 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> dic
         {"prompt": [tokenizer.apply_chat_template([{"role": "user", "content": p}],
                     add_generation_prompt=True, tokenize=False) for p in prompts()]}
     )  # fmt: skip
-    stamps: list[tuple[float, float]] = []
+    stamps: list[tuple[float, float, float]] = []
+
+    def stamp() -> None:
+        own = own_cpu() if kind == "lowtide" else 0.0
+        stamps.append((time.perf_counter(), time.process_time(), own))
 
     class StepTimer(TrainerCallback):
         def on_step_end(self, args, state, control, **kwargs):
-            stamps.append((time.perf_counter(), time.process_time()))
+            stamp()
 
     config = GRPOConfig(
         output_dir=str(out), per_device_train_batch_size=PROMPTS * SAMPLES,
@@ -159,12 +164,29 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> dic
         model=AutoModelForCausalLM.from_pretrained(model), reward_funcs=funcs, args=config,
         train_dataset=data, processing_class=tokenizer, callbacks=[StepTimer()],
     )  # fmt: skip
-    stamps.append((time.perf_counter(), time.process_time()))
+    stamp()
     trainer.train()
     if kind == "lowtide":
         funcs.close()
-    pairs = list(itertools.pairwise(stamps))
-    return {"wall": [b[0] - a[0] for a, b in pairs], "cpu": [b[1] - a[1] for a, b in pairs]}
+    steps = list(itertools.pairwise(stamps))
+    return {
+        which: [b[i] - a[i] for a, b in steps] for i, which in enumerate(("wall", "cpu", "own"))
+    }
+
+
+def lowtide_cpu_clock(routing: Any) -> Any:
+    """CPU seconds lowtide itself has used so far: its part of the wrapper calls on the trainer
+    thread, and its producer thread (building records, talking to Redis)."""
+    observe, spent = routing._observe, [0.0]
+
+    def timed(*args: Any) -> None:
+        began = time.thread_time()
+        observe(*args)
+        spent[0] += time.thread_time() - began
+
+    routing._observe = timed
+    producer = time.pthread_getcpuclockid(routing.router.producer._thread.ident)
+    return lambda: spent[0] + time.clock_gettime(producer)
 
 
 # ---- 2. trainer-thread time per step --------------------------------------------------------
@@ -310,12 +332,14 @@ def main() -> None:
         try:
             kinds = [k for k in KINDS if not (skipped and k.startswith("ls_"))]
             # per kind, per clock: one median step time per round
-            rounds: dict[str, dict[str, list[float]]] = {k: {"wall": [], "cpu": []} for k in kinds}
+            rounds = {k: {"wall": [], "cpu": [], "own": []} for k in kinds}
             for run in range(RUNS):
                 for kind in kinds if run % 2 == 0 else kinds[::-1]:
                     got = run_child(__file__, kind, model, settings)
                     for clock in ("wall", "cpu"):
                         rounds[kind][clock].append(statistics.median(got[clock][WARMUP:]))
+                    # the mean: the producer's work comes in bursts (one RQ job per batch)
+                    rounds[kind]["own"].append(statistics.mean(got["own"][WARMUP:]))
                     print(f"round {run + 1}/{RUNS} {kind:10} median step "
                           f"{rounds[kind]['wall'][-1]:.3f} s, "
                           f"CPU {rounds[kind]['cpu'][-1]:.3f} s", flush=True)  # fmt: skip
@@ -341,6 +365,10 @@ def main() -> None:
     noise = f"wall {ratio('none_again', 'wall'):.3f}, CPU {ratio('none_again', 'cpu'):.3f}"
     print(f"step time lowtide / no routing: wall {ratio('lowtide', 'wall'):.3f}, "
           f"CPU {ratio('lowtide', 'cpu'):.3f}  (goal <= 1.02; noise floor: {noise})")  # fmt: skip
+    own = statistics.median(rounds["lowtide"]["own"])
+    base = statistics.median(rounds["none"]["cpu"])
+    print(f"lowtide's own CPU per step (trainer thread + producer thread): {own * 1e3:.2f} ms, "
+          f"{1 + own / base:.3f}x a step without routing (goal <= 1.02)")  # fmt: skip
 
     print(f"\ntrainer-thread time added per step by the TRL adapter, 256 samples, "
           f"{CALLS - CALL_WARMUP} steps (goal p99 <= 1 ms)")  # fmt: skip

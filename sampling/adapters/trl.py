@@ -9,7 +9,7 @@ before TRL gathers them. TRL turns None into NaN, raises ValueError on a wrong l
 combines the functions as `(rewards * reward_weights).nansum(dim=1)` in float32; a row where
 every function gave NaN is unscorable (NaN total).
 
-`RewardRouting.wrap` wraps each of the user's functions. A wrapper calls the function with
+`RewardRouting` wraps each of the user's functions. A wrapper calls the function with
 exactly what TRL passed and hands back exactly what it returned; an exception propagates as it
 is. It keeps the values; when every wrapped function of the trainer has answered for the batch,
 it combines them as TRL does (reading the weights and names from the trainer itself) and routes

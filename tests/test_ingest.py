@@ -20,14 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
-from rq import Queue
-from rq.job import Job
-from rq.serializers import JSONSerializer
 
 from rl.samples import make_sample_id
-from sampling.producer import JOB_FUNCTION
 from tests.conftest import REPO, invoke
+from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.redis_server import OwnRedis
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -63,14 +59,7 @@ for s in spec["steps"]:
 
 
 def queued_records(url: str, name: str = QUEUE) -> list[dict[str, Any]]:
-    connection = redis.Redis.from_url(url)
-    queue = Queue(name, connection=connection, serializer=JSONSerializer)
-    records = []
-    for job_id in queue.job_ids:
-        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
-        assert job.func_name == JOB_FUNCTION
-        records += job.args[0]
-    return records
+    return read_queued_records(url, name)
 
 
 def queued_ids(url: str, name: str = QUEUE) -> Counter[str]:

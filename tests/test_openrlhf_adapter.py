@@ -23,11 +23,7 @@ from typing import Any
 
 import httpx
 import pytest
-import redis
 import torch
-from rq import Queue
-from rq.job import Job
-from rq.serializers import JSONSerializer
 
 from lowtide.errors import UsageError
 from lowtide.openrlhf import routed
@@ -50,6 +46,7 @@ from sampling.spool import Spool
 from tests.conftest import REPO, invoke, run_cli
 from tests.helpers.openrlhf_reward_server import RewardServer
 from tests.helpers.openrlhf_user_rewards import FAIL_MARK, RAISE_MARK, reward_func
+from tests.helpers.queued import queued_records
 from tests.test_sampler import FakeProducer
 
 # Variables that would point a test's routing elsewhere than its own Redis and config.
@@ -305,14 +302,6 @@ def routed_file(tmp_path: Path, redis_url: str, queue: str) -> Path:
         f"reward_func = routed(_reward_func, config={str(config)!r}, run_id='orl', quiet_s=0.3)\n"
     )
     return path
-
-
-def queued_records(url: str, queue: str) -> list[dict[str, Any]]:
-    connection = redis.Redis.from_url(url)
-    found = []
-    for job_id in Queue(queue, connection=connection, serializer=JSONSerializer).job_ids:
-        found += Job.fetch(job_id, connection=connection, serializer=JSONSerializer).args[0]
-    return found
 
 
 def expected_low(outputs: list[dict[str, Any]]) -> Counter:

@@ -10,11 +10,10 @@ from pathlib import Path
 import pytest
 import redis
 from rq import Queue
-from rq.job import Job
-from rq.serializers import JSONSerializer
 
 from sampling.config import QueueConfig
-from sampling.producer import JOB_FUNCTION, Producer
+from sampling.producer import Producer
+from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
 
 pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
@@ -22,17 +21,6 @@ pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="ne
 
 def records(start: int, count: int) -> list[dict]:
     return [{"sample_id": f"s-{i:06d}", "response": "r" * 100} for i in range(start, start + count)]
-
-
-def queued_sample_ids(url: str, name: str) -> list[str]:
-    connection = redis.Redis.from_url(url)
-    queue = Queue(name, connection=connection, serializer=JSONSerializer)
-    ids = []
-    for job_id in queue.job_ids:
-        job = Job.fetch(job_id, connection=connection, serializer=JSONSerializer)
-        assert job.func_name == JOB_FUNCTION
-        ids += [record["sample_id"] for record in job.args[0]]
-    return ids
 
 
 def wait_for(condition, timeout_s: float = 20.0) -> None:

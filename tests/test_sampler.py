@@ -18,8 +18,9 @@ from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import RolloutRecord
 from sampling.routing import TokenBucket
 from sampling.sampler import LowRewardSampler
+from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
-from tests.test_producer import queued_sample_ids, wait_for
+from tests.test_producer import wait_for
 
 
 class FakeProducer:

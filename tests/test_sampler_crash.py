@@ -14,7 +14,7 @@ import pytest
 
 from sampling.spool import Spool
 from tests.conftest import REPO, run_cli
-from tests.test_producer import queued_sample_ids
+from tests.helpers.queued import queued_sample_ids
 
 
 @pytest.mark.slow

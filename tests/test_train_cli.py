@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO, run_cli
-from tests.test_producer import queued_sample_ids
+from tests.helpers.queued import queued_sample_ids
 from tests.test_trainer import saved_steps
 
 

@@ -25,13 +25,13 @@ from typing import Any
 import pytest
 import redis
 from rq import Queue
-from rq.job import Job
 from rq.serializers import JSONSerializer
 
 from lowtide.errors import UserError
 from lowtide.services import peer_venvs
 from lowtide.services.process import free_port
 from tests.conftest import REPO, run_cli
+from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.verl_reward_fn import GROUPS, compute_score
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
@@ -85,11 +85,7 @@ def keyed(records: list[dict[str, Any]]) -> Counter:
 
 
 def queued_records(queue: str) -> list[dict[str, Any]]:
-    connection = redis.Redis.from_url(REDIS_URL)
-    found = []
-    for job_id in Queue(queue, connection=connection, serializer=JSONSerializer).job_ids:
-        found += Job.fetch(job_id, connection=connection, serializer=JSONSerializer).args[0]
-    return found
+    return read_queued_records(REDIS_URL, queue)
 
 
 def delete_queue(queue: str) -> None:

@@ -159,3 +159,38 @@ def test_the_openrlhf_reward_file_example_works(
     assert sorted((r["run_id"], r["response"]) for r in routed) == [
         ("grpo-7", " by_hand.py"), ("grpo-7", " lowtide_reward.py")
     ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_the_trl_example_runs_as_shown(
+    workdir: Path, own_redis, tiny_models, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The TRL section's script and config, as shown, beside the tiny model where
+    `lowtide model tiny` puts it: a real GRPO run whose low-reward samples reach the queue."""
+    import os
+    import subprocess
+
+    import redis
+    from rq import Queue
+    from rq.serializers import JSONSerializer
+
+    section = README[README.index("### TRL") : README.index("### verl")]
+    script = re.search(r"```python\n(# train_grpo.py\n.*?)```", section, flags=re.S)
+    config = re.search(r"```yaml\n(.*?)```", section, flags=re.S)
+    assert script is not None and config is not None
+    (workdir / "train_grpo.py").write_text(script[1])
+    (workdir / "lowtide.yaml").write_text(config[1])
+    (workdir / "outputs").mkdir()
+    (workdir / "outputs" / "tiny").symlink_to(tiny_models.policy.parent)
+    monkeypatch.delenv("LOWTIDE_CONFIG", raising=False)
+    env = {**os.environ, "REDIS_URL": own_redis.url, "OMP_NUM_THREADS": "1"}
+    result = subprocess.run([sys.executable, "train_grpo.py"], cwd=workdir, env=env,
+                            capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    queue = Queue("lowtide-annotate", connection=redis.Redis.from_url(own_redis.url),
+                  serializer=JSONSerializer)  # fmt: skip
+    records = [r for job in queue.get_jobs() for r in job.args[0]]
+    assert records and all(r["reward"] < 0.2 for r in records)  # the config's threshold
+    assert {r["step"] for r in records} <= set(range(1, 11))
+    assert all(r["prompt"].startswith("user: ") for r in records)
+    assert all(set(r["reward_details"]) == {"cool_color", "brevity"} for r in records)

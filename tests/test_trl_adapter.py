@@ -111,10 +111,16 @@ def same_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> bool:
 # ---- reward functions a user might pass -------------------------------------------------------
 
 
-def format_reward(completions: list[str], kind: list[str], **_: Any) -> list[float | None]:
-    """Reads the extra dataset column `kind`; abstains on rows of kind "unscored"."""
+def format_reward(
+    completions: list[str], kind: list[str], log_extra, log_metric, **_: Any
+) -> list[float | None]:
+    """Reads the extra dataset column `kind`; abstains on rows of kind "unscored"; logs a
+    column and a metric through TRL's callbacks."""
     pairs = zip(completions, kind, strict=True)
-    return [None if k == "unscored" else len(c) / 10 for c, k in pairs]
+    rewards = [None if k == "unscored" else len(c) / 10 for c, k in pairs]
+    log_extra("format_kind", list(kind))
+    log_metric("format/abstained", sum(r is None for r in rewards))
+    return rewards
 
 
 async def judge(completions: list[str], kind: list[str], **_: Any) -> list[float | None]:
@@ -145,7 +151,8 @@ def test_wrappers_keep_the_names_and_kinds_trl_sees() -> None:
         assert [get_callable_name(f) for f in funcs] == [get_callable_name(f) for f in originals]
         assert [is_async_callable(f) for f in funcs] == [False, True, False, False, True]
         # Outside a trainer the functions still answer as themselves.
-        assert funcs[0](prompts=["p"], completions=["abc"], kind=["plain"]) == [0.3]
+        logs = {"log_extra": lambda *_: None, "log_metric": lambda *_: None}
+        assert funcs[0](prompts=["p"], completions=["abc"], kind=["plain"], **logs) == [0.3]
         assert asyncio.run(funcs[1](prompts=["p"], completions=["e"], kind=["plain"])) == [1.0]
     finally:
         funcs.close(deadline_s=0.5)
@@ -215,9 +222,14 @@ def test_grpo_queues_exactly_the_samples_trl_scored_once(
     run.train()
     funcs.close()
 
-    # TRL saw exactly what it sees without lowtide: same completions, rewards and advantages.
+    # TRL saw exactly what it sees without lowtide: same completions, rewards, advantages, and
+    # what the functions logged through it.
     rows = completion_rows(tmp_path / "routed")
     assert len(rows) == 3 * 16 and same_rows(rows, completion_rows(tmp_path / "plain"))
+    assert {row["format_kind"] for row in rows} == set(KINDS)
+    abstained = [[e["format/abstained"] for e in r.state.log_history if "format/abstained" in e]
+                 for r in (plain, run)]  # fmt: skip
+    assert len(abstained[0]) == 3 and abstained[0] == abstained[1]
     assert any(math.isnan(r["format_reward"]) for r in rows)  # NaN-aware totals are exercised
     assert any(math.isnan(r["judge"]) and not math.isnan(r["format_reward"]) for r in rows)
 
@@ -278,6 +290,26 @@ def test_generation_batches_that_share_a_step_get_their_own_ids(
     assert len({r["sample_id"] for r in records}) == len(records)
     for step in (1, 2):
         assert sorted(r["index"] for r in records if r["step"] == step) == list(range(32))
+
+
+def test_evaluation_batches_are_not_routed(
+    model: str, own_redis: OwnRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REDIS_URL", own_redis.url)
+    modes: list[bool] = []
+
+    def recorded(completions: list[str], **_: Any) -> list[float]:
+        modes.append(run.model.training)
+        return [0.0] * len(completions)
+
+    funcs = routed([recorded], tmp_path)
+    run = trainer("grpo", model, tmp_path / "out", funcs, 2, evaluate=True, eval_strategy="steps",
+                  eval_steps=1, per_device_eval_batch_size=16)  # fmt: skip
+    run.train()
+    funcs.close()
+    assert modes.count(False) >= 2 and modes.count(True) == 2  # TRL scored eval batches too
+    records = queued_records(own_redis.url, "trl-test")
+    assert len(records) == 2 * 16 and {r["step"] for r in records} == {1, 2}
 
 
 def format_reward_again(completions: list[str], **_: Any) -> list[float]:

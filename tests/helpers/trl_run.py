@@ -78,9 +78,11 @@ def trainer(
     *,
     kinds: Sequence[str] = ("plain",),
     callbacks: Sequence[Any] = (),
+    evaluate: bool = False,
     **overrides: Any,
 ) -> Any:
-    """A `GRPOTrainer` (kind "grpo") or `RLOOTrainer` ("rloo") on the tiny model."""
+    """A `GRPOTrainer` (kind "grpo") or `RLOOTrainer` ("rloo") on the tiny model; `evaluate`:
+    the prompts as an eval dataset too."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
     from trl import GRPOConfig, GRPOTrainer, RLOOConfig, RLOOTrainer
@@ -95,6 +97,7 @@ def trainer(
         reward_funcs=reward_funcs,
         args=config_class(**config_kwargs(out, steps, **overrides)),
         train_dataset=dataset(model, kinds),
+        eval_dataset=dataset(model, kinds) if evaluate else None,
         processing_class=AutoTokenizer.from_pretrained(model),
         callbacks=list(callbacks),
     )

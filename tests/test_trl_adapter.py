@@ -24,11 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import redis
 import torch
-from rq import Queue
-from rq.job import Job
-from rq.serializers import JSONSerializer
 from transformers import TrainerCallback
 from trl.trainer.utils import get_callable_name, is_async_callable
 
@@ -37,6 +33,7 @@ from lowtide.services.process import free_port
 from lowtide.trl import route_low_rewards
 from sampling.adapters.trl import reward_columns, weighted_totals
 from sampling.spool import Spool
+from tests.helpers.queued import queued_records
 from tests.helpers.redis_server import OwnRedis
 from tests.helpers.trl_run import (
     ROUTE_ALL,
@@ -66,14 +63,6 @@ def routed(funcs: list, tmp_path: Path, queue: str = "trl-test", *extra: str):
         overrides=[*ROUTE_ALL, f"--queue.name={queue}", f"--queue.spool_dir={tmp_path}/spool",
                    "--queue.max_latency_ms=50", *extra],
     )  # fmt: skip
-
-
-def queued_records(url: str, queue: str) -> list[dict[str, Any]]:
-    connection = redis.Redis.from_url(url)
-    found = []
-    for job_id in Queue(queue, connection=connection, serializer=JSONSerializer).job_ids:
-        found += Job.fetch(job_id, connection=connection, serializer=JSONSerializer).args[0]
-    return found
 
 
 def expected_from_completions(rows: list[dict[str, Any]], names: list[str]) -> Counter:

@@ -274,3 +274,11 @@ def test_cut_flags_must_agree_with_the_lengths() -> None:
         "record: response_chars=500 and response_cut=False disagree with the 1 characters of "
         "response"
     )
+
+
+def test_sample_ids_stay_the_same_across_versions() -> None:
+    """The id is the key of exactly-once end to end (the imported set, export dedup): a new
+    version that computed other ids would make second tasks for samples already reviewed."""
+    assert make_sample_id("run-x", 10, 3, 255, "héllo", "a\x00b") == (
+        "s-06a5cc00b7bd4b9e2c4ff81542e4af72"
+    )

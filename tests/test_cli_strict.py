@@ -121,6 +121,25 @@ def test_overrides_of_other_sections_are_checked_like_the_file(
     assert code == 0, err
 
 
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        # Nothing near: the sections it takes are named.
+        (["ingest", "--zz.misspelled=1"], "did you mean one of --sampling.misspelled, --queue"),
+        (["ingest", "dumps", "--zz.misspelled=1"], "did you mean one of --sampling.misspelled"),
+        # An option in the place of a missing argument is not taken for the argument.
+        (["ingest", "--queue.name=x"], "missing argument DIRECTORY (before --queue.name=x)"),
+        (["rm", "eval", "--export.out=x"], "missing argument"),
+    ],
+)
+def test_an_option_never_stands_for_a_missing_argument(
+    nothing_listens: Path, capsys: pytest.CaptureFixture[str], argv: list[str], expected: str
+) -> None:
+    code, _, err = invoke(capsys, *argv)
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1 and expected in lines[0], lines
+
+
 def test_a_run_config_file_is_checked_whole_by_the_service_commands(
     nothing_listens: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -162,3 +181,7 @@ def test_requeue_tells_job_ids_from_overrides_in_either_form(
     code, _, said = invoke(capsys, "queue", "requeue", "--queue.name=other", ids[2])
     assert (code, said.strip()) == (0, "requeued 1 job(s)")
     assert queue.count == 3
+    # A mistyped id is one line, and nothing is moved.
+    code, _, said = invoke(capsys, "queue", "requeue", "--queue.name=other", "no-such-job")
+    assert (code, said.strip()) == (1, "error: not among the failed jobs of other: no-such-job "
+                                       "(see `lowtide queue failed`)")  # fmt: skip

@@ -17,10 +17,15 @@ import typer
 import typer.core
 
 from lowtide.config import RunConfig
+from lowtide.config.messages import first_plain_value_on
 from lowtide.errors import UsageError
 from rl.suggest import closest
 
 RUN_CONFIG = tuple(RunConfig.model_fields)  # every top-level key of a run config
+# The keys that hold sections (`--trainer.seed`), not a plain value (`--device`).
+SECTIONS = tuple(
+    name for name in RUN_CONFIG if first_plain_value_on(RunConfig, (name, "x")) is None
+)
 # Typer brings its own copy of click (typer._click) and raises that copy's usage errors: the
 # module is the one that holds typer's public BadParameter.
 click_errors = sys.modules[typer.BadParameter.__module__]
@@ -49,6 +54,7 @@ class ReadsConfig(typer.core.TyperCommand):
             # command sees the unknown options.
             values, rest, _ = self.make_parser(ctx).parse_args(args=list(args))
             check_overrides(ctx, [*_argument_words(self, values), *rest])
+            _check_single_arguments(ctx, self, values)
         return super().parse_args(ctx, args)
 
 
@@ -102,6 +108,9 @@ def override_problem(ctx: typer.Context, flag: str) -> str | None:
         near = closest(first, sections) or closest(first, RUN_CONFIG)
         if near:
             return f"{flag}: unknown section {first} (did you mean --{near[0]}.{rest}?)"
+        if not closest(flag, _option_names(ctx)):  # nothing near: name what it takes
+            takes = ", ".join(f"--{name}.{rest}" for name in sections if name in SECTIONS)
+            return f"{flag}: unknown section {first} (did you mean one of {takes}?)"
     return unknown_option(ctx, flag)
 
 
@@ -137,13 +146,29 @@ def _option_names(ctx: typer.Context) -> list[str]:
 
 
 def _argument_words(command: typer.core.TyperCommand, values: dict[str, Any]) -> list[str]:
-    """Words a variadic argument took in (`requeue JOB... --queue.name=x`)."""
+    """Words the positional arguments took in: with unknown options allowed, click hands a
+    misspelled one to an argument (`requeue JOB... --queue.name=x`, and `ingest --zz=1` with no
+    DIR, which would take `--zz=1` as the directory)."""
     words: list[str] = []
     for param in command.params:
         value = values.get(param.name or "")
-        if param.param_type_name == "argument" and param.nargs == -1 and value:
-            words += [str(word) for word in value]
+        if param.param_type_name != "argument" or value is None:
+            continue
+        words += [str(word) for word in value] if param.nargs == -1 else [str(value)]
     return words
+
+
+def _check_single_arguments(
+    ctx: typer.Context, command: typer.core.TyperCommand, values: dict[str, Any]
+) -> None:
+    """A one-word argument that took an option (even a valid override) was left out: say so,
+    rather than run with `--queue.name=x` as the directory."""
+    for param in command.params:
+        value = values.get(param.name or "")
+        single = param.param_type_name == "argument" and param.nargs == 1
+        if single and value is not None and _looks_like_option(str(value)):
+            name = (param.name or "argument").upper()
+            raise UsageError(f"{ctx.command_path}: missing argument {name} (before {value})")
 
 
 def _looks_like_option(word: str) -> bool:

@@ -85,12 +85,23 @@ def failed_jobs(config: QueueConfig, limit: int = 50) -> list[FailedJob]:
     return jobs
 
 
+class NotFailedError(ValueError):
+    """A job id given to requeue is not in the failed registry."""
+
+
 def requeue(config: QueueConfig, job_ids: list[str] | None = None) -> int:
     """Move failed jobs back to the queue (all of them when `job_ids` is None), each with a
     fresh set of retries."""
     queue = annotation_queue(config)
     registry = FailedJobRegistry(queue=queue)
-    wanted = registry.get_job_ids() if job_ids is None else job_ids
+    failed = registry.get_job_ids()
+    wanted = failed if job_ids is None else job_ids
+    unknown = [job_id for job_id in wanted if job_id not in failed]
+    if unknown:  # checked before any is moved: a typo requeues nothing
+        raise NotFailedError(
+            f"not among the failed jobs of {config.name}: {', '.join(unknown)} "
+            "(see `lowtide queue failed`)"
+        )
     for job_id in wanted:
         queue.connection.hdel(Job.key_for(job_id), "number_of_retries")
         registry.requeue(job_id)

@@ -16,7 +16,7 @@ from lowtide.cli.clients import redis_errors
 from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads, split_overrides
 from lowtide.config import load_service_config
-from lowtide.errors import UsageError
+from lowtide.errors import UsageError, UserError
 from sampling import queue_admin
 from sampling.config import QueueConfig, mask_url_password
 
@@ -112,7 +112,10 @@ def requeue(
     if not all_jobs and not ids:
         raise UsageError("name the job ids to requeue, or pass --all")
     queue = load_service_config(config, overrides).queue
-    count = _call(queue, lambda q: queue_admin.requeue(q, None if all_jobs else ids))
+    try:
+        count = _call(queue, lambda q: queue_admin.requeue(q, None if all_jobs else ids))
+    except queue_admin.NotFailedError as error:
+        raise UserError(str(error)) from None
     err.print(f"requeued {count} job(s)")
 
 

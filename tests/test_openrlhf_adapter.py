@@ -235,6 +235,24 @@ def test_reward_file_writes_a_file_openrlhf_can_load(
     assert code == 2 and err.count("\n") == 1 and "cannot import nope" in err
 
 
+def test_reward_file_checks_the_config_without_starting_routing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Writing the file only reads the config: no producer (it would replay a spool into Redis)
+    and no routing thread are started; a mistake in it is one line."""
+    monkeypatch.delitem(sys.modules, "my_rewards", raising=False)
+    (tmp_path / "my_rewards.py").write_text("def reward_func(queries, prompts, labels): ...\n")
+    out = tmp_path / "lowtide_reward.py"
+    argv = ["openrlhf", "reward-file", "--func", "my_rewards:reward_func", "--out", str(out)]
+    code, _, err = invoke(capsys, *argv, "--sampling.treshold=0.5")
+    assert code == 2 and err.count("\n") == 1 and "threshold" in err and not out.exists()
+    before = {thread.name for thread in threading.enumerate()}
+    code, _, err = invoke(capsys, *argv, "--sampling.threshold=0.5")
+    assert code == 0, err
+    started = {thread.name for thread in threading.enumerate()} - before
+    assert not {"lowtide-openrlhf", "lowtide-producer"} & started
+
+
 def test_the_proxy_answers_byte_for_byte_and_routes_what_was_ok(tmp_path: Path) -> None:
     upstream = RewardServer().start()
     producer = FakeProducer()

@@ -4,6 +4,7 @@ the reward function file or the reward server its `--reward.remote_url` names.""
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
@@ -14,7 +15,9 @@ import typer
 
 from lowtide.cli.console import err
 from lowtide.cli.usage import reads
+from lowtide.config import load_service_config
 from lowtide.errors import UsageError, UserError
+from lowtide.integrations import CONFIG_VAR
 from lowtide.openrlhf import load_function, reward_file_text, start_routing
 
 app = typer.Typer(
@@ -48,8 +51,9 @@ def reward_file(
         sys.path.remove(str(out.resolve().parent))
     if config is not None and not config.is_file():
         raise UsageError(f"--config {config}: no such file")
-    # The same checks as when OpenRLHF loads the file.
-    start_routing(config=config, overrides=ctx.args).router.close(deadline_s=0.5)
+    # The config as OpenRLHF will load it, checked without starting a producer (whose thread
+    # would replay an earlier run's spool) or a routing thread.
+    load_service_config(config or os.environ.get(CONFIG_VAR) or None, ctx.args)
     text = reward_file_text(
         func, out, config=config, overrides=ctx.args, run_id=run_id, model_name=model_name
     )

@@ -48,7 +48,8 @@ from rl.models.loading import (
     resolve_device,
     resolve_dtype,
 )
-from rl.rewards import RewardBatch, RewardSet
+from rl.rewards import RewardBatch, RewardError, RewardSet
+from rl.rewards.combine import NO_REWARDS
 from rl.rollout import GenerationSettings, Rollout, generate, token_logprobs, token_values
 from rl.samples import Sample
 from rl.schedule import lr_lambda
@@ -94,6 +95,8 @@ class Trainer:
         hook_resources: Mapping[str, Any] | None = None,
         base_dir: Path | None = None,
     ) -> None:
+        if not rewards:  # before joining a process group or loading a model
+            raise RewardError(NO_REWARDS)
         self.config = trainer
         self.model_config = model
         requested = resolve_device(device)
@@ -101,8 +104,6 @@ class Trainer:
         self.device = device_for(self.world, requested)
         self.run_id = run_id or time.strftime("%Y%m%d-%H%M%S")
         self.run_dir = Path(trainer.output_dir) / self.run_id
-        if not rewards:
-            raise ValueError("rewards: configure at least one reward")
 
         checkpoint = latest_checkpoint(self.run_dir) if trainer.resume else None
         if trainer.resume and checkpoint is None:

@@ -257,3 +257,17 @@ def test_update_variants_run_and_report(tmp_path: Path, tiny_models, settings: d
     assert trainer._needs_sampling_logprobs() == (several_passes or in_reward)
     if settings["algorithm"] == "ppo":
         assert all(math.isfinite(row["critic_loss"]) for row in result.history)
+
+
+def test_no_rewards_is_the_reward_error_preflight_gives(tmp_path: Path, tiny_models) -> None:
+    from rl.rewards import RewardError, check_reward_specs
+
+    with pytest.raises(RewardError) as error:
+        Trainer(
+            TrainerConfig(output_dir=str(tmp_path)),
+            ModelConfig(actor=ModelRef(model_name_or_path=str(tiny_models.policy))),
+            quickstart_data(),
+            [],
+            device="cpu",
+        )
+    assert [(None, str(error.value))] == check_reward_specs([])

@@ -514,10 +514,11 @@ class Trainer:
             control=self.control,
         )
         self.hooks.run(stage, context)
-        self._agree_to_stop()  # every rank stops together
 
     def _agree_to_stop(self) -> bool:
-        """Whether any rank was asked to stop (a collective: every rank calls it)."""
+        """Whether any rank was asked to stop (a collective: every rank calls it). Called once a
+        step, where a stop takes effect: a vote after every stage's hooks would change nothing
+        but add collectives."""
         stop = any_rank(self.control.should_stop, self.world)
         if stop and not self.control.should_stop:
             self.control.request_stop("another rank asked to stop")

@@ -501,6 +501,29 @@ def test_once_on_a_directory_without_dumps_is_one_line(
     assert code == 2 and err.count("\n") == 1 and "--format" in err
 
 
+def test_a_damaged_cursor_is_one_line_and_loses_nothing(
+    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dumps = workdir / "dumps"
+    dumps.mkdir()
+    rows = [{"input": "p", "output": f"r{i}", "score": 0.1, "step": 1} for i in range(3)]
+    (dumps / "1.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+    cursor = workdir / "cursor.json"
+    args = ["ingest", str(dumps), "--once", "--cursor", str(cursor), *flags(workdir)]
+    assert invoke(capsys, *args)[0] == 0
+    first = queued_ids(own_redis.url)
+    assert len(first) == 3
+    saved = json.loads(cursor.read_text())
+    for damaged in ("{not json", json.dumps({**saved, "files": []})):
+        cursor.write_text(damaged)
+        code, _, err = invoke(capsys, *args)
+        assert code == 1 and err.count("\n") == 1, err
+        assert "is damaged" in err and "move it away" in err
+    cursor.unlink()  # as the message says: the dumps are routed again, each sample still once
+    assert invoke(capsys, *args)[0] == 0
+    assert queued_ids(own_redis.url) == first
+
+
 def test_the_readme_commands_run_as_shown(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -128,16 +128,16 @@ class Cursor:
             raw = json.loads(self.path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             return None
-        except (OSError, ValueError) as error:
+        except OSError as error:
             raise CursorError(f"cannot read the cursor {self.path}: {error}") from None
+        except ValueError as error:
+            raise _damaged(self.path, error) from None
         if not isinstance(raw, dict) or raw.get("version") != STATE_VERSION:
             raise CursorError(f"{self.path} is not a cursor this version of lowtide reads")
         try:
             return CursorState.from_json(raw)
-        except (KeyError, TypeError, ValueError) as error:
-            raise CursorError(
-                f"{self.path} is damaged ({error!r}): move it away to start over"
-            ) from None
+        except (AttributeError, KeyError, TypeError, ValueError) as error:  # a wrong shape
+            raise _damaged(self.path, error) from None
 
     def save(self, state: CursorState) -> None:
         text = json.dumps(state.as_json(), ensure_ascii=False, separators=(",", ":"))
@@ -193,6 +193,15 @@ class Cursor:
                 handle.truncate(end)
         except OSError as error:
             raise CursorError(f"cannot write the journal {self.journal_path}: {error}") from None
+
+
+def _damaged(path: Path, error: Exception) -> CursorError:
+    # Nothing is lost by starting over: the dumps are read again and the worker imports each
+    # sample once, however often it is queued.
+    return CursorError(
+        f"the cursor {path} is damaged ({type(error).__name__}: {error}): move it away to "
+        "route the dumps again from the start"
+    )
 
 
 def _fsync_directory(directory: Path) -> None:

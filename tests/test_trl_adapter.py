@@ -31,6 +31,7 @@ from trl.trainer.utils import get_callable_name, is_async_callable
 from lowtide.errors import UsageError
 from lowtide.services.process import free_port
 from lowtide.trl import route_low_rewards
+from sampling.adapters import group_id_of
 from sampling.adapters.trl import reward_columns, weighted_totals
 from sampling.spool import Spool
 from tests.helpers.queued import queued_records
@@ -188,6 +189,15 @@ def test_totals_are_trls_float32_nansum_to_the_last_bit(functions: int) -> None:
         trl[torch.isnan(table).all(dim=1)] = math.nan
         assert torch.equal(torch.tensor(ours).isnan(), trl.isnan())
         assert [t for t in ours if t == t] == [t for t in trl.tolist() if t == t]
+
+
+def test_group_ids_are_one_stable_52_bit_hash_for_every_adapter() -> None:
+    """TRL, verl and OpenRLHF records name a prompt's group the same way, in every process and
+    version, and exactly in JSON readers that hold numbers as doubles."""
+    assert group_id_of("What is 2+2?") == 2617794300148219
+    assert group_id_of("uid-1") == 3495654959828029  # verl's uid hash, as before
+    assert all(0 <= group_id_of(str(i)) < 2**52 for i in range(1000))
+    assert group_id_of("\ud800") != group_id_of("?")  # lone surrogates hash as they are
 
 
 def test_a_reward_model_name_is_refused() -> None:

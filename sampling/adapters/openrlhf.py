@@ -21,7 +21,6 @@ then reads the answers and routes the window's samples through the routing core:
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import math
 import re
@@ -34,6 +33,7 @@ from numbers import Real
 from types import MappingProxyType
 from typing import Any
 
+from sampling.adapters import group_id_of
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, PlainSample, Router
 
 log = logging.getLogger("sampling.adapters.openrlhf")
@@ -135,8 +135,7 @@ def per_sample(value: Any, count: int, *, broadcast: bool = False) -> list[float
 
 def group_of(prompt: str, label: Any) -> int:
     """Samples of one prompt share a group (OpenRLHF samples `n_samples_per_prompt` each)."""
-    digest = hashlib.blake2b(f"{prompt}\x00{label}".encode(errors="replace"), digest_size=4)
-    return int.from_bytes(digest.digest(), "big") >> 1  # non-negative, fits 31 bits
+    return group_id_of(f"{prompt}\x00{label}")
 
 
 @dataclass(frozen=True)

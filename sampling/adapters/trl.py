@@ -31,13 +31,13 @@ import math
 import os
 import threading
 import weakref
-import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
+from sampling.adapters import group_id_of
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
 
 log = logging.getLogger("lowtide.trl")
@@ -234,7 +234,7 @@ def prompt_groups(batch: ScoredBatch) -> list[int]:
     group = 0
     for index, prompt in enumerate(batch.prompts):
         if prompt is not previous and prompt != previous:
-            group = zlib.crc32(batch.prompt_text(index).encode("utf-8", "surrogatepass"))
+            group = group_id_of(batch.prompt_text(index))
             previous = prompt
         ids.append(group)
     return ids

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import atexit
-import hashlib
 import logging
 import math
 import numbers
@@ -50,6 +49,7 @@ from omegaconf import OmegaConf
 from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
+from sampling.adapters import group_id_of
 from sampling.records import MAX_REWARD_DETAILS
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
 
@@ -151,11 +151,10 @@ def reward_components(extra_info: Any) -> dict[str, float]:
 
 def group_of(uid: Any) -> int:
     """verl's group key (`uid`, a uuid string per prompt) as a stable integer, the same on every
-    worker; 52 bits, so that it survives JSON readers that hold numbers as doubles."""
+    worker."""
     if isinstance(uid, numbers.Integral):
         return int(uid)
-    digest = hashlib.blake2b(str(uid).encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big") >> 12
+    return group_id_of(str(uid))
 
 
 def worker_rank() -> int:

@@ -524,6 +524,16 @@ def test_a_damaged_cursor_is_one_line_and_loses_nothing(
     assert queued_ids(own_redis.url) == first
 
 
+def test_a_file_given_for_the_dump_directory_is_one_line(
+    workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dump = workdir / "1.jsonl"
+    dump.write_text(json.dumps({"input": "p", "output": "r", "score": 0.1}) + "\n")
+    for mode in (["--format", "verl"], ["--once"]):  # followed, it was a traceback
+        code, _, err = invoke(capsys, "ingest", str(dump), *mode, "--cursor", "c.json")
+        assert code == 2 and err.count("\n") == 1 and "is a file" in err, err
+
+
 def test_the_readme_commands_run_as_shown(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

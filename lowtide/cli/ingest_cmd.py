@@ -65,9 +65,12 @@ def ingest(
     from lowtide.integrations import router_from_config
     from sampling.ingest.cursor import Cursor, CursorError, default_path
     from sampling.ingest.follower import Follower
+    from sampling.ingest.formats import FormatError
     from sampling.ingest.handover import IngestError
 
     weights = _weights(reward_weights, dump_format)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory} is a file: give the directory the dump files are in")
     if once and not directory.is_dir():
         raise UsageError(f"{directory}: no such directory")
     router = router_from_config(config, ctx.args)  # a config mistake stops here, before anything
@@ -96,7 +99,7 @@ def ingest(
         )  # fmt: skip
         try:
             stats = follower.run(stop.is_set, interval)  # it closes the router, however it ends
-        except (IngestError, CursorError) as error:
+        except (IngestError, CursorError, FormatError) as error:
             raise UserError(str(error)) from None
     _summary(stats, location, state, producer)
 

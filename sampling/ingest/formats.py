@@ -21,7 +21,8 @@ AUTO = "auto"
 
 
 class FormatError(ValueError):
-    """The directory does not say which format it holds; the message says what to pass."""
+    """The directory cannot be followed (several formats in it, or it cannot be listed); the
+    message says what to pass."""
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,9 @@ def list_files(location: DumpLocation) -> list[DumpFile]:
     try:
         entries = list(os.scandir(location.files_dir))
     except FileNotFoundError:
-        return []
+        return []  # not written yet
+    except OSError as error:  # not a directory, no permission: it will not mend itself
+        raise FormatError(f"cannot list {location.files_dir}: {error.strerror}") from None
     for entry in entries:
         match = location.format.pattern.match(entry.name)
         if match is None:

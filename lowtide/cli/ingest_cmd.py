@@ -5,7 +5,6 @@ the `low_reward_sampler` hook does, with the run config's `sampling` and `queue`
 from __future__ import annotations
 
 import logging
-import signal
 import sys
 import threading
 import time
@@ -13,12 +12,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING
 
 import typer
 
 from lowtide.cli.console import err, out
+from lowtide.cli.interrupts import Interrupt, stop_after_the_step
 from lowtide.errors import UsageError, UserError
 
 if TYPE_CHECKING:  # the follower loads only when the command runs
@@ -26,7 +25,6 @@ if TYPE_CHECKING:  # the follower loads only when the command runs
     from sampling.ingest.formats import DumpLocation
     from sampling.producer import Producer
 
-REPEAT_S = 2.0  # one Ctrl-C often arrives twice within moments: not a second request
 WAIT_NOTICE_S = 30.0
 
 
@@ -74,8 +72,8 @@ def ingest(
     if once and not directory.is_dir():
         raise UsageError(f"{directory}: no such directory")
     router = router_from_config(config, ctx.args)  # a config mistake stops here, before anything
-    stop = threading.Event()
-    with _stop_on_signals(stop), _producer_messages():
+    stop = _StopRequest()
+    with stop_after_the_step(stop, _announce), _producer_messages():
         try:
             location = _wait_for_dumps(directory, dump_format.value, once, stop)
         except BaseException:
@@ -164,6 +162,18 @@ def _summary(stats: IngestStats, location: DumpLocation, state: Path, producer: 
         out.print(line, markup=False)
 
 
+class _StopRequest(threading.Event):
+    """What the first SIGINT/SIGTERM stops (the train command's handling): the follower, after
+    the file it is reading; a second one later quits at once (the cursor holds the last save)."""
+
+    def request_stop(self, reason: str) -> None:
+        self.set()
+
+
+def _announce(interrupt: Interrupt) -> None:
+    err.print(f"ingest: {interrupt.name}: handing over and saving the cursor", markup=False)
+
+
 class _LevelFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         return f"{record.levelname.lower()}: {record.getMessage()}"
@@ -183,32 +193,3 @@ def _producer_messages() -> Iterator[None]:
     finally:
         logger.removeHandler(handler)
         logger.setLevel(previous)
-
-
-@contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """The first SIGINT/SIGTERM asks the follower to stop after the file it is reading; another
-    one later quits at once (the cursor then holds what was saved last)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    first = [0.0]
-
-    def handle(signum: int, frame: FrameType | None) -> None:
-        now = time.monotonic()
-        if not stop.is_set():
-            stop.set()
-            first[0] = now
-            err.print(f"ingest: {signal.Signals(signum).name}: handing over and saving the cursor")
-        elif now - first[0] > REPEAT_S:
-            raise SystemExit(128 + signum)
-
-    signals = (signal.SIGINT, signal.SIGTERM)
-    previous = {signum: signal.getsignal(signum) for signum in signals}
-    for signum in signals:
-        signal.signal(signum, handle)
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)

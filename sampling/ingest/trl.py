@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sampling.ingest.rows import BadRow, DumpRow, type_name
+from sampling.ingest.rows import BadRow, DumpRow, step_field, type_name
 
 NAME = "trl"
 FILE_PATTERN = re.compile(r"^completions_(\d+)\.parquet$")
@@ -130,12 +130,9 @@ def _content_text(content: Any) -> str:
 def _row(
     row: dict[str, Any], index: int, file_step: int, rewards: list[str], weights: list[float]
 ) -> DumpRow:
-    step = row.get("step", file_step)
-    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        raise BadRow(f"'step' must be a whole number >= 0, got {step!r:.40}")
     values = [_float(row.get(name)) for name in rewards]
     return DumpRow(
-        step=step,
+        step=step_field(row, file_step),
         index=index,
         prompt=as_text(row.get("prompt"), "prompt"),
         response=as_text(row.get("completion"), "completion"),

@@ -142,6 +142,9 @@ def test_the_wrapper_returns_and_raises_exactly_what_the_function_does() -> None
     # Only the answer that had a reward is routed; None is counted as unreadable, not raised.
     assert [r["response"] for r in producer.records] == [" a"]
     assert wrapped.routing.stats.unreadable == 1
+    # Scoring goes on after close() (OpenRLHF never closes it): answers, and nothing piles up.
+    assert wrapped(["P: c"], ["P:"], ["ok"]) is answer
+    assert not wrapped.routing._incoming
 
 
 def test_steps_are_generation_bursts_and_ids_stay_distinct() -> None:

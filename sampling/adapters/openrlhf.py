@@ -255,8 +255,10 @@ class RewardRouting:
     # ---- any thread (OpenRLHF's reward threads, the proxy's request threads) ----------------
 
     def observe(self, call: RewardCall) -> None:
-        """Hand over one reward call and its answer; returns at once, never raises."""
-        self._incoming.append(call)
+        """Hand over one reward call and its answer; returns at once, never raises. After
+        `close()` nothing is kept (no thread would ever take it)."""
+        if not self._closed:
+            self._incoming.append(call)
 
     def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
         """Route what is waiting, then flush the producer within the deadline. Idempotent."""

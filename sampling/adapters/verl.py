@@ -50,7 +50,6 @@ from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from sampling.adapters import group_id_of
-from sampling.records import MAX_REWARD_DETAILS
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
 
 log = logging.getLogger("lowtide.verl")
@@ -135,8 +134,9 @@ def as_float(value: Any) -> float | None:
 
 
 def reward_components(extra_info: Any) -> dict[str, float]:
-    """The numeric values of a manager's `reward_extra_info` (strings and lists left out), at
-    most `MAX_REWARD_DETAILS` of them."""
+    """The numeric values of a manager's `reward_extra_info` (strings and lists left out). The
+    record keeps at most `MAX_REWARD_DETAILS` of them, as for every trainer; the policy may
+    select on any of them."""
     if not isinstance(extra_info, Mapping):
         return {}
     found: dict[str, float] = {}
@@ -144,8 +144,6 @@ def reward_components(extra_info: Any) -> dict[str, float]:
         number = as_float(value)
         if number is not None:
             found[str(key)] = number
-            if len(found) == MAX_REWARD_DETAILS:
-                break
     return found
 
 

@@ -12,6 +12,21 @@ from typing import Any
 OnBadLine = Callable[[int, str], None]
 
 
+class BadLine(ValueError):
+    """A line that is not one JSON object; the message says what is wrong."""
+
+
+def parse_line(line: str | bytes) -> dict[str, Any]:
+    """One line's object; BadLine when it is not JSON or not an object."""
+    try:
+        row = json.loads(line)
+    except ValueError as error:
+        raise BadLine(f"not valid JSON ({error})") from None
+    if not isinstance(row, dict):
+        raise BadLine("expected a JSON object per line")
+    return row
+
+
 def read_jsonl(path: Path, on_bad_line: OnBadLine) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line of `path`."""
     with path.open(encoding="utf-8") as handle:
@@ -19,14 +34,9 @@ def read_jsonl(path: Path, on_bad_line: OnBadLine) -> Iterator[tuple[int, dict[s
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except ValueError as error:
-                on_bad_line(number, f"not valid JSON ({error})")
-                continue
-            if not isinstance(row, dict):
-                on_bad_line(number, "expected a JSON object per line")
-                continue
-            yield number, row
+                yield number, parse_line(line)
+            except BadLine as problem:
+                on_bad_line(number, str(problem))
 
 
 def skip_bad_line(number: int, problem: str) -> None:

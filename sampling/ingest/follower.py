@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import hashlib
 import itertools
-import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rl.jsonl import BadLine, parse_line
 from sampling.ingest import trl
 from sampling.ingest.cursor import Cursor, CursorState, FilePosition
 from sampling.ingest.formats import DumpFile, DumpLocation, list_files
@@ -279,12 +279,9 @@ class Follower:
         if not raw.strip():
             return None
         try:
-            row = json.loads(raw)
-        except ValueError as error:
-            self._malformed(path, f"line {number}", f"not valid JSON ({error})")
-            return None
-        if not isinstance(row, dict):
-            self._malformed(path, f"line {number}", "not a JSON object")
+            row = parse_line(raw)
+        except BadLine as problem:
+            self._malformed(path, f"line {number}", str(problem))
             return None
         try:
             return parse(row, number - 1, step)

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from rl.jsonl import BadLine, parse_line
+from sampling.adapters import group_id_of
 from sampling.ingest import trl
 from sampling.ingest.cursor import Cursor, CursorState, FilePosition
 from sampling.ingest.formats import DumpFile, DumpLocation, list_files
@@ -59,12 +60,6 @@ class IngestStats:
         self.capped += counts.capped
         self.deduped += counts.deduped
         self.routed += counts.submitted
-
-
-def group_of(prompt: str) -> int:
-    """Samples of one prompt share a group: the same id in every read of the file."""
-    digest = hashlib.blake2b(prompt.encode("utf-8", "surrogatepass"), digest_size=6).digest()
-    return int.from_bytes(digest, "big")
 
 
 class DumpClock:
@@ -336,7 +331,7 @@ class Follower:
                     response=row.response,
                     reward=row.reward,
                     reward_details=row.reward_details,
-                    group_id=group_of(row.prompt),
+                    group_id=group_id_of(row.prompt),
                     index=row.index,
                     advantage=row.advantage,
                     truncated=row.truncated,

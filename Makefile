@@ -14,11 +14,12 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Drop pip's notes about local package mirrors that do not exist; keep every real message.
 PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 
-.PHONY: help install peer-venvs demo test up down status lint bench clean
+.PHONY: help install peer-venvs browser demo test up down status lint bench clean
 
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
 	@echo "make test    set up, start Redis, run lint and the test suite"
+	@echo "make browser  install headless Chromium for the reviewer UI tests (as root)"
 	@echo "make up | down | status | lint | bench | clean"
 
 $(BIN)/python:
@@ -44,10 +45,24 @@ PEER_VENVS := verl openrlhf
 peer-venvs: install
 	$(BIN)/python -m lowtide.services.peer_venvs $(PEER_VENVS)
 
+# Headless Chromium and its driver from the system packages, for the reviewer UI tests: installed
+# with apt-get where we are root (here, CI), otherwise the exact packages to install are printed.
+BROWSER_CHECK := $(PYTHON) -m tests.helpers.browser
+browser:
+	@$(BROWSER_CHECK) >/dev/null && exit 0; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  echo "installing chromium and chromium-driver (apt-get)"; \
+	  export DEBIAN_FRONTEND=noninteractive; \
+	  apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null 2>&1 || \
+	    { apt-get update -qq >/dev/null && \
+	      apt-get install -y -qq --no-install-recommends chromium chromium-driver >/dev/null; }; \
+	fi; \
+	$(BROWSER_CHECK) || true
+
 demo: install
 	$(BIN)/lowtide demo $(DEMO_FLAGS)
 
-test: install peer-venvs
+test: install peer-venvs browser
 	$(BIN)/lowtide up --only redis
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest

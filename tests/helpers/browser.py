@@ -1,0 +1,55 @@
+"""Headless Chromium for the tests of what a reviewer sees: where it is, and what to install.
+
+`python -m tests.helpers.browser` exits 0 when Chromium and its driver are installed, else
+prints what is missing and how to install it, and exits 1 (`make browser` uses it).
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+
+PACKAGES = ("chromium", "chromium-driver")  # Debian / Ubuntu package names
+BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome")
+DRIVER_NAMES = ("chromedriver",)
+INSTALL_HINT = (
+    "the reviewer UI tests need headless Chromium and its driver: install them with "
+    f"`sudo apt-get install {' '.join(PACKAGES)}` (Debian/Ubuntu), or run `make browser` as root"
+)
+
+
+def find_first(names: tuple[str, ...]) -> str | None:
+    for name in names:
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+def browser_path() -> str | None:
+    return find_first(BROWSER_NAMES)
+
+
+def driver_path() -> str | None:
+    return find_first(DRIVER_NAMES)
+
+
+def missing() -> list[str]:
+    """What is not installed, by package name ([] when both are there)."""
+    return [
+        package
+        for package, found in zip(PACKAGES, (browser_path(), driver_path()), strict=True)
+        if found is None
+    ]
+
+
+def main() -> int:
+    absent = missing()
+    if not absent:
+        return 0
+    print(f"missing: {', '.join(absent)}; {INSTALL_HINT}")
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

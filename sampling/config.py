@@ -5,7 +5,15 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -26,8 +34,47 @@ def mask_url_password(url: str) -> str:
     return urlunsplit(parts._replace(netloc=f"{user}:****@{host}"))
 
 
+class ReviewBudget(Section):
+    """How many reviews the `budget` policy may ask for: per round (a run of the trainer, or one
+    round of `lowtide loop`: spent when the round ends) or per hour (spent as the hour goes)."""
+
+    reviews: int = Field(ge=0, description="reviews per `per`")
+    per: Literal["round", "hour"] = "round"
+
+
+class BudgetConfig(Section):
+    """How the `budget` policy shares its reviews; what the shares leave goes to the lowest
+    rewards. Shares are of the budget (0.2 of 50 reviews: 10)."""
+
+    audit_share: float = Field(0.2, ge=0, le=1, description="highest rewards: reward hacking")
+    random_share: float = Field(0.1, ge=0, le=1, description="uniform: keeps accuracy unbiased")
+    uncertainty_share: float = Field(0.3, ge=0, le=1, description="least certain reward model")
+    uncertainty_key: str = Field(
+        "reward_model/spread", description="reward_details key with the reward model's spread"
+    )
+    model_component: str = Field(
+        "reward_model",
+        description="with no spread: disagreement of this component with the rule components",
+    )
+    near_duplicate_threshold: float = Field(
+        0.7, gt=0, le=1, description="Jaccard of 5-character shingles at which responses are copies"
+    )
+    window_steps: int = Field(8, ge=1, description="pick among candidates of the last N steps")
+    pool_max: int = Field(20_000, ge=1, description="candidates held at most (oldest dropped)")
+    select_every_s: float = Field(60.0, gt=0, description="per hour: how often to spend")
+
+    @model_validator(mode="after")
+    def _shares_fit(self) -> BudgetConfig:
+        total = self.audit_share + self.random_share + self.uncertainty_share
+        if total > 1 + 1e-9:
+            raise ValueError(
+                f"audit_share + random_share + uncertainty_share is {total:g}; at most 1"
+            )
+        return self
+
+
 class SamplingConfig(Section):
-    policy: Literal["threshold", "quantile", "group_relative", "zscore"] = "threshold"
+    policy: Literal["threshold", "quantile", "group_relative", "zscore", "budget"] = "threshold"
     threshold: float = Field(0.2, description="threshold policy: reward < threshold")
     quantile: float = Field(0.1, gt=0, lt=1, description="quantile policy: bottom share of a batch")
     group_k: float = Field(1.0, ge=0, description="group_relative: below mean - k * std")
@@ -36,6 +83,16 @@ class SamplingConfig(Section):
     max_per_minute: int = Field(600, ge=0)
     sample_fraction: float = Field(1.0, gt=0, le=1)
     dedup: bool = True
+    review_budget: ReviewBudget | None = Field(None, description="budget policy: reviews to spend")
+    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+
+    @model_validator(mode="after")
+    def _budget_policy_has_a_budget(self) -> SamplingConfig:
+        if self.policy == "budget" and self.review_budget is None:
+            raise ValueError(
+                "policy 'budget' needs review_budget, e.g. review_budget: {reviews: 50, per: round}"
+            )
+        return self
 
 
 class QueueConfig(Section):

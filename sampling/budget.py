@@ -1,0 +1,289 @@
+"""The `budget` selection policy: given a number of reviews, which candidates deserve them.
+
+`choose` is a pure function of the candidates, the budget, the config and a seed:
+
+1. Candidates with a non-finite reward are dropped (a broken reward is a bug, not a review).
+2. Near-duplicate responses are folded into groups (`sampling.near_duplicates`); a group is
+   reviewed once, through its representative, and its size goes on the record.
+3. The budget is shared: `random_share` uniformly at random (a random candidate, so groups count
+   by their size: what keeps a measured accuracy unbiased), `audit_share` of the highest rewards
+   (where reward hacking hides), `uncertainty_share` of the groups the reward model is least
+   certain about, and the rest to the lowest rewards. A share that finds no candidates (no
+   uncertainty known) goes to the lowest rewards.
+4. Within a share, picks are spread: the next pick is the best-ranked group whose prompt and
+   failure mode (its worst reward component) have been picked least so far, so one failure on
+   one prompt never takes the whole share.
+
+Uncertainty is the reward model's spread (`uncertainty_key` in reward_details, e.g. the std of
+several cheap heads). When no candidate has it, it is the disagreement by rank between the reward
+model component and the mean of the rule components: |percentile(model) - percentile(rules)|.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import random
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from sampling.config import BudgetConfig
+from sampling.near_duplicates import group_near_duplicates
+
+Reason = Literal["random", "audit_high_reward", "uncertain", "low_reward"]
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One scored sample that may be picked. `position` is the caller's own handle (an index in
+    its pool, say); `choose` ignores it and refers to candidates by their index in its input."""
+
+    prompt: str
+    response: str
+    reward: float
+    reward_details: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
+    group_id: int = 0
+    step: int = 0
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class Pick:
+    """A picked candidate (`index` into the candidates given to `choose`) and why."""
+
+    index: int
+    reason: Reason
+    members: tuple[int, ...]  # its near-duplicate group, itself first (indices into candidates)
+    reward: float  # the group's mean reward
+    uncertainty: float | None  # the group's, where known
+
+    @property
+    def group_size(self) -> int:
+        return len(self.members)
+
+
+@dataclass(frozen=True)
+class _Group:
+    representative: int
+    members: tuple[int, ...]
+    reward: float
+    uncertainty: float | None
+    prompt: str
+    low_mode: str  # the component it is worst at: its failure mode
+    high_mode: str  # the component it is best at: what a high reward came from
+
+
+def share_counts(budget: int, config: BudgetConfig) -> dict[Reason, int]:
+    """How many of `budget` reviews each reason gets: each share rounded half up, the rest to
+    the lowest rewards (never below 0: uncertainty gives way first, then audit)."""
+    counts: dict[Reason, int] = {
+        "random": _round_half_up(config.random_share * budget),
+        "audit_high_reward": _round_half_up(config.audit_share * budget),
+        "uncertain": _round_half_up(config.uncertainty_share * budget),
+    }
+    for reason in ("uncertain", "audit_high_reward", "random"):
+        over = sum(counts.values()) - budget
+        if over > 0:
+            counts[reason] -= min(over, counts[reason])
+    counts["low_reward"] = budget - sum(counts.values())
+    return counts
+
+
+def choose(
+    candidates: Sequence[Candidate], budget: int, config: BudgetConfig, seed: int = 0
+) -> list[Pick]:
+    """At most `budget` picks, one per near-duplicate group, in the order they were picked
+    (random, audit, uncertain, low reward). The same input and seed give the same picks."""
+    if budget <= 0:
+        return []
+    finite = [i for i, candidate in enumerate(candidates) if math.isfinite(candidate.reward)]
+    groups = _groups(candidates, finite, config)
+    counts = share_counts(budget, config)
+    taken: set[int] = set()  # group numbers
+    picks: list[Pick] = []
+
+    def take(group_numbers: list[int], reason: Reason) -> None:
+        for number in group_numbers:
+            taken.add(number)
+            group = groups[number]
+            picks.append(
+                Pick(group.representative, reason, group.members, group.reward, group.uncertainty)
+            )
+
+    group_of = {member: number for number, g in enumerate(groups) for member in g.members}
+    take(_random_groups(finite, group_of, counts["random"], seed), "random")
+    open_groups = [number for number in range(len(groups)) if number not in taken]
+    take(
+        _spread(groups, open_groups, counts["audit_high_reward"], lambda g: -g.reward, "high_mode"),
+        "audit_high_reward",
+    )
+    uncertain = [
+        n for n in range(len(groups)) if n not in taken and (groups[n].uncertainty or 0) > 0
+    ]
+    take(
+        _spread(groups, uncertain, counts["uncertain"], lambda g: -(g.uncertainty or 0.0)),
+        "uncertain",
+    )
+    left = budget - len(picks)  # every share that found too few candidates ends up here
+    open_groups = [number for number in range(len(groups)) if number not in taken]
+    take(_spread(groups, open_groups, left, lambda g: g.reward), "low_reward")
+    return picks
+
+
+def _groups(
+    candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
+) -> list[_Group]:
+    uncertainty = _uncertainties(candidates, finite, config)
+    percentiles = _component_percentiles(candidates, finite, config)
+    found = group_near_duplicates(
+        [candidates[i].response for i in finite], config.near_duplicate_threshold
+    )
+    groups = []
+    for positions in found:
+        members = tuple(finite[position] for position in positions)
+        known = [uncertainty[i] for i in members if uncertainty.get(i) is not None]
+        first = members[0]
+        ranks = percentiles.get(first, {})
+        groups.append(
+            _Group(
+                representative=first,
+                members=members,
+                reward=math.fsum(candidates[i].reward for i in members) / len(members),
+                uncertainty=math.fsum(known) / len(known) if known else None,  # type: ignore[arg-type]
+                prompt=candidates[first].prompt,
+                low_mode=min(ranks, key=lambda name: (ranks[name], name), default=""),
+                high_mode=max(ranks, key=lambda name: (ranks[name], name), default=""),
+            )
+        )
+    return groups
+
+
+def _random_groups(finite: list[int], group_of: dict[int, int], count: int, seed: int) -> list[int]:
+    """Groups of uniformly drawn candidates (a group of 10 is 10 times as likely as one of 1)."""
+    order = list(finite)
+    random.Random(f"lowtide-budget:{seed}").shuffle(order)
+    chosen: list[int] = []
+    for index in order:
+        if len(chosen) == count:
+            break
+        if group_of[index] not in chosen:
+            chosen.append(group_of[index])
+    return chosen
+
+
+def _spread(
+    groups: list[_Group],
+    open_groups: list[int],
+    count: int,
+    rank: Callable[[_Group], float],
+    mode: Literal["low_mode", "high_mode"] = "low_mode",
+) -> list[int]:
+    """`count` groups, best `rank` first, each time among those whose prompt and failure mode
+    have been picked least (a lazy heap: a group's times-picked only ever grow)."""
+    prompt_uses: Counter[str] = Counter()
+    mode_uses: Counter[str] = Counter()
+
+    def used(number: int) -> int:
+        group = groups[number]
+        return prompt_uses[group.prompt] + mode_uses[getattr(group, mode)]
+
+    heap = [(0, rank(groups[n]), n) for n in open_groups]
+    heapq.heapify(heap)
+    chosen: list[int] = []
+    while heap and len(chosen) < count:
+        uses, value, number = heapq.heappop(heap)
+        now = used(number)
+        if now > uses:
+            heapq.heappush(heap, (now, value, number))
+            continue
+        chosen.append(number)
+        prompt_uses[groups[number].prompt] += 1
+        mode_uses[getattr(groups[number], mode)] += 1
+    return chosen
+
+
+def _uncertainties(
+    candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
+) -> dict[int, float | None]:
+    key = config.uncertainty_key
+    spread = {i: _finite(candidates[i].reward_details.get(key)) for i in finite}
+    if any(value is not None for value in spread.values()):
+        return spread
+    # No spread anywhere: how far the reward model's rank is from the rules' rank.
+    model = {i: _finite(candidates[i].reward_details.get(config.model_component)) for i in finite}
+    rules: dict[int, float | None] = {}
+    for i in finite:
+        values = [
+            value
+            for name, value in candidates[i].reward_details.items()
+            if _is_rule(name, config) and _finite(value) is not None
+        ]
+        rules[i] = math.fsum(values) / len(values) if values else None
+    both = [i for i in finite if model[i] is not None and rules[i] is not None]
+    model_rank = _percentiles({i: model[i] for i in both})  # type: ignore[misc]
+    rules_rank = _percentiles({i: rules[i] for i in both})  # type: ignore[misc]
+    return {i: abs(model_rank[i] - rules_rank[i]) if i in model_rank else None for i in finite}
+
+
+def _component_percentiles(
+    candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
+) -> dict[int, dict[str, float]]:
+    """Each candidate's percentile (0 worst, 1 best) on each top-level reward component."""
+    names = sorted(
+        {
+            name
+            for i in finite
+            for name in candidates[i].reward_details
+            if _is_component(name, config)
+        }
+    )
+    found: dict[int, dict[str, float]] = {i: {} for i in finite}
+    for name in names:
+        values = {i: _finite(candidates[i].reward_details.get(name)) for i in finite}
+        known = {i: value for i, value in values.items() if value is not None}
+        for i, percentile in _percentiles(known).items():
+            found[i][name] = percentile
+    return found
+
+
+def _percentiles(values: Mapping[int, float]) -> dict[int, float]:
+    """Rank / (n - 1), ties sharing their mean rank; a lone value is 0.5."""
+    ordered = sorted(values, key=lambda i: values[i])
+    if len(ordered) == 1:
+        return {ordered[0]: 0.5}
+    found: dict[int, float] = {}
+    start = 0
+    while start < len(ordered):
+        end = start
+        while end + 1 < len(ordered) and values[ordered[end + 1]] == values[ordered[start]]:
+            end += 1
+        for i in ordered[start : end + 1]:
+            found[i] = (start + end) / 2 / (len(ordered) - 1)
+        start = end + 1
+    return found
+
+
+def _is_component(name: str, config: BudgetConfig) -> bool:
+    # "name/key" entries are a component's extras (the spread among them), not components.
+    return "/" not in name and name != config.uncertainty_key
+
+
+def _is_rule(name: str, config: BudgetConfig) -> bool:
+    return _is_component(name, config) and name != config.model_component
+
+
+def _finite(value: float | None) -> float | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _round_half_up(value: float) -> int:
+    return math.floor(value + 0.5 + 1e-9)  # 0.1 * 25 = 2.5000000000000004 or 2.4999...: 3

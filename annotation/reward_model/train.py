@@ -6,6 +6,10 @@ Texts are encoded exactly as the `reward_model` reward scores them (rl.rewards.m
 template or prompt + response, the end kept, padding by hand), so what is trained is what is
 later used. Losses: -log sigmoid(s_chosen - s_rejected) per pair; rating_weight * (s - target)^2
 per rated response, target = (rating - 3) / 2 in [-1, 1].
+
+Then, unless `uncertainty_heads` is 0, a few cheap heads are fitted on the frozen model's features
+(annotation.reward_model.heads) and saved beside it: the `reward_model` reward reports their
+spread per sample as its uncertainty.
 """
 
 from __future__ import annotations
@@ -22,9 +26,11 @@ import torch
 import torch.nn.functional as F
 
 from annotation.reward_model.data import Pair, Rated, RMData, RMDataError
+from annotation.reward_model.heads import HeadSettings, fit_heads
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model import RewardModel
 from rl.rewards.registry import RewardError
+from rl.rewards.uncertainty import HEADS_FILE, score_module
 
 METADATA_FILE = "lowtide_reward_model.json"
 
@@ -38,6 +44,7 @@ class RMTrainSettings:
     holdout: float = 0.2
     seed: int = 0
     max_grad_norm: float = 1.0
+    uncertainty_heads: int = 5  # cheap heads fitted for the spread signal; 0: none
 
 
 @dataclass
@@ -129,14 +136,28 @@ def train_reward_model(
                 on_step(step, total, {"rm/loss": loss.item(), **parts})
     model.eval()
     after = evaluate(scorer, held)
+    heads = None
+    if settings.uncertainty_heads > 0 and score_module(model) is not None:
+        heads = fit_heads(scorer, train, _head_settings(settings))
     report = RMReport(
         out=str(out), parent=str(base), train_pairs=len(train.pairs),
         train_ratings=len(train.ratings), before=before, after=after, steps=step,
         run_ids=data.run_ids, settings=asdict(settings),
     )  # fmt: skip
     save(scorer, Path(out), report, data)
+    stale = Path(out) / HEADS_FILE  # heads of another backbone would measure nothing
+    if heads is not None:
+        heads.save(Path(out))
+    elif stale.exists():
+        stale.unlink()
     scorer.close()
     return report
+
+
+def _head_settings(settings: RMTrainSettings) -> HeadSettings:
+    return HeadSettings(
+        count=settings.uncertainty_heads, rating_weight=settings.rating_weight, seed=settings.seed
+    )
 
 
 def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], list[Rated]]]:

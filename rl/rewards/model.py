@@ -7,12 +7,16 @@ the tokenizer's padding side, and position ids follow the attention mask, so a s
 the same alone or next to a much longer one. Inputs longer than the model's window keep their
 end (the response), which is where the score is read.
 
+A model directory with uncertainty heads (rl.rewards.uncertainty) also reports, per sample, the
+heads' spread as the extra `spread` (reward_details `<name>/spread`), never part of the total.
+
 Params: see `rl.rewards.model_spec`, which checks them without torch.
 """
 
 from __future__ import annotations
 
 import inspect
+from contextlib import nullcontext
 from pathlib import Path
 
 import torch
@@ -22,6 +26,7 @@ from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model_spec import DEFAULT_BATCH_SIZE, check_model_spec, check_settings
 from rl.rewards.types import ComponentScores, RewardBatch, RewardError
+from rl.rewards.uncertainty import SPREAD, load_heads, pooled_features, score_module
 
 UNBOUNDED_LENGTH = 1_000_000  # tokenizers without a limit report a huge model_max_length
 
@@ -61,6 +66,8 @@ class RewardModel:
         self.max_length = max_length or self._window()
         self.use_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
         self.takes_position_ids = "position_ids" in inspect.signature(self.model.forward).parameters
+        # Uncertainty heads saved beside the model (annotation.reward_model.heads), if any.
+        self.heads = load_heads(self.path) if score_module(self.model) is not None else None
 
     @classmethod
     def from_spec(cls, spec: RewardSpec, *, device: str = "cpu") -> RewardModel:
@@ -130,23 +137,46 @@ class RewardModel:
 
     @torch.no_grad()
     def score_pairs(self, prompts: list[str], responses: list[str]) -> list[float]:
+        return self._scored(prompts, responses, with_spread=False)[0]
+
+    @torch.no_grad()
+    def score_with_spread(
+        self, prompts: list[str], responses: list[str]
+    ) -> tuple[list[float], list[float] | None]:
+        """The scores, and the uncertainty heads' spread per sample (None without heads)."""
+        return self._scored(prompts, responses, with_spread=self.heads is not None)
+
+    def _scored(
+        self, prompts: list[str], responses: list[str], *, with_spread: bool
+    ) -> tuple[list[float], list[float] | None]:
         if self.model is None:
             raise RewardError("reward_model: scored after close()")
         rows = self.encode(prompts, responses)
         # Similar lengths share a batch, which keeps padding (and compute) small.
         order = sorted(range(len(rows)), key=lambda index: len(rows[index]))
         scores = [0.0] * len(rows)
-        for start in range(0, len(order), self.batch_size):
-            chunk = order[start : start + self.batch_size]
-            logits = self.model(**self.pad([rows[index] for index in chunk])).logits
-            for index, value in zip(chunk, logits[:, 0].float().cpu().tolist(), strict=True):
-                scores[index] = value
-        return scores
+        spreads = [0.0] * len(rows) if with_spread else None
+        features = pooled_features(self.model, self.pad_id) if with_spread else nullcontext([])
+        with features as pooled:
+            for start in range(0, len(order), self.batch_size):
+                chunk = order[start : start + self.batch_size]
+                logits = self.model(**self.pad([rows[index] for index in chunk])).logits
+                for index, value in zip(chunk, logits[:, 0].float().cpu().tolist(), strict=True):
+                    scores[index] = value
+                if spreads is not None and self.heads is not None:
+                    spread = self.heads.spread(pooled.pop().float()).cpu().tolist()
+                    for index, value in zip(chunk, spread, strict=True):
+                        spreads[index] = value
+        return scores, spreads
 
     def __call__(self, batch: RewardBatch) -> ComponentScores:
         if not len(batch):
             return ComponentScores([])
-        return ComponentScores(self.score_pairs(list(batch.prompts), list(batch.responses)))
+        scores, spreads = self.score_with_spread(list(batch.prompts), list(batch.responses))
+        if spreads is None:
+            return ComponentScores(scores)
+        # An extra, not a component: combine.py files it as `<name>/spread`, outside the total.
+        return ComponentScores(scores, extras=[{SPREAD: value} for value in spreads])
 
     def close(self) -> None:
         model, self.model = self.model, None

@@ -15,6 +15,8 @@ from pydantic import (
     model_validator,
 )
 
+from sampling.redaction.config import RedactConfig
+
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
@@ -85,6 +87,9 @@ class SamplingConfig(Section):
     dedup: bool = True
     review_budget: ReviewBudget | None = Field(None, description="budget policy: reviews to spend")
     budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    redact: RedactConfig = Field(
+        default_factory=RedactConfig, description="secrets and personal data out of records"
+    )
 
     @model_validator(mode="after")
     def _budget_policy_has_a_budget(self) -> SamplingConfig:

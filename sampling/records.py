@@ -28,7 +28,9 @@ from pydantic import (
 
 from rl.samples import make_sample_id
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# Version 2 added `redactions`; a version-1 record (none) still reads, with `redactions` empty.
+READABLE_SCHEMA_VERSIONS = (1, 2)
 # The RQ job that carries a batch of records, named here because both sides of the queue need
 # it: the producer enqueues it by name (sampling never imports annotation), the worker runs
 # nothing else.
@@ -41,6 +43,7 @@ _UTC_TIMESTAMP = re.compile(
 )
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ERRORS_PER_LINE = 3
+_KIND = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 
 
 class ScoredSample(Protocol):
@@ -113,7 +116,7 @@ class RolloutRecord(_Frozen):
     original lengths. `sample_id` is computed from the original texts, so it is the same whether
     or not a text was cut."""
 
-    schema_version: Literal[1] = SCHEMA_VERSION
+    schema_version: Literal[1, 2] = SCHEMA_VERSION
     sample_id: str = Field(pattern=SAMPLE_ID_PATTERN)
     run_id: str = Field(min_length=1)
     step: int = Field(ge=0)
@@ -134,6 +137,16 @@ class RolloutRecord(_Frozen):
     response_cut: bool
     prompt_chars: int = Field(ge=0)
     response_chars: int = Field(ge=0)
+    # What redaction replaced, by kind: {"EMAIL": 2}. Counts only, never the values.
+    redactions: dict[str, int] = Field(default_factory=dict)
+
+    @field_validator("redactions")
+    @classmethod
+    def _kind_counts(cls, value: dict[str, int]) -> dict[str, int]:
+        for kind, count in value.items():
+            if not _KIND.fullmatch(kind) or count < 1:
+                raise ValueError("must map kind names (EMAIL) to counts of at least 1")
+        return value
 
     @field_validator("created_at")
     @classmethod
@@ -173,16 +186,24 @@ class RolloutRecord(_Frozen):
         selection: Selection,
         max_text_chars: int = MAX_TEXT_CHARS,
         now: datetime | None = None,
+        shown: tuple[str, str] | None = None,
+        redactions: Mapping[str, int] | None = None,
     ) -> RolloutRecord:
         """The record of one selected sample; a bad argument raises RecordError (one line).
+
+        `shown`: the (prompt, response) to put in the record instead of the sample's, as
+        redaction made them, with `redactions` counting what it replaced. The sample id stays
+        the hash of the sample's own texts; `prompt_chars`/`response_chars` are the lengths of
+        the shown texts before the cap.
 
         Non-finite floats become None (reward, advantage, reward details) or their name as a
         string in `generation` ("inf"); only the first 64 reward details by sorted name are kept.
         """
         if max_text_chars < 1:
             raise ValueError(f"max_text_chars must be at least 1, got {max_text_chars}")
-        prompt, prompt_cut = _cap_text(sample.prompt, max_text_chars)
-        response, response_cut = _cap_text(sample.response, max_text_chars)
+        full_prompt, full_response = shown or (sample.prompt, sample.response)
+        prompt, prompt_cut = _cap_text(full_prompt, max_text_chars)
+        response, response_cut = _cap_text(full_response, max_text_chars)
         fields = {
             "sample_id": make_sample_id(
                 run_id, step, rank, sample.index, sample.prompt, sample.response
@@ -204,8 +225,9 @@ class RolloutRecord(_Frozen):
             "truncated": sample.truncated,
             "prompt_cut": prompt_cut,
             "response_cut": response_cut,
-            "prompt_chars": len(sample.prompt),
-            "response_chars": len(sample.response),
+            "prompt_chars": len(full_prompt),
+            "response_chars": len(full_response),
+            "redactions": dict(redactions or {}),
         }
         try:
             return cls.model_validate(fields)
@@ -250,10 +272,12 @@ def parse_record(data: Any) -> RolloutRecord:
     if not isinstance(data, Mapping):
         raise RecordError(f"record: expected a JSON object, got {_json_type_name(data)}")
     version = data.get("schema_version", SCHEMA_VERSION)
-    if type(version) is not int or version != SCHEMA_VERSION:  # type(): True == 1 in Python
+    # type(): True == 1 in Python
+    if type(version) is not int or version not in READABLE_SCHEMA_VERSIONS:
+        readable = " and ".join(map(str, READABLE_SCHEMA_VERSIONS))
         raise RecordError(
             f"schema_version: {_short_repr(version)} is not supported "
-            f"(this worker reads {SCHEMA_VERSION})"
+            f"(this worker reads {readable})"
         )
     try:
         return RolloutRecord.model_validate(dict(data))

@@ -1,0 +1,109 @@
+"""`sampling.redact`: which kinds are redacted, what is never redacted, and what a user adds.
+
+```yaml
+sampling:
+  redact:
+    disable: [IP_ADDRESS]            # or `kinds: [EMAIL, PHONE]`: only these built-in kinds
+    allow: [support@example.com]     # exact values left as they are
+    allow_regex: ['.*@example\\.com']  # values that fully match one of these are left too
+    patterns:                        # more kinds: <EMPLOYEE_ID_1>, ...
+      - {kind: EMPLOYEE_ID, regex: 'EMP-[0-9]{6}'}
+    redactor: mypkg.pii:find_spans   # (text: str) -> iterable of (start, end, KIND)
+```
+`redact: false` switches it off (then rollouts reach reviewers verbatim).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rl.plugins import is_dotted_path
+from rl.suggest import did_you_mean
+from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+def _compiled(regex: str, *, may_match_empty: bool = False) -> str:
+    try:
+        pattern = re.compile(regex)
+    except re.error as error:
+        raise ValueError(f"{regex!r} is not a valid regular expression: {error}") from None
+    if not may_match_empty and pattern.fullmatch(""):
+        raise ValueError(f"{regex!r} matches the empty string: it would redact nothing useful")
+    return regex
+
+
+def _builtin_kind(name: str) -> str:
+    upper = name.upper()
+    if upper not in BUILTIN_KINDS:
+        hint = did_you_mean(upper, BUILTIN_KINDS)
+        known = ", ".join(BUILTIN_KINDS)
+        raise ValueError(f"unknown kind {name!r}{f' ({hint})' if hint else ''}; kinds: {known}")
+    return upper
+
+
+class RedactPattern(_Section):
+    kind: str = Field(description="placeholder stem in upper case: EMPLOYEE_ID -> <EMPLOYEE_ID_1>")
+    regex: str = Field(description="Python regular expression; the whole match is redacted")
+
+    @field_validator("kind")
+    @classmethod
+    def _kind_name(cls, value: str) -> str:
+        if not KIND_NAME.fullmatch(value):
+            raise ValueError(
+                f"{value!r} is not a kind name: upper-case letters, digits and _, "
+                "starting with a letter (at most 40)"
+            )
+        return value
+
+    @field_validator("regex")
+    @classmethod
+    def _regex(cls, value: str) -> str:
+        return _compiled(value)
+
+
+class RedactConfig(_Section):
+    enabled: bool = Field(True, description="redact before a record leaves the trainer's process")
+    kinds: list[str] | None = Field(None, description="only these built-in kinds (default: all)")
+    disable: list[str] = Field(default_factory=list, description="built-in kinds switched off")
+    allow: list[str] = Field(default_factory=list, description="exact values never redacted")
+    allow_regex: list[str] = Field(
+        default_factory=list, description="values fully matching one of these are never redacted"
+    )
+    patterns: list[RedactPattern] = Field(default_factory=list, description="kinds of your own")
+    redactor: str | None = Field(
+        None, description="dotted path: (text: str) -> iterable of (start, end, KIND)"
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bool_means_enabled(cls, data: Any) -> Any:
+        return {"enabled": data} if isinstance(data, bool) else data
+
+    @field_validator("kinds", "disable")
+    @classmethod
+    def _known_kinds(cls, value: list[str] | None) -> list[str] | None:
+        return None if value is None else [_builtin_kind(name) for name in value]
+
+    @field_validator("allow_regex")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        return [_compiled(regex, may_match_empty=True) for regex in value]
+
+    @field_validator("redactor")
+    @classmethod
+    def _dotted(cls, value: str | None) -> str | None:
+        if value is not None and not is_dotted_path(value):
+            raise ValueError(f"{value!r} is not a dotted path (write package.module:function)")
+        return value
+
+    def builtin_kinds(self) -> list[str]:
+        """The built-in kinds this config redacts, in priority order."""
+        chosen = self.kinds if self.kinds is not None else list(BUILTIN_KINDS)
+        return [kind for kind in BUILTIN_KINDS if kind in chosen and kind not in self.disable]

@@ -1,0 +1,167 @@
+"""Personal data: e-mail addresses, phone numbers, payment cards, IBANs, IP addresses and national
+ID numbers. Each pattern finds candidates; a check (checks.py) keeps only real ones, so that
+order numbers, dates and version strings stay readable."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.checks import (
+    is_card_number,
+    is_iban,
+    is_ipv4,
+    is_ipv6,
+    is_uk_nino,
+    is_us_ssn,
+)
+from sampling.redaction.spans import Span, Text
+
+
+class EmailFinder:
+    kinds = frozenset({"EMAIL"})
+    name = "email"
+    _EMAIL = re.compile(
+        r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+"
+        r"[A-Za-z]{2,24}(?![\w-])"
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if "@" not in text:
+            return
+        for match in self._EMAIL.finditer(text):
+            start = match.start()
+            # `scheme://user:password@host` is a URL's credentials, not an address.
+            if start and text[start - 1] == ":" and not view.lower[:start].endswith("mailto:"):
+                continue
+            yield Span(start, match.end(), "EMAIL")
+
+
+class NumberFinder:
+    """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
+    SSN (3-2-4), a phone number (+CC..., 3-3-4, or a UK number from 0). A bare run of 7-12
+    digits is none of them: too many ids and amounts look like that."""
+
+    kinds = frozenset({"CARD", "US_SSN", "PHONE"})
+    name = "card/ssn/phone"
+    # The first character comes before the look-behind (which then spans it), so that the
+    # regex engine can skip to the next digit, `+` or `(` instead of trying every position.
+    _CANDIDATE = re.compile(
+        r"[+(0-9](?<![\w.+/-][+(0-9])(?:(?<=\+) ?\(?\d|(?<=\()\d|(?<=[0-9]))"
+        r"(?:[ .()-]{0,2}\d){6,18}(?![\w/]|[.-]\d)"
+    )
+    _GROUPS = re.compile(r"\d+")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_digit:
+            return
+        for match in self._CANDIDATE.finditer(view.text):
+            candidate = match.group()
+            start, end = match.span()
+            if candidate.endswith(")") and "(" not in candidate:
+                candidate, end = candidate[:-1], end - 1
+            kind = self.classify(candidate)
+            if kind:
+                yield Span(start, end, kind)
+
+    @classmethod
+    def classify(cls, candidate: str) -> str | None:
+        groups = [len(group) for group in cls._GROUPS.findall(candidate)]
+        digits = "".join(cls._GROUPS.findall(candidate))
+        if candidate.startswith("+"):
+            return "PHONE" if 8 <= len(digits) <= 15 else None
+        if groups == [3, 2, 4] and "." not in candidate:
+            area, group, serial = digits[:3], digits[3:5], digits[5:]
+            return "US_SSN" if is_us_ssn(area, group, serial) else None
+        if 13 <= len(digits) <= 19 and is_card_number(digits):
+            return "CARD"
+        if groups in ([3, 3, 4], [1, 3, 3, 4]) and digits[-10] not in "01":
+            return "PHONE"  # North American: the area code never starts with 0 or 1
+        if len(groups) >= 2 and digits[0] == "0" and len(digits) in (10, 11):
+            return "PHONE"  # UK and much of Europe: a national number from 0, written in groups
+        return None
+
+
+class IbanFinder:
+    kinds = frozenset({"IBAN"})
+    name = "iban"
+    _CANDIDATE = re.compile(
+        r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?"
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_digit:
+            return
+        text = view.text
+        for match in self._CANDIDATE.finditer(text):
+            # The pattern may take in a word that follows: try the longest prefix first.
+            value = match.group()
+            pieces = value.split(" ") if " " in value else [value]
+            for count in range(len(pieces), 0, -1):
+                kept = " ".join(pieces[:count])
+                end = match.start() + len(kept)
+                if end < len(text) and text[end].isalnum():
+                    continue
+                if is_iban(kept.replace(" ", "")):
+                    yield Span(match.start(), end, "IBAN")
+                    break
+
+
+class IpFinder:
+    kinds = frozenset({"IP_ADDRESS"})
+    name = "ip"
+    _V4 = re.compile(r"[0-9](?<![\w.][0-9])\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d)")
+    # IPv6: found from its `x:y:` core, then widened to the whole run of hex digits, `:` and `.`.
+    _V6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
+    _V6_CHARS = frozenset("0123456789abcdefABCDEF:.")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if view.has_digit and "." in text:
+            for match in self._V4.finditer(text):
+                if is_ipv4(match.group()):
+                    yield Span(match.start(), match.end(), "IP_ADDRESS")
+        if text.count(":") >= 2:
+            yield from self._v6(text)
+
+    def _v6(self, text: str) -> Iterator[Span]:
+        chars, done = self._V6_CHARS, -1
+        for match in self._V6_CORE.finditer(text):
+            if match.start() < done:
+                continue
+            start, end = match.start(), match.end()
+            while start > 0 and text[start - 1] in chars:
+                start -= 1
+            while end < len(text) and text[end] in chars:
+                end += 1
+            done = end
+            value = text[start:end].strip(".")
+            start = text.index(value, start) if value else start
+            end = start + len(value)
+            before = text[start - 1] if start else " "
+            after = text[end] if end < len(text) else " "
+            if before.isalnum() or before == "_" or after.isalnum() or after == "_":
+                continue
+            if is_ipv6(value):
+                yield Span(start, end, "IP_ADDRESS")
+
+
+class NinoFinder:
+    kinds = frozenset({"UK_NINO"})
+    name = "uk_nino"
+    _NINO = re.compile(
+        r"[A-CEGHJ-PR-TW-Z](?<![A-Za-z0-9][A-Z])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
+        r"(?![A-Za-z0-9])"
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_digit:
+            return
+        for match in self._NINO.finditer(view.text):
+            if is_uk_nino(match.group()[:2]):
+                yield Span(match.start(), match.end(), "UK_NINO")
+
+
+def personal_finders() -> list[object]:
+    return [EmailFinder(), IbanFinder(), NumberFinder(), NinoFinder(), IpFinder()]

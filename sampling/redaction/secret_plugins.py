@@ -1,0 +1,254 @@
+"""Secrets found with detect-secrets' plugins, used as span finders.
+
+detect-secrets scans code line by line and reports values; a redactor needs where each value is
+in free text. Its regex plugins expose their compiled patterns (`denylist`), so each pattern is
+run with `finditer` and the secret is the pattern's first group when it has one (the value of an
+assignment), else the whole match. Every plugin gets a cheap substring test first (`triggers`,
+checked on the lower-cased text): without it, the token plugins cost more than the rest of the
+record path put together (bench/redaction_throughput.py measures each).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from detect_secrets.plugins.artifactory import ArtifactoryDetector
+from detect_secrets.plugins.aws import AWSKeyDetector
+from detect_secrets.plugins.azure_storage_key import AzureStorageKeyDetector
+from detect_secrets.plugins.base import RegexBasedDetector
+from detect_secrets.plugins.basic_auth import BasicAuthDetector
+from detect_secrets.plugins.cloudant import CloudantDetector
+from detect_secrets.plugins.discord import DiscordBotTokenDetector
+from detect_secrets.plugins.github_token import GitHubTokenDetector
+from detect_secrets.plugins.gitlab_token import GitLabTokenDetector
+from detect_secrets.plugins.high_entropy_strings import (
+    Base64HighEntropyString,
+    HexHighEntropyString,
+    HighEntropyStringsPlugin,
+)
+from detect_secrets.plugins.ibm_cloud_iam import IbmCloudIamDetector
+from detect_secrets.plugins.ibm_cos_hmac import IbmCosHmacDetector
+from detect_secrets.plugins.jwt import JwtTokenDetector
+from detect_secrets.plugins.keyword import DENYLIST as SECRET_NAMES
+from detect_secrets.plugins.mailchimp import MailchimpDetector
+from detect_secrets.plugins.npm import NpmDetector
+from detect_secrets.plugins.openai import OpenAIDetector
+from detect_secrets.plugins.private_key import PrivateKeyDetector
+from detect_secrets.plugins.pypi_token import PypiTokenDetector
+from detect_secrets.plugins.sendgrid import SendGridDetector
+from detect_secrets.plugins.slack import SlackDetector
+from detect_secrets.plugins.softlayer import SoftlayerDetector
+from detect_secrets.plugins.square_oauth import SquareOAuthDetector
+from detect_secrets.plugins.stripe import StripeDetector
+from detect_secrets.plugins.telegram_token import TelegramBotTokenDetector
+from detect_secrets.plugins.twilio import TwilioKeyDetector
+
+from sampling.redaction.spans import Span, Text
+
+# The API_KEY plugins: the substrings (lower case) without which none of their patterns match,
+# and the length of the shortest whitespace-separated word a match makes (its token, or for
+# `name = "value"` forms, the quoted value alone).
+TOKEN_PLUGINS: dict[type[RegexBasedDetector], tuple[tuple[str, ...], int]] = {
+    AWSKeyDetector: (("a3t", "abia", "acca", "akia", "asia", "aws"), 20),
+    AzureStorageKeyDetector: (("accountkey=",), 99),
+    ArtifactoryDetector: (("akc", "ap"), 11),
+    CloudantDetector: (("cl",), 24),
+    DiscordBotTokenDetector: ((".",), 59),
+    GitHubTokenDetector: (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), 40),
+    GitLabTokenDetector: (("gl", "gr1348941"), 20),
+    IbmCloudIamDetector: (("key", "pw", "pass", "token"), 44),
+    IbmCosHmacDetector: (("secret",), 48),
+    MailchimpDetector: (("-us",), 35),
+    NpmDetector: (("_authtoken",), 12),
+    OpenAIDetector: (("t3blbkfj",), 51),
+    PypiTokenDetector: (("pypi-",), 85),
+    SendGridDetector: (("sg.",), 69),
+    SlackDetector: (("xox", "hooks.slack.com"), 12),
+    SoftlayerDetector: (("softlayer", "sl"), 64),
+    SquareOAuthDetector: (("sq0csp-",), 50),
+    StripeDetector: (("k_live_",), 32),
+    TelegramBotTokenDetector: ((":",), 44),
+    TwilioKeyDetector: (("ac", "sk"), 34),
+}
+# Artifactory's patterns take the space or quote around the token into the match.
+_EDGE = " \t\r\n\"'=:"
+
+
+@dataclass(frozen=True)
+class PatternFinder:
+    """One kind from compiled patterns, run only when the text holds one of `triggers`. The
+    whole match is redacted, or with `value_group` its first group (the password of a URL, so
+    that the user and host stay readable). Plugins' own groups are not always the secret
+    (GitHub's is the token's prefix), so the token plugins redact the whole match."""
+
+    kind: str
+    patterns: tuple[re.Pattern[str], ...]
+    triggers: tuple[str, ...]
+    name: str = ""  # the plugin's, for the benchmark's per-plugin costs
+    value_group: bool = False
+    min_word: int = 0
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset({self.kind})
+
+    def find(self, view: Text) -> Iterator[Span]:
+        # The word length first: computed once per text, it rules out most token plugins.
+        if self.min_word and view.longest_word < self.min_word:
+            return
+        if self.triggers and not any(trigger in view.lower for trigger in self.triggers):
+            return
+        text = view.text
+        for pattern in self.patterns:
+            for match in pattern.finditer(text):
+                group = 1 if self.value_group and match.group(1) else 0
+                start, end = match.span(group)
+                while start < end and text[start] in _EDGE:
+                    start += 1
+                while end > start and text[end - 1] in _EDGE:
+                    end -= 1
+                if end > start:
+                    yield Span(start, end, self.kind)
+
+
+def token_finders() -> list[PatternFinder]:
+    """One finder per token plugin (kind API_KEY), so each plugin's cost can be measured."""
+    return [
+        PatternFinder("API_KEY", tuple(plugin.denylist), triggers, plugin.__name__, False, length)
+        for plugin, (triggers, length) in TOKEN_PLUGINS.items()
+    ]
+
+
+# detect-secrets leaves out passwords with `&`, `!`, `$` ... (characters RFC 3986 wants
+# percent-encoded, which people do not): any run up to the `@` is the password.
+_URL_CREDENTIALS = re.compile(r"://[^\s:/?#@]+:([^\s@/]+)@")
+
+
+def password_finders() -> list[PatternFinder]:
+    """detect-secrets' basic-auth pattern (`scheme://user:PASSWORD@`), and the password of a
+    key=value connection string (`Server=db;User Id=sa;Password=PASSWORD;`)."""
+    connection_string = re.compile(r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=\s*([^\s;'\"]+)")
+    return [
+        PatternFinder("PASSWORD", (*BasicAuthDetector.denylist, _URL_CREDENTIALS), ("://",),
+                      BasicAuthDetector.__name__, value_group=True),
+        PatternFinder("PASSWORD", (connection_string,), ("password", "pwd"), "connection string",
+                      value_group=True),
+    ]  # fmt: skip
+
+
+class JwtFinder:
+    """detect-secrets' JWT pattern and its check that the header and payload decode to JSON."""
+
+    kinds = frozenset({"JWT"})
+    name = JwtTokenDetector.__name__
+    # The plugin's pattern ends lazily, before the signature: the span runs over it.
+    _SIGNATURE = re.compile(r"[A-Za-z0-9_\-+/=]*")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if "eyJ" not in view.text or view.longest_word < 20:
+            return
+        text = view.text
+        for pattern in JwtTokenDetector.denylist:
+            for match in pattern.finditer(text):
+                if JwtTokenDetector.is_formally_valid(match.group()):
+                    end = self._SIGNATURE.match(text, match.end()).end()  # type: ignore[union-attr]
+                    yield Span(match.start(), end, "JWT")
+
+
+class PrivateKeyFinder:
+    """A whole key block: detect-secrets' plugin knows the headers, the block runs to its
+    footer (or to the end of a text that was cut inside the key)."""
+
+    kinds = frozenset({"PRIVATE_KEY"})
+    name = PrivateKeyDetector.__name__
+    _BLOCK = re.compile(
+        r"(?:-----)?BEGIN ([A-Z0-9 ]*)PRIVATE KEY((?: BLOCK)?)(?:-----)?"
+        r".*?(?:-----END \1PRIVATE KEY\2-----|END \1PRIVATE KEY\2|\Z)",
+        re.DOTALL,
+    )
+    _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: *[0-9a-fA-F]+|\Z)", re.DOTALL)
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if "PRIVATE KEY" not in text and "PuTTY-User-Key" not in text:
+            return
+        if not any(pattern.search(text) for pattern in PrivateKeyDetector.denylist):
+            return
+        for pattern in (self._BLOCK, self._PUTTY):
+            for match in pattern.finditer(text):
+                yield Span(match.start(), match.end(), "PRIVATE_KEY")
+
+
+class HighEntropyFinder:
+    """Quoted strings of high entropy, with detect-secrets' own limits (base64 4.5, hex 3.0)."""
+
+    kinds = frozenset({"HIGH_ENTROPY"})
+
+    def __init__(self, plugin: HighEntropyStringsPlugin, min_length: int = 12) -> None:
+        self.plugin = plugin
+        self.min_length = min_length
+        self.name = type(plugin).__name__
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if ('"' not in text and "'" not in text) or view.longest_word < self.min_length:
+            return
+        for match in self.plugin.regex.finditer(text):
+            value = match.group(2)
+            if len(value) >= self.min_length and (
+                self.plugin.calculate_shannon_entropy(value) > self.plugin.entropy_limit
+            ):
+                yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")
+
+
+class KeywordFinder:
+    """A value assigned to a secret-sounding name: detect-secrets' keyword list (password,
+    api_key, secret, ...) plus `token`. Its own plugin wants code (quotes, one file type); free
+    text also has `password=hunter2` and `API key: sk-123...`. After a colon without quotes the
+    value must hold a digit or a symbol, so that "Secret: the plan" stays as it is.
+
+    Assignments are rarer than names ("key" is in "monkey"): each `=` or `:` is found first,
+    then the name before it and the value after it are matched there."""
+
+    kinds = frozenset({"SECRET"})
+    name = "KeywordDetector"
+    _OPERATOR = re.compile(r"[=:]")
+    _NAME = re.compile(
+        rf"(?:{'|'.join((*SECRET_NAMES, 'access_?token', 'auth_?token', 'token'))})[\w.-]{{0,20}}$"
+    )
+    _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>]{4,200}))")
+    _TRIGGERS = ("key", "pass", "pwd", "secret", "token", "contrase")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text, lower = view.text, view.lower
+        if not any(trigger in lower for trigger in self._TRIGGERS):
+            return
+        for operator in self._OPERATOR.finditer(text):
+            at = operator.start()
+            # The word just before the operator, without quotes or a closing bracket.
+            before = lower[max(0, at - 48) : at].rstrip(" \t\"']").rsplit(None, 1)
+            if not before or not self._NAME.search(before[-1][-32:]):
+                continue
+            value = self._VALUE.match(text, at + 1)
+            if value is None:
+                continue
+            quoted = value.group(2) is not None
+            group = 2 if quoted else 3
+            found = value.group(group)
+            if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
+                continue  # `****`, a placeholder or a template, not a secret
+            if not quoted and operator.group() == ":" and found.isalpha():
+                continue
+            yield Span(value.start(group), value.end(group), "SECRET")
+
+
+def high_entropy_finders() -> list[HighEntropyFinder]:
+    return [HighEntropyFinder(Base64HighEntropyString()), HighEntropyFinder(HexHighEntropyString())]
+
+
+def secret_finders() -> Iterable[object]:
+    """Every secret finder, in the order of SECRET_KINDS."""
+    return [PrivateKeyFinder(), JwtFinder(), *password_finders(), *token_finders(),
+            KeywordFinder(), *high_entropy_finders()]  # fmt: skip

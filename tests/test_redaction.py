@@ -1,0 +1,190 @@
+"""The redactor on its own: each kind found (and its near misses left alone), placeholders
+stable within a record, allowlists, a user's patterns and redactor, failures that fail closed,
+and config mistakes as one clear message."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from rl.plugins import PluginPathError
+from sampling.config import SamplingConfig
+from sampling.redaction import RedactionError, Redactor
+from sampling.redaction.config import RedactConfig
+
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
+    ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+KEY_BLOCK = (
+    "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6\n"
+    "ffAt0gBYY2vtvlbxvp84D2vR6yH0Vmz3\n-----END RSA PRIVATE KEY-----"
+)
+# kind -> (text around the value, the value that must disappear)
+POSITIVES = {
+    "EMAIL": ("write to {} today", "jane.doe+review@example.co.uk"),
+    "PHONE": ("call {} now", "+44 20 7946 0958"),
+    "CARD": ("card {} expires", "4111 1111 1111 1111"),
+    "IBAN": ("pay to {} please", "GB82 WEST 1234 5698 7654 32"),
+    "IP_ADDRESS": ("the host {} answered", "203.0.113.42"),
+    "US_SSN": ("SSN {} on file", "123-45-6789"),
+    "UK_NINO": ("NI number {} here", "AB 12 34 56 C"),
+    "JWT": ("Authorization: Bearer {}", JWT),
+    "PRIVATE_KEY": ("my key:\n{}\nthanks", KEY_BLOCK),
+    "PASSWORD": ("postgres://admin:{}@db.internal:5432/app", "Tr0ub4dor&3"),
+    "API_KEY": ("export AWS_ACCESS_KEY_ID={}", "AKIAIOSFODNN7EXAMPLE"),
+    "SECRET": ("password = '{}'", "hunter2hunter2"),
+    "HIGH_ENTROPY": ('{{"blob": "{}"}}', "Zm9vYmFyYmF6cXV4cXV1eHh5enp5MTIzNDU2Nzg5MA=="),
+}
+NEAR_MISSES = [
+    "order 4111 1111 1111 1112 shipped",  # 16 digits failing Luhn
+    "ticket 1234567812345678",  # Luhn fails too
+    "IBAN GB82 WEST 1234 5698 7654 33 is mistyped",  # mod-97 fails
+    "version 1.2.3.400 released",  # not an IPv4 address (400 > 255)
+    "SSN 000-12-3456 is never issued",
+    "NI number GB 12 34 56 C uses a prefix never issued",
+    "meet at 10:30 on 2024-05-01, room 12",
+    "std::vector and a::b are C++",
+    "Secret: the plan is simple.",
+    "the monkey found the key to the token economy",
+    "an email-like thing: user at example dot com",
+    "call 555-0100 (seven digits only)",
+    "eyJ alone is not a token",
+]
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor.from_config(RedactConfig())
+
+
+@pytest.mark.parametrize("kind", sorted(POSITIVES))
+def test_each_kind_is_found_and_replaced(redactor: Redactor, kind: str) -> None:
+    template, value = POSITIVES[kind]
+    result = redactor.redact([template.format(value)])
+    assert value not in result.texts[0]
+    assert f"<{kind}_1>" in result.texts[0]
+    assert result.counts == {kind: 1}
+
+
+@pytest.mark.parametrize("text", NEAR_MISSES)
+def test_near_misses_are_left_alone(redactor: Redactor, text: str) -> None:
+    result = redactor.redact([text])
+    assert result.texts == (text,) and result.counts == {}
+
+
+@pytest.mark.parametrize(
+    "phone", ["555-123-4567", "(555) 123-4567", "+1 555 123 4567", "07700 900123", "1-800-555-0199"]
+)
+def test_phone_formats(redactor: Redactor, phone: str) -> None:
+    assert redactor.redact([f"ring {phone} later"]).texts == ("ring <PHONE_1> later",)
+
+
+def test_ipv6_and_tokens_of_several_services(redactor: Redactor) -> None:
+    text = (
+        "from 2001:db8::8a2e:370:7334 with ghp_abcdefghijklmnopqrstuvwxyz0123456789 "
+        "and sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+    )
+    result = redactor.redact([text])
+    assert result.texts == ("from <IP_ADDRESS_1> with <API_KEY_1> and <API_KEY_2>",)
+
+
+def test_a_url_keeps_its_user_and_host(redactor: Redactor) -> None:
+    text = "DATABASE_URL=postgres://app:s3cr3t-pw@db.example.com/prod"
+    assert redactor.redact([text]).texts == (
+        "DATABASE_URL=postgres://app:<PASSWORD_1>@db.example.com/prod",
+    )
+
+
+def test_placeholders_are_stable_within_a_record_and_restart_for_the_next(
+    redactor: Redactor,
+) -> None:
+    prompt = "Mail ann@example.com and bob@example.com."
+    response = "I wrote to bob@example.com; ann@example.com is cc'd."
+    result = redactor.redact([prompt, response])
+    assert result.texts == (
+        "Mail <EMAIL_1> and <EMAIL_2>.",
+        "I wrote to <EMAIL_2>; <EMAIL_1> is cc'd.",
+    )
+    assert result.counts == {"EMAIL": 4}
+    assert redactor.redact(["bob@example.com"]).texts == ("<EMAIL_1>",)
+
+
+def test_overlapping_finds_hide_every_character(redactor: Redactor) -> None:
+    text = "key AKIAIOSFODNN7EXAMPLE@example.com"
+    out = redactor.redact([text]).texts[0]
+    assert "AKIA" not in out and "example.com" not in out
+
+
+def test_allowlist_exact_and_regex() -> None:
+    config = RedactConfig(allow=["help@example.com"], allow_regex=[r".*@lowtide\.dev"])
+    redactor = Redactor.from_config(config)
+    text = "help@example.com, team@lowtide.dev, jane@example.com"
+    assert redactor.redact([text]).texts == ("help@example.com, team@lowtide.dev, <EMAIL_1>",)
+
+
+def test_kinds_can_be_switched_off_or_chosen() -> None:
+    text = "jane@example.com from 203.0.113.42"
+    off = Redactor.from_config(RedactConfig(disable=["ip_address"]))
+    assert off.redact([text]).texts == ("<EMAIL_1> from 203.0.113.42",)
+    only = Redactor.from_config(RedactConfig(kinds=["IP_ADDRESS"]))
+    assert only.redact([text]).texts == ("jane@example.com from <IP_ADDRESS_1>",)
+
+
+def test_a_user_pattern_and_a_user_redactor() -> None:
+    config = RedactConfig(
+        patterns=[{"kind": "EMPLOYEE_ID", "regex": r"EMP-[0-9]{6}"}],
+        redactor="tests.helpers.redaction_plugins:codenames",
+    )
+    result = Redactor.from_config(config).redact(["EMP-123456 leads Project Falcon; EMP-123456."])
+    assert result.texts == ("<EMPLOYEE_ID_1> leads <CODENAME_1>; <EMPLOYEE_ID_1>.",)
+    assert result.counts == {"EMPLOYEE_ID": 2, "CODENAME": 1}
+
+
+@pytest.mark.parametrize("function", ["broken", "out_of_range"])
+def test_a_failing_user_redactor_raises_without_the_text(function: str) -> None:
+    config = RedactConfig(redactor=f"tests.helpers.redaction_plugins:{function}")
+    redactor = Redactor.from_config(config)
+    with pytest.raises(RedactionError) as caught:
+        redactor.redact(["the secret plan of jane@example.com"])
+    assert "jane" not in str(caught.value) and "secret plan" not in str(caught.value)
+    assert "tests.helpers.redaction_plugins" in str(caught.value)
+
+
+def test_a_redactor_path_that_does_not_resolve() -> None:
+    with pytest.raises(PluginPathError, match=r"sampling\.redact\.redactor: .*codename"):
+        Redactor.from_config(RedactConfig(redactor="tests.helpers.redaction_plugins:codename"))
+    with pytest.raises(PluginPathError, match="is not a function"):
+        Redactor.from_config(RedactConfig(redactor="tests.helpers.redaction_plugins:NOT_CALLABLE"))
+
+
+@pytest.mark.parametrize(
+    ("redact", "fragments"),
+    [
+        (
+            {"disable": ["EMAILS"]},
+            ["redact.disable", "unknown kind 'EMAILS'", "did you mean 'EMAIL'?"],
+        ),
+        ({"kinds": ["PHONE", "SSN"]}, ["redact.kinds", "unknown kind 'SSN'", "US_SSN"]),
+        ({"patterns": [{"kind": "emp id", "regex": "x"}]}, ["patterns.0.kind", "not a kind name"]),
+        (
+            {"patterns": [{"kind": "EMP", "regex": "("}]},
+            ["patterns.0.regex", "not a valid regular"],
+        ),
+        ({"patterns": [{"kind": "EMP", "regex": "x*"}]}, ["matches the empty string"]),
+        ({"allow_regex": ["[a-"]}, ["allow_regex", "not a valid regular expression"]),
+        ({"redactor": "not a path"}, ["redact.redactor", "not a dotted path"]),
+        ({"enabeld": True}, ["redact.enabeld", "Extra inputs"]),
+    ],
+)
+def test_config_mistakes(redact: dict, fragments: list[str]) -> None:
+    with pytest.raises(ValidationError) as caught:
+        SamplingConfig(redact=redact)
+    message = str(caught.value)
+    for fragment in fragments:
+        assert fragment in message
+
+
+def test_on_by_default_and_false_switches_it_off() -> None:
+    assert SamplingConfig().redact.enabled
+    assert not SamplingConfig(redact=False).redact.enabled

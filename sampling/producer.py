@@ -25,7 +25,7 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from sampling.config import QueueConfig, mask_url_password
-from sampling.records import JOB_FUNCTION
+from sampling.records import JOB_FUNCTION, RecordError
 from sampling.spool import Spool, SpooledBatch, SpoolError
 
 log = logging.getLogger("sampling.producer")
@@ -42,6 +42,7 @@ class ProducerStats:
     spooled: int = 0  # records written to the spool
     replayed: int = 0  # spooled records later enqueued
     dropped: int = 0  # records lost: only when the spool itself cannot be written
+    unbuilt: int = 0  # records never made: invalid, or a redactor failed (so never sent)
     enqueue_latency_ms: float = 0.0  # of the last batch
     redis_up: bool = True
     queue_depth: int = 0  # jobs waiting, as last seen by the producer thread
@@ -51,8 +52,23 @@ class ProducerStats:
 RecordSource = dict[str, Any] | Callable[[], dict[str, Any]]
 
 
-def _built(sources: Sequence[RecordSource]) -> list[dict[str, Any]]:
-    return [source() if callable(source) else source for source in sources]
+def _built(sources: Sequence[RecordSource], stats: ProducerStats) -> list[dict[str, Any]]:
+    """The records, built where a source builds one. A source that cannot make its record
+    (RecordError: invalid, or not redacted) is left out and counted; its one-line reason is
+    logged once. The reason never holds the text as it was: a record is redacted first."""
+    built = []
+    for source in sources:
+        if not callable(source):
+            built.append(source)
+            continue
+        try:
+            built.append(source())
+        except RecordError as error:
+            stats.unbuilt += 1
+            if str(error) not in stats.errors and len(stats.errors) < 20:
+                stats.errors.append(str(error))
+                log.error("a record was not queued: %s", error)
+    return built
 
 
 def batch_job_id(records: Sequence[dict[str, Any]]) -> str:
@@ -127,8 +143,9 @@ class Producer:
             overflow = len(self._buffer) - self.buffer_max
             spill = [self._buffer.popleft()[1] for _ in range(max(0, overflow))]
             self._lock.notify()
-        if spill:
-            self._to_spool(_built(spill))
+        built = _built(spill, self.stats) if spill else []
+        if built:
+            self._to_spool(built)
 
     def close(self, deadline_s: float = 10.0) -> None:
         """Flush within the deadline; what is left goes to the spool for the next replay."""
@@ -139,8 +156,9 @@ class Producer:
         with self._lock:
             left = [record for _, record in self._buffer]
             self._buffer.clear()
-        if left:
-            self._to_spool(_built(left))
+        built = _built(left, self.stats) if left else []
+        if built:
+            self._to_spool(built)
         self._client.close()
 
     # ---- producer thread ---------------------------------------------------------------------
@@ -185,7 +203,8 @@ class Producer:
                         return []  # nothing new: a chance to replay the spool
                     continue
                 self._lock.wait(timeout=max(0.0, latency - (time.monotonic() - oldest)))
-        return _built(taken)  # outside the lock: submit() never waits on record building
+        # Outside the lock: submit() never waits on record building.
+        return _built(taken, self.stats)
 
     def _send_or_spool(self, batch: list[dict[str, Any]]) -> None:
         try:

@@ -4,7 +4,9 @@ ingest` all call `Router.route`; nothing downstream knows which trainer made a r
 
 On the caller's thread (a trainer's) `route` only selects, caps, subsamples, dedups and appends
 to the producer's memory: building and validating the records is the producer thread's work, and
-so is every network call.
+so is redaction (`sampling.redact`) and every network call. A record is redacted before it is
+built, so that nothing downstream (Redis, the spool, Label Studio, a validation message) ever
+holds the text as it was; a redactor that fails drops the record rather than send it unredacted.
 """
 
 from __future__ import annotations
@@ -12,8 +14,9 @@ from __future__ import annotations
 import hashlib
 import math
 import random
+import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
@@ -24,7 +27,8 @@ from rl.samples import make_sample_id
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.policies import Selected, component_values, select
 from sampling.producer import Producer
-from sampling.records import MAX_TEXT_CHARS, RolloutRecord, ScoredSample
+from sampling.records import MAX_TEXT_CHARS, RecordError, RolloutRecord, ScoredSample
+from sampling.redaction import RedactionError, Redactor
 
 DEDUP_MEMORY = 1_000_000  # sample ids remembered for dedup (oldest forgotten first)
 CLOSE_DEADLINE_S = 10.0
@@ -104,6 +108,11 @@ class Router:
         self.max_text_chars = max_text_chars
         self.bucket = TokenBucket(config.max_per_minute, clock)
         self._seen: OrderedDict[str, None] = OrderedDict()
+        # Built here, so that a redactor path that does not resolve stops the run at its start.
+        self.redactor = Redactor.from_config(config.redact) if config.redact.enabled else None
+        self._redacted: Counter[str] = Counter()  # kind -> values replaced (producer thread)
+        self._redaction_failed = 0
+        self._redaction_lock = threading.Lock()
 
     @classmethod
     def from_config(
@@ -164,6 +173,11 @@ class Router:
                 "queue/depth": (stats.queue_depth, "max"),
                 "queue/enqueue_latency_ms": (stats.enqueue_latency_ms, "max"),
             }
+        if self.redactor is not None:
+            with self._redaction_lock:
+                redacted, failed = dict(self._redacted), self._redaction_failed
+            found["sampling/redaction_failed"] = (failed, "sum")
+            found |= {f"sampling/redacted/{kind}": (n, "sum") for kind, n in redacted.items()}
         return found
 
     def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
@@ -183,6 +197,7 @@ class Router:
         self, sample: ScoredSample, info: BatchInfo, chosen: Selected, index: int
     ) -> dict[str, Any]:
         selection = chosen.selection_for(index, self.config.component)  # its own statistics
+        shown, redactions = self._redacted_texts(sample)
         record = RolloutRecord.from_sample(
             sample,
             run_id=info.run_id,
@@ -193,8 +208,36 @@ class Router:
             generation=dict(info.generation),
             selection=selection,
             max_text_chars=self.max_text_chars,
+            shown=shown,
+            redactions=redactions,
         )
         return record.model_dump(mode="json")
+
+    def _redacted_texts(
+        self, sample: ScoredSample
+    ) -> tuple[tuple[str, str] | None, dict[str, int] | None]:
+        """The prompt and response with placeholders, and the counts by kind. A redactor that
+        fails raises RecordError naming it, never the text: the record is dropped, not sent."""
+        if self.redactor is None:
+            return None, None
+        # A text far past the cap is redacted only as far as it can be shown (and a margin).
+        limit = 4 * self.max_text_chars
+        try:
+            redaction = self.redactor.redact([sample.prompt[:limit], sample.response[:limit]])
+        except Exception as error:  # fail closed: any failure keeps the record in
+            with self._redaction_lock:
+                self._redaction_failed += 1
+            message = (
+                str(error)
+                if isinstance(error, RedactionError)
+                else f"redaction failed: {type(error).__name__}"  # its message may quote text
+            )
+            raise RecordError(f"not redacted ({message}): the record was dropped") from None
+        if redaction.counts:
+            with self._redaction_lock:
+                self._redacted.update(redaction.counts)
+        prompt, response = redaction.texts
+        return (prompt, response), redaction.counts
 
     def _already_seen(self, sample_id: str) -> bool:
         if sample_id in self._seen:

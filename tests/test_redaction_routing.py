@@ -1,0 +1,126 @@
+"""Redaction in the routing core: records are redacted on the thread that builds them (the
+producer's), the counts reach the router's metrics, and a failing redactor drops the record
+(counted) with a message that holds none of its text."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+import pytest
+
+from sampling.config import QueueConfig, SamplingConfig
+from sampling.producer import Producer
+from sampling.records import parse_record
+from sampling.routing import BatchInfo, PlainSample, Router
+
+PROMPT = "Reset the account of jane.doe@example.com, card 4111 1111 1111 1111."
+RESPONSE = "Done: jane.doe@example.com has a new password; call +44 20 7946 0958."
+PLANTED = ("jane.doe@example.com", "4111 1111 1111 1111", "+44 20 7946 0958")
+
+
+class BuildingProducer:
+    """Builds the records when flushed, on a thread of its own, as the real producer does."""
+
+    def __init__(self) -> None:
+        self.pending: list = []
+        self.records: list[dict] = []
+        self.threads: set[str] = set()
+        self.stats = None
+
+    def submit(self, records: list) -> None:
+        self.pending += records
+
+    def flush(self) -> None:
+        def build() -> None:
+            self.threads.add(threading.current_thread().name)
+            for source in self.pending:
+                try:
+                    self.records.append(source())
+                except Exception as error:  # what the producer does with RecordError
+                    self.records.append({"error": str(error)})
+
+        thread = threading.Thread(target=build, name="builder")
+        thread.start()
+        thread.join()
+        self.pending = []
+
+    def close(self, deadline_s: float) -> None:
+        pass
+
+
+def sample(prompt: str = PROMPT, response: str = RESPONSE, index: int = 0) -> PlainSample:
+    return PlainSample(prompt=prompt, response=response, reward=0.0, index=index)
+
+
+def test_records_are_redacted_off_the_callers_thread_and_counted() -> None:
+    producer = BuildingProducer()
+    router = Router(SamplingConfig(threshold=0.5), producer)
+    counts = router.route([sample()], BatchInfo("run", 1))
+    assert producer.records == []  # nothing built (or redacted) on the caller's thread
+    producer.flush()
+    assert producer.threads == {"builder"}
+    record = parse_record(producer.records[0])
+    assert record.prompt == "Reset the account of <EMAIL_1>, card <CARD_1>."
+    assert record.response == "Done: <EMAIL_1> has a new password; call <PHONE_1>."
+    assert record.redactions == {"EMAIL": 2, "CARD": 1, "PHONE": 1}
+    assert record.prompt_chars == len(record.prompt) and not record.prompt_cut
+    metrics = router.metrics(counts)
+    assert metrics["sampling/redacted/EMAIL"] == (2, "sum")
+    assert metrics["sampling/redacted/CARD"] == (1, "sum")
+    assert metrics["sampling/redaction_failed"] == (0, "sum")
+
+
+def test_switched_off_the_record_is_verbatim() -> None:
+    producer = BuildingProducer()
+    router = Router(SamplingConfig(threshold=0.5, redact=False), producer)
+    router.route([sample()], BatchInfo("run", 1))
+    producer.flush()
+    record = parse_record(producer.records[0])
+    assert record.prompt == PROMPT and record.redactions == {}
+    assert not any(name.startswith("sampling/redact") for name in router.metrics(
+        router.route([], BatchInfo("run", 2))))  # fmt: skip
+
+
+def test_a_failing_redactor_drops_the_record_and_says_so_without_the_text() -> None:
+    producer = BuildingProducer()
+    config = SamplingConfig(
+        threshold=0.5, redact={"redactor": "tests.helpers.redaction_plugins:broken"}
+    )
+    router = Router(config, producer)
+    counts = router.route([sample()], BatchInfo("run", 1))
+    producer.flush()
+    (error,) = producer.records
+    assert set(error) == {"error"}
+    assert "tests.helpers.redaction_plugins:broken raised ValueError" in error["error"]
+    assert not any(value in error["error"] for value in PLANTED)
+    assert router.metrics(counts)["sampling/redaction_failed"] == (1, "sum")
+
+
+def test_the_real_producer_skips_an_unredactable_record_and_queues_the_rest(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A real Producer (its thread builds the records) against the Redis the tests use: the
+    record whose redactor fails is never queued or spooled, the others are, and the log line
+    names the failure without the text."""
+    import redis
+
+    from tests.helpers.queued import queued_records
+
+    config = SamplingConfig(
+        threshold=0.5, redact={"redactor": "tests.helpers.redaction_plugins:broken"}
+    )
+    queue = QueueConfig(name="redaction-failing", spool_dir=str(tmp_path / "spool"),
+                        max_latency_ms=20)  # fmt: skip
+    redis.Redis.from_url(queue.redis_url.get_secret_value()).delete(f"rq:queue:{queue.name}")
+    producer = Producer(queue)
+    router = Router(config, producer)
+    with caplog.at_level(logging.ERROR):
+        router.route([sample()], BatchInfo("run", 1))
+        router.close(5.0)
+    assert producer.stats.unbuilt == 1 and producer.stats.enqueued == 0
+    assert producer.stats.spooled == 0
+    assert queued_records(queue.redis_url.get_secret_value(), queue.name) == []
+    assert not any(value in caplog.text for value in PLANTED)
+    assert "the record was dropped" in caplog.text

@@ -61,8 +61,11 @@ class BudgetConfig(Section):
     near_duplicate_threshold: float = Field(
         0.7, gt=0, le=1, description="Jaccard of 5-character shingles at which responses are copies"
     )
-    window_steps: int = Field(8, ge=1, description="pick among candidates of the last N steps")
-    pool_max: int = Field(20_000, ge=1, description="candidates held at most (oldest dropped)")
+    window_steps: int | None = Field(
+        None, ge=1, description="pick among candidates of the last N steps (None: all pooled)"
+    )
+    # Each selection regroups the pool (~0.5 ms a candidate): 5,000 is seconds, off the trainer.
+    pool_max: int = Field(5_000, ge=1, description="candidates held at most (oldest dropped)")
     select_every_s: float = Field(60.0, gt=0, description="per hour: how often to spend")
 
     @model_validator(mode="after")

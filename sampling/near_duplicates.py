@@ -5,10 +5,11 @@ Texts are normalised (NFKC, case-folded, punctuation to spaces, runs of spaces t
 character shingles, and compared by the Jaccard similarity of their shingle sets. A MinHash
 signature (one-permutation hashing: the smallest hash in each of 64 bins, empty bins filled from
 the next full one) with LSH banding finds the pairs worth comparing, so thousands of texts cost
-about linear time; the exact Jaccard then decides. Grouping is greedy in input order: a text
-joins the most similar group whose first text (its representative) is at least `threshold`
-similar, or starts a group. Every member is therefore close to its representative (no chains of
-drifting copies), and the result depends only on the texts and their order.
+about linear time; the exact Jaccard then decides. A text is compared with exemplars (a group's
+first text, and each member less than 0.9 similar to every exemplar it matched); matching
+exemplars of several groups merges them. So a group is a chain of copies, each at least
+`threshold` similar to an earlier one (what a policy repeating itself with small edits makes),
+its first text is its representative, and the result depends only on the texts and their order.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ MAX_CHARS = 4_000  # only the start of a long text is compared: enough to tell c
 _BANDS, _ROWS = 16, 4  # 64 bins; a pair with Jaccard 0.7 meets in some band ~99% of times
 _BINS = _BANDS * _ROWS
 _COMPARED = 8  # groups compared exactly per text, the ones sharing the most bands
-_BUCKET_MAX = 64  # groups remembered per band value
+_BUCKET_MAX = 64  # exemplars remembered per band value
+_EXEMPLAR_BELOW = 0.9  # a member less similar than this to its group's exemplars becomes one
 _NOT_WORD = re.compile(r"[\W_]+")
 
 
@@ -79,36 +81,55 @@ def group_near_duplicates(texts: Sequence[str], threshold: float = 0.7) -> list[
     shingles of the normalised texts at which two texts are copies."""
     if not 0 < threshold <= 1:
         raise ValueError(f"threshold must be in (0, 1], got {threshold}")
-    groups: list[list[int]] = []
+    parent: list[int] = []  # union-find over groups: copies that link two groups merge them
+    first: list[int] = []  # group -> its first position
+    group_of: list[int] = []  # position -> the group it started in or joined
     by_text: dict[str, int] = {}  # exact copies after normalising: no hashing at all
-    leaders: list[frozenset[int]] = []  # group -> its representative's shingles
-    buckets: dict[tuple[int, tuple[int, ...]], list[int]] = {}  # LSH band key -> groups with it
+    exemplars: list[tuple[int, frozenset[int]]] = []  # (group, shingles) texts are compared to
+    buckets: dict[tuple[int, tuple[int, ...]], list[int]] = {}  # band key -> exemplars with it
+
+    def root(group: int) -> int:
+        while parent[group] != group:
+            parent[group] = parent[parent[group]]
+            group = parent[group]
+        return group
+
     for position, text in enumerate(texts):
         key = normalise(text)
         known = by_text.get(key)
         if known is not None:
-            groups[known].append(position)
+            group_of.append(known)
             continue
         hashes = shingles(key)
         bands = _band_keys(hashes) if threshold < 1 else []
-        hits: Counter[int] = Counter(g for band in bands for g in buckets.get(band, ()))
-        # The groups sharing the most bands are the likeliest copies: only those are compared,
-        # so that many similar-but-different texts (one prompt's answers) stay linear in cost.
-        nearest = [group for group, _ in hits.most_common(_COMPARED)]  # ties: older first
-        best, best_similarity = None, threshold
-        for group in nearest:
-            similarity = jaccard(hashes, leaders[group])
-            if similarity >= best_similarity and (best is None or similarity > best_similarity):
-                best, best_similarity = group, similarity
-        if best is not None:
-            groups[best].append(position)
-            by_text[key] = best
-            continue
-        by_text[key] = len(groups)
-        for band in bands:
-            bucket = buckets.setdefault(band, [])
-            if len(bucket) < _BUCKET_MAX:  # a band value shared by that many groups says little
-                bucket.append(len(groups))
-        groups.append([position])
-        leaders.append(hashes)
-    return groups
+        hits: Counter[int] = Counter(e for band in bands for e in buckets.get(band, ()))
+        # The exemplars sharing the most bands are the likeliest copies: only those are
+        # compared, so that many similar-but-different texts (one prompt's answers) stay linear.
+        matched, closest = [], 0.0
+        for exemplar, _ in hits.most_common(_COMPARED):  # ties: older first
+            similarity = jaccard(hashes, exemplars[exemplar][1])
+            if similarity >= threshold:
+                matched.append(root(exemplars[exemplar][0]))
+                closest = max(closest, similarity)
+        if matched:
+            group = min(matched, key=lambda g: first[g])
+            for other in matched:
+                parent[root(other)] = group  # this text links them: one group
+        else:
+            group = len(parent)
+            parent.append(group)
+            first.append(position)
+        group_of.append(group)
+        by_text[key] = group
+        if closest < _EXEMPLAR_BELOW:
+            # A copy that drifted from every exemplar becomes one too, so that copies drifting
+            # further (another swapped word) still find the group.
+            for band in bands:
+                bucket = buckets.setdefault(band, [])
+                if len(bucket) < _BUCKET_MAX:  # a band value shared that widely says little
+                    bucket.append(len(exemplars))
+            exemplars.append((group, hashes))
+    members: dict[int, list[int]] = {}
+    for position, group in enumerate(group_of):
+        members.setdefault(root(group), []).append(position)
+    return list(members.values())  # each ascending, in the order of their first positions

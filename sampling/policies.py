@@ -28,6 +28,8 @@ class Selected:
     parameter: dict[str, float]
     values: dict[int, float]  # index -> the value that triggered its selection
     detail: dict[int, dict[str, float]] = field(default_factory=dict)
+    reasons: dict[int, str] = field(default_factory=dict)  # budget policy: why each was picked
+    group_sizes: dict[int, int] = field(default_factory=dict)  # near-duplicates it stands for
 
     def parameter_for(self, index: int) -> dict[str, float]:
         return {**self.parameter, **self.detail.get(index, {})}
@@ -39,6 +41,8 @@ class Selected:
             parameter=self.parameter_for(index),
             value=self.values[index],
             component=component,
+            reason=self.reasons.get(index),
+            group_size=self.group_sizes.get(index, 1),
         )
 
 

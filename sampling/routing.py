@@ -24,6 +24,7 @@ from types import MappingProxyType
 from typing import Any
 
 from rl.samples import make_sample_id
+from sampling.budget_selector import BudgetSelector
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.policies import Selected, component_values, select
 from sampling.producer import Producer
@@ -66,12 +67,14 @@ class BatchInfo:
 @dataclass(frozen=True)
 class RouteCounts:
     """What one `route` call did: selected by the policy, then cut by the caps (per step, per
-    minute), then dropped as already seen; `submitted` went to the producer."""
+    minute), then dropped as already seen; `submitted` went to the producer. The budget policy
+    ignores the caps and selects on its own thread: see `Router._pool_for_budget`."""
 
     selected: int
     capped: int
     deduped: int
     submitted: int
+    pooled: int = 0  # budget policy: candidates pooled for its selector
 
 
 class TokenBucket:
@@ -113,6 +116,13 @@ class Router:
         self._redacted: Counter[str] = Counter()  # kind -> values replaced (producer thread)
         self._redaction_failed = 0
         self._redaction_lock = threading.Lock()
+        # The budget policy selects on a thread of its own, over the candidates of recent steps.
+        self.budget = (
+            BudgetSelector(config, producer, self._record_json, seed=seed, clock=clock)
+            if config.policy == "budget"
+            else None
+        )
+        self._budget_reported = 0
 
     @classmethod
     def from_config(
@@ -127,6 +137,8 @@ class Router:
         return cls(sampling, Producer(queue), seed=seed, max_text_chars=max_text_chars)
 
     def route(self, samples: Sequence[ScoredSample], info: BatchInfo) -> RouteCounts:
+        if self.budget is not None:
+            return self._pool_for_budget(samples, info)
         config = self.config
         values = component_values(samples, config.component)
         chosen = select(config, values, [sample.group_id for sample in samples])
@@ -163,6 +175,14 @@ class Router:
             "sampling/capped": (counts.capped, "sum"),
             "sampling/deduped": (counts.deduped, "sum"),
         }
+        if self.budget is not None:
+            budget = self.budget.stats
+            found |= {
+                "sampling/pooled": (counts.pooled, "sum"),
+                "sampling/budget_spent": (budget.spent, "sum"),
+                "sampling/budget_left": (self.budget.left, "sum"),
+                "sampling/near_duplicates_folded": (budget.folded, "sum"),
+            }
         stats = getattr(self.producer, "stats", None)
         if stats is not None:
             found |= {
@@ -181,8 +201,19 @@ class Router:
         return found
 
     def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
-        """Hand what is waiting to Redis (or the spool) within the deadline."""
+        """Hand what is waiting to Redis (or the spool) within the deadline; the budget policy
+        first spends a round's budget (on its own thread, which close waits for)."""
+        if self.budget is not None:
+            self.budget.close(deadline_s)
         self.producer.close(deadline_s=deadline_s)
+
+    def _pool_for_budget(self, samples: Sequence[ScoredSample], info: BatchInfo) -> RouteCounts:
+        """Only pools the batch: the selector thread picks. `selected`/`submitted` are the picks
+        made since the previous call."""
+        pooled = self.budget.add(samples, info) if self.budget is not None else 0
+        spent = self.budget.stats.spent if self.budget is not None else 0
+        new, self._budget_reported = spent - self._budget_reported, spent
+        return RouteCounts(new, 0, 0, new, pooled=pooled)
 
     def _subsample(self, indices: list[int], info: BatchInfo) -> list[int]:
         fraction = self.config.sample_fraction

@@ -1,0 +1,263 @@
+"""The `budget` policy's place in routing: a bounded pool of candidates and a thread that spends
+the review budget on them.
+
+On the caller's thread (a trainer's) `add` only appends the batch to the pool. The selector's own
+thread runs `sampling.budget.choose` over the pooled candidates of recent steps and hands the
+picks' record builders to the producer:
+
+- `per: round`: the whole budget is spent once, when the router closes (the end of a training
+  run, or of one round of `lowtide loop`), on the best candidates of the round.
+- `per: hour`: every `select_every_s` it spends what `HourlyAllowance` grants: reviews accrue
+  evenly, and never more than `reviews` fall in any trailing hour. Picked samples and their
+  near-duplicates leave the pool; the others stay until newer steps push them out.
+
+The budget is per router (per process): with several ranks each spends its own.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from rl.samples import make_sample_id
+from sampling.budget import Candidate, Pick, choose
+from sampling.config import SamplingConfig
+from sampling.policies import Selected
+from sampling.records import ScoredSample
+
+log = logging.getLogger("sampling.budget")
+HOUR_S = 3600.0
+SELECT_DEADLINE_S = 120.0  # how long close() waits for a round's selection, beyond its deadline
+PICKED_MEMORY = 1_000_000  # sample ids already picked, remembered so none is picked twice
+
+# Builds one record's JSON on the producer thread: (sample, batch info, selection, index).
+RecordBuilder = Callable[[ScoredSample, Any, Selected, int], dict[str, Any]]
+
+
+class HourlyAllowance:
+    """Reviews accrue at `per_hour` an hour from the start (none at first), and the reviews
+    spent in any trailing hour never exceed `per_hour`."""
+
+    def __init__(self, per_hour: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.per_hour = per_hour
+        self.clock = clock
+        self.tokens = 0.0
+        self.updated = clock()
+        self.spent_at: deque[float] = deque()
+
+    def available(self) -> int:
+        now = self.clock()
+        rate = self.per_hour / HOUR_S
+        self.tokens = min(float(self.per_hour), self.tokens + (now - self.updated) * rate)
+        self.updated = now
+        while self.spent_at and self.spent_at[0] <= now - HOUR_S:
+            self.spent_at.popleft()
+        return max(0, min(int(self.tokens + 1e-9), self.per_hour - len(self.spent_at)))
+
+    def spend(self, count: int) -> None:
+        now = self.clock()
+        self.tokens -= count
+        self.spent_at.extend([now] * count)
+
+
+@dataclass
+class BudgetStats:
+    pooled: int = 0  # candidates added to the pool
+    pushed_out: int = 0  # candidates that left the full pool unpicked
+    spent: int = 0  # reviews asked for: records handed to the producer
+    folded: int = 0  # near-duplicates covered by a picked representative (not counted in spent)
+    selections: int = 0  # times the selector ran
+    by_reason: Counter[str] = field(default_factory=Counter)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Pooled:
+    sample: ScoredSample
+    info: Any  # sampling.routing.BatchInfo (not imported: routing imports this module)
+    serial: int
+
+
+class BudgetSelector:
+    def __init__(
+        self,
+        config: SamplingConfig,
+        producer: Any,  # anything with submit(records)
+        build: RecordBuilder,
+        *,
+        seed: int = 0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if config.review_budget is None:
+            raise ValueError("the budget policy needs sampling.review_budget")
+        self.config = config
+        self.budget = config.review_budget
+        self.settings = config.budget
+        self.producer = producer
+        self.build = build
+        self.seed = seed
+        self.stats = BudgetStats()
+        self.hourly = (
+            HourlyAllowance(self.budget.reviews, clock) if self.budget.per == "hour" else None
+        )
+        self._pool: deque[_Pooled] = deque()
+        self._serial = 0
+        self._picked: OrderedDict[str, None] = OrderedDict()
+        self._lock = threading.Condition()
+        self._closing = False
+        self._wanted = 0  # ticks asked for by tick_now
+        self._ticks = 0
+        self._thread = threading.Thread(target=self._run, name="lowtide-budget", daemon=True)
+        self._thread.start()
+
+    @property
+    def left(self) -> int:
+        """Reviews the round may still spend (per hour: what the last hour leaves)."""
+        if self.hourly is not None:
+            return max(0, self.budget.reviews - len(self.hourly.spent_at))
+        return max(0, self.budget.reviews - self.stats.spent)
+
+    # ---- caller thread -----------------------------------------------------------------------
+
+    def add(self, samples: Sequence[ScoredSample], info: Any) -> int:
+        """Pool a batch; returns at once (no selection, hashing or I/O here)."""
+        with self._lock:
+            for sample in samples:
+                self._pool.append(_Pooled(sample, info, self._serial))
+                self._serial += 1
+            overflow = len(self._pool) - self.settings.pool_max
+            for _ in range(max(0, overflow)):
+                self._pool.popleft()
+            self.stats.pooled += len(samples)
+            self.stats.pushed_out += max(0, overflow)
+        return len(samples)
+
+    def tick_now(self, timeout: float = 30.0) -> None:
+        """Run one selection on the selector thread now and wait for it (per hour: spends what
+        the allowance grants at this moment; per round: nothing until close)."""
+        with self._lock:
+            self._wanted = self._ticks + 1
+            self._lock.notify_all()
+            self._lock.wait_for(lambda: self._ticks >= self._wanted, timeout=timeout)
+
+    def close(self, deadline_s: float) -> None:
+        """Per round: spend the budget on what was pooled, on the selector thread."""
+        with self._lock:
+            self._closing = True
+            self._lock.notify_all()
+        self._thread.join(timeout=deadline_s + SELECT_DEADLINE_S)
+        if self._thread.is_alive():
+            log.error("budget selection did not finish within %.0f s", deadline_s)
+
+    # ---- selector thread ---------------------------------------------------------------------
+
+    def _run(self) -> None:
+        every = self.settings.select_every_s if self.hourly is not None else None
+        while True:
+            with self._lock:
+                if not self._closing and self._wanted <= self._ticks:
+                    self._lock.wait(timeout=every)
+                closing = self._closing
+            try:
+                if self.hourly is not None:
+                    self._spend(self.hourly.available())
+                elif closing:
+                    self._spend(self.left)
+            except Exception as exc:  # a bad sample must not end selection for the whole run
+                message = f"budget selection failed: {type(exc).__name__}: {exc}"
+                log.exception(message)
+                self.stats.errors.append(message)
+            with self._lock:
+                self._ticks += 1
+                self._lock.notify_all()
+            if closing:
+                return
+
+    def _spend(self, count: int) -> None:
+        if count <= 0:
+            return
+        with self._lock:
+            pooled = list(self._pool)
+        entries, ids = self._eligible(pooled)
+        if not entries:
+            return
+        candidates = [
+            Candidate(
+                prompt=entry.sample.prompt,
+                response=entry.sample.response,
+                reward=float(entry.sample.reward),
+                reward_details=entry.sample.reward_details,
+                group_id=entry.sample.group_id,
+                step=entry.info.step,
+                position=entry.serial,
+            )
+            for entry in entries
+        ]
+        picks = choose(candidates, count, self.settings, seed=self.seed + self.stats.selections)
+        self.stats.selections += 1
+        if not picks:
+            return
+        selected = self._selected(picks, candidates)
+        builders = []
+        for pick in picks:
+            entry = entries[pick.index]
+            builders.append(lambda e=entry, i=pick.index: self.build(e.sample, e.info, selected, i))
+        covered = {entries[member].serial for pick in picks for member in pick.members}
+        for pick in picks:
+            for member in pick.members:
+                self._remember(ids[member])
+        if self.hourly is not None:
+            self.hourly.spend(len(picks))
+        self.stats.spent += len(picks)
+        self.stats.folded += sum(pick.group_size - 1 for pick in picks)
+        self.stats.by_reason.update(pick.reason for pick in picks)
+        self.producer.submit(builders)
+        with self._lock:
+            self._pool = deque(entry for entry in self._pool if entry.serial not in covered)
+
+    def _eligible(self, pooled: list[_Pooled]) -> tuple[list[_Pooled], list[str]]:
+        """The pooled samples of the last `window_steps` steps, each sample id once, none that
+        was picked (or covered by a pick) before."""
+        window = self.settings.window_steps
+        if window is not None and pooled:
+            newest = max(entry.info.step for entry in pooled)
+            pooled = [entry for entry in pooled if entry.info.step > newest - window]
+        entries, ids, seen = [], [], set()
+        for entry in pooled:
+            info, sample = entry.info, entry.sample
+            sample_id = make_sample_id(
+                info.run_id, info.step, info.rank, sample.index, sample.prompt, sample.response
+            )
+            if sample_id in seen or (self.config.dedup and sample_id in self._picked):
+                continue
+            seen.add(sample_id)
+            entries.append(entry)
+            ids.append(sample_id)
+        return entries, ids
+
+    def _selected(self, picks: list[Pick], candidates: list[Candidate]) -> Selected:
+        """The picks as one `Selected`, so that records are built as for every other policy."""
+        detail: dict[int, dict[str, float]] = {}
+        for pick in picks:
+            detail[pick.index] = {"group_reward": pick.reward}
+            if pick.uncertainty is not None:
+                detail[pick.index]["uncertainty"] = pick.uncertainty
+        return Selected(
+            policy="budget",
+            indices=sorted(pick.index for pick in picks),
+            parameter={"budget": float(self.budget.reviews)},
+            values={pick.index: candidates[pick.index].reward for pick in picks},
+            detail=detail,
+            reasons={pick.index: pick.reason for pick in picks},
+            group_sizes={pick.index: pick.group_size for pick in picks},
+        )
+
+    def _remember(self, sample_id: str) -> None:
+        self._picked[sample_id] = None
+        if len(self._picked) > PICKED_MEMORY:
+            self._picked.popitem(last=False)

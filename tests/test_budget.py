@@ -1,0 +1,440 @@
+"""The `budget` selection policy: the pure choice (`sampling.budget.choose`), near-duplicate
+groups, and its place in routing (a pool on the caller's thread, selection on its own thread,
+records through a real producer to a real Redis)."""
+
+from __future__ import annotations
+
+import math
+import random
+import shutil
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+import sampling.budget_selector as budget_selector
+from sampling.budget import Candidate, choose, share_counts
+from sampling.config import BudgetConfig, QueueConfig, SamplingConfig
+from sampling.near_duplicates import group_near_duplicates
+from sampling.producer import Producer
+from sampling.records import parse_record
+from sampling.routing import BatchInfo, PlainSample, Router
+from tests.conftest import invoke
+from tests.helpers.queued import queued_records
+from tests.test_config_check import config_text, error_lines, write_config
+from tests.test_sampler import FakeProducer
+
+NO_SHARES = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0)
+SKY = (
+    "The sky on a clear day looks blue because the air scatters the short wavelengths of "
+    "sunlight much more strongly than the long ones."
+)
+
+
+def paraphrases(count: int, seed: int = 0) -> list[str]:
+    """Copies of one answer as a policy repeats it: case, punctuation, spacing, a word swapped."""
+    rng = random.Random(seed)
+    swaps = [("clear", "cloudless"), ("looks", "appears"), ("much", "far"), ("air", "atmosphere")]
+    texts = []
+    for _ in range(count):
+        text = SKY
+        for old, new in swaps:
+            if rng.random() < 0.5:
+                text = text.replace(old, new)
+        text = rng.choice([str.upper, str.lower, str.strip])(text)
+        text = text.replace(".", rng.choice([".", "!", "", " ."])).replace(
+            " ", rng.choice([" ", "  "])
+        )
+        texts.append(text)
+    return texts
+
+
+def distinct(count: int, seed: int = 1) -> list[str]:
+    rng = random.Random(seed)
+    words = [
+        "red",
+        "green",
+        "yellow",
+        "purple",
+        "orange",
+        "cyan",
+        "magenta",
+        "teal",
+        "olive",
+        "navy",
+    ]
+    return [
+        f"answer {i}: " + " ".join(rng.choice(words) for _ in range(12)) + f" {rng.random():.6f}"
+        for i in range(count)
+    ]
+
+
+def candidates(rewards: list[float], **fields) -> list[Candidate]:
+    texts = distinct(len(rewards))
+    return [
+        Candidate(prompt=fields.get("prompt", f"p{i}"), response=texts[i], reward=reward)
+        for i, reward in enumerate(rewards)
+    ]
+
+
+# ---- near-duplicate groups -----------------------------------------------------------------
+
+
+def test_paraphrase_level_copies_are_one_group_and_different_answers_are_not() -> None:
+    texts = paraphrases(100) + distinct(200)
+    order = list(range(len(texts)))
+    random.Random(3).shuffle(order)
+    groups = group_near_duplicates([texts[i] for i in order])
+    sizes = sorted(len(group) for group in groups)
+    assert sizes == [1] * 200 + [100]
+    assert sorted(i for group in groups for i in group) == list(range(300))  # each once
+    assert all(group == sorted(group) for group in groups)
+
+
+def test_grouping_thousands_of_texts_takes_about_linear_time() -> None:
+    texts = distinct(3000) + paraphrases(1000)
+    started = time.perf_counter()
+    groups = group_near_duplicates(texts)
+    elapsed = time.perf_counter() - started
+    assert len(groups) == 3001
+    assert elapsed < 20, elapsed  # ~2 s here; a pairwise comparison would take minutes
+
+
+def test_a_threshold_outside_zero_to_one_is_refused() -> None:
+    with pytest.raises(ValueError, match="threshold"):
+        group_near_duplicates(["a"], threshold=0)
+
+
+# ---- the pure choice -----------------------------------------------------------------------
+
+
+def test_a_hundred_copies_are_one_pick_that_carries_their_count() -> None:
+    texts = paraphrases(100) + distinct(40)
+    pool = [Candidate(prompt="p", response=text, reward=0.0) for text in texts[:100]] + [
+        Candidate(prompt=f"q{i}", response=text, reward=0.5) for i, text in enumerate(texts[100:])
+    ]
+    picks = choose(pool, 10, NO_SHARES)
+    assert len(picks) == 10
+    (copies,) = [pick for pick in picks if pick.index < 100]
+    assert (copies.group_size, copies.reason, copies.index) == (100, "low_reward", 0)
+    assert sorted(copies.members) == list(range(100))
+
+
+@pytest.mark.parametrize("budget", [0, 1, 7, 10, 33, 100, 500])
+def test_the_budget_is_never_exceeded_and_the_shares_are_kept(budget: int) -> None:
+    rng = random.Random(budget)
+    pool = [
+        Candidate(
+            f"p{i % 37}", text, rng.random(), {"reward_model": rng.random(), "fmt": rng.random()}
+        )
+        for i, text in enumerate(distinct(400))
+    ]
+    config = BudgetConfig(audit_share=0.2, random_share=0.1, uncertainty_share=0.3)
+    picks = choose(pool, budget, config, seed=5)
+    assert len(picks) == min(budget, len(pool))
+    assert len({pick.index for pick in picks}) == len(picks)
+    if budget <= len(pool):
+        counts = Counter(pick.reason for pick in picks)
+        expected = share_counts(budget, config)
+        assert {reason: counts[reason] for reason in expected} == expected
+    if budget == 100:
+        assert share_counts(100, config) == {
+            "random": 10, "audit_high_reward": 20, "uncertain": 30, "low_reward": 40
+        }  # fmt: skip
+
+
+def test_few_candidates_are_all_picked_once() -> None:
+    picks = choose(candidates([0.1, 0.9, 0.5]), 10, BudgetConfig())
+    assert sorted(pick.index for pick in picks) == [0, 1, 2]
+
+
+def test_shares_round_half_up_and_never_exceed_the_budget() -> None:
+    config = BudgetConfig(audit_share=0.5, random_share=0.5, uncertainty_share=0.0)
+    assert share_counts(3, config) == {
+        "random": 2, "audit_high_reward": 1, "uncertain": 0, "low_reward": 0
+    }  # fmt: skip
+    config = BudgetConfig(audit_share=0.25, random_share=0.25, uncertainty_share=0.5)
+    counts = share_counts(2, config)
+    assert sum(counts.values()) == 2 and min(counts.values()) >= 0
+
+
+def test_audit_picks_the_highest_rewards_and_low_reward_the_lowest() -> None:
+    rewards = [i / 100 for i in range(100)]
+    random.Random(0).shuffle(rewards)
+    config = BudgetConfig(audit_share=0.5, random_share=0, uncertainty_share=0)
+    picks = choose(candidates(rewards), 10, config)
+    audited = sorted(rewards[p.index] for p in picks if p.reason == "audit_high_reward")
+    low = sorted(rewards[p.index] for p in picks if p.reason == "low_reward")
+    assert audited == [0.95, 0.96, 0.97, 0.98, 0.99]
+    assert low == [0.0, 0.01, 0.02, 0.03, 0.04]
+
+
+def test_the_reward_models_spread_decides_what_is_uncertain() -> None:
+    rng = random.Random(4)
+    spreads = [rng.random() for _ in range(60)]
+    pool = [
+        Candidate(f"p{i}", text, 0.5, {"reward_model": 0.5, "reward_model/spread": spreads[i]})
+        for i, text in enumerate(distinct(60))
+    ]
+    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=1)
+    picks = choose(pool, 6, config)
+    assert {pick.reason for pick in picks} == {"uncertain"}
+    highest = sorted(range(60), key=lambda i: -spreads[i])[:6]
+    assert sorted(pick.index for pick in picks) == sorted(highest)
+    assert all(pick.uncertainty == spreads[pick.index] for pick in picks)
+
+
+def test_without_a_spread_disagreement_of_model_and_rules_is_uncertainty() -> None:
+    # The model agrees with the rules everywhere except on 3 samples it rates high and the rules
+    # fail: those are where it is least to be trusted.
+    pool = []
+    for i, text in enumerate(distinct(50)):
+        rule = i / 50
+        model = 1 - rule if i in (3, 17, 31) else rule
+        pool.append(Candidate(f"p{i}", text, rule, {"reward_model": model, "fmt": rule}))
+    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.1)
+    picks = choose(pool, 30, config)
+    assert sorted(p.index for p in picks if p.reason == "uncertain") == [3, 17, 31]
+
+
+def test_no_uncertainty_known_gives_its_share_to_the_lowest_rewards() -> None:
+    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.5)
+    picks = choose(candidates([i / 20 for i in range(20)]), 4, config)
+    assert [(p.reason, p.index) for p in picks] == [("low_reward", i) for i in range(4)]
+
+
+def test_picks_are_spread_over_prompts() -> None:
+    # 50 answers to one prompt are the lowest rewards; 12 other prompts have one answer each.
+    texts = distinct(62)
+    pool = [Candidate("hard prompt", texts[i], i / 1000) for i in range(50)]
+    pool += [Candidate(f"other {i}", texts[50 + i], 0.5 + i / 100) for i in range(12)]
+    picks = choose(pool, 10, NO_SHARES)
+    prompts = Counter(pool[pick.index].prompt for pick in picks)
+    assert prompts["hard prompt"] == 1 and len(prompts) == 10
+    assert pool[picks[0].index].reward == 0.0  # the worst of all still goes first
+
+
+def test_picks_are_spread_over_failure_modes() -> None:
+    # 40 samples fail on format (the lowest totals), 5 fail on length: both get reviewed.
+    texts = distinct(45)
+    pool = [
+        Candidate(f"p{i}", texts[i], 0.1 + i / 1000, {"format": 0.0, "length": 1.0})
+        for i in range(40)
+    ] + [Candidate(f"q{i}", texts[40 + i], 0.5, {"format": 1.0, "length": 0.0}) for i in range(5)]
+    picks = choose(pool, 10, NO_SHARES)
+    failing_length = [pick for pick in picks if pick.index >= 40]
+    assert len(failing_length) == 5
+
+
+def test_the_same_seed_gives_the_same_picks_and_another_seed_other_random_ones() -> None:
+    rng = random.Random(9)
+    pool = [
+        Candidate(
+            f"p{i % 13}", text, rng.random(), {"reward_model": rng.random(), "r": rng.random()}
+        )
+        for i, text in enumerate(distinct(300))
+    ]
+    config = BudgetConfig(random_share=0.5)
+    first, again = choose(pool, 20, config, seed=1), choose(list(pool), 20, config, seed=1)
+    assert first == again
+    other = choose(pool, 20, config, seed=2)
+    assert {p.index for p in first if p.reason == "random"} != {
+        p.index for p in other if p.reason == "random"
+    }
+
+
+def test_nan_and_infinite_rewards_are_never_picked() -> None:
+    rewards = [math.nan, 0.1, -math.inf, 0.2, math.inf, math.nan]
+    picks = choose(candidates(rewards), 6, BudgetConfig(random_share=0.5))
+    assert sorted(pick.index for pick in picks) == [1, 3]
+
+
+# ---- routing: pool on the caller's thread, selection on its own ----------------------------
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def budget_config(reviews: int, per: str, **budget: object) -> SamplingConfig:
+    return SamplingConfig(
+        policy="budget", review_budget={"reviews": reviews, "per": per}, budget=budget
+    )
+
+
+def batch(step: int, size: int, seed: int = 0) -> list[PlainSample]:
+    rng = random.Random(step * 1000 + seed)
+    texts = distinct(size, seed=step * 7 + seed)
+    return [
+        PlainSample(prompt=f"p{i % 5}", response=texts[i], reward=rng.random(),
+                    reward_details={"reward_model": rng.random(), "fmt": rng.random()},
+                    group_id=i % 5, index=i)
+        for i in range(size)
+    ]  # fmt: skip
+
+
+def test_per_round_the_budget_is_spent_once_when_the_round_ends() -> None:
+    producer = FakeProducer()
+    router = Router(budget_config(12, "round"), producer, seed=3)
+    for step in range(1, 21):
+        counts = router.route(batch(step, 16), BatchInfo("run", step))
+        assert (counts.pooled, counts.submitted) == (16, 0)
+    router.budget.tick_now()  # nothing is spent before the round ends
+    assert producer.records == []
+    router.close()
+    records = [parse_record(record) for record in producer.records]
+    assert len(records) == 12 and len({r.sample_id for r in records}) == 12
+    assert {r.selected_by.policy for r in records} == {"budget"}
+    reasons = Counter(r.selected_by.reason for r in records)
+    assert reasons == share_counts(12, BudgetConfig())
+    assert all(r.selected_by.group_size == 1 for r in records)
+    metrics = router.metrics(router.route([], BatchInfo("run", 21)))
+    assert metrics["sampling/budget_spent"] == (12, "sum")
+    assert metrics["sampling/budget_left"] == (0, "sum")
+    assert metrics["sampling/selected"] == (12, "sum")  # the picks since the previous call
+
+
+def test_per_hour_never_more_than_the_budget_in_any_hour() -> None:
+    clock = FakeClock()
+    producer = FakeProducer()
+    # window_steps: the last 20 minutes' candidates (a pool of hours would be regrouped each tick)
+    router = Router(
+        budget_config(30, "hour", select_every_s=3600, window_steps=10), producer, clock=clock
+    )
+    spent_at: list[float] = []
+    for minute in range(2, 5 * 60 + 1, 2):  # a step every 2 minutes, for 5 hours
+        clock.now += 120
+        router.route(batch(minute, 8), BatchInfo("run", minute))
+        before = len(producer.records)
+        router.budget.tick_now()
+        spent_at += [clock.now] * (len(producer.records) - before)
+    router.close()
+    assert 140 <= len(spent_at) <= 150  # 30 an hour for 5 hours
+    for moment in spent_at:
+        in_hour = [t for t in spent_at if moment - 3600 < t <= moment]
+        assert len(in_hour) <= 30
+    per_hour = Counter(int((t - 1000 - 1) // 3600) for t in spent_at)
+    assert all(count <= 30 for count in per_hour.values())
+    assert len({record["sample_id"] for record in producer.records}) == len(spent_at)
+
+
+def test_selection_runs_on_its_own_thread_never_the_callers(monkeypatch) -> None:
+    threads: list[threading.Thread] = []
+    real_choose = budget_selector.choose
+
+    def watched_choose(*args, **kwargs):
+        threads.append(threading.current_thread())
+        return real_choose(*args, **kwargs)
+
+    monkeypatch.setattr(budget_selector, "choose", watched_choose)
+    clock = FakeClock()
+    producer = FakeProducer()
+    router = Router(budget_config(100, "hour"), producer, clock=clock)
+    samples = batch(1, 2000)
+    started = time.perf_counter()
+    router.route(samples, BatchInfo("run", 1))
+    route_s = time.perf_counter() - started
+    assert threads == []  # route only pooled
+    clock.now += 3600
+    router.budget.tick_now()
+    router.close()
+    assert threads and all(t is router.budget._thread for t in threads)
+    assert threading.current_thread() not in threads
+    assert len(producer.records) == 100
+    assert route_s < 0.5, route_s  # appending 2000 samples; selecting them takes seconds
+
+
+def test_the_other_policies_route_as_before() -> None:
+    producer = FakeProducer()
+    router = Router(SamplingConfig(policy="threshold", threshold=0.5), producer)
+    counts = router.route(batch(1, 10), BatchInfo("run", 1))
+    assert router.budget is None and counts.pooled == 0
+    assert counts.submitted == len(producer.records) > 0
+    assert {parse_record(r).selected_by.reason for r in producer.records} == {None}
+    assert {parse_record(r).selected_by.group_size for r in producer.records} == {1}
+
+
+def test_window_steps_keeps_only_recent_candidates() -> None:
+    producer = FakeProducer()
+    router = Router(budget_config(50, "round", window_steps=2), producer)
+    for step in range(1, 11):
+        router.route(batch(step, 10), BatchInfo("run", step))
+    router.close()
+    assert {record["step"] for record in producer.records} == {9, 10}
+    assert len(producer.records) == 20
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_a_hundred_copies_become_one_queued_task_with_its_count(own_redis, tmp_path: Path) -> None:
+    queue = QueueConfig(
+        redis_url=own_redis.url, name="budget-test", max_latency_ms=50,
+        spool_dir=str(tmp_path / "spool"),
+    )  # fmt: skip
+    router = Router(budget_config(5, "round"), Producer(queue), seed=1)
+    copies = paraphrases(100, seed=7)
+    others = distinct(30, seed=8)
+    for step in range(4):  # the copies arrive over several steps, mixed with other answers
+        samples = [
+            PlainSample(prompt="Why is the sky blue?", response=text, reward=0.05, index=i)
+            for i, text in enumerate(copies[step * 25 : (step + 1) * 25])
+        ] + [
+            PlainSample(prompt=f"q{i}", response=text, reward=0.6 + i / 100, index=25 + i)
+            for i, text in enumerate(others[step * 5 : (step + 1) * 5])
+        ]
+        router.route(samples, BatchInfo("run", step))
+    router.close()
+    records = [parse_record(record) for record in queued_records(own_redis.url, "budget-test")]
+    assert len(records) == 5
+    (sky,) = [r for r in records if r.prompt == "Why is the sky blue?"]
+    assert sky.selected_by.group_size == 100
+    assert sky.selected_by.reason in ("low_reward", "random")  # the 100 are 5/6 of all samples
+    assert all(r.selected_by.group_size == 1 for r in records if r is not sky)
+
+
+# ---- config --------------------------------------------------------------------------------
+
+
+def test_config_check_accepts_the_budget_keys(tmp_path: Path, capsys) -> None:
+    sampling = (
+        "sampling:\n  policy: budget\n  review_budget: {{reviews: 40, per: hour}}\n"
+        "  budget: {{audit_share: 0.25, random_share: 0.05, window_steps: 4}}\n"
+    )
+    config = write_config(tmp_path, config_text(tmp_path, sampling=sampling))
+    code, _, err = invoke(capsys, "config", "check", "--config", str(config))
+    assert code == 0, err
+
+
+@pytest.mark.parametrize(
+    ("sampling", "fragment"),
+    [
+        (
+            "sampling:\n  policy: budget\n  review_budget: {{reviews: 4}}\n"
+            "  budget: {{audit_shares: 0.2}}\n",
+            "audit_share",
+        ),
+        ("sampling:\n  policy: budget\n", "needs review_budget"),
+        (
+            "sampling:\n  policy: budget\n  review_budget: {{reviews: 4, per: day}}\n",
+            "round",
+        ),
+        (
+            "sampling:\n  policy: budget\n  review_budget: {{reviews: 4}}\n"
+            "  budget: {{audit_share: 0.6, random_share: 0.6}}\n",
+            "at most 1",
+        ),
+    ],
+    ids=["misspelled key", "no budget", "bad period", "shares over 1"],
+)
+def test_config_check_names_a_budget_mistake(
+    tmp_path: Path, capsys, sampling: str, fragment: str
+) -> None:
+    config = write_config(tmp_path, config_text(tmp_path, sampling=sampling))
+    code, _, err = invoke(capsys, "config", "check", "--config", str(config))
+    assert code == 2, err
+    assert any(fragment in line for line in error_lines(err)), err

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 
@@ -35,8 +37,30 @@ class AnnotationConfig(Section):
     max_text_chars: int = Field(
         100_000, ge=1, description="longer prompts or responses are quarantined, not imported"
     )
+    reviews_per_task: int = Field(
+        1, ge=1, description="how many reviewers review each task (Label Studio's overlap)"
+    )
+
+
+class AgreementConfig(Section):
+    """When the reviewers of one sample count as agreeing (see annotation/agreement.py)."""
+
+    max_rating_spread: int = Field(
+        1, ge=0, le=4, description="highest minus lowest rating that still counts as agreeing"
+    )
+    min_category_share: float = Field(
+        0.6, gt=0.5, le=1.0,
+        description="share of reviewers that must take the same side on each failure category",
+    )  # fmt: skip
+    preferences: Literal["agreed", "all"] = Field(
+        "agreed", description="preference rows from agreeing samples only, or from all"
+    )
+    min_reviewers: int = Field(1, ge=1, description="fewer reviewers: no preference rows")
+    alpha_metric: Literal["ordinal", "interval", "nominal"] = "ordinal"
+    disputed_shown: int = Field(10, ge=0, description="most disputed samples `export` lists")
 
 
 class ExportConfig(Section):
     out: str = "data/reward_model/annotations.jsonl"
     since: str = Field("last", description="'last' (stored cursor), 'all', or an ISO timestamp")
+    agreement: AgreementConfig = Field(default_factory=AgreementConfig)

@@ -2,17 +2,24 @@
 
 From `out` (say `data/reward_model/annotations.jsonl`) the export writes, next to each other:
 - `annotations.jsonl`: one rating row per reviewed sample,
-  `{prompt, response, rating, categories, sample_id, meta}` (meta: the better response and note,
-  run, step, reward, task and annotation ids, when it was annotated);
-- `annotations.preferences.jsonl`: `{prompt, chosen, rejected, sample_id, meta}` where the
-  reviewer wrote a better response (chosen: the reviewer's, rejected: the model's), the format
-  TRL's RewardTrainer reads;
+  `{prompt, response, rating, categories, sample_id, meta}`. With several reviewers, `rating` is
+  their mean rating in whole stars and `categories` the failure categories most of them ticked;
+  meta has every reviewer's answer (`reviews`: Label Studio user id, rating, categories, better
+  response, note), `reviewers`, `rating_mean`, `rating_spread`, `agreed` and `agreement` (see
+  annotation/agreement.py), and, from the latest review, the better response and note, run,
+  step, reward, task and annotation ids, when it was annotated;
+- `annotations.preferences.jsonl`: `{prompt, chosen, rejected, sample_id, meta}` for each
+  distinct better response a reviewer wrote (chosen: the reviewer's, rejected: the model's),
+  from samples whose reviewers agree (`export.agreement.preferences`); `meta.reviewers` says how
+  many reviewers stood behind it. The format TRL's RewardTrainer reads;
 - `annotations.hf/`: both as a HuggingFace `DatasetDict` (`ratings`, `preferences`);
 - `annotations.cursor.json`: the newest task `updated_at` read, where the next export resumes
-  (a task's `updated_at` moves when a review is edited; its `completed_at` does not).
+  (a task's `updated_at` moves when a review is added or edited; its `completed_at` does not).
 
-Rows are keyed by sample_id: a sample reviewed again (or imported twice) keeps its latest
-annotation. Skipped (cancelled) annotations are left out. With nothing new, nothing is written.
+Rows are keyed by sample_id. Each reviewer (Label Studio user) has one vote per sample: their
+latest annotation, so an edited or redone review replaces the earlier one. Skipped (cancelled)
+annotations are no votes. Rows written by older versions (one reviewer, no `meta.reviews`) are
+read and upgraded. With nothing new, nothing is written.
 """
 
 from __future__ import annotations
@@ -28,6 +35,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from annotation.agreement import (
+    AgreementReport,
+    AgreementRule,
+    agreement_report,
+    reviews_of,
+    rounded_rating,
+    sample_agreement,
+)
+from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
 from rl.jsonl import read_jsonl
@@ -68,60 +84,151 @@ class ExportSummary:
     new_rows: int = 0
     updated_rows: int = 0
     skipped: int = 0  # tasks with only cancelled annotations, or not made by lowtide
+    regrouped: int = 0  # stored rows whose aggregate changed with the agreement settings
     total_rows: int = 0
     preference_rows: int = 0
     categories: Counter[str] = field(default_factory=Counter)
     ratings: Counter[str] = field(default_factory=Counter)
     written: bool = False
     cursor: str | None = None
+    agreement: AgreementReport | None = None
 
 
-def rating_row(task: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The rating row of one task: its latest annotation that was not skipped; None if there is
-    none, or the task carries no sample_id (not imported by lowtide)."""
+def rule_of(settings: AgreementConfig) -> AgreementRule:
+    return AgreementRule(settings.max_rating_spread, settings.min_category_share)
+
+
+def task_reviews(task: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each reviewer's vote on one task: their latest annotation that was not skipped."""
+    latest: dict[int | None, Mapping[str, Any]] = {}
+    for annotation in task.get("annotations") or []:
+        if annotation.get("was_cancelled"):
+            continue
+        reviewer = _reviewer_id(annotation)
+        held = latest.get(reviewer)
+        if held is None or _order(annotation) > _order(held):
+            latest[reviewer] = annotation
+    return sorted((_review(task, a) for a in latest.values()), key=_review_order)
+
+
+def rating_row(
+    task: Mapping[str, Any], rule: AgreementRule = AgreementRule()
+) -> dict[str, Any] | None:
+    """The rating row of one task, from every reviewer's vote; None if there is no vote, or
+    the task carries no sample_id (not imported by lowtide)."""
     data = task.get("data") or {}
-    annotations = [a for a in task.get("annotations") or [] if not a.get("was_cancelled")]
-    if not annotations or not data.get("sample_id"):
+    reviews = task_reviews(task)
+    if not reviews or not data.get("sample_id"):
         return None
-    latest = max(annotations, key=lambda a: (_annotated_at(a), a.get("id") or 0))
-    values = _result_values(latest.get("result") or [])
-    response = str(data.get("response", ""))
-    return {
+    row = {
         "prompt": str(data.get("prompt", "")),
-        "response": response,
-        "rating": values.get(RATING_FIELD),
-        "categories": values.get(FAILURE_FIELD, []),
+        "response": str(data.get("response", "")),
+        "rating": None,
+        "categories": [],
         "sample_id": str(data["sample_id"]),
         "meta": {
-            "better_response": values.get(BETTER_FIELD),
-            "note": values.get(NOTE_FIELD),
+            "better_response": None,
+            "note": None,
             "run_id": data.get("run_id"),
             "step": data.get("step"),
             "reward": data.get("reward") if isinstance(data.get("reward"), int | float) else None,
             "task_id": task.get("id"),
-            "annotation_id": latest.get("id"),
-            "annotator_id": latest.get("completed_by"),
-            "annotated_at": _annotated_at(latest),
         },
     }
+    return with_reviews(row, reviews, rule)
 
 
-def preference_row(row: Mapping[str, Any]) -> dict[str, Any] | None:
-    better = row["meta"].get("better_response")
-    if not better or better.strip() == row["response"].strip():
-        return None
-    return {
-        "prompt": row["prompt"],
-        "chosen": better,
-        "rejected": row["response"],
-        "sample_id": row["sample_id"],
-        "meta": row["meta"],
-    }
+def with_reviews(
+    row: dict[str, Any], reviews: list[dict[str, Any]], rule: AgreementRule
+) -> dict[str, Any]:
+    """`row` with `reviews` (one per reviewer) and what follows from them: the aggregate
+    rating and categories, agreement, and the latest review's text and ids."""
+    reviews = sorted(reviews, key=_review_order)
+    latest = reviews[-1]
+    agreement = sample_agreement(
+        [review["rating"] for review in reviews], [review["categories"] for review in reviews], rule
+    )
+    row["rating"] = rounded_rating(agreement.rating_mean)
+    row["categories"] = agreement.majority_categories
+    written = better_responses(reviews, row["response"])
+    row["meta"].update(
+        better_response=written[0][0] if written else latest["better_response"],
+        note=latest["note"],
+        task_id=latest["task_id"],
+        annotation_id=latest["annotation_id"],
+        annotator_id=latest["reviewer"],
+        annotated_at=latest["annotated_at"],
+        reviewers=agreement.reviewers,
+        rating_mean=agreement.rating_mean,
+        rating_spread=agreement.rating_spread,
+        agreed=agreement.agreed,
+        agreement=agreement.agreement,
+        reviews=reviews,
+    )
+    return row
+
+
+def preference_rows(
+    row: Mapping[str, Any], settings: AgreementConfig | None = None
+) -> list[dict[str, Any]]:
+    """One preference per distinct better response the sample's reviewers wrote (most
+    written first), when its reviewers agree (or `settings.preferences` is "all")."""
+    settings = settings or AgreementConfig()
+    meta = row["meta"]
+    reviews = meta.get("reviews") or []
+    if settings.preferences == "agreed" and not meta.get("agreed", True):
+        return []
+    if len(reviews) < settings.min_reviewers:
+        return []
+    return [
+        {
+            "prompt": row["prompt"],
+            "chosen": chosen,
+            "rejected": row["response"],
+            "sample_id": row["sample_id"],
+            "meta": {
+                **meta,
+                "better_response": chosen,
+                "note": written[0].get("note"),
+                "annotation_id": written[0].get("annotation_id"),
+                "annotator_id": written[0].get("reviewer"),
+                "annotated_at": written[0].get("annotated_at"),
+            },
+        }
+        for chosen, written in better_responses(reviews, row["response"])
+    ]
+
+
+def better_responses(
+    reviews: Iterable[Mapping[str, Any]], response: str
+) -> list[tuple[str, list[Mapping[str, Any]]]]:
+    """Each distinct better response the reviewers wrote (not the response itself) with the
+    reviews that wrote it: most written first, then in review order."""
+    authors: dict[str, list[Mapping[str, Any]]] = {}
+    for review in reviews:
+        better = (review.get("better_response") or "").strip()
+        if better and better != response.strip():
+            authors.setdefault(better, []).append(review)
+    return sorted(authors.items(), key=lambda item: -len(item[1]))  # sorted() is stable
+
+
+def preference_row(
+    row: Mapping[str, Any], settings: AgreementConfig | None = None
+) -> dict[str, Any] | None:
+    """The first of `preference_rows`: all there is with one reviewer."""
+    rows = preference_rows(row, settings)
+    return rows[0] if rows else None
 
 
 def export_annotations(
-    client: LabelStudioClient, project_title: str, out: str | Path, since: str = "last"
+    client: LabelStudioClient,
+    project_title: str,
+    out: str | Path,
+    since: str = "last",
+    settings: AgreementConfig | None = None,
 ) -> ExportSummary:
+    settings = settings or AgreementConfig()
+    rule = rule_of(settings)
     paths = ExportPaths.beside(out)
     project_id = client.find_project(project_title)
     if project_id is None:
@@ -132,35 +239,108 @@ def export_annotations(
     cursor = _read_cursor(paths.cursor, client.url, project_id)
     start = _resolve_since(since, cursor)
     summary = ExportSummary(since=start)
-    rows = _read_rows(paths.ratings) if start is not None else {}
+    rows: dict[str, dict[str, Any]] = {}
+    if start is not None:
+        stored = _read_rows(paths.ratings)
+        rows = {key: _regrouped(row, rule) for key, row in stored.items()}
+        summary.regrouped = sum(rows[key] != stored[key] for key in rows)
     newest = start
     for task in client.annotated_tasks(project_id, start):
         summary.tasks_read += 1
         changed = task.get("updated_at")
         if changed and (newest is None or _as_time(changed) > _as_time(newest)):
             newest = changed
-        row = rating_row(task)
+        row = rating_row(task, rule)
         if row is None:
             summary.skipped += 1
             continue
         previous = rows.get(row["sample_id"])
-        if previous is not None and previous["meta"]["annotated_at"] > row["meta"]["annotated_at"]:
-            continue  # a duplicate task of the sample holds a newer review
+        if previous is not None:
+            row = _merged(previous, row, task.get("id"), rule)
         if previous is None:
             summary.new_rows += 1
         elif previous != row:
             summary.updated_rows += 1
         rows[row["sample_id"]] = row
     summary.cursor = newest
-    if summary.new_rows or summary.updated_rows:
-        _write_all(paths, rows)
+    if summary.new_rows or summary.updated_rows or summary.regrouped:
+        _write_all(paths, rows, settings)
         summary.written = True
     if summary.tasks_read:  # tasks touched without a new review still move the cursor
         cursor_state = {"label_studio_url": client.url, "project_id": project_id}
         _write_json(paths.cursor, {**cursor_state, "updated_at": newest})
     # `rows` already holds the file's rows, unless nothing was read (`--since all`, no reviews).
-    _tally((rows or _read_rows(paths.ratings)).values(), summary)
+    final = rows or {k: _regrouped(r, rule) for k, r in _read_rows(paths.ratings).items()}
+    _tally(final.values(), summary, settings)
+    summary.agreement = agreement_report(
+        final.values(), settings.alpha_metric, settings.disputed_shown
+    )
     return summary
+
+
+def _merged(
+    previous: dict[str, Any], row: dict[str, Any], task_id: Any, rule: AgreementRule
+) -> dict[str, Any]:
+    """A sample imported as two tasks: the votes of its other tasks join this task's; each
+    reviewer still has one (their latest)."""
+    others = [review for review in reviews_of(previous) if review.get("task_id") != task_id]
+    if not others:
+        return row
+    latest: dict[Any, dict[str, Any]] = {}
+    for review in sorted([*others, *row["meta"]["reviews"]], key=_review_order):
+        latest[review.get("reviewer")] = review
+    return with_reviews(row, list(latest.values()), rule)
+
+
+def _regrouped(row: dict[str, Any], rule: AgreementRule) -> dict[str, Any]:
+    """A stored row with its aggregate recomputed under `rule`; a row of an older version
+    (one reviewer, no `meta.reviews`) becomes one with that single review."""
+    meta = dict(row.get("meta") or {})
+    reviews = reviews_of(row)
+    if not reviews:
+        reviews = [
+            {
+                "reviewer": meta.get("annotator_id"),
+                "task_id": meta.get("task_id"),
+                "annotation_id": meta.get("annotation_id"),
+                "rating": row.get("rating"),
+                "categories": list(row.get("categories") or []),
+                "better_response": meta.get("better_response"),
+                "note": meta.get("note"),
+                "annotated_at": str(meta.get("annotated_at") or ""),
+            }
+        ]
+    return with_reviews({**row, "meta": meta}, [dict(r) for r in reviews], rule)
+
+
+def _reviewer_id(annotation: Mapping[str, Any]) -> int | None:
+    """The Label Studio user id only: an expanded user (with e-mail and name) is cut down."""
+    who = annotation.get("completed_by")
+    if isinstance(who, Mapping):
+        who = who.get("id")
+    return who if isinstance(who, int) and not isinstance(who, bool) else None
+
+
+def _review(task: Mapping[str, Any], annotation: Mapping[str, Any]) -> dict[str, Any]:
+    values = _result_values(annotation.get("result") or [])
+    return {
+        "reviewer": _reviewer_id(annotation),
+        "task_id": task.get("id"),
+        "annotation_id": annotation.get("id"),
+        "rating": values.get(RATING_FIELD),
+        "categories": values.get(FAILURE_FIELD, []),
+        "better_response": values.get(BETTER_FIELD),
+        "note": values.get(NOTE_FIELD),
+        "annotated_at": _annotated_at(annotation),
+    }
+
+
+def _order(annotation: Mapping[str, Any]) -> tuple[str, int]:
+    return _annotated_at(annotation), annotation.get("id") or 0
+
+
+def _review_order(review: Mapping[str, Any]) -> tuple[str, int]:
+    return str(review.get("annotated_at") or ""), review.get("annotation_id") or 0
 
 
 def _result_values(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
@@ -226,18 +406,22 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
     return {row["sample_id"]: row for _, row in read_jsonl(path, broken)}
 
 
-def _write_all(paths: ExportPaths, rows: Mapping[str, dict[str, Any]]) -> None:
+def _write_all(
+    paths: ExportPaths, rows: Mapping[str, dict[str, Any]], settings: AgreementConfig
+) -> None:
     ordered = sorted(rows.values(), key=lambda row: (row["meta"]["annotated_at"], row["sample_id"]))
-    preferences = [p for p in (preference_row(row) for row in ordered) if p is not None]
+    preferences = [p for row in ordered for p in preference_rows(row, settings)]
     _write_jsonl(paths.ratings, ordered)
     _write_jsonl(paths.preferences, preferences)
     _write_datasets(paths.dataset, ordered, preferences)
 
 
-def _tally(rows: Iterable[Mapping[str, Any]], summary: ExportSummary) -> None:
+def _tally(
+    rows: Iterable[Mapping[str, Any]], summary: ExportSummary, settings: AgreementConfig
+) -> None:
     for row in rows:
         summary.total_rows += 1
-        summary.preference_rows += preference_row(row) is not None
+        summary.preference_rows += len(preference_rows(row, settings))
         summary.categories.update(row["categories"])
         summary.ratings[str(row["rating"]) if row["rating"] is not None else "unrated"] += 1
 
@@ -279,6 +463,23 @@ def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) ->
             "annotation_id": datasets.Value("int64"),
             "annotator_id": datasets.Value("int64"),
             "annotated_at": datasets.Value("string"),
+            "reviewers": datasets.Value("int64"),
+            "rating_mean": datasets.Value("float64"),
+            "rating_spread": datasets.Value("int64"),
+            "agreed": datasets.Value("bool"),
+            "agreement": datasets.Value("float64"),
+            "reviews": datasets.List(
+                {
+                    "reviewer": datasets.Value("int64"),
+                    "task_id": datasets.Value("int64"),
+                    "annotation_id": datasets.Value("int64"),
+                    "rating": datasets.Value("int64"),
+                    "categories": datasets.List(datasets.Value("string")),
+                    "better_response": datasets.Value("string"),
+                    "note": datasets.Value("string"),
+                    "annotated_at": datasets.Value("string"),
+                }
+            ),
         }
     )
     text = datasets.Value("string")
@@ -297,12 +498,21 @@ def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) ->
     )
     dataset = datasets.DatasetDict(
         {
-            "ratings": datasets.Dataset.from_list(ratings, features=rating_features),
-            "preferences": datasets.Dataset.from_list(preferences, features=preference_features),
+            "ratings": _dataset(datasets, ratings, rating_features),
+            "preferences": _dataset(datasets, preferences, preference_features),
         }
     )
     staging = path.with_name(f".{path.name}.new")
-    dataset.save_to_disk(str(staging))
+    # An empty split saved with the default (zero) shards cannot be loaded back.
+    empty = {name: 1 for name, split in dataset.items() if not split.num_rows}
+    dataset.save_to_disk(str(staging), num_shards=empty or None)
     if path.exists():
         shutil.rmtree(path)
     os.replace(staging, path)
+
+
+def _dataset(datasets: Any, rows: list[dict], features: Any) -> Any:
+    # from_list of no rows fails with nested features (datasets 5.x); from_dict keeps them.
+    if rows:
+        return datasets.Dataset.from_list(rows, features=features)
+    return datasets.Dataset.from_dict({name: [] for name in features}, features=features)

@@ -3,8 +3,11 @@
 `load_rm_data(path)` takes the export's ratings file (`annotations.jsonl`: its sibling
 `annotations.preferences.jsonl` is read too), a preferences file alone, or any JSONL whose rows
 are `{prompt, chosen, rejected}` and/or `{prompt, response, rating}`. Pairs also come from rating
-rows whose `meta.better_response` differs from the response. A malformed file fails with the
-line and the problem; a file without a single usable row fails too.
+rows whose `meta.better_response` differs from the response, unless the row says its
+reviewers disagree (`meta.agreed` false). Each pair and rated response keeps the agreement of
+its sample's reviewers (`meta.agreement`, 1 where the row has none): `rm train
+--weight-by-agreement` weights the loss by it. A malformed file fails with the line and the
+problem; a file without a single usable row fails too.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ class Pair:
     chosen: str
     rejected: str
     sample_id: str
+    agreement: float = 1.0  # of the sample's reviewers, in [0, 1] (annotation/agreement.py)
 
 
 @dataclass(frozen=True)
@@ -36,6 +40,7 @@ class Rated:
     response: str
     rating: int  # 1 (bad) .. 5 (good)
     sample_id: str
+    agreement: float = 1.0
 
 
 @dataclass
@@ -69,7 +74,7 @@ def load_rm_data(path: str | Path) -> RMData:
     if not path.is_file():
         raise RMDataError(f"{path}: no such file (write it with `lowtide export`)")
     data = RMData(sources=[str(path)])
-    pairs: dict[str, Pair] = {}
+    pairs: dict[tuple[str, str], Pair] = {}  # a sample may have several reviewers' pairs
     runs: set[str] = set()
     for number, row in _rows(path):
         _take(row, f"{path}:{number}", data, pairs, runs)
@@ -97,17 +102,22 @@ def _rows(path: Path):
 
 
 def _take(
-    row: dict[str, Any], where: str, data: RMData, pairs: dict[str, Pair], runs: set[str]
+    row: dict[str, Any],
+    where: str,
+    data: RMData,
+    pairs: dict[tuple[str, str], Pair],
+    runs: set[str],
 ) -> None:
     sample_id = str(row.get("sample_id") or f"{where}")
     meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
     if meta.get("run_id"):
         runs.add(str(meta["run_id"]))
+    agreement = _agreement(meta, where)
     if "chosen" in row or "rejected" in row:
         prompt, chosen, rejected = (
             _text(row, key, where) for key in ("prompt", "chosen", "rejected")
         )
-        pairs[sample_id] = Pair(prompt, chosen, rejected, sample_id)
+        pairs[sample_id, chosen] = Pair(prompt, chosen, rejected, sample_id, agreement)
         return
     if "rating" not in row:
         raise RMDataError(
@@ -119,10 +129,19 @@ def _take(
     if rating is not None:
         if isinstance(rating, bool) or not isinstance(rating, int) or not 1 <= rating <= 5:
             raise RMDataError(f"{where}: rating must be an integer from 1 to 5, got {rating!r}")
-        data.ratings.append(Rated(prompt, response, rating, sample_id))
+        data.ratings.append(Rated(prompt, response, rating, sample_id, agreement))
+    if meta.get("agreed") is False:
+        return  # disputed: the export's preference rows decide whether its pairs count
     better = meta.get("better_response")
     if isinstance(better, str) and better.strip() and better.strip() != response.strip():
-        pairs.setdefault(sample_id, Pair(prompt, better, response, sample_id))
+        pairs.setdefault((sample_id, better), Pair(prompt, better, response, sample_id, agreement))
+
+
+def _agreement(meta: dict[str, Any], where: str) -> float:
+    value = meta.get("agreement", 1.0)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise RMDataError(f"{where}: meta.agreement must be a number from 0 to 1, got {value!r}")
+    return float(value)
 
 
 def _text(row: dict[str, Any], key: str, where: str) -> str:

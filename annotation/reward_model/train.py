@@ -5,7 +5,11 @@ reward model.
 Texts are encoded exactly as the `reward_model` reward scores them (rl.rewards.model: chat
 template or prompt + response, the end kept, padding by hand), so what is trained is what is
 later used. Losses: -log sigmoid(s_chosen - s_rejected) per pair; rating_weight * (s - target)^2
-per rated response, target = (rating - 3) / 2 in [-1, 1].
+per rated response, target = (rating - 3) / 2 in [-1, 1]. With `weight_by_agreement`, each
+pair's and rated response's loss is weighted by its sample's reviewer agreement (1 - rating
+spread / 4: 1 when reviewers agree or one reviewed it, 0 for a 1-star against a 5-star),
+divided by the mean weight of the training data, so the loss keeps its scale and a disputed
+sample moves the model less than a clear one.
 
 Then, unless `uncertainty_heads` is 0, a few cheap heads are fitted on the frozen model's features
 (annotation.reward_model.heads) and saved beside it: the `reward_model` reward reports their
@@ -44,6 +48,7 @@ class RMTrainSettings:
     holdout: float = 0.2
     seed: int = 0
     max_grad_norm: float = 1.0
+    weight_by_agreement: bool = False  # weight each sample's loss by its reviewers' agreement
     uncertainty_heads: int = 5  # cheap heads fitted for the spread signal; 0: none
 
 
@@ -120,13 +125,14 @@ def train_reward_model(
     model = scorer.model
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
+    weight_scale = agreement_scale(train) if settings.weight_by_agreement else None
     batches = _batches(train, settings)
     total = settings.epochs * len(batches)
     step = 0
     for _ in range(settings.epochs):
         random.Random(settings.seed + step).shuffle(batches)
         for pairs, rated in batches:
-            loss, parts = _loss(scorer, pairs, rated, settings.rating_weight)
+            loss, parts = _loss(scorer, pairs, rated, settings.rating_weight, weight_scale)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
@@ -171,8 +177,33 @@ def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], 
     return [(pairs[i::count], rated[i::count]) for i in range(count)]
 
 
+def agreement_scale(data: RMData) -> float:
+    """1 / the mean agreement over what trains: weights that average 1 keep the loss's scale."""
+    weights = [item.agreement for item in (*data.pairs, *data.ratings)]
+    mean = sum(weights) / len(weights) if weights else 1.0
+    if mean <= 0:
+        raise RMDataError(
+            "--weight-by-agreement: every training sample has agreement 0 (its reviewers gave "
+            "1 and 5 stars): nothing to learn from; adjudicate them or train without weights"
+        )
+    return 1.0 / mean
+
+
+def _weighted_mean(
+    losses: torch.Tensor, items: list[Pair] | list[Rated], scale: float | None
+) -> torch.Tensor:
+    if scale is None:
+        return losses.mean()
+    weights = torch.tensor([item.agreement * scale for item in items], device=losses.device)
+    return (weights * losses).mean()
+
+
 def _loss(
-    scorer: RewardModel, pairs: list[Pair], rated: list[Rated], rating_weight: float
+    scorer: RewardModel,
+    pairs: list[Pair],
+    rated: list[Rated],
+    rating_weight: float,
+    weight_scale: float | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
     prompts = [p.prompt for p in pairs] * 2 + [r.prompt for r in rated]
     responses = (
@@ -183,13 +214,14 @@ def _loss(
     loss = scores.new_zeros(())
     if pairs:
         margin = scores[: len(pairs)] - scores[len(pairs) : 2 * len(pairs)]
-        pair_loss = -F.logsigmoid(margin).mean()
+        pair_loss = _weighted_mean(-F.logsigmoid(margin), pairs, weight_scale)
         loss = loss + pair_loss
         parts["rm/pair_loss"] = pair_loss.item()
         parts["rm/pair_accuracy_train"] = (margin > 0).float().mean().item()
     if rated:
         target = torch.tensor([(r.rating - 3) / 2 for r in rated], device=scores.device)
-        rating_loss = F.mse_loss(scores[2 * len(pairs) :], target)
+        squared = F.mse_loss(scores[2 * len(pairs) :], target, reduction="none")
+        rating_loss = _weighted_mean(squared, rated, weight_scale)
         loss = loss + rating_weight * rating_loss
         parts["rm/rating_loss"] = rating_loss.item()
     return loss, parts

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -10,6 +11,9 @@ from rich.table import Table
 from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
+
+if TYPE_CHECKING:
+    from annotation.agreement import AgreementReport
 
 
 def export(
@@ -22,8 +26,8 @@ def export(
     ),
     out_path: Path | None = typer.Option(None, "--out", help="ratings JSONL [export.out]"),
 ) -> None:
-    """Write rating and preference rows (JSONL and a datasets copy) from completed reviews.
-    Override any key: --annotation.project="my review"."""
+    """Write rating and preference rows (JSONL and a datasets copy) from completed reviews, and
+    show how much reviewers agree. Override any key: --annotation.project="my review"."""
     from annotation.export import CATEGORIES, ExportPaths, export_annotations
 
     service = load_service_config(config, ctx.args)
@@ -31,8 +35,9 @@ def export(
     target = out_path or Path(service.export.out)
     with label_studio_client(annotation) as client:
         summary = export_annotations(
-            client, annotation.project, target, since or service.export.since
-        )
+            client, annotation.project, target, since or service.export.since,
+            service.export.agreement,
+        )  # fmt: skip
     paths = ExportPaths.beside(target)
     if not summary.written:
         err.print(
@@ -57,7 +62,44 @@ def export(
     for category in (*CATEGORIES, *sorted(set(summary.categories) - set(CATEGORIES))):
         table.add_row(f"failure: {category}", str(summary.categories.get(category, 0)))
     out.print(table)
+    if summary.agreement is not None:
+        show_agreement(summary.agreement)
     err.print(
         f"ratings {paths.ratings}\npreferences {paths.preferences}\ndatasets {paths.dataset}",
         markup=False,
     )
+
+
+def show_agreement(report: AgreementReport) -> None:
+    """Inter-reviewer agreement, and the samples to adjudicate first."""
+    alpha = report.alpha
+    if report.reviewed_twice == 0:
+        out.print(
+            "inter-reviewer agreement: no sample has two reviews yet "
+            "(annotation.reviews_per_task sets how many each task gets)",
+            markup=False,
+        )
+        return
+    value = "n/a (every rating the same)" if alpha.value is None else f"{alpha.value:.3f}"
+    if alpha.samples == 0:
+        value = "n/a (no sample has two ratings)"
+    out.print(
+        f"inter-reviewer agreement: {alpha.name} = {value} over {alpha.samples} samples with >= 2 "
+        f"ratings ({alpha.ratings} ratings); {report.agreed} of {report.reviewed_twice} samples "
+        "with >= 2 reviews agree",
+        markup=False,
+    )
+    if not report.disputed:
+        return
+    table = Table(title="most disputed samples: adjudicate them in Label Studio")
+    for column in ("sample_id", "task", "ratings", "split categories", "agreed"):
+        table.add_column(column, overflow="fold")
+    for entry in report.disputed:
+        table.add_row(
+            entry.sample_id,
+            ", ".join(str(task_id) for task_id in entry.task_ids),
+            ", ".join("-" if rating is None else str(rating) for rating in entry.ratings),
+            ", ".join(entry.split_categories) or "-",
+            "yes" if entry.agreed else "no",
+        )
+    out.print(table)

@@ -49,6 +49,11 @@ def train(
     rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),
     holdout: float = typer.Option(0.2, "--holdout", min=0.0, max=0.9),
     seed: int = typer.Option(0, "--seed"),
+    weight_by_agreement: bool = typer.Option(
+        False,
+        "--weight-by-agreement",
+        help="weight each sample's loss by how much its reviewers agree (1 - rating spread / 4)",
+    ),
     config: Path | None = typer.Option(
         None, "--config", "-c", help="run config (its logger; its export.out is --data)"
     ),
@@ -65,6 +70,7 @@ def train(
     settings = RMTrainSettings(
         epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
         rating_weight=rating_weight, holdout=holdout, seed=seed,
+        weight_by_agreement=weight_by_agreement,
     )  # fmt: skip
     run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
     tracker = build_tracker(service.logger, run_id, {"rm": {"data": str(data), "base": str(base),
@@ -74,6 +80,14 @@ def train(
         f"responses ({', '.join(rm_data.sources)})",
         markup=False,
     )
+    if weight_by_agreement:
+        weights = [item.agreement for item in (*rm_data.pairs, *rm_data.ratings)]
+        below = sum(weight < 1 for weight in weights)
+        err.print(
+            f"weighted by reviewer agreement: {below} of {len(weights)} pairs and ratings below "
+            f"1 (mean {sum(weights) / len(weights):.3f})",
+            markup=False,
+        )
     try:
         report = train_with_progress(rm_data, base, out_dir, settings, tracker)
     finally:

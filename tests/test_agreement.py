@@ -1,0 +1,245 @@
+"""Reviewer agreement without a server: Krippendorff's alpha against the published worked
+example, the per-sample aggregate and flag, the export's rows from several reviewers, and the
+agreement weights of reward-model training."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from annotation.agreement import (
+    AgreementRule,
+    agreement_report,
+    krippendorff_alpha,
+    rounded_rating,
+    sample_agreement,
+)
+from annotation.config import AgreementConfig
+from annotation.export import _regrouped, preference_rows, rating_row, task_reviews
+from annotation.reward_model.data import Pair, Rated, RMData, RMDataError, load_rm_data
+from annotation.reward_model.train import _weighted_mean, agreement_scale
+
+# Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers,
+# 12 units, values 1-5, None where an observer gave no value. Published: nominal .743,
+# ordinal .815, interval .849.
+OBSERVERS = [
+    [1, 2, 3, 3, 2, 1, 4, 1, 2, None, None, None],
+    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, None, 3],
+    [None, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, None],
+    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, None],
+]
+UNITS = [[value for value in unit if value is not None] for unit in zip(*OBSERVERS, strict=True)]
+
+
+@pytest.mark.parametrize(
+    ("metric", "published"), [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)]
+)
+def test_alpha_matches_krippendorffs_worked_example(metric: str, published: float) -> None:
+    alpha = krippendorff_alpha(UNITS, metric)
+    assert round(alpha.value, 3) == published
+    # Unit 12 has one value: it pairs with nothing and is left out.
+    assert (alpha.samples, alpha.ratings) == (11, 40)
+    assert alpha.name == f"Krippendorff's alpha ({metric})"
+
+
+def test_alpha_of_a_small_case_computed_by_hand() -> None:
+    # Units (1,1), (2,3), (3,3). Coincidences: o11 = 2, o23 = o32 = 1, o33 = 2; n1 = 2,
+    # n2 = 1, n3 = 3, n = 6. Interval: D_o = 2 * 1 / 6; expected sum over c != k of
+    # n_c n_k (c - k)^2 = 2 * (2*1*1 + 2*3*4 + 1*3*1) = 58, D_e = 58 / (6 * 5).
+    # alpha = 1 - (1/3) / (58/30) = 1 - 10/58.
+    alpha = krippendorff_alpha([[1, 1], [2, 3], [3, 3]], "interval")
+    assert alpha.value == pytest.approx(1 - 10 / 58)
+    # Ordinal: delta(1,2) = (2 + 1 - 1.5)^2 = 2.25, delta(2,3) = (1 + 3 - 2)^2 = 4,
+    # delta(1,3) = (2 + 1 + 3 - 2.5)^2 = 12.25. D_o = 2 * 4 / 6; expected sum =
+    # 2 * (2*1*2.25 + 2*3*12.25 + 1*3*4) = 180, alpha = 1 - 5 * 8 / 180.
+    assert krippendorff_alpha([[1, 1], [2, 3], [3, 3]], "ordinal").value == pytest.approx(
+        1 - 40 / 180
+    )
+
+
+def test_alpha_is_one_for_perfect_agreement_and_undefined_without_variation() -> None:
+    assert krippendorff_alpha([[1, 1], [4, 4, 4], [2, 2]]).value == pytest.approx(1.0)
+    assert krippendorff_alpha([[3, 3], [3, 3]]).value is None
+    alone = krippendorff_alpha([[3], [5]])
+    assert alone.value is None and alone.samples == 0
+    with pytest.raises(ValueError, match="metric"):
+        krippendorff_alpha(UNITS, "ratio")  # type: ignore[arg-type]
+
+
+def test_sample_agreement_flag_mean_spread_and_majority() -> None:
+    agreeing = sample_agreement([2, 3], [["refusal"], ["refusal"]])
+    assert (agreeing.rating_mean, agreeing.rating_spread, agreeing.agreed) == (2.5, 1, True)
+    assert agreeing.majority_categories == ["refusal"] and agreeing.agreement == 0.75
+    apart = sample_agreement([1, 5], [["refusal"], []])
+    assert (apart.rating_spread, apart.agreed, apart.agreement) == (4, False, 0.0)
+    assert apart.majority_categories == []  # one of two is no majority
+    # Close ratings, but the two split on a category: no agreement with two reviewers ...
+    split = sample_agreement([2, 2], [["refusal", "format"], ["refusal"]])
+    assert not split.agreed and split.majority_categories == ["refusal"]
+    # ... while two of three on one side is enough (2/3 >= 0.6).
+    three = sample_agreement([2, 2, 3], [["format"], ["format"], []])
+    assert three.agreed and three.majority_categories == ["format"]
+    assert sample_agreement([2, 4], [[], []], AgreementRule(max_rating_spread=2)).agreed
+    lone = sample_agreement([4], [["other"]])
+    assert (lone.reviewers, lone.agreed, lone.agreement, lone.rating_spread) == (1, True, 1.0, 0)
+    assert [rounded_rating(x) for x in (2.5, 2.49, 3.0, None)] == [3, 2, 3, None]
+
+
+# --- export rows from several reviewers ---
+
+
+def _rating(stars: int) -> dict:
+    return {"from_name": "quality", "type": "rating", "value": {"rating": stars}}
+
+
+def _failures(*names: str) -> dict:
+    return {"from_name": "failure", "type": "choices", "value": {"choices": list(names)}}
+
+
+def _better(text: str) -> dict:
+    return {"from_name": "better_response", "type": "textarea", "value": {"text": [text]}}
+
+
+def _annotation(id_: int, who: object, day: int, *results: dict, cancelled: bool = False):
+    return {"id": id_, "completed_by": who, "updated_at": f"2024-01-0{day}T00:00:00Z",
+            "was_cancelled": cancelled, "result": list(results)}  # fmt: skip
+
+
+def _task(*annotations: dict, task_id: int = 7, sample_id: str = "s-1") -> dict:
+    data = {"sample_id": sample_id, "prompt": "Name a colour.", "response": "No.", "run_id": "r",
+            "step": 2, "reward": 0.1}  # fmt: skip
+    return {"id": task_id, "data": data, "annotations": list(annotations)}
+
+
+def test_each_reviewer_has_one_vote_their_latest_and_skips_are_none() -> None:
+    task = _task(
+        _annotation(1, 10, 1, _rating(5)),  # reviewer 10's first review ...
+        _annotation(
+            2,
+            {"id": 11, "email": "b@x.org", "first_name": "B"},
+            2,
+            _rating(1),
+            _failures("refusal"),
+            _better("Blue."),
+        ),
+        _annotation(3, 10, 3, _rating(2), _failures("refusal"), _better("Red.")),  # ... edited
+        _annotation(4, 12, 4, cancelled=True),  # reviewer 12 skipped
+    )
+    assert [(r["reviewer"], r["rating"]) for r in task_reviews(task)] == [(11, 1), (10, 2)]
+    row = rating_row(task)
+    assert (row["rating"], row["categories"]) == (2, ["refusal"])  # mean 1.5 -> 2
+    meta = row["meta"]
+    assert (meta["reviewers"], meta["rating_mean"], meta["rating_spread"]) == (2, 1.5, 1)
+    assert (meta["agreed"], meta["agreement"]) == (True, 0.75)
+    assert meta["annotation_id"] == 3 and meta["annotator_id"] == 10  # the latest review
+    assert "b@x.org" not in json.dumps(row) and "first_name" not in json.dumps(row)
+    preferences = preference_rows(row)
+    assert [(p["chosen"], p["meta"]["annotator_id"]) for p in preferences] == [
+        ("Blue.", 11),
+        ("Red.", 10),
+    ]
+    assert all(p["meta"]["reviewers"] == 2 and p["rejected"] == "No." for p in preferences)
+
+
+def test_disputed_samples_give_no_preferences_unless_asked() -> None:
+    task = _task(
+        _annotation(1, 10, 1, _rating(1), _better("Blue.")),
+        _annotation(2, 11, 2, _rating(4), _better("Blue. ")),
+    )
+    row = rating_row(task)
+    assert not row["meta"]["agreed"] and row["rating"] == 3  # mean 2.5 -> 3
+    assert preference_rows(row) == []
+    everything = preference_rows(row, AgreementConfig(preferences="all"))
+    assert [p["chosen"] for p in everything] == ["Blue."]  # one pair for one text, two authors
+    single = rating_row(_task(_annotation(1, 10, 1, _rating(1), _better("Blue."))))
+    assert preference_rows(single, AgreementConfig(min_reviewers=2)) == []
+    assert len(preference_rows(single)) == 1
+
+
+def test_rows_of_older_exports_are_read_as_one_review() -> None:
+    old = {"prompt": "p", "response": "r", "rating": 2, "categories": ["format"],
+           "sample_id": "s", "meta": {"better_response": "b", "note": None, "run_id": "x",
+           "step": 1, "reward": 0.5, "task_id": 3, "annotation_id": 4, "annotator_id": 1,
+           "annotated_at": "2024-01-01T00:00:00Z"}}  # fmt: skip
+    upgraded = _regrouped(old, AgreementRule())
+    assert upgraded["rating"] == 2 and upgraded["categories"] == ["format"]
+    assert upgraded["meta"]["reviews"] == [
+        {"reviewer": 1, "task_id": 3, "annotation_id": 4, "rating": 2, "categories": ["format"],
+         "better_response": "b", "note": None, "annotated_at": "2024-01-01T00:00:00Z"}
+    ]  # fmt: skip
+    assert upgraded["meta"]["agreed"] and preference_rows(upgraded)[0]["chosen"] == "b"
+    assert _regrouped(upgraded, AgreementRule()) == upgraded  # stable: nothing to rewrite
+
+
+def test_report_lists_the_most_disputed_first() -> None:
+    rows = [
+        rating_row(
+            _task(
+                _annotation(1, 10, 1, _rating(r1)),
+                _annotation(2, 11, 2, _rating(r2)),
+                task_id=t,
+                sample_id=f"s-{t}",
+            )
+        )
+        for t, (r1, r2) in enumerate([(1, 5), (3, 3), (2, 3), (4, 1)], start=1)
+    ]
+    rows.append(rating_row(_task(_annotation(1, 10, 1, _rating(2)), sample_id="alone")))
+    report = agreement_report(rows, "interval", disputed=2)
+    assert (report.reviewed_twice, report.agreed) == (4, 2)
+    assert [(d.sample_id, d.task_ids, d.ratings) for d in report.disputed] == [
+        ("s-1", [1], [1, 5]),
+        ("s-4", [4], [4, 1]),
+    ]
+    assert report.alpha.samples == 4  # the lone review does not count
+    assert report.alpha.value == pytest.approx(
+        krippendorff_alpha([[1, 5], [3, 3], [2, 3], [4, 1]], "interval").value
+    )
+
+
+# --- weighting reward-model training by agreement ---
+
+
+def test_reward_model_data_keeps_agreement_and_drops_disputed_pairs(tmp_path: Path) -> None:
+    rows = [
+        rating_row(
+            _task(
+                _annotation(1, 10, 1, _rating(2), _better("Blue.")),
+                _annotation(2, 11, 2, _rating(3)),
+                sample_id="agreed",
+            )
+        ),
+        rating_row(
+            _task(
+                _annotation(1, 10, 1, _rating(1), _better("Red.")),
+                _annotation(2, 11, 2, _rating(5)),
+                sample_id="disputed",
+            )
+        ),
+    ]
+    path = tmp_path / "annotations.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    data = load_rm_data(path)  # no preferences file: pairs come from the rating rows
+    assert [(p.sample_id, p.chosen, p.agreement) for p in data.pairs] == [("agreed", "Blue.", 0.75)]
+    assert {(r.sample_id, r.rating, r.agreement) for r in data.ratings} == {
+        ("agreed", 3, 0.75),
+        ("disputed", 3, 0.0),
+    }
+
+
+def test_agreement_weights_keep_the_loss_scale_and_scale_each_sample() -> None:
+    import torch
+
+    data = RMData(
+        pairs=[Pair("p", "c", "r", "a", agreement=1.0)],
+        ratings=[Rated("p", "r", 2, "a", agreement=1.0), Rated("p", "r", 2, "b", agreement=0.0)],
+    )
+    scale = agreement_scale(data)
+    assert scale == pytest.approx(1.5)  # mean weight 2/3
+    losses = torch.tensor([2.0, 4.0])
+    weighted = _weighted_mean(losses, data.ratings, scale)
+    assert weighted.item() == pytest.approx((1.5 * 2.0 + 0.0 * 4.0) / 2)
+    assert _weighted_mean(losses, data.ratings, None).item() == pytest.approx(3.0)
+    with pytest.raises(RMDataError, match="agreement 0"):
+        agreement_scale(RMData(ratings=[Rated("p", "r", 1, "b", agreement=0.0)]))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+from rl.plugins import is_dotted_path
 
 
 class Section(BaseModel):
@@ -19,6 +22,58 @@ class RetryConfig(Section):
     def _enough_intervals(self) -> RetryConfig:
         if self.max and not self.intervals_s:
             raise ValueError("intervals_s needs at least one interval when max > 0")
+        return self
+
+
+SUGGESTIONS_OFF, SCORE_BANDS = "off", "score_bands"
+
+
+class ScoreBand(Section):
+    """Scores under `below` (and at or above the previous band's bound) get this suggestion."""
+
+    below: float | None = Field(None, description="upper bound; None: the last, open band")
+    rating: int = Field(ge=1, le=5)
+    categories: list[str] = Field(
+        default_factory=list, description="failure categories suggested with this rating"
+    )
+
+
+def _default_bands() -> list[ScoreBand]:
+    # Rewards in [0, 1] (the built-in rules): a fifth of the range per star.
+    bounds = (0.2, 0.4, 0.6, 0.8, None)
+    return [ScoreBand(below=bound, rating=stars) for stars, bound in enumerate(bounds, 1)]
+
+
+class SuggestionsConfig(Section):
+    """A machine suggestion (a Label Studio prediction) on each imported task; see
+    annotation/suggestions.py. Off by default: a suggestion anchors reviewers on the reward
+    model's view, which is what the reviews are meant to correct."""
+
+    judge: str = Field(
+        SUGGESTIONS_OFF,
+        description=f"'{SUGGESTIONS_OFF}', '{SCORE_BANDS}' (the score mapped by `bands`), or a "
+        "dotted path to a function (package.module:function)",
+    )
+    score: str = Field(
+        "reward", description="'reward' (the total) or a reward_details component name"
+    )
+    bands: list[ScoreBand] = Field(default_factory=_default_bands)
+    model_version: str | None = Field(
+        None, description="names the suggestions in Label Studio; default: judge and score"
+    )
+
+    @model_validator(mode="after")
+    def _judge_and_bands(self) -> SuggestionsConfig:
+        if self.judge not in (SUGGESTIONS_OFF, SCORE_BANDS) and not is_dotted_path(self.judge):
+            raise ValueError(
+                f"judge {self.judge!r}: use '{SUGGESTIONS_OFF}', '{SCORE_BANDS}' or a dotted "
+                "path such as mypackage.judges:rate"
+            )
+        bounds = [band.below for band in self.bands]
+        if not bounds or bounds[-1] is not None or None in bounds[:-1]:
+            raise ValueError("bands: the last band, and only it, has no `below` bound")
+        if any(a >= b for a, b in pairwise(bounds[:-1])):
+            raise ValueError(f"bands: `below` bounds must increase, got {bounds[:-1]}")
         return self
 
 
@@ -37,6 +92,7 @@ class AnnotationConfig(Section):
     max_text_chars: int = Field(
         100_000, ge=1, description="longer prompts or responses are quarantined, not imported"
     )
+    suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)
     reviews_per_task: int = Field(
         1, ge=1, description="how many reviewers review each task (Label Studio's overlap)"
     )

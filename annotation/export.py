@@ -46,6 +46,7 @@ from annotation.agreement import (
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
+from annotation.suggestions import acceptance, suggestion_outcome
 from rl.jsonl import read_jsonl
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
@@ -92,6 +93,8 @@ class ExportSummary:
     written: bool = False
     cursor: str | None = None
     agreement: AgreementReport | None = None
+    suggestions_accepted: int = 0  # reviews that kept a machine suggestion as it was
+    suggestions_edited: int = 0  # reviews that changed its rating or categories
 
 
 def rule_of(settings: AgreementConfig) -> AgreementRule:
@@ -164,6 +167,7 @@ def with_reviews(
         agreed=agreement.agreed,
         agreement=agreement.agreement,
         reviews=reviews,
+        suggestion=latest.get("suggestion"),  # the latest review's, as its text and ids
     )
     return row
 
@@ -332,6 +336,10 @@ def _review(task: Mapping[str, Any], annotation: Mapping[str, Any]) -> dict[str,
         "better_response": values.get(BETTER_FIELD),
         "note": values.get(NOTE_FIELD),
         "annotated_at": _annotated_at(annotation),
+        # Did this reviewer keep the task's machine suggestion (None: the task had none)?
+        "suggestion": suggestion_outcome(
+            task.get("predictions") or [], values.get(RATING_FIELD), values.get(FAILURE_FIELD, [])
+        ),
     }
 
 
@@ -419,11 +427,15 @@ def _write_all(
 def _tally(
     rows: Iterable[Mapping[str, Any]], summary: ExportSummary, settings: AgreementConfig
 ) -> None:
-    for row in rows:
+    rows_done = list(rows)
+    for row in rows_done:
         summary.total_rows += 1
         summary.preference_rows += len(preference_rows(row, settings))
         summary.categories.update(row["categories"])
         summary.ratings[str(row["rating"]) if row["rating"] is not None else "unrated"] += 1
+    suggestions = acceptance(rows_done)
+    summary.suggestions_accepted = suggestions.accepted
+    summary.suggestions_edited = suggestions.edited
 
 
 def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
@@ -452,6 +464,14 @@ def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) ->
 
     datasets.disable_progress_bars()
 
+    suggestion = {  # annotation.suggestions.suggestion_outcome; None: the task had none
+        "model_version": datasets.Value("string"),
+        "score": datasets.Value("float64"),
+        "rating": datasets.Value("int64"),
+        "categories": datasets.List(datasets.Value("string")),
+        "accepted": datasets.Value("bool"),
+        "changed": datasets.List(datasets.Value("string")),
+    }
     meta = datasets.Features(
         {
             "better_response": datasets.Value("string"),
@@ -478,8 +498,10 @@ def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) ->
                     "better_response": datasets.Value("string"),
                     "note": datasets.Value("string"),
                     "annotated_at": datasets.Value("string"),
+                    "suggestion": suggestion,
                 }
             ),
+            "suggestion": suggestion,
         }
     )
     text = datasets.Value("string")

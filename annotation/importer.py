@@ -10,11 +10,14 @@ The steps, and why they are in this order:
    job's meta), some of its tasks may exist without having been marked: the worker died, or
    the answer was lost. Look those samples up in Label Studio and mark what is found.
 4. Import the rest in requests of at most `import_batch_max` tasks; mark each request's samples
-   as soon as Label Studio acknowledged it.
+   as soon as Label Studio acknowledged it. With suggestions on, each task carries its
+   prediction (annotation/suggestions.py); a judge that fails for a record costs that task its
+   suggestion, never its import.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
@@ -27,6 +30,7 @@ from annotation import ledger
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
+from annotation.suggestions import Suggester, SuggestionRejected, build_suggester
 from sampling.records import RecordError, RolloutRecord, parse_record
 
 # After a killed attempt, its last import request may still be running inside Label Studio
@@ -35,6 +39,9 @@ from sampling.records import RecordError, RolloutRecord, parse_record
 SETTLE_S = 5.0
 META_IMPORT_STARTED = "import_started_at"
 META_VALIDATED = "validated"
+REJECTED_SUGGESTIONS_LOGGED = 3  # reasons logged per batch; the counter has them all
+
+log = logging.getLogger("annotation.worker")
 
 
 class LabelingConfigError(AnnotationError):
@@ -50,14 +57,21 @@ class ImportContext:
     client: LabelStudioClient
     connection: redis.Redis
     queue_name: str
+    suggester: Suggester | None = None
     _project_id: int | None = None
     _created_at: str = ""
+    _predictions_shown: bool = False
 
     @classmethod
     def create(
         cls, config: AnnotationConfig, connection: redis.Redis, queue_name: str
     ) -> ImportContext:
-        return cls(config, LabelStudioClient.from_config(config), connection, queue_name)
+        suggester = None
+        if config.suggestions.judge != "off":  # a bad judge fails here, at the worker's start
+            xml = read_labeling_config(config.labeling_config)
+            suggester = build_suggester(config.suggestions, xml)
+        client = LabelStudioClient.from_config(config)
+        return cls(config, client, connection, queue_name, suggester)
 
     def project_id(self) -> int:
         if self._project_id is None:
@@ -104,6 +118,8 @@ class BatchOutcome:
     duplicates: int = 0
     reconciled: int = 0
     quarantined: int = 0
+    suggested: int = 0
+    suggestions_rejected: int = 0
     import_seconds: list[float] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
@@ -113,6 +129,8 @@ class BatchOutcome:
             "duplicates": self.duplicates,
             "reconciled": self.reconciled,
             "quarantined": self.quarantined,
+            "suggested": self.suggested,
+            "suggestions_rejected": self.suggestions_rejected,
         }
 
 
@@ -152,13 +170,18 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
     step = context.config.import_batch_max
     for start in range(0, len(todo), step):
         chunk = todo[start : start + step]
+        tasks = [_task(record, context.suggester, outcome) for record in chunk]
         memo.meta[META_IMPORT_STARTED] = time.time()
         memo.save()
         began = time.perf_counter()
-        context.client.import_tasks(project_id, [_task(record) for record in chunk])
+        context.client.import_tasks(project_id, tasks)
         outcome.import_seconds.append(time.perf_counter() - began)
         imported.mark(record.sample_id for record in chunk)
         outcome.imported += len(chunk)
+        if context.suggester and not context._predictions_shown and outcome.suggested:
+            # Label Studio prefills a task only from predictions of the project's model_version.
+            context.client.show_predictions(project_id, context.suggester.model_version)
+            context._predictions_shown = True
     if first_attempt and not todo and not problems:
         memo.save()
     return outcome
@@ -196,10 +219,31 @@ def _check_size(record: RolloutRecord, max_text_chars: int) -> None:
             )
 
 
-def _task(record: RolloutRecord) -> dict[str, Any]:
+def _task(
+    record: RolloutRecord, suggester: Suggester | None, outcome: BatchOutcome
+) -> dict[str, Any]:
     # Only the fields a task shows: a full model_dump of 500 records costs ~5 ms per batch.
     fields = ("sample_id", "run_id", "step", "prompt", "response", "reward", "reward_details")
-    return task_from_record({name: getattr(record, name) for name in fields})
+    task = task_from_record({name: getattr(record, name) for name in fields})
+    if suggester is None:
+        return task
+    try:
+        prediction = suggester.prediction(record)
+    except SuggestionRejected as reason:
+        outcome.suggestions_rejected += 1
+        if outcome.suggestions_rejected <= REJECTED_SUGGESTIONS_LOGGED:
+            log.warning("sample %s: imported without a suggestion: %s", record.sample_id, reason)
+        return task
+    if prediction is not None:
+        task["predictions"] = [prediction]
+        outcome.suggested += 1
+    return task
+
+
+def _wait_for_settle(import_started_at: float) -> None:
+    remaining = import_started_at + SETTLE_S - time.time()
+    if remaining > 0:
+        time.sleep(min(remaining, SETTLE_S))
 
 
 def _wait_for_settle(import_started_at: float) -> None:

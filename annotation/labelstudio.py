@@ -76,6 +76,21 @@ class LabelStudioClient:
                 self._sdk.projects.update(project.id, label_config=labeling_config_xml)
         return int(project.id)
 
+    def show_predictions(self, project_id: int, model_version: str) -> None:
+        """Have Label Studio prefill new annotations from the predictions of `model_version`
+        ("show predictions to annotators"). It prefills only from the project's model_version,
+        which the first import with predictions sets and later ones leave alone, so a judge
+        with a new model_version (a retrained reward model) must set it. The server accepts a
+        model_version only once some prediction carries it."""
+        with self._errors("reading the project", project_id):
+            project = self._sdk.projects.get(project_id)
+        if project.show_collab_predictions and project.model_version == model_version:
+            return
+        with self._errors(f"showing predictions in project {project_id}", project_id):
+            self._sdk.projects.update(
+                project_id, show_collab_predictions=True, model_version=model_version
+            )
+
     def import_tasks(self, project_id: int, tasks: list[dict[str, Any]]) -> list[int]:
         """Create `tasks` (`{"data": {...}}` each) in one request; their ids, in order.
 

@@ -30,6 +30,8 @@ COUNTERS = {
     "duplicates": "Records skipped because their sample already had a task",
     "reconciled": "Records found in Label Studio on a retry and marked imported",
     "quarantined": "Records that failed validation",
+    "suggested": "Tasks imported with a machine suggestion",
+    "suggestions_rejected": "Tasks imported without a suggestion: the judge failed for them",
     "rejected_jobs": "Jobs refused before running (unreadable payload or another function)",
     "retries": "Batch attempts that failed and were scheduled again",
     "failures": "Batches that gave up and went to the failed registry",

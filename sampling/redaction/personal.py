@@ -54,7 +54,7 @@ class NumberFinder:
     _GROUPS = re.compile(r"\d+")
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_digit:
+        if not view.has_digits(7):
             return
         for match in self._CANDIDATE.finditer(view.text):
             candidate = match.group()
@@ -91,7 +91,7 @@ class IbanFinder:
     )
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_digit:
+        if not view.has_digits(7) or not view.has_capital_digits:
             return
         text = view.text
         for match in self._CANDIDATE.finditer(text):
@@ -111,6 +111,7 @@ class IbanFinder:
 class IpFinder:
     kinds = frozenset({"IP_ADDRESS"})
     name = "ip"
+    _V4_CORE = re.compile(r"\.\d{1,3}\.\d")  # starts with a literal: a fast scan
     _V4 = re.compile(r"[0-9](?<![\w.][0-9])\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d)")
     # IPv6: found from its `x:y:` core, then widened to the whole run of hex digits, `:` and `.`.
     _V6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
@@ -118,7 +119,7 @@ class IpFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if view.has_digit and "." in text:
+        if self._V4_CORE.search(text):
             for match in self._V4.finditer(text):
                 if is_ipv4(match.group()):
                     yield Span(match.start(), match.end(), "IP_ADDRESS")
@@ -156,7 +157,7 @@ class NinoFinder:
     )
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_digit:
+        if not view.has_digits(6) or not view.has_capital_digits:
             return
         for match in self._NINO.finditer(view.text):
             if is_uk_nino(match.group()[:2]):

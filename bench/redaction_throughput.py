@@ -1,0 +1,156 @@
+"""Redaction: what it costs the producer and what it takes out of ordinary text, in one run.
+
+1. Records/s through the routing core and a real Producer into a redis-server of our own, 2 KB
+   records (prose; every tenth carries an e-mail address, a phone number, a card and a key),
+   redaction on vs off, interleaved runs, this process pinned to one core
+   (goals: on/off >= 0.5, and on > 2,000 records/s);
+2. what each finder costs per 2 KB record, so the expensive ones are known;
+3. false positives: everything redacted in the quickstart prompts and in a few pages of prose
+   (bench/redaction/prose.txt) that hold no personal data or secrets.
+Knobs: BENCH_RECORDS (10000), BENCH_RUNS (3).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+from child_run import own_redis_server
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+RECORDS = int(os.environ.get("BENCH_RECORDS", "10000"))
+RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+PROSE = (REPO / "bench" / "redaction" / "prose.txt").read_text()
+PERSONAL = (
+    " Reach me at m.rossi@example.org or +39 06 6982 0000; card 4111 1111 1111 1111. "
+    "Key: AKIAIOSFODNN7EXAMPLE."
+)
+
+
+def texts(count: int, seed: int = 0) -> list[tuple[str, str]]:
+    """(prompt, response) pairs of 400 + 1,600 characters from the prose; every tenth with
+    personal data and a key in its response."""
+    rng = random.Random(seed)
+    pairs = []
+    for i in range(count):
+        start = rng.randrange(0, len(PROSE) - 2000)
+        prompt, response = PROSE[start : start + 400], PROSE[start + 400 : start + 2000]
+        if i % 10 == 0:
+            response = response[: -len(PERSONAL)] + PERSONAL
+        pairs.append((prompt, response))
+    return pairs
+
+
+def producer_rate(
+    url: str, spool: Path, redact: bool, pairs: list[tuple[str, str]]
+) -> tuple[float, float]:
+    """Records per second of wall time, and per second of this process's CPU time (the
+    caller's and the producer thread's together): the second does not count time spent waiting
+    for a core on a busy machine, nor the redis-server's work."""
+    from sampling.config import QueueConfig, SamplingConfig
+    from sampling.producer import Producer, annotation_queue
+    from sampling.routing import BatchInfo, PlainSample, Router
+
+    queue = QueueConfig(redis_url=url, name=f"bench-redact-{redact}", batch_size=64,
+                        max_latency_ms=50, spool_dir=str(spool))  # fmt: skip
+    config = SamplingConfig(threshold=0.5, max_per_step=16, max_per_minute=10**9, redact=redact)
+    producer = Producer(queue, buffer_max=len(pairs) * 2)
+    router = Router(config, producer)
+    samples = [PlainSample(prompt=p, response=r, reward=0.0, index=i)
+               for i, (p, r) in enumerate(pairs)]  # fmt: skip
+    run_id = f"bench-{time.time_ns()}"
+    started, cpu = time.perf_counter(), time.process_time()
+    for step, chunk in enumerate(range(0, len(samples), 16)):  # a step's worth at a time
+        router.route(samples[chunk : chunk + 16], BatchInfo(run_id, step))
+    while producer.stats.enqueued + producer.stats.unbuilt < len(samples):
+        time.sleep(0.001)
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
+    router.close()
+    annotation_queue(queue).empty()
+    return len(samples) / elapsed, len(samples) / cpu
+
+
+def finder_costs(pairs: list[tuple[str, str]]) -> list[tuple[str, float]]:
+    """Microseconds per record (prompt and response) for each finder, and for the facts about
+    a text that finders share (lower case, longest word, digits), computed once per text."""
+    from sampling.redaction.redactor import builtin_finders
+    from sampling.redaction.spans import Text
+
+    views = [Text(text) for pair in pairs for text in pair]
+    started = time.process_time()
+    for view in views:
+        _ = view.lower, view.has_long_word, view.has_digits(7)
+    costs = [("(shared text facts)", time.process_time() - started)]
+    from sampling.redaction.secret_plugins import TokenFinders
+
+    finders = []
+    for finder in builtin_finders():  # a group's members one by one too (each without its gate)
+        finders += [finder, *(finder.finders if isinstance(finder, TokenFinders) else [])]
+    for finder in finders:
+        started = time.process_time()
+        for view in views:
+            for _ in finder.find(view):
+                pass
+        costs.append(
+            (getattr(finder, "name", type(finder).__name__), time.process_time() - started)
+        )
+    return [(name, 1e6 * seconds / len(pairs)) for name, seconds in costs]
+
+
+def false_positives() -> None:
+    import yaml
+
+    from sampling.redaction import Redactor
+    from sampling.redaction.config import RedactConfig
+
+    redactor = Redactor.from_config(RedactConfig())
+    prompts = yaml.safe_load((REPO / "configs" / "prompts" / "quickstart.yaml").read_text())
+    corpora = {
+        "quickstart prompts": [str(p) for p in prompts["prompts"]],
+        "prose (bench/redaction/prose.txt)": [p for p in PROSE.split("\n\n") if p.strip()],
+    }
+    for name, items in corpora.items():
+        found: Counter[str] = Counter()
+        values = []
+        for text in items:
+            for span in redactor.find(text):
+                found[span.kind] += 1
+                values.append(f"{span.kind}: {text[span.start : span.end]!r}")
+        words = sum(len(text.split()) for text in items)
+        touched = sum(1 for text in items if redactor.find(text))
+        print(f"false positives in {name}: {sum(found.values())} finds in {touched} of "
+              f"{len(items)} texts ({words:,} words){': ' if values else ''}"
+              f"{', '.join(values)}")  # fmt: skip
+
+
+def main() -> None:
+    pairs = texts(RECORDS)
+    with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp:
+        # One core for this process (the producer thread and the caller share it), the
+        # redis-server, started before, keeps its own.
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        rates: dict[bool, list[tuple[float, float]]] = {False: [], True: []}
+        for run in range(RUNS):  # interleaved
+            for redact in (False, True):
+                rates[redact].append(producer_rate(url, Path(tmp) / f"spool-{run}", redact, pairs))
+        for index, clock in ((0, "wall"), (1, "CPU")):
+            off = statistics.median(rate[index] for rate in rates[False])
+            on = statistics.median(rate[index] for rate in rates[True])
+            print(f"producer, 2 KB records, one core, per {clock} second: redaction off "
+                  f"{off:,.0f} records/s, on {on:,.0f} records/s; ratio {on / off:.2f} "
+                  "(goal >= 0.5; on > 2,000/s)")  # fmt: skip
+    print("CPU cost per 2 KB record, by finder (µs):")
+    for name, micros in sorted(finder_costs(pairs[:2000]), key=lambda item: -item[1]):
+        print(f"  {name:30s} {micros:8.1f}")
+    false_positives()
+
+
+if __name__ == "__main__":
+    main()

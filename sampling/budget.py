@@ -93,14 +93,20 @@ def share_counts(budget: int, config: BudgetConfig) -> dict[Reason, int]:
 
 
 def choose(
-    candidates: Sequence[Candidate], budget: int, config: BudgetConfig, seed: int = 0
+    candidates: Sequence[Candidate],
+    budget: int,
+    config: BudgetConfig,
+    seed: int = 0,
+    *,
+    reviewed: Sequence[str] = (),
 ) -> list[Pick]:
     """At most `budget` picks, one per near-duplicate group, in the order they were picked
-    (random, audit, uncertain, low reward). The same input and seed give the same picks."""
+    (random, audit, uncertain, low reward). The same input and seed give the same picks.
+    `reviewed`: responses already sent to review; their near-duplicates are not picked again."""
     if budget <= 0:
         return []
     finite = [i for i, candidate in enumerate(candidates) if math.isfinite(candidate.reward)]
-    groups = _groups(candidates, finite, config)
+    groups = _groups(candidates, finite, config, reviewed)
     counts = share_counts(budget, config)
     taken: set[int] = set()  # group numbers
     picks: list[Pick] = []
@@ -134,16 +140,21 @@ def choose(
 
 
 def _groups(
-    candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
+    candidates: Sequence[Candidate],
+    finite: list[int],
+    config: BudgetConfig,
+    reviewed: Sequence[str],
 ) -> list[_Group]:
     uncertainty = _uncertainties(candidates, finite, config)
     percentiles = _component_percentiles(candidates, finite, config)
     found = group_near_duplicates(
-        [candidates[i].response for i in finite], config.near_duplicate_threshold
+        [*reviewed, *(candidates[i].response for i in finite)], config.near_duplicate_threshold
     )
     groups = []
     for positions in found:
-        members = tuple(finite[position] for position in positions)
+        if positions[0] < len(reviewed):
+            continue  # a copy of something already on its way to review: covered
+        members = tuple(finite[position - len(reviewed)] for position in positions)
         known = [uncertainty[i] for i in members if uncertainty.get(i) is not None]
         first = members[0]
         ranks = percentiles.get(first, {})
@@ -163,7 +174,7 @@ def _groups(
 
 def _random_groups(finite: list[int], group_of: dict[int, int], count: int, seed: int) -> list[int]:
     """Groups of uniformly drawn candidates (a group of 10 is 10 times as likely as one of 1)."""
-    order = list(finite)
+    order = [index for index in finite if index in group_of]  # not the covered ones
     random.Random(f"lowtide-budget:{seed}").shuffle(order)
     chosen: list[int] = []
     for index in order:

@@ -9,7 +9,8 @@ picks' record builders to the producer:
   run, or of one round of `lowtide loop`), on the best candidates of the round.
 - `per: hour`: every `select_every_s` it spends what `HourlyAllowance` grants: reviews accrue
   evenly, and never more than `reviews` fall in any trailing hour. Picked samples and their
-  near-duplicates leave the pool; the others stay until newer steps push them out.
+  near-duplicates leave the pool, and later copies of a picked response are not picked again;
+  the others stay until newer steps push them out.
 
 The budget is per router (per process): with several ranks each spends its own.
 """
@@ -34,6 +35,7 @@ log = logging.getLogger("sampling.budget")
 HOUR_S = 3600.0
 SELECT_DEADLINE_S = 120.0  # how long close() waits for a round's selection, beyond its deadline
 PICKED_MEMORY = 1_000_000  # sample ids already picked, remembered so none is picked twice
+REVIEWED_MEMORY = 500  # responses already picked, whose later copies are not picked again
 
 # Builds one record's JSON on the producer thread: (sample, batch info, selection, index).
 RecordBuilder = Callable[[ScoredSample, Any, Selected, int], dict[str, Any]]
@@ -108,6 +110,7 @@ class BudgetSelector:
         self._pool: deque[_Pooled] = deque()
         self._serial = 0
         self._picked: OrderedDict[str, None] = OrderedDict()
+        self._reviewed: deque[str] = deque(maxlen=REVIEWED_MEMORY)
         self._lock = threading.Condition()
         self._closing = False
         self._wanted = 0  # ticks asked for by tick_now
@@ -198,7 +201,13 @@ class BudgetSelector:
             )
             for entry in entries
         ]
-        picks = choose(candidates, count, self.settings, seed=self.seed + self.stats.selections)
+        picks = choose(
+            candidates,
+            count,
+            self.settings,
+            seed=self.seed + self.stats.selections,
+            reviewed=list(self._reviewed),
+        )
         self.stats.selections += 1
         if not picks:
             return
@@ -209,6 +218,7 @@ class BudgetSelector:
             builders.append(lambda e=entry, i=pick.index: self.build(e.sample, e.info, selected, i))
         covered = {entries[member].serial for pick in picks for member in pick.members}
         for pick in picks:
+            self._reviewed.append(entries[pick.index].sample.response)
             for member in pick.members:
                 self._remember(ids[member])
         if self.hourly is not None:

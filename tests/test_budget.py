@@ -245,6 +245,31 @@ def test_the_same_seed_gives_the_same_picks_and_another_seed_other_random_ones()
     }
 
 
+def test_copies_of_a_response_already_in_review_are_not_picked_again() -> None:
+    copies = paraphrases(20)
+    pool = [Candidate("p", text, 0.0) for text in copies[1:]] + candidates([0.5, 0.6])
+    picks = choose(pool, 5, NO_SHARES, reviewed=[copies[0]])
+    assert sorted(pick.index for pick in picks) == [19, 20]
+
+
+def test_per_hour_later_copies_of_a_reviewed_response_wait_for_no_second_review() -> None:
+    clock = FakeClock()
+    producer = FakeProducer()
+    router = Router(budget_config(60, "hour", random_share=0), producer, clock=clock)
+    copies, others = paraphrases(40, seed=5), distinct(4, seed=6)
+    for step in range(4):
+        clock.now += 600  # 10 reviews accrue in 10 minutes
+        samples = [
+            PlainSample("Why is the sky blue?", text, 0.0, index=i)
+            for i, text in enumerate(copies[step * 10 : (step + 1) * 10])
+        ] + [PlainSample(f"q{step}", others[step], 0.9, index=10)]
+        router.route(samples, BatchInfo("run", step))
+        router.budget.tick_now()
+    router.close()
+    prompts = Counter(record["prompt"] for record in producer.records)
+    assert prompts == {"Why is the sky blue?": 1, "q0": 1, "q1": 1, "q2": 1, "q3": 1}
+
+
 def test_nan_and_infinite_rewards_are_never_picked() -> None:
     rewards = [math.nan, 0.1, -math.inf, 0.2, math.inf, math.nan]
     picks = choose(candidates(rewards), 6, BudgetConfig(random_share=0.5))

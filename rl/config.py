@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
 
-from rl.plugins import BUILTIN_LOGGER_BACKENDS
+from rl.plugins import BUILTIN_LOGGER_BACKENDS, is_dotted_path
 
 STAGES = ("rollout", "reward", "update", "step_end", "train_end")
 Stage = Literal["rollout", "reward", "update", "step_end", "train_end"]
@@ -119,6 +119,32 @@ class ConditionalLogging(Section):
     metrics: list[str]
 
 
+class LoggerRedaction(Section):
+    """Redaction of the rollout tables (and files) the logger writes. Off by default: logs stay
+    with the run's owner, while records go to reviewers (`sampling.redact`, on by default)."""
+
+    enabled: bool = False
+    # A factory named by dotted path (rl may not import the package that implements it): it gets
+    # the run config and returns a function of one row's texts. The default uses the run's
+    # `sampling.redact` settings (kinds, allowlists, patterns, redactor).
+    redactor: str = Field(
+        "sampling.redaction:redactor_for_run",
+        description="dotted path: (run config) -> (texts) -> texts with placeholders",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bool_means_enabled(cls, data: Any) -> Any:
+        return {"enabled": data} if isinstance(data, bool) else data
+
+    @field_validator("redactor")
+    @classmethod
+    def _dotted(cls, value: str) -> str:
+        if not is_dotted_path(value):
+            raise ValueError(f"{value!r} is not a dotted path (write package.module:function)")
+        return value
+
+
 # The built-in backends, from their one list (a Literal, so a typo fails with the valid names).
 LoggerBackendName = Literal[tuple(BUILTIN_LOGGER_BACKENDS)]  # type: ignore[valid-type]
 
@@ -141,6 +167,9 @@ class LoggerConfig(Section):
     )
     rollout_max_length: int = Field(512, ge=16)
     encode_response: bool = False
+    redact: LoggerRedaction = Field(
+        default_factory=LoggerRedaction, description="secrets and personal data out of tables"
+    )
     metrics: MetricWhitelist = Field(default_factory=MetricWhitelist)
     conditional_logging: list[ConditionalLogging] = Field(default_factory=list)
     wandb_api_key: SecretStr | None = Field(

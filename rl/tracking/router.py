@@ -2,7 +2,9 @@
 and hands it to the backends on a background thread, so the trainer never waits on a backend.
 
 On the trainer thread: interval checks, whitelists, building plain payloads (~tens of µs).
-On the worker thread: every backend call. A full queue drops the item and counts it
+On the worker thread: every backend call, and with `logger.redact` the rollout table itself
+(redaction costs far more than the trainer thread should pay). A table that cannot be redacted
+is not written. A full queue drops the item and counts it
 (`logging/dropped`); a failing backend is reported once and disabled; the others go on.
 """
 
@@ -15,11 +17,13 @@ import math
 import queue
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from rl.config import LoggerConfig, Stage
+from rl.plugins import PluginPathError, resolve_path
 from rl.samples import Sample, make_sample_id
 from rl.tracking.backends.base import (
     ROLLOUT_COLUMNS,
@@ -41,6 +45,22 @@ class TrackingError(ValueError):
     """A logging backend could not start; the message names it and says why."""
 
 
+# One row's texts (prompt, response) -> the same with placeholders for what was redacted.
+TextRedactor = Callable[[Sequence[str]], Sequence[str]]
+
+
+def redactor_from_config(config: LoggerConfig, info: RunInfo) -> TextRedactor | None:
+    """`logger.redact`: its factory (a dotted path) called with the run config, or None."""
+    if not config.redact.enabled:
+        return None
+    try:
+        factory = resolve_path(config.redact.redactor)
+        return factory(info.config)
+    except (PluginPathError, ValueError) as exc:
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        raise TrackingError(f"logger.redact.redactor: {first_line}") from None
+
+
 @dataclass(frozen=True)
 class _Item:
     kind: str  # "scalars" | "histograms" | "table"
@@ -58,10 +78,13 @@ class Tracker:
         backends: Sequence[Backend],
         *,
         queue_size: int = 1024,
+        redact: TextRedactor | None = None,
     ) -> None:
         self.config = config
         self.info = info
         self.backends = list(backends)
+        self.redact = redact
+        self.unredacted_tables = 0  # tables not written because redaction failed
         self.dropped = 0
         self._reported_drop = 0
         self._last_step = 0
@@ -74,6 +97,7 @@ class Tracker:
     @classmethod
     def from_config(cls, config: LoggerConfig, info: RunInfo) -> Tracker:
         """The configured backends plus the local files, which are always on."""
+        redact = redactor_from_config(config, info)  # a mistake here stops the run at start
         info.run_dir.mkdir(parents=True, exist_ok=True)
         names = list(dict.fromkeys(["jsonl", *config.name]))
         backends: list[Backend] = []
@@ -89,7 +113,7 @@ class Tracker:
                     f"logger.name: the {name} backend could not start: "
                     f"{type(exc).__name__}: {first_line}"
                 ) from exc
-        return cls(config, info, backends)
+        return cls(config, info, backends, redact=redact)
 
     # ---- decisions (trainer thread) -----------------------------------------------------------
 
@@ -115,7 +139,9 @@ class Tracker:
                 if histograms:
                     self._send("histograms", step, histograms)
             if self._table_due(step) and samples:
-                self._send("table", step, self._rollout_table(step, samples))
+                # Redacted, the table is built on the worker thread (samples are frozen).
+                table = partial(self._rollout_table, step, tuple(samples))
+                self._send("table", step, table if self.redact else table())
             self._sent_this_step.pop(step, None)
 
     def _scalars_for(
@@ -170,10 +196,15 @@ class Tracker:
         limit, encode = self.config.rollout_max_length, self.config.encode_response
         columns = (*ROLLOUT_COLUMNS, *(f"reward/{c}" for c in components), "response_length",
                    "truncated", "text_cut")  # fmt: skip
-        rows = []
+        rows, tokens = [], []
         for sample in samples:
-            prompt = safe_text(sample.prompt, limit, encode=encode)
-            response = safe_text(sample.response, limit, encode=encode)
+            shown_prompt, shown_response = sample.prompt, sample.response
+            if self.redact is not None:
+                shown_prompt, shown_response = self.redact([sample.prompt, sample.response])
+            prompt = safe_text(shown_prompt, limit, encode=encode)
+            response = safe_text(shown_response, limit, encode=encode)
+            # A redacted response's token texts and ids would give the value back: not kept.
+            tokens.append(sample.tokens if shown_response == sample.response else None)
             # The tracker runs on rank 0: these are rank 0's samples, with the ids the sampler
             # gives them, so a table row and a routed record can be matched.
             sample_id = make_sample_id(
@@ -194,8 +225,7 @@ class Tracker:
                     prompt.cut or response.cut,
                 )
             )
-        tokens = tuple(sample.tokens for sample in samples)
-        return Table(ROLLOUT_TABLE, columns, tuple(rows), tokens if any(tokens) else ())
+        return Table(ROLLOUT_TABLE, columns, tuple(rows), tuple(tokens) if any(tokens) else ())
 
     def _send(self, kind: str, step: int, payload: Any) -> bool:
         try:
@@ -213,10 +243,26 @@ class Tracker:
             try:
                 if item is None:
                     return
+                if callable(item.payload):
+                    item = self._built(item)
+                    if item is None:
+                        continue
                 for backend in self.backends:
                     self._deliver(backend, item)
             finally:
                 self._queue.task_done()
+
+    def _built(self, item: _Item) -> _Item | None:
+        """A table built here (redacted); if redaction fails, none is written (fail closed)."""
+        try:
+            return _Item(item.kind, item.step, item.payload())
+        except Exception as exc:  # its message may quote the text: the type only
+            self.unredacted_tables += 1
+            log.error(
+                "the rollout table of step %d was not written: redaction failed (%s)",
+                item.step, type(exc).__name__,
+            )  # fmt: skip
+            return None
 
     def _deliver(self, backend: Backend, item: _Item) -> None:
         if backend.name in self._failed:

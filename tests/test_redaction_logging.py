@@ -1,0 +1,89 @@
+"""`logger.redact`: the rollout tables and files the logger writes carry placeholders instead of
+secrets and personal data, built off the trainer thread; a table that cannot be redacted is not
+written; rl names the redactor by dotted path only (it never imports sampling)."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+from pydantic import ValidationError
+
+from rl.config import LoggerConfig
+from rl.samples import Sample, TokenValues
+from rl.tracking import RunInfo, Tracker
+from rl.tracking.router import TrackingError
+
+PROMPT = "My card is 4111 1111 1111 1111, mail jane.doe@example.com"
+RESPONSE = "Noted: jane.doe@example.com will get a receipt."
+
+
+def info(tmp_path: Path, redact: dict | None = None) -> RunInfo:
+    config = {"trainer": {}, "sampling": {"redact": redact or {}}}
+    return RunInfo("run-1", "run-1", tmp_path, tmp_path / "run-1", config)
+
+
+def sample(response: str = RESPONSE) -> Sample:
+    tokens = TokenValues(ids=(5, 6), texts=("Noted", ": jane"), logprobs=(-1.0, -2.0), kl=None,
+                         rewards=(0.0, 0.1), advantages=(0.1, 0.1))  # fmt: skip
+    return Sample(index=0, group_id=0, prompt=PROMPT, response=response, prompt_ids=(1,),
+                  response_ids=(5, 6), truncated=False, reward=0.0,
+                  reward_details=MappingProxyType({}), advantage=0.1, tokens=tokens)  # fmt: skip
+
+
+def table_files(run_dir: Path) -> str:
+    return "".join(path.read_text() for path in run_dir.rglob("*") if path.is_file())
+
+
+def run_one_step(tracker: Tracker, samples: tuple[Sample, ...]) -> None:
+    tracker.on_stage("step_end", 0, {"reward/mean": 0.0}, samples)
+    tracker.close()
+
+
+def test_off_by_default_the_files_hold_the_text(tmp_path: Path) -> None:
+    config = LoggerConfig(name=[], rollout_log_interval=1)
+    run_one_step(Tracker.from_config(config, info(tmp_path)), (sample(),))
+    assert "jane.doe@example.com" in table_files(tmp_path / "run-1")
+
+
+def test_redacted_tables_and_files(tmp_path: Path) -> None:
+    config = LoggerConfig(name=[], rollout_log_interval=1, redact=True)
+    tracker = Tracker.from_config(config, info(tmp_path, {"disable": ["CARD"]}))
+    plain = dataclasses.replace(sample(), response="nothing personal", tokens=None)
+    run_one_step(tracker, (sample(), plain))
+    written = table_files(tmp_path / "run-1")
+    assert "jane.doe@example.com" not in written and "jane" not in written
+    assert "<EMAIL_1>" in written
+    assert "4111 1111 1111 1111" in written  # the run's sampling.redact settings apply
+    from rl.tracking import read_run
+
+    logs = read_run(tmp_path / "run-1")
+    assert list(logs.rollouts["response"]) == [
+        "Noted: <EMAIL_1> will get a receipt.",
+        "nothing personal",
+    ]
+    assert logs.tokens.empty  # the redacted response kept no token texts
+
+
+def test_a_failing_redactor_writes_no_table(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = LoggerConfig(name=[], rollout_log_interval=1, redact=True)
+    redact = {"redactor": "tests.helpers.redaction_plugins:broken"}
+    tracker = Tracker.from_config(config, info(tmp_path, redact))
+    with caplog.at_level(logging.ERROR):
+        run_one_step(tracker, (sample(),))
+    assert tracker.unredacted_tables == 1
+    assert "jane" not in table_files(tmp_path / "run-1") and "jane" not in caplog.text
+    assert "redaction failed (RedactionError)" in caplog.text
+
+
+def test_logger_redact_mistakes_are_one_clear_message(tmp_path: Path) -> None:
+    with pytest.raises(ValidationError, match="not a dotted path"):
+        LoggerConfig(redact={"enabled": True, "redactor": "no path"})
+    config = LoggerConfig(name=[], redact={"enabled": True, "redactor": "tests.nothing:here"})
+    with pytest.raises(TrackingError, match=r"^logger\.redact\.redactor: cannot import"):
+        Tracker.from_config(config, info(tmp_path))

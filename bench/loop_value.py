@@ -1,0 +1,345 @@
+"""Does reviewing make the reward model, and through it the policy, better? The honest measure.
+
+A task (bench/loop_value/cool_and_short.yaml by default; `--task` for another) names its prompts
+(a quarter held out: never trained on, never reviewed), a scripted oracle reviewer, and the
+builder of a starting reward model with a blind spot the policy can exploit. The oracle is
+hidden from the trainer and from every reward model: only the bench's reviewers call it.
+
+For each seed, each selection method runs `--rounds` rounds of the loop:
+
+    train the policy (GRPO, the real rl.Trainer, tiny model, CPU) against the current reward
+    model -> the round's rollouts are the review candidates -> the method picks at most
+    `--budget` of them -> the oracle reviews those (rating, categories, a better response) ->
+    the next reward model is trained (annotation.reward_model.train, warm-started from the
+    current one, on every review so far, with its uncertainty heads) -> next round.
+
+Methods: `no_loop` (the reward model is never retrained: no reviews), `random` (uniform),
+`threshold` (sampling.policies.threshold at the task's bar, capped to the budget by a uniform
+subsample, as the router caps), `budget` (sampling.budget.choose with the default BudgetConfig:
+near-duplicates folded, audit of high rewards, uncertainty from the reward model's heads, random
+share, the rest to low rewards). Round 0 trains against the starting reward model for every
+method, so its training run is shared (same seed, same inputs); selection differs from there.
+
+Per round: the oracle's score of the policy (mean rating scaled to [0, 1]) on the held-out
+prompts; the reward model's pairwise accuracy against the oracle (after the round's retraining)
+on a pool of held-out samples from the starting policy and every method's policy of every round
+(low- and high-reward ones alike; `high`: pairs with a member the starting reward model scored
+in its top third); reviews spent; "hacking caught": of the round's candidates that the starting
+reward model scored in its top decile and the oracle rates a failure, the share a reviewer saw;
+machine suggestions: the current reward model's score mapped to a rating (bands of its rating
+scale), and how often the scripted reviewer kept it (edits: rating and categories changed).
+
+What is left out, on purpose: Redis, the queue worker and Label Studio. Selection, review and
+reward-model training run in this process; the transport is tested elsewhere (tests of the
+router, producer, worker, importer and `lowtide loop`). Everything runs on one CPU thread
+(OMP_NUM_THREADS=1).
+
+    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 3 seeds x 3 rounds
+    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # smoke run, ~1 minute
+
+The goals table of the issue is printed at the end with the measured values, met or not; the
+numbers are also written to <out>/results.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
+    sys.path.insert(0, str(REPO))
+
+DEFAULT_TASK = REPO / "bench" / "loop_value" / "cool_and_short.yaml"
+HACKING_TOP_SHARE = 0.1  # "top-scored": the starting reward model's top decile of a round
+HIGH_SHARE = 1 / 3  # accuracy on "high" pairs: a member in the starting RM's top third
+
+
+@dataclass
+class Settings:
+    seeds: list[int]
+    rounds: int
+    budget: int
+    steps: int  # training steps per round
+    eval_samples: int  # held-out completions per prompt
+    rm_epochs: int
+    start_prompts: int | None  # quick: fewer prompts for the starting reward model's data
+    methods: list[str]
+
+
+@dataclass
+class RoundRow:
+    method: str
+    seed: int
+    round: int
+    oracle_score: float
+    reviews: int  # this round
+    reviews_total: int  # so far
+    hacking_candidates: int  # starting-RM top decile, oracle failures, among the candidates
+    hacking_caught: int  # of those, picked for review
+    suggestions_accepted: int = 0
+    suggestion_edits: int = 0
+    rm_accuracy: float = math.nan  # the reward model after this round's retraining
+    rm_accuracy_high: float = math.nan
+    train_s: float = 0.0
+
+
+@dataclass
+class SeedResult:
+    seed: int
+    rows: list[RoundRow] = field(default_factory=list)
+    start_accuracy: float = math.nan
+    start_accuracy_high: float = math.nan
+    pool_pairs: int = 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse(argv)
+    import torch
+
+    torch.set_num_threads(1)
+    from bench.loop_value.task import load_task
+
+    task = load_task(args.task)
+    settings = _settings(args, task.train.steps_per_round)
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    models = _models(args.models, out)
+    start_rm = _starting_reward_model(task, models, out, settings, args.rebuild)
+    print(
+        f"task {task.name}: {len(task.train_prompts)} train / {len(task.held_out_prompts)} "
+        f"held-out prompts; {settings.rounds} rounds x {len(settings.seeds)} seeds; budget "
+        f"{settings.budget} reviews a round; {settings.steps} GRPO steps a round",
+        flush=True,
+    )
+    results = [_run_seed(task, models, start_rm, seed, settings, out) for seed in settings.seeds]
+    print(_report(results, settings))
+    elapsed = time.perf_counter() - started
+    print(f"\n{elapsed:.0f} s in all; numbers in {out / 'results.json'}")
+    numbers = {"task": task.name, "settings": asdict(settings), "elapsed_s": elapsed,
+               "seeds": [asdict(result) for result in results]}  # fmt: skip
+    (out / "results.json").write_text(json.dumps(numbers, indent=1, default=str) + "\n")
+    return 0
+
+
+def _parse(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--task", type=Path, default=DEFAULT_TASK)
+    parser.add_argument("--out", type=Path, default=REPO / "outputs" / "bench" / "loop_value")
+    parser.add_argument(
+        "--models", type=Path, default=None, help="tiny models to reuse (policy/, reward_model/)"
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=None)
+    parser.add_argument("--rounds", type=int, default=None)
+    parser.add_argument("--budget", type=int, default=None, help="reviews per round")
+    parser.add_argument("--steps", type=int, default=None, help="training steps per round")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 1 seed, 2 short rounds")
+    parser.add_argument("--rebuild", action="store_true", help="rebuild the starting RM")
+    return parser.parse_args(argv)
+
+
+def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
+    from bench.loop_value.selection import METHODS
+
+    if args.quick:
+        base = Settings([0], 2, 6, 2, 2, 1, 8, list(METHODS))
+    else:
+        base = Settings([0, 1, 2], 3, 24, task_steps, 4, 3, None, list(METHODS))
+    base.seeds = args.seeds or base.seeds
+    base.rounds = args.rounds or base.rounds
+    base.budget = args.budget or base.budget
+    base.steps = args.steps or base.steps
+    return base
+
+
+def _models(given: Path | None, out: Path):
+    from rl.models.tiny import TinyModelPaths, build_tiny_models
+
+    if given is not None:
+        return TinyModelPaths(given / "policy", given / "reward_model")
+    target = out / "models"
+    if (target / "policy" / "config.json").exists() and (target / "reward_model").exists():
+        return TinyModelPaths(target / "policy", target / "reward_model")
+    return build_tiny_models(target, sft_steps=100, seed=0)
+
+
+def _starting_reward_model(task, models, out: Path, settings: Settings, rebuild: bool) -> Path:
+    """Built once per task and policy (seed 0) and reused: every seed starts from it."""
+    suffix = "" if settings.start_prompts is None else "-quick"
+    path = out / f"start_rm-{task.name}{suffix}"
+    marker = path / "built_from.json"
+    source = {"policy": str(models.policy), "task": task.name}
+    if not rebuild and marker.exists() and json.loads(marker.read_text()) == source:
+        return path
+    shutil.rmtree(path, ignore_errors=True)
+    prompts = task.train_prompts[: settings.start_prompts]
+    task.builder()(models, prompts, path, 0)
+    marker.write_text(json.dumps(source))
+    return path
+
+
+@dataclass
+class MethodState:
+    policy: Path
+    reward_model: Path
+    pairs: list = field(default_factory=list)
+    ratings: list = field(default_factory=list)
+    reviews: int = 0
+
+
+def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: Path):
+    from annotation.reward_model.data import Pair, Rated, RMData
+    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from bench.loop_value.measures import oracle_score, suggestion_outcome, top_share
+    from bench.loop_value.rollouts import sample_policy
+    from bench.loop_value.selection import select
+    from bench.loop_value.training import train_round
+    from rl.rewards.model import RewardModel
+
+    oracle = task.oracle_function()
+    seed_dir = out / f"seed{seed}"
+    shutil.rmtree(seed_dir, ignore_errors=True)
+    result = SeedResult(seed)
+
+    def evaluate(policy: Path, round_number: int) -> list:
+        # The same sampling seed for every method in a round: differences are the policies'.
+        return sample_policy(
+            policy, task.held_out_prompts, settings.eval_samples, task.train.max_new_tokens,
+            10_000 + 100 * seed + round_number,
+        )  # fmt: skip
+
+    pool = evaluate(models.policy, 99)  # the starting policy's held-out samples
+    start_scorer = RewardModel(start_rm)
+    states = {method: MethodState(models.policy, start_rm) for method in settings.methods}
+    rm_after: dict[tuple[str, int], Path] = {}
+    shared: dict[str, object] = {}
+    for round_number in range(settings.rounds):
+        for method in settings.methods:
+            state = states[method]
+            run = "shared" if round_number == 0 else method
+            if round_number == 0 and "training" in shared:
+                training, held_samples = shared["training"], shared["held"]
+                verdicts, start_scores = shared["verdicts"], shared["start_scores"]
+            else:
+                training = train_round(
+                    task, policy=state.policy, reference=models.policy,
+                    reward_model=state.reward_model, out=seed_dir / run / f"round{round_number}",
+                    seed=1000 * seed + round_number, steps=settings.steps,
+                )  # fmt: skip
+                held_samples = evaluate(training.policy, round_number)
+                pool.extend(held_samples)
+                verdicts = [
+                    oracle(c.prompt, c.response, f"s{seed}-r{round_number}-{run}-{c.sample_id}")
+                    for c in training.candidates
+                ]
+                start_scores = start_scorer.score_pairs(
+                    [c.prompt for c in training.candidates],
+                    [c.response for c in training.candidates],
+                )
+                if round_number == 0:
+                    shared.update(training=training, held=held_samples, verdicts=verdicts,
+                                  start_scores=start_scores)  # fmt: skip
+            candidates = training.candidates
+            held_verdicts = [
+                oracle(s.prompt, s.response, f"eval-{i}") for i, s in enumerate(held_samples)
+            ]
+            top = top_share(start_scores, HACKING_TOP_SHARE)
+            hacking = {i for i, verdict in enumerate(verdicts) if top[i] and verdict.failure}
+            picks = select(method, candidates, settings.budget, task.threshold,
+                           1000 * seed + round_number)  # fmt: skip
+            row = RoundRow(
+                method=method, seed=seed, round=round_number,
+                oracle_score=oracle_score(held_verdicts), reviews=len(picks),
+                reviews_total=state.reviews + len(picks), hacking_candidates=len(hacking),
+                hacking_caught=len(hacking & set(picks)), train_s=training.seconds,
+            )  # fmt: skip
+            for index in picks:
+                candidate, verdict = candidates[index], verdicts[index]
+                sample_id = f"s{seed}-r{round_number}-{run}-{candidate.sample_id}"
+                state.ratings.append(
+                    Rated(candidate.prompt, candidate.response, verdict.rating, sample_id)
+                )
+                if verdict.better and verdict.better.strip() != candidate.response.strip():
+                    state.pairs.append(
+                        Pair(candidate.prompt, verdict.better, candidate.response, sample_id)
+                    )
+                score = candidate.reward_details.get("reward_model", candidate.reward)
+                outcome = suggestion_outcome(score, verdict)
+                row.suggestions_accepted += outcome.accepted
+                row.suggestion_edits += outcome.edits
+            state.reviews += len(picks)
+            if picks:
+                target = seed_dir / method / f"rm{round_number}"
+                data = RMData(pairs=list(state.pairs), ratings=list(state.ratings),
+                              sources=[f"oracle reviews, {method}"])  # fmt: skip
+                train_reward_model(
+                    data, state.reward_model, target,
+                    RMTrainSettings(epochs=settings.rm_epochs, learning_rate=3e-4, holdout=0.0,
+                                    seed=seed),
+                )  # fmt: skip
+                state.reward_model = target
+            rm_after[(method, round_number)] = state.reward_model
+            if task.train.continue_policy:
+                state.policy = training.policy
+            result.rows.append(row)
+            print(
+                f"  seed {seed} round {round_number} {method:9} oracle {row.oracle_score:.3f} "
+                f"reviews {row.reviews:3} caught {row.hacking_caught}/{row.hacking_candidates} "
+                f"train {training.seconds:.0f} s",
+                flush=True,
+            )
+    _accuracies(result, pool, oracle, start_scorer, start_rm, rm_after)
+    start_scorer.close()
+    return result
+
+
+def _accuracies(result: SeedResult, pool: list, oracle, start_scorer, start_rm, rm_after) -> None:
+    """Every reward model of the seed on one pool of held-out samples, against the oracle."""
+    from bench.loop_value.measures import pairwise_accuracy, top_share
+    from rl.rewards.model import RewardModel
+
+    prompts = [sample.prompt for sample in pool]
+    responses = [sample.response for sample in pool]
+    ratings = [oracle(sample.prompt, sample.response, f"pool-{i}").rating
+               for i, sample in enumerate(pool)]  # fmt: skip
+    high = top_share(start_scorer.score_pairs(prompts, responses), HIGH_SHARE)
+    measured: dict[Path, object] = {}
+    for path in {start_rm, *rm_after.values()}:
+        scorer = start_scorer if path == start_rm else RewardModel(path)
+        measured[path] = pairwise_accuracy(
+            prompts, scorer.score_pairs(prompts, responses), ratings, high
+        )
+        if scorer is not start_scorer:
+            scorer.close()
+    start = measured[start_rm]
+    result.start_accuracy, result.start_accuracy_high = start.overall, start.high
+    result.pool_pairs = start.pairs
+    for row in result.rows:
+        accuracy = measured[rm_after[(row.method, row.round)]]
+        row.rm_accuracy, row.rm_accuracy_high = accuracy.overall, accuracy.high
+
+
+def _report(results: list[SeedResult], settings: Settings) -> str:
+    from bench.loop_value.report import goals, goals_table, round_table
+
+    return (
+        f"\nPer round (mean over seeds {settings.seeds}; oracle score [min..max]; RM accuracy: "
+        f"after the round's retraining, on {results[0].pool_pairs} held-out pairs of seed "
+        f"{results[0].seed}):\n\n"
+        f"{round_table(results, settings.methods, settings.rounds)}\n\n"
+        f"Goals:\n\n{goals_table(goals(results, settings.methods, settings.rounds))}"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

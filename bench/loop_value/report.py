@@ -1,0 +1,148 @@
+"""The bench's printed output: the per-round table and the issue's goals table, met or not.
+
+Rows are the bench's RoundRow objects (method, seed, round, oracle_score, reviews,
+reviews_total, hacking_candidates, hacking_caught, suggestions_accepted, suggestion_edits,
+rm_accuracy, rm_accuracy_high); seeds are its SeedResult objects (seed, rows, start_accuracy).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+BASELINE, LOOP, SMART = "no_loop", "threshold", "budget"
+
+
+def _mean(values: Sequence[float]) -> float:
+    finite = [value for value in values if math.isfinite(value)]
+    return sum(finite) / len(finite) if finite else math.nan
+
+
+def _fmt(value: float, digits: int = 3) -> str:
+    return "-" if not math.isfinite(value) else f"{value:.{digits}f}"
+
+
+def _share(caught: int, total: int) -> str:
+    return "-" if total == 0 else f"{caught / total:.2f} ({caught}/{total})"
+
+
+def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> str:
+    rows = [row for seed in seeds for row in seed.rows]
+    lines = [
+        "| method | round | oracle score | RM pair acc | RM acc, high | reviews (total) "
+        "| hacking caught | suggestions kept |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    start = _mean([seed.start_accuracy for seed in seeds])
+    start_high = _mean([seed.start_accuracy_high for seed in seeds])
+    lines.append(f"| start | - | - | {_fmt(start)} | {_fmt(start_high)} | 0 | - | - |")
+    for method in methods:
+        for number in range(rounds):
+            cell = [r for r in rows if r.method == method and r.round == number]
+            if not cell:
+                continue
+            oracle = [r.oracle_score for r in cell]
+            reviewed = sum(r.reviews for r in cell)
+            lines.append(
+                f"| {method} | {number + 1} | {_fmt(_mean(oracle))} "
+                f"[{_fmt(min(oracle))}..{_fmt(max(oracle))}] "
+                f"| {_fmt(_mean([r.rm_accuracy for r in cell]))} "
+                f"| {_fmt(_mean([r.rm_accuracy_high for r in cell]))} "
+                f"| {_mean([r.reviews for r in cell]):.1f} "
+                f"({_mean([r.reviews_total for r in cell]):.1f}) "
+                f"| {_share(sum(r.hacking_caught for r in cell), sum(r.hacking_candidates for r in cell))} "  # noqa: E501
+                f"| {_share(sum(r.suggestions_accepted for r in cell), reviewed)} |"
+            )
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Goal:
+    what: str
+    goal: str
+    measured: str
+    met: bool | None  # None: report only
+
+
+def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goal]:
+    found: list[Goal] = []
+    last = rounds - 1
+
+    def row(seed: Any, method: str, number: int) -> Any:
+        return next(r for r in seed.rows if r.method == method and r.round == number)
+
+    if {BASELINE, LOOP} <= set(methods):
+        pairs = [(row(s, LOOP, last).oracle_score, row(s, BASELINE, last).oracle_score)
+                 for s in seeds]  # fmt: skip
+        measured = ", ".join(f"seed {s.seed}: {_fmt(a)} vs {_fmt(b)}"
+                             for s, (a, b) in zip(seeds, pairs, strict=True))  # fmt: skip
+        found.append(Goal(
+            f"the loop with threshold selection vs no loop, oracle score after {rounds} rounds",
+            "higher on every seed", measured, all(a > b for a, b in pairs),
+        ))  # fmt: skip
+    if {LOOP, SMART} <= set(methods):
+        ratios = [_reviews_ratio(s, row, last) for s in seeds]
+        measured = ", ".join(
+            f"seed {s.seed}: {text}" for s, (_, text) in zip(seeds, ratios, strict=True)
+        )
+        values = [value for value, _ in ratios]
+        mean = _mean(values) if all(math.isfinite(v) for v in values) else math.inf
+        found.append(Goal(
+            "budget-aware vs threshold: reviews needed to reach threshold's final reward-model "
+            "accuracy", "<= 0.5x", f"{measured}; mean {_fmt(mean, 2)}x", mean <= 0.5,
+        ))  # fmt: skip
+        caught = {
+            method: (sum(r.hacking_caught for s in seeds for r in s.rows if r.method == method),
+                     sum(r.hacking_candidates for s in seeds for r in s.rows
+                         if r.method == method))
+            for method in (LOOP, SMART)
+        }  # fmt: skip
+        share = {m: c / t if t else math.nan for m, (c, t) in caught.items()}
+        met = share[SMART] > 0 and share[SMART] >= 5 * share[LOOP]
+        found.append(Goal(
+            "reward hacking caught: share of the starting reward model's top-scored oracle "
+            "failures that reach a reviewer", "budget-aware >= 5x threshold",
+            f"budget-aware {_share(*caught[SMART])}, threshold {_share(*caught[LOOP])}", met,
+        ))  # fmt: skip
+    kept = []
+    for method in methods:
+        rows = [r for s in seeds for r in s.rows if r.method == method]
+        reviewed = sum(r.reviews for r in rows)
+        if reviewed:
+            accepted = sum(r.suggestions_accepted for r in rows)
+            edits = sum(r.suggestion_edits for r in rows) / reviewed
+            kept.append(f"{method}: kept {accepted}/{reviewed}, {edits:.2f} edits/task")
+    found.append(Goal(
+        "machine suggestions: reviewer time per task (scripted reviewer counts edits)",
+        "report", "; ".join(kept) or "no reviews", None,
+    ))  # fmt: skip
+    return found
+
+
+def _reviews_ratio(seed: Any, row, last: int) -> tuple[float, str]:
+    """Reviews budget-aware spent until its reward model first reached threshold's final
+    accuracy, over the reviews threshold spent in all; inf when it never did."""
+    target = row(seed, LOOP, last).rm_accuracy
+    spent = row(seed, LOOP, last).reviews_total
+    if seed.start_accuracy >= target:  # threshold's reviews made the reward model no better
+        return 0.0, (
+            f"0 reviews (vacuous: threshold ended at {_fmt(target)}, the starting RM had "
+            f"{_fmt(seed.start_accuracy)})"
+        )
+    for number in range(last + 1):
+        smart = row(seed, SMART, number)
+        if smart.rm_accuracy >= target:
+            ratio = smart.reviews_total / spent if spent else math.inf
+            return ratio, f"{smart.reviews_total}/{spent} = {_fmt(ratio, 2)}x"
+    best = max(row(seed, SMART, n).rm_accuracy for n in range(last + 1))
+    return math.inf, f"never reached {_fmt(target)} (best {_fmt(best)})"
+
+
+def goals_table(found: Sequence[Goal]) -> str:
+    lines = ["| what | goal | measured | met |", "|---|---|---|---|"]
+    for goal in found:
+        verdict = "report" if goal.met is None else ("met" if goal.met else "NOT met")
+        lines.append(f"| {goal.what} | {goal.goal} | {goal.measured} | {verdict} |")
+    return "\n".join(lines)

@@ -49,6 +49,8 @@ COMMANDS = [
      "--queue.name"),
     (["ingest", "dumps"], ["--onse"], "--once", "--samplng.threshold=0.5",
      "--sampling.threshold"),
+    (["loop", "--config", "c.yaml"], ["--round=2"], "--rounds", "--trainr.seed=1",
+     "--trainer.seed"),
 ]  # fmt: skip
 IDS = [" ".join(word for word in words[:2] if not word.startswith("-")) for words, *_ in COMMANDS]
 

@@ -7,8 +7,6 @@ against it, with before/after figures."""
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,19 +95,14 @@ def demo(
 
 def _import_routed(config: RunConfig, result) -> Routed:
     """Run a burst worker over the queue; count this run's tasks in the project."""
-    routed = round(sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0)
-                       for r in result.history))  # fmt: skip
-    worker = subprocess.run(
-        [sys.executable, "-m", "lowtide", "worker", "--burst", "--config", str(QUICKSTART),
-         f"--annotation.label_studio_url={config.annotation.label_studio_url}"],
-        stdin=subprocess.DEVNULL, check=False,
-    )  # fmt: skip
-    if worker.returncode != 0:
-        raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
+    from lowtide.loop.stages import count_run_tasks, routed_count, run_burst_worker
+
+    routed = routed_count(result.history)
     annotation = config.annotation
+    run_burst_worker(QUICKSTART, [f"--annotation.label_studio_url={annotation.label_studio_url}"])
     with label_studio_client(annotation) as client:
         project_id = client.find_project(annotation.project)
-        imported = len(client.unreviewed_tasks(project_id, result.run_id)) if project_id else 0
+        imported = count_run_tasks(client, project_id, result.run_id) if project_id else 0
     err.print(
         f"routed {routed} low-reward rollouts (reward < {config.sampling.threshold}); "
         f"{imported} are now review tasks in project {annotation.project!r}",
@@ -131,18 +124,19 @@ def _close_the_loop(
     from annotation.reward_model.data import load_rm_data
     from annotation.reward_model.train import RMTrainSettings
     from lowtide.cli.rm_cmd import train_with_progress
-    from lowtide.demo.scripted_reviewer import review_run
+    from lowtide.demo.scripted_reviewer import review_task
+    from lowtide.loop.stages import review_run
 
     if not routed.project_id or not routed.imported:
         raise UserError("no rollouts reached Label Studio: nothing to review")
     annotation = config.annotation
     err.rule(f"5/{total} scripted review and export")
+    tally = review_run(annotation, routed.project_id, first.run_id, review_task)
     with label_studio_client(annotation) as client:
-        ratings = review_run(client, routed.project_id, first.run_id)
         summary = export_annotations(client, annotation.project, config.export.out, since="last")
-    histogram = ", ".join(f"{n} x {rating}" for rating, n in sorted(ratings.items()))
+    histogram = ", ".join(f"{n} x {rating}" for rating, n in sorted(tally.ratings.items()))
     err.print(
-        f"reviewed {sum(ratings.values())} tasks (ratings: {histogram}); exported "
+        f"reviewed {tally.reviewed} tasks as {tally.reviewer} (ratings: {histogram}); exported "
         f"{summary.total_rows} rating rows, {summary.preference_rows} preference rows to "
         f"{config.export.out}",
         markup=False,

@@ -15,6 +15,7 @@ from lowtide.cli import (
     export_cmd,
     ingest_cmd,
     logs_cmd,
+    loop_cmd,
     model_cmd,
     openrlhf_cmd,
     queue_cmd,
@@ -48,6 +49,7 @@ app.command()(demo_cmd.demo)
 app.command(cls=reads("queue", "annotation"))(worker_cmd.worker)
 app.command(cls=reads("annotation", "export"))(export_cmd.export)
 app.command(cls=reads("sampling", "queue"))(ingest_cmd.ingest)
+app.command(cls=reads(*RUN_CONFIG))(loop_cmd.loop)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,117 @@
+"""Machine reviewers: a function that, given a task's data, returns a review.
+
+A reviewer is named by dotted path (`package.module:function`). It sees the task's data as Label
+Studio holds it (`prompt`, `response`, `sample_id`, `reward`, ...) and returns a `Review`, or an
+annotation result list in the shape of configs/label_studio/review.xml. What it returns is
+checked before anything is written: a reviewer that raises or returns nonsense for one task
+leaves that task unreviewed, with the reason, and the others go on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from annotation.export import (
+    BETTER_FIELD,
+    CATEGORIES,
+    FAILURE_FIELD,
+    NOTE_FIELD,
+    RATING_FIELD,
+)
+from lowtide.errors import UsageError
+from rl.plugins import PluginPathError, resolve_path
+
+RATINGS = range(1, 6)
+
+
+@dataclass(frozen=True)
+class Review:
+    rating: int  # 1 (bad) .. 5 (good)
+    categories: tuple[str, ...] = ()  # failure categories of review.xml
+    better: str | None = None  # a better response, when the reviewer writes one
+    note: str | None = None
+
+
+class Reviewer(Protocol):
+    def __call__(self, data: Mapping[str, Any]) -> Review | list[dict[str, Any]]: ...
+
+
+class ReviewRejected(ValueError):
+    """What a reviewer returned for one task cannot be stored; the message says why."""
+
+
+def load_reviewer(path: str) -> Reviewer:
+    try:
+        found = resolve_path(path)
+    except PluginPathError as error:
+        raise UsageError(f"--reviewer {path}: {error}") from None
+    if not callable(found):
+        raise UsageError(f"--reviewer {path}: {type(found).__name__} is not callable")
+    return found
+
+
+def checked_review(reviewer: Reviewer, data: Mapping[str, Any]) -> Review:
+    """The reviewer's verdict on one task, checked; ReviewRejected with the reason otherwise."""
+    try:
+        verdict = reviewer(dict(data))  # a copy: a reviewer cannot change what others see
+    except Exception as error:  # one task's failure, whatever it is, must not stop the rest
+        raise ReviewRejected(f"the reviewer raised {type(error).__name__}: {error}") from None
+    if isinstance(verdict, list):
+        verdict = _review_of_result(verdict)
+    if not isinstance(verdict, Review):
+        raise ReviewRejected(
+            f"the reviewer returned {type(verdict).__name__}, not a Review or a result list"
+        )
+    if isinstance(verdict.rating, bool) or verdict.rating not in RATINGS:
+        raise ReviewRejected(f"rating {verdict.rating!r} is not an integer from 1 to 5")
+    if not isinstance(verdict.categories, tuple | list):
+        raise ReviewRejected(f"categories {verdict.categories!r} is not a list of names")
+    unknown = [c for c in verdict.categories if c not in CATEGORIES]
+    if unknown:
+        raise ReviewRejected(
+            f"unknown failure categories {unknown!r} (known: {', '.join(CATEGORIES)})"
+        )
+    for name in ("better", "note"):
+        value = getattr(verdict, name)
+        if value is not None and not isinstance(value, str):
+            raise ReviewRejected(f"{name} is {type(value).__name__}, not text")
+    return verdict
+
+
+def result_of(review: Review) -> list[dict[str, Any]]:
+    """The annotation result, in the shape of configs/label_studio/review.xml."""
+    result: list[dict[str, Any]] = [_control(RATING_FIELD, "rating", {"rating": review.rating})]
+    if review.categories:
+        result.append(_control(FAILURE_FIELD, "choices", {"choices": list(review.categories)}))
+    if review.better:
+        result.append(_control(BETTER_FIELD, "textarea", {"text": [review.better]}))
+    if review.note:
+        result.append(_control(NOTE_FIELD, "textarea", {"text": [review.note]}))
+    return result
+
+
+def _control(name: str, kind: str, value: dict[str, Any]) -> dict[str, Any]:
+    return {"from_name": name, "to_name": "response", "type": kind, "value": value}
+
+
+def _review_of_result(result: list[Any]) -> Review:
+    values: dict[str, Any] = {}
+    for item in result:
+        if not isinstance(item, Mapping) or not isinstance(item.get("value"), Mapping):
+            raise ReviewRejected(f"result item {item!r:.80} has no 'from_name' and 'value'")
+        values[str(item.get("from_name"))] = item["value"]
+    if RATING_FIELD not in values:
+        raise ReviewRejected(f"the result has no {RATING_FIELD!r} rating")
+    texts = {
+        name: "\n".join(map(str, values[name].get("text") or [])) or None
+        for name in (BETTER_FIELD, NOTE_FIELD)
+        if name in values
+    }
+    return Review(
+        rating=values[RATING_FIELD].get("rating"),
+        categories=tuple(values.get(FAILURE_FIELD, {}).get("choices") or ()),
+        better=texts.get(BETTER_FIELD),
+        note=texts.get(NOTE_FIELD),
+    )

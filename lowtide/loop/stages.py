@@ -1,0 +1,149 @@
+"""The steps between two training runs, shared by `lowtide demo` and `lowtide loop`: import what a
+run routed (a burst worker), review it (a machine reviewer under its own Label Studio account),
+export the reviews, train the next reward model."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from annotation.config import AnnotationConfig
+from lowtide.errors import UserError
+from lowtide.loop.reviewer import Reviewer, ReviewRejected, checked_review, result_of
+
+SCRIPTED_REVIEWER_EMAIL = "scripted-reviewer@lowtide.local"
+
+
+def routed_count(history: Iterable[Mapping[str, float]]) -> int:
+    """Rollouts the sampler put on the queue during a run (selected, less those over the cap)."""
+    return round(sum(r.get("sampling/selected", 0) - r.get("sampling/capped", 0) for r in history))
+
+
+def run_burst_worker(config_path: Path | None, overrides: Sequence[str]) -> None:
+    """Import everything queued: `lowtide worker --burst` with the run's config, in its own
+    process (the worker's signal handling and imports stay out of this one)."""
+    command = [sys.executable, "-m", "lowtide", "worker", "--burst", *overrides]
+    if config_path is not None:
+        command += ["--config", str(config_path)]
+    worker = subprocess.run(command, stdin=subprocess.DEVNULL, check=False)
+    if worker.returncode != 0:
+        raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
+
+
+def count_run_tasks(client, project_id: int, run_id: str) -> int:
+    """How many tasks of one training run the project holds, reviewed or not (the client
+    lists only unreviewed or annotated ones; this asks the SDK for all with the run's id)."""
+    from annotation.labelstudio import LabelStudioError
+
+    item = {"filter": "filter:tasks:data.run_id", "operator": "equal", "type": "String",
+            "value": run_id}  # fmt: skip
+    query = json.dumps({"filters": {"conjunction": "and", "items": [item]}})
+    try:
+        tasks = client._sdk.tasks.list(
+            project=project_id, query=query, fields="task_only", page_size=1000
+        )
+        return sum(1 for _ in tasks)
+    except Exception as error:  # the SDK's ApiError or a transport error: one line
+        raise LabelStudioError(
+            f"Label Studio at {client.url}: counting the tasks of {run_id} failed "
+            f"({type(error).__name__})"
+        ) from None
+
+
+@dataclass
+class ReviewFailure:
+    task_id: int
+    sample_id: str
+    reason: str
+
+
+@dataclass
+class ReviewTally:
+    reviewer: str  # the Label Studio account's e-mail
+    reviewed: int = 0
+    ratings: Counter[int] = field(default_factory=Counter)
+    failures: list[ReviewFailure] = field(default_factory=list)
+
+
+def review_run(
+    annotation: AnnotationConfig,
+    project_id: int,
+    run_id: str,
+    reviewer: Reviewer,
+    email: str = SCRIPTED_REVIEWER_EMAIL,
+    on_failure=None,
+) -> ReviewTally:
+    """Review every unreviewed task of one training run with `reviewer`, as the Label Studio
+    account `email` (made if missing), never as the admin whose token is in `annotation`. A task
+    the reviewer fails on stays unreviewed; `on_failure(failure)` hears about it."""
+    from annotation.accounts import ensure_reviewer_account
+    from annotation.labelstudio import LabelStudioClient
+
+    admin_key = annotation.api_key.get_secret_value() if annotation.api_key else ""
+    account = ensure_reviewer_account(
+        annotation.label_studio_url, admin_key, email, annotation.request_timeout_s
+    )
+    tally = ReviewTally(reviewer=account.email)
+    with LabelStudioClient(
+        annotation.label_studio_url, account.api_key, annotation.request_timeout_s
+    ) as client:
+        for task in client.unreviewed_tasks(project_id, run_id):
+            data = task["data"]
+            try:
+                verdict = checked_review(reviewer, data)
+            except ReviewRejected as error:
+                failure = ReviewFailure(int(task["id"]), str(data.get("sample_id")), str(error))
+                tally.failures.append(failure)
+                if on_failure is not None:
+                    on_failure(failure)
+                continue
+            client.create_annotation(task["id"], result_of(verdict))
+            tally.reviewed += 1
+            tally.ratings[verdict.rating] += 1
+    return tally
+
+
+def export_reviews(
+    annotation: AnnotationConfig, out_dir: Path, run_ids: Collection[str]
+) -> tuple[Path, int]:
+    """Every review of the project into `out_dir/annotations.jsonl` (the export's files), and
+    the reviews of `run_ids` alone into `out_dir/reviews.jsonl`: (that file, its rows)."""
+    from annotation.export import export_annotations
+    from lowtide.cli.clients import label_studio_client
+
+    with label_studio_client(annotation) as client:
+        export_annotations(client, annotation.project, out_dir / "annotations.jsonl", since="all")
+    ours = [
+        line
+        for line in (out_dir / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line)["meta"].get("run_id") in run_ids
+    ]
+    path = out_dir / "reviews.jsonl"
+    path.write_text("".join(f"{line}\n" for line in ours), encoding="utf-8")
+    return path, len(ours)
+
+
+def score_policy(
+    policy: Path, prompts: Sequence[str], reviewer: Reviewer, max_new_tokens: int, seed: int
+) -> tuple[float | None, int]:
+    """The reviewer's mean rating (1-5) of one sampled response per prompt: (score, responses
+    it could rate). Responses it fails on are left out of the mean."""
+    from rl.models.generation import sample_completions
+
+    responses = sample_completions(policy, prompts, max_new_tokens=max_new_tokens, seed=seed)
+    ratings = []
+    for prompt, response in zip(prompts, responses, strict=True):
+        sample_id = hashlib.sha256(f"{policy}\n{prompt}\n{response}".encode()).hexdigest()[:16]
+        data: dict[str, Any] = {"sample_id": sample_id, "prompt": prompt, "response": response}
+        try:
+            ratings.append(checked_review(reviewer, data).rating)
+        except ReviewRejected:
+            continue
+    return (sum(ratings) / len(ratings) if ratings else None), len(ratings)

@@ -1,0 +1,82 @@
+"""The loop's table, one row per round, from state.json: printed, and saved as summary.json and
+summary.md in the loop directory."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from lowtide.loop.state import LoopState, write_json
+
+COLUMNS = (
+    ("round", "round"),
+    ("stage", "stage reached"),
+    ("routed", "routed"),
+    ("reviewed", "reviewed"),
+    ("unreviewed_failures", "reviewer failed"),
+    ("rm_heldout_accuracy", "RM held-out acc."),
+    ("policy_score", "policy score"),
+    ("suggestions_accepted", "suggestions accepted"),
+)
+
+
+def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
+    rows = []
+    acceptance = _acceptance_rate()
+    for number in range(1, rounds + 1):
+        train = state.done(number, "train") or {}
+        review = state.done(number, "review") or {}
+        model = state.done(number, "reward_model") or {}
+        evaluated = state.done(number, "evaluate") or {}
+        exported = state.done(number, "export") or {}
+        rows.append(
+            {
+                "round": number,
+                "stage": state.reached(number),
+                "run_id": train.get("run_id"),
+                "routed": train.get("routed"),
+                "reviewed": review.get("reviewed"),
+                "unreviewed_failures": len(review["failures"]) if "failures" in review else None,
+                "rm_heldout_accuracy": model.get("heldout_pair_accuracy"),
+                "policy_score": evaluated.get("policy_score"),
+                "suggestions_accepted": (
+                    acceptance(Path(exported["data"]))
+                    if acceptance and exported.get("data")
+                    else None
+                ),
+                "reward_model": model.get("path"),
+            }
+        )
+    return rows
+
+
+def save_summary(loop_dir: Path, rows: list[dict[str, Any]]) -> tuple[Path, Path]:
+    json_path, markdown_path = loop_dir / "summary.json", loop_dir / "summary.md"
+    write_json(json_path, rows)
+    header = "| " + " | ".join(title for _, title in COLUMNS) + " |"
+    rule = "|" + "|".join("---:" for _ in COLUMNS) + "|"
+    lines = [header, rule]
+    lines += ["| " + " | ".join(cell(row, key) for key, _ in COLUMNS) + " |" for row in rows]
+    markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return json_path, markdown_path
+
+
+def cell(row: dict[str, Any], key: str) -> str:
+    value = row.get(key)
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    return str(value)
+
+
+def _acceptance_rate() -> Callable[[Path], float | None] | None:
+    """How often reviewers accepted the machine suggestions, from an export's rows, when the
+    suggestions module offers it."""
+    try:
+        module = importlib.import_module("annotation.suggestions")
+    except ImportError:
+        return None
+    return getattr(module, "acceptance_rate", None)

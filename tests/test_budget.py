@@ -21,10 +21,12 @@ from sampling.near_duplicates import group_near_duplicates
 from sampling.producer import Producer
 from sampling.records import parse_record
 from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.sampler import LowRewardSampler
 from tests.conftest import invoke
 from tests.helpers.queued import queued_records
 from tests.test_config_check import config_text, error_lines, write_config
 from tests.test_sampler import FakeProducer
+from tests.test_sampler import context as sampler_context
 
 NO_SHARES = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0)
 SKY = (
@@ -373,6 +375,22 @@ def test_selection_runs_on_its_own_thread_never_the_callers(monkeypatch) -> None
     assert threading.current_thread() not in threads
     assert len(producer.records) == 100
     assert route_s < 0.5, route_s  # appending 2000 samples; selecting them takes seconds
+
+
+def test_the_trainer_hook_pools_each_step_and_spends_the_round_at_train_end() -> None:
+    producer = FakeProducer()
+    hook = LowRewardSampler(budget_config(10, "round"), producer)
+    for step in range(1, 6):  # the same 4 answers every step: 4 groups of 5 copies
+        ctx = sampler_context([0.1, 0.2, 0.3, 0.4], step=step)
+        hook(ctx)
+        assert ctx.control.metrics["sampling/pooled"] == (4, "sum")
+        assert ctx.control.metrics["sampling/selected"] == (0, "sum")
+    assert producer.records == []
+    hook.close()
+    records = [parse_record(record) for record in producer.records]
+    assert sorted(r.prompt for r in records) == ["p0", "p1", "p2", "p3"]
+    assert {r.selected_by.group_size for r in records} == {5}
+    assert all(r.selected_by.reason for r in records) and producer.closed
 
 
 def test_the_other_policies_route_as_before() -> None:

@@ -76,7 +76,9 @@ class ImportContext:
     def project_id(self) -> int:
         if self._project_id is None:
             xml = read_labeling_config(self.config.labeling_config)
-            project_id = self.client.ensure_project(self.config.project, xml)
+            project_id = self.client.ensure_project(
+                self.config.project, xml, self.config.reviews_per_task
+            )
             self._created_at = self.client.project_created_at(project_id)
             self._project_id = project_id
         return self._project_id

@@ -60,20 +60,29 @@ class LabelStudioClient:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def ensure_project(self, title: str, labeling_config_xml: str) -> int:
-        """The id of the project called `title`: created if missing; its labeling config updated
-        in place if it changed (tasks and annotations stay)."""
+    def ensure_project(
+        self, title: str, labeling_config_xml: str, reviews_per_task: int = 1
+    ) -> int:
+        """The id of the project called `title`: created if missing; its labeling config and
+        overlap (`reviews_per_task`) updated in place if they changed (tasks and annotations
+        stay)."""
         with self._errors("finding the project"):
             # `title` filters by substring: keep exact matches, the oldest if there are several.
             found = [p for p in self._sdk.projects.list(title=title) if p.title == title]
         if not found:
             with self._errors("creating the project", labeling_config=True):
-                created = self._sdk.projects.create(title=title, label_config=labeling_config_xml)
+                created = self._sdk.projects.create(
+                    title=title, label_config=labeling_config_xml, **overlap(reviews_per_task)
+                )
             return int(created.id)
         project = min(found, key=lambda p: p.id)
         if (project.label_config or "").strip() != labeling_config_xml.strip():
             with self._errors(f"updating project {project.id}", project.id, labeling_config=True):
                 self._sdk.projects.update(project.id, label_config=labeling_config_xml)
+        wanted = overlap(reviews_per_task)
+        if any(getattr(project, key, None) != value for key, value in wanted.items()):
+            with self._errors(f"setting the overlap of project {project.id}", project.id):
+                self._sdk.projects.update(project.id, **wanted)
         return int(project.id)
 
     def show_predictions(self, project_id: int, model_version: str) -> None:
@@ -144,14 +153,16 @@ class LabelStudioClient:
     def annotated_tasks(
         self, project_id: int, since: str | None = None
     ) -> Iterator[dict[str, Any]]:
-        """Annotated tasks changed after `since` (ISO time; None: all), oldest change first,
-        each a dict with its annotations inline. Tasks are filtered on `updated_at`, which an
-        edited annotation moves; `completed_at` stays at the first submit."""
+        """Tasks with at least one (not skipped) annotation changed after `since` (ISO time;
+        None: all), oldest change first, each a dict with its annotations inline. Tasks are
+        filtered on `updated_at`, which a new or edited annotation moves. Not on
+        `completed_at`: with several reviewers per task it stays empty until the last one
+        submits, and it never moves after the first completion."""
         annotated = {
-            "filter": "filter:tasks:completed_at",
+            "filter": "filter:tasks:total_annotations",
             "operator": "greater",
-            "type": "Datetime",
-            "value": "1970-01-01T00:00:00.000000Z",  # a task never annotated has none
+            "type": "Number",
+            "value": 0,  # skipped (cancelled) annotations are counted apart
         }
         items = [annotated]
         if since is not None:
@@ -255,6 +266,14 @@ class LabelStudioClient:
 
     def _mask(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text
+
+
+def overlap(reviews_per_task: int) -> dict[str, int]:
+    """Label Studio's overlap settings for `reviews_per_task` reviewers on every task: a task
+    is served to that many distinct users before it counts as labeled (skips do not count).
+    The server does not stop a further annotation written through the API: the export counts
+    each reviewer's vote, however many there are."""
+    return {"maximum_annotations": reviews_per_task, "overlap_cohort_percentage": 100}
 
 
 def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -33,7 +33,9 @@ def init(
     with client:
         while True:
             try:
-                project_id = client.ensure_project(annotation.project, xml)
+                project_id = client.ensure_project(
+                    annotation.project, xml, annotation.reviews_per_task
+                )
                 break
             except LabelStudioUnreachable:
                 if time.monotonic() > deadline:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
+import sys
 import uuid
 from pathlib import Path
 from typing import Any
@@ -18,7 +20,6 @@ from pydantic import ValidationError
 
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig, SuggestionsConfig
-from annotation.export import export_annotations
 from annotation.importer import ImportContext, JobMemo, import_records
 from annotation.suggestions import (
     Rollout,
@@ -30,6 +31,7 @@ from annotation.suggestions import (
     suggestion_outcome,
 )
 from sampling.records import RolloutRecord
+from tests.conftest import REPO, invoke, run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
 
@@ -215,6 +217,41 @@ def test_outcome_and_acceptance_of_reviews() -> None:
     assert acceptance([]).rate is None
 
 
+def test_the_readme_judge_example_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = (REPO / "README.md").read_text()
+    code = re.search(r"```python\n(# my_judges.py.*?)```", readme, flags=re.S)
+    assert code is not None and "judge: score_bands" in readme
+    (tmp_path / "my_judges.py").write_text(code[1])
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "my_judges", raising=False)
+    readme_judge = suggester(judge="my_judges:rate")
+    assert rating_and_categories(readme_judge.prediction(record(reward=0.9))) == (4, [])
+    assert rating_and_categories(readme_judge.prediction(record(reward=0.1))) == (2, [])
+    empty = RolloutRecord.model_validate(rollout_record(0, response=""))
+    assert rating_and_categories(readme_judge.prediction(empty)) == (1, ["format"])
+    assert readme_judge.prediction(record(reward=None)) is None
+
+
+def test_a_worker_with_a_judge_it_cannot_use_stops_at_start(workdir: Path) -> None:
+    env = {"LABEL_STUDIO_API_KEY": "not-needed-before-the-judge", "REDIS_URL": REDIS_URL}
+    xml = f"--annotation.labeling_config={REVIEW_XML_PATH}"
+    missing = run_cli("worker", "--burst", "--annotation.suggestions.judge=nowhere.at_all:rate",
+                      xml, cwd=workdir, env=env)  # fmt: skip
+    assert missing.returncode == 1 and "Traceback" not in missing.stderr
+    assert missing.stderr.strip().splitlines() == [
+        "error: annotation.suggestions.judge: cannot import module 'nowhere.at_all': no module "
+        "named 'nowhere' (is the package installed?)"
+    ]
+    bands = '[{"rating": 1, "categories": ["boring"]}]'
+    flags = [
+        "--annotation.suggestions.judge=score_bands",
+        f"--annotation.suggestions.bands={bands}",
+    ]
+    unknown = run_cli("worker", "--burst", *flags, xml, cwd=workdir, env=env)
+    assert unknown.returncode == 1
+    assert "categories ['boring'] are not in the labeling config" in unknown.stderr
+
+
 # --- with Label Studio ---
 
 
@@ -222,7 +259,10 @@ def test_outcome_and_acceptance_of_reviews() -> None:
 @pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_suggestions_in_label_studio_and_the_export(
-    label_studio: LabelStudioServer, workdir: Path
+    label_studio: LabelStudioServer,
+    workdir: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     tag = uuid.uuid4().hex[:8]
     connection = redis.Redis.from_url(REDIS_URL)
@@ -281,7 +321,12 @@ def test_suggestions_in_label_studio_and_the_export(
         sdk.annotations.create(id=ids[3], result=review(1, "other"))
 
         out = workdir / "annotations.jsonl"
-        summary = export_annotations(context.client, config.project, out)
+        monkeypatch.setenv("LABEL_STUDIO_URL", label_studio.url)
+        monkeypatch.setenv("LABEL_STUDIO_API_KEY", label_studio.api_key)
+        code, printed, _ = invoke(
+            capsys, "export", "--out", str(out), f"--annotation.project={config.project}"
+        )
+        assert code == 0
         rows = {row["sample_id"]: row for row in map(json.loads, out.read_text().splitlines())}
         assert set(rows) == {r["sample_id"] for r in records[:4]}
         assert records[6]["sample_id"] not in rows  # an unconfirmed suggestion is not exported
@@ -297,7 +342,8 @@ def test_suggestions_in_label_studio_and_the_export(
         assert (outcome_of(1)["rating"], rows[records[1]["sample_id"]]["rating"]) == (2, 4)
         assert outcome_of(2)["changed"] == ["categories"]
         assert outcome_of(3) is None
-        assert (summary.suggestions_accepted, summary.suggestions_edited) == (1, 2)
+        assert re.search(r"suggestions accepted\s+│\s+1 \(33%\)", printed), printed
+        assert re.search(r"suggestions edited\s+│\s+2 ", printed), printed
         assert acceptance(rows.values()).rate == pytest.approx(1 / 3)
 
         # A new judge version (say, a retrained reward model): its suggestions are the ones

@@ -61,6 +61,11 @@ def export(
             table.add_row(f"rating {rating}", str(summary.ratings.get(rating, 0)))
     for category in (*CATEGORIES, *sorted(set(summary.categories) - set(CATEGORIES))):
         table.add_row(f"failure: {category}", str(summary.categories.get(category, 0)))
+    suggested = summary.suggestions_accepted + summary.suggestions_edited
+    if suggested:  # reviews of tasks that carried a machine suggestion
+        kept = summary.suggestions_accepted
+        table.add_row("suggestions accepted", f"{kept} ({kept / suggested:.0%})")
+        table.add_row("suggestions edited", str(summary.suggestions_edited))
     out.print(table)
     if summary.agreement is not None:
         show_agreement(summary.agreement)

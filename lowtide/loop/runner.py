@@ -85,7 +85,11 @@ class LoopRunner:
         from lowtide.cli.clients import label_studio_client
         from lowtide.loop.stages import count_run_tasks, run_burst_worker
 
-        run_burst_worker(self.config_path, self.overrides)
+        overrides = list(self.overrides)
+        if self.base.annotation.suggestions.judge != "off":
+            # Label Studio prefills only from the project's model_version: one per round.
+            overrides.append(f"--annotation.suggestions.model_version={self.run_id(number)}")
+        run_burst_worker(self.config_path, overrides)
         annotation = self.base.annotation
         with label_studio_client(annotation) as client:
             project_id = client.find_project(annotation.project)

@@ -93,7 +93,7 @@ def write_json(path: Path, value: Any) -> None:
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(json.dumps(value, indent=2, sort_keys=True) + "\n")
+            handle.write(json.dumps(value, indent=2) + "\n")
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)

@@ -3,8 +3,7 @@ summary.md in the loop directory."""
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Callable
+import json
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,6 @@ COLUMNS = (
 
 def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
     rows = []
-    acceptance = _acceptance_rate()
     for number in range(1, rounds + 1):
         train = state.done(number, "train") or {}
         review = state.done(number, "review") or {}
@@ -41,11 +39,7 @@ def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
                 "unreviewed_failures": len(review["failures"]) if "failures" in review else None,
                 "rm_heldout_accuracy": model.get("heldout_pair_accuracy"),
                 "policy_score": evaluated.get("policy_score"),
-                "suggestions_accepted": (
-                    acceptance(Path(exported["data"]))
-                    if acceptance and exported.get("data")
-                    else None
-                ),
+                "suggestions_accepted": _acceptance_rate(exported.get("data"), train.get("run_id")),
                 "reward_model": model.get("path"),
             }
         )
@@ -72,11 +66,13 @@ def cell(row: dict[str, Any], key: str) -> str:
     return str(value)
 
 
-def _acceptance_rate() -> Callable[[Path], float | None] | None:
-    """How often reviewers accepted the machine suggestions, from an export's rows, when the
-    suggestions module offers it."""
-    try:
-        module = importlib.import_module("annotation.suggestions")
-    except ImportError:
+def _acceptance_rate(reviews: str | None, run_id: str | None) -> float | None:
+    """How often the round's reviewers accepted the machine suggestions (None: none shown)."""
+    from annotation.suggestions import acceptance
+
+    if not reviews or not run_id or not Path(reviews).is_file():
         return None
-    return getattr(module, "acceptance_rate", None)
+    lines = Path(reviews).read_text(encoding="utf-8").splitlines()
+    rows = [row for row in map(json.loads, filter(str.strip, lines))
+            if row["meta"].get("run_id") == run_id]  # fmt: skip
+    return acceptance(rows).rate

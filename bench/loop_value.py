@@ -87,6 +87,7 @@ class RoundRow:
     hacking_candidates: int  # starting-RM top decile, oracle failures, among the candidates
     hacking_caught: int  # of those, picked for review
     suggestions_accepted: int = 0
+    suggestion_ratings_kept: int = 0
     suggestion_edits: int = 0
     rm_accuracy: float = math.nan  # the reward model after this round's retraining
     rm_accuracy_high: float = math.nan
@@ -154,7 +155,7 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     if args.quick:
         base = Settings([0], 2, 6, 2, 2, 1, 8, list(METHODS))
     else:
-        base = Settings([0, 1, 2], 3, 24, task_steps, 4, 3, None, list(METHODS))
+        base = Settings([0, 1, 2], 3, 24, task_steps, 8, 3, None, list(METHODS))
     base.seeds = args.seeds or base.seeds
     base.rounds = args.rounds or base.rounds
     base.budget = args.budget or base.budget
@@ -276,6 +277,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 score = candidate.reward_details.get("reward_model", candidate.reward)
                 outcome = suggestion_outcome(score, verdict)
                 row.suggestions_accepted += outcome.accepted
+                row.suggestion_ratings_kept += outcome.rating_kept
                 row.suggestion_edits += outcome.edits
             state.reviews += len(picks)
             if picks:

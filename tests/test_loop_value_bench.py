@@ -51,7 +51,7 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         assert row["hacking_caught"] <= row["hacking_candidates"]
     # Reviewed methods trained reward models of their own, with uncertainty heads.
     assert (tmp_path / "seed0" / "budget" / "rm1" / "lowtide_reward_heads.safetensors").exists()
-    assert not (tmp_path / "seed0" / "no_loop").exists()
+    assert not list((tmp_path / "seed0" / "no_loop").glob("rm*"))  # never retrained
 
 
 def test_the_task_file_splits_prompts_and_names_its_parts() -> None:

@@ -69,6 +69,7 @@ def top_share(scores: Sequence[float], share: float) -> list[bool]:
 @dataclass(frozen=True)
 class SuggestionOutcome:
     accepted: bool  # the reviewer kept the suggested rating and categories
+    rating_kept: bool  # the reviewer kept the suggested rating
     edits: int  # fields the reviewer changed: rating, categories (0-2)
 
 
@@ -78,6 +79,6 @@ def suggestion_outcome(score: float, verdict: Verdict) -> SuggestionOutcome:
     judged = JudgedRollout("", "", 0, "", "", score, {}, "", score)
     suggested = SUGGESTION_BANDS(judged)
     assert suggested is not None
-    edits = int(suggested.rating != verdict.rating)
-    edits += int(set(suggested.categories) != set(verdict.categories))
-    return SuggestionOutcome(edits == 0, edits)
+    rating_kept = suggested.rating == verdict.rating
+    edits = int(not rating_kept) + int(set(suggested.categories) != set(verdict.categories))
+    return SuggestionOutcome(edits == 0, rating_kept, edits)

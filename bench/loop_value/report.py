@@ -112,8 +112,12 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
         reviewed = sum(r.reviews for r in rows)
         if reviewed:
             accepted = sum(r.suggestions_accepted for r in rows)
+            ratings = sum(r.suggestion_ratings_kept for r in rows)
             edits = sum(r.suggestion_edits for r in rows) / reviewed
-            kept.append(f"{method}: kept {accepted}/{reviewed}, {edits:.2f} edits/task")
+            kept.append(
+                f"{method}: kept whole {accepted}/{reviewed}, rating kept {ratings}/{reviewed}, "
+                f"{edits:.2f} edits/task"
+            )
     found.append(Goal(
         "machine suggestions: reviewer time per task (scripted reviewer counts edits)",
         "report", "; ".join(kept) or "no reviews", None,

@@ -243,3 +243,62 @@ def test_agreement_weights_keep_the_loss_scale_and_scale_each_sample() -> None:
     assert _weighted_mean(losses, data.ratings, None).item() == pytest.approx(3.0)
     with pytest.raises(RMDataError, match="agreement 0"):
         agreement_scale(RMData(ratings=[Rated("p", "r", 1, "b", agreement=0.0)]))
+
+
+def test_weighting_by_agreement_lets_clear_samples_outvote_disputed_ones(
+    tiny_models, tmp_path: Path
+) -> None:
+    """20 clear pairs prefer the good answers; 40 disputed ones (agreement 0) the bad ones.
+    Unweighted, the disputed majority wins; weighted, only the clear pairs count."""
+    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from rl.rewards.model import RewardModel
+
+    good, bad = ["Blue.", "Green.", "It is blue."], ["Red.", "I do not know.", "It is red."]
+    pairs = [
+        Pair(f"Name a colour ({i}).", good[i % 3], bad[i % 3], f"clear-{i}", 1.0) for i in range(20)
+    ] + [
+        Pair(f"Name a colour ({i}).", bad[i % 3], good[i % 3], f"disputed-{i}", 0.0)
+        for i in range(20, 60)
+    ]
+
+    def margin(weighted: bool) -> float:
+        out = tmp_path / f"rm-{weighted}"
+        settings = RMTrainSettings(epochs=3, learning_rate=3e-4, rating_weight=0.0, holdout=0.0,
+                                   uncertainty_heads=0, weight_by_agreement=weighted)  # fmt: skip
+        train_reward_model(RMData(pairs=list(pairs)), tiny_models.reward_model, out, settings)
+        scorer = RewardModel(out)
+        scores = scorer.score_pairs(["Name a colour (999)."] * 6, good + bad)
+        scorer.close()
+        return sum(scores[:3]) - sum(scores[3:])
+
+    assert margin(weighted=False) < 0 < margin(weighted=True)
+
+
+def test_rm_train_weight_by_agreement_on_the_command_line(tiny_models, tmp_path: Path) -> None:
+    from annotation.reward_model.train import METADATA_FILE
+    from tests.conftest import run_cli
+
+    disputed = rating_row(
+        _task(_annotation(1, 10, 1, _rating(1)), _annotation(2, 11, 2, _rating(5)))
+    )
+    clear = rating_row(
+        _task(_annotation(3, 10, 1, _rating(2), _better("Blue.")),
+              _annotation(4, 11, 2, _rating(2)), sample_id="s-2")
+    )  # fmt: skip
+    only_disputed, mixed = tmp_path / "disputed.jsonl", tmp_path / "mixed.jsonl"
+    only_disputed.write_text(json.dumps(disputed) + "\n")
+    mixed.write_text(json.dumps(disputed) + "\n" + json.dumps(clear) + "\n")
+
+    def train(data: Path):
+        return run_cli("rm", "train", "--data", str(data), "--base", str(tiny_models.reward_model),
+                       "--out", str(tmp_path / "rm"), "--holdout", "0", "--epochs", "1",
+                       "--weight-by-agreement", cwd=tmp_path, timeout=300)  # fmt: skip
+
+    result = train(only_disputed)
+    assert result.returncode == 1 and "every training sample has agreement 0" in result.stderr
+    assert "Traceback" not in result.stderr
+    result = train(mixed)  # its disputed rating (weight 0), the clear rating and pair (1)
+    assert result.returncode == 0, result.stderr
+    assert "weighted by reviewer agreement: 1 of 3 pairs and ratings below 1" in result.stderr
+    metadata = json.loads((tmp_path / "rm" / METADATA_FILE).read_text())
+    assert metadata["settings"]["weight_by_agreement"] is True

@@ -35,10 +35,12 @@ router, producer, worker, importer and `lowtide loop`). Everything runs on one C
 (OMP_NUM_THREADS=1).
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 3 seeds x 3 rounds
-    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # smoke run, ~1 minute
+    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # 1 seed, 2 short rounds
 
 The goals table of the issue is printed at the end with the measured values, met or not; the
-numbers are also written to <out>/results.json.
+numbers are also written to <out>/results.json. "Reviews needed" is read at round ends (after
+1, 2 or 3 rounds of reviews), so its ratio moves in thirds. The starting reward model is built
+once into <out> and reused (`--rebuild` to build it again).
 """
 
 from __future__ import annotations

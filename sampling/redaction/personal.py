@@ -54,7 +54,7 @@ class NumberFinder:
     _GROUPS = re.compile(r"\d+")
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_digits(7):
+        if not view.has_number(7):
             return
         for match in self._CANDIDATE.finditer(view.text):
             candidate = match.group()
@@ -91,7 +91,7 @@ class IbanFinder:
     )
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_digits(7) or not view.has_capital_digits:
+        if not view.has_number_after_capitals(2):
             return
         text = view.text
         for match in self._CANDIDATE.finditer(text):
@@ -111,7 +111,6 @@ class IbanFinder:
 class IpFinder:
     kinds = frozenset({"IP_ADDRESS"})
     name = "ip"
-    _V4_CORE = re.compile(r"\.\d{1,3}\.\d")  # starts with a literal: a fast scan
     _V4 = re.compile(r"[0-9](?<![\w.][0-9])\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d)")
     # IPv6: found from its `x:y:` core, then widened to the whole run of hex digits, `:` and `.`.
     _V6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
@@ -119,7 +118,7 @@ class IpFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if self._V4_CORE.search(text):
+        if view.has_number(4, dots=3):
             for match in self._V4.finditer(text):
                 if is_ipv4(match.group()):
                     yield Span(match.start(), match.end(), "IP_ADDRESS")
@@ -157,7 +156,7 @@ class NinoFinder:
     )
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_digits(6) or not view.has_capital_digits:
+        if not view.has_number_after_capitals(6):
             return
         for match in self._NINO.finditer(view.text):
             if is_uk_nino(match.group()[:2]):

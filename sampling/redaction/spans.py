@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable
 from functools import cached_property
@@ -11,20 +10,11 @@ from typing import NamedTuple, Protocol
 LONG_WORD = 20
 
 
-_CAPITAL_DIGITS = re.compile(r"[A-Z] ?[0-9][0-9]")
-
-
-@functools.cache
-def _digits(count: int) -> re.Pattern[str]:
-    # Stops at the count-th digit: ordinary text with a few numbers answers early.
-    return re.compile(rf"[0-9](?:[^0-9]*+[0-9]){{{count - 1}}}")
-
-
-@functools.cache
-def _word_of(length: int) -> re.Pattern[str]:
-    # Possessive: each shorter word and its spaces are taken once, never retried from inside,
-    # so a text without such a word is rejected in one pass (`\S{20}` tries every position).
-    return re.compile(rf"\s*+(?:\S{{1,{length - 1}}}+\s++)*+\S{{{length}}}")
+# Possessive: each shorter word and its spaces are taken once and never retried from inside,
+# so one match() call finds the next long word, or rejects the rest of the text, in one pass.
+_LONG_WORD = re.compile(rf"\s*+(?:\S{{1,{LONG_WORD - 1}}}+\s++)*+(\S{{{LONG_WORD},}}+)")
+# A digit, then digits and separators, ending in a digit: the regex skips to digits in C.
+_DIGIT_RUN = re.compile(r"[0-9](?:[0-9 .()/+-]*[0-9])?")
 
 
 class Span(NamedTuple):
@@ -40,37 +30,49 @@ class Text:
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self._words: dict[int, bool] = {}
 
     @cached_property
     def lower(self) -> str:
         return self.text.lower()
 
     @cached_property
-    def has_capital_digits(self) -> bool:
-        """A capital letter, maybe a space, then two digits: how IBANs and NINOs start."""
-        return _CAPITAL_DIGITS.search(self.text) is not None
-
-    def has_digits(self, count: int) -> bool:
-        """Whether the text holds at least `count` digits (anywhere)."""
-        key = -count  # shares the cache with has_word (positive keys)
-        found = self._words.get(key)
-        if found is None:
-            found = self._words[key] = _digits(count).search(self.text) is not None
+    def long_words(self) -> list[tuple[int, int]]:
+        """(start, end) of each whitespace-separated word of LONG_WORD characters or more:
+        every token, key or encoded secret is one, and ordinary prose has almost none."""
+        found, position, text = [], 0, self.text
+        while (match := _LONG_WORD.match(text, position)) is not None:
+            found.append(match.span(1))
+            position = match.end()
         return found
 
     @cached_property
-    def has_long_word(self) -> bool:
-        """Whether a whitespace-separated word has LONG_WORD characters or more: every token,
-        key or encoded secret does, and ordinary prose almost never."""
-        return self.has_word(LONG_WORD)
+    def digit_runs(self) -> list[tuple[int, int, int]]:
+        """(start, end, digits) of each run of digits and the separators numbers are written
+        with (`4111 1111`, `203.0.113.42`, `(555) 123-4567`): where numbers to redact are."""
+        return [
+            (match.start(), match.end(), sum(map(str.isdigit, match.group())))
+            for match in _DIGIT_RUN.finditer(self.text)
+        ]
 
-    def has_word(self, length: int) -> bool:
-        """Whether a whitespace-separated word has `length` characters or more."""
-        found = self._words.get(length)
-        if found is None:
-            found = self._words[length] = _word_of(length).match(self.text) is not None
-        return found
+    def has_number(self, digits: int, dots: int = 0) -> bool:
+        """A run with at least `digits` digits (and `dots` dots)."""
+        text = self.text
+        return any(
+            count >= digits and (not dots or text.count(".", start, end) >= dots)
+            for start, end, count in self.digit_runs
+        )
+
+    def has_number_after_capitals(self, digits: int) -> bool:
+        """A run of at least `digits` digits right after two capitals (and maybe a space): how
+        IBANs (GB82 WEST ...) and NINOs (AB 12 34 56 C) start."""
+        text = self.text
+        for start, _, count in self.digit_runs:
+            if count >= digits and start >= 2:
+                before = text[max(0, start - 3) : start]
+                before = before[:-1] if before.endswith(" ") else before
+                if len(before) >= 2 and before[-2:].isascii() and before[-2:].isupper():
+                    return True
+        return False
 
 
 class Finder(Protocol):

@@ -93,6 +93,7 @@ class ExportSummary:
     written: bool = False
     cursor: str | None = None
     agreement: AgreementReport | None = None
+    project_id: int | None = None
     suggestions_accepted: int = 0  # reviews that kept a machine suggestion as it was
     suggestions_edited: int = 0  # reviews that changed its rating or categories
 
@@ -242,7 +243,7 @@ def export_annotations(
         )
     cursor = _read_cursor(paths.cursor, client.url, project_id)
     start = _resolve_since(since, cursor)
-    summary = ExportSummary(since=start)
+    summary = ExportSummary(since=start, project_id=project_id)
     rows: dict[str, dict[str, Any]] = {}
     if start is not None:
         stored = _read_rows(paths.ratings)

@@ -302,3 +302,64 @@ def test_rm_train_weight_by_agreement_on_the_command_line(tiny_models, tmp_path:
     assert "weighted by reviewer agreement: 1 of 3 pairs and ratings below 1" in result.stderr
     metadata = json.loads((tmp_path / "rm" / METADATA_FILE).read_text())
     assert metadata["settings"]["weight_by_agreement"] is True
+
+
+class _FakeLabelStudio:
+    """Our client's interface as the export uses it, serving the tasks a test gives it."""
+
+    url = "http://label-studio.test"
+
+    def __init__(self) -> None:
+        self.tasks: list[dict] = []
+
+    def find_project(self, title: str) -> int:
+        return 1
+
+    def annotated_tasks(self, project_id: int, since: str | None = None):
+        return [task for task in self.tasks if since is None or task["updated_at"] > since]
+
+
+def test_an_older_export_is_upgraded_and_duplicate_tasks_share_one_vote_per_reviewer(
+    tmp_path: Path,
+) -> None:
+    import datasets
+
+    from annotation.export import export_annotations
+
+    out = tmp_path / "annotations.jsonl"
+    old = {"prompt": "Name a colour.", "response": "No.", "rating": 2, "categories": ["refusal"],
+           "sample_id": "s-1", "meta": {"better_response": "Blue.", "note": None, "run_id": "r",
+           "step": 2, "reward": 0.1, "task_id": 7, "annotation_id": 1, "annotator_id": 10,
+           "annotated_at": "2024-01-01T00:00:00Z"}}  # fmt: skip
+    out.write_text(json.dumps(old) + "\n")
+    cursor = {"label_studio_url": _FakeLabelStudio.url, "project_id": 1,
+              "updated_at": "2024-01-01T00:00:00Z"}  # fmt: skip
+    out.with_name("annotations.cursor.json").write_text(json.dumps(cursor))
+    client = _FakeLabelStudio()
+    # Task 7 gets a second reviewer.
+    seven = _task(_annotation(1, 10, 1, _rating(2), _failures("refusal"), _better("Blue.")),
+                  _annotation(2, 11, 2, _rating(3), _failures("refusal")))  # fmt: skip
+    client.tasks = [{**seven, "updated_at": "2024-01-02T00:00:00Z"}]
+    summary = export_annotations(client, "p", out)
+    assert (summary.new_rows, summary.updated_rows) == (0, 1)
+    [row] = read_rows(out)
+    assert (row["rating"], row["meta"]["rating_mean"], row["meta"]["reviewers"]) == (3, 2.5, 2)
+    # The same sample imported again as task 8, where reviewer 10 reviews it anew: still one
+    # vote each, reviewer 10's the newer.
+    eight = _task(_annotation(5, 10, 3, _rating(3), _failures("refusal")), task_id=8)
+    client.tasks.append({**eight, "updated_at": "2024-01-03T00:00:00Z"})
+    export_annotations(client, "p", out)
+    [row] = read_rows(out)
+    assert [(v["reviewer"], v["task_id"], v["rating"]) for v in row["meta"]["reviews"]] == [
+        (11, 7, 3),
+        (10, 8, 3),
+    ]
+    assert row["meta"]["rating_spread"] == 0 and row["meta"]["agreed"]
+    # The better response was reviewer 10's earlier review, which the newer one replaced.
+    assert read_rows(out.with_name("annotations.preferences.jsonl")) == []
+    on_disk = datasets.load_from_disk(str(out.with_name("annotations.hf")))
+    assert on_disk["ratings"][0]["meta"]["reviews"][1]["task_id"] == 8
+
+
+def read_rows(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines()]

@@ -129,6 +129,7 @@ def test_two_reviewers_agreement_in_the_export(
     disputed = second.stdout[second.stdout.index("most disputed") :]
     assert disputed.index(records[1]["sample_id"]) < disputed.index(records[0]["sample_id"])
     assert f"{t[1]}" in disputed and "1, 5" in disputed
+    assert f"{label_studio.url}/projects/{project_id}/data?task=<task>" in disputed
     for path in out.parent.rglob("*"):
         if path.is_file():
             assert b"example.org" not in path.read_bytes(), path  # ids, never e-mails

@@ -68,15 +68,16 @@ def export(
         table.add_row("suggestions edited", str(summary.suggestions_edited))
     out.print(table)
     if summary.agreement is not None:
-        show_agreement(summary.agreement)
+        show_agreement(summary.agreement, f"{client.url}/projects/{summary.project_id}/data?task=")
     err.print(
         f"ratings {paths.ratings}\npreferences {paths.preferences}\ndatasets {paths.dataset}",
         markup=False,
     )
 
 
-def show_agreement(report: AgreementReport) -> None:
-    """Inter-reviewer agreement, and the samples to adjudicate first."""
+def show_agreement(report: AgreementReport, task_link: str = "") -> None:
+    """Inter-reviewer agreement, and the samples to adjudicate first (`task_link` + a task id
+    opens one in Label Studio)."""
     alpha = report.alpha
     if report.reviewed_twice == 0:
         out.print(
@@ -96,7 +97,10 @@ def show_agreement(report: AgreementReport) -> None:
     )
     if not report.disputed:
         return
-    table = Table(title="most disputed samples: adjudicate them in Label Studio")
+    table = Table(
+        title="most disputed samples: adjudicate them in Label Studio",
+        caption=f"open one: {task_link}<task>" if task_link else None,
+    )
     for column in ("sample_id", "task", "ratings", "split categories", "agreed"):
         table.add_column(column, overflow="fold")
     for entry in report.disputed:

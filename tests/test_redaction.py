@@ -188,3 +188,28 @@ def test_config_mistakes(redact: dict, fragments: list[str]) -> None:
 def test_on_by_default_and_false_switches_it_off() -> None:
     assert SamplingConfig().redact.enabled
     assert not SamplingConfig(redact=False).redact.enabled
+
+
+def test_the_readme_section_shows_a_valid_config_and_every_kind() -> None:
+    import re
+
+    import yaml
+
+    from rl.config import LoggerConfig
+    from sampling.redaction.kinds import BUILTIN_KINDS
+    from tests.conftest import REPO
+
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("### Redaction (") :]
+    block = re.search(r"```yaml\n(.*?)```", section, flags=re.S)
+    assert block is not None
+    shown = yaml.safe_load(block[1])
+    redact = SamplingConfig(**shown["sampling"]).redact
+    assert redact.disable == ["IP_ADDRESS"] and redact.patterns[0].kind == "EMPLOYEE_ID"
+    allowed = Redactor(
+        [], kinds=set(), allow=redact.allow, allow_regex=redact.allow_regex
+    )._allowed("team@example.com")
+    assert allowed
+    assert LoggerConfig(**shown["logger"]).redact.enabled
+    kinds = re.search(r"Kinds: `([A-Z_ \n]+)`", section)
+    assert kinds is not None and kinds[1].split() == list(BUILTIN_KINDS)

@@ -310,3 +310,55 @@ def test_a_loop_directory_of_another_config_is_refused(
     config.write_text(yaml.safe_dump({"model": {"actor": {"model_name_or_path": "m"}}}))
     code, _, err = invoke(capsys, "loop", "--config", str(config), "--dir", str(workdir / "l2"))
     assert code == 2 and "exactly one {type: reward_model" in err
+
+
+def wait_for_text(path: Path, text: str, process: subprocess.Popen, timeout: float = 400) -> None:
+    deadline = time.monotonic() + timeout
+    while text not in path.read_text():
+        assert process.poll() is None, path.read_text()[-3000:]
+        assert time.monotonic() < deadline, f"no {text!r} in {path}"
+        time.sleep(0.1)
+
+
+def test_people_review_ctrl_c_stops_the_wait_and_a_rerun_waits_again(
+    label_studio, workdir: Path, tiny_models
+) -> None:
+    setup = Setup(label_studio, workdir)
+    config = loop_config(workdir, tiny_models)
+    loop_dir = workdir / "loop"
+    argv = ["loop", "--config", str(config), "--dir", str(loop_dir), "--rounds", "1",
+            "--steps", "2", "--min-reviews", "2", "--poll", "0.2", *setup.flags]  # fmt: skip
+    env = {**os.environ, **setup.env(), "COLUMNS": "200"}
+
+    def start(log: Path) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "lowtide", *argv], cwd=workdir, env=env,
+                                stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
+
+    first_log = workdir / "first.log"
+    first = start(first_log)
+    wait_for_text(first_log, "to be reviewed in Label Studio", first)
+    first.send_signal(signal.SIGINT)
+    assert first.wait(timeout=60) == 130
+    said = first_log.read_text()
+    assert "stopped in round 1 after stage 'import': rerun the same command" in said
+    assert "Traceback" not in said
+    assert set(state_of(loop_dir)["1"]) == {"train", "import"}
+
+    second_log = workdir / "second.log"
+    second = start(second_log)
+    wait_for_text(second_log, "to be reviewed in Label Studio", second)
+    assert "round 1/1: train" not in second_log.read_text()  # resumed at the review
+    with label_studio.client() as person:  # a person reviews two tasks in Label Studio
+        project_id = person.find_project(setup.project)
+        for task in person.unreviewed_tasks(project_id)[:2]:
+            review = [{"from_name": "quality", "to_name": "response", "type": "rating",
+                       "value": {"rating": 2}},
+                      {"from_name": "better_response", "to_name": "response", "type": "textarea",
+                       "value": {"text": ["Blue."]}}]  # fmt: skip
+            person.create_annotation(task["id"], review)
+    assert second.wait(timeout=300) == 0, second_log.read_text()[-3000:]
+    state = state_of(loop_dir)["1"]
+    assert state["review"] == {"reviewed": 2, "by": "people", "failures": [], "timed_out": False}
+    assert state["evaluate"]["policy_score"] is None
+    summary = json.loads((loop_dir / "summary.json").read_text())
+    assert summary[0]["reviewed"] == 2 and summary[0]["policy_score"] is None

@@ -217,6 +217,7 @@ def test_two_rounds_resume_after_a_kill_without_importing_or_training_again(
     for row, number in zip(summary, ("1", "2"), strict=True):
         assert row["reviewed"] == state[number]["review"]["reviewed"]
         assert row["routed"] == STEPS * 4
+        assert row["imported"] == state[number]["import"]["imported"] == STEPS * 4
         assert isinstance(row["policy_score"], float) and 1 <= row["policy_score"] <= 5
         assert isinstance(row["suggestions_accepted"], float)
         assert 0 <= row["suggestions_accepted"] <= 1

@@ -76,7 +76,7 @@ class LoopRunner:
         return {
             "run_id": result.run_id,
             "steps": result.steps,
-            "routed": routed_count(result.history),
+            "routed": routed_count(_every_step(config, result)),
             "policy": str(result.last_checkpoint / "policy"),
             "reward_model": self._reward_model_for(number),
         }
@@ -238,6 +238,19 @@ class LoopRunner:
             err.print(f"timed out with {reviewed} of {target} reviews: going on with them",
                       markup=False)  # fmt: skip
         return {"reviewed": reviewed, "by": "people", "failures": [], "timed_out": timed_out}
+
+
+def _every_step(config: RunConfig, result) -> list[dict[str, Any]]:
+    """Each step's metrics, the steps before a resume included: the run's metrics.jsonl (it is
+    appended to; a step taken again after the resume counts once), else the run's history."""
+    from rl.jsonl import read_jsonl, skip_bad_line
+
+    logs = Path(config.logger.save_dir) / (config.logger.name_run or result.run_id)
+    path = logs / "metrics.jsonl"
+    if not path.is_file():
+        return list(result.history)
+    by_step = {row.get("step"): row for _, row in read_jsonl(path, skip_bad_line)}
+    return list(by_step.values())
 
 
 def _the_reward_model(config: RunConfig) -> str:

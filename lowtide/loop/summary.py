@@ -13,6 +13,7 @@ COLUMNS = (
     ("round", "round"),
     ("stage", "stage reached"),
     ("routed", "routed"),
+    ("imported", "imported"),
     ("reviewed", "reviewed"),
     ("unreviewed_failures", "reviewer failed"),
     ("rm_heldout_accuracy", "RM held-out acc."),
@@ -25,6 +26,7 @@ def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
     rows = []
     for number in range(1, rounds + 1):
         train = state.done(number, "train") or {}
+        imported = state.done(number, "import") or {}
         review = state.done(number, "review") or {}
         model = state.done(number, "reward_model") or {}
         evaluated = state.done(number, "evaluate") or {}
@@ -35,6 +37,7 @@ def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
                 "stage": state.reached(number),
                 "run_id": train.get("run_id"),
                 "routed": train.get("routed"),
+                "imported": imported.get("imported"),
                 "reviewed": review.get("reviewed"),
                 "unreviewed_failures": len(review["failures"]) if "failures" in review else None,
                 "rm_heldout_accuracy": model.get("heldout_pair_accuracy"),

@@ -100,6 +100,7 @@ class RoundRow:
 class SeedResult:
     seed: int
     rows: list[RoundRow] = field(default_factory=list)
+    start_oracle_score: float = math.nan  # the starting policy's, on the held-out prompts
     start_accuracy: float = math.nan
     start_accuracy_high: float = math.nan
     pool_pairs: int = 0
@@ -222,6 +223,9 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
         )  # fmt: skip
 
     pool = evaluate(models.policy, 99)  # the starting policy's held-out samples
+    result.start_oracle_score = oracle_score(
+        [oracle(s.prompt, s.response, f"start-{i}") for i, s in enumerate(pool)]
+    )
     start_scorer = RewardModel(start_rm)
     states = {method: MethodState(models.policy, start_rm) for method in settings.methods}
     rm_after: dict[tuple[str, int], Path] = {}

@@ -32,12 +32,13 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
     rows = [row for seed in seeds for row in seed.rows]
     lines = [
         "| method | round | oracle score | RM pair acc | RM acc, high | reviews (total) "
-        "| hacking caught | suggestions kept |",
+        "| hacking caught | suggested rating kept |",
         "|---|---|---|---|---|---|---|---|",
     ]
     start = _mean([seed.start_accuracy for seed in seeds])
     start_high = _mean([seed.start_accuracy_high for seed in seeds])
-    lines.append(f"| start | - | - | {_fmt(start)} | {_fmt(start_high)} | 0 | - | - |")
+    policy = _mean([seed.start_oracle_score for seed in seeds])
+    lines.append(f"| start | 0 | {_fmt(policy)} | {_fmt(start)} | {_fmt(start_high)} | 0 | - | - |")
     for method in methods:
         for number in range(rounds):
             cell = [r for r in rows if r.method == method and r.round == number]
@@ -53,7 +54,7 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
                 f"| {_mean([r.reviews for r in cell]):.1f} "
                 f"({_mean([r.reviews_total for r in cell]):.1f}) "
                 f"| {_share(sum(r.hacking_caught for r in cell), sum(r.hacking_candidates for r in cell))} "  # noqa: E501
-                f"| {_share(sum(r.suggestions_accepted for r in cell), reviewed)} |"
+                f"| {_share(sum(r.suggestion_ratings_kept for r in cell), reviewed)} |"
             )
     return "\n".join(lines)
 
@@ -99,12 +100,19 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
                          if r.method == method))
             for method in (LOOP, SMART)
         }  # fmt: skip
+        first = {
+            method: (sum(row(s, method, 0).hacking_caught for s in seeds),
+                     sum(row(s, method, 0).hacking_candidates for s in seeds))
+            for method in (LOOP, SMART)
+        }  # fmt: skip
         share = {m: c / t if t else math.nan for m, (c, t) in caught.items()}
         met = share[SMART] > 0 and share[SMART] >= 5 * share[LOOP]
         found.append(Goal(
             "reward hacking caught: share of the starting reward model's top-scored oracle "
             "failures that reach a reviewer", "budget-aware >= 5x threshold",
-            f"budget-aware {_share(*caught[SMART])}, threshold {_share(*caught[LOOP])}", met,
+            f"all rounds: budget-aware {_share(*caught[SMART])}, threshold "
+            f"{_share(*caught[LOOP])}; round 1 (before any retraining): budget-aware "
+            f"{_share(*first[SMART])}, threshold {_share(*first[LOOP])}", met,
         ))  # fmt: skip
     kept = []
     for method in methods:

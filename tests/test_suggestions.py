@@ -346,21 +346,39 @@ def test_suggestions_in_label_studio_and_the_export(
         assert re.search(r"suggestions edited\s+│\s+2 ", printed), printed
         assert acceptance(rows.values()).rate == pytest.approx(1 / 3)
 
+        # The label stream serves each task with the predictions a new review is prefilled
+        # from: those of the project's model_version.
+        for i in (4, 5):
+            sdk.annotations.create(id=ids[i], result=review(3))
+        assert next_task(label_studio, project_id) == (ids[6], ["judge-v1"])
+
         # A new judge version (say, a retrained reward model): its suggestions are the ones
-        # Label Studio prefills from now on.
+        # Label Studio prefills from now on; the older ones stay on their tasks.
         config_v2 = config.model_copy(
             update={"suggestions": SuggestionsConfig(judge=f"{HERE}:judge_hallucination",
                                                      model_version="judge-v2")}
         )  # fmt: skip
         newer = ImportContext.create(config_v2, connection, queue_name)
-        import_records([rollout_record(17, run_id=f"run-{tag}")], newer, JobMemo("job-3", {}))
+        later = rollout_record(17, run_id=f"run-{tag}")
+        import_records([later], newer, JobMemo("job-3", {}))
         newer.client.close()
         assert sdk.projects.get(project_id).model_version == "judge-v2"
+        later_id = context.client.task_ids_by_sample_id(project_id, [later["sample_id"]])
+        assert next_task(label_studio, project_id) == (ids[6], [])
+        assert len(predictions(6)) == 1
+        sdk.annotations.create(id=ids[6], result=review(3))
+        assert next_task(label_studio, project_id) == (later_id[later["sample_id"]], ["judge-v2"])
     finally:
         jobs.bind(None)
         context.client.close()
         for key in connection.scan_iter(f"*{queue_name}*"):
             connection.delete(key)
+
+
+def next_task(server: LabelStudioServer, project_id: int) -> tuple[int, list[str]]:
+    """The task the label stream serves next, and the model versions it prefills from."""
+    task = server.get(f"/api/projects/{project_id}/next").json()
+    return task["id"], [prediction["model_version"] for prediction in task["predictions"]]
 
 
 def review(rating: int, *failures: str) -> list[dict[str, Any]]:

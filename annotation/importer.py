@@ -225,8 +225,11 @@ def _task(
     record: RolloutRecord, suggester: Suggester | None, outcome: BatchOutcome
 ) -> dict[str, Any]:
     # Only the fields a task shows: a full model_dump of 500 records costs ~5 ms per batch.
-    fields = ("sample_id", "run_id", "step", "prompt", "response", "reward", "reward_details")
-    task = task_from_record({name: getattr(record, name) for name in fields})
+    fields = ("sample_id", "run_id", "step", "prompt", "response", "reward", "reward_details",
+              "reward_weights")  # fmt: skip
+    shown: dict[str, Any] = {name: getattr(record, name) for name in fields}
+    shown["selected_by"] = record.selected_by.model_dump()  # the trace line says why it was picked
+    task = task_from_record(shown)
     if suggester is None:
         return task
     try:
@@ -240,12 +243,6 @@ def _task(
         task["predictions"] = [prediction]
         outcome.suggested += 1
     return task
-
-
-def _wait_for_settle(import_started_at: float) -> None:
-    remaining = import_started_at + SETTLE_S - time.time()
-    if remaining > 0:
-        time.sleep(min(remaining, SETTLE_S))
 
 
 def _wait_for_settle(import_started_at: float) -> None:

@@ -19,6 +19,12 @@ from label_studio_sdk.core.api_error import ApiError
 
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
+from annotation.review_display import format_number, reward_breakdown, trace_line, visible_response
+from annotation.review_instructions import (
+    REVIEW_VIEW_TITLE,
+    review_instructions,
+    review_view_data,
+)
 
 # The Data Manager query travels in the URL; ~1,000 `in_list` keys already overflow it.
 _MAX_QUERY_CHARS = 12_000
@@ -72,8 +78,12 @@ class LabelStudioClient:
         if not found:
             with self._errors("creating the project", labeling_config=True):
                 created = self._sdk.projects.create(
-                    title=title, label_config=labeling_config_xml, **overlap(reviews_per_task)
+                    title=title,
+                    label_config=labeling_config_xml,
+                    **overlap(reviews_per_task),
+                    **instruction_settings(labeling_config_xml),
                 )
+            self.ensure_review_view(int(created.id))
             return int(created.id)
         project = min(found, key=lambda p: p.id)
         if (project.label_config or "").strip() != labeling_config_xml.strip():
@@ -83,7 +93,36 @@ class LabelStudioClient:
         if any(getattr(project, key, None) != value for key, value in wanted.items()):
             with self._errors(f"setting the overlap of project {project.id}", project.id):
                 self._sdk.projects.update(project.id, **wanted)
+        shown = instruction_settings(labeling_config_xml)
+        if any(getattr(project, key, None) != value for key, value in shown.items()):
+            with self._errors(f"setting the instructions of project {project.id}", project.id):
+                self._sdk.projects.update(project.id, **shown)
+        self.ensure_review_view(int(project.id))
         return int(project.id)
+
+    def ensure_review_view(self, project_id: int) -> int:
+        """The id of the project's saved Data Manager view "Unreviewed, lowest reward first",
+        created if no view of that title exists (one a person changed is left as it is)."""
+        headers = self._sdk._client_wrapper.get_headers()
+        with self._errors("listing the project's Data Manager views", project_id):
+            response = self._http.get(
+                f"{self.url}/api/dm/views", params={"project": project_id}, headers=headers
+            )
+            if response.status_code >= 400:
+                raise ApiError(status_code=response.status_code, body=_json_or_text(response))
+        views = _json_list(response)
+        for view in views:
+            if (view.get("data") or {}).get("title") == REVIEW_VIEW_TITLE:
+                return int(view["id"])
+        with self._errors("saving the Data Manager view", project_id):
+            response = self._http.post(
+                f"{self.url}/api/dm/views",
+                json={"project": project_id, "data": review_view_data()},
+                headers=headers,
+            )
+            if response.status_code >= 400:
+                raise ApiError(status_code=response.status_code, body=_json_or_text(response))
+        return int(response.json()["id"])
 
     def show_predictions(self, project_id: int, model_version: str) -> None:
         """Have Label Studio prefill new annotations from the predictions of `model_version`
@@ -268,6 +307,15 @@ class LabelStudioClient:
         return text.replace(self._api_key, "***") if self._api_key else text
 
 
+def instruction_settings(labeling_config_xml: str) -> dict[str, Any]:
+    """The instruction panel, shown before a reviewer's first task: what the stars and the
+    categories mean, how the reward was computed, the keys."""
+    return {
+        "expert_instruction": review_instructions(labeling_config_xml),
+        "show_instruction": True,
+    }
+
+
 def overlap(reviews_per_task: int) -> dict[str, int]:
     """Label Studio's overlap settings for `reviews_per_task` reviewers on every task: a task
     is served to that many distinct users before it counts as labeled (skips do not count).
@@ -278,40 +326,35 @@ def overlap(reviews_per_task: int) -> dict[str, int]:
 
 def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     """The Label Studio task of one RolloutRecord (as a dict): the fields review.xml shows plus
-    the keys to find it again. The reward stays a number (sortable in the Data Manager); Text
-    tags do not render numbers, so `reward_text` carries its display form."""
+    the keys to find it again. `reward` is a number, and absent when it was not finite: the
+    Data Manager sorts and filters it numerically, and a missing key sorts last and passes no
+    numeric filter, where a JSON null counts as 0 (Label Studio 1.23, SQLite). Text tags do not
+    render numbers, so `reward_text` carries its display form. `response` stays verbatim (the
+    export reads it); `response_visible` is what the reviewer sees."""
     reward = _number_or_none(record.get("reward"))
     details = record.get("reward_details") or {}
-    return {
+    task = {
         "data": {
             "sample_id": str(record["sample_id"]),
             "run_id": str(record["run_id"]),
             "step": int(record["step"]),
             "prompt": str(record.get("prompt", "")),
             "response": str(record.get("response", "")),
-            "reward": "n/a" if reward is None else reward,
-            "reward_text": _format_number(reward),
-            "reward_details": _format_details(details),
+            "response_visible": visible_response(str(record.get("response", ""))),
+            "reward_text": format_number(reward),
+            "reward_details": reward_breakdown(reward, details, record.get("reward_weights") or {}),
+            "trace": trace_line(record),
         }
     }
+    if reward is not None:
+        task["data"]["reward"] = reward
+    return task
 
 
 def _number_or_none(value: Any) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)
-
-
-def _format_number(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4g}"
-
-
-def _format_details(details: Mapping[str, Any]) -> str:
-    if not details:
-        return "(none)"
-    return "\n".join(
-        f"{name}: {_format_number(_number_or_none(details[name]))}" for name in sorted(details)
-    )
 
 
 def _sample_id_filter(sample_ids: list[str]) -> dict[str, Any]:
@@ -337,6 +380,14 @@ def _chunks_for_url(sample_ids: list[str]) -> Iterator[list[str]]:
         size += cost
     if chunk:
         yield chunk
+
+
+def _json_list(response: httpx.Response) -> list[dict[str, Any]]:
+    try:
+        body = response.json()
+    except ValueError:
+        return []
+    return [item for item in body if isinstance(item, dict)] if isinstance(body, list) else []
 
 
 def _json_or_text(response: httpx.Response) -> Any:

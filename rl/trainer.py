@@ -512,6 +512,9 @@ class Trainer:
             model_name=self.model_config.actor.model_name_or_path,
             generation=MappingProxyType(vars(self.generation)),
             control=self.control,
+            reward_weights=MappingProxyType(
+                {component.name: component.weight for component in self.rewards.components}
+            ),
         )
         self.hooks.run(stage, context)
 

@@ -29,7 +29,8 @@ from pydantic import (
 from rl.samples import make_sample_id
 
 SCHEMA_VERSION = 2
-# Version 2 added `redactions`; a version-1 record (none) still reads, with `redactions` empty.
+# Version 2 added `redactions` and `reward_weights`; a version-1 record (neither) still reads,
+# with both empty.
 READABLE_SCHEMA_VERSIONS = (1, 2)
 # The RQ job that carries a batch of records, named here because both sides of the queue need
 # it: the producer enqueues it by name (sampling never imports annotation), the worker runs
@@ -139,6 +140,9 @@ class RolloutRecord(_Frozen):
     response_chars: int = Field(ge=0)
     # What redaction replaced, by kind: {"EMAIL": 2}. Counts only, never the values.
     redactions: dict[str, int] = Field(default_factory=dict)
+    # Each reward component's weight in the total, for the components in reward_details; empty
+    # when the trainer did not say (reviewers then see raw values without contributions).
+    reward_weights: dict[str, float] = Field(default_factory=dict, max_length=MAX_REWARD_DETAILS)
 
     @field_validator("redactions")
     @classmethod
@@ -188,6 +192,7 @@ class RolloutRecord(_Frozen):
         now: datetime | None = None,
         shown: tuple[str, str] | None = None,
         redactions: Mapping[str, int] | None = None,
+        reward_weights: Mapping[str, float] | None = None,
     ) -> RolloutRecord:
         """The record of one selected sample; a bad argument raises RecordError (one line).
 
@@ -228,6 +233,12 @@ class RolloutRecord(_Frozen):
             "prompt_chars": len(full_prompt),
             "response_chars": len(full_response),
             "redactions": dict(redactions or {}),
+        }
+        details = fields["reward_details"]
+        fields["reward_weights"] = {
+            name: float(weight)
+            for name, weight in (reward_weights or {}).items()
+            if name in details
         }
         try:
             return cls.model_validate(fields)

@@ -62,6 +62,8 @@ class BatchInfo:
     generation: Mapping[str, float | int | str | bool] = field(
         default_factory=lambda: MappingProxyType({})
     )
+    # Reward component -> its weight in the total, when the trainer says (shown to reviewers).
+    reward_weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)
@@ -241,6 +243,7 @@ class Router:
             max_text_chars=self.max_text_chars,
             shown=shown,
             redactions=redactions,
+            reward_weights=info.reward_weights,
         )
         return record.model_dump(mode="json")
 

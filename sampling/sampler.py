@@ -49,6 +49,7 @@ class LowRewardSampler:
             model_name=ctx.model_name,
             checkpoint_step=ctx.step,
             generation=ctx.generation,
+            reward_weights=ctx.reward_weights,
         )
         counts = self.router.route(ctx.samples, info)
         for name, (value, reduce) in self.router.metrics(counts).items():

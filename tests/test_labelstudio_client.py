@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 
@@ -39,11 +40,17 @@ def test_task_from_record_fills_every_field_the_config_uses() -> None:
     task = task_from_record(record(3, reward=None))
     data = task["data"]
     assert set(task) == {"data"}
-    assert data["reward"] == "n/a" and data["reward_text"] == "n/a"
-    assert data["reward_details"] == "correctness: n/a\nformat: 0"
+    # absent, not a word or null: the reward column must stay numeric for sorting and filtering
+    assert "reward" not in data and data["reward_text"] == "n/a"
+    assert data["reward_details"] == (
+        "correctness: n/a\nformat: 0\n"
+        "total: n/a (component weights were not recorded by the trainer)"
+    )
     assert task_from_record(record(1, reward=0.125))["data"]["reward"] == 0.125
-    for field in ("prompt", "response", "reward_text", "reward_details"):
-        assert f"${field}" in REVIEW_XML and field in data
+    used = set(re.findall(r"\$(\w+)", REVIEW_XML))
+    assert used == {"trace", "prompt", "response_visible", "reward_text", "reward_details"}
+    assert used <= set(data)
+    assert data["response"] == "response 3"  # verbatim: the export reads it
 
 
 def test_ensure_project_is_idempotent_and_updates_the_config(server: LabelStudioServer) -> None:

@@ -152,6 +152,7 @@ def test_hooks_see_the_batch_at_each_stage(tmp_path: Path, tiny_models) -> None:
         s.prompt and s.prompt_ids and s.response_length == len(s.response_ids) for s in samples
     )
     assert "reward/mean" in reward_call["metrics"]
+    assert reward_call["reward_weights"] == {"keyword": 1.0, "format": 0.1}  # quickstart's
     assert "actor_loss" in by_tag["every2"][0]["metrics"]
     assert "timing_s/step" in by_tag["late"][0]["metrics"]
     for s in samples:  # GRPO: advantages are centred inside each group

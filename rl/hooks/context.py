@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from rl.config import Stage
@@ -50,3 +51,6 @@ class StageContext:
     model_name: str
     generation: Mapping[str, Any]  # temperature, top_p, max_new_tokens, samples_per_prompt
     control: TrainerControl = field(compare=False, repr=False)
+    # Each reward component's weight in the total (name -> weight): what a reviewer needs to
+    # see how the reward was computed. Empty where the caller does not know them.
+    reward_weights: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))

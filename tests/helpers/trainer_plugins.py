@@ -19,6 +19,7 @@ def make_recorder(params: dict[str, Any], resources: Mapping[str, Any]):
                 "samples": ctx.samples,
                 "metrics": dict(ctx.metrics),
                 "run_id": ctx.run_id,
+                "reward_weights": dict(ctx.reward_weights),
             }
         )
 

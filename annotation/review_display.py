@@ -1,0 +1,139 @@
+"""What a reviewer reads beside a response: the response with its invisible characters made
+visible, a trace line back to the run, and the reward broken down by component.
+
+Label Studio shows task data as given, so these are plain strings computed once at import.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Mapping
+from typing import Any
+
+EMPTY_RESPONSE = "(empty response)"
+SPACE_MARK = "·"  # a leading or trailing space
+TAB_MARK = "→"  # a leading or trailing tab
+NEWLINE_MARK = "⏎"  # a leading or trailing line break (the break itself is kept)
+# The C0 controls by their ASCII names, in brackets: Unicode's control pictures (␀, ␛) are
+# missing from many fonts and would show as the very boxes this replaces.
+_C0_NAMES = (
+    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR",
+    "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC",
+    "FS", "GS", "RS", "US",
+)  # fmt: skip
+
+
+def visible_response(text: str) -> str:
+    """`text` with nothing a reviewer could miss: spaces, tabs and line breaks at either end
+    marked, control characters shown by name (⟨NUL⟩, ⟨ESC⟩) and format characters (zero-width
+    spaces, BOM, bidi overrides) by code point (⟨U+200B⟩). Line breaks and inner spaces stay
+    as they are: the task is shown as preformatted text."""
+    if text == "":
+        return EMPTY_RESPONSE
+    core = text.strip(" \t\r\n")
+    if not core:
+        return "".join(_edge_mark(char) for char in text)
+    start = text.index(core)
+    head, tail = text[:start], text[start + len(core) :]
+    return (
+        "".join(_edge_mark(char) for char in head)
+        + "".join(_inner_char(char) for char in core)
+        + "".join(_edge_mark(char) for char in tail)
+    )
+
+
+def _edge_mark(char: str) -> str:
+    if char == " ":
+        return SPACE_MARK
+    if char == "\t":
+        return TAB_MARK
+    if char == "\n":
+        return NEWLINE_MARK + "\n"
+    return _inner_char(char)  # "\r"
+
+
+def _inner_char(char: str) -> str:
+    if char in "\n\t":
+        return char
+    code = ord(char)
+    if code < 0x20:
+        return f"⟨{_C0_NAMES[code]}⟩"
+    if code == 0x7F:
+        return "⟨DEL⟩"
+    if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") or char == "\u00a0":
+        return f"⟨U+{code:04X}⟩"
+    return char
+
+
+def trace_line(record: Mapping[str, Any]) -> str:
+    """`run r1 · step 3 · sample s-… · picked by threshold: reward 0.05 (threshold 0.2)`, plus
+    how many near-identical responses the sample stands for when there are several."""
+    parts = [
+        f"run {record['run_id']}",
+        f"step {record['step']}",
+        f"sample {record['sample_id']}",
+    ]
+    selection = record.get("selected_by")
+    if isinstance(selection, Mapping) and selection.get("policy"):
+        parts.append(_why_picked(selection))
+        group_size = selection.get("group_size")
+        if isinstance(group_size, int) and group_size > 1:
+            parts.append(f"stands for {group_size} near-identical responses")
+    return " · ".join(parts)
+
+
+def _why_picked(selection: Mapping[str, Any]) -> str:
+    text = f"picked by {selection['policy']}"
+    if selection.get("reason"):
+        text += f" ({str(selection['reason']).replace('_', ' ')})"
+    value = _finite(selection.get("value"))
+    if value is not None:
+        text += f": {selection.get('component') or 'reward'} {format_number(value)}"
+    parameter = selection.get("parameter") or {}
+    if parameter:
+        settings = ", ".join(
+            f"{name} {format_number(_finite(parameter[name]))}" for name in sorted(parameter)
+        )
+        text += f" ({settings})"
+    return text
+
+
+def reward_breakdown(
+    reward: float | None, details: Mapping[str, Any], weights: Mapping[str, float]
+) -> str:
+    """One line per component, `name: value × weight = contribution`, then the total. Without
+    weights (a trainer that does not report them) the raw values, saying so. A detail with no
+    weight where weights are known (`reward_model/spread`) is shown as outside the total."""
+    lines = []
+    for name in sorted(details):
+        value = _finite(details[name])
+        if not weights:
+            lines.append(f"{name}: {format_number(value)}")
+        elif name not in weights:
+            lines.append(f"{name}: {format_number(value)} (not part of the total)")
+        else:
+            weight = float(weights[name])
+            contribution = None if value is None else value * weight
+            lines.append(
+                f"{name}: {format_number(value)} × weight {format_number(weight)} "
+                f"= {format_number(contribution)}"
+            )
+    if not lines:
+        lines.append("(no components recorded)")
+    total = f"total: {format_number(reward)}"
+    if details and not weights:
+        total += " (component weights were not recorded by the trainer)"
+    elif weights:
+        total += " (the sum of the contributions)"
+    return "\n".join([*lines, total])
+
+
+def format_number(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4g}"
+
+
+def _finite(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return None
+    return float(value)

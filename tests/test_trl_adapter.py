@@ -243,6 +243,8 @@ def test_grpo_queues_exactly_the_samples_trl_scored_once(
         assert record["model"]["checkpoint_step"] == record["step"] - 1
         assert record["generation"]["num_generations"] == 4
         assert record["generation"]["max_new_tokens"] == 12
+        # what reviewers are shown: each function's weight, as TRL combined them
+        assert record["reward_weights"] == {"format_reward": 1.0, "judge": 0.5}  # WEIGHTS
     assert all(len(prompts) == 1 for prompts in by_group.values())  # one prompt per group
     logged = [entry for entry in run.state.log_history if "sampling/selected" in entry]
     assert len(logged) == 3 and sum(entry["sampling/selected"] for entry in logged) == len(records)

@@ -32,7 +32,7 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import torch
@@ -395,6 +395,8 @@ class RewardRouting:
         )
         batch.group_ids = prompt_groups(batch)
         info = self._batch_info(view, kwargs.get("trainer_state"))
+        # Reviewers see each function's weight and contribution, as TRL combined them.
+        info = replace(info, reward_weights=dict(zip(names, weights, strict=True)))
         # Several generation batches can share a step (steps_per_generation below the gradient
         # accumulation steps): their positions continue, so their ids differ.
         step, earlier = self._last_step

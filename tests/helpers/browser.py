@@ -6,6 +6,7 @@ prints what is missing and how to install it, and exits 1 (`make browser` uses i
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 
@@ -41,6 +42,24 @@ def missing() -> list[str]:
         for package, found in zip(PACKAGES, (browser_path(), driver_path()), strict=True)
         if found is None
     ]
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+def require() -> None:
+    """Skip the calling test when Chromium or its driver is missing, saying what to install;
+    in CI (CI=true) fail it instead: there a missing browser is a broken setup, not a choice."""
+    import pytest
+
+    absent = missing()
+    if not absent:
+        return
+    message = f"missing: {', '.join(absent)}; {INSTALL_HINT}"
+    if in_ci():
+        pytest.fail(message)
+    pytest.skip(message)
 
 
 def main() -> int:

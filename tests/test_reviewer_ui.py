@@ -1,0 +1,190 @@
+"""What a reviewer sees and what their keys do, in headless Chromium against a real Label Studio.
+
+A task of the review project is imported through the worker's importer path, opened in the
+browser after logging in with the test server's account; the digit and letter hotkeys are
+pressed, the task submitted, and the annotation read back through the API. The screenshot is
+the README's (docs/images/review_task.png).
+
+Chromium and its driver come from the system packages (`make browser`). Without them the test
+skips with what to install, except in CI (CI=true), where a missing browser fails it.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from annotation.config import AnnotationConfig
+from annotation.importer import ImportContext, JobMemo, import_records
+from sampling.records import RolloutRecord
+from tests.conftest import REPO
+from tests.helpers import browser
+from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
+from tests.helpers.records import rollout_record
+
+pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
+
+SCREENSHOT = REPO / "docs" / "images" / "review_task.png"
+PROJECT = "reviewer ui"
+RESPONSE = "  Blue.\x00 Or\u200b green\n"  # leading spaces, a NUL, a zero-width space
+WAIT_S = 60
+
+
+@pytest.fixture(scope="module")
+def driver() -> Iterator[Any]:
+    browser.require()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(browser.browser_path())
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     "--window-size=1500,1300", "--force-device-scale-factor=1"):  # fmt: skip
+        options.add_argument(argument)
+    chrome = webdriver.Chrome(service=Service(str(browser.driver_path())), options=options)
+    chrome.set_page_load_timeout(WAIT_S)
+    yield chrome
+    chrome.quit()
+
+
+def import_through_the_worker(server: LabelStudioServer, record: dict[str, Any]) -> int:
+    """The project and task as the annotation worker makes them; the project id."""
+    import redis
+
+    config = AnnotationConfig(
+        label_studio_url=server.url, api_key=server.api_key, project=PROJECT,
+        labeling_config=str(REVIEW_XML_PATH),
+    )  # fmt: skip
+    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
+    context = ImportContext.create(config, connection, queue_name="reviewer-ui-test")
+    try:
+        outcome = import_records([record], context, JobMemo("reviewer-ui-test", {}))
+        assert outcome.imported + outcome.duplicates == 1
+        return context.project_id()
+    finally:
+        context.client.close()
+
+
+def wait_for(driver: Any, css: str, timeout: float = WAIT_S) -> Any:
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(
+        expected_conditions.visibility_of_element_located((By.CSS_SELECTOR, css))
+    )
+
+
+def log_in(driver: Any, server: LabelStudioServer) -> None:
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{server.url}/user/login/")
+    wait_for(driver, "input[name=email]").send_keys(server.credentials.username)
+    driver.find_element(By.CSS_SELECTOR, "input[name=password]").send_keys(
+        server.credentials.password
+    )
+    driver.find_element(
+        By.CSS_SELECTOR, "form button[type=submit], form input[type=submit]"
+    ).click()
+    deadline = time.monotonic() + WAIT_S
+    while "/user/login" in driver.current_url and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "/user/login" not in driver.current_url, "the login form did not accept the account"
+
+
+def press(driver: Any, keys: str) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    for key in keys:
+        ActionChains(driver).send_keys(key).perform()
+        time.sleep(0.2)
+
+
+def page_text(driver: Any) -> str:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.TAG_NAME, "body").text
+
+
+def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
+    label_studio: LabelStudioServer, driver: Any
+) -> None:
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support import expected_conditions
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    run_id = f"ui-{secrets.token_hex(3)}"  # a task of its own on a server that outlives the test
+    record = rollout_record(3, run_id=run_id, reward=0.05, response=RESPONSE)
+    record["selected_by"] = {**record["selected_by"], "policy": "budget", "reason": "low_reward",
+                             "parameter": {"budget": 50.0}, "group_size": 3}  # fmt: skip
+    # As our trainer records it: components, their weights, and the total they add up to.
+    record["reward_details"] = {"keyword": 0.0, "format": 0.5}
+    record["reward_weights"] = {"keyword": 1.0, "format": 0.1}
+    record = RolloutRecord.model_validate(record).model_dump(mode="json")
+    project_id = import_through_the_worker(label_studio, record)
+    with label_studio.client() as client:
+        task_id = client.task_ids_by_sample_id(project_id, [record["sample_id"]])[
+            record["sample_id"]
+        ]
+        view_id = client.ensure_review_view(project_id)
+
+    log_in(driver, label_studio)
+    driver.get(f"{label_studio.url}/projects/{project_id}/data?tab={view_id}&task={task_id}")
+    wait_for(driver, ".lsf-choice, .ant-checkbox-wrapper")
+    time.sleep(1.0)  # the editor binds its hotkeys after rendering
+
+    text = page_text(driver)
+    # The trace line, the response with its odd bytes visible, the reward by component, keys.
+    assert f"run {run_id} · step 0 · sample {record['sample_id']}" in text
+    assert "picked by budget (low reward)" in text and "stands for 3 near-identical" in text
+    assert "··Blue.⟨NUL⟩ Or⟨U+200B⟩ green⏎" in text
+    assert "format: 0.5 × weight 0.1 = 0.05" in text and "keyword: 0 × weight 1 = 0" in text
+    for label in ("refusal[d]", "hallucination[i]", "off-topic[t]", "unsafe[x]"):
+        assert label in text.replace(" ", "").replace("\n", ""), label
+    shown = driver.find_element(By.XPATH, "//*[contains(text(), '··Blue.')]")
+    white_space = driver.execute_script("return getComputedStyle(arguments[0]).whiteSpace", shown)
+    assert white_space in ("pre-wrap", "pre", "break-spaces")  # inner runs of spaces kept
+
+    # The instruction panel: what the stars and categories mean, how the reward was computed.
+    driver.find_element(By.XPATH, "//button[normalize-space()='Instructions']").click()
+    panel = wait_for(driver, "[class*=modal] [class*=__content]")
+    assert "5 stars" in panel.text and "excellent" in panel.text
+    assert "hallucination (key i)" in panel.text and "value × weight = contribution" in panel.text
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    WebDriverWait(driver, WAIT_S).until(expected_conditions.invisibility_of_element(panel))
+
+    # Submitting without a rating is refused with a message in words.
+    submit = driver.find_element(By.XPATH, "//button[normalize-space()='Submit']")
+    submit.click()
+    refusal = wait_for(driver, ".ant-modal-confirm-content, [class*=modal] [class*=__content]")
+    assert "Please rate the response (1 to 5 stars) before submitting." in refusal.text
+    assert "quality" not in refusal.text
+    driver.find_element(By.XPATH, "//button[normalize-space()='OK']").click()
+    WebDriverWait(driver, WAIT_S).until(expected_conditions.invisibility_of_element(refusal))
+    assert label_studio.get(f"/api/tasks/{task_id}/annotations/").json() == []
+
+    # Keys: 1 three times is three stars; 3 no longer ticks a category; i and x tick theirs.
+    driver.find_element(By.TAG_NAME, "body").click()
+    press(driver, "1113ix")
+    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOT))
+
+    submit = driver.find_element(
+        By.XPATH, "//button[normalize-space()='Submit' or normalize-space()='Update']"
+    )
+    submit.click()
+    annotations: list[dict[str, Any]] = []
+    deadline = time.monotonic() + WAIT_S
+    while not annotations and time.monotonic() < deadline:
+        time.sleep(0.5)
+        annotations = label_studio.get(f"/api/tasks/{task_id}/annotations/").json()
+    assert len(annotations) == 1, "the submit did not reach Label Studio"
+    values = {item["from_name"]: item["value"] for item in annotations[0]["result"]}
+    assert values["quality"] == {"rating": 3}
+    assert sorted(values["failure"]["choices"]) == ["hallucination", "unsafe"]

@@ -114,3 +114,15 @@ def test_training_without_heads_leaves_no_stale_heads_file(with_heads: Path) -> 
     assert not (with_heads.parent / "again" / HEADS_FILE).exists()
     assert not (target / HEADS_FILE).exists()
     assert RewardModel(target).heads is None
+
+
+def test_heads_fit_on_ratings_alone_and_on_pairs_alone(tiny_models, tmp_path: Path) -> None:
+    # People gave stars without writing a better answer: no pairs at all (and the reverse).
+    stars = RMData(ratings=[Rated(PROMPT, "Blue.", 5, "a"), Rated(PROMPT, "Red.", 2, "b")])
+    pairs = RMData(pairs=[Pair(PROMPT, "Blue.", "Red.", "c"), Pair(PROMPT, "Green.", "No.", "d")])
+    for name, data in (("stars", stars), ("pairs", pairs)):
+        settings = RMTrainSettings(epochs=1, holdout=0.0, uncertainty_heads=3)
+        train_reward_model(data, tiny_models.reward_model, tmp_path / name, settings)
+        heads = load_heads(tmp_path / name)
+        assert heads is not None and heads.count == 3
+        assert torch.isfinite(heads.weight).all() and torch.isfinite(heads.bias).all()

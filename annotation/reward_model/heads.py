@@ -40,14 +40,16 @@ class HeadSettings:
 def pooled(scorer: RewardModel, prompts: list[str], responses: list[str]) -> torch.Tensor:
     """(N, hidden): the score head's input for each text, encoded as the reward model scores it."""
     assert scorer.model is not None
+    hidden = scorer.model.config.get_text_config().hidden_size
+    if not prompts:  # e.g. ratings without a single pair: the tokenizer refuses an empty batch
+        return torch.zeros((0, hidden))
     rows = scorer.encode(prompts, responses)
     parts: list[torch.Tensor] = []
     with pooled_features(scorer.model, scorer.pad_id) as captured:
         for start in range(0, len(rows), scorer.batch_size):
             scorer.model(**scorer.pad(rows[start : start + scorer.batch_size]))
             parts.append(captured.pop().float().cpu())
-    hidden = scorer.model.config.get_text_config().hidden_size
-    return torch.cat(parts) if parts else torch.zeros((0, hidden))
+    return torch.cat(parts)
 
 
 def fit_heads(scorer: RewardModel, data: RMData, settings: HeadSettings) -> UncertaintyHeads:

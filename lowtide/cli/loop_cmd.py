@@ -11,6 +11,7 @@ from lowtide.cli.clients import require_api_key
 from lowtide.cli.console import err, out
 from lowtide.config import load_run_config
 from lowtide.errors import UsageError
+from lowtide.loop.settings import SCRIPTED_REVIEWER_EMAIL
 
 
 def loop(
@@ -30,7 +31,7 @@ def loop(
         None, "--reviewer", help="reviewer function, package.module:name (default: people review)"
     ),
     reviewer_email: str = typer.Option(
-        "scripted-reviewer@lowtide.local",
+        SCRIPTED_REVIEWER_EMAIL,
         "--reviewer-email",
         help="the reviewer function's own Label Studio account",
     ),

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lowtide.config import RunConfig, dump_run_config
 
+SCRIPTED_REVIEWER_EMAIL = "scripted-reviewer@lowtide.local"
 # Settings that may change between runs of one loop: more rounds, a longer wait for people.
 _FREE = {"rounds", "min_reviews", "review_timeout_s", "poll_s"}
 # Run-config keys the loop sets itself, or that say where things are rather than what is
@@ -28,7 +29,7 @@ class LoopSettings(BaseModel):
     steps: int | None = Field(None, ge=1, description="training steps a round (default: config)")
     start: Literal["previous", "initial"] = "previous"  # each round's starting policy
     reviewer: str | None = None  # dotted path of a reviewer function; None: people review
-    reviewer_email: str = "scripted-reviewer@lowtide.local"
+    reviewer_email: str = SCRIPTED_REVIEWER_EMAIL
     min_reviews: int | None = Field(None, ge=1)  # people: reviews to wait for (default: all)
     review_timeout_s: float = Field(24 * 3600, gt=0)
     poll_s: float = Field(5.0, gt=0)

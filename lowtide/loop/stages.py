@@ -1,6 +1,6 @@
 """The steps between two training runs, shared by `lowtide demo` and `lowtide loop`: import what a
 run routed (a burst worker), review it (a machine reviewer under its own Label Studio account),
-export the reviews, train the next reward model."""
+export the reviews; and a reviewer's score of a policy."""
 
 from __future__ import annotations
 
@@ -17,8 +17,7 @@ from typing import Any
 from annotation.config import AnnotationConfig
 from lowtide.errors import UserError
 from lowtide.loop.reviewer import Reviewer, ReviewRejected, checked_review, result_of
-
-SCRIPTED_REVIEWER_EMAIL = "scripted-reviewer@lowtide.local"
+from lowtide.loop.settings import SCRIPTED_REVIEWER_EMAIL
 
 
 def routed_count(history: Iterable[Mapping[str, float]]) -> int:

@@ -440,6 +440,15 @@ def test_a_hundred_copies_become_one_queued_task_with_its_count(own_redis, tmp_p
     assert all(r.selected_by.group_size == 1 for r in records if r is not sky)
 
 
+def test_ingest_refuses_the_budget_policy_with_one_line(tmp_path: Path, capsys) -> None:
+    code, _, err = invoke(
+        capsys, "ingest", str(tmp_path), "--once", "--sampling.policy=budget",
+        "--sampling.review_budget.reviews=5", f"--queue.spool_dir={tmp_path / 'spool'}",
+    )  # fmt: skip
+    assert code == 2, err
+    assert "does not work with lowtide ingest" in err and "Traceback" not in err
+
+
 # ---- config --------------------------------------------------------------------------------
 
 

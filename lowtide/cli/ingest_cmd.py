@@ -62,7 +62,7 @@ def ingest(
     cursor, exit). Override any key: --sampling.threshold=0.3 --queue.name=other."""
     from lowtide.integrations import router_from_config
     from sampling.ingest.cursor import Cursor, CursorError, default_path
-    from sampling.ingest.follower import Follower
+    from sampling.ingest.follower import BUDGET_NOT_FOR_INGEST, Follower
     from sampling.ingest.formats import FormatError
     from sampling.ingest.handover import IngestError
 
@@ -72,6 +72,9 @@ def ingest(
     if once and not directory.is_dir():
         raise UsageError(f"{directory}: no such directory")
     router = router_from_config(config, ctx.args)  # a config mistake stops here, before anything
+    if router.budget is not None:
+        router.close(deadline_s=2.0)
+        raise UsageError(BUDGET_NOT_FOR_INGEST)
     stop = _StopRequest()
     with stop_after_the_step(stop, _announce), _producer_messages():
         try:

@@ -62,6 +62,15 @@ class IngestStats:
         self.routed += counts.submitted
 
 
+# The cursor moves past what was read, while the budget policy's candidates wait in memory for
+# their selection: a stop or crash would lose them for good.
+BUDGET_NOT_FOR_INGEST = (
+    "sampling.policy budget does not work with lowtide ingest yet (candidates waiting for the "
+    "budget's selection would be lost behind the cursor): choose threshold, quantile, "
+    "group_relative or zscore"
+)
+
+
 class DumpClock:
     """The trainer's time as the dump files tell it: never goes back."""
 
@@ -107,6 +116,8 @@ class Follower:
         reward_weights: Sequence[float] | None = None,
         say: Callable[[str], None] = print,
     ) -> None:
+        if router.budget is not None:
+            raise IngestError(BUDGET_NOT_FOR_INGEST)
         self.router = router
         self.location = location
         self.cursor = cursor

@@ -85,7 +85,18 @@ def review_view_data() -> dict[str, Any]:
             "explore": list(_HIDDEN_IN_LIST),
             "labeling": [c for c in all_columns if c not in _SHOWN_WHILE_LABELING],
         },
-        "columnsDisplayType": {REWARD_COLUMN: "Number"},
+        "columnsDisplayType": {REWARD_COLUMN: "Number", "tasks:data.step": "Number"},
+        # Narrower columns (default ~170 px each): with the defaults the reward, which Label
+        # Studio lists after the labeling config's fields, starts off screen.
+        "columnsWidth": {
+            "tasks:completed_at": 110,
+            "tasks:annotators": 110,
+            "tasks:predictions_score": 110,
+            "tasks:data.prompt": 170,
+            "tasks:data.response_visible": 220,
+            "tasks:data.run_id": 110,
+            "tasks:data.step": 80,
+        },
     }
 
 

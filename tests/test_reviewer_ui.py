@@ -51,7 +51,7 @@ def driver() -> Iterator[Any]:
     chrome.quit()
 
 
-def import_through_the_worker(server: LabelStudioServer, record: dict[str, Any]) -> int:
+def import_through_the_worker(server: LabelStudioServer, records: list[dict[str, Any]]) -> int:
     """The project and task as the annotation worker makes them; the project id."""
     import redis
 
@@ -62,8 +62,8 @@ def import_through_the_worker(server: LabelStudioServer, record: dict[str, Any])
     connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
     context = ImportContext.create(config, connection, queue_name="reviewer-ui-test")
     try:
-        outcome = import_records([record], context, JobMemo("reviewer-ui-test", {}))
-        assert outcome.imported + outcome.duplicates == 1
+        outcome = import_records(records, context, JobMemo("reviewer-ui-test", {}))
+        assert outcome.imported == len(records)
         return context.project_id()
     finally:
         context.client.close()
@@ -127,7 +127,9 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     record["reward_details"] = {"keyword": 0.0, "format": 0.5}
     record["reward_weights"] = {"keyword": 1.0, "format": 0.1}
     record = RolloutRecord.model_validate(record).model_dump(mode="json")
-    project_id = import_through_the_worker(label_studio, record)
+    # Beside it, tasks whose rewards sort differently as numbers and as text.
+    others = [rollout_record(10 + i, run_id=run_id, reward=r) for i, r in enumerate((10, 9, 100))]
+    project_id = import_through_the_worker(label_studio, [record, *others])
     with label_studio.client() as client:
         task_id = client.task_ids_by_sample_id(project_id, [record["sample_id"]])[
             record["sample_id"]
@@ -188,3 +190,24 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     values = {item["from_name"]: item["value"] for item in annotations[0]["result"]}
     assert values["quality"] == {"rating": 3}
     assert sorted(values["failure"]["choices"]) == ["hallucination", "unsafe"]
+
+    # The saved view lists what is left to review, by reward as a number.
+    driver.get(f"{label_studio.url}/projects/{project_id}/data?tab={view_id}")
+    wait_for(driver, ".lsf-table__row-wrapper")
+    time.sleep(1.0)
+    # The reviewed task (0.05) has left it; as text, 100 would come before 9.
+    assert reward_column(driver) == ["9", "10", "100"]
+    driver.save_screenshot(str(SCREENSHOT.with_name("review_list.png")))
+
+
+def reward_column(driver: Any) -> list[str]:
+    """The Data Manager table's reward cells, top to bottom."""
+    return driver.execute_script(
+        """
+        const heads = [...document.querySelectorAll('.lsf-table__cell.lsf-th')];
+        const index = heads.findIndex((cell) => cell.innerText.trim().startsWith('reward'));
+        if (index < 0) return null;
+        return [...document.querySelectorAll('.lsf-table__row-wrapper')].map(
+            (row) => row.querySelectorAll('.lsf-table__cell')[index].innerText.trim());
+        """
+    )

@@ -7,17 +7,16 @@ import httpx
 import pytest
 
 from annotation.accounts import ensure_reviewer_account
-from annotation.labelstudio import LabelStudioError
+from annotation.labelstudio import LabelStudioError, task_from_record
 from tests.helpers.labelstudio import REVIEW_XML_PATH
+from tests.helpers.records import rollout_record
 
 RATING = [{"from_name": "quality", "to_name": "response", "type": "rating",
            "value": {"rating": 3}}]  # fmt: skip
 
 
 def _task(sample_id: str) -> dict:
-    return {"data": {"sample_id": sample_id, "run_id": "accounts", "step": 0, "prompt": "p",
-                     "response": "r", "reward": 0.0, "reward_text": "0",
-                     "reward_details": "(none)"}}  # fmt: skip
+    return task_from_record(rollout_record(0, run_id="accounts") | {"sample_id": sample_id})
 
 
 def test_two_reviewer_accounts_annotate_under_their_own_users(label_studio) -> None:

@@ -74,6 +74,7 @@ class BudgetStats:
     spent: int = 0  # reviews asked for: records handed to the producer
     folded: int = 0  # near-duplicates covered by a picked representative (not counted in spent)
     selections: int = 0  # times the selector ran
+    failures: int = 0  # selections that raised (their candidates stay pooled)
     by_reason: Counter[str] = field(default_factory=Counter)
     errors: list[str] = field(default_factory=list)
 
@@ -173,8 +174,10 @@ class BudgetSelector:
                     self._spend(self.left)
             except Exception as exc:  # a bad sample must not end selection for the whole run
                 message = f"budget selection failed: {type(exc).__name__}: {exc}"
-                log.exception(message)
-                self.stats.errors.append(message)
+                self.stats.failures += 1
+                if message not in self.stats.errors:  # each distinct failure logged once
+                    log.exception(message)
+                    self.stats.errors.append(message)
             with self._lock:
                 self._ticks += 1
                 self._lock.notify_all()

@@ -184,6 +184,7 @@ class Router:
                 "sampling/budget_spent": (budget.spent, "sum"),
                 "sampling/budget_left": (self.budget.left, "sum"),
                 "sampling/near_duplicates_folded": (budget.folded, "sum"),
+                "sampling/budget_failures": (budget.failures, "sum"),
             }
         stats = getattr(self.producer, "stats", None)
         if stats is not None:

@@ -393,6 +393,30 @@ def test_the_trainer_hook_pools_each_step_and_spends_the_round_at_train_end() ->
     assert all(r.selected_by.reason for r in records) and producer.closed
 
 
+def test_a_selection_that_raises_is_counted_and_the_next_one_still_runs(monkeypatch) -> None:
+    real_choose, calls = budget_selector.choose, []
+
+    def failing_once(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("a broken reward detail")
+        return real_choose(*args, **kwargs)
+
+    monkeypatch.setattr(budget_selector, "choose", failing_once)
+    clock = FakeClock()
+    producer = FakeProducer()
+    router = Router(budget_config(10, "hour"), producer, clock=clock)
+    router.route(batch(1, 20), BatchInfo("run", 1))
+    clock.now += 3600
+    router.budget.tick_now()
+    assert producer.records == [] and router.budget.stats.failures == 1
+    router.budget.tick_now()
+    router.close()
+    assert len(producer.records) == 10
+    metrics = router.metrics(router.route([], BatchInfo("run", 2)))
+    assert metrics["sampling/budget_failures"] == (1, "sum")
+
+
 def test_the_other_policies_route_as_before() -> None:
     producer = FakeProducer()
     router = Router(SamplingConfig(policy="threshold", threshold=0.5), producer)

@@ -363,3 +363,56 @@ def test_people_review_ctrl_c_stops_the_wait_and_a_rerun_waits_again(
     assert state["evaluate"]["policy_score"] is None
     summary = json.loads((loop_dir / "summary.json").read_text())
     assert summary[0]["reviewed"] == 2 and summary[0]["policy_score"] is None
+
+
+def test_a_kill_during_training_resumes_from_the_last_checkpoint(
+    workdir: Path, tiny_models
+) -> None:
+    """No Label Studio needed: the round stops at its import (nothing listens), after the
+    training stage is recorded."""
+    from rq import Queue
+
+    from lowtide.services.process import free_port
+    from tests.helpers.pipeline import REDIS_URL
+
+    config = loop_config(workdir, tiny_models)
+    loop_dir = workdir / "loop"
+    queue_name = f"test-loop-{uuid.uuid4().hex[:8]}"
+    argv = ["loop", "--config", str(config), "--dir", str(loop_dir), "--rounds", "1",
+            "--steps", "6", f"--queue.name={queue_name}"]  # fmt: skip
+    env = {**os.environ, "REDIS_URL": REDIS_URL, "LABEL_STUDIO_API_KEY": "k" * 40,
+           "LABEL_STUDIO_URL": f"http://127.0.0.1:{free_port()}", "COLUMNS": "200"}  # fmt: skip
+    log = workdir / "first.log"
+    first = subprocess.Popen([sys.executable, "-m", "lowtide", *argv], cwd=workdir, env=env,
+                             stdout=log.open("w"), stderr=subprocess.STDOUT)  # fmt: skip
+    deadline = time.monotonic() + 300
+    latest = None
+    while latest is None or latest.read_text() != "step-000004":
+        assert first.poll() is None, log.read_text()[-3000:]
+        assert time.monotonic() < deadline, "no checkpoint of step 4"
+        found = list(loop_dir.glob("round-1/run/*/checkpoints/latest"))
+        latest = found[0] if found else None
+        time.sleep(0.05)
+    first.kill()
+    first.wait()
+    checkpoints = latest.parent
+    kept = mtimes(checkpoints / "step-000002", checkpoints / "step-000004")
+    assert "train" not in state_of(loop_dir).get("1", {})
+
+    try:
+        again = run_cli(*argv, cwd=workdir, env=env, timeout=300)
+        assert again.returncode == 1, again.stderr[-3000:]
+        assert "the annotation worker failed" in again.stderr  # stopped at the import
+        train = state_of(loop_dir)["1"]["train"]
+        assert train["steps"] == 6
+        # Steps 5 and 6 only were taken again; steps 1-4 stay as they were.
+        assert mtimes(*kept) == kept
+        assert sorted(p.name for p in checkpoints.iterdir() if p.name.startswith("step")) == [
+            "step-000002", "step-000004", "step-000006"]  # fmt: skip
+        assert "trainer.resume" not in again.stderr
+        assert train["routed"] == 6 * 4  # the steps before the kill count too
+        assert (checkpoints.parent / "config.yaml").read_text().count("resume: true") == 1
+    finally:
+        from redis import Redis
+
+        Queue(queue_name, connection=Redis.from_url(REDIS_URL)).empty()

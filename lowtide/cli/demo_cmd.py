@@ -133,7 +133,9 @@ def _close_the_loop(
     err.rule(f"5/{total} scripted review and export")
     tally = review_run(annotation, routed.project_id, first.run_id, review_task)
     with label_studio_client(annotation) as client:
-        summary = export_annotations(client, annotation.project, config.export.out, since="last")
+        summary = export_annotations(
+            client, annotation.project, config.export.out, "last", config.export.agreement
+        )
     histogram = ", ".join(f"{n} x {rating}" for rating, n in sorted(tally.ratings.items()))
     err.print(
         f"reviewed {tally.reviewed} tasks as {tally.reviewer} (ratings: {histogram}); exported "

@@ -126,8 +126,9 @@ class LoopRunner:
 
         run_ids = [self.run_id(k) for k in range(1, number + 1)]
         path, rows = export_reviews(
-            self.base.annotation, self.round_dir(number) / "export", run_ids
-        )
+            self.base.annotation, self.round_dir(number) / "export", run_ids,
+            self.base.export.agreement,
+        )  # fmt: skip
         err.print(f"{rows} reviews of this loop's rounds 1-{number} in {path}", markup=False)
         return {"data": str(path), "rows": rows}
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from annotation.config import AnnotationConfig
+from annotation.config import AgreementConfig, AnnotationConfig
 from lowtide.errors import UserError
 from lowtide.loop.reviewer import Reviewer, ReviewRejected, checked_review, result_of
 from lowtide.loop.settings import SCRIPTED_REVIEWER_EMAIL
@@ -110,7 +110,10 @@ def review_run(
 
 
 def export_reviews(
-    annotation: AnnotationConfig, out_dir: Path, run_ids: Collection[str]
+    annotation: AnnotationConfig,
+    out_dir: Path,
+    run_ids: Collection[str],
+    agreement: AgreementConfig | None = None,
 ) -> tuple[Path, int]:
     """Every review of the project into `out_dir/annotations.jsonl` (the export's files), and
     the reviews of `run_ids` alone into `out_dir/reviews.jsonl`: (that file, its rows)."""
@@ -118,7 +121,9 @@ def export_reviews(
     from lowtide.cli.clients import label_studio_client
 
     with label_studio_client(annotation) as client:
-        export_annotations(client, annotation.project, out_dir / "annotations.jsonl", since="all")
+        export_annotations(
+            client, annotation.project, out_dir / "annotations.jsonl", "all", agreement
+        )
     ours = [
         line
         for line in (out_dir / "annotations.jsonl").read_text(encoding="utf-8").splitlines()

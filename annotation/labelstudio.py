@@ -221,21 +221,29 @@ class LabelStudioClient:
 
     def unreviewed_tasks(self, project_id: int, run_id: str | None = None) -> list[dict[str, Any]]:
         """Tasks without any annotation yet (of one training run, if given): id and data."""
-        items: list[dict[str, Any]] = [
-            {"filter": "filter:tasks:total_annotations", "operator": "equal", "type": "Number",
-             "value": 0},
-        ]  # fmt: skip
-        if run_id is not None:
-            items.append({"filter": "filter:tasks:data.run_id", "operator": "equal",
-                          "type": "String", "value": run_id})  # fmt: skip
-        query = json.dumps({"filters": {"conjunction": "and", "items": items}})
+        unreviewed = {"filter": "filter:tasks:total_annotations", "operator": "equal",
+                      "type": "Number", "value": 0}  # fmt: skip
         with self._errors("listing tasks to review", project_id):
             return [
                 {"id": task.id, "data": dict(task.data or {})}
-                for task in self._sdk.tasks.list(
-                    project=project_id, query=query, fields="task_only", page_size=_PAGE_SIZE
-                )
+                for task in self._run_tasks(project_id, run_id, [unreviewed])
             ]
+
+    def count_run_tasks(self, project_id: int, run_id: str) -> int:
+        """How many tasks of one training run the project holds, reviewed or not."""
+        with self._errors(f"counting the tasks of {run_id}", project_id):
+            return sum(1 for _ in self._run_tasks(project_id, run_id, []))
+
+    def _run_tasks(
+        self, project_id: int, run_id: str | None, items: list[dict[str, Any]]
+    ) -> Iterator[Any]:
+        if run_id is not None:
+            items = [*items, {"filter": "filter:tasks:data.run_id", "operator": "equal",
+                              "type": "String", "value": run_id}]  # fmt: skip
+        query = json.dumps({"filters": {"conjunction": "and", "items": items}})
+        return self._sdk.tasks.list(
+            project=project_id, query=query, fields="task_only", page_size=_PAGE_SIZE
+        )
 
     def create_annotation(self, task_id: int, result: list[dict[str, Any]]) -> int:
         """Annotate a task through the API, as a reviewer's submit does; the annotation id."""

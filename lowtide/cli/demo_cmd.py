@@ -95,14 +95,14 @@ def demo(
 
 def _import_routed(config: RunConfig, result) -> Routed:
     """Run a burst worker over the queue; count this run's tasks in the project."""
-    from lowtide.loop.stages import count_run_tasks, routed_count, run_burst_worker
+    from lowtide.loop.stages import routed_count, run_burst_worker
 
     routed = routed_count(result.history)
     annotation = config.annotation
     run_burst_worker(QUICKSTART, [f"--annotation.label_studio_url={annotation.label_studio_url}"])
     with label_studio_client(annotation) as client:
         project_id = client.find_project(annotation.project)
-        imported = count_run_tasks(client, project_id, result.run_id) if project_id else 0
+        imported = client.count_run_tasks(project_id, result.run_id) if project_id else 0
     err.print(
         f"routed {routed} low-reward rollouts (reward < {config.sampling.threshold}); "
         f"{imported} are now review tasks in project {annotation.project!r}",

@@ -83,7 +83,7 @@ class LoopRunner:
 
     def _import(self, number: int) -> dict[str, Any]:
         from lowtide.cli.clients import label_studio_client
-        from lowtide.loop.stages import count_run_tasks, run_burst_worker
+        from lowtide.loop.stages import run_burst_worker
 
         overrides = list(self.overrides)
         if self.base.annotation.suggestions.judge != "off":
@@ -93,7 +93,7 @@ class LoopRunner:
         annotation = self.base.annotation
         with label_studio_client(annotation) as client:
             project_id = client.find_project(annotation.project)
-            imported = count_run_tasks(client, project_id, self.run_id(number)) if project_id else 0
+            imported = client.count_run_tasks(project_id, self.run_id(number)) if project_id else 0
         err.print(f"{imported} review tasks of {self.run_id(number)} in project "
                   f"{annotation.project!r}", markup=False)  # fmt: skip
         return {"project_id": project_id, "imported": imported}

@@ -36,26 +36,6 @@ def run_burst_worker(config_path: Path | None, overrides: Sequence[str]) -> None
         raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
 
 
-def count_run_tasks(client, project_id: int, run_id: str) -> int:
-    """How many tasks of one training run the project holds, reviewed or not (the client
-    lists only unreviewed or annotated ones; this asks the SDK for all with the run's id)."""
-    from annotation.labelstudio import LabelStudioError
-
-    item = {"filter": "filter:tasks:data.run_id", "operator": "equal", "type": "String",
-            "value": run_id}  # fmt: skip
-    query = json.dumps({"filters": {"conjunction": "and", "items": [item]}})
-    try:
-        tasks = client._sdk.tasks.list(
-            project=project_id, query=query, fields="task_only", page_size=1000
-        )
-        return sum(1 for _ in tasks)
-    except Exception as error:  # the SDK's ApiError or a transport error: one line
-        raise LabelStudioError(
-            f"Label Studio at {client.url}: counting the tasks of {run_id} failed "
-            f"({type(error).__name__})"
-        ) from None
-
-
 @dataclass
 class ReviewFailure:
     task_id: int

@@ -22,7 +22,7 @@ from typing import Any
 
 from annotation.config import SCORE_BANDS, SUGGESTIONS_OFF, ScoreBand, SuggestionsConfig
 from annotation.errors import AnnotationError
-from rl.plugins import PluginPathError, resolve_path
+from rl.plugins import PluginPathError, resolve_callable
 from sampling.records import RolloutRecord
 
 # The controls of configs/label_studio/review.xml a suggestion fills.
@@ -216,14 +216,9 @@ def build_suggester(config: SuggestionsConfig, labeling_config_xml: str) -> Sugg
         judge = ScoreBands(config.bands)
     else:
         try:
-            judge = resolve_path(config.judge)
+            judge = resolve_callable(config.judge)
         except PluginPathError as error:
             raise SuggestionConfigError(f"annotation.suggestions.judge: {error}") from None
-        if not callable(judge):
-            raise SuggestionConfigError(
-                f"annotation.suggestions.judge: {config.judge!r} is a "
-                f"{type(judge).__name__}, not a function"
-            )
     model_version = config.model_version or f"{config.judge}/{config.score}"
     return Suggester(judge, model_version, config.score, controls)
 

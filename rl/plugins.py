@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import pkgutil
 import re
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -49,6 +50,14 @@ class PluginPathError(ValueError):
 
 def is_dotted_path(text: str) -> bool:
     return _PATH.fullmatch(text) is not None
+
+
+def resolve_callable(path: str, what: str = "function") -> Callable[..., Any]:
+    """The callable at `path`; PluginPathError when it does not resolve or is not callable."""
+    target = resolve_path(path)
+    if not callable(target):
+        raise PluginPathError(f"{path!r} is a {type(target).__name__}, not a {what}")
+    return target
 
 
 def resolve_path(path: str) -> Any:

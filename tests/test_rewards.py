@@ -358,7 +358,7 @@ def test_reward_types_lists_rules_and_the_reward_model() -> None:
     [
         ("no_such_package.rewards:score", "cannot import module 'no_such_package.rewards'"),
         (f"{HERE}:my_rewrad", "has no attribute 'my_rewrad'. Did you mean 'my_reward'"),
-        (f"{HERE}:HERE", "not callable"),
+        (f"{HERE}:HERE", "not a callable"),
         ("tests:", "not a dotted path"),
     ],
 )

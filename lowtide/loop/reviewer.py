@@ -21,7 +21,7 @@ from annotation.export import (
     RATING_FIELD,
 )
 from lowtide.errors import UsageError
-from rl.plugins import PluginPathError, resolve_path
+from rl.plugins import PluginPathError, resolve_callable
 
 RATINGS = range(1, 6)
 
@@ -44,12 +44,9 @@ class ReviewRejected(ValueError):
 
 def load_reviewer(path: str) -> Reviewer:
     try:
-        found = resolve_path(path)
+        return resolve_callable(path)
     except PluginPathError as error:
         raise UsageError(f"--reviewer {path}: {error}") from None
-    if not callable(found):
-        raise UsageError(f"--reviewer {path}: {type(found).__name__} is not callable")
-    return found
 
 
 def checked_review(reviewer: Reviewer, data: Mapping[str, Any]) -> Review:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from rl.hooks.context import StageContext
-from rl.plugins import BUILTIN_HOOKS, PluginPathError, is_dotted_path, resolve_path
+from rl.plugins import BUILTIN_HOOKS, PluginPathError, is_dotted_path, resolve_callable
 from rl.suggest import did_you_mean
 
 
@@ -127,14 +127,9 @@ def _import_factory(path: str, type_name: str) -> HookFactory:
             "('package.module:factory' or 'package.module.factory')"
         )
     try:
-        target = resolve_path(path)
+        return resolve_callable(path, "callable hook factory")
     except PluginPathError as exc:
         raise HookError(f"hook type {type_name!r}: {exc}") from exc
-    if not callable(target):
-        raise HookError(
-            f"hook type {type_name!r} is a {type(target).__name__}, not a callable hook factory"
-        )
-    return target
 
 
 HOOKS = HookRegistry(BUILTIN_HOOKS)

@@ -16,7 +16,7 @@ import math
 from typing import Any
 
 from rl.config import RewardSpec
-from rl.plugins import BUILTIN_REWARD_RULES, PluginPathError, resolve_path
+from rl.plugins import BUILTIN_REWARD_RULES, PluginPathError, resolve_callable
 from rl.rewards.function import FunctionReward
 from rl.rewards.model_spec import check_model_spec
 from rl.rewards.types import RewardError, Scorer
@@ -94,9 +94,6 @@ def import_function(path: str, label: str) -> Any:
     """The callable at `pkg.mod:attr.sub` or `pkg.mod.attr`; import failures are fatal, with the
     reason."""
     try:
-        target = resolve_path(path)
+        return resolve_callable(path, "callable")
     except PluginPathError as error:
         raise RewardError(f"reward {label!r}: {error}") from error
-    if not callable(target):
-        raise RewardError(f"reward {label!r}: {path!r} is a {type(target).__name__}, not callable")
-    return target

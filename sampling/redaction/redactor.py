@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rl.plugins import PluginPathError, resolve_path
+from rl.plugins import PluginPathError, resolve_callable
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME
 from sampling.redaction.personal import personal_finders
@@ -66,13 +66,9 @@ class Redactor:
         function = None
         if config.redactor:
             try:
-                function = resolve_path(config.redactor)
+                function = resolve_callable(config.redactor)
             except PluginPathError as error:
                 raise PluginPathError(f"sampling.redact.redactor: {error}") from None
-            if not callable(function):
-                raise PluginPathError(
-                    f"sampling.redact.redactor: {config.redactor!r} is not a function"
-                )
         kinds = {*config.builtin_kinds(), *(p.kind for p in config.patterns)}
         return cls(
             [*builtin_finders(), *user],

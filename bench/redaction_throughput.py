@@ -86,7 +86,7 @@ def finder_costs(pairs: list[tuple[str, str]]) -> list[tuple[str, float]]:
     views = [Text(text) for pair in pairs for text in pair]
     started = time.process_time()
     for view in views:
-        _ = view.lower, view.long_words, view.digit_runs
+        _ = view.lower, view.long_words, view.number_shape
     costs = [("(shared text facts)", time.process_time() - started)]
     from sampling.redaction.secret_plugins import TokenFinders
 

@@ -118,7 +118,7 @@ class IpFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if view.has_number(4, dots=3):
+        if view.has_dotted_number():
             for match in self._V4.finditer(text):
                 if is_ipv4(match.group()):
                     yield Span(match.start(), match.end(), "IP_ADDRESS")

@@ -8,6 +8,7 @@ type only (the exception's own message may quote the text).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,9 @@ from sampling.redaction.spans import Finder, Span, Text
 # A user's redactor: the spans it finds in one text, as (start, end, KIND).
 SpanFunction = Callable[[str], Iterable[tuple[int, int, str]]]
 _PRIORITY = {kind: rank for rank, kind in enumerate(BUILTIN_KINDS)}
+# Texts remembered with their spans: a few steps' prompts, at most this long each.
+FIND_CACHE_SIZE = 256
+FIND_CACHE_MAX_CHARS = 16_384
 
 
 class RedactionError(RuntimeError):
@@ -57,6 +61,9 @@ class Redactor:
         self.allow_regex = [re.compile(regex) for regex in allow_regex]
         self.function = function
         self.function_name = function_name
+        # The samples of a group share their prompt: it is searched once. Spans depend on the
+        # text alone (placeholders are numbered per record, in redact()), so they can be reused.
+        self._cached_find = functools.lru_cache(maxsize=FIND_CACHE_SIZE)(self._find)
 
     @classmethod
     def from_config(cls, config: RedactConfig) -> Redactor:
@@ -82,6 +89,11 @@ class Redactor:
     def find(self, text: str) -> list[Span]:
         """Where to redact in `text`: allowed values left out, overlapping finds merged into
         one span (of the kind that ranks first), sorted."""
+        if len(text) > FIND_CACHE_MAX_CHARS:
+            return self._find(text)
+        return list(self._cached_find(text))
+
+    def _find(self, text: str) -> list[Span]:
         view = Text(text)
         found = [
             span

@@ -259,7 +259,6 @@ class KeywordFinder:
 
     kinds = frozenset({"SECRET"})
     name = "KeywordDetector"
-    _OPERATOR = re.compile(r"[=:]")
     _NAME = re.compile(
         rf"(?:{'|'.join((*SECRET_NAMES, 'access_?token', 'auth_?token', 'token'))})[\w.-]{{0,20}}$"
     )
@@ -273,8 +272,7 @@ class KeywordFinder:
         ):
             return
         lower = view.lower
-        for operator in self._OPERATOR.finditer(text):
-            at = operator.start()
+        for at in _positions(text, "=:"):
             # The word just before the operator, without quotes or a closing bracket.
             before = lower[max(0, at - 48) : at].rstrip(" \t\"']").rsplit(None, 1)
             if not before or not self._NAME.search(before[-1][-32:]):
@@ -287,9 +285,21 @@ class KeywordFinder:
             found = value.group(group)
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
                 continue  # `****`, a placeholder or a template, not a secret
-            if not quoted and operator.group() == ":" and found.isalpha():
+            if not quoted and text[at] == ":" and found.isalpha():
                 continue
             yield Span(value.start(group), value.end(group), "SECRET")
+
+
+def _positions(text: str, chars: str) -> list[int]:
+    """Where each of `chars` is in `text`, in order: str.find skips in C at a fraction of what a
+    regex character class costs a character."""
+    found = []
+    for char in chars:
+        at = text.find(char)
+        while at >= 0:
+            found.append(at)
+            at = text.find(char, at + 1)
+    return sorted(found)
 
 
 def high_entropy_finders() -> list[HighEntropyFinder]:

@@ -46,6 +46,7 @@ from annotation.agreement import (
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
+from annotation.review_results import quality_of
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.jsonl import read_jsonl
 
@@ -356,8 +357,8 @@ def _result_values(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     values: dict[str, Any] = {}
     for result in results:
         name, value = result.get("from_name"), result.get("value") or {}
-        if name == RATING_FIELD and isinstance(value.get("rating"), int | float):
-            values[name] = int(value["rating"])
+        if name == RATING_FIELD and quality_of(value) is not None:  # either form: see there
+            values[name] = quality_of(value)
         elif name == FAILURE_FIELD and isinstance(value.get("choices"), list):
             values[name] = [str(choice) for choice in value["choices"]]
         elif name in (BETTER_FIELD, NOTE_FIELD) and isinstance(value.get("text"), list):

@@ -1,9 +1,9 @@
 """What a review project explains and how its Data Manager opens: the instruction panel (what
-each star means, what each failure category covers, how the reward was computed, the keys) and
+each rating means, what each failure category covers, how the reward was computed, the keys) and
 the saved "Unreviewed, lowest reward first" view.
 
-The categories and their keys are read from the labeling config itself, so the instructions
-never disagree with the checkboxes a reviewer sees.
+The rating and category keys are read from the labeling config itself, so the instructions
+never disagree with the controls a reviewer sees.
 """
 
 from __future__ import annotations
@@ -12,10 +12,12 @@ import html
 import xml.etree.ElementTree as ElementTree
 from typing import Any
 
+from annotation.review_results import RATING_KIND, quality_control
+
 REVIEW_VIEW_TITLE = "Unreviewed, lowest reward first"
 REWARD_COLUMN = "tasks:data.reward"
 
-STARS = (
+RATINGS = (
     (1, "unusable: wrong, harmful, or no answer at all"),
     (2, "poor: the right idea, but mistakes a user would be hurt by"),
     (3, "acceptable: correct in substance, with flaws of form or completeness"),
@@ -102,10 +104,22 @@ def review_view_data() -> dict[str, Any]:
 
 def review_instructions(labeling_config_xml: str) -> str:
     """The instruction panel's HTML for a project with this labeling config."""
-    stars = "".join(
-        f"<li><b>{count} star{'s' if count > 1 else ''}</b>: {html.escape(meaning)}</li>"
-        for count, meaning in STARS
-    )
+    control = quality_control(labeling_config_xml)
+    if control is not None and control.kind == RATING_KIND:  # an older project: stars
+        ratings = "".join(
+            f"<li><b>{count} star{'s' if count > 1 else ''}</b>: {html.escape(meaning)}</li>"
+            for count, meaning in RATINGS
+        )
+        how = "<p>Click a star, or press its key to add one (after five it clears).</p>"
+    else:
+        keys = dict(rating_keys(labeling_config_xml))
+        ratings = "".join(
+            f"<li><b>{count}</b>"
+            f"{f' (key <kbd>{html.escape(keys[count])}</kbd>)' if keys.get(count) else ''}"
+            f": {html.escape(meaning)}</li>"
+            for count, meaning in RATINGS
+        )
+        how = "<p>Press the rating's number, or click it; another number replaces it.</p>"
     categories = "".join(
         f"<li><b>{html.escape(value)}</b>{f' (key <kbd>{html.escape(key)}</kbd>)' if key else ''}"
         f"{f': {html.escape(hint)}' if hint else ''}</li>"
@@ -116,8 +130,7 @@ def review_instructions(labeling_config_xml: str) -> str:
         "<p>Each task is one response the model gave during training that the reward function "
         "scored low, or that was picked for an audit. Judge the response to the prompt as a "
         "careful user would; the reward is a hint, not the answer.</p>"
-        f"<h4>Quality (required)</h4><ul>{stars}</ul>"
-        "<p>Click a star, or press <kbd>1</kbd> to add one (after five it clears).</p>"
+        f"<h4>Quality (required)</h4><ul>{ratings}</ul>{how}"
         "<h4>What went wrong (any that apply)</h4>"
         f"<ul>{categories or '<li>(no categories in this project)</li>'}</ul>"
         "<h4>How the reward was computed</h4>"
@@ -134,6 +147,22 @@ def review_instructions(labeling_config_xml: str) -> str:
         "<h4>Keys</h4><p>Submit: <kbd>Ctrl</kbd>+<kbd>Enter</kbd>. Keys do nothing while you "
         "type in a text box.</p>"
     )
+
+
+def rating_keys(labeling_config_xml: str) -> list[tuple[int, str]]:
+    """(rating, hotkey) of every Choice of the config's `quality` Choices that has a hotkey."""
+    try:
+        root = ElementTree.fromstring(labeling_config_xml)
+    except ElementTree.ParseError:
+        return []
+    return [
+        (int(value), choice.get("hotkey", ""))
+        for choices in root.iter("Choices")
+        if choices.get("name") == "quality"
+        for choice in choices.iter("Choice")
+        if (value := choice.get("alias") or choice.get("value") or "").isdigit()
+        and choice.get("hotkey")
+    ]
 
 
 def failure_categories(labeling_config_xml: str) -> list[tuple[str, str, str]]:

@@ -22,6 +22,7 @@ from typing import Any
 
 from annotation.config import SCORE_BANDS, SUGGESTIONS_OFF, ScoreBand, SuggestionsConfig
 from annotation.errors import AnnotationError
+from annotation.review_results import QualityKind, quality_control, quality_of, quality_result
 from rl.plugins import PluginPathError, resolve_callable
 from sampling.records import RolloutRecord
 
@@ -57,7 +58,7 @@ class Rollout:
 
 @dataclass(frozen=True)
 class Suggestion:
-    rating: int  # 1-5, as the review's Rating control
+    rating: int  # 1-5, as the review's quality control
     categories: tuple[str, ...] = ()  # failure categories, from the labeling config's Choices
     score: float | None = None  # the prediction's score; None: the rollout's score
 
@@ -67,9 +68,11 @@ Judge = Callable[[Rollout], Suggestion | Mapping[str, Any] | None]
 
 @dataclass(frozen=True)
 class ReviewControls:
-    """The labeling config's Rating and failure Choices, which a prediction's result must name."""
+    """The labeling config's quality control (one choice of 1-5, or an older project's star
+    Rating) and failure Choices, which a prediction's result must name and match."""
 
     rating_to: str
+    rating_kind: QualityKind
     failure_to: str | None
     categories: tuple[str, ...]
 
@@ -79,18 +82,20 @@ class ReviewControls:
             root = ElementTree.fromstring(xml)
         except ElementTree.ParseError as error:
             raise SuggestionConfigError(f"the labeling config is not valid XML ({error})") from None
-        rating = _control(root, "Rating", RATING_CONTROL)
-        if rating is None:
+        rating = quality_control(xml)
+        if rating is None or any(r not in rating.ratings for r in range(1, 6)):
             raise SuggestionConfigError(
-                f'suggestions need a <Rating name="{RATING_CONTROL}"> in the labeling config '
-                "(as in configs/label_studio/review.xml); set annotation.suggestions.judge=off"
+                f'suggestions need a quality rating (<Choices name="{RATING_CONTROL}"> with the '
+                'choices "1" to "5", or <Rating name="quality">) in the labeling config (as in '
+                "configs/label_studio/review.xml); set annotation.suggestions.judge=off"
             )
         failure = _control(root, "Choices", FAILURE_CONTROL)
         categories = () if failure is None else tuple(
             str(choice.get("value")) for choice in failure.iter("Choice")
         )  # fmt: skip
         return cls(
-            rating_to=str(rating.get("toName")),
+            rating_to=rating.to_name,
+            rating_kind=rating.kind,
             failure_to=None if failure is None else str(failure.get("toName")),
             categories=categories,
         )
@@ -185,10 +190,8 @@ class Suggester:
         return Suggestion(rating, tuple(dict.fromkeys(categories)), score)
 
     def _result(self, suggestion: Suggestion) -> list[dict[str, Any]]:
-        result = [
-            {"from_name": RATING_CONTROL, "to_name": self.controls.rating_to, "type": "rating",
-             "value": {"rating": suggestion.rating}},
-        ]  # fmt: skip
+        controls = self.controls
+        result = [quality_result(suggestion.rating, controls.rating_kind, controls.rating_to)]
         if suggestion.categories:
             result.append(
                 {"from_name": FAILURE_CONTROL, "to_name": self.controls.failure_to,
@@ -273,8 +276,8 @@ def _suggested_values(result: Iterable[Mapping[str, Any]]) -> tuple[int, list[st
     rating, categories = None, []
     for item in result:
         value = item.get("value") or {}
-        if item.get("from_name") == RATING_CONTROL and isinstance(value.get("rating"), int | float):
-            rating = int(value["rating"])
+        if item.get("from_name") == RATING_CONTROL and quality_of(value) is not None:
+            rating = quality_of(value)
         elif item.get("from_name") == FAILURE_CONTROL and isinstance(value.get("choices"), list):
             categories = [str(choice) for choice in value["choices"]]
     return None if rating is None else (rating, categories)

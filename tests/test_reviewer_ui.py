@@ -2,8 +2,8 @@
 
 A task of the review project is imported through the worker's importer path, opened in the
 browser after logging in with the test server's account; the digit and letter hotkeys are
-pressed, the task submitted, and the annotation read back through the API. The screenshot is
-the README's (docs/images/review_task.png).
+pressed (a digit is that rating), the task submitted, and the annotation read back through the
+API. The screenshot is the README's (docs/images/review_task.png).
 
 Chromium and its driver come from the system packages (`make browser`). Without them the test
 skips with what to install, except in CI (CI=true), where a missing browser fails it.
@@ -20,6 +20,7 @@ import pytest
 
 from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
+from annotation.review_results import quality_of
 from sampling.records import RolloutRecord
 from tests.conftest import REPO
 from tests.helpers import browser
@@ -147,7 +148,8 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     assert "picked by budget (low reward)" in text and "stands for 3 near-identical" in text
     assert "··Blue.⟨NUL⟩ Or⟨U+200B⟩ green⏎" in text
     assert "format: 0.5 × weight 0.1 = 0.05" in text and "keyword: 0 × weight 1 = 0" in text
-    for label in ("refusal[d]", "hallucination[i]", "off-topic[t]", "unsafe[x]"):
+    for label in ("1·unusable[1]", "3·acceptable[3]", "5·excellent[5]", "refusal[d]",
+                  "hallucination[i]", "off-topic[t]", "unsafe[x]"):  # fmt: skip
         assert label in text.replace(" ", "").replace("\n", ""), label
     shown = driver.find_element(By.XPATH, "//*[contains(text(), '··Blue.')]")
     white_space = driver.execute_script("return getComputedStyle(arguments[0]).whiteSpace", shown)
@@ -156,7 +158,7 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     # The instruction panel: what the stars and categories mean, how the reward was computed.
     driver.find_element(By.XPATH, "//button[normalize-space()='Instructions']").click()
     panel = wait_for(driver, "[class*=modal] [class*=__content]")
-    assert "5 stars" in panel.text and "excellent" in panel.text
+    assert "5 (key 5): excellent" in panel.text and "3 (key 3): acceptable" in panel.text
     assert "hallucination (key i)" in panel.text and "value × weight = contribution" in panel.text
     ActionChains(driver).send_keys(Keys.ESCAPE).perform()
     WebDriverWait(driver, WAIT_S).until(expected_conditions.invisibility_of_element(panel))
@@ -165,15 +167,15 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     submit = driver.find_element(By.XPATH, "//button[normalize-space()='Submit']")
     submit.click()
     refusal = wait_for(driver, ".ant-modal-confirm-content, [class*=modal] [class*=__content]")
-    assert "Please rate the response (1 to 5 stars) before submitting." in refusal.text
+    assert "Please rate the response (1 to 5) before submitting." in refusal.text
     assert "quality" not in refusal.text
     driver.find_element(By.XPATH, "//button[normalize-space()='OK']").click()
     WebDriverWait(driver, WAIT_S).until(expected_conditions.invisibility_of_element(refusal))
     assert label_studio.get(f"/api/tasks/{task_id}/annotations/").json() == []
 
-    # Keys: 1 three times is three stars; 3 no longer ticks a category; i and x tick theirs.
+    # Keys: a digit is that rating (5, then 3: the 3 replaces the 5); i and x tick their category.
     driver.find_element(By.TAG_NAME, "body").click()
-    press(driver, "1113ix")
+    press(driver, "53ix")
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SCREENSHOT))
 
@@ -188,7 +190,8 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
         annotations = label_studio.get(f"/api/tasks/{task_id}/annotations/").json()
     assert len(annotations) == 1, "the submit did not reach Label Studio"
     values = {item["from_name"]: item["value"] for item in annotations[0]["result"]}
-    assert values["quality"] == {"rating": 3}
+    assert values["quality"] == {"choices": ["3"]}
+    assert quality_of(values["quality"]) == 3  # as the export reads it
     assert sorted(values["failure"]["choices"]) == ["hallucination", "unsafe"]
 
     # The saved view lists what is left to review, by reward as a number.

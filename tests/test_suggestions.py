@@ -21,6 +21,7 @@ from pydantic import ValidationError
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig, SuggestionsConfig
 from annotation.importer import ImportContext, JobMemo, import_records
+from annotation.review_results import quality_of, quality_result
 from annotation.suggestions import (
     Rollout,
     Suggestion,
@@ -85,7 +86,9 @@ def suggester(**config: Any):
 
 def rating_and_categories(prediction: dict[str, Any]) -> tuple[int, list[str]]:
     values = {item["from_name"]: item["value"] for item in prediction["result"]}
-    return values["quality"]["rating"], values.get("failure", {}).get("choices", [])
+    rating = quality_of(values["quality"])
+    assert rating is not None
+    return rating, values.get("failure", {}).get("choices", [])
 
 
 # --- judges ---
@@ -106,8 +109,9 @@ def test_score_bands_map_the_reward_to_a_rating_and_categories() -> None:
     low = bands_judge.prediction(record(reward=0.05))
     assert low is not None and rating_and_categories(low) == (1, ["refusal", "format"])
     assert low["score"] == 0.05 and low["model_version"] == "score_bands/reward"
-    assert low["result"][0] == {"from_name": "quality", "to_name": "response", "type": "rating",
-                                "value": {"rating": 1}}  # fmt: skip
+    # The form of review.xml's quality control: one choice, "1" to "5".
+    assert low["result"][0] == {"from_name": "quality", "to_name": "response", "type": "choices",
+                                "value": {"choices": ["1"]}}  # fmt: skip
     assert rating_and_categories(bands_judge.prediction(record(reward=0.1))) == (3, [])
     assert rating_and_categories(bands_judge.prediction(record(reward=0.7))) == (5, [])
     assert len(bands_judge.prediction(record(reward=0.7))["result"]) == 1  # no empty choices
@@ -174,8 +178,26 @@ def test_judge_mistakes_fail_when_the_suggester_is_built() -> None:
     with pytest.raises(SuggestionConfigError, match=r"categories \['boring'\] are not in"):
         suggester(judge="score_bands", bands=[{"rating": 1, "categories": ["boring"]}])
     no_rating = "<View><Text name='response' value='$response'/></View>"
-    with pytest.raises(SuggestionConfigError, match='need a <Rating name="quality">'):
+    with pytest.raises(SuggestionConfigError, match="need a quality rating"):
         build_suggester(SuggestionsConfig(judge="score_bands"), no_rating)
+    three = REVIEW_XML.replace('<Choice value="4"', '<Choice value="four"')
+    with pytest.raises(SuggestionConfigError, match='with the choices "1" to "5"'):
+        build_suggester(SuggestionsConfig(judge="score_bands"), three)
+
+
+def test_a_project_with_the_older_star_rating_gets_suggestions_in_its_form() -> None:
+    stars = (
+        "<View><Text name='response' value='$response'/>"
+        "<Rating name='quality' toName='response' maxRating='5'/>"
+        "<Choices name='failure' toName='response' choice='multiple'>"
+        "<Choice value='refusal'/></Choices></View>"
+    )
+    built = build_suggester(SuggestionsConfig(judge="score_bands"), stars)
+    assert built is not None
+    prediction = built.prediction(record(reward=0.05))
+    assert prediction is not None
+    assert prediction["result"][0] == {"from_name": "quality", "to_name": "response",
+                                       "type": "rating", "value": {"rating": 1}}  # fmt: skip
 
 
 def test_suggestion_config_is_checked_on_load() -> None:
@@ -204,6 +226,10 @@ def test_outcome_and_acceptance_of_reviews() -> None:
         "accepted": True, "changed": [],
     }  # fmt: skip
     assert suggestion_outcome([prediction], 3, ["refusal"])["changed"] == ["rating", "categories"]
+    # A suggestion in review.xml's form (the rating as one choice) compares the same way.
+    as_choice = {**prediction, "result": [quality_result(2), *prediction["result"][1:]]}
+    assert suggestion_outcome([as_choice], 2, ["format", "refusal"]) == accepted
+    assert suggestion_outcome([as_choice], 4, ["format", "refusal"])["changed"] == ["rating"]
     assert suggestion_outcome([], 3, []) is None
     rows = [
         {"meta": {"suggestion": accepted}},
@@ -300,7 +326,7 @@ def test_suggestions_in_label_studio_and_the_export(
         assert len(first) == 1 and first[0].model_version == "judge-v1"
         assert first[0].score == pytest.approx(0.1)
         assert [(r["from_name"], r["value"]) for r in first[0].result] == [
-            ("quality", {"rating": 2}), ("failure", {"choices": ["refusal"]})
+            ("quality", {"choices": ["2"]}), ("failure", {"choices": ["refusal"]})
         ]  # fmt: skip
         assert [len(predictions(i)) for i in range(7)] == [1, 1, 1, 0, 0, 0, 1]
         project = sdk.projects.get(project_id)
@@ -382,8 +408,7 @@ def next_task(server: LabelStudioServer, project_id: int) -> tuple[int, list[str
 
 
 def review(rating: int, *failures: str) -> list[dict[str, Any]]:
-    result = [{"from_name": "quality", "to_name": "response", "type": "rating",
-               "value": {"rating": rating}}]  # fmt: skip
+    result = [quality_result(rating)]  # as review.xml's digit keys store it
     if failures:
         result.append({"from_name": "failure", "to_name": "response", "type": "choices",
                        "value": {"choices": list(failures)}})  # fmt: skip

@@ -20,6 +20,7 @@ from annotation.export import (
     NOTE_FIELD,
     RATING_FIELD,
 )
+from annotation.review_results import CHOICES_KIND, QualityKind, quality_of, quality_result
 from lowtide.errors import UsageError
 from rl.plugins import PluginPathError, resolve_callable
 
@@ -77,9 +78,10 @@ def checked_review(reviewer: Reviewer, data: Mapping[str, Any]) -> Review:
     return verdict
 
 
-def result_of(review: Review) -> list[dict[str, Any]]:
-    """The annotation result, in the shape of configs/label_studio/review.xml."""
-    result: list[dict[str, Any]] = [_control(RATING_FIELD, "rating", {"rating": review.rating})]
+def result_of(review: Review, quality: QualityKind = CHOICES_KIND) -> list[dict[str, Any]]:
+    """The annotation result, in the shape of configs/label_studio/review.xml; `quality` is
+    the project's quality control (an older project's star Rating: "rating")."""
+    result: list[dict[str, Any]] = [quality_result(review.rating, quality)]
     if review.categories:
         result.append(_control(FAILURE_FIELD, "choices", {"choices": list(review.categories)}))
     if review.better:
@@ -106,8 +108,9 @@ def _review_of_result(result: list[Any]) -> Review:
         for name in (BETTER_FIELD, NOTE_FIELD)
         if name in values
     }
+    quality = values[RATING_FIELD]  # {"choices": ["3"]}, or the older {"rating": 3}: checked later
     return Review(
-        rating=values[RATING_FIELD].get("rating"),
+        rating=quality["rating"] if "rating" in quality else quality_of(quality),
         categories=tuple(values.get(FAILURE_FIELD, {}).get("choices") or ()),
         better=texts.get(BETTER_FIELD),
         note=texts.get(NOTE_FIELD),

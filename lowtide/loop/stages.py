@@ -63,8 +63,12 @@ def review_run(
     account `email` (made if missing), never as the admin whose token is in `annotation`. A task
     the reviewer fails on stays unreviewed; `on_failure(failure)` hears about it."""
     from annotation.accounts import ensure_reviewer_account
+    from annotation.importer import read_labeling_config
     from annotation.labelstudio import LabelStudioClient
+    from annotation.review_results import quality_kind
 
+    # The project's labeling config is the configured one (the worker keeps it so).
+    quality = quality_kind(read_labeling_config(annotation.labeling_config))
     admin_key = annotation.api_key.get_secret_value() if annotation.api_key else ""
     account = ensure_reviewer_account(
         annotation.label_studio_url, admin_key, email, annotation.request_timeout_s
@@ -83,7 +87,7 @@ def review_run(
                 if on_failure is not None:
                     on_failure(failure)
                 continue
-            client.create_annotation(task["id"], result_of(verdict))
+            client.create_annotation(task["id"], result_of(verdict, quality))
             tally.reviewed += 1
             tally.ratings[verdict.rating] += 1
     return tally

@@ -1,0 +1,86 @@
+"""The review's quality rating (1-5) as Label Studio stores it, read and written in one place.
+
+configs/label_studio/review.xml asks for it as a single choice among "1".."5" (`<Choices
+name="quality">`), so that pressing a digit sets that rating. Projects made before used a star
+control (`<Rating name="quality">`), whose annotations hold `{"rating": N}`. Both forms are
+read; a result is written in the form of the labeling config it goes to.
+"""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ElementTree
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+QUALITY_FIELD = "quality"
+QualityKind = Literal["choices", "rating"]
+CHOICES_KIND: QualityKind = "choices"  # what the shipped review.xml has
+RATING_KIND: QualityKind = "rating"  # older projects: a star control
+_WHOLE_NUMBER = re.compile(r"\s*(\d+)\s*")
+
+
+def quality_of(value: Any) -> int | None:
+    """The rating in one result item's `value` of the quality control, in either form:
+    `{"rating": 3}` or `{"choices": ["3"]}`; None for anything else."""
+    if not isinstance(value, Mapping):
+        return None
+    rating = value.get("rating")
+    if isinstance(rating, int | float) and not isinstance(rating, bool):
+        return int(rating)
+    choices = value.get("choices")
+    if isinstance(choices, list) and len(choices) == 1:
+        matched = _WHOLE_NUMBER.fullmatch(str(choices[0]))
+        return int(matched.group(1)) if matched else None
+    return None
+
+
+def quality_result(
+    rating: int, kind: QualityKind = CHOICES_KIND, to_name: str = "response"
+) -> dict[str, Any]:
+    """The result item that gives `rating` in a project whose quality control is `kind`."""
+    value: dict[str, Any] = (
+        {"rating": rating} if kind == RATING_KIND else {"choices": [str(rating)]}
+    )
+    return {"from_name": QUALITY_FIELD, "to_name": to_name, "type": kind, "value": value}
+
+
+@dataclass(frozen=True)
+class QualityControl:
+    """The labeling config's quality control: its kind, what it labels, and (for choices) the
+    ratings it offers."""
+
+    kind: QualityKind
+    to_name: str
+    ratings: tuple[int, ...]
+
+
+def quality_control(labeling_config_xml: str) -> QualityControl | None:
+    """The config's quality control, or None when it has none (or is not XML)."""
+    try:
+        root = ElementTree.fromstring(labeling_config_xml)
+    except ElementTree.ParseError:
+        return None
+    for node in root.iter():
+        if node.get("name") != QUALITY_FIELD:
+            continue
+        if node.tag == "Rating":
+            top = int(node.get("maxRating") or 5)
+            return QualityControl(RATING_KIND, str(node.get("toName")), tuple(range(1, top + 1)))
+        if node.tag == "Choices":
+            # What a choice stores is its alias when it has one, else its value.
+            stored = (
+                quality_of({"choices": [c.get("alias") or c.get("value")]})
+                for c in node.iter("Choice")
+            )
+            offered = tuple(sorted({r for r in stored if r is not None}))
+            return QualityControl(CHOICES_KIND, str(node.get("toName")), offered)
+    return None
+
+
+def quality_kind(labeling_config_xml: str) -> QualityKind:
+    """How results for a project with this config write the rating (choices when it has no
+    quality control: that is what the shipped config has)."""
+    control = quality_control(labeling_config_xml)
+    return control.kind if control is not None else CHOICES_KIND

@@ -104,7 +104,11 @@ class Text:
     def has_number_after_capitals(self, digits: int) -> bool:
         """Two capitals, then a run of at least `digits` digits (separators and spaces between
         them allowed): how IBANs (GB82 WEST ...) and NINOs (AB 12 34 56 C) start."""
-        return b"AA" + b"0" * digits in self.number_shape
+        return self._capitals_then_digits and b"AA" + b"0" * digits in self.number_shape
+
+    @cached_property
+    def _capitals_then_digits(self) -> bool:  # shared by the IBAN and the NINO gates
+        return b"AA00" in self.number_shape
 
 
 class Finder(Protocol):

@@ -30,7 +30,12 @@ from annotation import ledger
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
-from annotation.suggestions import Suggester, SuggestionRejected, build_suggester
+from annotation.suggestions import (
+    ReviewControls,
+    Suggester,
+    SuggestionRejected,
+    build_suggester,
+)
 from sampling.records import RecordError, RolloutRecord, parse_record
 
 # After a killed attempt, its last import request may still be running inside Label Studio
@@ -80,6 +85,12 @@ class ImportContext:
                 self.config.project, xml, self.config.reviews_per_task
             )
             self._created_at = self.client.project_created_at(project_id)
+            if self.suggester is not None:
+                # A project that kept an older config (its star reviews) gets suggestions in
+                # that config's form.
+                kept = self.client.labeling_config(project_id)
+                if kept.strip() != xml.strip():
+                    self.suggester.controls = ReviewControls.from_xml(kept)
             self._project_id = project_id
         return self._project_id
 

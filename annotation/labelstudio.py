@@ -8,6 +8,7 @@ echo of the key is masked anyway.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
@@ -25,6 +26,9 @@ from annotation.review_instructions import (
     review_instructions,
     review_view_data,
 )
+from annotation.review_results import RATING_KIND, quality_control
+
+logger = logging.getLogger(__name__)
 
 # The Data Manager query travels in the URL; ~1,000 `in_list` keys already overflow it.
 _MAX_QUERY_CHARS = 12_000
@@ -87,8 +91,22 @@ class LabelStudioClient:
             return int(created.id)
         project = min(found, key=lambda p: p.id)
         if (project.label_config or "").strip() != labeling_config_xml.strip():
-            with self._errors(f"updating project {project.id}", project.id, labeling_config=True):
-                self._sdk.projects.update(project.id, label_config=labeling_config_xml)
+            try:
+                with self._errors(
+                    f"updating project {project.id}", project.id, labeling_config=True
+                ):
+                    self._sdk.projects.update(project.id, label_config=labeling_config_xml)
+            except LabelStudioError as error:
+                if not _star_reviews_block(project.label_config or "", str(error)):
+                    raise
+                logger.warning(
+                    "project %s keeps its labeling config: its reviews rate quality with stars "
+                    "(<Rating>), and Label Studio refuses a config without them while such "
+                    "reviews exist. They export as before; for the digit keys of the new "
+                    "config, review in a new project (annotation.project)",
+                    project.id,
+                )
+                labeling_config_xml = project.label_config or ""
         wanted = overlap(reviews_per_task)
         if any(getattr(project, key, None) != value for key, value in wanted.items()):
             with self._errors(f"setting the overlap of project {project.id}", project.id):
@@ -250,6 +268,11 @@ class LabelStudioClient:
         with self._errors(f"annotating task {task_id}"):
             return int(self._sdk.annotations.create(id=task_id, result=result).id)
 
+    def labeling_config(self, project_id: int) -> str:
+        """The project's labeling config as Label Studio holds it (what results must match)."""
+        with self._errors("reading the project", project_id):
+            return str(self._sdk.projects.get(project_id).label_config or "")
+
     def project_created_at(self, project_id: int) -> str:
         with self._errors("reading the project", project_id):
             created = self._sdk.projects.get(project_id).created_at
@@ -313,6 +336,18 @@ class LabelStudioClient:
 
     def _mask(self, text: str) -> str:
         return text.replace(self._api_key, "***") if self._api_key else text
+
+
+def _star_reviews_block(current_xml: str, error: str) -> bool:
+    """Did Label Studio refuse the new config because the project has reviews made with its
+    star Rating for quality (projects made before the rating became one choice of 1-5)?"""
+    control = quality_control(current_xml)
+    return (
+        control is not None
+        and control.kind == RATING_KIND
+        and "incompatible" in error
+        and "type=rating" in error
+    )
 
 
 def instruction_settings(labeling_config_xml: str) -> dict[str, Any]:

@@ -63,12 +63,9 @@ def review_run(
     account `email` (made if missing), never as the admin whose token is in `annotation`. A task
     the reviewer fails on stays unreviewed; `on_failure(failure)` hears about it."""
     from annotation.accounts import ensure_reviewer_account
-    from annotation.importer import read_labeling_config
     from annotation.labelstudio import LabelStudioClient
     from annotation.review_results import quality_kind
 
-    # The project's labeling config is the configured one (the worker keeps it so).
-    quality = quality_kind(read_labeling_config(annotation.labeling_config))
     admin_key = annotation.api_key.get_secret_value() if annotation.api_key else ""
     account = ensure_reviewer_account(
         annotation.label_studio_url, admin_key, email, annotation.request_timeout_s
@@ -77,6 +74,8 @@ def review_run(
     with LabelStudioClient(
         annotation.label_studio_url, account.api_key, annotation.request_timeout_s
     ) as client:
+        # Results in the project's form (a project with older star reviews keeps the Rating).
+        quality = quality_kind(client.labeling_config(project_id))
         for task in client.unreviewed_tasks(project_id, run_id):
             data = task["data"]
             try:

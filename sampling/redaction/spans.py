@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from functools import cached_property
 from typing import NamedTuple, Protocol
 
 LONG_WORD = 20
@@ -48,43 +47,46 @@ class Text:
     per text: most texts have no long word, few digits, no `@`, and finders that need one cost
     next to nothing there."""
 
+    # Plain attributes filled on first use: functools.cached_property takes a lock on each first
+    # access, which costs as much as computing most of these facts.
+    __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_shape", "text")
+
     def __init__(self, text: str) -> None:
         self.text = text
+        self._lower: str | None = None
+        self._long_words: list[tuple[int, int]] | None = None
+        self._number_class: bytes | None = None
+        self._number_shape: bytes | None = None
+        self._capitals: bool | None = None
 
-    @cached_property
+    @property
     def lower(self) -> str:
-        return self.text.lower()
+        if self._lower is None:
+            self._lower = self.text.lower()
+        return self._lower
 
-    @cached_property
+    @property
     def long_words(self) -> list[tuple[int, int]]:
         """(start, end) of each whitespace-separated word of LONG_WORD characters or more:
         every token, key or encoded secret is one, and ordinary prose has almost none."""
-        text, found = self.text, []
-        if not text.isascii():  # Unicode whitespace: the regex knows it
-            position = 0
-            while (match := _LONG_WORD.match(text, position)) is not None:
-                found.append(match.span(1))
-                position = match.end()
-            return found
-        shape = text.encode("ascii").translate(_WORD_SHAPE)
-        position = shape.find(_LONG_RUN)
-        while position >= 0:  # the first 20 x's of a word are where it starts
-            end = shape.find(b" ", position)
-            end = len(shape) if end < 0 else end
-            found.append((position, end))
-            position = shape.find(_LONG_RUN, end)
-        return found
+        if self._long_words is None:
+            self._long_words = _long_words(self.text)
+        return self._long_words
 
-    @cached_property
+    @property
     def number_class(self) -> bytes:
         """The text with digits as "0", capitals as "A", dots as ".", other number separators
         as " ", anything else as "a"."""
-        return self.text.encode("utf-8", "surrogatepass").translate(_CLASS_SHAPE)
+        if self._number_class is None:
+            self._number_class = self.text.encode("utf-8", "surrogatepass").translate(_CLASS_SHAPE)
+        return self._number_class
 
-    @cached_property
+    @property
     def number_shape(self) -> bytes:
         """number_class without separators: `4111 1111` and `(555) 123-4567` are one run of 0s."""
-        return self.number_class.translate(None, _NUMBER_SEPARATORS)
+        if self._number_shape is None:
+            self._number_shape = self.number_class.translate(None, _NUMBER_SEPARATORS)
+        return self._number_shape
 
     def has_number(self, digits: int) -> bool:
         """A run of at least `digits` digits, written with or without separators (`4111 1111`,
@@ -104,11 +106,27 @@ class Text:
     def has_number_after_capitals(self, digits: int) -> bool:
         """Two capitals, then a run of at least `digits` digits (separators and spaces between
         them allowed): how IBANs (GB82 WEST ...) and NINOs (AB 12 34 56 C) start."""
-        return self._capitals_then_digits and b"AA" + b"0" * digits in self.number_shape
+        if self._capitals is None:  # shared by the IBAN and the NINO gates
+            self._capitals = b"AA00" in self.number_shape
+        return self._capitals and b"AA" + b"0" * digits in self.number_shape
 
-    @cached_property
-    def _capitals_then_digits(self) -> bool:  # shared by the IBAN and the NINO gates
-        return b"AA00" in self.number_shape
+
+def _long_words(text: str) -> list[tuple[int, int]]:
+    found = []
+    if not text.isascii():  # Unicode whitespace: the regex knows it
+        position = 0
+        while (match := _LONG_WORD.match(text, position)) is not None:
+            found.append(match.span(1))
+            position = match.end()
+        return found
+    shape = text.encode("ascii").translate(_WORD_SHAPE)
+    position = shape.find(_LONG_RUN)
+    while position >= 0:  # the first 20 x's of a word are where it starts
+        end = shape.find(b" ", position)
+        end = len(shape) if end < 0 else end
+        found.append((position, end))
+        position = shape.find(_LONG_RUN, end)
+    return found
 
 
 class Finder(Protocol):

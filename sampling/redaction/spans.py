@@ -32,8 +32,9 @@ _CLASS_SHAPE = bytes(
     for code in range(256)
 )  # fmt: skip
 _NUMBER_SEPARATORS = b" ."
-# The middle of an IPv4 address: a dot, one to three digits, a dot, digits on both sides.
-_IPV4_MIDDLES = (b"0.0.0", b"0.00.0", b"0.000.0")
+# The middle of an IPv4 address: a dot, one to three digits, a dot, digits on both sides (a
+# regex on the shape: a literal start, so it skips along in C).
+_IPV4_MIDDLE = re.compile(rb"0\.0{1,3}\.0")
 
 
 class Span(NamedTuple):
@@ -96,12 +97,7 @@ class Text:
     def has_dotted_number(self) -> bool:
         """Three dots or more in the text, and two of them around one to three digits with a
         digit on each side (`0.113.4`): the middle of an IPv4 address."""
-        shape = self.number_class  # a decimal point first: few texts have one
-        return (
-            b"0.0" in shape
-            and any(middle in shape for middle in _IPV4_MIDDLES)
-            and self.text.count(".") >= 3
-        )
+        return _IPV4_MIDDLE.search(self.number_class) is not None and self.text.count(".") >= 3
 
     def has_number_after_capitals(self, digits: int) -> bool:
         """Two capitals, then a run of at least `digits` digits (separators and spaces between

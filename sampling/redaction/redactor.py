@@ -94,16 +94,16 @@ class Redactor:
         return list(self._cached_find(text))
 
     def _find(self, text: str) -> list[Span]:
-        view = Text(text)
-        found = [
-            span
-            for finder in self.finders
-            for span in finder.find(view)
-            if self.kinds is None or span.kind in self.kinds
-        ]
+        view, kinds, found = Text(text), self.kinds, []
+        for finder in self.finders:
+            if kinds is None or finder.kinds <= kinds:
+                found.extend(finder.find(view))
+            else:  # a finder of several kinds, some of them not wanted
+                found.extend(span for span in finder.find(view) if span.kind in kinds)
         if self.function is not None:
             found += self._from_function(text)
-        found = [span for span in found if not self._allowed(text[span.start : span.end])]
+        if self.allow or self.allow_regex:
+            found = [span for span in found if not self._allowed(text[span.start : span.end])]
         return _merged(found)
 
     def redact(self, texts: Sequence[str]) -> Redaction:

@@ -351,7 +351,7 @@ def _star_reviews_block(current_xml: str, error: str) -> bool:
 
 
 def instruction_settings(labeling_config_xml: str) -> dict[str, Any]:
-    """The instruction panel, shown before a reviewer's first task: what the stars and the
+    """The instruction panel, shown before a reviewer's first task: what the ratings and the
     categories mean, how the reward was computed, the keys."""
     return {
         "expert_instruction": review_instructions(labeling_config_xml),

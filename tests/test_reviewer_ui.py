@@ -155,7 +155,7 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     white_space = driver.execute_script("return getComputedStyle(arguments[0]).whiteSpace", shown)
     assert white_space in ("pre-wrap", "pre", "break-spaces")  # inner runs of spaces kept
 
-    # The instruction panel: what the stars and categories mean, how the reward was computed.
+    # The instruction panel: what the ratings and categories mean, how the reward was computed.
     driver.find_element(By.XPATH, "//button[normalize-space()='Instructions']").click()
     panel = wait_for(driver, "[class*=modal] [class*=__content]")
     assert "5 (key 5): excellent" in panel.text and "3 (key 3): acceptable" in panel.text

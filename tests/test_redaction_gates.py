@@ -1,0 +1,128 @@
+"""The shortcuts that make redaction cheap never change what it finds: each gate (digits,
+capitals, dotted numbers, long words, a character every match needs) only turns away texts its
+finder would find nothing in, and the e-mail search from each `@` finds what a scan of the whole
+text finds. Checked on seeded random texts dense in the characters the finders look for."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from sampling.redaction import Redactor
+from sampling.redaction.config import RedactConfig
+from sampling.redaction.personal import EmailFinder, IbanFinder, IpFinder, NinoFinder, NumberFinder
+from sampling.redaction.secret_plugins import KeywordFinder, password_finders
+from sampling.redaction.spans import LONG_WORD, Span, Text
+
+PIECES = [
+    "jane.doe@example.org", "mailto:", "://admin:pw@db.io", "@", ":", "=", ".", "-", " ", "\n",
+    "4111 1111 1111 1111", "+44 20 7946 0958", "(555) 123-4567", "123-45-6789", "203.0.113.42",
+    "1.2.3", "fe80::1:2", "::", "GB82 WEST 1234 5698 7654 32", "GB82WEST12345698765432",
+    "AB 12 34 56 C", "AB", "12", "7", "password", "Password=", "api_key", "token: ", "'",
+    "x" * (LONG_WORD - 1), "y" * LONG_WORD, "é", "\u3000", "İ", "word", "Key",
+]  # fmt: skip
+
+
+def random_texts(count: int, seed: int) -> list[str]:
+    """Dense texts (many pieces, so finders meet each other's values) and sparse ones (one
+    piece in a few random characters, so that a gate cannot pass on another piece's account)."""
+    rng = random.Random(seed)
+    alphabet = "aZ09 .:-@=()+/'\"\té"
+    texts = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(3)))
+        + piece
+        + "".join(rng.choice(alphabet) for _ in range(rng.randrange(3)))
+        for piece in PIECES
+        for _ in range(20)
+    ]
+    for _ in range(count):
+        parts = [
+            rng.choice(PIECES) if rng.random() < 0.6 else rng.choice(alphabet)
+            for _ in range(rng.randrange(1, 40))
+        ]
+        texts.append("".join(parts))
+    return texts
+
+
+TEXTS = random_texts(4000, seed=15)
+
+
+class OpenText(Text):
+    """Every gate open: what the finders find with their regexes and checks alone."""
+
+    __slots__ = ()
+
+    def has_number(self, digits: int) -> bool:
+        return True
+
+    def has_dotted_number(self) -> bool:
+        return True
+
+    def has_number_after_capitals(self, digits: int) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("finder", [NumberFinder(), IbanFinder(), NinoFinder(), IpFinder()])
+def test_number_gates_turn_away_only_texts_without_a_find(finder) -> None:
+    found_somewhere = False
+    for text in TEXTS:
+        expected = list(finder.find(OpenText(text)))
+        assert list(finder.find(Text(text))) == expected, text
+        found_somewhere |= bool(expected)
+    assert found_somewhere  # the corpus exercises the finder
+
+
+def test_email_search_from_each_at_finds_what_a_whole_scan_finds() -> None:
+    finder, found = EmailFinder(), 0
+    for text in TEXTS:
+        view = Text(text)
+        expected = [
+            Span(m.start(), m.end(), "EMAIL")
+            for m in finder._EMAIL.finditer(text)
+            if not (
+                m.start()
+                and text[m.start() - 1] == ":"
+                and not view.lower[: m.start()].endswith("mailto:")
+            )
+        ]
+        assert list(finder.find(view)) == expected, text
+        found += len(expected)
+    assert found > 100
+
+
+def test_long_words_are_the_words_of_twenty_characters_or_more() -> None:
+    long_word = re.compile(rf"\S{{{LONG_WORD},}}")
+    for text in TEXTS + [t.replace("é", "e").replace("\u3000", " ") for t in TEXTS]:
+        expected = [m.span() for m in long_word.finditer(text)]
+        assert Text(text).long_words == expected, text
+
+
+def test_character_gates_of_password_finders_lose_nothing() -> None:
+    for finder in password_finders():
+        assert finder.needs
+        ungated = type(finder)(**{**finder.__dict__, "needs": ""})
+        for text in TEXTS:
+            view = Text(text)
+            assert list(finder.find(view)) == list(ungated.find(view)), text
+
+
+def test_keyword_names_matched_per_operator_or_after_a_trigger_search_agree(monkeypatch) -> None:
+    finder = KeywordFinder()
+    few = [list(finder.find(Text(text))) for text in TEXTS]
+    monkeypatch.setattr(KeywordFinder, "_FEW_OPERATORS", -1)  # always the trigger search
+    assert [list(finder.find(Text(text))) for text in TEXTS] == few
+    assert sum(map(len, few)) > 50
+
+
+def test_a_cached_text_gets_its_own_numbers_in_each_record() -> None:
+    redactor = Redactor.from_config(RedactConfig())
+    prompt = "mail a@example.org or b@example.org"
+    first = redactor.redact([prompt, "and b@example.org"]).texts
+    second = redactor.redact(["c@example.org", prompt]).texts  # the prompt's spans come cached
+    assert first == ("mail <EMAIL_1> or <EMAIL_2>", "and <EMAIL_2>")
+    assert second == ("<EMAIL_1>", "mail <EMAIL_2> or <EMAIL_3>")
+    finds = redactor.find(prompt)
+    finds.clear()  # a caller's copy: the cache keeps its own
+    assert len(redactor.find(prompt)) == 2

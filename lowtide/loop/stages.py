@@ -127,7 +127,8 @@ def score_policy(
     responses = sample_completions(policy, prompts, max_new_tokens=max_new_tokens, seed=seed)
     ratings = []
     for prompt, response in zip(prompts, responses, strict=True):
-        sample_id = hashlib.sha256(f"{policy}\n{prompt}\n{response}".encode()).hexdigest()[:16]
+        # Of the texts alone: the same answer gets the same id (and verdict) wherever it is.
+        sample_id = hashlib.sha256(f"{prompt}\n{response}".encode()).hexdigest()[:16]
         data: dict[str, Any] = {"sample_id": sample_id, "prompt": prompt, "response": response}
         try:
             ratings.append(checked_review(reviewer, data).rating)

@@ -16,8 +16,9 @@ def _bucket(data: Mapping[str, Any]) -> int:
 
 def flaky(data: Mapping[str, Any]) -> Review | list | str:
     """The scripted reviewer, except that it raises for one task in six and returns nonsense
-    for another one in six."""
-    bucket = _bucket(data)
+    for another one in six. Held-out responses (no run_id: not a task) it always rates, so the
+    policy score never depends on which of them it would have failed."""
+    bucket = _bucket(data) if "run_id" in data else None
     if bucket == 0:
         raise RuntimeError("reviewer crashed on this one")
     if bucket == 1:

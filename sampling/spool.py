@@ -16,7 +16,7 @@ import logging
 import os
 import re
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,11 @@ class Spool:
         return sum(len(batch.records) for _, batch in self._unacked())
 
     def size_bytes(self) -> int:
-        return sum(path.stat().st_size for path in self._segments())
+        total = 0
+        for path in self._segments():
+            with suppress(FileNotFoundError):  # replayed and removed since it was listed
+                total += path.stat().st_size
+        return total
 
     def replay(self, send: Callable[[SpooledBatch], None]) -> int:
         """Send every spooled batch in order; stop at the first failure (it stays spooled).
@@ -82,8 +86,10 @@ class Spool:
                         os.fsync(handle.fileno())
                     acked.add(batch.batch_id)
                     sent += 1
-                segment.with_suffix(".acked").unlink(missing_ok=True)
+                # The segment first: a reader (or a crash) in between sees it gone, not a
+                # segment whose acks were removed, all of it pending again.
                 segment.unlink()
+                segment.with_suffix(".acked").unlink(missing_ok=True)
         return sent
 
     # ---- files --------------------------------------------------------------------------------
@@ -98,7 +104,10 @@ class Spool:
         if segments and segments[-1].stat().st_size < SEGMENT_MAX_BYTES:
             return segments[-1]
         number = int(_SEGMENT.match(segments[-1].name).group(1)) + 1 if segments else 0
-        return self.directory / f"segment-{number:08d}.jsonl"
+        path = self.directory / f"segment-{number:08d}.jsonl"
+        # Acks a crash left behind after removing their segment belong to no batch of this one.
+        path.with_suffix(".acked").unlink(missing_ok=True)
+        return path
 
     def _batches(self, segment: Path) -> Iterator[SpooledBatch]:
         # Only a write cut by a crash makes a bad line: append() never returned for it, so no
@@ -113,15 +122,22 @@ class Spool:
                 incomplete(number)
 
     def _acked(self, segment: Path) -> set[str]:
-        path = segment.with_suffix(".acked")
-        return set(path.read_text().split()) if path.exists() else set()
+        try:
+            return set(segment.with_suffix(".acked").read_text().split())
+        except FileNotFoundError:
+            return set()
 
     def _unacked(self) -> Iterator[tuple[Path, SpooledBatch]]:
+        """Unlocked, so that counting never waits on a replay: a segment the replay removes
+        after it was listed counts as sent, as it is."""
         for segment in self._segments():
             acked = self._acked(segment)
-            for batch in self._batches(segment):
-                if batch.batch_id not in acked:
-                    yield segment, batch
+            try:
+                for batch in self._batches(segment):
+                    if batch.batch_id not in acked:
+                        yield segment, batch
+            except FileNotFoundError:
+                continue
 
     @contextmanager
     def _locked(self) -> Iterator[None]:

@@ -86,3 +86,30 @@ def test_a_file_in_the_way_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "spool").write_text("not a directory")
     with pytest.raises(SpoolError, match="cannot write the spool"):
         Spool(tmp_path / "spool").append(batch(0))
+
+
+def test_counting_while_a_replay_removes_a_segment_counts_it_as_sent(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """Counting takes no lock: a segment listed and then removed by a replay in another thread
+    or process is sent, not an error (a producer's stats once died on it)."""
+    spool = Spool(tmp_path / "spool")
+    spool.append(batch(0))
+    listed = [*spool._segments(), tmp_path / "spool" / "segment-00000007.jsonl"]  # gone since
+    monkeypatch.setattr(spool, "_segments", lambda: listed)
+    assert spool.pending_batches() == 1 and spool.pending_records() == 2
+    assert spool.size_bytes() > 0
+
+
+def test_acks_left_by_a_crash_after_their_segment_went_do_not_hide_new_batches(
+    tmp_path: Path,
+) -> None:
+    directory = tmp_path / "spool"
+    directory.mkdir()
+    (directory / "segment-00000000.acked").write_text("b-0\n")  # its segment was removed
+    spool = Spool(directory)
+    spool.append(batch(0))  # the same batch id again, in a new segment of the same number
+    assert spool.pending_batches() == 1
+    sent: list[str] = []
+    spool.replay(lambda b: sent.append(b.batch_id))
+    assert sent == ["b-0"]

@@ -154,9 +154,14 @@ class BudgetSelector:
         with self._lock:
             self._closing = True
             self._lock.notify_all()
-        self._thread.join(timeout=deadline_s + SELECT_DEADLINE_S)
+        waited = deadline_s + SELECT_DEADLINE_S
+        self._thread.join(timeout=waited)
         if self._thread.is_alive():
-            log.error("budget selection did not finish within %.0f s", deadline_s)
+            # The producer closes next: picks this selection makes later are never queued.
+            log.error(
+                "budget selection did not finish within %.0f s; its picks will not be queued",
+                waited,
+            )
 
     # ---- selector thread ---------------------------------------------------------------------
 

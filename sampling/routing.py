@@ -140,7 +140,7 @@ class Router:
 
     def route(self, samples: Sequence[ScoredSample], info: BatchInfo) -> RouteCounts:
         if self.budget is not None:
-            return self._pool_for_budget(samples, info)
+            return self._pool_for_budget(self.budget, samples, info)
         config = self.config
         values = component_values(samples, config.component)
         chosen = select(config, values, [sample.group_id for sample in samples])
@@ -210,11 +210,13 @@ class Router:
             self.budget.close(deadline_s)
         self.producer.close(deadline_s=deadline_s)
 
-    def _pool_for_budget(self, samples: Sequence[ScoredSample], info: BatchInfo) -> RouteCounts:
+    def _pool_for_budget(
+        self, budget: BudgetSelector, samples: Sequence[ScoredSample], info: BatchInfo
+    ) -> RouteCounts:
         """Only pools the batch: the selector thread picks. `selected`/`submitted` are the picks
         made since the previous call."""
-        pooled = self.budget.add(samples, info) if self.budget is not None else 0
-        spent = self.budget.stats.spent if self.budget is not None else 0
+        pooled = budget.add(samples, info)
+        spent = budget.stats.spent
         new, self._budget_reported = spent - self._budget_reported, spent
         return RouteCounts(new, 0, 0, new, pooled=pooled)
 

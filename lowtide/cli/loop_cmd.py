@@ -7,10 +7,11 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from annotation.errors import AnnotationError
 from lowtide.cli.clients import require_api_key
 from lowtide.cli.console import err, out
 from lowtide.config import load_run_config
-from lowtide.errors import UsageError
+from lowtide.errors import UsageError, UserError
 from lowtide.loop.settings import SCRIPTED_REVIEWER_EMAIL
 
 
@@ -69,13 +70,15 @@ def loop(
     require_api_key(base.annotation)
     runner = LoopRunner(base, config, list(ctx.args), settings, loop_dir)
     err.print(f"loop {runner.loop_id} in {loop_dir}: {rounds} rounds", markup=False)
-    code = 0
+    code, failed = 0, None
     try:
         runner.run()
     except KeyboardInterrupt:
         code = 130
     except typer.Exit as stop:  # the training run was interrupted and saved its step
         code = stop.exit_code
+    except (UserError, AnnotationError) as error:  # Label Studio or Redis out of reach, ...
+        code, failed = getattr(error, "exit_code", 1), error
     rows = summary_rows(LoopState(loop_dir), rounds)
     json_path, markdown_path = save_summary(loop_dir, rows)
     _print_table(rows)
@@ -83,15 +86,18 @@ def loop(
               f"rounds          {loop_dir}/round-<k>/ (run, logs, export, reward_model)",
               markup=False)  # fmt: skip
     if code:
-        _stopped(runner, code)
+        _stopped(runner, code, failed)
 
 
-def _stopped(runner, code: int) -> None:
+def _stopped(runner, code: int, failed: Exception | None) -> None:
+    """Where the loop stopped; then the error that stopped it, if one did (main prints it)."""
     state = runner.state
     number = next((k for k in range(1, runner.settings.rounds + 1)
                    if state.reached(k) != "evaluate"), runner.settings.rounds)  # fmt: skip
     err.print(f"stopped in round {number} after stage '{state.reached(number)}': rerun the same "
               "command to resume there", markup=False)  # fmt: skip
+    if failed is not None:
+        raise failed
     raise typer.Exit(code)
 
 

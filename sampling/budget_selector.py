@@ -36,6 +36,7 @@ HOUR_S = 3600.0
 SELECT_DEADLINE_S = 120.0  # how long close() waits for a round's selection, beyond its deadline
 PICKED_MEMORY = 1_000_000  # sample ids already picked, remembered so none is picked twice
 REVIEWED_MEMORY = 500  # responses already picked, whose later copies are not picked again
+ERRORS_KEPT = 20  # distinct selection failures logged and kept in stats.errors
 
 # Builds one record's JSON on the producer thread: (sample, batch info, selection, index).
 RecordBuilder = Callable[[ScoredSample, Any, Selected, int], dict[str, Any]]
@@ -180,7 +181,9 @@ class BudgetSelector:
             except Exception as exc:  # a bad sample must not end selection for the whole run
                 message = f"budget selection failed: {type(exc).__name__}: {exc}"
                 self.stats.failures += 1
-                if message not in self.stats.errors:  # each distinct failure logged once
+                # Each distinct failure logged once, and only the first few: in `per: hour` a
+                # message that quotes a changing value would otherwise grow the list every tick.
+                if message not in self.stats.errors and len(self.stats.errors) < ERRORS_KEPT:
                     log.exception(message)
                     self.stats.errors.append(message)
             with self._lock:

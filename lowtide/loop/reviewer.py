@@ -20,7 +20,13 @@ from annotation.export import (
     NOTE_FIELD,
     RATING_FIELD,
 )
-from annotation.review_results import CHOICES_KIND, QualityKind, quality_of, quality_result
+from annotation.review_results import (
+    CHOICES_KIND,
+    QualityKind,
+    failure_result,
+    quality_of,
+    quality_result,
+)
 from lowtide.errors import UsageError
 from rl.plugins import PluginPathError, resolve_callable
 
@@ -83,7 +89,7 @@ def result_of(review: Review, quality: QualityKind = CHOICES_KIND) -> list[dict[
     the project's quality control (an older project's star Rating: "rating")."""
     result: list[dict[str, Any]] = [quality_result(review.rating, quality)]
     if review.categories:
-        result.append(_control(FAILURE_FIELD, "choices", {"choices": list(review.categories)}))
+        result.append(failure_result(review.categories))
     if review.better:
         result.append(_control(BETTER_FIELD, "textarea", {"text": [review.better]}))
     if review.note:

@@ -464,6 +464,27 @@ def test_a_hundred_copies_become_one_queued_task_with_its_count(own_redis, tmp_p
     assert all(r.selected_by.group_size == 1 for r in records if r is not sky)
 
 
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+def test_a_rounds_picks_go_to_the_spool_while_redis_is_down(own_redis, tmp_path: Path) -> None:
+    own_redis.kill()
+    queue = QueueConfig(
+        redis_url=own_redis.url, name="budget-down", max_latency_ms=50,
+        spool_dir=str(tmp_path / "spool"),
+    )  # fmt: skip
+    producer = Producer(queue)
+    router = Router(budget_config(6, "round"), producer, seed=2)
+    for step in range(1, 4):
+        router.route(batch(step, 10), BatchInfo("run", step))
+    router.close(deadline_s=2)
+    assert router.budget.stats.spent == 6 and router.budget.stats.failures == 0
+    assert producer.spool.pending_records() == 6 and producer.stats.dropped == 0
+    spooled = []
+    producer.spool.replay(lambda batch: spooled.extend(batch.records))
+    records = [parse_record(record) for record in spooled]
+    assert len({r.sample_id for r in records}) == 6
+    assert {r.selected_by.policy for r in records} == {"budget"}
+
+
 def test_ingest_refuses_the_budget_policy_with_one_line(tmp_path: Path, capsys) -> None:
     code, _, err = invoke(
         capsys, "ingest", str(tmp_path), "--once", "--sampling.policy=budget",

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ElementTree
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 QUALITY_FIELD = "quality"
+FAILURE_FIELD = "failure"  # the failure categories: a multiple choice
 QualityKind = Literal["choices", "rating"]
 CHOICES_KIND: QualityKind = "choices"  # what the shipped review.xml has
 RATING_KIND: QualityKind = "rating"  # older projects: a star control
@@ -44,6 +45,12 @@ def quality_result(
         {"rating": rating} if kind == RATING_KIND else {"choices": [str(rating)]}
     )
     return {"from_name": QUALITY_FIELD, "to_name": to_name, "type": kind, "value": value}
+
+
+def failure_result(categories: Iterable[str], to_name: str | None = "response") -> dict[str, Any]:
+    """The result item that picks `categories` in the failure control."""
+    return {"from_name": FAILURE_FIELD, "to_name": to_name, "type": "choices",
+            "value": {"choices": list(categories)}}  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -22,12 +22,20 @@ from typing import Any
 
 from annotation.config import SCORE_BANDS, SUGGESTIONS_OFF, ScoreBand, SuggestionsConfig
 from annotation.errors import AnnotationError
-from annotation.review_results import QualityKind, quality_control, quality_of, quality_result
+from annotation.review_results import (
+    FAILURE_FIELD,
+    QUALITY_FIELD,
+    QualityKind,
+    failure_result,
+    quality_control,
+    quality_of,
+    quality_result,
+)
 from rl.plugins import PluginPathError, resolve_callable
 from sampling.records import RolloutRecord
 
 # The controls of configs/label_studio/review.xml a suggestion fills.
-RATING_CONTROL, FAILURE_CONTROL = "quality", "failure"
+RATING_CONTROL, FAILURE_CONTROL = QUALITY_FIELD, FAILURE_FIELD
 SUGGESTED_FIELDS = ("rating", "categories")
 TOTAL_REWARD = "reward"
 
@@ -193,10 +201,7 @@ class Suggester:
         controls = self.controls
         result = [quality_result(suggestion.rating, controls.rating_kind, controls.rating_to)]
         if suggestion.categories:
-            result.append(
-                {"from_name": FAILURE_CONTROL, "to_name": self.controls.failure_to,
-                 "type": "choices", "value": {"choices": list(suggestion.categories)}}
-            )  # fmt: skip
+            result.append(failure_result(suggestion.categories, controls.failure_to))
         return result
 
 

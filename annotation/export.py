@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -48,6 +47,7 @@ from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
 from annotation.review_results import quality_of
 from annotation.suggestions import acceptance, suggestion_outcome
+from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
@@ -441,24 +441,13 @@ def _tally(
 
 
 def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
-    _atomic_write(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows))
+    # Readers (a training job) never see half a file.
+    text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    write_text_atomically(path, text)
 
 
 def _write_json(path: Path, value: Any) -> None:
-    _atomic_write(path, json.dumps(value, indent=2) + "\n")
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    """Readers (a training job) never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_text_atomically(path, json.dumps(value, indent=2) + "\n")
 
 
 def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) -> None:

@@ -78,7 +78,6 @@ class LoopRunner:
             "steps": result.steps,
             "routed": routed_count(_every_step(config, result)),
             "policy": str(result.last_checkpoint / "policy"),
-            "reward_model": self._reward_model_for(number),
         }
 
     def _import(self, number: int) -> dict[str, Any]:

@@ -27,6 +27,7 @@ from pydantic import (
 )
 
 from rl.samples import make_sample_id
+from sampling.redaction.kinds import KIND_NAME
 
 SCHEMA_VERSION = 2
 # Version 2 added `redactions` and `reward_weights`; a version-1 record (neither) still reads,
@@ -44,7 +45,6 @@ _UTC_TIMESTAMP = re.compile(
 )
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ERRORS_PER_LINE = 3
-_KIND = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 
 
 class ScoredSample(Protocol):
@@ -148,7 +148,7 @@ class RolloutRecord(_Frozen):
     @classmethod
     def _kind_counts(cls, value: dict[str, int]) -> dict[str, int]:
         for kind, count in value.items():
-            if not _KIND.fullmatch(kind) or count < 1:
+            if not KIND_NAME.fullmatch(kind) or count < 1:
                 raise ValueError("must map kind names (EMAIL) to counts of at least 1")
         return value
 

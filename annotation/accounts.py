@@ -111,7 +111,11 @@ def _signed_in(browser: httpx.Client) -> bool:
 
 def _current_user_token(browser: httpx.Client, email: str) -> str:
     response = browser.get("/api/current-user/token")
-    token = response.json().get("token") if response.status_code == 200 else None
+    try:
+        body = response.json() if response.status_code == 200 else None
+    except ValueError:  # not JSON: not Label Studio's answer
+        body = None
+    token = body.get("token") if isinstance(body, dict) else None
     if not isinstance(token, str) or not token:
         raise LabelStudioError(
             f"Label Studio at {browser.base_url} gave no API token for {email} "
@@ -139,7 +143,14 @@ def _errors(url: str, action: str, secret: str) -> Iterator[None]:
     except ApiError as error:
         kind = LabelStudioAuthError if error.status_code in (401, 403) else LabelStudioError
         detail = str(error.body)[:300].replace(secret, "***")
-        raise kind(f"{where} answered HTTP {error.status_code} while {action}: {detail}") from None
+        hint = (
+            ": is LABEL_STUDIO_API_KEY an admin's token of that Label Studio?"
+            if kind is LabelStudioAuthError
+            else ""
+        )
+        raise kind(
+            f"{where} answered HTTP {error.status_code} while {action}: {detail}{hint}"
+        ) from None
     except httpx.TransportError as error:
         raise LabelStudioUnreachable(
             f"cannot reach {where} while {action} ({type(error).__name__}): is it running?"

@@ -140,7 +140,16 @@ class LabelStudioClient:
             )
             if response.status_code >= 400:
                 raise ApiError(status_code=response.status_code, body=_json_or_text(response))
-        return int(response.json()["id"])
+        created = _json_or_text(response)
+        if isinstance(created.get("id"), int):
+            return int(created["id"])
+        raise LabelStudioError(  # e.g. a proxy's page in place of Label Studio's answer
+            self._mask(
+                f"Label Studio at {self.url} answered HTTP {response.status_code} without a view "
+                f"id while saving the Data Manager view of project {project_id}: "
+                f"{_detail(created)}"
+            )
+        )
 
     def show_predictions(self, project_id: int, model_version: str) -> None:
         """Have Label Studio prefill new annotations from the predictions of `model_version`

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -20,7 +19,13 @@ from label_studio_sdk.core.api_error import ApiError
 
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
-from annotation.review_display import format_number, reward_breakdown, trace_line, visible_response
+from annotation.review_display import (
+    finite_number,
+    format_number,
+    reward_breakdown,
+    trace_line,
+    visible_response,
+)
 from annotation.review_instructions import (
     REVIEW_VIEW_TITLE,
     review_instructions,
@@ -383,7 +388,7 @@ def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     numeric filter, where a JSON null counts as 0 (Label Studio 1.23, SQLite). Text tags do not
     render numbers, so `reward_text` carries its display form. `response` stays verbatim (the
     export reads it); `response_visible` is what the reviewer sees."""
-    reward = _number_or_none(record.get("reward"))
+    reward = finite_number(record.get("reward"))
     details = record.get("reward_details") or {}
     task = {
         "data": {
@@ -401,12 +406,6 @@ def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     if reward is not None:
         task["data"]["reward"] = reward
     return task
-
-
-def _number_or_none(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)
 
 
 def _sample_id_filter(sample_ids: list[str]) -> dict[str, Any]:

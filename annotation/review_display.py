@@ -87,13 +87,13 @@ def _why_picked(selection: Mapping[str, Any]) -> str:
     text = f"picked by {selection['policy']}"
     if selection.get("reason"):
         text += f" ({str(selection['reason']).replace('_', ' ')})"
-    value = _finite(selection.get("value"))
+    value = finite_number(selection.get("value"))
     if value is not None:
         text += f": {selection.get('component') or 'reward'} {format_number(value)}"
     parameter = selection.get("parameter") or {}
     if parameter:
         settings = ", ".join(
-            f"{name} {format_number(_finite(parameter[name]))}" for name in sorted(parameter)
+            f"{name} {format_number(finite_number(parameter[name]))}" for name in sorted(parameter)
         )
         text += f" ({settings})"
     return text
@@ -107,7 +107,7 @@ def reward_breakdown(
     weight where weights are known (`reward_model/spread`) is shown as outside the total."""
     lines = []
     for name in sorted(details):
-        value = _finite(details[name])
+        value = finite_number(details[name])
         if not weights:
             lines.append(f"{name}: {format_number(value)}")
         elif name not in weights:
@@ -133,7 +133,8 @@ def format_number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4g}"
 
 
-def _finite(value: Any) -> float | None:
+def finite_number(value: Any) -> float | None:
+    """`value` as a float when it is a finite number (not a bool); else None."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         return None
     return float(value)

@@ -45,14 +45,14 @@ from annotation.agreement import (
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
-from annotation.review_results import quality_of
+from annotation.review_results import FAILURE_FIELD, QUALITY_FIELD, quality_of
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
-# The names in configs/label_studio/review.xml.
-RATING_FIELD, FAILURE_FIELD = "quality", "failure"
+# The names in configs/label_studio/review.xml (the rating's and categories' are review_results').
+RATING_FIELD = QUALITY_FIELD
 BETTER_FIELD, NOTE_FIELD = "better_response", "note"
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from lowtide.cli.console import err
@@ -215,7 +216,10 @@ class LoopRunner:
 
     def _wait_for_people(self, number: int, project_id: int, total: int) -> dict[str, Any]:
         """Until --min-reviews of the round's tasks are reviewed, or the timeout. Ctrl-C stops
-        here; the rerun waits again from what is reviewed by then."""
+        here; the rerun waits again from what is reviewed by then. Label Studio out of reach
+        for a while (a restart) is waited out, not a reason to stop."""
+        from annotation.labelstudio import LabelStudioUnreachable
+
         target = min(self.settings.min_reviews or total, total)
         deadline = time.monotonic() + self.settings.review_timeout_s
         columns = (TextColumn("reviews"), MofNCompleteColumn(), BarColumn(),
@@ -227,13 +231,21 @@ class LoopRunner:
         )
         with Progress(*columns, console=err) as progress:
             bar = progress.add_task("", total=target)
+            reviewed, unreachable = 0, None
             while True:
-                reviewed = total - self._unreviewed(project_id, number)
-                progress.update(bar, completed=min(reviewed, target))
+                try:
+                    reviewed = total - self._unreviewed(project_id, number)
+                    progress.update(bar, completed=min(reviewed, target), description="")
+                    unreachable = None
+                except LabelStudioUnreachable as error:
+                    progress.update(bar, description=escape(f"{error}: trying again"))
+                    unreachable = error
                 timed_out = time.monotonic() >= deadline
                 if reviewed >= target or timed_out:
                     break
                 time.sleep(self.settings.poll_s)
+        if unreachable is not None:  # still out of reach at the deadline: the count is unknown
+            raise unreachable
         if timed_out:
             err.print(f"timed out with {reviewed} of {target} reviews: going on with them",
                       markup=False)  # fmt: skip

@@ -1,7 +1,7 @@
 """The loop directory's memory: which config made it, and how far each round got.
 
-`<loop_dir>/loop.json` holds the settings that decide what the rounds compute (a fingerprint and
-the values themselves, to say what differs); `<loop_dir>/state.json` holds, per round, each
+`<loop_dir>/loop.json` holds the settings that decide what the rounds compute (compared by
+fingerprint; a difference is named); `<loop_dir>/state.json` holds, per round, each
 stage that finished and what it measured. Both are replaced atomically: a crash leaves the
 previous version, never half a file, so a rerun resumes at the first stage not recorded.
 """
@@ -38,11 +38,10 @@ def open_loop_dir(loop_dir: Path, settings: dict[str, Any]) -> str:
                 "directory; give another --dir"
             )
         loop_id = f"loop-{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(2)}"
-        write_json(path, {"loop_id": loop_id, "fingerprint": fingerprint(settings),
-                          "settings": settings})  # fmt: skip
+        write_json(path, {"loop_id": loop_id, "settings": settings})
         return loop_id
     stored = read_json(path)
-    if stored.get("fingerprint") != fingerprint(settings):
+    if fingerprint(stored.get("settings") or {}) != fingerprint(settings):
         differ = _differences(stored.get("settings") or {}, settings)
         raise UsageError(
             f"{loop_dir} was made by a loop with another config ({', '.join(differ[:5]) or '?'}"

@@ -198,8 +198,8 @@ class RolloutRecord(_Frozen):
 
         `shown`: the (prompt, response) to put in the record instead of the sample's, as
         redaction made them, with `redactions` counting what it replaced. The sample id stays
-        the hash of the sample's own texts; `prompt_chars`/`response_chars` are the lengths of
-        the shown texts before the cap.
+        the hash of the sample's own texts. `prompt_chars`/`response_chars`: a whole text's shown
+        length; a cut one's original length (one far past the cap is redacted only in part).
 
         Non-finite floats become None (reward, advantage, reward details) or their name as a
         string in `generation` ("inf"); only the first 64 reward details by sorted name are kept.
@@ -230,8 +230,8 @@ class RolloutRecord(_Frozen):
             "truncated": sample.truncated,
             "prompt_cut": prompt_cut,
             "response_cut": response_cut,
-            "prompt_chars": len(full_prompt),
-            "response_chars": len(full_response),
+            "prompt_chars": len(sample.prompt) if prompt_cut else len(full_prompt),
+            "response_chars": len(sample.response) if response_cut else len(full_response),
             "redactions": dict(redactions or {}),
         }
         details = fields["reward_details"]

@@ -72,6 +72,18 @@ def test_records_are_redacted_off_the_callers_thread_and_counted() -> None:
     assert metrics["sampling/redaction_failed"] == (0, "sum")
 
 
+def test_a_text_far_past_the_cap_keeps_its_original_length_in_the_record() -> None:
+    """Only the part that can be shown is redacted; the record still says how long it was."""
+    producer = BuildingProducer()
+    router = Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100)
+    long_response = "a@example.com " + "x" * 10_000
+    router.route([sample(response=long_response)], BatchInfo("run", 1))
+    producer.flush()
+    record = parse_record(producer.records[0])
+    assert record.response_cut and record.response.startswith("<EMAIL_")
+    assert record.response_chars == len(long_response)
+
+
 def test_switched_off_the_record_is_verbatim() -> None:
     producer = BuildingProducer()
     router = Router(SamplingConfig(threshold=0.5, redact=False), producer)

@@ -45,15 +45,12 @@ from annotation.agreement import (
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
-from annotation.review_results import FAILURE_FIELD, QUALITY_FIELD, quality_of
+from annotation.review_results import read_result
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
 
 CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
-# The names in configs/label_studio/review.xml (the rating's and categories' are review_results').
-RATING_FIELD = QUALITY_FIELD
-BETTER_FIELD, NOTE_FIELD = "better_response", "note"
 
 
 class ExportError(AnnotationError):
@@ -328,20 +325,19 @@ def _reviewer_id(annotation: Mapping[str, Any]) -> int | None:
 
 
 def _review(task: Mapping[str, Any], annotation: Mapping[str, Any]) -> dict[str, Any]:
-    values = _result_values(annotation.get("result") or [])
+    values = read_result(annotation.get("result") or [])
+    categories = list(values.categories)
     return {
         "reviewer": _reviewer_id(annotation),
         "task_id": task.get("id"),
         "annotation_id": annotation.get("id"),
-        "rating": values.get(RATING_FIELD),
-        "categories": values.get(FAILURE_FIELD, []),
-        "better_response": values.get(BETTER_FIELD),
-        "note": values.get(NOTE_FIELD),
+        "rating": values.rating,
+        "categories": categories,
+        "better_response": values.better,
+        "note": values.note,
         "annotated_at": _annotated_at(annotation),
         # Did this reviewer keep the task's machine suggestion (None: the task had none)?
-        "suggestion": suggestion_outcome(
-            task.get("predictions") or [], values.get(RATING_FIELD), values.get(FAILURE_FIELD, [])
-        ),
+        "suggestion": suggestion_outcome(task.get("predictions") or [], values.rating, categories),
     }
 
 
@@ -351,20 +347,6 @@ def _order(annotation: Mapping[str, Any]) -> tuple[str, int]:
 
 def _review_order(review: Mapping[str, Any]) -> tuple[str, int]:
     return str(review.get("annotated_at") or ""), review.get("annotation_id") or 0
-
-
-def _result_values(results: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
-    values: dict[str, Any] = {}
-    for result in results:
-        name, value = result.get("from_name"), result.get("value") or {}
-        if name == RATING_FIELD and quality_of(value) is not None:  # either form: see there
-            values[name] = quality_of(value)
-        elif name == FAILURE_FIELD and isinstance(value.get("choices"), list):
-            values[name] = [str(choice) for choice in value["choices"]]
-        elif name in (BETTER_FIELD, NOTE_FIELD) and isinstance(value.get("text"), list):
-            text = "\n".join(str(part) for part in value["text"]).strip()  # the UI may add "\n"
-            values[name] = text or None
-    return values
 
 
 def _annotated_at(annotation: Mapping[str, Any]) -> str:

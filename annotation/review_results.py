@@ -4,6 +4,8 @@ configs/label_studio/review.xml asks for it as a single choice among "1".."5" (`
 name="quality">`), so that pressing a digit sets that rating. Projects made before used a star
 control (`<Rating name="quality">`), whose annotations hold `{"rating": N}`. Both forms are
 read; a result is written in the form of the labeling config it goes to.
+
+`read_result` reads a whole result list (an annotation's or a prediction's) into its values.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any, Literal
 
 QUALITY_FIELD = "quality"
 FAILURE_FIELD = "failure"  # the failure categories: a multiple choice
+BETTER_FIELD, NOTE_FIELD = "better_response", "note"  # free texts
 QualityKind = Literal["choices", "rating"]
 CHOICES_KIND: QualityKind = "choices"  # what the shipped review.xml has
 RATING_KIND: QualityKind = "rating"  # older projects: a star control
@@ -34,6 +37,48 @@ def quality_of(value: Any) -> int | None:
     if isinstance(choices, list) and len(choices) == 1:
         matched = _WHOLE_NUMBER.fullmatch(str(choices[0]))
         return int(matched.group(1)) if matched else None
+    return None
+
+
+@dataclass(frozen=True)
+class ResultValues:
+    """What a result list says, in review.xml's controls; None/() for what it does not say."""
+
+    rating: int | None = None
+    categories: tuple[str, ...] = ()
+    better: str | None = None
+    note: str | None = None
+
+
+def read_result(items: Iterable[Any]) -> ResultValues:
+    """The values of a Label Studio result list. Tolerant, since reviewers and older versions
+    wrote what they wrote: an item that is not a mapping, has no mapping `value`, or whose
+    value cannot be read is skipped; of readable items for one control, the last one counts."""
+    values: dict[str, Any] = {}
+    for item in items:
+        value = item.get("value") if isinstance(item, Mapping) else None
+        if isinstance(value, Mapping):
+            name = item.get("from_name")
+            read = _read_value(name, value)
+            if read is not None:
+                values[name] = read
+    return ResultValues(
+        rating=values.get(QUALITY_FIELD),
+        categories=values.get(FAILURE_FIELD, ()),
+        better=values.get(BETTER_FIELD) or None,  # an emptied text is no text
+        note=values.get(NOTE_FIELD) or None,
+    )
+
+
+def _read_value(name: Any, value: Mapping[str, Any]) -> Any:
+    """One control's value as read_result keeps it; None when unreadable (or not ours)."""
+    if name == QUALITY_FIELD:
+        return quality_of(value)  # either form: see there
+    if name == FAILURE_FIELD and isinstance(value.get("choices"), list):
+        return tuple(str(choice) for choice in value["choices"])
+    if name in (BETTER_FIELD, NOTE_FIELD) and isinstance(value.get("text"), list):
+        text = "\n".join(str(part) for part in value["text"]).strip()  # the UI may add "\n"
+        return text  # even empty: an emptied text replaces an earlier one
     return None
 
 

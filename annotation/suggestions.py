@@ -28,8 +28,8 @@ from annotation.review_results import (
     QualityKind,
     failure_result,
     quality_control,
-    quality_of,
     quality_result,
+    read_result,
 )
 from rl.plugins import PluginPathError, resolve_callable
 from sampling.records import RolloutRecord
@@ -276,16 +276,10 @@ def suggestion_outcome(
     }
 
 
-def _suggested_values(result: Iterable[Mapping[str, Any]]) -> tuple[int, list[str]] | None:
+def _suggested_values(result: Iterable[Any]) -> tuple[int, list[str]] | None:
     """(rating, categories) of a prediction's result; None if it suggests no rating."""
-    rating, categories = None, []
-    for item in result:
-        value = item.get("value") or {}
-        if item.get("from_name") == RATING_CONTROL and quality_of(value) is not None:
-            rating = quality_of(value)
-        elif item.get("from_name") == FAILURE_CONTROL and isinstance(value.get("choices"), list):
-            categories = [str(choice) for choice in value["choices"]]
-    return None if rating is None else (rating, categories)
+    values = read_result(result)
+    return None if values.rating is None else (values.rating, list(values.categories))
 
 
 @dataclass(frozen=True)

@@ -103,9 +103,8 @@ def test_a_project_with_star_reviews_keeps_its_rating_and_exports_both_forms(
     import redis
 
     from annotation.config import AnnotationConfig
-    from annotation.export import _result_values
     from annotation.importer import ImportContext
-    from annotation.review_results import CHOICES_KIND, quality_kind
+    from annotation.review_results import CHOICES_KIND, ResultValues, quality_kind, read_result
 
     assert QUALITY_CHOICES is not None
     stars_xml = REVIEW_XML.replace(QUALITY_CHOICES[0], STARS)
@@ -148,9 +147,9 @@ def test_a_project_with_star_reviews_keeps_its_rating_and_exports_both_forms(
         instruction = label_studio.get(f"/api/projects/{project_id}").json()["expert_instruction"]
         assert "5 stars" in instruction and "Click a star" in instruction
     ratings = [
-        _result_values(label_studio.get(f"/api/tasks/{task}/annotations/").json()[0]["result"])
+        read_result(label_studio.get(f"/api/tasks/{task}/annotations/").json()[0]["result"])
         for task in (old, new)
     ]
-    assert ratings == [{"quality": 2}, {"quality": 4}]
+    assert ratings == [ResultValues(rating=2), ResultValues(rating=4)]
     # And review.xml's form reads the same.
-    assert _result_values([quality_result(3)]) == {"quality": 3}
+    assert read_result([quality_result(3)]) == ResultValues(rating=3)

@@ -3,16 +3,22 @@ and older projects' star Rating ({"rating": 3}); read alike, written in the proj
 
 from __future__ import annotations
 
-from annotation.export import _result_values
+from typing import Any
+
+import pytest
+
 from annotation.review_results import (
     CHOICES_KIND,
     RATING_KIND,
+    ResultValues,
+    failure_result,
     quality_control,
     quality_kind,
     quality_of,
     quality_result,
+    read_result,
 )
-from lowtide.loop.reviewer import Review, checked_review, result_of
+from lowtide.loop.reviewer import Review, ReviewRejected, checked_review, result_of
 from tests.helpers.labelstudio import REVIEW_XML_PATH
 
 REVIEW_XML = REVIEW_XML_PATH.read_text()
@@ -33,8 +39,8 @@ def test_both_forms_read_as_the_same_rating() -> None:
         {"from_name": "quality", "type": "choices", "value": {"choices": ["4"]}},
         {"from_name": "failure", "type": "choices", "value": {"choices": ["unsafe"]}},
     ]
-    assert _result_values(old) == {"quality": 4}
-    assert _result_values(new) == {"quality": 4, "failure": ["unsafe"]}
+    assert read_result(old) == ResultValues(rating=4)
+    assert read_result(new) == ResultValues(rating=4, categories=("unsafe",))
 
 
 def test_the_form_follows_the_labeling_config() -> None:
@@ -55,3 +61,95 @@ def test_a_machine_reviewer_writes_the_projects_form_whatever_it_returned() -> N
     for form in ({"choices": ["5"]}, {"rating": 5}):
         returned = [{"from_name": "quality", "to_name": "response", "value": form}]
         assert checked_review(lambda data, r=returned: r, {}).rating == 5
+
+
+def _text(name: str, *parts: Any) -> dict[str, Any]:
+    return {"from_name": name, "to_name": "response", "type": "textarea",
+            "value": {"text": list(parts)}}  # fmt: skip
+
+
+def test_a_result_list_reads_into_its_values() -> None:
+    full = [
+        quality_result(2, RATING_KIND),
+        failure_result(["refusal", "format"]),
+        _text("better_response", "Paris.", "It is the capital.\n"),
+        _text("note", "  too curt  "),
+        {"from_name": "elsewhere", "value": {"choices": ["x"]}},  # not a review control
+    ]
+    assert read_result(full) == ResultValues(
+        rating=2,
+        categories=("refusal", "format"),
+        better="Paris.\nIt is the capital.",
+        note="too curt",
+    )
+    assert read_result([]) == ResultValues()
+    assert read_result([_text("note", " \n"), _text("better_response")]) == ResultValues()
+
+
+def test_junk_items_are_skipped_and_the_rest_read() -> None:
+    junk = [
+        "quality",
+        None,
+        {"from_name": "quality"},
+        {"from_name": "quality", "value": "3"},
+        {"from_name": "quality", "value": {"choices": ["good"]}},
+        {"from_name": "failure", "value": {"choices": "unsafe"}},
+        {"from_name": "note", "value": {"text": "not a list"}},
+    ]
+    assert read_result(junk) == ResultValues()
+    assert read_result([quality_result(3), *junk, failure_result(["other"])]) == ResultValues(
+        rating=3, categories=("other",)
+    )
+
+
+def test_a_later_item_for_a_control_replaces_an_earlier_one() -> None:
+    twice = [
+        quality_result(2),
+        failure_result(["refusal"]),
+        _text("note", "first"),
+        quality_result(5, RATING_KIND),
+        failure_result([]),
+        _text("note", ""),  # emptied: no note, not the first one
+    ]
+    assert read_result(twice) == ResultValues(rating=5)
+
+
+def _returning(result: list[Any]) -> Any:
+    return lambda data: result
+
+
+@pytest.mark.parametrize(
+    ("result", "reason"),
+    [
+        (["quality"], "result item 'quality' has no 'from_name' and 'value'"),
+        ([{"from_name": "quality", "value": "3"}], "has no 'from_name' and 'value'"),
+        ([failure_result(["refusal"])], "the result has no 'quality' rating"),
+        ([{"from_name": "quality", "value": {"rating": 3.5}}], "rating 3.5 is not an integer"),
+        ([{"from_name": "quality", "value": {"rating": "3"}}], "rating '3' is not an integer"),
+        ([quality_result(9)], "rating 9 is not an integer from 1 to 5"),
+        ([{"from_name": "quality", "value": {"choices": ["good"]}}], "rating None is not"),
+        (
+            [quality_result(3), {"from_name": "failure", "value": {"choices": "unsafe"}}],
+            "categories 'unsafe' is not a list of names",
+        ),
+        ([quality_result(3), failure_result(["boring"])], "unknown failure categories ['boring']"),
+    ],
+)
+def test_a_machine_reviewers_malformed_result_is_rejected_with_the_reason(
+    result: list[Any], reason: str
+) -> None:
+    with pytest.raises(ReviewRejected) as rejected:
+        checked_review(_returning(result), {})
+    assert reason in str(rejected.value)
+
+
+def test_a_machine_reviewers_result_reads_as_the_export_reads_it() -> None:
+    result = [
+        quality_result(4),
+        failure_result(["format"]),
+        _text("better_response", "A better one.\n"),
+        _text("note", "  "),
+    ]
+    assert checked_review(_returning(result), {}) == Review(
+        rating=4, categories=("format",), better="A better one."
+    )

@@ -13,19 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from annotation.export import (
+from annotation.export import CATEGORIES
+from annotation.review_results import (
     BETTER_FIELD,
-    CATEGORIES,
+    CHOICES_KIND,
     FAILURE_FIELD,
     NOTE_FIELD,
-    RATING_FIELD,
-)
-from annotation.review_results import (
-    CHOICES_KIND,
+    QUALITY_FIELD,
     QualityKind,
     failure_result,
     quality_of,
     quality_result,
+    read_result,
 )
 from lowtide.errors import UsageError
 from rl.plugins import PluginPathError, resolve_callable
@@ -102,22 +101,34 @@ def _control(name: str, kind: str, value: dict[str, Any]) -> dict[str, Any]:
 
 
 def _review_of_result(result: list[Any]) -> Review:
-    values: dict[str, Any] = {}
+    """The review a result list gives, read as the export reads it, once it passes the checks
+    the export's tolerant reading would let slip (a user's function wrote it)."""
+    values = _checked_item_values(result)
+    if QUALITY_FIELD not in values:
+        raise ReviewRejected(f"the result has no {QUALITY_FIELD!r} rating")
+    categories = values.get(FAILURE_FIELD, {}).get("choices") or []
+    if not isinstance(categories, list):
+        raise ReviewRejected(f"categories {categories!r} is not a list of names")
+    read = read_result(result)
+    return Review(
+        rating=_rating_as_given(values[QUALITY_FIELD]),
+        categories=read.categories,
+        better=read.better,
+        note=read.note,
+    )
+
+
+def _checked_item_values(result: list[Any]) -> dict[str, Mapping[str, Any]]:
+    """Each control's value (the last item's for it); ReviewRejected for a malformed item."""
+    values: dict[str, Mapping[str, Any]] = {}
     for item in result:
         if not isinstance(item, Mapping) or not isinstance(item.get("value"), Mapping):
             raise ReviewRejected(f"result item {item!r:.80} has no 'from_name' and 'value'")
         values[str(item.get("from_name"))] = item["value"]
-    if RATING_FIELD not in values:
-        raise ReviewRejected(f"the result has no {RATING_FIELD!r} rating")
-    texts = {
-        name: "\n".join(map(str, values[name].get("text") or [])) or None
-        for name in (BETTER_FIELD, NOTE_FIELD)
-        if name in values
-    }
-    quality = values[RATING_FIELD]  # {"choices": ["3"]}, or the older {"rating": 3}: checked later
-    return Review(
-        rating=quality["rating"] if "rating" in quality else quality_of(quality),
-        categories=tuple(values.get(FAILURE_FIELD, {}).get("choices") or ()),
-        better=texts.get(BETTER_FIELD),
-        note=texts.get(NOTE_FIELD),
-    )
+    return values
+
+
+def _rating_as_given(quality: Mapping[str, Any]) -> Any:
+    """The rating of {"choices": ["3"]} or the older {"rating": 3}, not yet checked: a star
+    rating passes as it is, so that checked_review rejects 3.5 or "3" by name."""
+    return quality["rating"] if "rating" in quality else quality_of(quality)

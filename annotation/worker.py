@@ -6,12 +6,17 @@
 - A SimpleWorker (no fork per job: the Label Studio SDK is imported once), with RQ's scheduler,
   which puts retried batches back on the queue when their interval is up.
 - Jobs left "started" by a worker that died (SIGKILL, OOM) wait for RQ's heartbeat expiry, 1.5
-  min or more, and then fail. A starting worker, and every maintenance pass (30 s), puts such
+  min or more, and then fail. A starting worker, and every maintenance pass (10 s), puts such
   orphans back on the queue at once when their worker is certainly gone: its registration has
   expired, or it ran on this host and its process no longer exists. A job taken but not yet
   started when its worker died is put back after 10 s (RQ would fail it after a minute). The
   job's next attempt reconciles with Label Studio before importing (see importer.py), so
   nothing is imported twice.
+- An idle worker wakes every few seconds for that maintenance: RQ's own idle wait is the worker
+  TTL less 15 s (405 s), which left a dead worker's job stranded that long, and then failed it.
+- A dead worker's scheduler keeps the queue's scheduler lock for a minute, and retried batches
+  wait for whoever holds it; the lock of a scheduler that ran on this host and is gone is
+  released, so a live worker's scheduler takes over at once.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ from rq.executions import Execution
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry, StartedJobRegistry
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.scripts import release_lock
 from rq.utils import now
 from rq.worker import Worker
 
@@ -37,7 +44,8 @@ from annotation import ledger
 from sampling.records import JOB_FUNCTION
 
 REJECTED_TTL_S = 7 * 24 * 3600  # as long as a failed batch waits for `lowtide queue requeue`
-MAINTENANCE_INTERVAL_S = 30
+MAINTENANCE_INTERVAL_S = 10
+IDLE_WAKE_S = 5  # how long an idle worker blocks on the queue before its maintenance check
 STUCK_AFTER_S = 10
 log = logging.getLogger("annotation.worker")
 
@@ -77,14 +85,22 @@ class AnnotationWorker(SimpleWorker):
         super().bootstrap(*args, **kwargs)
         self._recover()
 
+    @property
+    def dequeue_timeout(self) -> int:
+        return IDLE_WAKE_S
+
     def run_maintenance_tasks(self) -> None:
-        super().run_maintenance_tasks()
+        # Ours first: RQ's pass fails a job stuck in the intermediate list for over a minute,
+        # and it (re)starts the scheduler, which needs the lock a dead one may still hold.
         self._recover()
+        super().run_maintenance_tasks()
 
     def _recover(self) -> None:
         recovered = recover_orphans(self.annotation_queue)
         if recovered:
             log.warning("put %d batch(es) of dead workers back on the queue", recovered)
+        if release_dead_scheduler_lock(self.annotation_queue):
+            log.warning("released the scheduler lock of a dead worker")
 
     def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None):
         while True:
@@ -168,6 +184,22 @@ def _recover_stuck_in_intermediate(queue: Queue, started: StartedJobRegistry) ->
             queue.enqueue_job(job, at_front=True)
             recovered += 1
     return recovered
+
+
+def release_dead_scheduler_lock(queue: Queue) -> bool:
+    """Free the queue's scheduler lock when the scheduler holding it ran on this host and its
+    process is gone (RQ keeps it for a minute after the last refresh). True if released."""
+    connection = queue.connection
+    lock_key = RQScheduler.get_locking_key(queue.name)
+    holder = connection.get(lock_key)
+    if holder is None:
+        return False
+    owner = holder.decode()
+    info = connection.hmget(SCHEDULER_KEY_TEMPLATE % owner, ["hostname", "pid"])
+    hostname, pid = (value.decode() if value else "" for value in info)
+    if hostname != socket.gethostname() or not pid.isdigit() or _process_exists(int(pid)):
+        return False  # alive, another machine's, or not registered yet: leave it to its TTL
+    return release_lock(connection, lock_key, owner)
 
 
 def _worker_alive(connection: redis.Redis, name: str) -> bool:

@@ -6,11 +6,13 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 import uuid
 from collections import Counter
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -20,6 +22,7 @@ from annotation import ledger
 from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
 from sampling import queue_admin
+from sampling.records import JOB_FUNCTION
 from tests.conftest import run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.pipeline import Setup, stop, wait_for
@@ -78,7 +81,8 @@ def test_sigkilled_workers_leave_exactly_one_task_per_record(
     # taken but not yet started) and finishes them.
     worker = setup.start_worker()
     try:
-        wait_for(lambda: setup.task_count() >= 2000 and setup.queue.count == 0, 120, "the rest")
+        done = lambda: setup.task_count() >= 2000 and setup.queue.count == 0  # noqa: E731
+        wait_for(done, 120, "the rest", explain=setup.queue_state)
         time.sleep(1)  # anything imported twice would show up by now
     finally:
         stop(worker)
@@ -86,6 +90,49 @@ def test_sigkilled_workers_leave_exactly_one_task_per_record(
     assert set(counts) == {r["sample_id"] for r in records}
     assert max(counts.values()) == 1, [sid for sid, n in counts.items() if n > 1][:5]
     setup.assert_no_key_leaked()
+
+
+def test_a_batch_taken_by_a_worker_that_died_before_starting_it_goes_to_an_idle_worker(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    """A SIGKILL just after RQ moved a job to its intermediate list and before it started leaves
+    the id only there. A worker with nothing else to do puts it back within seconds: RQ's idle
+    wait (405 s) held off the recovery that long, and its own cleanup would then fail the job."""
+    setup = Setup(label_studio, workdir)
+    setup.enqueue(setup.records(0, 20), batch=20)
+    assert setup.connection.lmove(setup.queue.key, setup.queue.intermediate_queue_key)
+    worker = setup.start_worker()
+    try:
+        wait_for(lambda: setup.task_count() == 20, 45, "the batch", explain=setup.queue_state)
+    finally:
+        stop(worker)
+    assert setup.queue.failed_job_registry.count == 0
+
+
+def test_a_dead_workers_scheduler_lock_does_not_hold_back_retries(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    """A killed worker's scheduler keeps the queue's scheduler lock for a minute, and a retry
+    waiting in the scheduler waited for it. The next worker releases a dead local holder's lock."""
+    setup = Setup(label_studio, workdir)
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # a pid that no longer runs
+    holder = f"dead-scheduler-{uuid.uuid4().hex[:6]}"
+    connection = setup.connection
+    connection.hset(
+        f"rq:scheduler:{holder}",
+        mapping={"name": holder, "hostname": socket.gethostname(), "pid": gone.pid},
+    )
+    connection.set(f"rq:scheduler-lock:{setup.queue_name}", holder, ex=61)
+    records = setup.records(0, 20)
+    due = datetime.now(timezone.utc) + timedelta(seconds=1)  # a retry, due now
+    setup.queue.enqueue_at(due, JOB_FUNCTION, records, job_id=f"retry-{setup.run_id}")
+    worker = setup.start_worker()
+    try:
+        wait_for(lambda: setup.task_count() == 20, 30, "the retry", explain=setup.queue_state)
+    finally:
+        stop(worker)
+    assert "released the scheduler lock of a dead worker" in setup.logs[-1].read_text()
 
 
 def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(

@@ -113,6 +113,32 @@ class Setup:
     def stats(self) -> dict[str, int]:
         return ledger.read_stats(self.connection, self.queue_name).counters
 
+    def queue_state(self) -> str:
+        """Where every job of this queue is, and the end of the newest worker log: what a
+        timed-out wait prints, so a stall in CI can be read from its output."""
+        queue = self.queue
+        registries = {
+            "started": queue.started_job_registry,
+            "scheduled": queue.scheduled_job_registry,
+            "deferred": queue.deferred_job_registry,
+            "failed": queue.failed_job_registry,
+        }
+        lines = [
+            f"tasks {self.task_count()}, queued {queue.count}, "
+            f"intermediate {queue.intermediate_queue.get_job_ids()}",
+            *(f"{name}: {registry.get_job_ids()}" for name, registry in registries.items()),
+        ]
+        for job_id in queue.failed_job_registry.get_job_ids()[:3]:
+            job = queue.fetch_job(job_id)
+            info = job.latest_result().exc_string if job and job.latest_result() else None
+            lines.append(f"failed {job_id}: {(info or '')[-400:]}")
+        lines.append(f"scheduler lock: {self.connection.get(f'rq:scheduler-lock:{queue.name}')}")
+        workers = [log for log in self.logs if log.name.startswith("worker-") and log.exists()]
+        if workers:
+            tail = workers[-1].read_text(errors="replace").splitlines()[-30:]
+            lines += [f"--- {workers[-1].name}", *tail]
+        return "\n".join(lines)
+
     def assert_no_key_leaked(self) -> None:
         key = self.server.api_key
         for log in self.logs:
@@ -133,11 +159,18 @@ def _maybe_decompressed(value: bytes) -> bytes:
         return value
 
 
-def wait_for(condition: Callable[[], bool], timeout_s: float, what: str) -> None:
+def wait_for(
+    condition: Callable[[], bool],
+    timeout_s: float,
+    what: str,
+    explain: Callable[[], str] | None = None,
+) -> None:
+    """Poll until `condition`; on timeout fail with `explain()`'s account of the state."""
     deadline = time.monotonic() + timeout_s
     while not condition():
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}")
+            state = f"\n{explain()}" if explain is not None else ""
+            raise AssertionError(f"timed out after {timeout_s} s waiting for {what}{state}")
         time.sleep(0.2)
 
 

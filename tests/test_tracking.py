@@ -198,7 +198,8 @@ def test_a_stalled_backend_never_blocks_the_trainer(tmp_path: Path) -> None:
         started = time.perf_counter()
         tracker.on_stage("step_end", step, STAGE_METRICS["step_end"], samples())
         timings.append(time.perf_counter() - started)
-    assert max(timings) < 0.05
+    # Blocking would cost the backend's 30 s stall; a busy 2-core machine can add tens of ms.
+    assert max(timings) < 0.5
     assert tracker.dropped > 0
     stalled.release.set()
     tracker.close(deadline_s=10)

@@ -33,7 +33,8 @@ from typing import Literal
 from sampling.config import BudgetConfig
 from sampling.near_duplicates import group_near_duplicates
 
-Reason = Literal["random", "audit_high_reward", "uncertain", "low_reward"]
+# "fallback": a round's selection failed and its budget went to the lowest rewards instead.
+Reason = Literal["random", "audit_high_reward", "uncertain", "low_reward", "fallback"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,14 @@ def share_counts(budget: int, config: BudgetConfig) -> dict[Reason, int]:
             counts[reason] -= min(over, counts[reason])
     counts["low_reward"] = budget - sum(counts.values())
     return counts
+
+
+def lowest_reward_picks(candidates: Sequence[Candidate], budget: int) -> list[Pick]:
+    """What a round spends when `choose` fails: the lowest finite rewards, each on its own (no
+    grouping or shares), so that reviewers still get the round's worst samples."""
+    finite = [i for i, candidate in enumerate(candidates) if math.isfinite(candidate.reward)]
+    lowest = sorted(finite, key=lambda i: (candidates[i].reward, i))[: max(0, budget)]
+    return [Pick(i, "fallback", (i,), candidates[i].reward, None) for i in lowest]
 
 
 def choose(

@@ -11,6 +11,8 @@ picks' record builders to the producer:
   evenly, and never more than `reviews` fall in any trailing hour. Picked samples and their
   near-duplicates leave the pool, and later copies of a picked response are not picked again;
   the others stay until newer steps push them out.
+- A selection that raises is counted and logged. Per hour the next tick tries again; a round's
+  one selection falls back to the lowest rewards (`reason: fallback`) rather than spend nothing.
 
 The budget is per router (per process): with several ranks each spends its own.
 """
@@ -26,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rl.samples import make_sample_id
-from sampling.budget import Candidate, Pick, choose
+from sampling.budget import Candidate, Pick, choose, lowest_reward_picks
 from sampling.config import SamplingConfig
 from sampling.policies import Selected
 from sampling.records import ScoredSample
@@ -179,18 +181,37 @@ class BudgetSelector:
                 elif closing:
                     self._spend(self.left)
             except Exception as exc:  # a bad sample must not end selection for the whole run
-                message = f"budget selection failed: {type(exc).__name__}: {exc}"
-                self.stats.failures += 1
-                # Each distinct failure logged once, and only the first few: in `per: hour` a
-                # message that quotes a changing value would otherwise grow the list every tick.
-                if message not in self.stats.errors and len(self.stats.errors) < ERRORS_KEPT:
-                    log.exception(message)
-                    self.stats.errors.append(message)
+                self._count_failure(exc)
             with self._lock:
                 self._ticks += 1
                 self._lock.notify_all()
             if closing:
                 return
+
+    def _count_failure(self, exc: Exception) -> None:
+        message = f"budget selection failed: {type(exc).__name__}: {exc}"
+        self.stats.failures += 1
+        # Each distinct failure logged once, and only the first few: in `per: hour` a message
+        # that quotes a changing value would otherwise grow the list every tick.
+        if message not in self.stats.errors and len(self.stats.errors) < ERRORS_KEPT:
+            log.error(message, exc_info=exc)
+            self.stats.errors.append(message)
+
+    def _choose(self, candidates: list[Candidate], count: int) -> list[Pick]:
+        try:
+            return choose(
+                candidates,
+                count,
+                self.settings,
+                seed=self.seed + self.stats.selections,
+                reviewed=list(self._reviewed),
+            )
+        except Exception as exc:
+            if self.hourly is not None:
+                raise  # the next tick tries again, with the pool as it was
+            # A round has one selection: spent plainly, the budget still reaches reviewers.
+            self._count_failure(exc)
+            return lowest_reward_picks(candidates, count)
 
     def _spend(self, count: int) -> None:
         if count <= 0:
@@ -212,13 +233,7 @@ class BudgetSelector:
             )
             for entry in entries
         ]
-        picks = choose(
-            candidates,
-            count,
-            self.settings,
-            seed=self.seed + self.stats.selections,
-            reviewed=list(self._reviewed),
-        )
+        picks = self._choose(candidates, count)
         self.stats.selections += 1
         if not picks:
             return

@@ -10,6 +10,7 @@ import shutil
 import threading
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -415,6 +416,27 @@ def test_a_selection_that_raises_is_counted_and_the_next_one_still_runs(monkeypa
     assert len(producer.records) == 10
     metrics = router.metrics(router.route([], BatchInfo("run", 2)))
     assert metrics["sampling/budget_failures"] == (1, "sum")
+
+
+def test_a_round_whose_selection_raises_still_spends_its_budget_on_the_lowest_rewards(
+    monkeypatch,
+) -> None:
+    def broken(*args, **kwargs):
+        raise RuntimeError("a broken reward detail")
+
+    monkeypatch.setattr(budget_selector, "choose", broken)
+    producer = FakeProducer()
+    router = Router(budget_config(5, "round"), producer)
+    samples = batch(1, 20)
+    samples[3] = replace(samples[3], reward=float("nan"))  # never picked, even here
+    router.route(samples, BatchInfo("run", 1))
+    router.close()
+    records = [parse_record(record) for record in producer.records]
+    finite = sorted((s.reward, s.response) for s in samples if math.isfinite(s.reward))
+    assert sorted(r.response for r in records) == sorted(text for _, text in finite[:5])
+    assert {r.selected_by.reason for r in records} == {"fallback"}
+    assert router.budget.stats.failures == 1 and router.budget.stats.spent == 5
+    assert "a broken reward detail" in router.budget.stats.errors[0]
 
 
 def test_the_other_policies_route_as_before() -> None:

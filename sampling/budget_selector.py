@@ -160,9 +160,12 @@ class BudgetSelector:
         waited = deadline_s + SELECT_DEADLINE_S
         self._thread.join(timeout=waited)
         if self._thread.is_alive():
-            # The producer closes next: picks this selection makes later are never queued.
+            # The producer closes next and spools what is submitted after; the thread is a
+            # daemon, so picks it has not made when the process exits are gone.
             log.error(
-                "budget selection did not finish within %.0f s; its picks will not be queued",
+                "budget selection did not finish within %.0f s; picks it makes while this "
+                "process lives go to the spool (`lowtide queue replay`, or the next run, sends "
+                "them)",
                 waited,
             )
 

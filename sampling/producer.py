@@ -124,6 +124,7 @@ class Producer:
         self._buffer: deque[tuple[float, dict[str, Any]]] = deque()
         self._lock = threading.Condition()
         self._closing = False
+        self._closed = False
         self._spool_may_hold = True  # an earlier run may have left batches: look once
         self._depth_checked = 0.0
         self._client = redis_client(self.url)
@@ -136,13 +137,16 @@ class Producer:
     def submit(self, records: Sequence[RecordSource]) -> None:
         """Hand records over; returns at once. A record may be a zero-argument callable that
         builds it, so that building runs on the producer thread. Past `buffer_max` the oldest
-        spill to disk (never dropped)."""
+        spill to disk (never dropped); after `close`, all of them do (a late budget pick)."""
         now = time.monotonic()
         with self._lock:
-            self._buffer.extend((now, record) for record in records)
-            overflow = len(self._buffer) - self.buffer_max
-            spill = [self._buffer.popleft()[1] for _ in range(max(0, overflow))]
-            self._lock.notify()
+            if self._closed:
+                spill = list(records)
+            else:
+                self._buffer.extend((now, record) for record in records)
+                overflow = len(self._buffer) - self.buffer_max
+                spill = [self._buffer.popleft()[1] for _ in range(max(0, overflow))]
+                self._lock.notify()
         built = _built(spill, self.stats) if spill else []
         if built:
             self._to_spool(built)
@@ -156,6 +160,7 @@ class Producer:
         with self._lock:
             left = [record for _, record in self._buffer]
             self._buffer.clear()
+            self._closed = True  # from now on submit() spools: no thread is left to send
         built = _built(left, self.stats) if left else []
         if built:
             self._to_spool(built)

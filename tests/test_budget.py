@@ -507,6 +507,32 @@ def test_a_rounds_picks_go_to_the_spool_while_redis_is_down(own_redis, tmp_path:
     assert {r.selected_by.policy for r in records} == {"budget"}
 
 
+def test_picks_made_after_the_close_wait_go_to_the_spool(
+    own_redis, tmp_path: Path, monkeypatch
+) -> None:
+    """A selection slower than close() waits for: the producer has closed, and what it picks
+    later is spooled for the next replay instead of vanishing into a closed producer."""
+    real_choose, started = budget_selector.choose, threading.Event()
+
+    def slow_choose(*args, **kwargs):
+        started.set()
+        time.sleep(1.5)
+        return real_choose(*args, **kwargs)
+
+    monkeypatch.setattr(budget_selector, "choose", slow_choose)
+    monkeypatch.setattr(budget_selector, "SELECT_DEADLINE_S", 0.0)
+    queue = QueueConfig(redis_url=own_redis.url, name="budget-late",
+                        spool_dir=str(tmp_path / "spool"))  # fmt: skip
+    producer = Producer(queue)
+    router = Router(budget_config(4, "round"), producer, seed=1)
+    router.route(batch(1, 12), BatchInfo("run", 1))
+    router.close(deadline_s=0.1)
+    assert started.is_set() and router.budget._thread.is_alive()  # still choosing
+    router.budget._thread.join(timeout=60)
+    assert router.budget.stats.spent == 4
+    assert producer.spool.pending_records() == 4 and producer.stats.dropped == 0
+
+
 def test_ingest_refuses_the_budget_policy_with_one_line(tmp_path: Path, capsys) -> None:
     code, _, err = invoke(
         capsys, "ingest", str(tmp_path), "--once", "--sampling.policy=budget",

@@ -104,3 +104,11 @@ def test_an_unwritable_spool_while_redis_is_down_is_counted_as_dropped(
     wait_for(lambda: producer.stats.dropped == 10)
     producer.close(deadline_s=1)
     assert any("cannot write the spool" in error for error in producer.stats.errors)
+
+
+def test_records_submitted_after_close_go_to_the_spool(own_redis: OwnRedis, tmp_path: Path) -> None:
+    producer = Producer(config(own_redis.url, tmp_path))
+    producer.close()
+    producer.submit(records(0, 5))  # e.g. a budget pick that came after the close wait
+    assert producer.spool.pending_records() == 5 and producer.stats.spooled == 5
+    assert producer.stats.dropped == 0

@@ -14,12 +14,17 @@ picks' record builders to the producer:
 - A selection that raises is counted and logged. Per hour the next tick tries again; a round's
   one selection falls back to the lowest rewards (`reason: fallback`) rather than spend nothing.
 
-The budget is per router (per process): with several ranks each spends its own.
+The budget is for all processes of a run together: each spends its part, `reviews` split
+evenly over `review_budget.processes` (by default the launcher's WORLD_SIZE, as torchrun,
+accelerate and deepspeed set it), the remainder going to the lowest ranks. A process whose rank
+is not one of 0..processes-1 (a process id, say) takes an even part without the remainder, so the
+parts never add up to more than the budget.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections import Counter, OrderedDict, deque
@@ -42,6 +47,19 @@ ERRORS_KEPT = 20  # distinct selection failures logged and kept in stats.errors
 
 # Builds one record's JSON on the producer thread: (sample, batch info, selection, index).
 RecordBuilder = Callable[[ScoredSample, Any, Selected, int], dict[str, Any]]
+
+
+def launcher_world_size() -> int:
+    """WORLD_SIZE as torchrun, accelerate and deepspeed set it for every rank; 1 without it."""
+    value = os.environ.get("WORLD_SIZE", "")
+    return int(value) if value.isdigit() and int(value) > 0 else 1
+
+
+def budget_part(reviews: int, processes: int, rank: int) -> int:
+    """This rank's part of a budget shared by `processes` ranks: the parts of ranks
+    0..processes-1 add up to `reviews`; any other rank gets the even part alone."""
+    part, remainder = divmod(reviews, processes)
+    return part + (1 if 0 <= rank < remainder else 0)
 
 
 class HourlyAllowance:
@@ -108,8 +126,11 @@ class BudgetSelector:
         self.build = build
         self.seed = seed
         self.stats = BudgetStats()
+        self.processes = self.budget.processes or launcher_world_size()
+        # Alone, the whole budget; shared, this rank's part, known from the first batch's rank.
+        self.reviews: int | None = self.budget.reviews if self.processes == 1 else None
         self.hourly = (
-            HourlyAllowance(self.budget.reviews, clock) if self.budget.per == "hour" else None
+            HourlyAllowance(self.reviews or 0, clock) if self.budget.per == "hour" else None
         )
         self._pool: deque[_Pooled] = deque()
         self._serial = 0
@@ -125,15 +146,18 @@ class BudgetSelector:
     @property
     def left(self) -> int:
         """Reviews the round may still spend (per hour: what the last hour leaves)."""
+        reviews = self.reviews or 0
         if self.hourly is not None:
-            return max(0, self.budget.reviews - len(self.hourly.spent_at))
-        return max(0, self.budget.reviews - self.stats.spent)
+            return max(0, reviews - len(self.hourly.spent_at))
+        return max(0, reviews - self.stats.spent)
 
     # ---- caller thread -----------------------------------------------------------------------
 
     def add(self, samples: Sequence[ScoredSample], info: Any) -> int:
         """Pool a batch; returns at once (no selection, hashing or I/O here)."""
         with self._lock:
+            if self.reviews is None and samples:
+                self._take_part(info.rank)
             for sample in samples:
                 self._pool.append(_Pooled(sample, info, self._serial))
                 self._serial += 1
@@ -143,6 +167,16 @@ class BudgetSelector:
             self.stats.pooled += len(samples)
             self.stats.pushed_out += max(0, overflow)
         return len(samples)
+
+    def _take_part(self, rank: int) -> None:
+        self.reviews = budget_part(self.budget.reviews, self.processes, rank)
+        if self.hourly is not None:
+            self.hourly.available()  # accrued so far at the old rate (none)
+            self.hourly.per_hour = self.reviews
+        log.info(
+            "review budget: rank %d spends %d of %d reviews per %s (%d processes share it)",
+            rank, self.reviews, self.budget.reviews, self.budget.per, self.processes,
+        )  # fmt: skip
 
     def tick_now(self, timeout: float = 30.0) -> None:
         """Run one selection on the selector thread now and wait for it (per hour: spends what
@@ -289,7 +323,7 @@ class BudgetSelector:
         return Selected(
             policy="budget",
             indices=sorted(pick.index for pick in picks),
-            parameter={"budget": float(self.budget.reviews)},
+            parameter={"budget": float(self.reviews or 0)},
             values={pick.index: candidates[pick.index].reward for pick in picks},
             detail=detail,
             reasons={pick.index: pick.reason for pick in picks},

@@ -40,8 +40,14 @@ class ReviewBudget(Section):
     """How many reviews the `budget` policy may ask for: per round (a run of the trainer, or one
     round of `lowtide loop`: spent when the round ends) or per hour (spent as the hour goes)."""
 
-    reviews: int = Field(ge=0, description="reviews per `per`")
+    reviews: int = Field(ge=0, description="reviews per `per`, for all processes together")
     per: Literal["round", "hour"] = "round"
+    processes: int | None = Field(
+        None,
+        ge=1,
+        description="processes that share the budget, each spending its part (default: the "
+        "launcher's WORLD_SIZE, else 1)",
+    )
 
 
 class BudgetConfig(Section):

@@ -17,6 +17,7 @@ import pytest
 
 import sampling.budget_selector as budget_selector
 from sampling.budget import Candidate, choose, share_counts
+from sampling.budget_selector import budget_part
 from sampling.config import BudgetConfig, QueueConfig, SamplingConfig
 from sampling.near_duplicates import group_near_duplicates
 from sampling.producer import Producer
@@ -531,6 +532,63 @@ def test_picks_made_after_the_close_wait_go_to_the_spool(
     router.budget._thread.join(timeout=60)
     assert router.budget.stats.spent == 4
     assert producer.spool.pending_records() == 4 and producer.stats.dropped == 0
+
+
+def test_the_parts_of_a_shared_budget_add_up_to_it() -> None:
+    for reviews in range(0, 61):
+        for processes in range(1, 10):
+            parts = [budget_part(reviews, processes, rank) for rank in range(processes)]
+            assert sum(parts) == reviews and max(parts) - min(parts) <= 1
+            # A rank that is not one of 0..processes-1 (a process id) takes the even part only.
+            assert budget_part(reviews, processes, 48213) == reviews // processes
+
+
+def shared_budget(reviews: int, per: str, processes: int | None) -> SamplingConfig:
+    return SamplingConfig(
+        policy="budget",
+        review_budget={"reviews": reviews, "per": per, "processes": processes},
+    )
+
+
+def test_ranks_share_one_round_budget(monkeypatch) -> None:
+    """Three ranks (a router each, as each process has its own) spend 10 reviews in all."""
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    spent = []
+    for rank in range(3):
+        producer = FakeProducer()
+        router = Router(shared_budget(10, "round", 3), producer, seed=rank)
+        router.route(batch(1, 40, seed=rank), BatchInfo("run", 1, rank=rank))
+        router.close()
+        spent.append(len(producer.records))
+    assert spent == [4, 3, 3]
+
+
+def test_the_launchers_world_size_is_the_default_number_of_ranks(monkeypatch) -> None:
+    monkeypatch.setenv("WORLD_SIZE", "4")
+    producer = FakeProducer()
+    router = Router(shared_budget(10, "round", None), producer)
+    router.route(batch(1, 40), BatchInfo("run", 1, rank=2))
+    router.close()
+    assert len(producer.records) == 2  # 10 over 4 ranks: 3, 3, 2, 2
+    monkeypatch.delenv("WORLD_SIZE")
+    alone = FakeProducer()
+    router = Router(shared_budget(10, "round", None), alone)
+    router.route(batch(1, 40), BatchInfo("run", 1, rank=2))
+    router.close()
+    assert len(alone.records) == 10  # one process: all of it, whatever its rank
+
+
+def test_ranks_share_one_hourly_budget(monkeypatch) -> None:
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    clock = FakeClock()
+    producer = FakeProducer()
+    router = Router(shared_budget(10, "hour", 2), producer, clock=clock)
+    for hour in range(3):
+        router.route(batch(hour + 1, 60), BatchInfo("run", hour + 1, rank=1))
+        clock.now += 3600
+        router.budget.tick_now()
+    router.close()
+    assert len(producer.records) == 15  # 5 an hour: rank 1's half of 10
 
 
 def test_ingest_refuses_the_budget_policy_with_one_line(tmp_path: Path, capsys) -> None:

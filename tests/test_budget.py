@@ -591,6 +591,47 @@ def test_ranks_share_one_hourly_budget(monkeypatch) -> None:
     assert len(producer.records) == 15  # 5 an hour: rank 1's half of 10
 
 
+@pytest.mark.slow
+def test_two_torchrun_ranks_spend_one_budget_between_them(tmp_path: Path, tiny_models) -> None:
+    """Real ranks under torchrun (WORLD_SIZE=2): 5 reviews for the run, 3 from rank 0, 2 from
+    rank 1, where each process used to spend all 5."""
+    import os
+    import subprocess
+    import sys
+    import uuid
+
+    import redis
+    from rq import Queue
+    from rq.serializers import JSONSerializer
+
+    from tests.conftest import REPO
+    from tests.helpers.pipeline import REDIS_URL
+
+    queue_name = f"test-budget-ranks-{uuid.uuid4().hex[:8]}"
+    out = tmp_path / "out"
+    train = [
+        "train", "--config", str(REPO / "configs" / "quickstart.yaml"),
+        f"--model.actor.model_name_or_path={tiny_models.policy}", f"--trainer.output_dir={out}",
+        "--trainer.max_steps=2", "--trainer.rollout_batch_size=4", "--trainer.max_new_tokens=8",
+        f"--logger.save_dir={out / 'logs'}", "--logger.name=[console]",
+        f"--queue.name={queue_name}", f"--queue.spool_dir={out / 'spool'}",
+        "--sampling.policy=budget", "--sampling.review_budget.reviews=5",
+    ]  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+         "-m", "lowtide", *train],
+        cwd=REPO, capture_output=True, text=True, timeout=600,  # the config's data path
+        env={**os.environ, "REDIS_URL": REDIS_URL, "OMP_NUM_THREADS": "1"},
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr[-3000:]
+    queue = Queue(queue_name, connection=redis.Redis.from_url(REDIS_URL), serializer=JSONSerializer)
+    try:
+        queued = [record for job in queue.get_jobs() for record in job.args[0]]
+        assert Counter(record["rank"] for record in queued) == {0: 3, 1: 2}
+    finally:
+        queue.delete(delete_jobs=True)
+
+
 def test_ingest_refuses_the_budget_policy_with_one_line(tmp_path: Path, capsys) -> None:
     code, _, err = invoke(
         capsys, "ingest", str(tmp_path), "--once", "--sampling.policy=budget",

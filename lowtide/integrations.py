@@ -23,8 +23,15 @@ def router_from_config(
     overrides: list[str] | None = None,
     *,
     environ: Mapping[str, str] | None = None,
+    processes: int | None = None,
 ) -> Router:
+    """`processes`: how many processes of the run route, as the trainer knows it (verl's reward
+    workers): how a review budget is shared when the config does not say."""
     environ = os.environ if environ is None else environ
     path = config if config is not None else environ.get(CONFIG_VAR) or None
     loaded = load_service_config(path, overrides, environ)
-    return Router.from_config(loaded.sampling, loaded.queue, seed=loaded.trainer.seed)
+    sampling, budget = loaded.sampling, loaded.sampling.review_budget
+    if processes and budget is not None and budget.processes is None:
+        shared = budget.model_copy(update={"processes": processes})
+        sampling = sampling.model_copy(update={"review_budget": shared})
+    return Router.from_config(sampling, loaded.queue, seed=loaded.trainer.seed)

@@ -127,14 +127,24 @@ def _hint(key: str, known: list[str]) -> str:
     return f"did you mean {paths[near[0]]}?" if near else f"known: {', '.join(known)}"
 
 
-def _router(settings: VerlSettings) -> Router:
+def _router(settings: VerlSettings, reward_workers: int | None) -> Router:
     try:
-        return router_from_config(settings.config, settings.overrides())
+        return router_from_config(settings.config, settings.overrides(), processes=reward_workers)
     except UsageError as error:  # name the keys as they are written in verl's config
         message = str(error)
         for name in NESTED:
             message = message.replace(f"--{name}.", f"{SECTION}.{name}.")
         raise UsageError(message) from None
+
+
+def reward_workers(config: Any) -> int | None:
+    """How many reward workers verl starts (`reward.num_workers`; older configs
+    `reward_model.num_workers`): they share a review budget, and none sees WORLD_SIZE."""
+    for key in ("reward.num_workers", "reward_model.num_workers"):
+        value = OmegaConf.select(config, key, default=None)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 class LowtideRewardManager(RoutingRewardManager):
@@ -143,7 +153,7 @@ class LowtideRewardManager(RoutingRewardManager):
     def __init__(self, config: Any, tokenizer: Any, compute_score: Any = None, **kwargs: Any):
         settings = VerlSettings.from_verl_config(config)
         wrapped = settings.wrapped_class()
-        router = _router(settings)
+        router = _router(settings, reward_workers(config))
         routing = Routing(
             wrapped=wrapped,
             router=router,

@@ -143,6 +143,12 @@ def test_verl_builds_lowtide_manager_and_gets_the_same_rewards(verl_run: VerlRun
     assert out["problems"] == {}
 
 
+def test_verls_reward_workers_share_one_review_budget(verl_run: VerlRun) -> None:
+    """Reward workers are Ray actors that do not see WORLD_SIZE: the budget is split over
+    verl's `reward.num_workers` (3 here) unless `review_budget.processes` says otherwise."""
+    assert verl_run.out["budget"] == {"processes": 3}
+
+
 def test_the_queued_records_are_the_low_scored_samples_once_each(verl_run: VerlRun) -> None:
     at_step = [r for r in verl_run.records if r["step"] == 7]
     want = expected(GROUPS)

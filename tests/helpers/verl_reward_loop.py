@@ -304,6 +304,15 @@ def main() -> None:
         dump_path=spec["dump_dir"],
         global_steps=7,
     )
+    # 6. The budget policy: verl's reward workers share one budget (none sees WORLD_SIZE).
+    budgeted = RewardLoopWorker(
+        compose_config(spec, wrapped=True, **{
+            "reward.num_workers": "3", "++lowtide.sampling.policy": "budget",
+            "++lowtide.sampling.review_budget.reviews": "7",
+        })
+    )  # fmt: skip
+    out["budget"] = {"processes": budgeted.reward_manager.batcher.router.budget.processes}
+    budgeted.reward_manager.close()
     Path(sys.argv[2]).write_text(json.dumps(out, default=repr))
 
 

@@ -36,6 +36,18 @@ def _env() -> dict[str, str]:
     }
 
 
+def _idle_workers(redis_url: str) -> int:
+    """Workers registered in that Redis that wait on their queue (RQ sets "idle" there)."""
+    import redis
+    from rq import Worker
+
+    connection = redis.Redis.from_url(redis_url)
+    try:
+        return sum(worker.get_state() == "idle" for worker in Worker.all(connection=connection))
+    finally:
+        connection.close()
+
+
 def _children(pid: int) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
@@ -135,6 +147,9 @@ def test_a_worker_outlives_a_redis_outage_and_says_so_if_stopped_during_it(
     )  # fmt: skip
     try:
         wait_for(lambda: "batches will retry" in log.read_text(), 60, "the worker to start")
+        # Redis goes away once the worker waits for batches: an outage during its start-up
+        # (registration, recovery, scheduler) ends it with the same error at once instead.
+        wait_for(lambda: _idle_workers(own_redis.url) == 1, 60, "the worker to wait for batches")
         own_redis.kill()
         wait_for(lambda: "could not connect to Redis" in log.read_text(), 30, "the retry lines")
         assert worker.poll() is None  # it waits for Redis instead of dying

@@ -171,7 +171,8 @@ class BudgetSelector:
     def _take_part(self, rank: int) -> None:
         self.reviews = budget_part(self.budget.reviews, self.processes, rank)
         if self.hourly is not None:
-            self.hourly.available()  # accrued so far at the old rate (none)
+            # One assignment: the selector thread reads the rate, this thread never updates
+            # the allowance's tokens (which accrue from the selector's start, capped at an hour).
             self.hourly.per_hour = self.reviews
         log.info(
             "review budget: rank %d spends %d of %d reviews per %s (%d processes share it)",

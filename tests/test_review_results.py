@@ -63,6 +63,14 @@ def test_a_machine_reviewer_writes_the_projects_form_whatever_it_returned() -> N
         assert checked_review(lambda data, r=returned: r, {}).rating == 5
 
 
+def test_a_whole_float_rating_is_written_as_the_choice_it_names() -> None:
+    star_result = [{"from_name": "quality", "value": {"rating": 4.0}}]
+    for returned in (Review(rating=4.0), star_result):  # type: ignore[arg-type]
+        verdict = checked_review(lambda data, r=returned: r, {})
+        assert verdict.rating == 4 and type(verdict.rating) is int
+        assert read_result(result_of(verdict)).rating == 4
+
+
 def _text(name: str, *parts: Any) -> dict[str, Any]:
     return {"from_name": name, "to_name": "response", "type": "textarea",
             "value": {"text": list(parts)}}  # fmt: skip

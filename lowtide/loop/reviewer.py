@@ -10,7 +10,7 @@ leaves that task unreviewed, with the reason, and the others go on.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from annotation.export import CATEGORIES
@@ -80,7 +80,8 @@ def checked_review(reviewer: Reviewer, data: Mapping[str, Any]) -> Review:
         value = getattr(verdict, name)
         if value is not None and not isinstance(value, str):
             raise ReviewRejected(f"{name} is {type(value).__name__}, not text")
-    return verdict
+    # 4.0 passes the range check; the project's choices store "4", never "4.0".
+    return replace(verdict, rating=int(verdict.rating))
 
 
 def result_of(review: Review, quality: QualityKind = CHOICES_KIND) -> list[dict[str, Any]]:

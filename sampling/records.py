@@ -199,7 +199,8 @@ class RolloutRecord(_Frozen):
         `shown`: the (prompt, response) to put in the record instead of the sample's, as
         redaction made them, with `redactions` counting what it replaced. The sample id stays
         the hash of the sample's own texts. `prompt_chars`/`response_chars`: a whole text's shown
-        length; a cut one's original length (one far past the cap is redacted only in part).
+        length; a cut one's original length (one far past the cap is redacted only in part), or
+        its shown length where placeholders made it longer (always more than was kept).
 
         Non-finite floats become None (reward, advantage, reward details) or their name as a
         string in `generation` ("inf"); only the first 64 reward details by sorted name are kept.
@@ -230,8 +231,8 @@ class RolloutRecord(_Frozen):
             "truncated": sample.truncated,
             "prompt_cut": prompt_cut,
             "response_cut": response_cut,
-            "prompt_chars": len(sample.prompt) if prompt_cut else len(full_prompt),
-            "response_chars": len(sample.response) if response_cut else len(full_response),
+            "prompt_chars": _recorded_length(sample.prompt, full_prompt, prompt_cut),
+            "response_chars": _recorded_length(sample.response, full_response, response_cut),
             "redactions": dict(redactions or {}),
         }
         details = fields["reward_details"]
@@ -332,6 +333,12 @@ def _json_type_name(value: Any) -> str:
     if isinstance(value, list | tuple):
         return "array"
     return "null" if value is None else type(value).__name__
+
+
+def _recorded_length(original: str, shown: str, cut: bool) -> int:
+    # Placeholders can push a text under the cap past it: the original is then shorter than
+    # what was kept, and the record would contradict its own cut flag.
+    return max(len(original), len(shown)) if cut else len(shown)
 
 
 def _cap_text(text: str, max_chars: int) -> tuple[str, bool]:

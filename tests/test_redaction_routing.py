@@ -84,6 +84,19 @@ def test_a_text_far_past_the_cap_keeps_its_original_length_in_the_record() -> No
     assert record.response_chars == len(long_response)
 
 
+def test_a_text_that_placeholders_push_past_the_cap_is_sent_cut() -> None:
+    """An address shorter than its placeholder, in a text just under the cap: the redacted text
+    is cut, and the record is still built (its length is more than what was kept)."""
+    producer = BuildingProducer()
+    router = Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100)
+    response = "write to a@b.co " + "x" * 83  # 99 characters; 102 once redacted
+    router.route([sample(response=response)], BatchInfo("run", 1))
+    producer.flush()
+    record = parse_record(producer.records[0])
+    assert record.response_cut and record.response.startswith("write to <EMAIL_")
+    assert record.response_chars > len(record.response)
+
+
 def test_switched_off_the_record_is_verbatim() -> None:
     producer = BuildingProducer()
     router = Router(SamplingConfig(threshold=0.5, redact=False), producer)

@@ -197,7 +197,7 @@ def release_dead_scheduler_lock(queue: Queue) -> bool:
     owner = holder.decode()
     info = connection.hmget(SCHEDULER_KEY_TEMPLATE % owner, ["hostname", "pid"])
     hostname, pid = (value.decode() if value else "" for value in info)
-    if hostname != socket.gethostname() or not pid.isdigit() or _process_exists(int(pid)):
+    if not _gone_from_this_host(hostname, int(pid) if pid.isdigit() else 0):
         return False  # alive, another machine's, or not registered yet: leave it to its TTL
     return release_lock(connection, lock_key, owner)
 
@@ -206,9 +206,13 @@ def _worker_alive(connection: redis.Redis, name: str) -> bool:
     worker = Worker.find_by_key(Worker.redis_worker_namespace_prefix + name, connection=connection)
     if worker is None:
         return False  # its registration expired or it said goodbye
-    if worker.hostname != socket.gethostname() or not worker.pid:
-        return True  # another machine: trust its registration until it expires
-    return _process_exists(worker.pid)
+    return not _gone_from_this_host(worker.hostname or "", worker.pid or 0)
+
+
+def _gone_from_this_host(hostname: str, pid: int) -> bool:
+    """Certainly dead: it ran on this host and its process no longer exists. Another machine's
+    process, or one with no pid, is trusted until its registration expires."""
+    return hostname == socket.gethostname() and pid > 0 and not _process_exists(pid)
 
 
 def _process_exists(pid: int) -> bool:

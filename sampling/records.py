@@ -191,6 +191,7 @@ class RolloutRecord(_Frozen):
         max_text_chars: int = MAX_TEXT_CHARS,
         now: datetime | None = None,
         shown: tuple[str, str] | None = None,
+        shown_cut: tuple[bool, bool] = (False, False),
         redactions: Mapping[str, int] | None = None,
         reward_weights: Mapping[str, float] | None = None,
     ) -> RolloutRecord:
@@ -198,7 +199,9 @@ class RolloutRecord(_Frozen):
 
         `shown`: the (prompt, response) to put in the record instead of the sample's, as
         redaction made them, with `redactions` counting what it replaced. The sample id stays
-        the hash of the sample's own texts. `prompt_chars`/`response_chars`: a whole text's shown
+        the hash of the sample's own texts; `shown_cut` says which of them stand for a prefix of
+        the sample's text only (cut, whatever their length). `prompt_chars`/`response_chars`: a
+        whole text's shown
         length; a cut one's original length (one far past the cap is redacted only in part), or
         its shown length where placeholders made it longer (always more than was kept).
 
@@ -208,8 +211,9 @@ class RolloutRecord(_Frozen):
         if max_text_chars < 1:
             raise ValueError(f"max_text_chars must be at least 1, got {max_text_chars}")
         full_prompt, full_response = shown or (sample.prompt, sample.response)
-        prompt, prompt_cut = _cap_text(full_prompt, max_text_chars)
-        response, response_cut = _cap_text(full_response, max_text_chars)
+        prompt, prompt_capped = _cap_text(full_prompt, max_text_chars)
+        response, response_capped = _cap_text(full_response, max_text_chars)
+        prompt_cut, response_cut = prompt_capped or shown_cut[0], response_capped or shown_cut[1]
         fields = {
             "sample_id": make_sample_id(
                 run_id, step, rank, sample.index, sample.prompt, sample.response

@@ -233,7 +233,7 @@ class Router:
         self, sample: ScoredSample, info: BatchInfo, chosen: Selected, index: int
     ) -> dict[str, Any]:
         selection = chosen.selection_for(index, self.config.component)  # its own statistics
-        shown, redactions = self._redacted_texts(sample)
+        shown, redactions, shown_cut = self._redacted_texts(sample)
         record = RolloutRecord.from_sample(
             sample,
             run_id=info.run_id,
@@ -245,6 +245,7 @@ class Router:
             selection=selection,
             max_text_chars=self.max_text_chars,
             shown=shown,
+            shown_cut=shown_cut,
             redactions=redactions,
             reward_weights=info.reward_weights,
         )
@@ -252,13 +253,15 @@ class Router:
 
     def _redacted_texts(
         self, sample: ScoredSample
-    ) -> tuple[tuple[str, str] | None, dict[str, int] | None]:
-        """The prompt and response with placeholders, and the counts by kind. A redactor that
-        fails raises RecordError naming it, never the text: the record is dropped, not sent."""
+    ) -> tuple[tuple[str, str] | None, dict[str, int] | None, tuple[bool, bool]]:
+        """The prompt and response with placeholders, the counts by kind, and whether each was
+        redacted from a prefix only. A redactor that fails raises RecordError naming it, never
+        the text: the record is dropped, not sent."""
         if self.redactor is None:
-            return None, None
+            return None, None, (False, False)
         # A text far past the cap is redacted only as far as it can be shown (and a margin).
         limit = 4 * self.max_text_chars
+        prefix_only = (len(sample.prompt) > limit, len(sample.response) > limit)
         try:
             redaction = self.redactor.redact([sample.prompt[:limit], sample.response[:limit]])
         except Exception as error:  # fail closed: any failure keeps the record in
@@ -274,7 +277,7 @@ class Router:
             with self._redaction_lock:
                 self._redacted.update(redaction.counts)
         prompt, response = redaction.texts
-        return (prompt, response), redaction.counts
+        return (prompt, response), redaction.counts, prefix_only
 
     def _already_seen(self, sample_id: str) -> bool:
         if sample_id in self._seen:

@@ -97,6 +97,20 @@ def test_a_text_that_placeholders_push_past_the_cap_is_sent_cut() -> None:
     assert record.response_chars > len(record.response)
 
 
+def test_a_long_text_that_redaction_shrinks_under_the_cap_still_says_it_was_cut() -> None:
+    """Only the first 4x the cap of a text is redacted: when that prefix collapses to a short
+    placeholder, what follows it is gone, and the record must say so."""
+    producer = BuildingProducer()
+    router = Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100)
+    key = "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 10
+    key += "\n-----END PRIVATE KEY-----"
+    response = key + " and then " + "more words " * 100  # past 4x the cap, key first
+    router.route([sample(response=response)], BatchInfo("run", 1))
+    producer.flush()
+    record = parse_record(producer.records[0])
+    assert record.response_cut and record.response_chars == len(response)
+
+
 def test_switched_off_the_record_is_verbatim() -> None:
     producer = BuildingProducer()
     router = Router(SamplingConfig(threshold=0.5, redact=False), producer)

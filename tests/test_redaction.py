@@ -34,7 +34,7 @@ POSITIVES = {
     "PASSWORD": ("postgres://admin:{}@db.internal:5432/app", "Tr0ub4dor&3"),
     "API_KEY": ("export AWS_ACCESS_KEY_ID={}", "AKIAIOSFODNN7EXAMPLE"),
     "SECRET": ("password = '{}'", "hunter2hunter2"),
-    "HIGH_ENTROPY": ('{{"blob": "{}"}}', "Zm9vYmFyYmF6cXV4cXV1eHh5enp5MTIzNDU2Nzg5MA=="),
+    "HIGH_ENTROPY": ('{{"blob": "{}"}}', "q8Zr2vN6xK4mT1pW9bY3cF7hJ5dL0sAe"),
 }
 NEAR_MISSES = [
     "order 4111 1111 1111 1112 shipped",  # 16 digits failing Luhn

@@ -13,7 +13,7 @@ import pytest
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.personal import EmailFinder, IbanFinder, IpFinder, NinoFinder, NumberFinder
-from sampling.redaction.secret_plugins import KeywordFinder, password_finders
+from sampling.redaction.secret_finders import KeywordFinder, password_finders
 from sampling.redaction.spans import LONG_WORD, Span, Text
 
 PIECES = [

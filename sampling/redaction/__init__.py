@@ -1,7 +1,7 @@
 """Redaction: secrets and personal data replaced by typed placeholders (`<EMAIL_1>`) before a
 record leaves the trainer's process. `Redactor` (redactor.py) does the work; `config.py` is the
-`sampling.redact` section; kinds.py names the built-in kinds. The redactor and its detect-secrets
-plugins load on first use, not with the config."""
+`sampling.redact` section; kinds.py names the built-in kinds. The redactor, its token rules and
+the phone and ID libraries load on first use, not with the config."""
 
 from __future__ import annotations
 

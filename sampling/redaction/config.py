@@ -9,6 +9,7 @@ sampling:
     patterns:                        # more kinds: <EMPLOYEE_ID_1>, ...
       - {kind: EMPLOYEE_ID, regex: 'EMP-[0-9]{6}'}
     redactor: mypkg.pii:find_spans   # (text: str) -> iterable of (start, end, KIND)
+    phone_regions: [US, GB, CN]      # how numbers without `+` are read, in this order
 ```
 `redact: false` switches it off (then rollouts reach reviewers verbatim).
 """
@@ -80,6 +81,11 @@ class RedactConfig(_Section):
     redactor: str | None = Field(
         None, description="dotted path: (text: str) -> iterable of (start, end, KIND)"
     )
+    phone_regions: list[str] = Field(
+        default_factory=lambda: ["US", "GB", "CN"],
+        description="regions (ISO 3166 codes) whose national numbering reads a phone number "
+        "written without `+`, in order",
+    )
 
     @model_validator(mode="before")
     @classmethod
@@ -102,6 +108,20 @@ class RedactConfig(_Section):
         if value is not None and not is_dotted_path(value):
             raise ValueError(f"{value!r} is not a dotted path (write package.module:function)")
         return value
+
+    @field_validator("phone_regions")
+    @classmethod
+    def _regions(cls, value: list[str]) -> list[str]:
+        from sampling.redaction.phones import supported_region  # libphonenumber's region list
+
+        regions = [code.upper() for code in value]
+        for code in regions:
+            if not supported_region(code):
+                raise ValueError(
+                    f"{code!r} is not a region libphonenumber knows: use an ISO 3166 code (US, GB, "
+                    "CN, IN, DE, ...)"
+                )
+        return regions
 
     def builtin_kinds(self) -> list[str]:
         """The built-in kinds this config redacts, in priority order."""

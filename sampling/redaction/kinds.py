@@ -1,5 +1,6 @@
 """The built-in kinds of redacted text: the name a config uses, the placeholder's stem
-(`<EMAIL_1>`), and what the kind covers. Light on purpose: config validation imports it."""
+(`<EMAIL_1>`), and what the kind covers. Light on purpose: config validation imports it. The
+order is the priority when two finds overlap: the kind that comes first names the span."""
 
 from __future__ import annotations
 
@@ -9,22 +10,31 @@ import re
 KIND_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 
 SECRET_KINDS: dict[str, str] = {
-    "PRIVATE_KEY": "PEM/OpenSSH/PGP private key blocks (header to footer)",
+    "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer)",
     "JWT": "JSON Web Tokens (three base64url parts whose header and payload are JSON)",
     "PASSWORD": "the password in a URL or connection string (scheme://user:PASSWORD@host, "
     "Password=...;)",
-    "API_KEY": "cloud and service keys and tokens found by detect-secrets' token plugins "
-    "(AWS, Azure storage, GitHub, GitLab, Slack, Stripe, OpenAI, Twilio, SendGrid, npm, PyPI, ...)",
-    "SECRET": "a value assigned to a secret-sounding name (password=..., api_key: ...)",
-    "HIGH_ENTROPY": "quoted strings of high entropy (detect-secrets' base64 and hex plugins)",
+    "API_KEY": "keys and tokens of known formats (sampling/redaction/token_rules.yaml: LLM APIs, "
+    "model hubs, code hosts, cloud providers, CI, chat webhooks, payments, bearer headers)",
+    "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., "
+    "'my key is ...', '密钥是...')",
+    "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
+    "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
 }
 PERSONAL_KINDS: dict[str, str] = {
     "EMAIL": "e-mail addresses",
-    "PHONE": "phone numbers: international (+CC ...), North American (555-123-4567), UK (0...)",
+    "CN_ID": "Chinese resident identity numbers (18 characters, birth date and check digit)",
+    "IN_AADHAAR": "Indian Aadhaar numbers (Verhoeff check; bare 12 digits only after 'Aadhaar')",
+    "BR_CPF": "Brazilian CPF numbers (two check digits; bare 11 digits only after 'CPF')",
+    "IN_PAN": "Indian PAN numbers (ABCPE1234F, with the holder-type letter checked)",
+    "PASSPORT": "passport numbers after a word naming a passport (passport, 护照, ...)",
+    "PHONE": "phone numbers of any country with `+`; without it, read as a number of each of "
+    "`phone_regions` (libphonenumber's data), or in North American and UK shapes",
     "CARD": "payment card numbers (13-19 digits, known prefixes, Luhn check)",
-    "IBAN": "International Bank Account Numbers (country length and mod-97 check)",
+    "IBAN": "International Bank Account Numbers (country format and mod-97 check)",
     "IP_ADDRESS": "IPv4 and IPv6 addresses (checked by the standard library's ipaddress)",
-    "US_SSN": "US Social Security numbers (123-45-6789, invalid ranges excluded)",
+    "US_SSN": "US Social Security numbers (123-45-6789, or 9 digits after 'SSN'; invalid ranges "
+    "excluded)",
     "UK_NINO": "UK National Insurance numbers (AB 12 34 56 C)",
 }
 BUILTIN_KINDS: dict[str, str] = SECRET_KINDS | PERSONAL_KINDS

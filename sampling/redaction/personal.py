@@ -5,7 +5,7 @@ order numbers, dates and version strings stay readable."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from sampling.redaction.checks import (
     is_card_number,
@@ -15,6 +15,8 @@ from sampling.redaction.checks import (
     is_uk_nino,
     is_us_ssn,
 )
+from sampling.redaction.identity import identity_finders
+from sampling.redaction.phones import DEFAULT_REGIONS, PhoneReader
 from sampling.redaction.spans import Span, Text
 
 
@@ -23,7 +25,8 @@ class EmailFinder:
     name = "email"
     _EMAIL = re.compile(
         r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+"
-        r"[A-Za-z]{2,24}(?![\w-])"
+        r"[A-Za-z]{2,24}(?![\w-])",
+        re.ASCII,
     )
 
     _LOCAL_PART = 64  # the most characters an address has before its `@`
@@ -48,46 +51,66 @@ class EmailFinder:
 
 class NumberFinder:
     """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
-    SSN (3-2-4), a phone number (+CC..., 3-3-4, or a UK number from 0). A bare run of 7-12
-    digits is none of them: too many ids and amounts look like that."""
+    SSN (3-2-4), a phone number (+CC..., a number of one of `phone_regions` (phones.py), or the
+    shapes of North American and UK numbers, valid or made up: 555-0134, 07700 900123). A bare
+    run of digits is a phone number only when it is a valid mobile number or a phone is named
+    before it: too many ids and amounts look like the rest."""
 
     kinds = frozenset({"CARD", "US_SSN", "PHONE"})
     name = "card/ssn/phone"
     # The first character comes before the look-behind (which then spans it), so that the
     # regex engine can skip to the next digit, `+` or `(` instead of trying every position.
+    # ASCII classes: a CJK character is `\w` otherwise, and `号码13812345678` has no boundary.
     _CANDIDATE = re.compile(
         r"[+(0-9](?<![\w.+/-][+(0-9])(?:(?<=\+) ?\(?\d|(?<=\()\d|(?<=[0-9]))"
-        r"(?:[ .()-]{0,2}\d){6,18}(?![\w/]|[.-]\d)"
+        r"(?:[ .()-]{0,2}\d){6,18}(?![\w/]|[.-]\d)",
+        re.ASCII,
     )
     _GROUPS = re.compile(r"\d+")
+    _BEFORE = 32  # characters before a number where a word naming a phone is looked for
+
+    def __init__(self, phone_regions: Sequence[str] = DEFAULT_REGIONS) -> None:
+        self.phones = PhoneReader(phone_regions)
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(7):
             return
-        for match in self._CANDIDATE.finditer(view.text):
+        text = view.text
+        for match in self._CANDIDATE.finditer(text):
             candidate = match.group()
             start, end = match.span()
             if candidate.endswith(")") and "(" not in candidate:
                 candidate, end = candidate[:-1], end - 1
-            kind = self.classify(candidate)
+            kind = self.classify(candidate, text[max(0, start - self._BEFORE) : start])
             if kind:
                 yield Span(start, end, kind)
 
-    @classmethod
-    def classify(cls, candidate: str) -> str | None:
-        groups = [len(group) for group in cls._GROUPS.findall(candidate)]
-        digits = "".join(cls._GROUPS.findall(candidate))
+    def classify(self, candidate: str, before: str = "") -> str | None:
+        groups = [len(group) for group in self._GROUPS.findall(candidate)]
+        digits = "".join(self._GROUPS.findall(candidate))
+        if candidate.startswith("+ "):
+            return None  # `a + 959418625`: a sum, not a country code
         if candidate.startswith("+"):
-            return "PHONE" if 8 <= len(digits) <= 15 else None
+            return "PHONE" if self.phones.international(candidate) else None
         if groups == [3, 2, 4] and "." not in candidate:
             area, group, serial = digits[:3], digits[3:5], digits[5:]
             return "US_SSN" if is_us_ssn(area, group, serial) else None
-        if 13 <= len(digits) <= 19 and is_card_number(digits):
+        if is_card_number(digits, grouped=len(groups) > 1):
             return "CARD"
+        if len(groups) == 1 and not self.phones.named(before) and (
+            _RESULT.search(before) or _amount(digits)
+        ):
+            return None  # `2^34 = 17179869184`, 15000000000: what an expression comes to
         if groups in ([3, 3, 4], [1, 3, 3, 4]) and digits[-10] not in "01":
             return "PHONE"  # North American: the area code never starts with 0 or 1
         if len(groups) >= 2 and digits[0] == "0" and len(digits) in (10, 11):
             return "PHONE"  # UK and much of Europe: a national number from 0, written in groups
+        if groups in ([11], [3, 4, 4]) and _CN_MOBILE.fullmatch(digits):
+            return "PHONE"  # a Chinese mobile number's shape, in ranges yet to be allocated too
+        if len(digits) <= 15 and self.phones.national(
+            candidate, grouped=len(groups) >= 2, before=before
+        ):
+            return "PHONE"
         return None
 
 
@@ -95,7 +118,8 @@ class IbanFinder:
     kinds = frozenset({"IBAN"})
     name = "iban"
     _CANDIDATE = re.compile(
-        r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?"
+        r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?",
+        re.ASCII,
     )
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -109,7 +133,7 @@ class IbanFinder:
             for count in range(len(pieces), 0, -1):
                 kept = " ".join(pieces[:count])
                 end = match.start() + len(kept)
-                if end < len(text) and text[end].isalnum():
+                if end < len(text) and _ascii_word(text[end]):
                     continue
                 if is_iban(kept.replace(" ", "")):
                     yield Span(match.start(), end, "IBAN")
@@ -119,7 +143,9 @@ class IbanFinder:
 class IpFinder:
     kinds = frozenset({"IP_ADDRESS"})
     name = "ip"
-    _V4 = re.compile(r"[0-9](?<![\w.][0-9])\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d)")
+    _V4 = re.compile(
+        r"[0-9](?<![\w.][0-9])\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d)", re.ASCII
+    )
     # IPv6: found from its `x:y:` core, then widened to the whole run of hex digits, `:` and `.`.
     _V6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
     _V6_CHARS = frozenset("0123456789abcdefABCDEF:.")
@@ -150,7 +176,7 @@ class IpFinder:
             end = start + len(value)
             before = text[start - 1] if start else " "
             after = text[end] if end < len(text) else " "
-            if before.isalnum() or before == "_" or after.isalnum() or after == "_":
+            if _ascii_word(before) or _ascii_word(after):
                 continue
             if is_ipv6(value):
                 yield Span(start, end, "IP_ADDRESS")
@@ -161,7 +187,8 @@ class NinoFinder:
     name = "uk_nino"
     _NINO = re.compile(
         r"[A-CEGHJ-PR-TW-Z](?<![A-Za-z0-9][A-Z])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
-        r"(?![A-Za-z0-9])"
+        r"(?![A-Za-z0-9])",
+        re.ASCII,
     )
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -172,5 +199,21 @@ class NinoFinder:
                 yield Span(match.start(), match.end(), "UK_NINO")
 
 
-def personal_finders() -> list[object]:
-    return [EmailFinder(), IbanFinder(), NumberFinder(), NinoFinder(), IpFinder()]
+def personal_finders(phone_regions: Sequence[str] = DEFAULT_REGIONS) -> list[object]:
+    return [EmailFinder(), *identity_finders(), IbanFinder(), NumberFinder(phone_regions),
+            NinoFinder(), IpFinder()]  # fmt: skip
+
+
+_CN_MOBILE = re.compile(r"1[3-9]\d{9}")
+_RESULT = re.compile(r"[=×*/^÷]\s*$")
+
+
+def _amount(digits: str) -> bool:
+    """Mostly one repeated digit (15000000000): an amount or a placeholder, not a phone."""
+    return len(set(digits[-7:])) <= 2
+
+
+def _ascii_word(char: str) -> bool:
+    """A letter, digit or `_` of ASCII: what a value's neighbour must not be (a CJK character
+    next to a number does not make it part of a word)."""
+    return char.isascii() and (char.isalnum() or char == "_")

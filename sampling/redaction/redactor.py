@@ -18,7 +18,7 @@ from rl.plugins import PluginPathError, resolve_callable
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME
 from sampling.redaction.personal import personal_finders
-from sampling.redaction.secret_plugins import PatternFinder, secret_finders
+from sampling.redaction.secret_finders import PatternFinder, secret_finders
 from sampling.redaction.spans import Finder, Span, Text
 
 # A user's redactor: the spans it finds in one text, as (start, end, KIND).
@@ -40,8 +40,9 @@ class Redaction:
     counts: dict[str, int]  # kind -> values replaced (every occurrence counts)
 
 
-def builtin_finders() -> list[Finder]:
-    return [*secret_finders(), *personal_finders()]  # type: ignore[list-item]
+def builtin_finders(phone_regions: Sequence[str] | None = None) -> list[Finder]:
+    personal = personal_finders() if phone_regions is None else personal_finders(phone_regions)
+    return [*secret_finders(), *personal]  # type: ignore[list-item]
 
 
 class Redactor:
@@ -78,7 +79,7 @@ class Redactor:
                 raise PluginPathError(f"sampling.redact.redactor: {error}") from None
         kinds = {*config.builtin_kinds(), *(p.kind for p in config.patterns)}
         return cls(
-            [*builtin_finders(), *user],
+            [*builtin_finders(config.phone_regions), *user],
             kinds=kinds,
             allow=config.allow,
             allow_regex=config.allow_regex,

@@ -1,0 +1,484 @@
+"""A labelled corpus for redaction: planted values and benign texts, generated from a seed.
+
+- `planted(seed)`: records (prompt, response) each carrying one value of one kind (40 kinds:
+  keys and tokens of many services, private keys, JWTs, passwords, e-mail, phone numbers of
+  several countries, national IDs with valid check digits, cards, IBANs, addresses), in English
+  and in Chinese sentences, in the prompt or in the response. Values are drawn fresh from each
+  seed in their format (random bodies, computed check digits), so nothing is tuned to one value.
+- `benign(seed)`: texts that hold nothing to redact and look as if they might: code answers with
+  hashes, git SHAs, UUIDs and base64 data, identifiers and paths, arithmetic with long numbers,
+  dates and amounts, English and Chinese prose, and the quickstart prompts.
+
+`python bench/redaction/corpus.py OUT_DIR [SEED]` writes planted.jsonl and benign.jsonl there.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import random
+import string
+import sys
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from stdnum import iban, luhn, verhoeff
+from stdnum.br import cpf
+from stdnum.cn import ric
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+ALNUM = string.ascii_letters + string.digits
+B64 = ALNUM + "+/"
+URLSAFE = ALNUM + "-_"
+HEX = "0123456789abcdef"
+UPPER32 = string.ascii_uppercase + "234567"
+
+
+def _run(rng: random.Random, alphabet: str, length: int) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(length))
+
+
+def _mixed(rng: random.Random, alphabet: str, length: int) -> str:
+    """A random run holding a lower-case letter, a capital and a digit (what keys have)."""
+    while True:
+        value = _run(rng, alphabet, length)
+        if any(c.islower() for c in value) and any(c.isupper() for c in value) and any(
+            c.isdigit() for c in value
+        ):
+            return value
+
+
+def _b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+# --- secrets ------------------------------------------------------------------------------
+
+
+def openai_project(rng: random.Random) -> str:
+    return f"sk-proj-{_mixed(rng, URLSAFE, rng.choice([48, 64, 120, 156]))}"
+
+
+def openai_service(rng: random.Random) -> str:
+    return f"sk-svcacct-{_mixed(rng, URLSAFE, 74)}"
+
+
+def anthropic(rng: random.Random) -> str:
+    return f"sk-ant-api03-{_mixed(rng, URLSAFE, 93)}AA"
+
+
+def sk_hex(rng: random.Random) -> str:  # DeepSeek, DashScope and other `sk-` + 32 hex keys
+    return f"sk-{_run(rng, HEX, 32)}"
+
+
+def google(rng: random.Random) -> str:
+    return f"AIza{_mixed(rng, URLSAFE, 35)}"
+
+
+def huggingface(rng: random.Random) -> str:
+    return f"hf_{_run(rng, string.ascii_letters, 34)}"
+
+
+def github_classic(rng: random.Random) -> str:
+    return f"{rng.choice(['ghp', 'gho', 'ghs'])}_{_mixed(rng, ALNUM, 36)}"
+
+
+def github_fine_grained(rng: random.Random) -> str:
+    return f"github_pat_11{_run(rng, string.ascii_uppercase + string.digits, 20)}_{_mixed(rng, ALNUM, 59)}"
+
+
+def gitlab(rng: random.Random) -> str:
+    return f"glpat-{_mixed(rng, URLSAFE, 20)}"
+
+
+def aws_key_id(rng: random.Random) -> str:
+    return f"{rng.choice(['AKIA', 'ASIA'])}{_run(rng, UPPER32, 16)}"
+
+
+def aws_secret(rng: random.Random) -> str:
+    return _mixed(rng, B64, 40)
+
+
+def slack_token(rng: random.Random) -> str:
+    digits = string.digits
+    return f"xoxb-{_run(rng, digits, 12)}-{_run(rng, digits, 13)}-{_mixed(rng, ALNUM, 24)}"
+
+
+def slack_webhook(rng: random.Random) -> str:
+    caps = string.ascii_uppercase + string.digits
+    return (f"https://hooks.slack.com/services/T{_run(rng, caps, 8)}/B{_run(rng, caps, 10)}/"
+            f"{_mixed(rng, ALNUM, 24)}")  # fmt: skip
+
+
+def stripe(rng: random.Random) -> str:
+    return f"{rng.choice(['sk', 'rk'])}_live_{_mixed(rng, ALNUM, rng.choice([24, 99]))}"
+
+
+def sendgrid(rng: random.Random) -> str:
+    return f"SG.{_mixed(rng, URLSAFE, 22)}.{_mixed(rng, URLSAFE, 43)}"
+
+
+def npm(rng: random.Random) -> str:
+    return f"npm_{_mixed(rng, ALNUM, 36)}"
+
+
+def telegram(rng: random.Random) -> str:
+    return f"{rng.randrange(10**8, 10**10)}:AA{_mixed(rng, URLSAFE, 33)}"
+
+
+def groq(rng: random.Random) -> str:
+    return f"gsk_{_mixed(rng, ALNUM, 52)}"
+
+
+def replicate(rng: random.Random) -> str:
+    return f"r8_{_mixed(rng, ALNUM, 37)}"
+
+
+def azure_storage(rng: random.Random) -> str:
+    return f"{_mixed(rng, B64, 86)}=="
+
+
+def wandb(rng: random.Random) -> str:
+    return _run(rng, HEX, 40)
+
+
+def jwt(rng: random.Random) -> str:
+    header = _b64url(json.dumps({"alg": rng.choice(["HS256", "RS256"]), "typ": "JWT"}).encode())
+    claims = {"sub": str(rng.randrange(10**9)), "name": rng.choice(["Maria", "Li Wei", "Sam"]),
+              "iat": rng.randrange(1_600_000_000, 1_800_000_000)}  # fmt: skip
+    payload = _b64url(json.dumps(claims).encode())
+    return f"{header}.{payload}.{_b64url(rng.randbytes(32))}"
+
+
+def rsa_key(rng: random.Random) -> str:
+    body = base64.b64encode(rng.randbytes(rng.choice([120, 300]))).decode()
+    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    kind = rng.choice(["RSA ", "EC ", "", "OPENSSH ", "ENCRYPTED "])
+    return f"-----BEGIN {kind}PRIVATE KEY-----\n{lines}\n-----END {kind}PRIVATE KEY-----"
+
+
+def password(rng: random.Random) -> str:
+    return _mixed(rng, ALNUM, rng.randrange(6, 10)) + rng.choice("!@#$%&*") + str(rng.randrange(10))
+
+
+def bearer(rng: random.Random) -> str:
+    return _mixed(rng, URLSAFE + ".", rng.choice([32, 40, 64]))
+
+
+def generic_key(rng: random.Random) -> str:
+    return _mixed(rng, ALNUM, rng.choice([24, 32, 40]))
+
+
+# --- personal data -----------------------------------------------------------------------------
+
+
+def email(rng: random.Random) -> str:
+    user = rng.choice(["maria.lopez", "li.wei", "j.smith", "wang_fang88", "ana+review"])
+    return f"{user}{rng.randrange(100)}@{rng.choice(['example.org', 'mail.example.cn', 'corp.example.co.uk'])}"
+
+
+def cn_mobile(rng: random.Random) -> str:
+    return f"1{rng.choice('3456789')}{rng.randrange(10)}{rng.randrange(10**8):08d}"
+
+
+def cn_mobile_intl(rng: random.Random) -> str:
+    number = cn_mobile(rng)
+    return f"+86 {number[:3]} {number[3:7]} {number[7:]}"
+
+
+def us_phone(rng: random.Random) -> str:
+    area, exchange, line = rng.choice([212, 415, 646, 303, 512]), rng.randrange(200, 999), rng.randrange(10**4)
+    return rng.choice([f"({area}) {exchange}-{line:04d}", f"{area}-{exchange}-{line:04d}",
+                       f"+1 {area} {exchange} {line:04d}"])  # fmt: skip
+
+
+def uk_phone(rng: random.Random) -> str:
+    return rng.choice([f"07{rng.randrange(100, 999)} {rng.randrange(10**6):06d}",
+                       f"+44 20 {rng.randrange(3000, 8999)} {rng.randrange(10**4):04d}"])  # fmt: skip
+
+
+def other_intl_phone(rng: random.Random) -> str:
+    return rng.choice([f"+49 30 {rng.randrange(10**7, 10**8)}", f"+91 98{rng.randrange(10**7, 10**8)}",
+                       f"+33 6 {rng.randrange(10, 99)} {rng.randrange(10, 99)} {rng.randrange(10, 99)} {rng.randrange(10, 99)}",
+                       f"+81 90-{rng.randrange(1000, 9999)}-{rng.randrange(1000, 9999)}"])  # fmt: skip
+
+
+def cn_id(rng: random.Random) -> str:
+    area = rng.choice(["110105", "310104", "440305", "510107", "330106"])
+    birth = f"{rng.randrange(1950, 2005)}{rng.randrange(1, 13):02d}{rng.randrange(1, 29):02d}"
+    body = f"{area}{birth}{rng.randrange(1000):03d}"
+    return body + ric.calc_check_digit(body + "0")  # it takes the number with a check digit
+
+
+def us_ssn(rng: random.Random) -> str:
+    area = rng.choice([rng.randrange(1, 666), rng.randrange(667, 900)])
+    return f"{area:03d}-{rng.randrange(1, 100):02d}-{rng.randrange(1, 10**4):04d}"
+
+
+def uk_nino(rng: random.Random) -> str:
+    first, second = rng.choice("ABCEHJKLMNPRSTWXYZ"), rng.choice("ABCEHJLMNPRSTWXYZ")
+    while first + second in ("GB", "NK", "KN", "TN", "NT", "ZZ", "BG"):  # never issued
+        first, second = rng.choice("ABCEHJKLMNPRSTWXYZ"), rng.choice("ABCEHJLMNPRSTWXYZ")
+    digits = f"{rng.randrange(10**6):06d}"
+    return f"{first}{second} {digits[:2]} {digits[2:4]} {digits[4:]} {rng.choice('ABCD')}"
+
+
+def aadhaar(rng: random.Random) -> str:
+    body = f"{rng.randrange(2, 10)}{rng.randrange(10**10):010d}"
+    number = body + verhoeff.calc_check_digit(body)
+    return f"{number[:4]} {number[4:8]} {number[8:]}"
+
+
+def aadhaar_bare(rng: random.Random) -> str:
+    return aadhaar(rng).replace(" ", "")
+
+
+def br_cpf(rng: random.Random) -> str:
+    body = f"{rng.randrange(10**9):09d}"
+    number = body + cpf._calc_check_digits(body)
+    return f"{number[:3]}.{number[3:6]}.{number[6:9]}-{number[9:]}"
+
+
+def card(rng: random.Random) -> str:
+    prefix = rng.choice(["4", "51", "55", "2221", "62", "3528", "6011"])
+    length = 19 if prefix == "62" and rng.random() < 0.5 else 16
+    body = prefix + _run(rng, string.digits, length - len(prefix) - 1)
+    number = body + luhn.calc_check_digit(body)
+    if rng.random() < 0.5:
+        return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+    return number
+
+
+def iban_number(rng: random.Random) -> str:
+    country, bban = rng.choice([
+        ("DE", f"{rng.randrange(10**7, 10**8)}{rng.randrange(10**10):010d}"),
+        ("GB", f"{rng.choice(['WEST', 'NWBK', 'BARC'])}{rng.randrange(10**6):06d}{rng.randrange(10**8):08d}"),
+        ("FR", f"{rng.randrange(10**10):010d}{rng.randrange(10**11):011d}{rng.randrange(100):02d}"),
+        ("NL", f"{rng.choice(['ABNA', 'INGB', 'RABO'])}{rng.randrange(10**10):010d}"),
+    ])  # fmt: skip
+    number = country + iban.calc_check_digits(f"{country}00{bban}") + bban
+    if rng.random() < 0.5:
+        return " ".join(number[i : i + 4] for i in range(0, len(number), 4))
+    return number
+
+
+def ipv4(rng: random.Random) -> str:
+    return ".".join(str(rng.randrange(1, 255)) for _ in range(4))
+
+
+def ipv6(rng: random.Random) -> str:
+    return f"2001:db8:{rng.randrange(16**4):x}::{rng.randrange(16**4):x}:{rng.randrange(16**4):x}"
+
+
+def cn_passport(rng: random.Random) -> str:
+    return f"{rng.choice('EG')}{rng.randrange(10**8):08d}"
+
+
+def in_pan(rng: random.Random) -> str:
+    letters = string.ascii_uppercase
+    return f"{_run(rng, letters, 3)}{rng.choice('PCH')}{rng.choice(letters)}{rng.randrange(10**4):04d}{rng.choice(letters)}"
+
+
+@dataclass(frozen=True)
+class Kind:
+    name: str
+    group: str  # private_key | cloud_key | api_token | password | personal
+    make: Callable[[random.Random], str]
+    english: tuple[str, ...]
+    chinese: tuple[str, ...]
+
+
+def _kind(name: str, group: str, make: Callable[[random.Random], str], label: str, label_zh: str,
+          named_only: bool = False) -> Kind:  # fmt: skip
+    """Sentences that name the value (`my {label} is ...`) and, unless the format is only
+    recognisable when named, sentences that do not."""
+    english = [f"My {label} is {{}}, can you check why it fails?",
+               f"Here is the {label}: {{}}. Please keep it safe.",
+               f"I set the {label} to {{}} yesterday."]  # fmt: skip
+    chinese = [f"我的{label_zh}是{{}}，请帮我看看为什么不行。", f"{label_zh}：{{}}，请妥善保管。",
+               f"昨天我把{label_zh}设置成了{{}}。"]  # fmt: skip
+    if not named_only:
+        english += ["Try {} and tell me if it works.", "Use this one: {}"]
+        chinese += ["试试{}，能用吗？", "用这个{}就可以了"]
+    return Kind(name, group, make, tuple(english), tuple(chinese))
+
+
+KINDS: tuple[Kind, ...] = (
+    _kind("openai_project_key", "api_token", openai_project, "OpenAI key", "OpenAI密钥"),
+    _kind("openai_service_key", "api_token", openai_service, "service account key", "服务账号密钥"),
+    _kind("anthropic_key", "api_token", anthropic, "Anthropic API key", "Anthropic 密钥"),
+    _kind("sk_hex_key", "api_token", sk_hex, "DeepSeek API key", "DeepSeek的API密钥"),
+    _kind("google_api_key", "cloud_key", google, "Google API key", "谷歌API密钥"),
+    _kind("huggingface_token", "api_token", huggingface, "Hugging Face token", "Hugging Face令牌"),
+    _kind("github_token", "api_token", github_classic, "GitHub token", "GitHub令牌"),
+    _kind("github_fine_grained", "api_token", github_fine_grained, "GitHub PAT", "GitHub访问令牌"),
+    _kind("gitlab_token", "api_token", gitlab, "GitLab token", "GitLab令牌"),
+    _kind("aws_access_key_id", "cloud_key", aws_key_id, "AWS access key id", "AWS访问密钥ID"),
+    _kind("aws_secret_in_prose", "cloud_key", aws_secret, "AWS secret", "AWS密钥", named_only=True),
+    _kind("azure_storage_key", "cloud_key", azure_storage, "storage account secret", "存储账户密钥", named_only=True),
+    _kind("slack_token", "api_token", slack_token, "Slack bot token", "Slack机器人令牌"),
+    _kind("slack_webhook", "api_token", slack_webhook, "Slack webhook", "Slack webhook地址"),
+    _kind("stripe_key", "api_token", stripe, "Stripe key", "Stripe密钥"),
+    _kind("sendgrid_key", "api_token", sendgrid, "SendGrid key", "SendGrid密钥"),
+    _kind("npm_token", "api_token", npm, "npm token", "npm令牌"),
+    _kind("telegram_bot_token", "api_token", telegram, "bot token", "机器人令牌"),
+    _kind("groq_key", "api_token", groq, "Groq key", "Groq密钥"),
+    _kind("replicate_token", "api_token", replicate, "Replicate token", "Replicate令牌"),
+    _kind("wandb_key", "api_token", wandb, "wandb API key", "wandb API密钥", named_only=True),
+    _kind("generic_api_key", "api_token", generic_key, "API key", "API密钥", named_only=True),
+    _kind("bearer_token", "api_token", lambda r: f"Bearer {bearer(r)}", "Authorization header", "请求头Authorization"),
+    _kind("jwt", "api_token", jwt, "session token", "会话令牌"),
+    _kind("private_key", "private_key", rsa_key, "private key", "私钥"),
+    _kind("password_in_prose", "password", password, "password", "密码", named_only=True),
+    _kind("database_url_password", "password", lambda r: f"postgres://app:{password(r)}@db.internal:5432/prod", "database URL", "数据库连接"),
+    _kind("redis_url_password", "password", lambda r: f"redis://:{password(r)}@cache.internal:6379/0", "Redis URL", "Redis地址"),
+    _kind("email", "personal", email, "e-mail", "邮箱"),
+    _kind("cn_mobile", "personal", cn_mobile, "phone number", "手机号"),
+    _kind("cn_mobile_intl", "personal", cn_mobile_intl, "phone number", "手机号码"),
+    _kind("us_phone", "personal", us_phone, "cell number", "美国电话"),
+    _kind("uk_phone", "personal", uk_phone, "mobile", "英国电话"),
+    _kind("other_intl_phone", "personal", other_intl_phone, "phone", "电话"),
+    _kind("cn_resident_id", "personal", cn_id, "ID card number", "身份证号"),
+    _kind("us_ssn", "personal", us_ssn, "SSN", "社会安全号"),
+    _kind("uk_nino", "personal", uk_nino, "National Insurance number", "英国国民保险号"),
+    _kind("aadhaar", "personal", aadhaar, "Aadhaar", "Aadhaar号码"),
+    _kind("aadhaar_bare", "personal", aadhaar_bare, "Aadhaar number", "Aadhaar号", named_only=True),
+    _kind("br_cpf", "personal", br_cpf, "CPF", "巴西CPF"),
+    _kind("in_pan", "personal", in_pan, "PAN", "PAN号码"),
+    _kind("card", "personal", card, "card number", "银行卡号"),
+    _kind("iban", "personal", iban_number, "IBAN", "IBAN账号"),
+    _kind("ipv4", "personal", ipv4, "server IP", "服务器IP"),
+    _kind("ipv6", "personal", ipv6, "IPv6 address", "IPv6地址"),
+    _kind("passport", "personal", cn_passport, "passport number", "护照号码", named_only=True),
+)
+SECRET_GROUPS = ("private_key", "cloud_key", "api_token")  # none of these may be missed
+
+QUESTIONS = ("Why does my deploy fail?", "Can you fix this config?", "帮我看看这个配置哪里错了？",
+             "请把下面的信息整理成表格。")  # fmt: skip
+ANSWERS = ("Sure, here is the corrected version.", "好的，我来帮你检查一下。",
+           "The problem is the missing newline at the end of the file.")  # fmt: skip
+
+
+def planted(seed: int = 0, per_kind: int = 40) -> list[dict]:
+    """Records with one planted value each: `value` must not survive in `prompt` or `response`."""
+    rng, records = random.Random(seed), []
+    for kind in KINDS:
+        for i in range(per_kind):
+            value = kind.make(rng)
+            language = "en" if i % 2 == 0 else "zh"
+            template = rng.choice(kind.english if language == "en" else kind.chinese)
+            sentence = template.format(value)
+            where = "prompt" if (i // 2) % 2 == 0 else "response"
+            other = rng.choice(ANSWERS if where == "prompt" else QUESTIONS)
+            prompt, response = (sentence, other) if where == "prompt" else (other, sentence)
+            records.append({"kind": kind.name, "group": kind.group, "language": language,
+                            "where": where, "value": value, "prompt": prompt,
+                            "response": response})  # fmt: skip
+    return records
+
+
+# --- benign texts ---------------------------------------------------------------------------------
+
+
+def _code_with_hashes(rng: random.Random) -> str:
+    data = rng.randbytes(16)
+    return rng.choice([
+        f"```bash\n$ sha256sum model.safetensors\n{hashlib.sha256(data).hexdigest()}  model.safetensors\n```",
+        f"Check out the fix with `git checkout {hashlib.sha1(data).hexdigest()}` and rebuild.",
+        f"The commit {hashlib.sha1(data).hexdigest()[:12]} introduced the regression.",
+        f'```python\nEXPECTED_MD5 = "{hashlib.md5(data).hexdigest()}"\nassert md5(path) == EXPECTED_MD5\n```',
+        f"```json\n{{\"id\": \"{uuid.UUID(bytes=data)}\", \"status\": \"ok\"}}\n```",
+        f"Request {uuid.UUID(bytes=data)} failed with 502; trace id {data.hex()}.",
+        f"```yaml\nimage: ghcr.io/org/app@sha256:{hashlib.sha256(data).hexdigest()}\n```",
+    ])  # fmt: skip
+
+
+def _code_with_base64(rng: random.Random) -> str:
+    sentence = rng.choice(["Hello, World!", '{"user": "demo", "role": "viewer"}',
+                           "The quick brown fox jumps over the lazy dog", "lowtide review config v2"])
+    encoded = base64.b64encode(sentence.encode()).decode()
+    image = base64.b64encode(b"\x89PNG\r\n\x1a\n" + rng.randbytes(rng.randrange(60, 200))).decode()
+    return rng.choice([
+        f'```python\nimport base64\nprint(base64.b64decode("{encoded}").decode())\n```\nThis prints `{sentence}`.',
+        f'<img src="data:image/png;base64,{image}" alt="logo">',
+        f"```css\n.icon {{ background: url(data:image/png;base64,{image}); }}\n```",
+        f"echo {encoded} | base64 -d",
+    ])  # fmt: skip
+
+
+def _code_with_identifiers(rng: random.Random) -> str:
+    return rng.choice([
+        "```python\nclass UserAccountSettingsRepository2:\n    def getUserAccountSettingsById(self, id): ...\n```",
+        "Edit src/components/UserProfileCardV2.tsx and then run npm run build:production.",
+        "The method AbstractSingletonProxyFactoryBean.getObjectType() returns null here.",
+        "Install torch==2.13.0+cpu and transformers==5.2.1, then set CUDA_VISIBLE_DEVICES=0,1.",
+        "See https://github.com/huggingface/transformers/blob/main/src/transformers/modeling_utils.py#L1024",
+        "Use the model Qwen/Qwen2.5-7B-Instruct with max_new_tokens=512 and top_p=0.95.",
+        "The bucket s3://ml-datasets-prod/rlhf/2024-05-01/shard-00042-of-00128.parquet is missing.",
+        "Set `export PYTHONPATH=$HOME/projects/lowtide:$PYTHONPATH` in your shell profile.",
+        "The video id is dQw4w9WgXcQ and the playlist is PLFgquLnL59alCl_2TQvOiD5Vgm1hCaGSI.",
+    ])  # fmt: skip
+
+
+def _arithmetic(rng: random.Random) -> str:
+    a, b = rng.randrange(10**5, 10**9), rng.randrange(10**5, 10**9)
+    big = rng.randrange(10**12, 10**18)
+    return rng.choice([
+        f"{a} × {b} = {a * b}",
+        f"The sum of {a} and {b} is {a + b}.",
+        f"{big} is divisible by {rng.randrange(3, 97)} with remainder {big % 7}.",
+        f"The population grew from {a:,} to {b:,} between 1990 and 2020.",
+        f"Order #{rng.randrange(10**7, 10**9)} shipped on 2024-{rng.randrange(1, 13):02d}-{rng.randrange(1, 29):02d} for ${rng.randrange(10, 9999)}.{rng.randrange(100):02d}.",
+        f"计算结果：{a} + {b} = {a + b}，误差小于0.{rng.randrange(10**5):05d}。",
+        f"Timestamp {rng.randrange(1_600_000_000, 1_800_000_000)} is in seconds; {rng.randrange(1_600_000_000_000, 1_800_000_000_000)} in ms.",
+        f"2^{rng.randrange(30, 60)} = {2 ** rng.randrange(30, 60)}",
+        f"版本 {rng.randrange(1, 9)}.{rng.randrange(20)}.{rng.randrange(100)} 于 2024年{rng.randrange(1, 13)}月{rng.randrange(1, 29)}日发布，共修复 {rng.randrange(10, 500)} 个问题。",
+    ])  # fmt: skip
+
+
+CHINESE_PROSE = (
+    "潮水退去以后，港口变成了一片泥滩，孩子们穿着大两号的雨靴在石头下面找螃蟹。",
+    "做面包主要靠水和耐心：五百克高筋面粉，三百五十毫升温水，十克盐和七克酵母。",
+    "强化学习的奖励模型可能会被策略利用，所以需要定期抽查高奖励的样本。",
+    "这份报告总结了第三季度的销售情况，同比增长百分之十二点五，环比持平。",
+    "请在周五之前提交代码审查，并在合并之前确认所有测试都已通过。",
+    "他每天早上六点起床，先跑步五公里，然后在七点半之前到达办公室。",
+)
+
+
+def benign(seed: int = 0, count: int = 3000) -> list[str]:
+    rng = random.Random(seed)
+    prose = [p.strip() for p in (HERE / "prose.txt").read_text().split("\n\n") if p.strip()]
+    import yaml
+
+    quickstart = yaml.safe_load((REPO / "configs" / "prompts" / "quickstart.yaml").read_text())
+    makers = [
+        _code_with_hashes, _code_with_base64, _code_with_identifiers, _arithmetic,
+        lambda r: r.choice(prose), lambda r: "".join(r.sample(CHINESE_PROSE, 3)),
+        lambda r: str(r.choice(quickstart["prompts"])),
+    ]  # fmt: skip
+    return [makers[i % len(makers)](rng) for i in range(count)]
+
+
+def main(argv: list[str]) -> int:
+    if not argv or len(argv) > 2:
+        print("usage: corpus.py OUT_DIR [SEED]", file=sys.stderr)
+        return 2
+    out, seed = Path(argv[0]), int(argv[1]) if len(argv) > 1 else 0
+    out.mkdir(parents=True, exist_ok=True)
+    with (out / "planted.jsonl").open("w", encoding="utf-8") as file:
+        for record in planted(seed):
+            file.write(json.dumps(record, ensure_ascii=False) + "\n")
+    with (out / "benign.jsonl").open("w", encoding="utf-8") as file:
+        for text in benign(seed):
+            file.write(json.dumps({"text": text}, ensure_ascii=False) + "\n")
+    print(f"wrote {out / 'planted.jsonl'} and {out / 'benign.jsonl'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,166 @@
+"""National identity numbers, checked with python-stdnum: the Chinese resident ID (18
+characters, birth date and check digit), the Indian Aadhaar (Verhoeff) and PAN, the Brazilian
+CPF (two check digits), a US SSN written without dashes, and passport numbers.
+
+A number in its usual written form (`123.456.789-09`, `2345 6789 0124`) is redacted on its
+check digits; the same digits bare, where one in ten or a hundred random numbers would pass, only
+after a word that names the document (`Aadhaar`, `CPF`, `护照`). Boundaries are ASCII, so that a
+number between two CJK characters is found.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from stdnum.br import cpf
+from stdnum.cn import ric
+from stdnum.in_ import aadhaar, pan
+
+from sampling.redaction.checks import is_us_ssn
+from sampling.redaction.spans import Span, Text
+
+# Not part of a longer token: no ASCII letter or digit beside it, nor a separator joining it to
+# one (the last group of a UUID, `v2-2345...`).
+_NOT_BEFORE = r"(?<![0-9A-Za-z_])(?<![0-9A-Za-z][./_-])"
+_NOT_AFTER = r"(?![0-9A-Za-z_])(?![./_-][0-9A-Za-z])"
+NAMED_WITHIN = 40  # characters before a number where the word naming it is looked for
+
+
+def _words(*words: str) -> re.Pattern[str]:
+    """Words naming a document, the last of them within NAMED_WITHIN characters of the end. An
+    ASCII word is a whole word (`uid` is not in `uuid`)."""
+    alternatives = "|".join(rf"(?<![a-z]){word}(?![a-z])" if word.isascii() else word
+                            for word in words)  # fmt: skip
+    return re.compile(rf"(?:{alternatives})[^\n]{{0,{NAMED_WITHIN}}}$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class IdRule:
+    kind: str
+    pattern: re.Pattern[str]
+    valid: Callable[[str], bool]
+    named_by: re.Pattern[str]
+    bare_needs_name: bool  # without its separators, only after a word naming it
+    min_digits: int
+
+    def scan(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for match in self.pattern.finditer(text):
+            value = match.group()
+            if not self.valid(value):
+                continue
+            grouped = not value.isalnum()
+            if self.bare_needs_name and not grouped:
+                before = text[max(0, match.start() - NAMED_WITHIN - 16) : match.start()]
+                if not self.named_by.search(before):
+                    continue
+            yield Span(match.start(), match.end(), self.kind)
+
+
+def _cn_id(value: str) -> bool:
+    """The check digit and a real birth date. stdnum's is_valid also wants the birthplace code
+    in its table of districts, which misses renamed and new ones: a person's number all the
+    same, so the place is not checked."""
+    value = value.upper()
+    if value[-1] != ric.calc_check_digit(value):
+        return False
+    try:
+        ric.get_birth_date(value)
+    except ValueError:  # stdnum's InvalidComponent is one
+        return False
+    return True
+
+
+def _ssn_digits(value: str) -> bool:
+    return is_us_ssn(value[:3], value[3:5], value[5:])
+
+
+ID_RULES = (
+    IdRule(
+        "CN_ID",
+        re.compile(rf"{_NOT_BEFORE}[1-9]\d{{5}}(?:18|19|20)\d{{9}}[0-9Xx]{_NOT_AFTER}", re.ASCII),
+        _cn_id,
+        _words("身份证", "居民身份", "resident id", "id card", "identity"),
+        bare_needs_name=False,  # a birth date and a check digit: random digits rarely pass
+        min_digits=17,
+    ),
+    IdRule(
+        "IN_AADHAAR",
+        re.compile(rf"{_NOT_BEFORE}[2-9]\d{{3}}([ -]?)\d{{4}}\1\d{{4}}{_NOT_AFTER}", re.ASCII),
+        aadhaar.is_valid,
+        _words("aadhaa?r", "आधार", "uidai", "uid"),
+        bare_needs_name=True,
+        min_digits=12,
+    ),
+    IdRule(
+        "BR_CPF",
+        re.compile(rf"{_NOT_BEFORE}\d{{3}}(\.?)\d{{3}}\1\d{{3}}-?\d{{2}}{_NOT_AFTER}", re.ASCII),
+        cpf.is_valid,
+        _words("cpf", "cadastro de pessoas", "tax id", "税号"),
+        bare_needs_name=True,
+        min_digits=11,
+    ),
+    IdRule(
+        "US_SSN",
+        re.compile(rf"{_NOT_BEFORE}\d{{9}}{_NOT_AFTER}", re.ASCII),
+        _ssn_digits,
+        _words("ssn", "social security", "社会安全号", "社保号"),
+        bare_needs_name=True,
+        min_digits=9,
+    ),
+)
+_PAN = re.compile(rf"{_NOT_BEFORE}[A-Z]{{3}}[ABCFGHJLPT][A-Z]\d{{4}}[A-Z]{_NOT_AFTER}", re.ASCII)
+_PASSPORT_WORDS = _words(
+    "passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte", "パスポート",
+    "여권", "паспорт",
+)
+_PASSPORT = re.compile(rf"{_NOT_BEFORE}(?:[A-Z]{{1,2}}\d{{6,8}}|\d{{8,9}}){_NOT_AFTER}", re.ASCII)
+
+
+class IdFinder:
+    kinds = frozenset(rule.kind for rule in ID_RULES)
+    name = "national ids"
+
+    def find(self, view: Text) -> Iterator[Span]:
+        for rule in ID_RULES:
+            if view.has_number(rule.min_digits):
+                yield from rule.scan(view)
+
+
+class PanFinder:
+    """Indian PAN: five letters (the fourth says what holds it), four digits, a letter."""
+
+    kinds = frozenset({"IN_PAN"})
+    name = "in_pan"
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number_after_capitals(4):
+            return
+        for match in _PAN.finditer(view.text):
+            if pan.is_valid(match.group()):
+                yield Span(match.start(), match.end(), "IN_PAN")
+
+
+class PassportFinder:
+    """A passport number after a word that names a passport (no checksum to go on): one or two
+    letters and 6-8 digits (China's E12345678, India's, Germany's), or 8-9 digits (US, UK)."""
+
+    kinds = frozenset({"PASSPORT"})
+    name = "passport"
+    _TRIGGERS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte",
+                 "パスポート", "여권", "паспорт")  # fmt: skip
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(6) or not any(word in view.lower for word in self._TRIGGERS):
+            return
+        text = view.text
+        for match in _PASSPORT.finditer(text):
+            before = text[max(0, match.start() - NAMED_WITHIN - 16) : match.start()]
+            if _PASSPORT_WORDS.search(before):
+                yield Span(match.start(), match.end(), "PASSPORT")
+
+
+def identity_finders() -> list[object]:
+    return [IdFinder(), PanFinder(), PassportFinder()]

@@ -1,0 +1,330 @@
+"""Secrets: private key blocks, JWTs, passwords in URLs and connection strings, tokens of known
+formats (tokens.py and token_rules.yaml), values given to a secret-sounding name, and random
+tokens, quoted or not.
+
+Every finder is gated on something cheap that each of its finds needs (a long word, a `://`, an
+`=`), so that ordinary text costs next to nothing (bench/redaction_throughput.py measures each).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from sampling.redaction.spans import Span, Text
+from sampling.redaction.tokens import TokenFinder, looks_random
+
+# Names of secrets in assignments (`db_pass = ...`, `API_KEY: ...`), as regex fragments.
+SECRET_NAMES = (
+    "api_?key", "auth_?key", "service_?key", "account_?key", "db_?key", "database_?key",
+    "priv_?key", "private_?key", "client_?key", "secret_?key", "access_?key", "db_?pass",
+    "database_?pass", "key_?pass", "password", "passwd", "passphrase", "pwd", "secret",
+    "credentials?", "access_?token", "auth_?token", "token", "contraseña", "contrasena",
+    "passwort", "mot_?de_?passe", "密码", "密钥", "秘钥", "令牌", "口令",
+)  # fmt: skip
+# Words that name a secret in prose: a random-looking token right after one is a secret
+# ("my key is ...", "secret wJalr...", "令牌：..."). ASCII words must start a word.
+_NAMED_BY = re.compile(
+    r"(?:(?<![a-z])(?:secret|token|key|password|passwd|pwd|passphrase|passcode|credentials?"
+    r"|api[ _-]?key|auth|bearer|contraseña|clave|passwort|mot de passe|senha)"
+    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|私钥|访问码|授权码|パスワード|トークン|비밀번호)"
+    r"[^\n]{0,24}$"
+)
+# A token-shaped run: what a key, a password or an encoded secret is written with.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{12,}")
+
+
+@dataclass(frozen=True)
+class PatternFinder:
+    """One kind from compiled patterns, run only when the text holds one of `triggers` (lower
+    case: looked for in the lower-cased text; else as written). The whole match is redacted, or
+    with `value_group` its first group (the password of a URL, so that the user and host stay
+    readable)."""
+
+    kind: str
+    patterns: tuple[re.Pattern[str], ...]
+    triggers: tuple[str, ...]
+    name: str = ""  # for the benchmark's per-finder costs
+    value_group: bool = False
+    needs: str = ""  # a character every match has: looked for first (one memchr)
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset({self.kind})
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if self.needs and self.needs not in text:
+            return
+        if self.triggers:
+            haystack = view.lower if self.triggers[0].islower() else text
+            if not any(trigger in haystack for trigger in self.triggers):
+                return
+        for pattern in self.patterns:
+            for match in pattern.finditer(text):
+                group = 1 if self.value_group and match.group(1) else 0
+                start, end = match.span(group)
+                if end > start:
+                    yield Span(start, end, self.kind)
+
+
+# Any run up to the `@` is the password (people do not percent-encode `&`, `!`, `$`), and the
+# user may be empty (`redis://:PASSWORD@host`).
+_URL_CREDENTIALS = re.compile(r"://[^\s:/?#@]*:([^\s@/]+)@")
+
+
+def password_finders() -> list[PatternFinder]:
+    """The password of a URL (`scheme://user:PASSWORD@`), and of a key=value connection
+    string (`Server=db;User Id=sa;Password=PASSWORD;`)."""
+    connection_string = re.compile(r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=\s*([^\s;'\"]+)")
+    return [
+        PatternFinder("PASSWORD", (_URL_CREDENTIALS,), ("://",), "url credentials",
+                      value_group=True, needs="@"),
+        PatternFinder("PASSWORD", (connection_string,), ("password", "pwd"), "connection string",
+                      value_group=True, needs="="),
+    ]  # fmt: skip
+
+
+class JwtFinder:
+    """Three base64url parts whose header and payload decode to JSON."""
+
+    kinds = frozenset({"JWT"})
+    name = "jwt"
+    _JWT = re.compile(r"eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+(?:\.[A-Za-z0-9_.+/=-]*)?")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.long_words or "eyJ" not in view.text:
+            return
+        for match in self._JWT.finditer(view.text):
+            if _is_jwt(match.group()):
+                yield Span(match.start(), match.end(), "JWT")
+
+
+def _is_jwt(token: str) -> bool:
+    for part in token.split(".")[:2]:
+        try:
+            padded = part.encode("ascii") + b"=" * (-len(part) % 4)
+            json.loads(base64.urlsafe_b64decode(padded).decode("utf-8"))
+        except (ValueError, UnicodeDecodeError, binascii.Error):
+            return False
+    return True
+
+
+class PrivateKeyFinder:
+    """A whole key block, header to footer (or to the end of a text cut inside the key)."""
+
+    kinds = frozenset({"PRIVATE_KEY"})
+    name = "private key"
+    _BLOCK = re.compile(
+        r"(?:-----)?BEGIN ([A-Z0-9 ]*)PRIVATE KEY((?: BLOCK)?)(?:-----)?"
+        r".*?(?:-----END \1PRIVATE KEY\2-----|END \1PRIVATE KEY\2|\Z)",
+        re.DOTALL,
+    )
+    _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: *[0-9a-fA-F]+|\Z)", re.DOTALL)
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        # Both markers hold a "Y": one memchr turns most texts away before two substring searches.
+        if "Y" not in text or ("PRIVATE KEY" not in text and "PuTTY-User-Key" not in text):
+            return
+        for pattern in (self._BLOCK, self._PUTTY):
+            for match in pattern.finditer(text):
+                yield Span(match.start(), match.end(), "PRIVATE_KEY")
+
+
+class KeywordFinder:
+    """A value assigned to a secret-sounding name (`password=hunter2`, `API key: sk-123...`,
+    `"client_secret": "..."`). After a colon without quotes the value must hold a digit or a
+    symbol, so that "Secret: the plan" stays as it is.
+
+    Assignments are rarer than names ("key" is in "monkey"): each `=` or `:` is found first,
+    then the name before it and the value after it are matched there."""
+
+    kinds = frozenset({"SECRET"})
+    name = "keyword"
+    _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})[\w.-]{{0,20}}$")
+    _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>，。；]{4,200}))")
+    _TRIGGERS = ("key", "pass", "pwd", "secret", "token", "contrase", "credential", "passwort",
+                 "passe", "密码", "密钥", "秘钥", "令牌", "口令")  # fmt: skip
+
+    # With more operators than this, the whole text is searched for a trigger first; with fewer,
+    # the name before each is matched directly: every name in the list holds a trigger.
+    _FEW_OPERATORS = 8
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if "=" not in text and ":" not in text and "：" not in text:
+            return
+        operators = _positions(text, "=:：")
+        lower = view.lower
+        if len(operators) > self._FEW_OPERATORS and not any(
+            trigger in lower for trigger in self._TRIGGERS
+        ):
+            return
+        for at in operators:
+            # The word just before the operator, without quotes or a closing bracket.
+            before = lower[max(0, at - 48) : at].rstrip(" \t\"']").rsplit(None, 1)
+            if not before or not self._NAME.search(before[-1][-32:]):
+                continue
+            value = self._VALUE.match(text, at + 1)
+            if value is None:
+                continue
+            quoted = value.group(2) is not None
+            group = 2 if quoted else 3
+            found = value.group(group)
+            if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
+                continue  # `****`, a placeholder or a template, not a secret
+            if not quoted and text[at] != "=" and found.isalpha():
+                continue
+            yield Span(value.start(group), value.end(group), "SECRET")
+
+
+def _positions(text: str, chars: str) -> list[int]:
+    """Where each of `chars` is in `text`, in order: str.find skips in C at a fraction of what a
+    regex character class costs a character."""
+    found = []
+    for char in chars:
+        at = text.find(char)
+        while at >= 0:
+            found.append(at)
+            at = text.find(char, at + 1)
+    return sorted(found)
+
+
+class RandomTokenFinder:
+    """Random-looking tokens that no format rule knows, in the text's long words:
+    - right after a word that names a secret ("my key is ...", "secret wJalr...", "密钥是..."):
+      a secret (SECRET) when it looks random, hex included;
+    - anywhere else (HIGH_ENTROPY): 20 to 128 characters of letters and digits in both cases,
+      near the entropy of a random string of its length. Hex alone is a hash, a UUID or a git
+      SHA, not a secret; longer runs are encoded data (images, archives) in code answers, and
+      a run inside a path, a URL or an expression (`a/b/c`, `x.y.z`) is left alone too."""
+
+    kinds = frozenset({"SECRET", "HIGH_ENTROPY"})
+    name = "random tokens"
+    BARE_LENGTH = (20, 128)
+    _DATA_URI = re.compile(r"base64,\s*$|data:[\w/+.-]*;?$")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for word_start, word_end in view.long_words:
+            for match in _TOKEN_RUN.finditer(text, word_start, word_end):
+                start, end = match.span()
+                # Trailing sentence punctuation is not part of a token; `=` padding is.
+                while end > start and text[end - 1] in ".-_~":
+                    end -= 1
+                value = text[start:end]
+                if len(value) < 12:
+                    continue
+                before = text[max(0, start - 40) : start].lower()
+                if _NAMED_BY.search(before) and looks_random(value):
+                    yield Span(start, end, "SECRET")
+                elif self._bare_secret(text, start, end, value, before):
+                    yield Span(start, end, "HIGH_ENTROPY")
+
+    def _bare_secret(self, text: str, start: int, end: int, value: str, before: str) -> bool:
+        low, high = self.BARE_LENGTH
+        if not low <= len(value) <= high or self._DATA_URI.search(before):
+            return False
+        if not (_has(value, str.isupper) and _has(value, str.islower) and _has(value, str.isdigit)):
+            return False
+        # Part of a path, a URL or a dotted name: `/`, `\` or `.` right outside the run.
+        outside = text[start - 1 : start] + text[end : end + 1]
+        if any(char in "/\\.:" for char in outside) or value.count("/") > 2:
+            return False
+        value = value.rstrip("=")
+        return looks_random(value, hex_allowed=False) and not made_of_words(value) and not (
+            encodes_text(value)
+        )
+
+
+def made_of_words(value: str) -> bool:
+    """Most of `value` in runs of three letters or more of one case (`getUserAccountById2`,
+    `EXAMPLEKEY`): an identifier or a name. A random string of letters and digits has few."""
+    return sum(len(run) for run in _LETTER_RUNS.findall(value)) * 2 > len(value)
+
+
+_LETTER_RUNS = re.compile(r"[a-z]{3,}|[A-Z]{3,}")
+
+
+def encodes_text(value: str) -> bool:
+    """`value` is base64 of readable text (`SGVsbG8sIFdvcmxkIQ`, a JSON object): encoded data in
+    a code answer. A random key decodes to bytes that are not text."""
+    if len(value) < 16:
+        return False
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if (
+            "-" in value or "_" in value) else None, validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        return False
+    return decoded.isprintable() or all(char.isprintable() or char in "\n\t" for char in decoded)
+
+
+def _has(value: str, test) -> bool:  # type: ignore[no-untyped-def]
+    return any(test(char) for char in value)
+
+
+class PasswordPhraseFinder:
+    """A password given in a sentence: "my password is Tr0ub4dor&3", "密码是Tr0ub4dor&3",
+    "the passphrase for it: ...". What follows the word (and an `is`, `为`, `:`) is the password
+    when it holds a digit or a symbol: "the password is long" stays as it is."""
+
+    kinds = frozenset({"SECRET"})
+    name = "password phrase"
+    _TRIGGERS = ("pass", "pwd", "密码", "口令", "contrase", "senha", "パスワード", "비밀번호")
+    _PHRASE = re.compile(
+        r"(?:(?<![a-z])(?:password|passwd|pwd|passphrase|passcode|passwort|contraseña|senha)"
+        r"|密码|口令|パスワード|비밀번호)"
+        r"(?:\s+(?:(?:of|for|to)\s[^\n]{0,24}?\s)?(?:is|was|will be|to|as)\s*[:：]?\s*"
+        r"|\s*[\u3040-\u30ff\u4e00-\u9fff]{0,4}?(?:是|为|為|成了|成|は|는)?\s*[:：=]?\s*"
+        r"(?<=[\s:：=是为為成了は는]))"
+        r"[\"'`“‘]?([^\s\"'`”’，。；、,;<>()（）]{6,64})",
+        re.IGNORECASE,
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        lower = view.lower
+        if not any(trigger in lower for trigger in self._TRIGGERS):
+            return
+        text = view.text
+        for match in self._PHRASE.finditer(text):
+            start, end = match.span(1)
+            while end > start and text[end - 1] in ".!?:":
+                end -= 1  # the sentence's end, not the password's
+            value = text[start:end]
+            if len(value) >= 6 and not value.isalpha() and not value.startswith(("<", "${", "{{")):
+                yield Span(start, end, "SECRET")
+
+
+class QuotedEntropyFinder:
+    """Quoted strings of high entropy (`"Zm9vYmFy..."`): what code carries a secret in. Hex in
+    quotes is a hash as often as a key: only named hex (KeywordFinder) is a secret."""
+
+    kinds = frozenset({"HIGH_ENTROPY"})
+    name = "quoted entropy"
+    _QUOTED = re.compile(r"(['\"])([A-Za-z0-9+/\\_=-]{20,})\1")
+    MAX_LENGTH = 128  # longer: encoded data in a code answer
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if ('"' not in text and "'" not in text) or not view.long_words:
+            return
+        for match in self._QUOTED.finditer(text):
+            value = match.group(2)
+            value = value.rstrip("=")
+            if len(value) <= self.MAX_LENGTH and (
+                looks_random(value, hex_allowed=False)
+                and not made_of_words(value)
+                and not encodes_text(value)
+            ):
+                yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")
+
+
+def secret_finders() -> list[object]:
+    """Every secret finder, in the order of SECRET_KINDS."""
+    return [PrivateKeyFinder(), JwtFinder(), *password_finders(), TokenFinder(), KeywordFinder(),
+            PasswordPhraseFinder(), RandomTokenFinder(), QuotedEntropyFinder()]  # fmt: skip

@@ -1,0 +1,177 @@
+"""Each token rule of token_rules.yaml, each national ID with a valid and an invalid check digit,
+values inside CJK text, unquoted secrets in prose, phone numbers read by region, and the values
+that look like secrets but are not (hashes, UUIDs, git SHAs, base64 of text, identifiers)."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from sampling.redaction import Redactor
+from sampling.redaction.config import RedactConfig
+from sampling.redaction.tokens import token_rules
+
+RULES = token_rules()
+
+
+@pytest.fixture(scope="module")
+def redactor() -> Redactor:
+    return Redactor.from_config(RedactConfig())
+
+
+def _hidden(redactor: Redactor, text: str, value: str) -> tuple[str, dict[str, int]]:
+    result = redactor.redact([text])
+    assert value not in result.texts[0], result.texts[0]
+    return result.texts[0], result.counts
+
+
+def test_every_rule_has_a_unique_id_and_an_example() -> None:
+    ids = [rule.id for rule in RULES]
+    assert len(ids) == len(set(ids)) and len(ids) >= 60
+    assert all(rule.example and rule.keywords for rule in RULES)
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.id for rule in RULES])
+@pytest.mark.parametrize(
+    "sentence",
+    ["Here it is: {} - please keep it safe.", "我的密钥是{}，请帮我检查一下。", "{}"],
+    ids=["english", "chinese", "alone"],
+)
+def test_each_rule_finds_its_format(redactor: Redactor, rule, sentence: str) -> None:
+    found = list(rule.scan(rule.example, rule.example.lower()))
+    assert found, f"{rule.id}: its own example does not match"
+    start, end, _ = found[0]
+    secret = rule.example[start:end]
+    text, counts = _hidden(redactor, sentence.format(rule.example), secret)
+    assert sum(counts.values()) >= 1
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.id for rule in RULES])
+def test_a_rule_does_not_match_inside_a_longer_word(rule) -> None:
+    glued = f"x{rule.example}" if rule.example[0].isalnum() else f"{rule.example}"
+    if not rule.example[0].isalnum():
+        pytest.skip("starts with a separator")
+    assert not any(span.start == 0 for span in rule.scan(glued, glued.lower())), rule.id
+
+
+# kind -> (valid, the same with a wrong check digit or an impossible part)
+IDS = {
+    "CN_ID": ("11010519491231002X", "110105194912310021"),
+    "CN_ID ": ("440305197502139291", "440305197502139292"),  # a district stdnum's table lacks
+    "IN_AADHAAR": ("2345 6789 0124", "2345 6789 0125"),
+    "BR_CPF": ("123.456.789-09", "123.456.789-08"),
+    "US_SSN": ("219-09-9999", "666-09-9999"),
+    "UK_NINO": ("AB 12 34 56 C", "BG 12 34 56 C"),
+    "IN_PAN": ("ABCPE1234F", "ABCQE1234F"),
+    "CARD": ("4111 1111 1111 1111", "4111 1111 1111 1112"),
+    "IBAN": ("GB82 WEST 1234 5698 7654 32", "GB82 WEST 1234 5698 7654 33"),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(IDS))
+@pytest.mark.parametrize("sentence", ["my number is {} ok", "号码是{}，谢谢"])
+def test_national_ids_by_their_check_digits(redactor: Redactor, kind: str, sentence: str) -> None:
+    valid, invalid = IDS[kind]
+    text, counts = _hidden(redactor, sentence.format(valid), valid)
+    assert counts == {kind.strip(): 1}, text
+    assert redactor.redact([sentence.format(invalid)]).counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("my Aadhaar is 234567890124", "234567890124", "IN_AADHAAR"),
+        ("CPF 12345678909 do cliente", "12345678909", "BR_CPF"),
+        ("SSN 219099999 on the form", "219099999", "US_SSN"),
+        ("passport no. E12345678 expires in 2030", "E12345678", "PASSPORT"),
+        ("我的护照号码是G87654321，明天到期", "G87654321", "PASSPORT"),
+    ],
+)
+def test_bare_numbers_are_ids_after_a_word_that_names_them(
+    redactor: Redactor, text: str, value: str, kind: str
+) -> None:
+    _, counts = _hidden(redactor, text, value)
+    assert counts == {kind: 1}
+    assert redactor.redact([text.replace(text[: text.index(value)], "value ")]).counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "value", "kind"),
+    [
+        ("我的手机号是13812345678，请联系我", "13812345678", "PHONE"),
+        ("请拨打+86 139 1234 5678联系", "+86 139 1234 5678", "PHONE"),
+        ("邮箱是wang.fang@example.cn请回复", "wang.fang@example.cn", "EMAIL"),
+        ("身份证号11010519491231002X。", "11010519491231002X", "CN_ID"),
+        ("账号GB82WEST12345698765432已开通", "GB82WEST12345698765432", "IBAN"),
+        ("服务器地址203.0.113.42无法访问", "203.0.113.42", "IP_ADDRESS"),
+        ("卡号6222021234567890128到期", "6222021234567890128", "CARD"),
+    ],
+)
+def test_values_inside_cjk_text(redactor: Redactor, text: str, value: str, kind: str) -> None:
+    _, counts = _hidden(redactor, text, value)
+    assert counts == {kind: 1}
+
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (f"my key is AKIAIOSFODNN7EXAMPLE and secret {AWS_SECRET}", AWS_SECRET),
+        ("the wandb key is 4f9a2b7c1d8e4f6a0b5c9d2e7f1a3b8c9d0e1f2a", "4f9a2b7c1d8e4f6a0b5c9d2e7f1a3b8c9d0e1f2a"),
+        ("令牌：q8Zr2vN6xK4mT1pW9bY3cF7h，别外传", "q8Zr2vN6xK4mT1pW9bY3cF7h"),
+        ("my password is Tr0ub4dor&3.", "Tr0ub4dor&3"),
+        ("我把密码设置成了UXTsQ8B3X%5。", "UXTsQ8B3X%5"),
+        ("Paste this token: Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd", "Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd"),
+    ],
+)  # fmt: skip
+def test_unquoted_secrets_next_to_a_word_that_names_them(
+    redactor: Redactor, text: str, value: str
+) -> None:
+    _, counts = _hidden(redactor, text, value)
+    assert set(counts) <= {"SECRET", "API_KEY", "HIGH_ENTROPY"} and counts
+
+
+def test_a_bare_random_token_is_high_entropy(redactor: Redactor) -> None:
+    text, counts = _hidden(redactor, "run it with q8Zr2vN6xK4mT1pW9bY3cF7hJ5dL0sAe then", "q8Zr2v")
+    assert counts == {"HIGH_ENTROPY": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+        "git checkout 3f786850e387550fdab836ed7e6dc881de23001b",
+        'EXPECTED = "d41d8cd98f00b204e9800998ecf8427e"',
+        "request 123e4567-e89b-12d3-a456-426614174000 failed",
+        'print(base64.b64decode("SGVsbG8sIFdvcmxkIQ=="))',
+        "echo VGhlIHF1aWNrIGJyb3duIGZveCBqdW1wcyBvdmVyIHRoZSBsYXp5IGRvZw== | base64 -d",
+        "class UserAccountSettingsRepository2: def getUserAccountSettingsById(self): ...",
+        "edit src/components/UserProfileCardV2.tsx and rebuild",
+        "the password is long and the token is short",
+        "2^34 = 17179869184 and 123456789 × 987654321 = 121932631112635269",
+        "Order #84412093 shipped on 2024-05-01 for $129.99.",
+        "Timestamp 1733011200 is in seconds; 1733011200123 in ms.",
+        "计算结果：438291 + 992831 = 1431122，误差小于0.00042。",
+        "版本 3.12.4 于 2024年5月1日发布，共修复 128 个问题。",
+        "The population grew from 15000000000 to 16000000000.",
+        "Use sk-learn's Pipeline and the key-value store.",
+    ],
+)
+def test_what_looks_like_a_secret_but_is_not(redactor: Redactor, text: str) -> None:
+    assert redactor.redact([text]).counts == {}, redactor.redact([text]).texts
+
+
+def test_phone_regions_decide_how_numbers_without_plus_are_read() -> None:
+    text = "call 98765 43210 after six"  # an Indian mobile, written in groups
+    assert Redactor.from_config(RedactConfig()).redact([text]).counts == {}
+    indian = Redactor.from_config(RedactConfig(phone_regions=["in", "US"]))
+    assert indian.redact([text]).texts == ("call <PHONE_1> after six",)
+    # With `+` a number of any country is read as international, whatever the regions.
+    assert indian.redact(["+49 30 12345678"]).counts == {"PHONE": 1}
+
+
+def test_an_unknown_phone_region_is_one_clear_message() -> None:
+    with pytest.raises(ValidationError, match=r"(?s)phone_regions.*'UK' is not a region"):
+        RedactConfig(phone_regions=["US", "UK"])

@@ -105,9 +105,7 @@ def main() -> None:
             print(f"  missed {kind} x{len(texts)}, e.g. {texts[0][:160]!r}")
         for find in result["false_finds"][:10]:
             print(f"  false positive {find[:120]}")
-    worst_secret = max(
-        sum(r["total"][g] - r["caught"][g] for g in SECRET_GROUPS) for r in results
-    )
+    worst_secret = max(sum(r["total"][g] - r["caught"][g] for g in SECRET_GROUPS) for r in results)
     mean_recall, mean_fp = statistics.mean(recalls), statistics.mean(fp_rates)
     print(f"recall: mean {mean_recall:.4f}, min {min(recalls):.4f}, max {max(recalls):.4f} "
           f"(goal >= 0.995: {'met' if min(recalls) >= 0.995 else 'NOT met'})")  # fmt: skip

@@ -94,9 +94,7 @@ def finder_costs(pairs: list[tuple[str, str]]) -> list[tuple[str, float]]:
     for finder in builtin_finders():
         finders.append((getattr(finder, "name", type(finder).__name__), finder))
         if isinstance(finder, TokenFinder):  # each rule alone on whole texts: what the gate saves
-            finders += [
-                (f"  ({rule.id}, ungated)", _WholeText(rule)) for rule in finder.rules[:5]
-            ]
+            finders += [(f"  ({rule.id}, ungated)", _WholeText(rule)) for rule in finder.rules[:5]]
     for name, finder in finders:
         started = time.process_time()
         for view in views:

@@ -120,10 +120,17 @@ class ConditionalLogging(Section):
 
 
 class LoggerRedaction(Section):
-    """Redaction of the rollout tables (and files) the logger writes. Off by default: logs stay
+    """Redaction of the rollout tables (and files) the logger writes. Tables for a backend that
+    sends text off this machine (wandb, whose offline files exist to be synced) are redacted by
+    default; the local ones (jsonl files, console, TensorBoard) only with `enabled`: they stay
     with the run's owner, while records go to reviewers (`sampling.redact`, on by default)."""
 
-    enabled: bool = False
+    enabled: bool = Field(False, description="redact every table, the local files' too")
+    remote: bool = Field(
+        True,
+        description="redact the tables of backends that send text elsewhere (wandb, online or "
+        "synced later; a backend of your own unless it sets `remote = False`)",
+    )
     # A factory named by dotted path (rl may not import the package that implements it): it gets
     # the run config and returns a function of one row's texts. The default uses the run's
     # `sampling.redact` settings (kinds, allowlists, patterns, redactor).

@@ -87,3 +87,72 @@ def test_logger_redact_mistakes_are_one_clear_message(tmp_path: Path) -> None:
     config = LoggerConfig(name=[], redact={"enabled": True, "redactor": "tests.nothing:here"})
     with pytest.raises(TrackingError, match=r"^logger\.redact\.redactor: cannot import"):
         Tracker.from_config(config, info(tmp_path))
+
+
+class _Collecting:
+    """A backend of one's own: `remote` as it says, or absent (then it counts as remote)."""
+
+    def __init__(self, name: str, remote: bool | None) -> None:
+        self.name, self.tables = name, []
+        if remote is not None:
+            self.remote = remote
+
+    def log_scalars(self, step, values) -> None: ...  # type: ignore[no-untyped-def]
+
+    def log_histograms(self, step, values) -> None: ...  # type: ignore[no-untyped-def]
+
+    def log_table(self, step, table) -> None:  # type: ignore[no-untyped-def]
+        self.tables.append(table)
+
+    def close(self) -> None: ...
+
+
+def tracker_with(config: LoggerConfig, run: RunInfo, *backends: _Collecting) -> Tracker:
+    from rl.tracking.backends.base import is_remote
+    from rl.tracking.router import redactor_from_config
+
+    remote = any(is_remote(b) for b in backends)
+    redact = redactor_from_config(config, run, remote_backends=remote)
+    return Tracker(config, run, list(backends), redact=redact)
+
+
+@pytest.mark.parametrize("remote", [True, None])
+def test_a_remote_backend_gets_a_redacted_table_by_default(
+    tmp_path: Path, remote: bool | None
+) -> None:
+    sent, local = _Collecting("elsewhere", remote), _Collecting("here", False)
+    config = LoggerConfig(name=[], rollout_log_interval=1)
+    run_one_step(tracker_with(config, info(tmp_path), sent, local), (sample(),))
+    (away,) = [row[2] + row[3] for table in sent.tables for row in table.rows]
+    assert "jane.doe@example.com" not in away and "<EMAIL_1>" in away
+    assert not sent.tables[0].tokens  # the token texts would give the value back
+    (kept,) = [row[2] + row[3] for table in local.tables for row in table.rows]
+    assert "jane.doe@example.com" in kept
+
+
+def test_remote_false_sends_the_text_as_it_is(tmp_path: Path) -> None:
+    sent = _Collecting("elsewhere", True)
+    config = LoggerConfig(name=[], rollout_log_interval=1, redact={"remote": False})
+    run_one_step(tracker_with(config, info(tmp_path), sent), (sample(),))
+    assert "jane.doe@example.com" in sent.tables[0].rows[0][3]
+
+
+def test_wandb_tables_are_redacted_by_default_and_read_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real wandb run (offline: its files are what `wandb sync` uploads), read back."""
+    import json
+
+    for name in ("WANDB_MODE", "WANDB_API_KEY", "WANDB_DATA_DIR", "WANDB_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    config = LoggerConfig(name=["wandb"], rollout_log_interval=1)
+    tracker = Tracker.from_config(config, info(tmp_path))
+    run_one_step(tracker, (sample(),))
+    (wandb_backend,) = [b for b in tracker.backends if b.name == "wandb"]
+    tables = list(wandb_backend.offline_dir.glob("files/media/table/*.table.json"))
+    content = json.loads(tables[0].read_text())
+    cells = json.dumps(content["data"])
+    assert "jane.doe@example.com" not in cells and "4111 1111" not in cells
+    assert "<EMAIL_1>" in cells and "<CARD_1>" in cells
+    assert "jane.doe@example.com" in table_files(tmp_path / "run-1" / "rollouts")

@@ -12,6 +12,7 @@
 `python bench/redaction/corpus.py OUT_DIR [SEED]` writes planted.jsonl and benign.jsonl there.
 """
 
+# ruff: noqa: E501  (value formats and sentences read best one to a line)
 from __future__ import annotations
 
 import base64
@@ -46,8 +47,10 @@ def _mixed(rng: random.Random, alphabet: str, length: int) -> str:
     """A random run holding a lower-case letter, a capital and a digit (what keys have)."""
     while True:
         value = _run(rng, alphabet, length)
-        if any(c.islower() for c in value) and any(c.isupper() for c in value) and any(
-            c.isdigit() for c in value
+        if (
+            any(c.islower() for c in value)
+            and any(c.isupper() for c in value)
+            and any(c.isdigit() for c in value)
         ):
             return value
 
@@ -191,7 +194,11 @@ def cn_mobile_intl(rng: random.Random) -> str:
 
 
 def us_phone(rng: random.Random) -> str:
-    area, exchange, line = rng.choice([212, 415, 646, 303, 512]), rng.randrange(200, 999), rng.randrange(10**4)
+    area, exchange, line = (
+        rng.choice([212, 415, 646, 303, 512]),
+        rng.randrange(200, 999),
+        rng.randrange(10**4),
+    )
     return rng.choice([f"({area}) {exchange}-{line:04d}", f"{area}-{exchange}-{line:04d}",
                        f"+1 {area} {exchange} {line:04d}"])  # fmt: skip
 
@@ -319,7 +326,14 @@ KINDS: tuple[Kind, ...] = (
     _kind("gitlab_token", "api_token", gitlab, "GitLab token", "GitLab令牌"),
     _kind("aws_access_key_id", "cloud_key", aws_key_id, "AWS access key id", "AWS访问密钥ID"),
     _kind("aws_secret_in_prose", "cloud_key", aws_secret, "AWS secret", "AWS密钥", named_only=True),
-    _kind("azure_storage_key", "cloud_key", azure_storage, "storage account secret", "存储账户密钥", named_only=True),
+    _kind(
+        "azure_storage_key",
+        "cloud_key",
+        azure_storage,
+        "storage account secret",
+        "存储账户密钥",
+        named_only=True,
+    ),
     _kind("slack_token", "api_token", slack_token, "Slack bot token", "Slack机器人令牌"),
     _kind("slack_webhook", "api_token", slack_webhook, "Slack webhook", "Slack webhook地址"),
     _kind("stripe_key", "api_token", stripe, "Stripe key", "Stripe密钥"),
@@ -330,12 +344,30 @@ KINDS: tuple[Kind, ...] = (
     _kind("replicate_token", "api_token", replicate, "Replicate token", "Replicate令牌"),
     _kind("wandb_key", "api_token", wandb, "wandb API key", "wandb API密钥", named_only=True),
     _kind("generic_api_key", "api_token", generic_key, "API key", "API密钥", named_only=True),
-    _kind("bearer_token", "api_token", lambda r: f"Bearer {bearer(r)}", "Authorization header", "请求头Authorization"),
+    _kind(
+        "bearer_token",
+        "api_token",
+        lambda r: f"Bearer {bearer(r)}",
+        "Authorization header",
+        "请求头Authorization",
+    ),
     _kind("jwt", "api_token", jwt, "session token", "会话令牌"),
     _kind("private_key", "private_key", rsa_key, "private key", "私钥"),
     _kind("password_in_prose", "password", password, "password", "密码", named_only=True),
-    _kind("database_url_password", "password", lambda r: f"postgres://app:{password(r)}@db.internal:5432/prod", "database URL", "数据库连接"),
-    _kind("redis_url_password", "password", lambda r: f"redis://:{password(r)}@cache.internal:6379/0", "Redis URL", "Redis地址"),
+    _kind(
+        "database_url_password",
+        "password",
+        lambda r: f"postgres://app:{password(r)}@db.internal:5432/prod",
+        "database URL",
+        "数据库连接",
+    ),
+    _kind(
+        "redis_url_password",
+        "password",
+        lambda r: f"redis://:{password(r)}@cache.internal:6379/0",
+        "Redis URL",
+        "Redis地址",
+    ),
     _kind("email", "personal", email, "e-mail", "邮箱"),
     _kind("cn_mobile", "personal", cn_mobile, "phone number", "手机号"),
     _kind("cn_mobile_intl", "personal", cn_mobile_intl, "phone number", "手机号码"),
@@ -398,8 +430,14 @@ def _code_with_hashes(rng: random.Random) -> str:
 
 
 def _code_with_base64(rng: random.Random) -> str:
-    sentence = rng.choice(["Hello, World!", '{"user": "demo", "role": "viewer"}',
-                           "The quick brown fox jumps over the lazy dog", "lowtide review config v2"])
+    sentence = rng.choice(
+        [
+            "Hello, World!",
+            '{"user": "demo", "role": "viewer"}',
+            "The quick brown fox jumps over the lazy dog",
+            "lowtide review config v2",
+        ]
+    )
     encoded = base64.b64encode(sentence.encode()).decode()
     image = base64.b64encode(b"\x89PNG\r\n\x1a\n" + rng.randbytes(rng.randrange(60, 200))).decode()
     return rng.choice([

@@ -32,6 +32,7 @@ from rl.tracking.backends.base import (
     RunInfo,
     Table,
     backend_factory,
+    is_remote,
 )
 from rl.tracking.text import safe_text
 
@@ -49,9 +50,12 @@ class TrackingError(ValueError):
 TextRedactor = Callable[[Sequence[str]], Sequence[str]]
 
 
-def redactor_from_config(config: LoggerConfig, info: RunInfo) -> TextRedactor | None:
-    """`logger.redact`: its factory (a dotted path) called with the run config, or None."""
-    if not config.redact.enabled:
+def redactor_from_config(
+    config: LoggerConfig, info: RunInfo, *, remote_backends: bool = False
+) -> TextRedactor | None:
+    """`logger.redact`: its factory (a dotted path) called with the run config, or None when
+    no table needs it (`enabled` off, and no remote backend or `remote` off)."""
+    if not (config.redact.enabled or (config.redact.remote and remote_backends)):
         return None
     try:
         factory = resolve_path(config.redact.redactor)
@@ -66,6 +70,7 @@ class _Item:
     kind: str  # "scalars" | "histograms" | "table"
     step: int
     payload: Any
+    audience: str = "all"  # "all" | "redacted" | "verbatim": which backends get a table
 
 
 class Tracker:
@@ -84,6 +89,14 @@ class Tracker:
         self.info = info
         self.backends = list(backends)
         self.redact = redact
+        # Who gets a redacted table: every backend with `logger.redact.enabled`, else the
+        # remote ones (unless `logger.redact.remote: false`); the others get the text as it is.
+        self._redacted_for = {
+            backend.name
+            for backend in self.backends
+            if redact is not None
+            and (config.redact.enabled or (config.redact.remote and is_remote(backend)))
+        }
         self.unredacted_tables = 0  # tables not written because redaction failed
         self.dropped = 0
         self._reported_drop = 0
@@ -97,7 +110,6 @@ class Tracker:
     @classmethod
     def from_config(cls, config: LoggerConfig, info: RunInfo) -> Tracker:
         """The configured backends plus the local files, which are always on."""
-        redact = redactor_from_config(config, info)  # a mistake here stops the run at start
         info.run_dir.mkdir(parents=True, exist_ok=True)
         names = list(dict.fromkeys(["jsonl", *config.name]))
         backends: list[Backend] = []
@@ -113,6 +125,14 @@ class Tracker:
                     f"logger.name: the {name} backend could not start: "
                     f"{type(exc).__name__}: {first_line}"
                 ) from exc
+        try:  # a mistake here stops the run at start
+            redact = redactor_from_config(
+                config, info, remote_backends=any(is_remote(b) for b in backends)
+            )
+        except TrackingError:
+            for backend in backends:
+                backend.close()
+            raise
         return cls(config, info, backends, redact=redact)
 
     # ---- decisions (trainer thread) -----------------------------------------------------------
@@ -139,9 +159,13 @@ class Tracker:
                 if histograms:
                     self._send("histograms", step, histograms)
             if self._table_due(step) and samples:
-                # Redacted, the table is built on the worker thread (samples are frozen).
-                table = partial(self._rollout_table, step, tuple(samples))
-                self._send("table", step, table if self.redact else table())
+                frozen = tuple(samples)
+                if len(self._redacted_for) < len(self.backends):
+                    self._send("table", step, self._rollout_table(step, frozen, None), "verbatim")
+                if self._redacted_for:
+                    # Redacted, the table is built on the worker thread (samples are frozen).
+                    table = partial(self._rollout_table, step, frozen, self.redact)
+                    self._send("table", step, table, "redacted")
             self._sent_this_step.pop(step, None)
 
     def _scalars_for(
@@ -191,7 +215,9 @@ class Tracker:
                 out[name] = values
         return out
 
-    def _rollout_table(self, step: int, samples: Sequence[Sample]) -> Table:
+    def _rollout_table(
+        self, step: int, samples: Sequence[Sample], redact: TextRedactor | None
+    ) -> Table:
         components = sorted({key for sample in samples for key in sample.reward_details})
         limit, encode = self.config.rollout_max_length, self.config.encode_response
         columns = (*ROLLOUT_COLUMNS, *(f"reward/{c}" for c in components), "response_length",
@@ -199,8 +225,8 @@ class Tracker:
         rows, tokens = [], []
         for sample in samples:
             shown_prompt, shown_response = sample.prompt, sample.response
-            if self.redact is not None:
-                shown_prompt, shown_response = self.redact([sample.prompt, sample.response])
+            if redact is not None:
+                shown_prompt, shown_response = redact([sample.prompt, sample.response])
             prompt = safe_text(shown_prompt, limit, encode=encode)
             response = safe_text(shown_response, limit, encode=encode)
             # A redacted response's token texts and ids would give the value back: not kept.
@@ -227,9 +253,9 @@ class Tracker:
             )
         return Table(ROLLOUT_TABLE, columns, tuple(rows), tuple(tokens) if any(tokens) else ())
 
-    def _send(self, kind: str, step: int, payload: Any) -> bool:
+    def _send(self, kind: str, step: int, payload: Any, audience: str = "all") -> bool:
         try:
-            self._queue.put_nowait(_Item(kind, step, payload))
+            self._queue.put_nowait(_Item(kind, step, payload, audience))
         except queue.Full:
             self.dropped += 1  # reported as logging/dropped with the next scalars
             return False
@@ -248,14 +274,17 @@ class Tracker:
                     if item is None:
                         continue
                 for backend in self.backends:
-                    self._deliver(backend, item)
+                    if item.audience == "all" or (
+                        (backend.name in self._redacted_for) == (item.audience == "redacted")
+                    ):
+                        self._deliver(backend, item)
             finally:
                 self._queue.task_done()
 
     def _built(self, item: _Item) -> _Item | None:
         """A table built here (redacted); if redaction fails, none is written (fail closed)."""
         try:
-            return _Item(item.kind, item.step, item.payload())
+            return _Item(item.kind, item.step, item.payload(), item.audience)
         except Exception as exc:  # its message may quote the text: the type only
             self.unredacted_tables += 1
             log.error(

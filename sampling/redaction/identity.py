@@ -113,8 +113,16 @@ ID_RULES = (
 )
 _PAN = re.compile(rf"{_NOT_BEFORE}[A-Z]{{3}}[ABCFGHJLPT][A-Z]\d{{4}}[A-Z]{_NOT_AFTER}", re.ASCII)
 _PASSPORT_WORDS = _words(
-    "passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte", "パスポート",
-    "여권", "паспорт",
+    "passport",
+    "护照",
+    "護照",
+    "pasaporte",
+    "passeport",
+    "reisepass",
+    "passaporte",
+    "パスポート",
+    "여권",
+    "паспорт",
 )
 _PASSPORT = re.compile(rf"{_NOT_BEFORE}(?:[A-Z]{{1,2}}\d{{6,8}}|\d{{8,9}}){_NOT_AFTER}", re.ASCII)
 

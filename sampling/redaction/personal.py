@@ -97,8 +97,10 @@ class NumberFinder:
             return "US_SSN" if is_us_ssn(area, group, serial) else None
         if is_card_number(digits, grouped=len(groups) > 1):
             return "CARD"
-        if len(groups) == 1 and not self.phones.named(before) and (
-            _RESULT.search(before) or _amount(digits)
+        if (
+            len(groups) == 1
+            and not self.phones.named(before)
+            and (_RESULT.search(before) or _amount(digits))
         ):
             return None  # `2^34 = 17179869184`, 15000000000: what an expression comes to
         if groups in ([3, 3, 4], [1, 3, 3, 4]) and digits[-10] not in "01":

@@ -11,6 +11,7 @@ import phonenumbers
 from phonenumbers import CountryCodeSource, NumberParseException, PhoneNumberType
 
 DEFAULT_REGIONS = ("US", "GB", "CN")
+_NATIONAL = CountryCodeSource.FROM_DEFAULT_COUNTRY
 # Words that say a bare run of digits is a phone number ("call 4155550134", "电话4155550134").
 _PHONE_WORDS = re.compile(
     r"(?:(?<![a-z])(?:phone|tel|telephone|call|cell|mobile|mob|fax|sms|text me|whatsapp|wechat"
@@ -37,14 +38,16 @@ class PhoneReader:
             number = _parse(candidate, region, keep_raw_input=True)
             # Read as the region's own number: libphonenumber also takes leading digits that
             # match a country code (447220624872 as +44), which a number without `+` is not.
-            if number is None or number.country_code_source != CountryCodeSource.FROM_DEFAULT_COUNTRY:
+            if (
+                number is None
+                or number.country_code_source != CountryCodeSource.FROM_DEFAULT_COUNTRY
+            ):
                 continue
             if not phonenumbers.is_valid_number(number):
                 continue
             if grouped or named or phonenumbers.number_type(number) == PhoneNumberType.MOBILE:
                 return True
         return False
-
 
     @staticmethod
     def named(before: str) -> bool:

@@ -237,8 +237,10 @@ class RandomTokenFinder:
         if any(char in "/\\.:" for char in outside) or value.count("/") > 2:
             return False
         value = value.rstrip("=")
-        return looks_random(value, hex_allowed=False) and not made_of_words(value) and not (
-            encodes_text(value)
+        return (
+            looks_random(value, hex_allowed=False)
+            and not made_of_words(value)
+            and not (encodes_text(value))
         )
 
 
@@ -257,8 +259,11 @@ def encodes_text(value: str) -> bool:
     if len(value) < 16:
         return False
     try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), altchars=b"-_" if (
-            "-" in value or "_" in value) else None, validate=True).decode("utf-8")
+        decoded = base64.b64decode(
+            value + "=" * (-len(value) % 4),
+            altchars=b"-_" if ("-" in value or "_" in value) else None,
+            validate=True,
+        ).decode("utf-8")
     except (ValueError, UnicodeDecodeError, binascii.Error):
         return False
     return decoded.isprintable() or all(char.isprintable() or char in "\n\t" for char in decoded)

@@ -45,6 +45,10 @@ class Table:
 
 class Backend(Protocol):
     name: str
+    # Whether what it is given leaves this machine (a hosted service, files made to be uploaded):
+    # its rollout tables are redacted unless `logger.redact.remote: false`. A backend without the
+    # attribute counts as remote.
+    remote: bool
 
     def log_scalars(self, step: int, values: Mapping[str, float]) -> None: ...
 
@@ -53,6 +57,10 @@ class Backend(Protocol):
     def log_table(self, step: int, table: Table) -> None: ...
 
     def close(self) -> None: ...
+
+
+def is_remote(backend: Backend) -> bool:
+    return bool(getattr(backend, "remote", True))
 
 
 BackendFactory = Callable[[RunInfo, LoggerConfig], Backend]

@@ -53,6 +53,7 @@ def _number(value: float) -> str:
 
 class ConsoleBackend:
     name = "console"
+    remote = False  # the owner's terminal
 
     def log_scalars(self, step: int, values: Mapping[str, float]) -> None:
         if any(key in values for key, _ in LINE):

@@ -23,6 +23,7 @@ TOKEN_DIGITS = 6  # significant digits: float32 holds ~7; lines ~2.5x shorter th
 
 class LocalFilesBackend:
     name = "jsonl"
+    remote = False
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir

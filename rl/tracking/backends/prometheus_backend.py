@@ -25,6 +25,7 @@ def metric_name(key: str) -> str:
 
 class PrometheusBackend:
     name = "prometheus"
+    remote = False  # serves numbers; never a table's text
 
     def __init__(self, run_id: str, port: int, host: str = "0.0.0.0") -> None:
         self.run_id = run_id

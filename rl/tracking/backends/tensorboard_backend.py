@@ -48,6 +48,7 @@ def markdown_table(table: Table, max_chars: int = MAX_TEXT_CHARS) -> str:
 
 class TensorBoardBackend:
     name = "tensorboard"
+    remote = False  # event files on this machine
 
     def __init__(self, info: RunInfo, config: LoggerConfig) -> None:
         try:

@@ -89,6 +89,8 @@ def _finite(values: Sequence[float]) -> list[float]:
 
 class WandbBackend:
     name = "wandb"
+    # Online it uploads; offline its files exist to be uploaded later with `wandb sync`.
+    remote = True
 
     def __init__(self, info: RunInfo, config: LoggerConfig) -> None:
         import wandb

@@ -79,7 +79,8 @@ class SuggestionsConfig(Section):
 
 class AnnotationConfig(Section):
     label_studio_url: str = Field(
-        "http://127.0.0.1:8080", json_schema_extra={"env": "LABEL_STUDIO_URL"}
+        "http://127.0.0.1:8080",
+        json_schema_extra={"env": "LABEL_STUDIO_URL", "password_env_only": True},
     )
     api_key: SecretStr | None = Field(
         None, json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True}

@@ -111,7 +111,9 @@ class SamplingConfig(Section):
 
 class QueueConfig(Section):
     redis_url: SecretStr = Field(
-        SecretStr(DEFAULT_REDIS_URL), json_schema_extra={"env": "REDIS_URL"}
+        SecretStr(DEFAULT_REDIS_URL),
+        # The URL may come from a file or a flag; its password only from the environment.
+        json_schema_extra={"env": "REDIS_URL", "password_env_only": True},
     )
     name: str = "lowtide-annotate"
     # Each job becomes one Label Studio import request, whose fixed cost dominates small ones

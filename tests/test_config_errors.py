@@ -199,3 +199,52 @@ def test_real_entry_point_exits_2_without_traceback(tmp_path: Path) -> None:
     assert result.stderr.strip().splitlines() == [
         f"error: {config}:5: logger.log_rolout: unknown key (did you mean log_rollout?)"
     ]
+
+
+SECRET_SPOTS = [
+    ("queue", "redis_url", "redis://:s3cret-pw@redis.internal:6379/0", "REDIS_URL"),
+    ("queue", "redis_url", "rediss://app:s3cret-pw@redis.internal:6380/0", "REDIS_URL"),
+    ("annotation", "label_studio_url", "https://me:s3cret-pw@ls.internal", "LABEL_STUDIO_URL"),
+    ("annotation", "api_key", "s3cret-pw", "LABEL_STUDIO_API_KEY"),
+    ("logger", "wandb_api_key", "s3cret-pw", "WANDB_API_KEY"),
+]
+
+
+@pytest.mark.parametrize(("section", "key", "value", "variable"), SECRET_SPOTS)
+@pytest.mark.parametrize("given_in", ["file", "flag"])
+def test_a_secret_in_a_file_or_a_flag_exits_2_saying_use_the_environment(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    section: str,
+    key: str,
+    value: str,
+    variable: str,
+    given_in: str,
+) -> None:
+    """Every secret field, and every URL field whose password is a secret: a flag shows in
+    `ps` and shell history, a config file gets committed. The value is never echoed."""
+    text = VALID + (f"{section}:\n  {key}: '{value}'\n" if given_in == "file" else "")
+    flags = [f"--{section}.{key}={value}"] if given_in == "flag" else []
+    code, lines = lowtide(capsys, "config", "check", "--config", write(tmp_path / "c.yaml", text),
+                          *flags)  # fmt: skip
+    assert code == 2 and len(lines) == 1, lines
+    assert f"set {variable}" in lines[0] and "environment only" in lines[0]
+    assert "s3cret-pw" not in lines[0]
+    where = f"--{section}.{key}" if given_in == "flag" else f"c.yaml:{len(VALID.splitlines()) + 2}"
+    assert where in lines[0]
+
+
+@pytest.mark.parametrize(
+    "flag",
+    [
+        "--queue.redis_url=redis://redis.internal:6379/1",
+        "--annotation.label_studio_url=http://ls:8080",
+    ],
+)
+def test_a_url_without_a_password_is_fine_in_a_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    code, out, err = invoke(capsys, "config", "show", "--config", write(tmp_path / "c.yaml", VALID),
+                            flag)  # fmt: skip
+    assert code == 0, err
+    assert flag.split("=", 1)[1] in out

@@ -1,16 +1,19 @@
 """The whole run config: every package's sections, loaded from YAML, env and dotted overrides.
 
 Precedence, lowest first: defaults < YAML file < environment (REDIS_URL) < command-line flags.
-Secrets (`env_only` fields) come from the environment only (or a `VAR_FILE` it names, as Docker
-and Kubernetes mount secrets), never from config files or flags.
+Secrets (`env_only` fields, and the password of a URL in `password_env_only` ones) come from the
+environment only (or a `VAR_FILE` it names, as Docker and Kubernetes mount secrets), never from
+config files or flags: a flag shows in `ps` and in shell history, a file gets committed.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -103,13 +106,22 @@ def dump_run_config(config: RunConfig) -> str:
     return yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False, allow_unicode=True)
 
 
-def env_fields(model: type[BaseModel] = RunConfig, prefix: Loc = ()) -> dict[Loc, tuple[str, bool]]:
-    """Fields bound to an environment variable: path -> (variable, env_only)."""
-    found: dict[Loc, tuple[str, bool]] = {}
+@dataclass(frozen=True)
+class EnvField:
+    variable: str
+    env_only: bool  # the whole value is a secret
+    password_env_only: bool = False  # a URL whose password is a secret
+
+
+def env_fields(model: type[BaseModel] = RunConfig, prefix: Loc = ()) -> dict[Loc, EnvField]:
+    """Fields bound to an environment variable, by path."""
+    found: dict[Loc, EnvField] = {}
     for name, field in model.model_fields.items():
         extra = field.json_schema_extra if isinstance(field.json_schema_extra, dict) else {}
         if "env" in extra:
-            found[(*prefix, name)] = (str(extra["env"]), bool(extra.get("env_only")))
+            found[(*prefix, name)] = EnvField(
+                str(extra["env"]), bool(extra.get("env_only")), bool(extra.get("password_env_only"))
+            )
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             found.update(env_fields(annotation, (*prefix, name)))
@@ -119,24 +131,40 @@ def env_fields(model: type[BaseModel] = RunConfig, prefix: Loc = ()) -> dict[Loc
 def _reject_secrets_outside_env(
     schema: type[BaseModel], data: dict[str, Any], overrides: list[Any], origin: dict[Loc, str]
 ) -> None:
-    for loc, (variable, env_only) in env_fields(schema).items():
-        if not env_only:
+    for loc, field in env_fields(schema).items():
+        if not (field.env_only or field.password_env_only):
             continue
-        given_in_file = _get(data, loc) is not None
-        given_as_flag = any(override.path == loc for override in overrides)
-        if given_in_file or given_as_flag:
-            key, where = ".".join(map(str, loc)), origin.get(loc, "")
-            where = where if where.startswith("--") else f"{where}: {key}" if where else key
+        given = [override.value for override in overrides if override.path == loc]
+        if _get(data, loc) is not None:
+            given.append(_get(data, loc))
+        if not given:
+            continue
+        key, where = ".".join(map(str, loc)), origin.get(loc, "")
+        where = where if where.startswith("--") else f"{where}: {key}" if where else key
+        if field.env_only:
             raise UsageError(
                 f"{where}: secrets are read from the environment only; "
-                f"remove it here and set {variable} instead"
+                f"remove it here and set {field.variable} instead"
             )
+        if any(_has_password(value) for value in given):
+            raise UsageError(
+                f"{where}: a password in the URL is read from the environment only; "
+                f"remove it here and set {field.variable} (or {field.variable}_FILE) instead"
+            )
+
+
+def _has_password(url: Any) -> bool:
+    try:
+        return isinstance(url, str) and urlsplit(url).password is not None
+    except ValueError:  # a malformed URL: its own field's check says so
+        return False
 
 
 def _apply_environment(
     schema: type[BaseModel], data: dict[str, Any], environ: Mapping[str, str]
 ) -> None:
-    for loc, (variable, _) in env_fields(schema).items():
+    for loc, field in env_fields(schema).items():
+        variable = field.variable
         value = environ.get(variable) or _read_secret_file(variable, environ)
         if value:
             section = data

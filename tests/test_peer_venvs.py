@@ -40,6 +40,24 @@ def test_routing_dependencies_carry_the_pins_of_pyproject() -> None:
         assert f'"{spec}",' in PROJECT_PINS
 
 
+def test_the_readmes_install_lines_for_verl_and_openrlhf_name_every_routing_dependency() -> None:
+    """The README's `pip install` beside `--no-deps` must hold what the routing core imports
+    (a missing one ends the adapter's import in ModuleNotFoundError), with pyproject's pins."""
+    readme = (REPO / "README.md").read_text()
+    lines = re.findall(r"`pip install (\"pydantic[^`]*)`", readme)
+    assert len(lines) == 2
+    wanted = {re.split(r"[<>=]", spec)[0]: spec for spec in peer_venvs.routing_requirements(REPO)}
+    for line in lines:
+        given = {re.split(r"[<>=]", spec.strip('"'))[0]: spec.strip('"') for spec in line.split()}
+        assert set(given) == set(wanted), line
+        for name, spec in given.items():
+            assert (
+                spec == name
+                or spec.replace(">=5,", ">=5.0,") == wanted[name]
+                or (spec == wanted[name])
+            ), (name, spec)
+
+
 def test_a_changed_recipe_or_pin_makes_the_cached_venv_stale(cache: Path, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

@@ -65,9 +65,35 @@ PLANTED: dict[str, tuple[str, str]] = {
     "API_KEY_2": ("The token {} works.", "ghp_R8sT0kEnAbCdEfGhIjKlMnOpQrStUvWx1234"),
     "API_KEY_3": ("Stripe uses {} here.", "sk_live_4eC39HqLyjWDarjtT1zdp7dc"),
     "SECRET": ("In the config: password = '{}' for now.", "hunter2hunter2"),
+    # Formats LLM prompts carry today, and personal data inside Chinese text.
+    "API_KEY_OPENAI": (
+        "我的OpenAI密钥是{}，帮我看看。",
+        "sk-proj-" + "Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd5Ef6" * 2,
+    ),
+    "API_KEY_ANTHROPIC": (
+        "Use {} for Claude.",
+        "sk-ant-api03-" + "Qw3rTy7uIo9pAs1dFg5hJk2l" * 4 + "AA",
+    ),
+    "API_KEY_HF": ("HF token {} please", "hf_QmLrKpWnVtZbHcJfGeUdXyAbCdEfGhIjKl"),
+    "API_KEY_GITHUB_PAT": ("令牌{}已过期", "github_pat_11ABCDEFG0123456789_" + "aBcDeF1234" * 6),
+    "API_KEY_GOOGLE": (
+        "Call it with key={} in the URL.",
+        "AIzaSyD4x9Qm2Lr7Kp3Wn8Vt1Zb6Hc5Jf0Ge4Ud",
+    ),
+    "AWS_SECRET_IN_PROSE": (
+        "my key is AKIAI44QH8DHBEXAMPLE and secret {} thanks",
+        "je7MtGbClwBF/2Zp9Utk/h3yCo8nvbEXAMPLEKEY",
+    ),
+    "PASSWORD_IN_PROSE": ("my password is {}.", "Xy7!kk99Qz"),
+    "PHONE_CN": ("我的手机号是{}，请联系我", "13912345678"),
+    "PHONE_CN_INTL": ("请拨打{}联系", "+86 139 8765 4321"),
+    "CN_ID": ("身份证号{}。", "11010519491231002X"),
+    "IN_AADHAAR": ("Aadhaar {} is linked.", "2345 6789 0124"),
+    "BR_CPF": ("CPF {} do cliente", "123.456.789-09"),
+    "PASSPORT": ("我的护照号码是{}，明天到期", "E12345678"),
     "HIGH_ENTROPY": (
         'Set {{"blob": "{}"}} in the file.',
-        "Zm9vYmFyYmF6cXV4cXV1eHh5enp5MTIzNDU2Nzg5MA==",
+        "q8Zr2vN6xK4mT1pW9bY3cF7hJ5dL0sAe",
     ),
 }
 

@@ -35,7 +35,8 @@ TORCH_SPEC = "torch==2.13.0"  # as the Makefile's: a CPU wheel here
 # What `import lowtide.integrations` needs besides the standard library (the routing core, the
 # producer and the config loader); their version pins are read from pyproject.toml.
 ROUTING_DEPENDENCIES = (
-    "pydantic", "pyyaml", "redis", "rq", "psutil", "python-dotenv", "detect-secrets",
+    "pydantic", "pyyaml", "redis", "rq", "psutil", "python-dotenv", "phonenumbers",
+    "python-stdnum",
 )  # fmt: skip
 _MARKER = ".lowtide-installed"
 _PIP_NOISE = "ignored: it is neither"  # pip's notes about local mirrors that do not exist

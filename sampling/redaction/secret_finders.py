@@ -276,14 +276,18 @@ def _has(value: str, test) -> bool:  # type: ignore[no-untyped-def]
 class PasswordPhraseFinder:
     """A password given in a sentence: "my password is Tr0ub4dor&3", "密码是Tr0ub4dor&3",
     "the passphrase for it: ...". What follows the word (and an `is`, `为`, `:`) is the password
-    when it holds a digit or a symbol: "the password is long" stays as it is."""
+    when it holds a digit or a symbol: "the password is long" stays as it is. Each word is
+    found with str.find in the lower-cased text, and the rest matched from there."""
 
     kinds = frozenset({"SECRET"})
     name = "password phrase"
-    _TRIGGERS = ("pass", "pwd", "密码", "口令", "contrase", "senha", "パスワード", "비밀번호")
-    _PHRASE = re.compile(
-        r"(?:(?<![a-z])(?:password|passwd|pwd|passphrase|passcode|passwort|contraseña|senha)"
-        r"|密码|口令|パスワード|비밀번호)"
+    WORDS = ("password", "passwd", "pwd", "passphrase", "passcode", "passwort", "contraseña",
+             "senha", "密码", "口令", "パスワード", "비밀번호")  # fmt: skip
+    # The ASCII words by a substring each holds: one `in` for most texts.
+    _GATES = (("passw", ("password", "passwd", "passwort")), ("passphrase", ("passphrase",)),
+              ("passcode", ("passcode",)), ("pwd", ("pwd",)), ("contrase", ("contraseña",)),
+              ("senha", ("senha",)))  # fmt: skip
+    _REST = re.compile(
         r"(?:\s+(?:(?:of|for|to)\s[^\n]{0,24}?\s)?(?:is|was|will be|to|as)\s*[:：]?\s*"
         r"|\s*[\u3040-\u30ff\u4e00-\u9fff]{0,4}?(?:是|为|為|成了|成|は|는)?\s*[:：=]?\s*"
         r"(?<=[\s:：=是为為成了は는]))"
@@ -292,17 +296,32 @@ class PasswordPhraseFinder:
     )
 
     def find(self, view: Text) -> Iterator[Span]:
-        lower = view.lower
-        if not any(trigger in lower for trigger in self._TRIGGERS):
+        lower, text = view.lower, view.text
+        if len(lower) != len(text):  # a character whose lower case is longer (İ): keep offsets
+            lower = "".join(char.lower()[:1] for char in text)
+        words = [word for gate, group in self._GATES if gate in lower for word in group]
+        if not text.isascii():
+            words += [word for word in self.WORDS[8:] if word in text]
+        for word in words:
+            at = lower.find(word)
+            while at >= 0:
+                end_of_word = at + len(word)
+                if not (
+                    word.isascii() and at and lower[at - 1].isascii() and lower[at - 1].isalpha()
+                ):
+                    yield from self._value_after(text, end_of_word)
+                at = lower.find(word, end_of_word)
+
+    def _value_after(self, text: str, position: int) -> Iterator[Span]:
+        match = self._REST.match(text, position)
+        if match is None:
             return
-        text = view.text
-        for match in self._PHRASE.finditer(text):
-            start, end = match.span(1)
-            while end > start and text[end - 1] in ".!?:":
-                end -= 1  # the sentence's end, not the password's
-            value = text[start:end]
-            if len(value) >= 6 and not value.isalpha() and not value.startswith(("<", "${", "{{")):
-                yield Span(start, end, "SECRET")
+        start, end = match.span(1)
+        while end > start and text[end - 1] in ".!?:":
+            end -= 1  # the sentence's end, not the password's
+        value = text[start:end]
+        if len(value) >= 6 and not value.isalpha() and not value.startswith(("<", "${", "{{")):
+            yield Span(start, end, "SECRET")
 
 
 class QuotedEntropyFinder:

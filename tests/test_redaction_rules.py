@@ -158,6 +158,8 @@ def test_a_bare_random_token_is_high_entropy(redactor: Redactor) -> None:
         "版本 3.12.4 于 2024年5月1日发布，共修复 128 个问题。",
         "The population grew from 15000000000 to 16000000000.",
         "Use sk-learn's Pipeline and the key-value store.",
+        '{"id": "a27a0dae-b013-c62b-4a45-951fb86c9ddf", "status": "ok"}',  # a quoted UUID
+        "Basic instructionsforeveryone are in the guide.",  # a scheme word, then prose
     ],
 )
 def test_what_looks_like_a_secret_but_is_not(redactor: Redactor, text: str) -> None:

@@ -19,6 +19,7 @@ from stdnum.cn import ric
 from stdnum.in_ import aadhaar, pan
 
 from sampling.redaction.checks import is_us_ssn
+from sampling.redaction.context import NamedBefore
 from sampling.redaction.spans import Span, Text
 
 # Not part of a longer token: no ASCII letter or digit beside it, nor a separator joining it to
@@ -27,15 +28,11 @@ from sampling.redaction.spans import Span, Text
 # instead of trying both look-behinds at every position of the text.
 _NOT_BEFORE = r"(?<![0-9A-Za-z_].)(?<![0-9A-Za-z][./_-].)"
 _NOT_AFTER = r"(?![0-9A-Za-z_])(?![./_-][0-9A-Za-z])"
-NAMED_WITHIN = 40  # characters before a number where the word naming it is looked for
+NAMED_WITHIN = 40  # characters between the word naming a document and its number, at most
 
 
-def _words(*words: str) -> re.Pattern[str]:
-    """Words naming a document, the last of them within NAMED_WITHIN characters of the end. An
-    ASCII word is a whole word (`uid` is not in `uuid`)."""
-    alternatives = "|".join(rf"(?<![a-z]){word}(?![a-z])" if word.isascii() else word
-                            for word in words)  # fmt: skip
-    return re.compile(rf"(?:{alternatives})[^\n]{{0,{NAMED_WITHIN}}}$", re.IGNORECASE)
+def _named(*words: str) -> NamedBefore:
+    return NamedBefore(words, gap=NAMED_WITHIN)
 
 
 @dataclass(frozen=True)
@@ -43,7 +40,7 @@ class IdRule:
     kind: str
     pattern: re.Pattern[str]
     valid: Callable[[str], bool]
-    named_by: re.Pattern[str]
+    named_by: NamedBefore
     bare_needs_name: bool  # without its separators, only after a word naming it
     # Runs of digits ("0") as Text.number_class writes them, one of which every match holds:
     # looked for first, with `in` on bytes, so that most texts skip the regex.
@@ -56,10 +53,12 @@ class IdRule:
             if not self.valid(value):
                 continue
             grouped = not value.isalnum()
-            if self.bare_needs_name and not grouped:
-                before = text[max(0, match.start() - NAMED_WITHIN - 16) : match.start()]
-                if not self.named_by.search(before):
-                    continue
+            if (
+                self.bare_needs_name
+                and not grouped
+                and not self.named_by.before(text, match.start())
+            ):
+                continue
             yield Span(match.start(), match.end(), self.kind)
 
 
@@ -86,7 +85,7 @@ ID_RULES = (
         "CN_ID",
         re.compile(rf"[1-9]{_NOT_BEFORE}\d{{5}}(?:18|19|20)\d{{9}}[0-9Xx]{_NOT_AFTER}", re.ASCII),
         _cn_id,
-        _words("身份证", "居民身份", "resident id", "id card", "identity"),
+        _named("身份证", "居民身份", "resident id", "id card", "identity"),
         bare_needs_name=False,  # a birth date and a check digit: random digits rarely pass
         shapes=(b"0" * 17,),
     ),
@@ -94,7 +93,7 @@ ID_RULES = (
         "IN_AADHAAR",
         re.compile(rf"[2-9]{_NOT_BEFORE}\d{{3}}([ -]?)\d{{4}}\1\d{{4}}{_NOT_AFTER}", re.ASCII),
         aadhaar.is_valid,
-        _words("aadhaa?r", "आधार", "uidai", "uid"),
+        _named("aadhaa?r", "आधार", "uidai", "uid"),
         bare_needs_name=True,
         shapes=(b"0" * 12, b"0000 0000 0000"),
     ),
@@ -102,7 +101,7 @@ ID_RULES = (
         "BR_CPF",
         re.compile(rf"\d{_NOT_BEFORE}\d{{2}}(\.?)\d{{3}}\1\d{{3}}-?\d{{2}}{_NOT_AFTER}", re.ASCII),
         cpf.is_valid,
-        _words("cpf", "cadastro de pessoas", "tax id", "税号"),
+        _named("cpf", "cadastro de pessoas", "tax id", "税号"),
         bare_needs_name=True,
         shapes=(b"0" * 11, b"000.000.000"),
     ),
@@ -110,7 +109,7 @@ ID_RULES = (
         "US_SSN",
         re.compile(rf"\d{_NOT_BEFORE}\d{{8}}{_NOT_AFTER}", re.ASCII),
         _ssn_digits,
-        _words("ssn", "social security", "社会安全号", "社保号"),
+        _named("ssn", "social security", "社会安全号", "社保号"),
         bare_needs_name=True,
         shapes=(b"0" * 9,),
     ),
@@ -118,18 +117,9 @@ ID_RULES = (
 _PAN = re.compile(
     rf"[A-Z]{_NOT_BEFORE}[A-Z]{{2}}[ABCFGHJLPT][A-Z]\d{{4}}[A-Z]{_NOT_AFTER}", re.ASCII
 )
-_PASSPORT_WORDS = _words(
-    "passport",
-    "护照",
-    "護照",
-    "pasaporte",
-    "passeport",
-    "reisepass",
-    "passaporte",
-    "パスポート",
-    "여권",
-    "паспорт",
-)
+PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte",
+                  "パスポート", "여권", "паспорт")  # fmt: skip
+_PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 _PASSPORT = re.compile(
     rf"[A-Z0-9]{_NOT_BEFORE}(?:(?<=[A-Z])[A-Z]?\d{{6,8}}|(?<=\d)\d{{7,8}}){_NOT_AFTER}", re.ASCII
 )
@@ -168,16 +158,13 @@ class PassportFinder:
 
     kinds = frozenset({"PASSPORT"})
     name = "passport"
-    _TRIGGERS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte",
-                 "パスポート", "여권", "паспорт")  # fmt: skip
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number(6) or not any(word in view.lower for word in self._TRIGGERS):
+        if not view.has_number(6) or not any(word in view.lower for word in PASSPORT_WORDS):
             return
         text = view.text
         for match in _PASSPORT.finditer(text):
-            before = text[max(0, match.start() - NAMED_WITHIN - 16) : match.start()]
-            if _PASSPORT_WORDS.search(before):
+            if _PASSPORT_NAMED.before(text, match.start()):
                 yield Span(match.start(), match.end(), "PASSPORT")
 
 

@@ -16,7 +16,7 @@ from sampling.redaction.checks import (
     is_us_ssn,
 )
 from sampling.redaction.identity import identity_finders
-from sampling.redaction.phones import DEFAULT_REGIONS, PhoneReader
+from sampling.redaction.phones import DEFAULT_REGIONS, PHONE_NAMED, PhoneReader
 from sampling.redaction.spans import Span, Text
 
 
@@ -99,7 +99,7 @@ class NumberFinder:
             return "CARD"
         if (
             len(groups) == 1
-            and not self.phones.named(before)
+            and not PHONE_NAMED.ends(before)
             and (_RESULT.search(before) or _amount(digits))
         ):
             return None  # `2^34 = 17179869184`, 15000000000: what an expression comes to

@@ -4,20 +4,23 @@ read as international; one without is read as a national number of each region i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import phonenumbers
 from phonenumbers import CountryCodeSource, NumberParseException, PhoneNumberType
 
+from sampling.redaction.context import NamedBefore
+
 DEFAULT_REGIONS = ("US", "GB", "CN")
 _NATIONAL = CountryCodeSource.FROM_DEFAULT_COUNTRY
 # Words that say a bare run of digits is a phone number ("call 4155550134", "电话4155550134").
-_PHONE_WORDS = re.compile(
-    r"(?:(?<![a-z])(?:phone|tel|telephone|call|cell|mobile|mob|fax|sms|text me|whatsapp|wechat"
-    r"|contact|reach me|dial|ring|number|no\.|teléfono|telefone|telefon|téléphone|numéro)"
-    r"|电话|手机|号码|联系|致电|热线|微信|座机|电話|携帯|전화)[^\n]{0,20}$"
-)
+PHONE_NAMED = NamedBefore(
+    ("phone", "tel", "call", "cell", "mobile", "mob", "fax", "sms", "text me", "whatsapp",
+     "wechat", "contact", "reach me", "dial", "ring", "number", r"no\.", "teléfono", "telefone",
+     "telefon", "téléphone", "numéro", "电话", "手机", "号码", "联系", "致电", "热线", "微信",
+     "座机", "电話", "携帯", "전화"),
+    gap=20,
+)  # fmt: skip
 
 
 class PhoneReader:
@@ -33,26 +36,18 @@ class PhoneReader:
         """A number without `+`: written in groups, a valid number of one of the regions; a bare
         run of digits, a valid mobile number there (an 11-digit Chinese mobile, a UK 07...), or
         any valid number after a word that names a phone ("call", "电话")."""
-        named = self.named(before)
+        named = PHONE_NAMED.ends(before)
         for region in self.regions:
             number = _parse(candidate, region, keep_raw_input=True)
             # Read as the region's own number: libphonenumber also takes leading digits that
             # match a country code (447220624872 as +44), which a number without `+` is not.
-            if (
-                number is None
-                or number.country_code_source != CountryCodeSource.FROM_DEFAULT_COUNTRY
-            ):
+            if number is None or number.country_code_source != _NATIONAL:
                 continue
             if not phonenumbers.is_valid_number(number):
                 continue
             if grouped or named or phonenumbers.number_type(number) == PhoneNumberType.MOBILE:
                 return True
         return False
-
-    @staticmethod
-    def named(before: str) -> bool:
-        """A word naming a phone ends `before` (within 20 characters)."""
-        return _PHONE_WORDS.search(before.lower()) is not None
 
 
 def _parse(

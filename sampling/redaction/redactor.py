@@ -18,6 +18,7 @@ from rl.plugins import PluginPathError, resolve_callable
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME
 from sampling.redaction.personal import personal_finders
+from sampling.redaction.phones import DEFAULT_REGIONS
 from sampling.redaction.secret_finders import PatternFinder, secret_finders
 from sampling.redaction.spans import Finder, Span, Text
 
@@ -40,9 +41,8 @@ class Redaction:
     counts: dict[str, int]  # kind -> values replaced (every occurrence counts)
 
 
-def builtin_finders(phone_regions: Sequence[str] | None = None) -> list[Finder]:
-    personal = personal_finders() if phone_regions is None else personal_finders(phone_regions)
-    return [*secret_finders(), *personal]  # type: ignore[list-item]
+def builtin_finders(phone_regions: Sequence[str] = DEFAULT_REGIONS) -> list[Finder]:
+    return [*secret_finders(), *personal_finders(phone_regions)]  # type: ignore[list-item]
 
 
 class Redactor:

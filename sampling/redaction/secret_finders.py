@@ -15,8 +15,10 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sampling.redaction.context import NamedBefore
+from sampling.redaction.randomness import character_classes, looks_random, unnamed_secret
 from sampling.redaction.spans import Span, Text
-from sampling.redaction.tokens import TokenFinder, looks_random
+from sampling.redaction.tokens import TokenFinder
 
 # Names of secrets in assignments (`db_pass = ...`, `API_KEY: ...`), as regex fragments.
 SECRET_NAMES = (
@@ -27,13 +29,14 @@ SECRET_NAMES = (
     "passwort", "mot_?de_?passe", "密码", "密钥", "秘钥", "令牌", "口令",
 )  # fmt: skip
 # Words that name a secret in prose: a random-looking token right after one is a secret
-# ("my key is ...", "secret wJalr...", "令牌：..."). ASCII words must start a word.
-_NAMED_BY = re.compile(
-    r"(?:(?<![a-z])(?:secret|token|key|password|passwd|pwd|passphrase|passcode|credentials?"
-    r"|api[ _-]?key|auth|bearer|contraseña|clave|passwort|mot de passe|senha)"
-    r"|密钥|秘钥|令牌|密码|口令|凭证|凭据|私钥|访问码|授权码|パスワード|トークン|비밀번호)"
-    r"[^\n]{0,24}$"
-)
+# ("my key is ...", "secret wJalr...", "令牌：...").
+SECRET_NAMED = NamedBefore(
+    ("secret", "token", "key", "password", "passwd", "pwd", "passphrase", "passcode", "credential",
+     "api key", "api_key", "apikey", "auth", "bearer", "contraseña", "clave", "passwort",
+     "mot de passe", "senha", "密钥", "秘钥", "令牌", "密码", "口令", "凭证", "凭据", "私钥",
+     "访问码", "授权码", "パスワード", "トークン", "비밀번호"),
+    gap=24,
+)  # fmt: skip
 # A token-shaped run: what a key, a password or an encoded secret is written with.
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{12,}")
 
@@ -220,57 +223,22 @@ class RandomTokenFinder:
                 value = text[start:end]
                 if len(value) < 12:
                     continue
-                before = text[max(0, start - 40) : start].lower()
-                if _NAMED_BY.search(before) and looks_random(value):
+                if SECRET_NAMED.before(text, start) and looks_random(value):
                     yield Span(start, end, "SECRET")
-                elif self._bare_secret(text, start, end, value, before):
+                elif self._bare_secret(text, start, end, value):
                     yield Span(start, end, "HIGH_ENTROPY")
 
-    def _bare_secret(self, text: str, start: int, end: int, value: str, before: str) -> bool:
+    def _bare_secret(self, text: str, start: int, end: int, value: str) -> bool:
         low, high = self.BARE_LENGTH
-        if not low <= len(value) <= high or self._DATA_URI.search(before):
-            return False
-        if not (_has(value, str.isupper) and _has(value, str.islower) and _has(value, str.isdigit)):
+        if not low <= len(value) <= high or character_classes(value) < 3:
             return False
         # Part of a path, a URL or a dotted name: `/`, `\` or `.` right outside the run.
         outside = text[start - 1 : start] + text[end : end + 1]
         if any(char in "/\\.:" for char in outside) or value.count("/") > 2:
             return False
-        value = value.rstrip("=")
-        return (
-            looks_random(value, hex_allowed=False)
-            and not made_of_words(value)
-            and not (encodes_text(value))
-        )
-
-
-def made_of_words(value: str) -> bool:
-    """Most of `value` in runs of three letters or more of one case (`getUserAccountById2`,
-    `EXAMPLEKEY`): an identifier or a name. A random string of letters and digits has few."""
-    return sum(len(run) for run in _LETTER_RUNS.findall(value)) * 2 > len(value)
-
-
-_LETTER_RUNS = re.compile(r"[a-z]{3,}|[A-Z]{3,}")
-
-
-def encodes_text(value: str) -> bool:
-    """`value` is base64 of readable text (`SGVsbG8sIFdvcmxkIQ`, a JSON object): encoded data in
-    a code answer. A random key decodes to bytes that are not text."""
-    if len(value) < 16:
-        return False
-    try:
-        decoded = base64.b64decode(
-            value + "=" * (-len(value) % 4),
-            altchars=b"-_" if ("-" in value or "_" in value) else None,
-            validate=True,
-        ).decode("utf-8")
-    except (ValueError, UnicodeDecodeError, binascii.Error):
-        return False
-    return decoded.isprintable() or all(char.isprintable() or char in "\n\t" for char in decoded)
-
-
-def _has(value: str, test) -> bool:  # type: ignore[no-untyped-def]
-    return any(test(char) for char in value)
+        if self._DATA_URI.search(text, max(0, start - 40), start):
+            return False
+        return unnamed_secret(value)
 
 
 class PasswordPhraseFinder:
@@ -281,12 +249,12 @@ class PasswordPhraseFinder:
 
     kinds = frozenset({"SECRET"})
     name = "password phrase"
-    WORDS = ("password", "passwd", "pwd", "passphrase", "passcode", "passwort", "contraseña",
-             "senha", "密码", "口令", "パスワード", "비밀번호")  # fmt: skip
-    # The ASCII words by a substring each holds: one `in` for most texts.
+    # The ASCII words by a substring each holds (one `in` for most texts), and the words of
+    # other scripts, looked for only in a text that is not ASCII.
     _GATES = (("passw", ("password", "passwd", "passwort")), ("passphrase", ("passphrase",)),
               ("passcode", ("passcode",)), ("pwd", ("pwd",)), ("contrase", ("contraseña",)),
               ("senha", ("senha",)))  # fmt: skip
+    _OTHER_SCRIPTS = ("密码", "口令", "パスワード", "비밀번호")
     _REST = re.compile(
         r"(?:\s+(?:(?:of|for|to)\s[^\n]{0,24}?\s)?(?:is|was|will be|to|as)\s*[:：]?\s*"
         r"|\s*[\u3040-\u30ff\u4e00-\u9fff]{0,4}?(?:是|为|為|成了|成|は|는)?\s*[:：=]?\s*"
@@ -301,7 +269,7 @@ class PasswordPhraseFinder:
             lower = "".join(char.lower()[:1] for char in text)
         words = [word for gate, group in self._GATES if gate in lower for word in group]
         if not text.isascii():
-            words += [word for word in self.WORDS[8:] if word in text]
+            words += [word for word in self._OTHER_SCRIPTS if word in text]
         for word in words:
             at = lower.find(word)
             while at >= 0:
@@ -338,13 +306,7 @@ class QuotedEntropyFinder:
         if ('"' not in text and "'" not in text) or not view.long_words:
             return
         for match in self._QUOTED.finditer(text):
-            value = match.group(2)
-            value = value.rstrip("=")
-            if len(value) <= self.MAX_LENGTH and (
-                looks_random(value, hex_allowed=False)
-                and not made_of_words(value)
-                and not encodes_text(value)
-            ):
+            if len(match.group(2)) <= self.MAX_LENGTH and unnamed_secret(match.group(2)):
                 yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")
 
 

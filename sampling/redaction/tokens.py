@@ -1,5 +1,5 @@
 """Keys and tokens of known formats, from the rules in token_rules.yaml (kind API_KEY unless a
-rule says otherwise), and the entropy test that tells a random token from an identifier.
+rule says otherwise).
 
 Every token is a long word (spans.LONG_WORD characters or more), and ordinary text has few: each
 long word is scanned with the 64 characters before it (where `aws secret ...` names it), and a
@@ -9,15 +9,14 @@ rule's regex runs there only when one of its keywords is in that window.
 from __future__ import annotations
 
 import functools
-import math
 import re
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 
 import yaml
 
+from sampling.redaction.randomness import looks_random
 from sampling.redaction.spans import Span, Text
 
 RULES_FILE = "token_rules.yaml"
@@ -88,31 +87,3 @@ class TokenFinder:
                     if span not in seen:
                         seen.add(span)
                         yield span
-
-
-def shannon_entropy(value: str) -> float:
-    """Bits per character of `value`'s own character frequencies."""
-    length = len(value)
-    return -sum(n / length * math.log2(n / length) for n in Counter(value).values())
-
-
-_CLASSES = (str.islower, str.isupper, str.isdigit)
-_HEX = re.compile(r"[0-9a-fA-F]+")
-
-
-def looks_random(value: str, *, hex_allowed: bool = True) -> bool:
-    """A run of characters drawn at random, not a word, a number or an identifier: two classes
-    of character at least (lower, upper, digit), and close to the entropy a random string of its
-    length and alphabet has. Hex (a hash) counts only when `hex_allowed`."""
-    if len(value) < 8 or value.isdigit():
-        return False
-    classes = sum(any(test(char) for char in value) for test in _CLASSES)
-    is_hex = _HEX.fullmatch(value) is not None
-    if is_hex and not hex_allowed:
-        return False
-    if classes < 2:
-        return False
-    # Random strings of n characters from an alphabet of a reach close to log2(min(n, a)) bits.
-    alphabet = 16 if is_hex else 64
-    expected = math.log2(min(len(value), alphabet))
-    return shannon_entropy(value) >= expected - (0.9 if is_hex else 1.1)

@@ -108,11 +108,9 @@ class _Collecting:
 
 
 def tracker_with(config: LoggerConfig, run: RunInfo, *backends: _Collecting) -> Tracker:
-    from rl.tracking.backends.base import is_remote
     from rl.tracking.router import redactor_from_config
 
-    remote = any(is_remote(b) for b in backends)
-    redact = redactor_from_config(config, run, remote_backends=remote)
+    redact = redactor_from_config(config, run, backends)
     return Tracker(config, run, list(backends), redact=redact)
 
 

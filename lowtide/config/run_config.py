@@ -134,9 +134,9 @@ def _reject_secrets_outside_env(
     for loc, field in env_fields(schema).items():
         if not (field.env_only or field.password_env_only):
             continue
+        in_file = _get(data, loc)
         given = [override.value for override in overrides if override.path == loc]
-        if _get(data, loc) is not None:
-            given.append(_get(data, loc))
+        given += [] if in_file is None else [in_file]
         if not given:
             continue
         key, where = ".".join(map(str, loc)), origin.get(loc, "")

@@ -50,12 +50,18 @@ class TrackingError(ValueError):
 TextRedactor = Callable[[Sequence[str]], Sequence[str]]
 
 
+def gets_redacted_tables(config: LoggerConfig, backend: Backend) -> bool:
+    """Every backend with `logger.redact.enabled`; else those that send text elsewhere, unless
+    `logger.redact.remote: false`."""
+    return config.redact.enabled or (config.redact.remote and is_remote(backend))
+
+
 def redactor_from_config(
-    config: LoggerConfig, info: RunInfo, *, remote_backends: bool = False
+    config: LoggerConfig, info: RunInfo, backends: Sequence[Backend] = ()
 ) -> TextRedactor | None:
     """`logger.redact`: its factory (a dotted path) called with the run config, or None when
-    no table needs it (`enabled` off, and no remote backend or `remote` off)."""
-    if not (config.redact.enabled or (config.redact.remote and remote_backends)):
+    no table needs it (`enabled` off, and none of `backends` gets redacted tables)."""
+    if not (config.redact.enabled or any(gets_redacted_tables(config, b) for b in backends)):
         return None
     try:
         factory = resolve_path(config.redact.redactor)
@@ -89,13 +95,12 @@ class Tracker:
         self.info = info
         self.backends = list(backends)
         self.redact = redact
-        # Who gets a redacted table: every backend with `logger.redact.enabled`, else the
-        # remote ones (unless `logger.redact.remote: false`); the others get the text as it is.
+        # Who gets a redacted table (gets_redacted_tables); the others get the text as it is,
+        # and so does everyone when the caller gave no redactor.
         self._redacted_for = {
             backend.name
             for backend in self.backends
-            if redact is not None
-            and (config.redact.enabled or (config.redact.remote and is_remote(backend)))
+            if redact is not None and gets_redacted_tables(config, backend)
         }
         self.unredacted_tables = 0  # tables not written because redaction failed
         self.dropped = 0
@@ -126,9 +131,7 @@ class Tracker:
                     f"{type(exc).__name__}: {first_line}"
                 ) from exc
         try:  # a mistake here stops the run at start
-            redact = redactor_from_config(
-                config, info, remote_backends=any(is_remote(b) for b in backends)
-            )
+            redact = redactor_from_config(config, info, backends)
         except TrackingError:
             for backend in backends:
                 backend.close()
@@ -288,8 +291,8 @@ class Tracker:
         except Exception as exc:  # its message may quote the text: the type only
             self.unredacted_tables += 1
             log.error(
-                "the rollout table of step %d was not written: redaction failed (%s)",
-                item.step, type(exc).__name__,
+                "the rollout table of step %d was not written to %s: redaction failed (%s)",
+                item.step, ", ".join(sorted(self._redacted_for)), type(exc).__name__,
             )  # fmt: skip
             return None
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from rl.plugins import is_dotted_path
 from rl.suggest import did_you_mean
-from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME
+from sampling.redaction.kinds import BUILTIN_KINDS, DEFAULT_PHONE_REGIONS, KIND_NAME
 
 
 class _Section(BaseModel):
@@ -82,7 +82,7 @@ class RedactConfig(_Section):
         None, description="dotted path: (text: str) -> iterable of (start, end, KIND)"
     )
     phone_regions: list[str] = Field(
-        default_factory=lambda: ["US", "GB", "CN"],
+        default_factory=lambda: list(DEFAULT_PHONE_REGIONS),
         description="regions (ISO 3166 codes) whose national numbering reads a phone number "
         "written without `+`, in order",
     )
@@ -112,10 +112,11 @@ class RedactConfig(_Section):
     @field_validator("phone_regions")
     @classmethod
     def _regions(cls, value: list[str]) -> list[str]:
-        from sampling.redaction.phones import supported_region  # libphonenumber's region list
-
         regions = [code.upper() for code in value]
-        for code in regions:
+        for code in [code for code in regions if code not in DEFAULT_PHONE_REGIONS]:
+            # libphonenumber's region list, imported only for regions other than the default's
+            from sampling.redaction.phones import supported_region
+
             if not supported_region(code):
                 raise ValueError(
                     f"{code!r} is not a region libphonenumber knows: use an ISO 3166 code (US, GB, "

@@ -38,3 +38,5 @@ PERSONAL_KINDS: dict[str, str] = {
     "UK_NINO": "UK National Insurance numbers (AB 12 34 56 C)",
 }
 BUILTIN_KINDS: dict[str, str] = SECRET_KINDS | PERSONAL_KINDS
+# `sampling.redact.phone_regions` by default: how a phone number without `+` is read.
+DEFAULT_PHONE_REGIONS = ("US", "GB", "CN")

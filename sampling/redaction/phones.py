@@ -10,8 +10,9 @@ import phonenumbers
 from phonenumbers import CountryCodeSource, NumberParseException, PhoneNumberType
 
 from sampling.redaction.context import NamedBefore
+from sampling.redaction.kinds import DEFAULT_PHONE_REGIONS
 
-DEFAULT_REGIONS = ("US", "GB", "CN")
+DEFAULT_REGIONS = DEFAULT_PHONE_REGIONS
 _NATIONAL = CountryCodeSource.FROM_DEFAULT_COUNTRY
 # Words that say a bare run of digits is a phone number ("call 4155550134", "电话4155550134").
 PHONE_NAMED = NamedBefore(

@@ -119,6 +119,7 @@ _PAN = re.compile(
 )
 PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte",
                   "パスポート", "여권", "паспорт")  # fmt: skip
+_PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
 _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 _PASSPORT = re.compile(
     rf"[A-Z0-9]{_NOT_BEFORE}(?:(?<=[A-Z])[A-Z]?\d{{6,8}}|(?<=\d)\d{{7,8}}){_NOT_AFTER}", re.ASCII
@@ -160,7 +161,10 @@ class PassportFinder:
     name = "passport"
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number(6) or not any(word in view.lower for word in PASSPORT_WORDS):
+        if not view.has_number(6):
+            return
+        words = _PASSPORT_ASCII if view.text.isascii() else PASSPORT_WORDS
+        if not any(word in view.lower for word in words):
             return
         text = view.text
         for match in _PASSPORT.finditer(text):

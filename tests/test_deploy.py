@@ -219,7 +219,7 @@ def test_the_documented_cuda_build_names_an_index_that_carries_the_pinned_torch(
     assert re.search(rf"^TORCH_SPEC \?= torch=={re.escape(pinned)}$", makefile, flags=re.M)
     indexes = TORCH_CUDA_INDEXES.get(pinned.rsplit(".", 1)[0])
     assert indexes, f"torch=={pinned}: look up its CUDA builds and add them to TORCH_CUDA_INDEXES"
-    documents = [DEPLOY / "Dockerfile", REPO / "README.md", DEPLOY / "k8s" / "README.md"]
+    documents = [DEPLOY / "Dockerfile", REPO / "docs" / "deploy.md", DEPLOY / "k8s" / "README.md"]
     named = 0
     for path in documents:
         text = path.read_text()
@@ -228,7 +228,7 @@ def test_the_documented_cuda_build_names_an_index_that_carries_the_pinned_torch(
             named += 1
         for major, minor in re.findall(r"nvidia/cuda:(\d+)\.(\d+)", text):
             assert f"cu{major}{minor}" in indexes, f"{path.name}: CUDA {major}.{minor} base"
-    assert named >= 2  # the Dockerfile's build line and the README's
+    assert named >= 2  # the Dockerfile's build line and the deploy page's
 
 
 # --- Kubernetes ---
@@ -522,9 +522,9 @@ def test_the_dashboard_deduplicates_shared_totals_before_summing() -> None:
     assert checked >= 5
 
 
-def test_the_readme_deploy_section_names_files_that_exist() -> None:
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Deploy") :].split("\n## ", 1)[0]
+def test_the_deploy_page_names_files_that_exist() -> None:
+    text = (REPO / "docs" / "deploy.md").read_text()
+    section = text[text.index("## Deploy") :].split("\n## ", 1)[0]
     paths = set(re.findall(r"`(deploy/[^`\s]+)`", section))
     assert len(paths) >= 5
     for path in paths:

@@ -537,13 +537,13 @@ def test_a_file_given_for_the_dump_directory_is_one_line(
 def test_the_readme_commands_run_as_shown(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The README's three `lowtide ingest` lines, each on the dumps its comment names (paths
+    """The docs' three `lowtide ingest` lines, each on the dumps its comment names (paths
     moved under the test's directory, `--once` added to the followers)."""
     import re
 
-    from tests.conftest import REPO
+    from tests.helpers.docs import page
 
-    section = (REPO / "README.md").read_text().split("(`lowtide ingest`)", 1)[1]
+    section = page("integrations/ingest.md").split("(`lowtide ingest`)", 1)[1]
     block = re.search(r"```bash\n(.*?)```", section, flags=re.S).group(1)
     commands = [line.split("  #")[0].split() for line in block.splitlines() if line.strip()]
     assert [words[:2] for words in commands] == [["lowtide", "ingest"]] * 3

@@ -40,11 +40,13 @@ def test_routing_dependencies_carry_the_pins_of_pyproject() -> None:
         assert f'"{spec}",' in PROJECT_PINS
 
 
-def test_the_readmes_install_lines_for_verl_and_openrlhf_name_every_routing_dependency() -> None:
-    """The README's `pip install` beside `--no-deps` must hold what the routing core imports
+def test_the_install_lines_for_verl_and_openrlhf_name_every_routing_dependency() -> None:
+    """The docs' `pip install` beside `--no-deps` must hold what the routing core imports
     (a missing one ends the adapter's import in ModuleNotFoundError), with pyproject's pins."""
-    readme = (REPO / "README.md").read_text()
-    lines = re.findall(r"`pip install (\"pydantic[^`]*)`", readme)
+    from tests.helpers.docs import page
+
+    pages = page("integrations/verl.md") + page("integrations/openrlhf.md")
+    lines = re.findall(r"`pip install (\"pydantic[^`]*)`", pages)
     assert len(lines) == 2
     wanted = {re.split(r"[<>=]", spec)[0]: spec for spec in peer_venvs.routing_requirements(REPO)}
     for line in lines:

@@ -1,6 +1,6 @@
-"""The README stays true: every `lowtide` command it shows exists and takes the options shown
-(the commands themselves run in the other tests and in the demo), and its reward-function
-example works as written."""
+"""The README and the docs stay true: every `lowtide` command they show exists and takes the
+options shown (the commands themselves run in the other tests and in the demo), and their
+reward-function, OpenRLHF and TRL examples work as written."""
 
 from __future__ import annotations
 
@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, invoke
+from tests.conftest import invoke
+from tests.helpers.docs import everything, page
 
-README = (REPO / "README.md").read_text()
+DOCUMENTED = everything()  # the README and every page of docs/
 PLACEHOLDERS = {"<run>": "run-1", "PATH": "x", "N": "2", "P": "9108", "MODEL": "x", "OLD": "x",
                 "NEW": "x", "ISO": "all"}  # fmt: skip
 
@@ -21,7 +22,7 @@ PLACEHOLDERS = {"<run>": "run-1", "PATH": "x", "N": "2", "P": "9108", "MODEL": "
 def shown_commands() -> list[str]:
     """`lowtide ...` lines of the bash blocks, alternatives (`a | b`) expanded."""
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", README, flags=re.S):
+    for block in re.findall(r"```bash\n(.*?)```", DOCUMENTED, flags=re.S):
         for line in block.splitlines():
             line = re.split(r"\s+#\s", line)[0].strip()
             if "lowtide " not in line or line.startswith(("make", "pip")):
@@ -102,13 +103,14 @@ def test_the_reward_function_example_works(tmp_path: Path, monkeypatch: pytest.M
     from rl.rewards import RewardBatch
     from rl.rewards.combine import RewardSet
 
-    code = re.search(r"```python\n(# my_rewards.py.*?)```", README, flags=re.S)
+    extending = page("extending.md")
+    code = re.search(r"```python\n(# my_rewards.py.*?)```", extending, flags=re.S)
     assert code is not None
     (tmp_path / "my_rewards.py").write_text(code[1])
     monkeypatch.syspath_prepend(str(tmp_path))
     sys.modules.pop("my_rewards", None)
     spec = re.search(
-        r'- \{type: "my_rewards:polite", weight: 1.0, params: \{bonus: 0.5\}\}', README
+        r'- \{type: "my_rewards:polite", weight: 1.0, params: \{bonus: 0.5\}\}', extending
     )
     assert spec is not None
     rewards = RewardSet.from_specs(
@@ -126,7 +128,7 @@ def test_the_openrlhf_reward_file_example_works(
     reward function and a config; the files load as OpenRLHF loads them (by path)."""
     import importlib.util
 
-    section = README[README.index("### OpenRLHF") :]
+    section = page("integrations/openrlhf.md")
     command = re.search(r"^(lowtide openrlhf reward-file .*)$", section, flags=re.M)
     lines = re.search(r"```python\n(from lowtide.openrlhf import routed\n.*?)```", section, re.S)
     assert command is not None and lines is not None
@@ -174,7 +176,7 @@ def test_the_trl_example_runs_as_shown(
     from rq import Queue
     from rq.serializers import JSONSerializer
 
-    section = README[README.index("### TRL") : README.index("### verl")]
+    section = page("integrations/trl.md")
     script = re.search(r"```python\n(# train_grpo.py\n.*?)```", section, flags=re.S)
     config = re.search(r"```yaml\n(.*?)```", section, flags=re.S)
     assert script is not None and config is not None

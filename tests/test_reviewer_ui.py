@@ -3,7 +3,7 @@
 A task of the review project is imported through the worker's importer path, opened in the
 browser after logging in with the test server's account; the digit and letter hotkeys are
 pressed (a digit is that rating), the task submitted, and the annotation read back through the
-API. The screenshot is the README's (docs/images/review_task.png).
+API. The screenshot is the review page's (docs/images/review_task.png).
 
 Chromium and its driver come from the system packages (`make browser`). Without them the test
 skips with what to install, except in CI (CI=true), where a missing browser fails it.

@@ -32,7 +32,8 @@ from annotation.suggestions import (
     suggestion_outcome,
 )
 from sampling.records import RolloutRecord
-from tests.conftest import REPO, invoke, run_cli
+from tests.conftest import invoke, run_cli
+from tests.helpers.docs import page
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
 
@@ -244,9 +245,9 @@ def test_outcome_and_acceptance_of_reviews() -> None:
 
 
 def test_the_readme_judge_example_works(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    readme = (REPO / "README.md").read_text()
-    code = re.search(r"```python\n(# my_judges.py.*?)```", readme, flags=re.S)
-    assert code is not None and "judge: score_bands" in readme
+    review_page = page("review.md")
+    code = re.search(r"```python\n(# my_judges.py.*?)```", review_page, flags=re.S)
+    assert code is not None and "judge: score_bands" in review_page
     (tmp_path / "my_judges.py").write_text(code[1])
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "my_judges", raising=False)

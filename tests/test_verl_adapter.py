@@ -31,6 +31,7 @@ from lowtide.errors import UserError
 from lowtide.services import peer_venvs
 from lowtide.services.process import free_port
 from tests.conftest import REPO, run_cli
+from tests.helpers.docs import page
 from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.verl_reward_fn import GROUPS, compute_score
 
@@ -41,13 +42,12 @@ HELPER = REPO / "tests" / "helpers" / "verl_reward_loop.py"
 # read it without verl (test_the_dump_fixture_is_what_verl_writes keeps it true).
 DUMP_FIXTURE = REPO / "tests" / "data" / "verl_rollout_data_dir" / "7.jsonl"
 THRESHOLD = 0.5
-README_THRESHOLD = 0.2  # what the README's verl config sets
+README_THRESHOLD = 0.2  # what the docs' verl config sets
 
 
 def readme_verl() -> dict[str, Any]:
-    """The README's verl config file and its command-line overrides, as shown."""
-    section = (REPO / "README.md").read_text().split("\n### verl\n", 1)[1]
-    section = re.split(r"\n##+ ", section, maxsplit=1)[0]
+    """The docs' verl config file and its command-line overrides, as shown."""
+    section = page("integrations/verl.md")
     config = re.search(r"```yaml\n(.*?)```", section, flags=re.S)
     command = re.search(r"```bash\n(.*?)```", section, flags=re.S)
     assert config is not None and command is not None
@@ -237,7 +237,7 @@ def test_mistakes_in_the_lowtide_section_are_one_clear_message(verl_run: VerlRun
 
 
 def test_the_readme_config_file_works_as_shown(verl_run: VerlRun) -> None:
-    """The README's `my_ppo.yaml`, composed by Hydra over verl's ppo_trainer.yaml (with the
+    """The docs' `my_ppo.yaml`, composed by Hydra over verl's ppo_trainer.yaml (with the
     test's own model, data and queue): its manager, its wrap, its threshold."""
     assert verl_run.out["readme_file"] == {
         "manager": "LowtideRewardManager",

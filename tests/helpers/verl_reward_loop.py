@@ -97,7 +97,7 @@ def compose_config(spec: dict[str, Any], wrapped: bool, **extra: str) -> Any:
 
 
 def compose_readme_file(spec: dict[str, Any]) -> Any:
-    """The README's verl config file, composed as `main_ppo --config-name` composes it."""
+    """The docs' verl config file, composed as `main_ppo --config-name` composes it."""
     folder = Path(spec["dump_dir"]).parent / "user-config"
     folder.mkdir(exist_ok=True)
     (folder / "my_ppo.yaml").write_text(spec["readme_yaml"])

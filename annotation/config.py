@@ -15,8 +15,13 @@ class Section(BaseModel):
 
 
 class RetryConfig(Section):
-    max: int = Field(5, ge=0)
-    intervals_s: list[float] = Field(default_factory=lambda: [2, 10, 30, 60, 120])
+    max: int = Field(
+        5, ge=0, description="retries after the first attempt; 0: a failure goes to the failed jobs"
+    )
+    intervals_s: list[float] = Field(
+        default_factory=lambda: [2, 10, 30, 60, 120],
+        description="seconds before each retry; the last one repeats",
+    )
 
     @model_validator(mode="after")
     def _enough_intervals(self) -> RetryConfig:
@@ -32,7 +37,7 @@ class ScoreBand(Section):
     """Scores under `below` (and at or above the previous band's bound) get this suggestion."""
 
     below: float | None = Field(None, description="upper bound; None: the last, open band")
-    rating: int = Field(ge=1, le=5)
+    rating: int = Field(ge=1, le=5, description="stars suggested")
     categories: list[str] = Field(
         default_factory=list, description="failure categories suggested with this rating"
     )
@@ -57,7 +62,11 @@ class SuggestionsConfig(Section):
     score: str = Field(
         "reward", description="'reward' (the total) or a reward_details component name"
     )
-    bands: list[ScoreBand] = Field(default_factory=_default_bands)
+    bands: list[ScoreBand] = Field(
+        default_factory=_default_bands,
+        description="score_bands: ascending, the last without `below` (default: a fifth of [0, 1] "
+        "a star)",
+    )
     model_version: str | None = Field(
         None, description="names the suggestions in Label Studio; default: judge and score"
     )
@@ -80,20 +89,30 @@ class SuggestionsConfig(Section):
 class AnnotationConfig(Section):
     label_studio_url: str = Field(
         "http://127.0.0.1:8080",
+        description="Label Studio's base URL",
         json_schema_extra={"env": "LABEL_STUDIO_URL", "password_env_only": True},
     )
     api_key: SecretStr | None = Field(
-        None, json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True}
+        None,
+        description="Label Studio API token",
+        json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True},
     )
-    project: str = "lowtide review"
-    labeling_config: str = "configs/label_studio/review.xml"
-    import_batch_max: int = Field(500, ge=1)
-    retry: RetryConfig = Field(default_factory=RetryConfig)
-    request_timeout_s: float = Field(30, gt=0)
+    project: str = Field("lowtide review", description="title of the review project (made if none)")
+    labeling_config: str = Field(
+        "configs/label_studio/review.xml",
+        description="the review form's XML file, relative to where lowtide runs",
+    )
+    import_batch_max: int = Field(500, ge=1, description="tasks per Label Studio import request")
+    retry: RetryConfig = Field(
+        default_factory=RetryConfig, description="how a job whose import failed is retried"
+    )
+    request_timeout_s: float = Field(30, gt=0, description="seconds a Label Studio request waits")
     max_text_chars: int = Field(
         100_000, ge=1, description="longer prompts or responses are quarantined, not imported"
     )
-    suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)
+    suggestions: SuggestionsConfig = Field(
+        default_factory=SuggestionsConfig, description="a machine suggestion on each task"
+    )
     reviews_per_task: int = Field(
         1, ge=1, description="how many reviewers review each task (Label Studio's overlap)"
     )
@@ -113,11 +132,18 @@ class AgreementConfig(Section):
         "agreed", description="preference rows from agreeing samples only, or from all"
     )
     min_reviewers: int = Field(1, ge=1, description="fewer reviewers: no preference rows")
-    alpha_metric: Literal["ordinal", "interval", "nominal"] = "ordinal"
+    alpha_metric: Literal["ordinal", "interval", "nominal"] = Field(
+        "ordinal", description="distance between ratings in Krippendorff's alpha"
+    )
     disputed_shown: int = Field(10, ge=0, description="most disputed samples `export` lists")
 
 
 class ExportConfig(Section):
-    out: str = "data/reward_model/annotations.jsonl"
+    out: str = Field(
+        "data/reward_model/annotations.jsonl",
+        description="the ratings JSONL; preferences, dataset and cursor are written beside it",
+    )
     since: str = Field("last", description="'last' (stored cursor), 'all', or an ISO timestamp")
-    agreement: AgreementConfig = Field(default_factory=AgreementConfig)
+    agreement: AgreementConfig = Field(
+        default_factory=AgreementConfig, description="when a sample's reviewers agree"
+    )

@@ -41,7 +41,9 @@ class ReviewBudget(Section):
     round of `lowtide loop`: spent when the round ends) or per hour (spent as the hour goes)."""
 
     reviews: int = Field(ge=0, description="reviews per `per`, for all processes together")
-    per: Literal["round", "hour"] = "round"
+    per: Literal["round", "hour"] = Field(
+        "round", description="round: spent when the round ends; hour: spent as the hour goes"
+    )
     processes: int | None = Field(
         None,
         ge=1,
@@ -85,19 +87,34 @@ class BudgetConfig(Section):
 
 
 class SamplingConfig(Section):
-    policy: Literal["threshold", "quantile", "group_relative", "zscore", "budget"] = "threshold"
+    policy: Literal["threshold", "quantile", "group_relative", "zscore", "budget"] = Field(
+        "threshold", description="how samples are picked; the keys that name a policy set it"
+    )
     threshold: float = Field(0.2, description="threshold policy: reward < threshold")
     quantile: float = Field(0.1, gt=0, lt=1, description="quantile policy: bottom share of a batch")
-    group_k: float = Field(1.0, ge=0, description="group_relative: below mean - k * std")
+    group_k: float = Field(
+        1.0, ge=0, description="group_relative: below group mean - k * std; zscore: z below -k"
+    )
     component: str | None = Field(None, description="select on one reward component, not the total")
-    max_per_step: int = Field(16, ge=0)
-    max_per_minute: int = Field(600, ge=0)
-    sample_fraction: float = Field(1.0, gt=0, le=1)
-    dedup: bool = True
+    max_per_step: int = Field(
+        16, ge=0, description="records a step sends at most (per process), lowest first; not budget"
+    )
+    max_per_minute: int = Field(
+        600,
+        ge=0,
+        description="records a minute at most (per process; bursts up to a minute's); not budget",
+    )
+    sample_fraction: float = Field(
+        1.0, gt=0, le=1, description="seeded share of the capped selection that is sent"
+    )
+    dedup: bool = Field(True, description="never send a sample_id this process sent before")
     review_budget: ReviewBudget | None = Field(None, description="budget policy: reviews to spend")
-    budget: BudgetConfig = Field(default_factory=BudgetConfig)
+    budget: BudgetConfig = Field(
+        default_factory=BudgetConfig, description="budget policy: how its reviews are shared"
+    )
     redact: RedactConfig = Field(
-        default_factory=RedactConfig, description="secrets and personal data out of records"
+        default_factory=RedactConfig,
+        description="secrets and personal data out of records (false: off)",
     )
 
     @model_validator(mode="after")
@@ -112,15 +129,18 @@ class SamplingConfig(Section):
 class QueueConfig(Section):
     redis_url: SecretStr = Field(
         SecretStr(DEFAULT_REDIS_URL),
+        description="Redis of the queue, for the trainer's producer and the workers",
         # The URL may come from a file or a flag; its password only from the environment.
         json_schema_extra={"env": "REDIS_URL", "password_env_only": True},
     )
-    name: str = "lowtide-annotate"
+    name: str = Field("lowtide-annotate", description="RQ queue name; workers read the same")
     # Each job becomes one Label Studio import request, whose fixed cost dominates small ones
     # (~870 tasks/s at 64 per request, ~4,200/s at 500): a busy queue carries full jobs.
     batch_size: int = Field(500, ge=1, description="records per RQ job (at most)")
     max_latency_ms: int = Field(500, ge=1, description="flush a partial batch after this long")
-    spool_dir: str = "./logs/spool"
+    spool_dir: str = Field(
+        "./logs/spool", description="batches wait here while Redis is down, replayed in order"
+    )
 
     @field_validator("redis_url")
     @classmethod

@@ -1,5 +1,5 @@
-"""`lowtide config show|check`: the resolved run config (secrets masked), and what `train` would
-refuse in it."""
+"""`lowtide config show|check|reference`: the resolved run config (secrets masked), what `train`
+would refuse in it, and the reference of every key."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from lowtide.cli.console import err, out
 from lowtide.cli.usage import RUN_CONFIG, reads
 from lowtide.config import dump_run_config, load_run_config
 
-app = typer.Typer(help="Show or check a run config.", no_args_is_help=True)
+app = typer.Typer(help="Show or check a run config; list every key.", no_args_is_help=True)
 READS_RUN_CONFIG = reads(*RUN_CONFIG)  # --config and --section.key=value overrides
 ConfigOption = typer.Option(None, "--config", "-c", help="YAML run config", show_default=False)
 
@@ -31,3 +31,11 @@ def check(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     report = require_runnable(load_run_config(config, ctx.args), config, ctx.args)
     lines = [f"{config or 'defaults'}: ok", *(f"  {line}" for line in report.checked)]
     err.print("\n".join(lines), markup=False)
+
+
+@app.command()
+def reference() -> None:
+    """Print every config key with its type, default and meaning (Markdown: docs/config.md)."""
+    from lowtide.config.reference import render
+
+    out.print(render(), end="", markup=False, emoji=False)

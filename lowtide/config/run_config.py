@@ -32,18 +32,34 @@ ConfigT = TypeVar("ConfigT", bound=BaseModel)
 class RunConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
 
-    device: Literal["cpu", "cuda", "auto"] = "auto"
+    device: Literal["cpu", "cuda", "auto"] = Field(
+        "auto", description="where training runs; auto: cuda if a GPU is visible, else cpu"
+    )
     run_id: str | None = Field(None, description="defaults to a timestamp when training starts")
-    trainer: TrainerConfig = Field(default_factory=TrainerConfig)
-    data: DataConfig = Field(default_factory=DataConfig)
-    model: ModelConfig
-    rewards: list[RewardSpec] = Field(default_factory=list)
-    logger: LoggerConfig = Field(default_factory=LoggerConfig)
-    hooks: list[HookSpec] = Field(default_factory=list)
-    sampling: SamplingConfig = Field(default_factory=SamplingConfig)
-    queue: QueueConfig = Field(default_factory=QueueConfig)
-    annotation: AnnotationConfig = Field(default_factory=AnnotationConfig)
-    export: ExportConfig = Field(default_factory=ExportConfig)
+    trainer: TrainerConfig = Field(
+        default_factory=TrainerConfig, description="algorithm, generation, optimizer and runs"
+    )
+    data: DataConfig = Field(default_factory=DataConfig, description="the training prompts")
+    model: ModelConfig = Field(description="the policy and its reference and critic")
+    rewards: list[RewardSpec] = Field(
+        default_factory=list, description="reward components; the reward is their weighted sum"
+    )
+    logger: LoggerConfig = Field(
+        default_factory=LoggerConfig, description="metrics, histograms and rollout tables"
+    )
+    hooks: list[HookSpec] = Field(default_factory=list, description="stage hooks, run in order")
+    sampling: SamplingConfig = Field(
+        default_factory=SamplingConfig, description="which rollouts go to review"
+    )
+    queue: QueueConfig = Field(
+        default_factory=QueueConfig, description="the Redis queue to the workers, and the spool"
+    )
+    annotation: AnnotationConfig = Field(
+        default_factory=AnnotationConfig, description="the Label Studio side: project, import"
+    )
+    export: ExportConfig = Field(
+        default_factory=ExportConfig, description="reviews out as reward-model data"
+    )
 
 
 class ServiceConfig(RunConfig):

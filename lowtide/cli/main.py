@@ -25,6 +25,7 @@ from lowtide.cli import (
     worker_cmd,
 )
 from lowtide.cli.console import err
+from lowtide.cli.extras import missing_extra
 from lowtide.cli.usage import RUN_CONFIG, click_error_line, click_errors, reads
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
@@ -68,6 +69,12 @@ def main(argv: list[str] | None = None) -> None:
     except (UserError, AnnotationError) as exc:  # the library's own user-facing errors too
         _print_error(str(exc))
         code = getattr(exc, "exit_code", 1)
+    except ModuleNotFoundError as exc:
+        line = missing_extra(exc)
+        if line is None:
+            raise
+        _print_error(line)
+        code = 1
     sys.exit(code if isinstance(code, int) else 0)
 
 

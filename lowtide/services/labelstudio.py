@@ -15,8 +15,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-import httpx
-
 from lowtide.errors import UserError
 from lowtide.services.credentials import Credentials
 from lowtide.services.process import (
@@ -97,6 +95,8 @@ def _link_into_project(project_dir: Path, target: Path) -> None:
 
 
 def health(url: str, timeout_s: float = 2.0) -> bool:
+    import httpx  # the review extra: `lowtide ingest` and `queue` run without it
+
     try:
         response = httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s)
         return response.status_code == 200 and response.json().get("status") == "UP"
@@ -106,6 +106,8 @@ def health(url: str, timeout_s: float = 2.0) -> bool:
 
 def token_problem(url: str, api_key: str) -> str | None:
     """None if the token works with the legacy `Token` header (what `up` enables), else why not."""
+    import httpx
+
     try:
         response = httpx.get(
             f"{url.rstrip('/')}/api/current-user/whoami",

@@ -5,9 +5,11 @@ cache, keyed by name and version (`~/.cache/lowtide/verl-0.9.1`), linked into th
 `.venv-<name>` like Label Studio's. torch is installed first, pinned: installed after a library
 that needs it, pip would pull a multi-GB CUDA build.
 
-lowtide itself is not installed there (the cache is shared by every checkout): the venv gets
-lowtide's few runtime dependencies for the routing core, with the pins of pyproject.toml, and
-`PeerVenv.environ(project_dir)` puts the checkout on PYTHONPATH.
+lowtide goes in with the line the integrations pages give its users (`INSTALL_LINE`: the base
+install, the routing core), so a dependency the core imports but pyproject.toml does not list
+fails the build's check, as it would fail a user. The check imports the adapter from the
+installed copy, away from the checkout. When the checkout's code changes, only that line runs
+again (a few seconds); when the recipe or the base dependencies change, the venv is rebuilt.
 
     python -m lowtide.services.peer_venvs verl     # what `make test` runs: fast when cached
 """
@@ -32,13 +34,11 @@ from lowtide.errors import UserError
 from lowtide.services.state import cache_dir
 
 TORCH_SPEC = "torch==2.13.0"  # as the Makefile's: a CPU wheel here
-# What `import lowtide.integrations` needs besides the standard library (the routing core, the
-# producer and the config loader); their version pins are read from pyproject.toml.
-ROUTING_DEPENDENCIES = (
-    "pydantic", "pyyaml", "redis", "rq", "psutil", "python-dotenv", "phonenumbers",
-    "python-stdnum",
-)  # fmt: skip
-_MARKER = ".lowtide-installed"
+# The line docs/integrations/{verl,openrlhf}.md give, word for word (a test holds them to it).
+INSTALL_LINE = "pip install <lowtide checkout>"
+PACKAGES = ("lowtide", "rl", "sampling", "annotation")  # pyproject.toml's packages
+_MARKER = ".lowtide-installed"  # the recipe's fingerprint: the venv is built
+_SOURCE_MARKER = ".lowtide-source"  # the fingerprint of the lowtide copy installed in it
 _PIP_NOISE = "ignored: it is neither"  # pip's notes about local mirrors that do not exist
 
 
@@ -65,20 +65,25 @@ class PeerVenv:
         return f".venv-{self.name}"
 
     def fingerprint(self, project_dir: Path) -> str:
-        """Changes when the recipe or lowtide's pins change: the venv is then rebuilt."""
-        recipe = [self.steps, sorted(self.install_env.items()), routing_requirements(project_dir)]
+        """Changes when the recipe or lowtide's base dependencies change: then a rebuild."""
+        recipe = [self.steps, sorted(self.install_env.items()), base_dependencies(project_dir)]
         return hashlib.sha256(json.dumps(recipe).encode()).hexdigest()[:16]
 
     def is_installed(self, project_dir: Path) -> bool:
-        marker = self.dir / _MARKER
-        return (
-            marker.exists()
-            and marker.read_text().strip() == self.fingerprint(project_dir)
-            and self.python.exists()
+        """Built from the current recipe (the lowtide copy in it may still be older)."""
+        return _marker_is(self.dir / _MARKER, self.fingerprint(project_dir)) and (
+            self.python.exists()
+        )
+
+    def has_current_lowtide(self, project_dir: Path) -> bool:
+        return self.is_installed(project_dir) and _marker_is(
+            self.dir / _SOURCE_MARKER, source_fingerprint(project_dir)
         )
 
     def environ(self, project_dir: Path, base: Mapping[str, str] | None = None) -> dict[str, str]:
-        """An environment for the venv's python in which the checkout's lowtide imports."""
+        """An environment for the venv's python with the checkout on PYTHONPATH, for scripts
+        that import from it (the tests' helpers); `ensure` keeps the installed copy of lowtide
+        the same code, and `_run` imports that copy alone."""
         env = dict(os.environ if base is None else base)
         env["PYTHONPATH"] = os.pathsep.join(
             part for part in (str(project_dir), env.get("PYTHONPATH", "")) if part
@@ -99,7 +104,7 @@ VERL = PeerVenv(
         "import verl, transformers, ray;"
         "from verl.trainer.ppo.ray_trainer import RayPPOTrainer;"
         "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls;"
-        "import lowtide.integrations"
+        "import lowtide.verl, lowtide.integrations"
     ),
 )
 
@@ -124,60 +129,90 @@ OPENRLHF = PeerVenv(
 PEERS: dict[str, PeerVenv] = {VERL.name: VERL, OPENRLHF.name: OPENRLHF}
 
 
-def routing_requirements(project_dir: Path) -> list[str]:
-    """The ROUTING_DEPENDENCIES with the version pins pyproject.toml gives them."""
+def base_dependencies(project_dir: Path) -> str:
+    """pyproject.toml's `[project] dependencies` list, as written."""
     text = (project_dir / "pyproject.toml").read_text()
-    found: dict[str, str] = {}
-    for requirement in re.findall(r'^\s*"([^"]+)",', text, flags=re.MULTILINE):
-        name = re.split(r"[<>=!~;\[ ]", requirement, maxsplit=1)[0].lower()
-        if name in ROUTING_DEPENDENCIES and name not in found:
-            found[name] = requirement
-    missing = [name for name in ROUTING_DEPENDENCIES if name not in found]
-    if missing:
-        raise UserError(f"pyproject.toml does not list {', '.join(missing)}")
-    return [found[name] for name in ROUTING_DEPENDENCIES]
+    found = re.search(r"^dependencies = \[\n(.*?)^\]", text, flags=re.MULTILINE | re.DOTALL)
+    if found is None:
+        raise UserError(f"{project_dir / 'pyproject.toml'} has no [project] dependencies list")
+    return found.group(1)
+
+
+def source_fingerprint(project_dir: Path) -> str:
+    """Changes with any file pip would install from the checkout."""
+    digest = hashlib.sha256((project_dir / "pyproject.toml").read_bytes())
+    for package in PACKAGES:
+        for path in sorted((project_dir / package).rglob("*")):
+            if path.is_file() and "__pycache__" not in path.parts:
+                digest.update(str(path.relative_to(project_dir)).encode())
+                digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def install_command(python: Path, project_dir: Path) -> list[str]:
+    """INSTALL_LINE with the checkout filled in, run by the venv's own pip."""
+    words = INSTALL_LINE.replace("<lowtide checkout>", str(project_dir)).split()
+    return [str(python), "-m", *words, "--quiet"]
+
+
+def _marker_is(marker: Path, fingerprint: str) -> bool:
+    return marker.exists() and marker.read_text().strip() == fingerprint
 
 
 def ensure(peer: PeerVenv, project_dir: Path, on_line: Callable[[str], None] | None = None) -> Path:
-    """Build the peer's venv unless the cache has it (a lock guards concurrent builds), link it
-    into the project, and return its python."""
+    """Build the peer's venv unless the cache has it, install the checkout's lowtide into it
+    unless that copy is current (a lock guards concurrent builds), link it into the project, and
+    return its python."""
     project_dir = project_dir.resolve()
+    on_line = on_line or (lambda _: None)
     target = peer.dir
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target.parent / f"{target.name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not peer.is_installed(project_dir):
-            _install(peer, project_dir, on_line or (lambda _: None))
+            _build(peer, project_dir, on_line)
+        if not peer.has_current_lowtide(project_dir):
+            _install_lowtide(peer, project_dir, on_line)
     _link_into_project(project_dir / peer.link_name, target)
     return peer.python
 
 
-def _install(peer: PeerVenv, project_dir: Path, on_line: Callable[[str], None]) -> None:
+def _build(peer: PeerVenv, project_dir: Path, on_line: Callable[[str], None]) -> None:
     target = peer.dir
     if target.exists():
         shutil.rmtree(target)  # an interrupted or outdated install: start clean
     pip = [str(peer.python), "-m", "pip", "install", "--quiet"]
-    commands = [
-        [sys.executable, "-m", "venv", str(target)],
-        [*pip, "--upgrade", "pip"],
-        *([*pip, *step] for step in peer.steps),
-        [*pip, *routing_requirements(project_dir)],
-        [str(peer.python), "-c", peer.check],
-    ]
-    env = {**peer.environ(project_dir), **peer.install_env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    for command in commands:
-        started = time.monotonic()
-        result = subprocess.run(command, capture_output=True, text=True, env=env)
-        if result.returncode != 0:
-            errors = [line for line in result.stderr.splitlines() if _PIP_NOISE not in line]
-            what = "checking" if command[-2] == "-c" else "installing"
-            raise UserError(
-                f"{what} the {peer.name} {peer.version} virtualenv in {target} failed "
-                f"({' '.join(command[3:] if command[-2] != '-c' else command[-1:])[:200]}):\n"
-                + "\n".join(errors[-15:])
-            )
-        on_line(f"{' '.join(command[-3:])[:100]} ({time.monotonic() - started:.0f} s)")
+    _run(peer, [sys.executable, "-m", "venv", str(target)], on_line)
+    for step in (("--upgrade", "pip"), *peer.steps):
+        _run(peer, [*pip, *step], on_line)
     (target / _MARKER).write_text(peer.fingerprint(project_dir))
+
+
+def _install_lowtide(peer: PeerVenv, project_dir: Path, on_line: Callable[[str], None]) -> None:
+    (peer.dir / _SOURCE_MARKER).unlink(missing_ok=True)
+    _run(peer, install_command(peer.python, project_dir), on_line)
+    # Run in the venv's directory: the check imports the installed copy, not the checkout.
+    _run(peer, [str(peer.python), "-c", peer.check], on_line, cwd=peer.dir)
+    (peer.dir / _SOURCE_MARKER).write_text(source_fingerprint(project_dir))
+
+
+def _run(
+    peer: PeerVenv, command: list[str], on_line: Callable[[str], None], cwd: Path | None = None
+) -> None:
+    env = {**os.environ, **peer.install_env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env.pop("PYTHONPATH", None)
+    env.pop("VIRTUAL_ENV", None)
+    started = time.monotonic()
+    result = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd)
+    checking = command[-2] == "-c"
+    shown = " ".join(command[-1:] if checking else command[3:])
+    if result.returncode != 0:
+        errors = [line for line in result.stderr.splitlines() if _PIP_NOISE not in line]
+        raise UserError(
+            f"{'checking' if checking else 'installing'} the {peer.name} {peer.version} "
+            f"virtualenv in {peer.dir} failed ({shown[:200]}):\n" + "\n".join(errors[-15:])
+        )
+    on_line(f"{shown[:100]} ({time.monotonic() - started:.0f} s)")
 
 
 def _link_into_project(link: Path, target: Path) -> None:
@@ -200,8 +235,8 @@ def main(argv: list[str]) -> int:
     project_dir = Path.cwd()
     for name in argv:
         peer = PEERS[name]
-        cached = peer.is_installed(project_dir.resolve())
-        if not cached:
+        cached = peer.has_current_lowtide(project_dir.resolve())
+        if not peer.is_installed(project_dir.resolve()):
             print(f"building the {name} {peer.version} virtualenv in {peer.dir} (once)")
         started = time.monotonic()
         try:

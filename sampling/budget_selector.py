@@ -35,6 +35,7 @@ from typing import Any
 from rl.samples import make_sample_id
 from sampling.budget import Candidate, Pick, choose, lowest_reward_picks
 from sampling.config import SamplingConfig
+from sampling.once import first_time
 from sampling.policies import Selected
 from sampling.records import ScoredSample
 
@@ -43,7 +44,6 @@ HOUR_S = 3600.0
 SELECT_DEADLINE_S = 120.0  # how long close() waits for a round's selection, beyond its deadline
 PICKED_MEMORY = 1_000_000  # sample ids already picked, remembered so none is picked twice
 REVIEWED_MEMORY = 500  # responses already picked, whose later copies are not picked again
-ERRORS_KEPT = 20  # distinct selection failures logged and kept in stats.errors
 
 # Builds one record's JSON on the producer thread: (sample, batch info, selection, index).
 RecordBuilder = Callable[[ScoredSample, Any, Selected, int], dict[str, Any]]
@@ -231,9 +231,8 @@ class BudgetSelector:
         self.stats.failures += 1
         # Each distinct failure logged once, and only the first few: in `per: hour` a message
         # that quotes a changing value would otherwise grow the list every tick.
-        if message not in self.stats.errors and len(self.stats.errors) < ERRORS_KEPT:
+        if first_time(self.stats.errors, message):
             log.error(message, exc_info=exc)
-            self.stats.errors.append(message)
 
     def _choose(self, candidates: list[Candidate], count: int) -> list[Pick]:
         try:

@@ -25,6 +25,7 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from sampling.config import QueueConfig, mask_url_password
+from sampling.once import first_time
 from sampling.records import JOB_FUNCTION, RecordError
 from sampling.spool import Spool, SpooledBatch, SpoolError
 
@@ -65,8 +66,7 @@ def _built(sources: Sequence[RecordSource], stats: ProducerStats) -> list[dict[s
             built.append(source())
         except RecordError as error:
             stats.unbuilt += 1
-            if str(error) not in stats.errors and len(stats.errors) < 20:
-                stats.errors.append(str(error))
+            if first_time(stats.errors, str(error)):
                 log.error("a record was not queued: %s", error)
     return built
 
@@ -274,6 +274,5 @@ class Producer:
         except SpoolError as exc:
             self.stats.dropped += len(records)  # the only way a record is lost: say it loudly
             message = f"{exc}: {len(records)} records lost"
-            if message not in self.stats.errors:
-                self.stats.errors.append(message)
+            if first_time(self.stats.errors, message):
                 log.error(message)

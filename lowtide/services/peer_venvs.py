@@ -190,6 +190,9 @@ def _build(peer: PeerVenv, project_dir: Path, on_line: Callable[[str], None]) ->
 
 def _install_lowtide(peer: PeerVenv, project_dir: Path, on_line: Callable[[str], None]) -> None:
     (peer.dir / _SOURCE_MARKER).unlink(missing_ok=True)
+    # setuptools builds in the checkout's build/ and keeps there what the source has since
+    # deleted, which would go into the copy: start from the source alone.
+    shutil.rmtree(project_dir / "build", ignore_errors=True)
     _run(peer, install_command(peer.python, project_dir), on_line)
     # Run in the venv's directory: the check imports the installed copy, not the checkout.
     _run(peer, [str(peer.python), "-c", peer.check], on_line, cwd=peer.dir)

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sampling.adapters import group_id_of
+from sampling.once import first_time
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, PlainSample, Router
 
 log = logging.getLogger("sampling.adapters.openrlhf")
@@ -341,8 +342,7 @@ class RewardRouting:
         self._index = 0
 
     def _error(self, message: str) -> None:
-        if message not in self.stats.errors and len(self.stats.errors) < 20:
-            self.stats.errors.append(message)
+        if first_time(self.stats.errors, message):
             log.warning("lowtide: %s", message)
 
 

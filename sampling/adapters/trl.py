@@ -38,6 +38,7 @@ from typing import Any
 import torch
 
 from sampling.adapters import group_id_of
+from sampling.once import first_time
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
 
 log = logging.getLogger("lowtide.trl")
@@ -305,7 +306,7 @@ class RewardRouting:
         self._view: TrainerView | None = None
         self._calls_without_trainer = 0
         self._last_step: tuple[int, int] = (-1, 0)  # (step, batches routed under it so far)
-        self._warned: set[str] = set()
+        self._warned: list[str] = []
         self.closed = False
         self.batches_routed = 0
         self.last_counts: RouteCounts | None = None
@@ -503,8 +504,7 @@ class RewardRouting:
         )
 
     def _warn_once(self, key: str, message: str) -> None:
-        if key not in self._warned:
-            self._warned.add(key)
+        if first_time(self._warned, key):
             log.warning(message)
 
 

@@ -18,7 +18,6 @@ server, `lowtide openrlhf proxy` forwards OpenRLHF's requests and routes on the 
 from __future__ import annotations
 
 import atexit
-import importlib
 import json
 import os
 import socket
@@ -29,6 +28,7 @@ from typing import Any
 
 from lowtide.errors import UsageError
 from lowtide.integrations import router_from_config
+from rl.plugins import PluginPathError, resolve_callable
 from sampling.adapters.openrlhf import (
     MAX_SAMPLES,
     QUIET_S,
@@ -133,15 +133,9 @@ def load_function(spec: str) -> Callable[..., Any]:
     if not module_name or not attribute:
         raise UsageError(f"--func {spec}: give MODULE:FUNCTION, e.g. my_rewards:reward_func")
     try:
-        module = importlib.import_module(module_name)
-    except Exception as error:  # the user's module: any error in it is theirs to see
-        raise UsageError(
-            f"--func {spec}: cannot import {module_name} ({type(error).__name__}: {error})"
-        ) from None
-    func = getattr(module, attribute, None)
-    if not callable(func):
-        raise UsageError(f"--func {spec}: {module_name} has no function {attribute}")
-    return func
+        return resolve_callable(spec)  # the one loader every plug-in path goes through
+    except PluginPathError as error:
+        raise UsageError(f"--func {spec}: {error}") from None
 
 
 def reward_file_text(

@@ -169,12 +169,13 @@ class LoggerRedaction(Section):
         description="redact the tables of backends that send text elsewhere (wandb, online or "
         "synced later; a backend of your own unless it sets `remote = False`)",
     )
-    # A factory named by dotted path (rl may not import the package that implements it): it gets
-    # the run config and returns a function of one row's texts. The default uses the run's
-    # `sampling.redact` settings (kinds, allowlists, patterns, redactor).
-    redactor: str = Field(
-        "sampling.redaction:redactor_for_run",
-        description="dotted path: (run config) -> (texts) -> texts with placeholders",
+    # A factory named by dotted path: it gets the run config and returns a function of one row's
+    # texts. Unset, the one the sampling package provides (rl.plugins.provide_table_redactor),
+    # with the run's `sampling.redact` settings (kinds, allowlists, patterns, redactor).
+    redactor: str | None = Field(
+        None,
+        description="dotted path: (run config) -> (texts) -> texts with placeholders; unset: "
+        "sampling's, with the run's `sampling.redact` settings",
     )
 
     @model_validator(mode="before")
@@ -184,8 +185,8 @@ class LoggerRedaction(Section):
 
     @field_validator("redactor")
     @classmethod
-    def _dotted(cls, value: str) -> str:
-        if not is_dotted_path(value):
+    def _dotted(cls, value: str | None) -> str | None:
+        if value is not None and not is_dotted_path(value):
             raise ValueError(f"{value!r} is not a dotted path (write package.module:function)")
         return value
 

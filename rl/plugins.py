@@ -1,9 +1,10 @@
-"""Every built-in plug-in by the name a config gives it, and how a dotted path becomes an object.
+"""rl's built-in plug-ins by the names configs give them, what packages above rl provide, and
+how a dotted path becomes an object.
 
-The three lists below are the whole set of built-ins: a name exists because it is written here,
-not because some module happened to be imported first. Each entry is a dotted path resolved
-when a run first asks for it, so nothing heavy loads early and `rl` can name a plug-in that
-lives in a package it may not import (`low_reward_sampler` is in `sampling`).
+The three lists below are rl's built-ins. Each entry is a dotted path resolved when a run first
+asks for it, so nothing heavy loads early. A package above rl provides its own hook types with
+`provide_hook`, in its `__init__` (sampling's `low_reward_sampler`): rl names nothing of a
+package it may not import, and every edge is an import statement the contract test sees.
 """
 
 from __future__ import annotations
@@ -18,10 +19,9 @@ from typing import Any
 
 from rl.suggest import did_you_mean
 
-BUILTIN_HOOKS: dict[str, str] = {
+BUILTIN_HOOKS: dict[str, str] = {  # and what packages above rl provide (provide_hook)
     "early_stop": "rl.hooks.builtin:make_early_stop",
     "checkpoint": "rl.hooks.builtin:make_checkpoint",
-    "low_reward_sampler": "sampling.sampler:make_low_reward_sampler",
 }
 BUILTIN_REWARD_RULES: dict[str, str] = {  # type: reward_model is the one built-in besides these
     "keyword": "rl.rewards.rules:keyword",
@@ -46,6 +46,36 @@ _PATH = re.compile(rf"{_DOTTED}:{_DOTTED}|{_IDENTIFIER}(?:\.{_IDENTIFIER})+")
 
 class PluginPathError(ValueError):
     """A dotted path that does not lead to an object; the message says which part failed."""
+
+
+def provide_hook(name: str, path: str) -> None:
+    """A package's own built-in hook type, by the dotted path of its factory (not imported
+    until a run names it). Providing a taken name for another path is a programming error."""
+    if not is_dotted_path(path):
+        raise PluginPathError(f"{path!r} is not a dotted path (write package.module:name)")
+    if BUILTIN_HOOKS.setdefault(name, path) != path:
+        raise PluginPathError(f"hook type {name!r} is already provided by {BUILTIN_HOOKS[name]}")
+
+
+_TABLE_REDACTOR: list[str] = []  # the default `logger.redact.redactor`, once provided
+
+
+def provide_table_redactor(path: str) -> None:
+    """The default factory of `logger.redact.redactor` (sampling's redactor for the run)."""
+    if not is_dotted_path(path):
+        raise PluginPathError(f"{path!r} is not a dotted path (write package.module:name)")
+    _TABLE_REDACTOR[:] = [path]
+
+
+def table_redactor(configured: str | None) -> str:
+    """The configured factory's path, else the provided one; PluginPathError when neither."""
+    if configured is not None:
+        return configured
+    if not _TABLE_REDACTOR:
+        raise PluginPathError(
+            "no redactor: set logger.redact.redactor, or import sampling, which provides one"
+        )
+    return _TABLE_REDACTOR[0]
 
 
 def is_dotted_path(text: str) -> bool:

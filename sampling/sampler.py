@@ -66,7 +66,7 @@ def check_low_reward_sampler_params(params: Mapping[str, Any]) -> None:
         raise HookError(f"param 'max_text_chars' must be a positive integer, got {value!r}")
 
 
-# Named in rl.plugins.BUILTIN_HOOKS as `low_reward_sampler` (rl may not import this package).
+# Provided to rl as `low_reward_sampler` in sampling/__init__.py (rl may not import sampling).
 @validates_params(check_low_reward_sampler_params)
 def make_low_reward_sampler(
     params: dict[str, Any], resources: Mapping[str, Any]

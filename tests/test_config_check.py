@@ -258,13 +258,17 @@ def test_check_loads_no_model(tmp_path: Path) -> None:
 
 
 def test_a_fresh_interpreter_that_imports_only_rl_knows_every_builtin() -> None:
+    """rl's own built-ins resolve with rl alone; sampling's hook comes with sampling (which every
+    lowtide path imports), never as a name rl writes down."""
     probe = textwrap.dedent(
         """
         from typing import get_args
 
         from rl.hooks import HOOKS
 
-        HOOKS.resolve("low_reward_sampler")  # in sampling, which rl never imports
+        print(HOOKS.names())
+        import sampling  # provides low_reward_sampler
+
         hooks = HOOKS.names()
         for name in hooks:
             HOOKS.resolve(name)
@@ -285,7 +289,8 @@ def test_a_fresh_interpreter_that_imports_only_rl_knows_every_builtin() -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, cwd=REPO, timeout=60
     )
     assert result.returncode == 0, result.stderr
-    hooks, rewards, backends, logger_names = result.stdout.splitlines()
+    rl_hooks, hooks, rewards, backends, logger_names = result.stdout.splitlines()
+    assert rl_hooks == "['checkpoint', 'early_stop']"
     assert hooks == "['checkpoint', 'early_stop', 'low_reward_sampler']"
     assert rewards == ("['brevity', 'format', 'keyword', 'keywords', 'length', 'reward_model']")
     assert backends == logger_names == "['console', 'jsonl', 'prometheus', 'tensorboard', 'wandb']"

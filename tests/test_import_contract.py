@@ -8,6 +8,7 @@ so each works as a library without it.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,30 @@ def test_the_check_catches_a_violation(tmp_path: Path, monkeypatch: pytest.Monke
         "rl/bad.py:1 imports sampling.producer.Producer",
         "rl/bad.py:2 imports annotation",
     ]
+
+
+def named_modules(path: Path) -> list[tuple[int, str]]:
+    """Dotted paths written as strings (`"sampling.sampler:make_low_reward_sampler"`): an import
+    in all but the statement, which the check must see too."""
+    dotted = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_][\w.]*")
+    return [
+        (node.lineno, node.value.partition(":")[0])
+        for node in ast.walk(ast.parse(path.read_text(), filename=str(path)))
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and dotted.fullmatch(node.value)
+    ]
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN))
+def test_no_package_names_a_module_it_may_not_import_in_a_string(package: str) -> None:
+    named = [
+        f"{path.relative_to(REPO)}:{line} names {module}"
+        for path in sorted((REPO / package).rglob("*.py"))
+        for line, module in named_modules(path)
+        if module.split(".")[0] in FORBIDDEN[package]
+    ]
+    assert named == []
 
 
 def test_the_command_line_starts_without_the_heavy_libraries() -> None:

@@ -235,7 +235,7 @@ def test_reward_file_writes_a_file_openrlhf_can_load(
     code, _, err = invoke(capsys, *argv)
     assert code == 2 and "exists: pass --force" in err
     code, _, err = invoke(capsys, *argv[:3], "nope:reward_func", *argv[4:], "--force")
-    assert code == 2 and err.count("\n") == 1 and "cannot import nope" in err
+    assert code == 2 and err.count("\n") == 1 and "cannot import module 'nope'" in err
 
 
 def test_reward_file_checks_the_config_without_starting_routing(

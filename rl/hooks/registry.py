@@ -58,8 +58,9 @@ def params_check(factory: HookFactory) -> ParamsCheck | None:
 class HookRegistry:
     """A small alias table from YAML keys to hook factories; resolving fails loudly."""
 
-    def __init__(self, builtins: Mapping[str, str] | None = None) -> None:
-        self._paths: dict[str, str] = dict(builtins or {})  # imported on first use
+    def __init__(self, builtins: dict[str, str] | None = None) -> None:
+        # Imported on first use; the built-ins' table is read live (rl.plugins.provide_hook).
+        self._paths: dict[str, str] = builtins if builtins is not None else {}
         self._factories: dict[str, HookFactory] = {}
 
     def register(self, key: str, *, replace: bool = False) -> Callable[[FactoryT], FactoryT]:

@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any
 
 from rl.config import LoggerConfig, Stage
-from rl.plugins import PluginPathError, resolve_path
+from rl.plugins import PluginPathError, resolve_path, table_redactor
 from rl.samples import Sample, make_sample_id
 from rl.tracking.backends.base import (
     ROLLOUT_COLUMNS,
@@ -64,7 +64,7 @@ def redactor_from_config(
     if not (config.redact.enabled or any(gets_redacted_tables(config, b) for b in backends)):
         return None
     try:
-        factory = resolve_path(config.redact.redactor)
+        factory = resolve_path(table_redactor(config.redact.redactor))
         return factory(info.config)
     except (PluginPathError, ValueError) as exc:
         first_line = (str(exc).strip().splitlines() or [""])[0]

@@ -85,8 +85,9 @@ $(VENV)/.bench-installed: $(VENV)/.deps-installed
 	$(BIN)/pip install --quiet -e '.[dev,bench]' $(PIP_FILTER)
 	@touch $@
 
+# Every bench in turn (bench/_*.py are their helpers); BENCH_QUICK=1 for a smoke run of each.
 bench: $(VENV)/.bench-installed
-	@for bench in bench/*.py; do echo "== $$bench"; $(BIN)/python "$$bench"; done
+	@for bench in bench/[!_]*.py; do echo "== $$bench"; $(BIN)/python "$$bench"; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache build *.egg-info

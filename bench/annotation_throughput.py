@@ -23,15 +23,16 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
-from child_run import own_redis_server, percentile
+from _child_run import own_redis_server, percentile
+from _quick import announce, knob
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-TASKS = int(os.environ.get("BENCH_TASKS", "4000"))
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-ONE_BY_ONE = int(os.environ.get("BENCH_ONE_BY_ONE", "40"))
-RATE = float(os.environ.get("BENCH_RATE", "100"))
-SECONDS = float(os.environ.get("BENCH_SECONDS", "20"))
+TASKS = knob("TASKS", 4000, 600)  # quick: still more than one job of queue.batch_size
+RUNS = knob("RUNS", 3, 1)
+ONE_BY_ONE = knob("ONE_BY_ONE", 40, 5)
+RATE = knob("RATE", 100.0, 100.0)
+SECONDS = knob("SECONDS", 20.0, 2.0)
 REVIEW_XML = REPO / "configs" / "label_studio" / "review.xml"
 
 
@@ -183,8 +184,11 @@ def label_studio(tmp: Path) -> tuple[str, str, object]:
     from lowtide.services.state import ServiceRegistry
 
     url, key = os.environ.get("LABEL_STUDIO_URL"), os.environ.get("LABEL_STUDIO_API_KEY")
-    if url and key and health(url):
-        return url, key, lambda: None
+    if url and key:
+        if health(url, timeout_s=10):  # a dev server under load can take seconds to answer
+            print(f"using the Label Studio at {url} (LABEL_STUDIO_URL)", flush=True)
+            return url, key, lambda: None
+        print(f"LABEL_STUDIO_URL={url} does not answer: starting one", flush=True)
     os.environ.pop("LABEL_STUDIO_URL", None)
     credentials = Credentials("admin@lowtide.local", secrets.token_urlsafe(12),
                               secrets.token_hex(20), tmp / ".env")  # fmt: skip
@@ -200,6 +204,7 @@ def main() -> None:
     from annotation.labelstudio import LabelStudioClient, task_from_record
     from sampling.config import QueueConfig
 
+    announce()
     with own_redis_server() as redis_url, tempfile.TemporaryDirectory() as tmp:
         url, key, stop_ls = label_studio(Path(tmp))
         try:

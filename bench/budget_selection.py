@@ -12,17 +12,18 @@ Knobs: BENCH_CALLS (300).
 
 from __future__ import annotations
 
-import os
 import random
 import statistics
 import sys
 import time
 from pathlib import Path
 
-from child_run import percentile
+from _child_run import percentile
+from _quick import announce, knob, sized
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-CALLS = int(os.environ.get("BENCH_CALLS", "300"))
+CALLS = knob("CALLS", 300, 30)
+POOLS = sized((1000, 5000), (200, 500))  # choose()'s pools: 5,000 is pool_max's default
 BATCH = 256
 WORDS = ["blue", "green", "red", "sky", "sea", "leaf", "grass", "stone", "cloud", "river",
          "tree", "light", "dark", "cold", "warm"]  # fmt: skip
@@ -97,6 +98,7 @@ def choose_seconds(count: int) -> float:
 
 
 def main() -> int:
+    announce()
     costs = route_costs()
     print(f"route() of {BATCH} samples on the calling thread, {CALLS} interleaved calls each:")
     for name, values in costs.items():
@@ -106,7 +108,7 @@ def main() -> int:
     ratio = statistics.median(costs["budget"]) / statistics.median(costs["threshold"])
     print(f"  budget/threshold median ratio {ratio:.2f}; budget p99 {1e3 * p99:.3f} ms "
           f"(goal: <= 1 ms): {'met' if p99 <= 1e-3 else 'NOT met'}")  # fmt: skip
-    for count in (1000, 5000):
+    for count in POOLS:
         print(f"choose() on {count} candidates (selector thread): {choose_seconds(count):.2f} s")
     return 0
 

@@ -14,14 +14,15 @@ from __future__ import annotations
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from _quick import announce, knob, tiny_models
+
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
-ITERS = int(os.environ.get("BENCH_ITERS", "20"))
+ROUNDS = knob("ROUNDS", 5, 1)
+ITERS = knob("ITERS", 20, 2)
 
 
 def worker(rank: int, policy_dir: str, port: int, results: dict) -> None:
@@ -99,10 +100,9 @@ def main() -> None:
 
     import torch.multiprocessing as mp
 
-    from rl.models.tiny import build_tiny_models
-
-    with tempfile.TemporaryDirectory() as tmp:
-        policy = build_tiny_models(Path(tmp), sft_steps=0, seed=0).policy
+    announce()
+    with tiny_models(sft_steps=0, any_weights=True) as models:  # weights do not change the cost
+        policy = models.policy
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]

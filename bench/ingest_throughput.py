@@ -20,12 +20,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from child_run import own_redis_server
+from _child_run import own_redis_server
+from _quick import announce, knob
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = int(os.environ.get("BENCH_SAMPLES", "51200"))
-PER_STEP = int(os.environ.get("BENCH_PER_STEP", "256"))
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
+SAMPLES = knob("SAMPLES", 51200, 5120)
+PER_STEP = knob("PER_STEP", 256, 256)
+RUNS = knob("RUNS", 3, 1)
 GOAL = 5000
 CONFIGS = {
     "defaults": [],
@@ -95,6 +96,7 @@ def _empty(url: str, queue: str) -> None:
 
 
 def main() -> None:
+    announce()
     with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp:
         dumps = Path(tmp) / "rollout_data_dir"
         total = write_dumps(dumps)

@@ -2,14 +2,23 @@
 
 Every backend (wandb offline, tensorboard, console, local JSONL) at the intervals of the
 observability issue (scalars every step... see LOGGER below) against no tracker at all. Each run
-is its own process, runs alternate (off, on, notokens, off, ...), same seed; `notokens` is `on`
-without the per-token values (Sample.tokens, rollouts/tokens/, reward/token_distribution).
+is its own process, runs alternate (off, on, notokens, off_again, then the other way round),
+same seed, so every mode trains on the same samples; `notokens` is `on` without the per-token
+values (Sample.tokens, rollouts/tokens/, reward/token_distribution); `off_again` repeats `off`:
+how far two identical runs differ here, the noise floor.
 Prints:
-  median step-time ratio on/off (goal <= 1.02),
+  median step-time ratio on/off (goal <= 1.02), and per round (each run's median step against
+  its round's `off`): median and range, beside the noise floor's,
   the trainer-thread cost of one step's logging calls, median and p99 (goal: median <= 1 ms),
   what building the per-token values costs on the steps that log them (tables, the token
   histogram), and the step-time ratio on/notokens, median and mean (they are built on 1 step
-  in 5 here: the mean shows them, the median shows the steps without them).
+  in 5 here: the mean shows them, the median shows the steps without them),
+  the CPU a step costs, off vs on: the trainer thread's, the process's other threads' (the
+  tracking thread, wandb's and TensorBoard's), and the helper processes' (wandb-core); and the
+  work logging adds to a step (its calls on the trainer thread, and what the other threads and
+  processes use beyond off), as a share of the trainer thread's CPU: what it would cost the
+  step time with all of it on the trainer's core. On a shared 2-core machine, step times of
+  identical runs differ by more than the goal: see the noise floor.
 Knobs: BENCH_RUNS (4), BENCH_STEPS (20).
 """
 
@@ -17,18 +26,18 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from child_run import percentile, run_child
+from _child_run import percentile, run_child
+from _quick import announce, knob, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
-RUNS = int(os.environ.get("BENCH_RUNS", "4"))
-STEPS = int(os.environ.get("BENCH_STEPS", "20"))
+RUNS = knob("RUNS", 4, 1)
+STEPS = knob("STEPS", 20, 10)  # quick: still one step that logs tables (every 10)
 WARMUP = 3
 LOGGER = {
     "name": ["wandb", "tensorboard", "console", "jsonl"],
@@ -47,6 +56,9 @@ def child(mode: str, model: str, out: str) -> None:
     import torch
     import yaml
 
+    # sampling provides the logger's default table redactor (wandb's tables are redacted), as
+    # the import of the run config does for `lowtide train`.
+    import sampling  # noqa: F401
     from rl.config import DataConfig, LoggerConfig, ModelConfig, ModelRef, RewardSpec, TrainerConfig
     from rl.tracking import RunInfo, Tracker
     from rl.trainer import Trainer
@@ -90,11 +102,37 @@ def child(mode: str, model: str, out: str) -> None:
         trainer._with_token_values = timed_tokens
         if mode == "notokens":
             trainer._tokens_logged = lambda: False
-    stamps = [time.perf_counter()]
-    trainer.train(lambda step, total, metrics: stamps.append(time.perf_counter()))
-    steps = [b - a for a, b in itertools.pairwise(stamps)]
+    helpers = {}  # helper processes' CPU seconds at the first measured step and at the end
+
+    def stamp(step: int, total: int, metrics: object) -> None:
+        if step in (WARMUP, STEPS):  # before the stamp: its cost falls in an unmeasured step
+            helpers[step] = helper_cpu_s()
+        stamps.append((time.perf_counter(), time.thread_time(), time.process_time()))
+
+    stamps = [(time.perf_counter(), time.thread_time(), time.process_time())]
+    trainer.train(stamp)
+    steps = [b[0] - a[0] for a, b in itertools.pairwise(stamps)]
+    trainer_cpu = [b[1] - a[1] for a, b in itertools.pairwise(stamps)]
+    process_cpu = [b[2] - a[2] for a, b in itertools.pairwise(stamps)]
     per_step_logging = [sum(on_stage_s[i : i + 4]) for i in range(0, len(on_stage_s), 4)]
-    print(json.dumps({"steps": steps, "logging_s": per_step_logging, "token_s": token_s}))
+    helper_s = (helpers[STEPS] - helpers[WARMUP]) / (STEPS - WARMUP)
+    print(json.dumps({"steps": steps, "logging_s": per_step_logging, "token_s": token_s,
+                      "trainer_cpu": trainer_cpu, "process_cpu": process_cpu,
+                      "helper_cpu": helper_s}))  # fmt: skip
+
+
+def helper_cpu_s() -> float:
+    """CPU seconds used so far by this process's child processes (wandb-core), all threads."""
+    import psutil
+
+    total = 0.0
+    for process in psutil.Process().children(recursive=True):
+        try:
+            times = process.cpu_times()
+        except psutil.Error:  # gone meanwhile
+            continue
+        total += times.user + times.system
+    return total
 
 
 def measure(mode: str, model: str) -> dict:
@@ -104,23 +142,33 @@ def measure(mode: str, model: str) -> dict:
         return run_child(__file__, mode, model, out, env=env)
 
 
-def main() -> None:
-    from rl.models.tiny import build_tiny_models
+MODES = ("off", "on", "notokens", "off_again")
 
-    with tempfile.TemporaryDirectory() as tmp:
-        model = str(build_tiny_models(Path(tmp), sft_steps=100, seed=0).policy)
-        steps: dict[str, list[float]] = {"off": [], "on": [], "notokens": []}
+
+def main() -> None:
+    announce()
+    with tiny_models() as models:
+        model = str(models.policy)
+        steps: dict[str, list[float]] = {mode: [] for mode in MODES}
+        rounds: dict[str, list[float]] = {mode: [] for mode in MODES}  # each run's median step
+        # per mode, per run: medians of a step's CPU (trainer thread, other threads), helpers'
+        cpu: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in MODES}
         logging_s: list[float] = []
         token_ms: list[float] = []
         for run in range(RUNS):
-            for mode in steps:
-                result = measure(mode, model)
+            for mode in MODES if run % 2 == 0 else MODES[::-1]:
+                result = measure(mode.removesuffix("_again"), model)
                 steps[mode] += result["steps"][WARMUP:]
                 if mode == "on":
                     logging_s += result["logging_s"][WARMUP:]
                 token_ms += [1000 * s for s in result.get("token_s", [])]
                 median = statistics.median(result["steps"][WARMUP:])
-                print(f"run {run + 1}/{RUNS} logging {mode:8}: median step {median:.3f} s")
+                rounds[mode].append(median)
+                trainer, whole = result["trainer_cpu"][WARMUP:], result["process_cpu"][WARMUP:]
+                others = [w - t for w, t in zip(whole, trainer, strict=True)]
+                cpu[mode].append((statistics.median(trainer), statistics.median(others),
+                                  result["helper_cpu"]))  # fmt: skip
+                print(f"run {run + 1}/{RUNS} logging {mode:9}: median step {median:.3f} s")
     off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
     logging_ms = sorted(1000 * s for s in logging_s)
     p99 = percentile(logging_ms, 0.99)
@@ -139,6 +187,23 @@ def main() -> None:
     mean_ratio = statistics.mean(steps["on"]) / statistics.mean(steps["notokens"])
     print(f"with/without per-token values: step ratio, median {median_ratio:.3f}, "
           f"mean {mean_ratio:.3f}")  # fmt: skip
+
+    def per_round(mode: str) -> str:
+        ratios = sorted(a / b for a, b in zip(rounds[mode], rounds["off"], strict=True))
+        return f"median {statistics.median(ratios):.3f} [{ratios[0]:.3f}..{ratios[-1]:.3f}]"
+
+    print(f"per round, each run's median step / its round's off: on {per_round('on')}, "
+          f"notokens {per_round('notokens')}; off_again (noise floor) "
+          f"{per_round('off_again')}")  # fmt: skip
+    ms = {mode: [1000 * statistics.median(run[i] for run in cpu[mode]) for i in range(3)]
+          for mode in ("off", "on")}  # fmt: skip
+    own = statistics.median(logging_ms)
+    added = own + (ms["on"][1] - ms["off"][1]) + (ms["on"][2] - ms["off"][2])
+    print(f"CPU per step (ms, medians), off -> on: trainer thread {ms['off'][0]:.1f} -> "
+          f"{ms['on'][0]:.1f} (its logging calls: {own:.2f}), the process's other threads "
+          f"{ms['off'][1]:.1f} -> {ms['on'][1]:.1f}, helper processes (wandb-core) "
+          f"{ms['off'][2]:.1f} -> {ms['on'][2]:.1f}; the work logging adds: {added:.1f} ms a "
+          f"step, {1 + added / ms['off'][0]:.3f}x the trainer thread's")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -37,6 +37,9 @@ router, producer, worker, importer and `lowtide loop`). Everything runs on one C
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 3 seeds x 3 rounds
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # 1 seed, 2 short rounds
 
+BENCH_QUICK=1 means --quick, and then the numbers go to a temporary directory unless --out names
+one; BENCH_TINY_MODELS=DIR stands for --models DIR (see bench/_quick.py).
+
 The goals table of the issue is printed at the end with the measured values, met or not; the
 numbers are also written to <out>/results.json. "Reviews needed" is read at round ends (after
 1, 2 or 3 rounds of reviews), so its ratio moves in thirds. The starting reward model is built
@@ -51,6 +54,7 @@ import math
 import os
 import shutil
 import sys
+import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -60,6 +64,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
     sys.path.insert(0, str(REPO))
+
+from bench._quick import QUICK, announce  # noqa: E402
 
 DEFAULT_TASK = REPO / "bench" / "loop_value" / "cool_and_short.yaml"
 HACKING_TOP_SHARE = 0.1  # "top-scored": the starting reward model's top decile of a round
@@ -108,6 +114,16 @@ class SeedResult:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parse(argv)
+    if args.out is None and args.quick and QUICK:  # a smoke run leaves nothing behind
+        with tempfile.TemporaryDirectory() as out:
+            args.out = Path(out)
+            return _main(args)
+    args.out = args.out or REPO / "outputs" / "bench" / "loop_value"
+    return _main(args)
+
+
+def _main(args: argparse.Namespace) -> int:
+    announce()
     import torch
 
     torch.set_num_threads(1)
@@ -139,15 +155,18 @@ def main(argv: list[str] | None = None) -> int:
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--task", type=Path, default=DEFAULT_TASK)
-    parser.add_argument("--out", type=Path, default=REPO / "outputs" / "bench" / "loop_value")
+    parser.add_argument("--out", type=Path, default=None, help="default: outputs/bench/loop_value")
     parser.add_argument(
-        "--models", type=Path, default=None, help="tiny models to reuse (policy/, reward_model/)"
-    )
+        "--models", type=Path, default=os.environ.get("BENCH_TINY_MODELS") or None,
+        help="tiny models to reuse (policy/, reward_model/)",
+    )  # fmt: skip
     parser.add_argument("--seeds", type=int, nargs="+", default=None)
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--budget", type=int, default=None, help="reviews per round")
     parser.add_argument("--steps", type=int, default=None, help="training steps per round")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 1 seed, 2 short rounds")
+    parser.add_argument(
+        "--quick", action="store_true", default=QUICK, help="smoke run: 1 seed, 2 short rounds"
+    )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the starting RM")
     return parser.parse_args(argv)
 

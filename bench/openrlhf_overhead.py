@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import signal
 import subprocess
@@ -26,12 +25,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from child_run import own_redis_server, percentile
+from _child_run import own_redis_server, percentile
+from _quick import announce, knob
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-CALLS = int(os.environ.get("BENCH_CALLS", "20000"))
-REQUESTS = int(os.environ.get("BENCH_REQUESTS", "500"))
+CALLS = knob("CALLS", 20000, 500)
+REQUESTS = knob("REQUESTS", 500, 50)
 THREADS = 8
 WORDS = re.compile(r"\b(red|green|blue)\b")
 
@@ -197,6 +197,7 @@ def http_form(url: str, spool: Path) -> None:
 
 
 def main() -> None:
+    announce()
     with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp:
         file_form(url, Path(tmp) / "spool")
         http_form(url, Path(tmp) / "spool-http")

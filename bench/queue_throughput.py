@@ -4,14 +4,13 @@
    the same JSON with redis-py, the Python client's lower bound (goal: ours >= 0.4x raw);
 2. the sampler hook's cost on the trainer thread for a 256-sample batch (goal: p99 <= 1 ms);
 3. the quickstart training with the sampler on vs off, interleaved runs (goal: ratio <= 1.02).
-Knobs: BENCH_RECORDS (20000), BENCH_RUNS (3), BENCH_STEPS (20).
+Knobs: BENCH_RECORDS (20000), BENCH_RUNS (3), BENCH_STEPS (20), BENCH_HOOK_CALLS (1000).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -19,13 +18,16 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
-from child_run import own_redis_server, percentile, run_child
+from _child_run import own_redis_server, percentile, run_child
+from _quick import announce, knob, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-RECORDS = int(os.environ.get("BENCH_RECORDS", "20000"))
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-STEPS = int(os.environ.get("BENCH_STEPS", "20"))
+RECORDS = knob("RECORDS", 20000, 1000)
+RUNS = knob("RUNS", 3, 1)
+STEPS = knob("STEPS", 20, 5)
+HOOK_CALLS = knob("HOOK_CALLS", 1000, 100)
+WARMUP = 3
 
 
 def records(count: int, start: int = 0) -> list[dict]:
@@ -81,7 +83,7 @@ def hook_cost_ms() -> list[float]:
 
     hook = LowRewardSampler(SamplingConfig(), HandOff())  # the defaults: threshold 0.2, 16/step
     timings = []
-    for step in range(1, 1001):
+    for step in range(1, HOOK_CALLS + 1):
         samples = tuple(
             Sample(index=i, group_id=i // 4, prompt=f"prompt {i}", response=f"response {i} {step}",
                    prompt_ids=(1, 2, 3), response_ids=(4, 5, 6), truncated=False,
@@ -131,9 +133,8 @@ def child(mode: str, model: str, url: str) -> None:
 
 
 def main() -> None:
-    from rl.models.tiny import build_tiny_models
-
-    with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp:
+    announce()
+    with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp, tiny_models() as models:
         raw, mine = [], []
         for _ in range(RUNS):  # interleaved
             raw.append(raw_rpush(url))
@@ -147,11 +148,11 @@ def main() -> None:
         print(f"sampler hook, 256 samples: median {percentile(costs, 0.5):.3f} ms, "
               f"p99 {percentile(costs, 0.99):.3f} ms (goal: p99 <= 1 ms)")  # fmt: skip
 
-        model = str(build_tiny_models(Path(tmp) / "tiny", sft_steps=100, seed=0).policy)
+        model = str(models.policy)
         steps: dict[str, list[float]] = {"off": [], "on": []}
         for _ in range(RUNS):
             for mode in ("off", "on"):
-                steps[mode] += run_child(__file__, mode, model, url)[3:]
+                steps[mode] += run_child(__file__, mode, model, url)[WARMUP:]
         off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
         print(f"quickstart median step: sampler off {off:.3f} s, on {on:.3f} s; "
               f"ratio {on / off:.3f} (goal <= 1.02)")  # fmt: skip

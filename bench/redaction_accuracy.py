@@ -27,11 +27,12 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench" / "redaction"))
 
+from _quick import QUICK, announce, knob  # noqa: E402
 from corpus import KINDS, SECRET_GROUPS, benign, planted  # noqa: E402
 
-SEEDS = [int(seed) for seed in os.environ.get("BENCH_SEEDS", "0,1,2").split(",")]
-PER_KIND = int(os.environ.get("BENCH_PER_KIND", "40"))
-BENIGN = int(os.environ.get("BENCH_BENIGN", "3000"))
+SEEDS = [int(s) for s in os.environ.get("BENCH_SEEDS", "0" if QUICK else "0,1,2").split(",")]
+PER_KIND = knob("PER_KIND", 40, 3)
+BENIGN = knob("BENIGN", 3000, 100)
 PIECE = 8
 
 
@@ -85,6 +86,7 @@ def main() -> None:
     from sampling.redaction import Redactor
     from sampling.redaction.config import RedactConfig
 
+    announce()
     redactor = Redactor.from_config(RedactConfig())
     results = [measure(seed, redactor) for seed in SEEDS]
     print(f"corpus: {len(KINDS)} kinds x {PER_KIND} planted records per seed (English and Chinese, "

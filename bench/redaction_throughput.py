@@ -21,12 +21,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from child_run import own_redis_server
+from _child_run import own_redis_server
+from _quick import announce, knob
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-RECORDS = int(os.environ.get("BENCH_RECORDS", "10000"))
-RUNS = int(os.environ.get("BENCH_RUNS", "5"))
+RECORDS = knob("RECORDS", 10000, 500)
+RUNS = knob("RUNS", 5, 1)
 PROSE = (REPO / "bench" / "redaction" / "prose.txt").read_text()
 PERSONAL = (
     " Reach me at m.rossi@example.org or +39 06 6982 0000; card 4111 1111 1111 1111. "
@@ -141,6 +142,7 @@ def false_positives() -> None:
 
 
 def main() -> None:
+    announce()
     pairs = texts(RECORDS)
     with own_redis_server() as url, tempfile.TemporaryDirectory() as tmp:
         # One core for this process (the producer thread and the caller share it), the

@@ -9,8 +9,8 @@ Needs `pip install -e '.[bench]'` (TRL). Knobs: BENCH_RUNS (3), BENCH_STEPS (12)
 
 from __future__ import annotations
 
+import importlib.util
 import json
-import os
 import resource
 import statistics
 import sys
@@ -18,11 +18,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from child_run import run_child
+from _child_run import run_child
+from _quick import announce, knob, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
-RUNS = int(os.environ.get("BENCH_RUNS", "3"))
-STEPS = int(os.environ.get("BENCH_STEPS", "12"))
+RUNS = knob("RUNS", 3, 1)
+STEPS = knob("STEPS", 12, 4)
 WARMUP = 2
 PROMPTS, SAMPLES, NEW_TOKENS, LR, BETA = 8, 4, 32, 2e-4, 0.05
 
@@ -119,14 +120,11 @@ def measure(kind: str, model: str) -> dict:
 
 
 def main() -> None:
-    try:
-        import trl  # noqa: F401
-    except ImportError:
-        raise SystemExit("TRL is not installed: pip install -e '.[bench]'") from None
-    from rl.models.tiny import build_tiny_models
-
-    with tempfile.TemporaryDirectory() as tmp:
-        model = str(build_tiny_models(Path(tmp), sft_steps=100, seed=0).policy)
+    if importlib.util.find_spec("trl") is None:  # found, not imported: the runs import it
+        raise SystemExit("TRL is not installed: pip install -e '.[bench]'")
+    announce()
+    with tiny_models() as models:
+        model = str(models.policy)
         kinds = ("grpo", "trl", "ppo")
         steps: dict[str, list[float]] = {k: [] for k in kinds}
         peaks: dict[str, list[float]] = {k: [] for k in kinds}

@@ -13,8 +13,11 @@ against the three naive ways of doing it inside a reward function.
      rq_sync    one synchronous RQ enqueue per sample
      ls_bulk    one Label Studio `import_tasks` per step
      ls_create  one Label Studio `tasks.create` per sample
-   The Label Studio ones start a Label Studio with the repo's own service code (skipped, and
-   said why, when its virtualenv is not installed or BENCH_LABEL_STUDIO=0).
+   The naive ones send what lowtide sends: the record's fields for RQ, and for Label Studio the
+   task the review form needs (`annotation.labelstudio.task_from_record`: a task that misses a
+   field the form shows is refused). The Label Studio ones use the one at LABEL_STUDIO_URL with
+   LABEL_STUDIO_API_KEY if it answers, else start one with the repo's own service code
+   (installing its virtualenv first if needed); BENCH_LABEL_STUDIO=0 skips them, saying so.
 2. Trainer-thread time the adapter adds per step with 256 samples: TRL's own
    `_calculate_rewards` on a real GRPOTrainer with two wrapped reward functions, the time spent
    in lowtide's part of the wrappers measured directly (goal p99 <= 1 ms), for the default
@@ -40,11 +43,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from child_run import REPO, own_redis_server, percentile, run_child
+from _child_run import REPO, own_redis_server, percentile, run_child
+from _quick import announce, knob, tiny_models
 
-RUNS = int(os.environ.get("BENCH_RUNS", "5"))
-STEPS = int(os.environ.get("BENCH_STEPS", "20"))
-CALLS = int(os.environ.get("BENCH_CALLS", "1000"))
+RUNS = knob("RUNS", 5, 1)
+STEPS = knob("STEPS", 20, 3)
+CALLS = knob("CALLS", 1000, 60)
 CALL_WARMUP = 50  # first calls pay one-time costs (torch kernels, the trainer's settings read)
 # Between calls, the rest of a step (generation, backward): torch work on this thread, which
 # leaves the caches as a real step does (sleeping instead would idle the core).
@@ -73,25 +77,27 @@ def naive_router(kind: str, settings: dict[str, Any]):
         queue = Queue(QUEUE, connection=redis.Redis.from_url(settings["redis_url"]),
                       serializer=JSONSerializer)  # fmt: skip
 
-        def send(tasks: list[dict]) -> None:
-            for task in tasks:
-                queue.enqueue("annotation.jobs.import_batch", [task])
+        def send(records: list[dict]) -> None:
+            for record in records:
+                queue.enqueue("annotation.jobs.import_batch", [record])
 
         return send
     from label_studio_sdk import LabelStudio
+
+    from annotation.labelstudio import task_from_record
 
     sdk = LabelStudio(base_url=settings["ls_url"], api_key=settings["ls_key"])
     project = settings["ls_project"]
     if kind == "ls_bulk":
 
-        def import_all(tasks: list[dict]) -> None:
-            sdk.projects.import_tasks(project, request=[{"data": task} for task in tasks])
+        def import_all(records: list[dict]) -> None:
+            sdk.projects.import_tasks(project, request=[task_from_record(r) for r in records])
 
         return import_all
 
-    def create(tasks: list[dict]) -> None:
-        for task in tasks:
-            sdk.tasks.create(project=project, data=task)
+    def create(records: list[dict]) -> None:
+        for record in records:
+            sdk.tasks.create(project=project, data=task_from_record(record)["data"])
 
     return create
 
@@ -129,8 +135,8 @@ def run_steps(kind: str, model: str, settings: dict[str, Any], out: Path) -> dic
             scores = keyword_reward(prompts, completions)
             step = trainer_state.global_step + 1
             rows = enumerate(zip(prompts, completions, scores, strict=True))
-            send([{"prompt": p, "response": c, "reward": r, "reward_text": f"{r:.2f}",
-                   "reward_details": f"keyword_reward: {r:.2f}", "run_id": "bench",
+            send([{"prompt": p, "response": c, "reward": r,
+                   "reward_details": {"keyword_reward": r}, "run_id": "bench",
                    "sample_id": f"bench-{os.getpid()}-{step}-{i}", "step": step}
                   for i, (p, c, r) in rows])  # fmt: skip
             return scores
@@ -307,10 +313,6 @@ def label_studio(tmp: Path) -> tuple[dict[str, Any], Any, str | None]:
     and a project for the naive importers."""
     if os.environ.get("BENCH_LABEL_STUDIO", "1") == "0":
         return {}, lambda: None, "BENCH_LABEL_STUDIO=0"
-    from lowtide.services.labelstudio import is_installed
-
-    if not is_installed():
-        return {}, lambda: None, "Label Studio's virtualenv is not installed (run `lowtide up`)"
     from annotation_throughput import REVIEW_XML
     from annotation_throughput import label_studio as start_label_studio
 
@@ -323,10 +325,13 @@ def label_studio(tmp: Path) -> tuple[dict[str, Any], Any, str | None]:
 
 
 def main() -> None:
-    from rl.models.tiny import build_tiny_models
-
-    with tempfile.TemporaryDirectory() as tmp, own_redis_server() as redis_url:
-        model = str(build_tiny_models(Path(tmp), sft_steps=100, seed=0).policy)
+    announce()
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        own_redis_server() as redis_url,
+        tiny_models() as models,
+    ):
+        model = str(models.policy)
         ls_settings, stop_ls, skipped = label_studio(Path(tmp))
         settings = json.dumps({"redis_url": redis_url, **ls_settings})
         try:

@@ -11,12 +11,14 @@ of 1,024 selected, the worst case for the flush). Prints medians and the ratio:
   the flush (selection, the texts of selected samples, the hand-over to the producer), which
   runs on the worker's event loop after a burst, per sample (report)
 Runs in the verl virtualenv (built once per user, as for the tests): started from another
-python, it builds the tiny tokenizer there and re-runs itself in that virtualenv. Needs Redis at
-REDIS_URL (a queue of its own, deleted at the end). Knob: BENCH_RUNS (15).
+python, it builds the tiny tokenizer there and re-runs itself in that virtualenv. Routes to the
+Redis at REDIS_URL when that is set, else to a redis-server of its own (a queue of its own,
+deleted at the end). Knob: BENCH_RUNS (15).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import subprocess
@@ -26,8 +28,10 @@ import time
 import uuid
 from pathlib import Path
 
+from _quick import announce, knob, tiny_models
+
 REPO = Path(__file__).resolve().parent.parent
-RUNS = int(os.environ.get("BENCH_RUNS", "15"))
+RUNS = knob("RUNS", 15, 2)
 PROMPTS, SAMPLES = 256, 4
 GOAL = 1.05
 
@@ -91,7 +95,7 @@ def in_verl_venv(tokenizer: str) -> None:
             timings["flush"].append(time.perf_counter() - started)
         wrapped.reward_manager.close()
         routed = wrapped.reward_manager.batcher.totals["submitted"]
-        connection = redis.Redis.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+        connection = redis.Redis.from_url(os.environ["REDIS_URL"])
         Queue(queue, connection=connection, serializer=JSONSerializer).delete(delete_jobs=True)
     median = {name: statistics.median(values[1:]) for name, values in timings.items()}
     least = {name: min(values[1:]) for name, values in timings.items()}
@@ -124,15 +128,19 @@ def main() -> None:
     try:
         import verl  # noqa: F401
     except ImportError:  # our own virtualenv: build the tokenizer here, run in verl's
-        from lowtide.services import peer_venvs
-        from rl.models.tiny import build_tiny_models
+        from _child_run import own_redis_server
 
+        from lowtide.services import peer_venvs
+
+        announce()
         python = peer_venvs.ensure(peer_venvs.VERL, REPO)
-        with tempfile.TemporaryDirectory() as models:
-            policy = build_tiny_models(models, sft_steps=0).policy
-            env = peer_venvs.VERL.environ(REPO)
+        with contextlib.ExitStack() as stack:
+            policy = stack.enter_context(tiny_models(sft_steps=0, any_weights=True)).policy
+            url = os.environ.get("REDIS_URL") or stack.enter_context(own_redis_server())
+            env = peer_venvs.VERL.environ(REPO, {**os.environ, "REDIS_URL": url})
             command = [str(python), __file__, str(policy)]
-            sys.exit(subprocess.run(command, env=env, check=False).returncode)
+            returncode = subprocess.run(command, env=env, check=False).returncode
+        sys.exit(returncode)
     in_verl_venv(sys.argv[1])
 
 

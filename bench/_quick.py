@@ -1,0 +1,77 @@
+"""Shared by the benchmarks: quick mode, and the tiny models they train and time.
+
+`BENCH_QUICK=1` shrinks every bench's runs, steps and sizes so that it ends in seconds to about a
+minute, through the same code paths and printing the same lines; its figures mean nothing (each
+bench says so, first and last). tests/test_benches.py runs every bench this way. A knob set in
+the environment (`BENCH_RUNS=3`) wins over both sizes.
+
+`BENCH_TINY_MODELS=DIR` reuses the tiny models in DIR (`lowtide model tiny --out DIR`: 100 SFT
+steps, seed 0) where a bench wants those (or needs only their shapes), instead of building them
+again (~10 s) in a temporary directory.
+Files whose name starts with `_` are helpers like this one, not benches (`make bench` and the
+test run `bench/[!_]*.py`).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, NamedTuple, TypeVar
+
+REPO = Path(__file__).resolve().parent.parent
+QUICK = os.environ.get("BENCH_QUICK", "").strip().lower() not in ("", "0", "false", "no")
+N = TypeVar("N", int, float)
+NOTE = "BENCH_QUICK=1: quick mode, a smoke run; the figures are not meaningful"
+
+
+def knob(name: str, full: N, quick: N) -> N:
+    """`BENCH_<name>` when set (read as the type of `full`), else `quick` in quick mode, else
+    `full`."""
+    value = os.environ.get(f"BENCH_{name}")
+    if value:
+        return type(full)(value)
+    return quick if QUICK else full
+
+
+def sized(full: Any, quick: Any) -> Any:
+    """`quick` in quick mode, else `full`: for sizes that have no knob of their own."""
+    return quick if QUICK else full
+
+
+def announce() -> None:
+    """In quick mode, say so now and again at exit, where the figures end (on stdout, with
+    them). Children of a bench print JSON for their parent, so only a bench's main calls this."""
+    if QUICK:
+        print(NOTE, flush=True)
+        atexit.register(lambda: print(f"\n({NOTE})", flush=True))
+
+
+class TinyModels(NamedTuple):
+    policy: Path
+    reward_model: Path
+
+
+@contextlib.contextmanager
+def tiny_models(sft_steps: int = 100, seed: int = 0, *, any_weights: bool = False) -> Iterator[Any]:
+    """The tiny policy and reward model (rl.models.tiny): those in BENCH_TINY_MODELS when it is
+    set and they are what is asked for (100 SFT steps, seed 0; or `any_weights`: a bench that
+    needs the files, shapes and tokenizer, not these weights), else built into a temporary
+    directory that goes at the end."""
+    given = os.environ.get("BENCH_TINY_MODELS")
+    if given and (any_weights or (sft_steps, seed) == (100, 0)):
+        paths = TinyModels(Path(given) / "policy", Path(given) / "reward_model")
+        if not (paths.policy / "config.json").exists():
+            sys.exit(f"BENCH_TINY_MODELS={given} holds no tiny models (lowtide model tiny --out)")
+        yield paths
+        return
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    from rl.models.tiny import build_tiny_models  # torch: only when building
+
+    with tempfile.TemporaryDirectory() as tmp:
+        yield build_tiny_models(Path(tmp), sft_steps=sft_steps, seed=seed)

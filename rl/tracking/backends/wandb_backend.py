@@ -138,8 +138,22 @@ class WandbBackend:
         self.offline_dir: Path | None = (
             Path(self._run.settings.sync_dir) if mode == "offline" else None
         )
+        if config.log_rollout or config.metrics.histograms != []:
+            self._import_media_modules()
         if self.offline_dir is not None:
             self._say_offline(chosen="WANDB_MODE" in os.environ)
+
+    def _import_media_modules(self) -> None:
+        """What wandb imports the first time it logs anything but a number, imported now, at
+        the start of the run: its serializer asks every histogram and table whether it is a
+        pandas DataFrame, which imports pandas (and pyarrow) when it is installed (with TRL's
+        `datasets`, it is). Left to the first histogram, that is ~0.5 s of CPU and ~34k new
+        objects on the tracking thread, holding the GIL in the middle of a training step, and a
+        full garbage collection of the whole heap soon after (0.3 s here)."""
+        try:
+            self._wandb.util.is_pandas_data_frame(None)
+        except Exception:  # a warm-up: a wandb without this function logs all the same
+            log.debug("wandb: could not import its media modules ahead", exc_info=True)
 
     def _say_offline(self, *, chosen: bool) -> None:
         """Once per run: where the run is and the command that uploads it."""

@@ -14,11 +14,16 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 # Drop pip's notes about local package mirrors that do not exist; keep every real message.
 PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 
-.PHONY: help install peer-venvs browser demo test up down status lint bench clean
+# Test processes for `make test` (pytest-xdist): most tests wait on services or subprocesses, so
+# three share two cores well; Label Studio's tests run on one of them, against one server.
+TEST_WORKERS ?= 3
+
+.PHONY: help install peer-venvs browser demo test unit up down status lint bench clean
 
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
-	@echo "make test    set up, start Redis, run lint and the test suite"
+	@echo "make test    set up, start Redis, run lint and the test suite (all three tiers)"
+	@echo "make unit    the unit tier alone: in-process tests, no services (about 1.5 min)"
 	@echo "make browser  install headless Chromium for the reviewer UI tests (as root)"
 	@echo "make up | down | status | lint | bench | clean"
 
@@ -65,7 +70,11 @@ demo: install
 test: install peer-venvs browser
 	$(BIN)/lowtide up --only redis
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+
+# The fast loop while editing: no Redis, Label Studio, browser or other trainers needed.
+unit: install
+	$(BIN)/python -m pytest --tier unit -q
 
 up: install
 	$(BIN)/lowtide up

@@ -50,8 +50,6 @@ from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
 
-CATEGORIES = ("refusal", "hallucination", "off-topic", "sycophancy", "unsafe", "format", "other")
-
 
 class ExportError(AnnotationError):
     """The export cannot run (no such project, a bad --since); the message says why."""

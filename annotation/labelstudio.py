@@ -26,12 +26,13 @@ from annotation.review_display import (
     trace_line,
     visible_response,
 )
+from annotation.review_form import ReviewForm
 from annotation.review_instructions import (
     REVIEW_VIEW_TITLE,
     review_instructions,
     review_view_data,
 )
-from annotation.review_results import RATING_KIND, quality_control
+from annotation.review_results import RATING_KIND
 
 logger = logging.getLogger(__name__)
 
@@ -123,10 +124,17 @@ class LabelStudioClient:
         self.ensure_review_view(int(project.id))
         return int(project.id)
 
+    def auth_headers(self) -> dict[str, str]:
+        """The headers the SDK sends (its token scheme, its user agent), for the two calls it
+        has no method for (saved views, import with task ids). The SDK keeps them on a private
+        client wrapper: the one reach into its internals, pinned to label-studio-sdk 2.1 in
+        pyproject.toml and checked by tests/test_labelstudio_sdk_internals.py."""
+        return dict(self._sdk._client_wrapper.get_headers())
+
     def ensure_review_view(self, project_id: int) -> int:
         """The id of the project's saved Data Manager view "Unreviewed, lowest reward first",
         created if no view of that title exists (one a person changed is left as it is)."""
-        headers = self._sdk._client_wrapper.get_headers()
+        headers = self.auth_headers()
         with self._errors("listing the project's Data Manager views", project_id):
             response = self._http.get(
                 f"{self.url}/api/dm/views", params={"project": project_id}, headers=headers
@@ -185,7 +193,7 @@ class LabelStudioClient:
                 f"{self.url}/api/projects/{project_id}/import",
                 params={"return_task_ids": "true"},
                 json=tasks,
-                headers=self._sdk._client_wrapper.get_headers(),
+                headers=self.auth_headers(),
             )
             if response.status_code >= 400:
                 raise ApiError(status_code=response.status_code, body=_json_or_text(response))
@@ -355,7 +363,7 @@ class LabelStudioClient:
 def _star_reviews_block(current_xml: str, error: str) -> bool:
     """Did Label Studio refuse the new config because the project has reviews made with its
     star Rating for quality (projects made before the rating became one choice of 1-5)?"""
-    control = quality_control(current_xml)
+    control = ReviewForm.read(current_xml).quality
     return (
         control is not None
         and control.kind == RATING_KIND

@@ -9,10 +9,10 @@ never disagree with the controls a reviewer sees.
 from __future__ import annotations
 
 import html
-import xml.etree.ElementTree as ElementTree
 from typing import Any
 
-from annotation.review_results import RATING_KIND, quality_control
+from annotation.review_form import ReviewForm
+from annotation.review_results import RATING_KIND
 
 REVIEW_VIEW_TITLE = "Unreviewed, lowest reward first"
 REWARD_COLUMN = "tasks:data.reward"
@@ -104,7 +104,8 @@ def review_view_data() -> dict[str, Any]:
 
 def review_instructions(labeling_config_xml: str) -> str:
     """The instruction panel's HTML for a project with this labeling config."""
-    control = quality_control(labeling_config_xml)
+    form = ReviewForm.read(labeling_config_xml)
+    control = form.quality
     if control is not None and control.kind == RATING_KIND:  # an older project: stars
         ratings = "".join(
             f"<li><b>{count} star{'s' if count > 1 else ''}</b>: {html.escape(meaning)}</li>"
@@ -112,7 +113,7 @@ def review_instructions(labeling_config_xml: str) -> str:
         )
         how = "<p>Click a star, or press its key to add one (after five it clears).</p>"
     else:
-        keys = dict(rating_keys(labeling_config_xml))
+        keys = dict(control.keys) if control is not None else {}
         ratings = "".join(
             f"<li><b>{count}</b>"
             f"{f' (key <kbd>{html.escape(keys[count])}</kbd>)' if keys.get(count) else ''}"
@@ -121,9 +122,10 @@ def review_instructions(labeling_config_xml: str) -> str:
         )
         how = "<p>Press the rating's number, or click it; another number replaces it.</p>"
     categories = "".join(
-        f"<li><b>{html.escape(value)}</b>{f' (key <kbd>{html.escape(key)}</kbd>)' if key else ''}"
-        f"{f': {html.escape(hint)}' if hint else ''}</li>"
-        for value, key, hint in failure_categories(labeling_config_xml)
+        f"<li><b>{html.escape(c.value)}</b>"
+        f"{f' (key <kbd>{html.escape(c.hotkey)}</kbd>)' if c.hotkey else ''}"
+        f"{f': {html.escape(c.hint)}' if c.hint else ''}</li>"
+        for c in form.failures
     )
     return (
         "<h3>Reviewing a response</h3>"
@@ -147,33 +149,3 @@ def review_instructions(labeling_config_xml: str) -> str:
         "<h4>Keys</h4><p>Submit: <kbd>Ctrl</kbd>+<kbd>Enter</kbd>. Keys do nothing while you "
         "type in a text box.</p>"
     )
-
-
-def rating_keys(labeling_config_xml: str) -> list[tuple[int, str]]:
-    """(rating, hotkey) of every Choice of the config's `quality` Choices that has a hotkey."""
-    try:
-        root = ElementTree.fromstring(labeling_config_xml)
-    except ElementTree.ParseError:
-        return []
-    return [
-        (int(value), choice.get("hotkey", ""))
-        for choices in root.iter("Choices")
-        if choices.get("name") == "quality"
-        for choice in choices.iter("Choice")
-        if (value := choice.get("alias") or choice.get("value") or "").isdigit()
-        and choice.get("hotkey")
-    ]
-
-
-def failure_categories(labeling_config_xml: str) -> list[tuple[str, str, str]]:
-    """(value, hotkey, hint) of every Choice of the config's `failure` Choices, in order."""
-    try:
-        root = ElementTree.fromstring(labeling_config_xml)
-    except ElementTree.ParseError:
-        return []  # Label Studio itself rejects such a config, with its own message
-    return [
-        (choice.get("value", ""), choice.get("hotkey", ""), choice.get("hint", ""))
-        for choices in root.iter("Choices")
-        if choices.get("name") == "failure"
-        for choice in choices.iter("Choice")
-    ]

@@ -11,7 +11,6 @@ read; a result is written in the form of the labeling config it goes to.
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -96,43 +95,3 @@ def failure_result(categories: Iterable[str], to_name: str | None = "response") 
     """The result item that picks `categories` in the failure control."""
     return {"from_name": FAILURE_FIELD, "to_name": to_name, "type": "choices",
             "value": {"choices": list(categories)}}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class QualityControl:
-    """The labeling config's quality control: its kind, what it labels, and (for choices) the
-    ratings it offers."""
-
-    kind: QualityKind
-    to_name: str
-    ratings: tuple[int, ...]
-
-
-def quality_control(labeling_config_xml: str) -> QualityControl | None:
-    """The config's quality control, or None when it has none (or is not XML)."""
-    try:
-        root = ElementTree.fromstring(labeling_config_xml)
-    except ElementTree.ParseError:
-        return None
-    for node in root.iter():
-        if node.get("name") != QUALITY_FIELD:
-            continue
-        if node.tag == "Rating":
-            top = int(node.get("maxRating") or 5)
-            return QualityControl(RATING_KIND, str(node.get("toName")), tuple(range(1, top + 1)))
-        if node.tag == "Choices":
-            # What a choice stores is its alias when it has one, else its value.
-            stored = (
-                quality_of({"choices": [c.get("alias") or c.get("value")]})
-                for c in node.iter("Choice")
-            )
-            offered = tuple(sorted({r for r in stored if r is not None}))
-            return QualityControl(CHOICES_KIND, str(node.get("toName")), offered)
-    return None
-
-
-def quality_kind(labeling_config_xml: str) -> QualityKind:
-    """How results for a project with this config write the rating (choices when it has no
-    quality control: that is what the shipped config has)."""
-    control = quality_control(labeling_config_xml)
-    return control.kind if control is not None else CHOICES_KIND

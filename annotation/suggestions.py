@@ -15,19 +15,18 @@ A prediction is never a review: a task nobody annotated exports nothing.
 from __future__ import annotations
 
 import math
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from annotation.config import SCORE_BANDS, SUGGESTIONS_OFF, ScoreBand, SuggestionsConfig
 from annotation.errors import AnnotationError
+from annotation.review_form import ReviewForm, ReviewFormError
 from annotation.review_results import (
     FAILURE_FIELD,
     QUALITY_FIELD,
     QualityKind,
     failure_result,
-    quality_control,
     quality_result,
     read_result,
 )
@@ -87,30 +86,22 @@ class ReviewControls:
     @classmethod
     def from_xml(cls, xml: str) -> ReviewControls:
         try:
-            root = ElementTree.fromstring(xml)
-        except ElementTree.ParseError as error:
-            raise SuggestionConfigError(f"the labeling config is not valid XML ({error})") from None
-        rating = quality_control(xml)
+            form = ReviewForm.parse(xml)
+        except ReviewFormError as error:
+            raise SuggestionConfigError(str(error)) from None
+        rating = form.quality
         if rating is None or any(r not in rating.ratings for r in range(1, 6)):
             raise SuggestionConfigError(
                 f'suggestions need a quality rating (<Choices name="{RATING_CONTROL}"> with the '
                 'choices "1" to "5", or <Rating name="quality">) in the labeling config (as in '
                 "configs/label_studio/review.xml); set annotation.suggestions.judge=off"
             )
-        failure = _control(root, "Choices", FAILURE_CONTROL)
-        categories = () if failure is None else tuple(
-            str(choice.get("value")) for choice in failure.iter("Choice")
-        )  # fmt: skip
         return cls(
             rating_to=rating.to_name,
             rating_kind=rating.kind,
-            failure_to=None if failure is None else str(failure.get("toName")),
-            categories=categories,
+            failure_to=form.failure_to,
+            categories=form.categories,
         )
-
-
-def _control(root: ElementTree.Element, tag: str, name: str) -> ElementTree.Element | None:
-    return next((node for node in root.iter(tag) if node.get("name") == name), None)
 
 
 class ScoreBands:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -10,6 +11,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # shared 2-core machines: one torch thread
+
+pytest_plugins = ["tests.helpers.tiers", "pytester"]  # tiers: see tests/helpers/tiers.py
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET_VARS = (
@@ -58,13 +61,23 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
 
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory: pytest.TempPathFactory):
-    """The tiny policy and reward model, built once per test session (~10 s)."""
+    """The tiny policy and reward model, built once per test run (~10 s) and shared by every
+    worker process of a parallel run (`pytest -n`): the first builds, the others wait and read."""
     import torch
 
-    from rl.models.tiny import build_tiny_models
+    from rl.models.tiny import TinyModelPaths, build_tiny_models
 
     torch.set_num_threads(1)
-    return build_tiny_models(tmp_path_factory.mktemp("tiny-models"), sft_steps=100, seed=0)
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's directory, above each worker's own
+    target, built = root / "tiny-models", root / "tiny-models.built"
+    with open(root / "tiny-models.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.exists():
+            build_tiny_models(target, sft_steps=100, seed=0)
+            built.touch()
+    return TinyModelPaths(policy=target / "policy", reward_model=target / "reward_model")
 
 
 @pytest.fixture

@@ -11,6 +11,8 @@ from annotation.labelstudio import LabelStudioError, task_from_record
 from tests.helpers.labelstudio import REVIEW_XML_PATH
 from tests.helpers.records import rollout_record
 
+pytestmark = pytest.mark.e2e
+
 RATING = [{"from_name": "quality", "to_name": "response", "type": "rating",
            "value": {"rating": 3}}]  # fmt: skip
 

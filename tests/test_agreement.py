@@ -21,6 +21,8 @@ from annotation.export import _regrouped, preference_rows, rating_row, task_revi
 from annotation.reward_model.data import Pair, Rated, RMData, RMDataError, load_rm_data
 from annotation.reward_model.train import _weighted_mean, agreement_scale
 
+pytestmark = pytest.mark.unit
+
 # Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability", section C: 4 observers,
 # 12 units, values 1-5, None where an observer gave no value. Published: nominal .743,
 # ordinal .815, interval .849.
@@ -274,6 +276,7 @@ def test_weighting_by_agreement_lets_clear_samples_outvote_disputed_ones(
     assert margin(weighted=False) < 0 < margin(weighted=True)
 
 
+@pytest.mark.integration
 def test_rm_train_weight_by_agreement_on_the_command_line(tiny_models, tmp_path: Path) -> None:
     from annotation.reward_model.train import METADATA_FILE
     from tests.conftest import run_cli

@@ -17,7 +17,7 @@ from annotation.accounts import ensure_reviewer_account
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.pipeline import Setup, wait_for
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def review(rating: int, *failures: str, better: str | None = None) -> list[dict]:

@@ -23,6 +23,8 @@ from rl.algorithms import (
     token_rewards_from_sequence,
 )
 
+pytestmark = pytest.mark.unit
+
 NAN = math.nan
 
 

@@ -13,7 +13,7 @@ from label_studio_sdk import LabelStudio
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.pipeline import Setup
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def review(rating: int, *failures: str, better: str | None = None, note: str | None = None):

@@ -28,6 +28,8 @@ from lowtide.services.process import free_port
 from tests.conftest import REPO
 from tests.helpers.records import rollout_records
 
+pytestmark = pytest.mark.integration
+
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
 
@@ -180,6 +182,7 @@ def test_without_retries_left_the_job_fails_with_a_readable_reason(queue: Queue)
     assert ledger.read_stats(queue.connection, queue.name).counters["failures"] == 1
 
 
+@pytest.mark.unit
 def test_the_job_needs_a_worker_context() -> None:
     with pytest.raises(RuntimeError, match="runs inside `lowtide worker`"):
         jobs.import_batch([])
@@ -205,6 +208,7 @@ REFUSAL = {"from_name": "failure", "type": "choices", "value": {"choices": ["ref
 BETTER = {"from_name": "better_response", "type": "textarea", "value": {"text": ["Blue.\n"]}}
 
 
+@pytest.mark.unit
 def test_the_latest_annotation_that_was_not_skipped_wins() -> None:
     task = _task(
         [
@@ -222,6 +226,7 @@ def test_the_latest_annotation_that_was_not_skipped_wins() -> None:
                           "sample_id": "s-1", "meta": row["meta"]}  # fmt: skip
 
 
+@pytest.mark.unit
 def test_skipped_foreign_and_unchanged_tasks_make_no_rows() -> None:
     assert rating_row(_task([_annotation(1, "2024-01-01T00:00:00Z", cancelled=True)])) is None
     assert rating_row(_task([_annotation(1, "2024-01-01T00:00:00Z")], sample_id=None)) is None
@@ -230,6 +235,7 @@ def test_skipped_foreign_and_unchanged_tasks_make_no_rows() -> None:
     assert row["rating"] == 2 and preference_row(row) is None  # "better" is the same answer
 
 
+@pytest.mark.unit
 def test_since_accepts_last_all_and_iso_times() -> None:
     assert _resolve_since("last", "2024-01-01T00:00:00.000001Z") == "2024-01-01T00:00:00.000001Z"
     assert _resolve_since("all", "2024-01-01T00:00:00.000001Z") is None
@@ -239,6 +245,7 @@ def test_since_accepts_last_all_and_iso_times() -> None:
         _resolve_since("yesterday", None)
 
 
+@pytest.mark.unit
 def test_export_files_sit_beside_out() -> None:
     paths = ExportPaths.beside("data/rm/annotations.jsonl")
     assert paths.preferences == Path("data/rm/annotations.preferences.jsonl")
@@ -249,6 +256,7 @@ def test_export_files_sit_beside_out() -> None:
 # --- config ---
 
 
+@pytest.mark.unit
 def test_service_config_reads_a_full_run_config_and_the_environment() -> None:
     environ = {"LABEL_STUDIO_URL": "http://ls.internal:8080", "LABEL_STUDIO_API_KEY": "secret"}
     service = load_service_config(REPO / "configs" / "quickstart.yaml", [], environ)
@@ -277,6 +285,7 @@ def test_healthz_is_503_while_redis_is_down() -> None:
         server.shutdown()
 
 
+@pytest.mark.unit
 def test_secrets_can_come_from_files_named_by_the_environment(tmp_path: Path) -> None:
     from lowtide.errors import UsageError
 
@@ -294,6 +303,7 @@ def test_secrets_can_come_from_files_named_by_the_environment(tmp_path: Path) ->
         load_service_config(None, [], {"LABEL_STUDIO_API_KEY_FILE": str(tmp_path / "missing")})
 
 
+@pytest.mark.unit
 def test_a_wiped_label_studio_does_not_inherit_the_imported_set() -> None:
     """Project 1 of a server whose data was reset is another project: another set."""
     url = "http://127.0.0.1:8080"
@@ -303,6 +313,7 @@ def test_a_wiped_label_studio_does_not_inherit_the_imported_set() -> None:
     assert ledger.imported_key("http://other:8080", 1, "x") != ledger.imported_key(url, 1, "x")
 
 
+@pytest.mark.unit
 def test_the_job_the_producer_names_is_the_one_the_worker_runs() -> None:
     module, _, name = JOB_FUNCTION.rpartition(".")
     assert getattr(__import__(module, fromlist=[name]), name) is jobs.import_batch

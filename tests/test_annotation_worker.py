@@ -26,8 +26,9 @@ from sampling.records import JOB_FUNCTION
 from tests.conftest import run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.pipeline import Setup, stop, wait_for
+from tests.helpers.toggle_proxy import ToggleProxy
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
 
 
 def test_a_thousand_records_become_exactly_a_thousand_tasks(
@@ -173,19 +174,27 @@ def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(
 def test_label_studio_down_for_30_s_then_for_good(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
+    """Label Studio out of reach (a proxy in front of it refuses connections and cuts the open
+    ones, as a stopped server does): for 30 s, then for good."""
+    with ToggleProxy(label_studio.url) as proxy:
+        check_outages(label_studio, proxy, workdir)
+
+
+def check_outages(label_studio: LabelStudioServer, proxy: ToggleProxy, workdir: Path) -> None:
     setup = Setup(
-        label_studio, workdir, **{"retry.max": "6", "retry.intervals_s": "[2,5,10,15,20]"}
-    )
+        label_studio, workdir, url=proxy.url,
+        **{"retry.max": "6", "retry.intervals_s": "[2,5,10,15,20]"},
+    )  # fmt: skip
     worker = setup.start_worker()
     try:
         setup.enqueue(setup.records(0, 100))
         wait_for(lambda: setup.task_count() == 100, 60, "the first 100 tasks")
 
-        label_studio.stop()
+        proxy.down()
         setup.enqueue(setup.records(100, 200))  # records keep flowing while it is down
         time.sleep(30)
         assert setup.stats()["retries"] > 0
-        label_studio.start()
+        proxy.up()
         wait_for(lambda: setup.task_count() == 300, 180, "all 300 tasks after the outage")
     finally:
         stop(worker)
@@ -196,21 +205,21 @@ def test_label_studio_down_for_30_s_then_for_good(
     # Down for good: the retries run out and the batches wait in the failed registry.
     # The same project: requeued batches must not duplicate what is there.
     retry_fast = {"retry.max": "2", "retry.intervals_s": "[1]"}
-    quick = Setup(label_studio, workdir, project=setup.project, **retry_fast)
+    quick = Setup(label_studio, workdir, project=setup.project, url=proxy.url, **retry_fast)
     worker = quick.start_worker()
     try:
         wait_for(lambda: "worker: queue" in quick.logs[-1].read_text(), 60, "the worker")
-        label_studio.stop()
+        proxy.down()
         quick.enqueue(setup.records(300, 100), batch=50)
         wait_for(lambda: quick.queue.failed_job_registry.count == 2, 90, "2 failed batches")
     finally:
-        label_studio.start()
+        proxy.up()
         stop(worker)
     errors = [job.error for job in queue_admin.failed_jobs(quick.queue_config())]
     assert len(errors) == 2, errors
     for error in errors:
         assert error.startswith("annotation.jobs.ImportFailed: gave up after 3 attempt(s): ")
-        assert f"cannot reach Label Studio at {label_studio.url}" in error
+        assert f"cannot reach Label Studio at {proxy.url}" in error
     assert "gave up after" in quick.cli("queue", "failed").stdout
     assert quick.stats()["failures"] == 2
 

@@ -22,6 +22,8 @@ from lowtide.errors import UserError
 from tests.conftest import REPO
 from tests.helpers.browser import in_ci
 
+pytestmark = pytest.mark.e2e  # each bench is a process of its own, with its services
+
 BENCHES = sorted((REPO / "bench").glob("[!_]*.py"))
 # What a bench needs beyond our virtualenv; one missing from here that needs something more
 # starts it itself (the benches use the project's launchers) or fails saying what.

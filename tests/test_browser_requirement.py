@@ -11,6 +11,8 @@ import pytest
 from tests.conftest import REPO
 from tests.helpers import browser
 
+pytestmark = pytest.mark.unit
+
 
 @pytest.fixture
 def no_browser(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -34,6 +36,7 @@ def test_a_missing_browser_fails_in_ci(no_browser: None, monkeypatch: pytest.Mon
     assert browser.INSTALL_HINT in str(failed.value)
 
 
+@pytest.mark.integration
 def test_the_make_target_prints_the_same_message(tmp_path) -> None:
     # An empty PATH: neither chromium nor chromedriver can be found.
     result = subprocess.run(

@@ -30,6 +30,8 @@ from tests.test_config_check import config_text, error_lines, write_config
 from tests.test_sampler import FakeProducer
 from tests.test_sampler import context as sampler_context
 
+pytestmark = pytest.mark.unit
+
 NO_SHARES = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0)
 SKY = (
     "The sky on a clear day looks blue because the air scatters the short wavelengths of "
@@ -461,6 +463,7 @@ def test_window_steps_keeps_only_recent_candidates() -> None:
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+@pytest.mark.integration
 def test_a_hundred_copies_become_one_queued_task_with_its_count(own_redis, tmp_path: Path) -> None:
     queue = QueueConfig(
         redis_url=own_redis.url, name="budget-test", max_latency_ms=50,
@@ -488,6 +491,7 @@ def test_a_hundred_copies_become_one_queued_task_with_its_count(own_redis, tmp_p
 
 
 @pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+@pytest.mark.integration
 def test_a_rounds_picks_go_to_the_spool_while_redis_is_down(own_redis, tmp_path: Path) -> None:
     own_redis.kill()
     queue = QueueConfig(
@@ -508,6 +512,7 @@ def test_a_rounds_picks_go_to_the_spool_while_redis_is_down(own_redis, tmp_path:
     assert {r.selected_by.policy for r in records} == {"budget"}
 
 
+@pytest.mark.integration
 def test_picks_made_after_the_close_wait_go_to_the_spool(
     own_redis, tmp_path: Path, monkeypatch
 ) -> None:
@@ -592,6 +597,7 @@ def test_ranks_share_one_hourly_budget(monkeypatch) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_two_torchrun_ranks_spend_one_budget_between_them(tmp_path: Path, tiny_models) -> None:
     """Real ranks under torchrun (WORLD_SIZE=2): 5 reviews for the run, 3 from rank 0, 2 from
     rank 1, where each process used to spend all 5."""
@@ -632,6 +638,7 @@ def test_two_torchrun_ranks_spend_one_budget_between_them(tmp_path: Path, tiny_m
         queue.delete(delete_jobs=True)
 
 
+@pytest.mark.integration
 def test_ingest_refuses_the_budget_policy_with_one_line(tmp_path: Path, capsys) -> None:
     code, _, err = invoke(
         capsys, "ingest", str(tmp_path), "--once", "--sampling.policy=budget",

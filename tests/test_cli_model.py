@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 
 from rl.models.generation import sample_completions
 from tests.conftest import run_cli
+
+pytestmark = pytest.mark.integration
 
 
 def test_model_tiny_command_output_loads_and_generates(tmp_path: Path) -> None:

@@ -10,6 +10,8 @@ import pytest
 from lowtide.services.process import free_port
 from tests.conftest import invoke
 
+pytestmark = pytest.mark.unit
+
 MODEL = "--model.actor.model_name_or_path=m"  # the one key a run config needs
 # (command words, a misspelled option, its fix, a misspelled dotted key, its fix)
 COMMANDS = [
@@ -146,6 +148,7 @@ def test_an_option_never_stands_for_a_missing_argument(
     assert code == 2 and len(lines) == 1 and expected in lines[0], lines
 
 
+@pytest.mark.integration
 def test_a_run_config_file_is_checked_whole_by_the_service_commands(
     nothing_listens: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,6 +167,7 @@ def test_a_run_config_file_is_checked_whole_by_the_service_commands(
     assert code == 1 and "Redis at" in err  # it got as far as Redis
 
 
+@pytest.mark.integration
 def test_requeue_tells_job_ids_from_overrides_in_either_form(
     own_redis, workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

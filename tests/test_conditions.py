@@ -15,6 +15,8 @@ from rl.hooks.conditions import (
     compile_condition,
 )
 
+pytestmark = pytest.mark.unit
+
 
 def holds(source: str, **values: float) -> bool:
     return compile_condition(source).evaluate(values)

@@ -12,6 +12,8 @@ import pytest
 
 from tests.conftest import REPO, invoke, run_cli
 
+pytestmark = pytest.mark.unit
+
 REVIEW_XML = REPO / "configs" / "label_studio" / "review.xml"
 
 SECTIONS = {
@@ -198,6 +200,7 @@ def test_every_problem_is_reported_once_with_its_own_line(
     assert "when: unexpected end of condition" in lines[2]
 
 
+@pytest.mark.integration
 def test_train_stops_on_the_same_lines_before_loading_a_model(tmp_path: Path) -> None:
     config = several_mistakes(tmp_path)
     check = run_cli("config", "check", "--config", str(config), cwd=tmp_path)
@@ -219,6 +222,7 @@ def test_a_flag_is_named_as_where_the_value_came_from(
 
 
 @pytest.mark.parametrize("name", ["quickstart.yaml", "ppo_tiny.yaml", "grpo_qwen.yaml"])
+@pytest.mark.integration
 def test_the_shipped_configs_pass(tmp_path: Path, name: str) -> None:
     # The tiny model's directory is built by `lowtide model tiny`; any directory stands in, since
     # the check does not load it. grpo_qwen names a hub model, which is left alone.
@@ -233,6 +237,7 @@ def test_the_shipped_configs_pass(tmp_path: Path, name: str) -> None:
         assert "48 prompts from configs/prompts/quickstart.yaml" in result.stderr
 
 
+@pytest.mark.integration
 def test_check_loads_no_model(tmp_path: Path) -> None:
     """A directory that holds no loadable model passes: the check looks, it does not load (and
     torch and transformers are never imported)."""
@@ -257,6 +262,7 @@ def test_check_loads_no_model(tmp_path: Path) -> None:
     assert "(a local directory; not loaded)" in result.stderr
 
 
+@pytest.mark.integration
 def test_a_fresh_interpreter_that_imports_only_rl_knows_every_builtin() -> None:
     """rl's own built-ins resolve with rl alone; sampling's hook comes with sampling (which every
     lowtide path imports), never as a name rl writes down."""

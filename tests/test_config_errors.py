@@ -8,6 +8,8 @@ import pytest
 
 from tests.conftest import invoke, run_cli
 
+pytestmark = pytest.mark.unit
+
 VALID = """\
 model:
   actor:
@@ -191,6 +193,7 @@ def test_valid_config_checks_clean(tmp_path: Path, capsys: pytest.CaptureFixture
     assert (code, out, err.splitlines()[0]) == (0, "", f"{config}: ok")
 
 
+@pytest.mark.integration
 def test_real_entry_point_exits_2_without_traceback(tmp_path: Path) -> None:
     config = write(tmp_path / "cfg.yaml", VALID + "logger:\n  log_rolout: true\n")
     result = run_cli("config", "check", "--config", config, cwd=tmp_path)

@@ -11,6 +11,8 @@ from lowtide.config import dump_run_config, load_run_config
 from sampling.config import mask_url_password
 from tests.conftest import invoke
 
+pytestmark = pytest.mark.unit
+
 BASE = "model:\n  actor:\n    model_name_or_path: outputs/tiny/policy\n"
 REPO = Path(__file__).resolve().parent.parent
 

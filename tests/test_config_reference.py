@@ -15,6 +15,8 @@ from sampling.redaction.kinds import DEFAULT_PHONE_REGIONS
 from tests.conftest import invoke
 from tests.helpers.docs import DOCS
 
+pytestmark = pytest.mark.unit
+
 
 def test_docs_config_md_is_the_generated_reference() -> None:
     assert (DOCS / "config.md").read_text(encoding="utf-8") == render(), (

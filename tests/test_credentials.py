@@ -8,6 +8,8 @@ import pytest
 
 from lowtide.services.credentials import ensure_credentials, read_env_file
 
+pytestmark = pytest.mark.unit
+
 
 def test_generated_once_and_appended_to_a_hand_written_env_file(workdir: Path) -> None:
     (workdir / ".env").write_text("WANDB_MODE=offline")  # no final newline

@@ -10,6 +10,8 @@ import pytest
 from rl.config import DataConfig
 from rl.data import DataError, PromptSampler, load_prompts
 
+pytestmark = pytest.mark.unit
+
 
 def test_inline_yaml_and_jsonl(tmp_path: Path) -> None:
     assert load_prompts(DataConfig(prompts=["a", "b"])) == ["a", "b"]

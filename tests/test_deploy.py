@@ -22,6 +22,8 @@ from lowtide.services.labelstudio import VERSION as LABEL_STUDIO_VERSION
 from sampling.config import QueueConfig
 from tests.conftest import REPO, invoke
 
+pytestmark = pytest.mark.unit
+
 DEPLOY = REPO / "deploy"
 COMPOSE = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
 SERVICES = COMPOSE["services"]
@@ -123,6 +125,7 @@ def test_compose_one_shot_services_do_not_inherit_the_worker_healthcheck() -> No
             assert service.get("healthcheck", {}).get("disable") is True, name
 
 
+@pytest.mark.integration
 def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
     docker = shutil.which("docker")
     version = docker and subprocess.run([docker, "compose", "version"], capture_output=True)
@@ -143,6 +146,7 @@ def test_docker_compose_accepts_the_file(tmp_path: Path) -> None:
 # --- Dockerfile ---
 
 
+@pytest.mark.integration
 def test_the_dockerfile_passes_hadolint() -> None:
     hadolint = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
     if not Path(hadolint).exists():
@@ -392,12 +396,14 @@ def unresolved(docs: list[dict], among: list[dict] | None = None) -> set[Referen
     return missing
 
 
+@pytest.mark.integration
 def test_every_reference_of_the_production_overlay_resolves(rendered_overlay: list[dict]) -> None:
     kinds = {doc["kind"] for doc in rendered_overlay}
     assert {"Secret", "ConfigMap", "Deployment", "TriggerAuthentication", "ScaledObject"} <= kinds
     assert unresolved(rendered_overlay) == set()
 
 
+@pytest.mark.integration
 def test_an_overlay_that_hashes_the_secret_name_renames_every_reference(
     deploy_copy: Path, rendered_base: list[dict]
 ) -> None:
@@ -418,6 +424,7 @@ def test_an_overlay_that_hashes_the_secret_name_renames_every_reference(
     assert unresolved(rendered) == set()
 
 
+@pytest.mark.integration  # rendered_overlay runs kubectl kustomize
 def test_the_trainer_job_example_resolves_against_the_overlay(rendered_overlay: list[dict]) -> None:
     examples = [doc for path in sorted(EXAMPLES.glob("*.yaml"))
                 for doc in yaml.safe_load_all(path.read_text()) if doc]  # fmt: skip
@@ -452,6 +459,7 @@ def test_the_trainer_job_routes_low_reward_samples_and_is_scraped(
     assert port in [item["containerPort"] for item in container.get("ports", [])]
 
 
+@pytest.mark.integration
 def test_keda_alone_sets_the_worker_replica_count(
     rendered_base: list[dict], rendered_overlay: list[dict]
 ) -> None:
@@ -484,6 +492,7 @@ def exported_metric_names() -> set[str]:
     return set(re.findall(r"^(lowtide_[a-z_]+)", text, flags=re.M))
 
 
+@pytest.mark.integration
 def test_the_dashboard_queries_only_metrics_that_exist() -> None:
     from rl.tracking.backends.prometheus_backend import metric_name
 
@@ -497,6 +506,7 @@ def test_the_dashboard_queries_only_metrics_that_exist() -> None:
         assert topic in titles
 
 
+@pytest.mark.integration
 def test_the_dashboard_deduplicates_shared_totals_before_summing() -> None:
     """Every worker pod serves the same Redis-backed totals (annotation.metrics), and each pod is
     scraped: a query takes one copy per queue (`max by (queue, ...)`) before it sums. Only

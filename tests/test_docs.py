@@ -9,12 +9,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import REPO
 from tests.helpers.docs import DOCS, page
+
+pytestmark = pytest.mark.unit
 
 README = (REPO / "README.md").read_text()
 
 
+@pytest.mark.integration
 def test_mkdocs_build_strict(tmp_path: Path) -> None:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     done = subprocess.run(

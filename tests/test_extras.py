@@ -11,6 +11,8 @@ import pytest
 from lowtide.cli.extras import missing_extra
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.integration
+
 # What the base install leaves out: blocked the way a missing package fails an import.
 EXTRAS_MODULES = ("torch", "transformers", "wandb", "datasets", "label_studio_sdk", "httpx",
                   "prometheus_client", "tensorboard")  # fmt: skip
@@ -30,6 +32,7 @@ def lowtide_without_extras(*args: str) -> subprocess.CompletedProcess[str]:
     )  # fmt: skip
 
 
+@pytest.mark.unit
 def test_a_module_of_an_extra_names_the_extra_and_the_pip_line() -> None:
     line = missing_extra(ModuleNotFoundError("No module named 'torch'", name="torch"))
     assert line == (

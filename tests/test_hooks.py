@@ -24,6 +24,8 @@ from rl.hooks import (
 )
 from rl.samples import Sample
 
+pytestmark = pytest.mark.unit
+
 REPO = Path(__file__).resolve().parent.parent
 
 

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.unit
+
 REPO = Path(__file__).resolve().parent.parent
 FORBIDDEN = {
     "rl": ("sampling", "annotation", "lowtide"),
@@ -91,6 +93,7 @@ def test_no_package_names_a_module_it_may_not_import_in_a_string(package: str) -
     assert named == []
 
 
+@pytest.mark.integration
 def test_the_command_line_starts_without_the_heavy_libraries() -> None:
     """Every command pays for what `lowtide` imports at start: torch, transformers and the Label
     Studio SDK (0.7 s) load only inside the commands that use them."""

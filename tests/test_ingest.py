@@ -26,7 +26,10 @@ from tests.conftest import REPO, invoke
 from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.redis_server import OwnRedis
 
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
 
 QUEUE = "ingest-test"
 ROUTE_ALL = [
@@ -524,6 +527,7 @@ def test_a_damaged_cursor_is_one_line_and_loses_nothing(
     assert queued_ids(own_redis.url) == first
 
 
+@pytest.mark.unit
 def test_a_file_given_for_the_dump_directory_is_one_line(
     workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -594,6 +598,7 @@ def test_a_step_file_rewritten_by_a_resumed_run_is_read_again(
 @pytest.mark.labelstudio
 @pytest.mark.slow
 @pytest.mark.timeout(600)
+@pytest.mark.e2e
 def test_ingested_samples_become_label_studio_tasks_once(
     verl_library, label_studio, workdir: Path
 ) -> None:

@@ -12,6 +12,8 @@ from lowtide.cli import interrupts
 from lowtide.cli.interrupts import stop_after_the_step
 from rl.hooks import TrainerControl
 
+pytestmark = pytest.mark.unit
+
 
 def test_the_first_signal_asks_to_stop_and_a_quick_repeat_is_the_same_request() -> None:
     control, announced = TrainerControl(), []

@@ -13,7 +13,7 @@ from lowtide.services.process import free_port
 from tests.conftest import REPO
 from tests.helpers.labelstudio import LabelStudioServer
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
 REVIEW_XML = (REPO / "configs" / "label_studio" / "review.xml").read_text()
 LOOKUP_COUNT = 1500  # above the ~1,000 keys that overflow one URL: the lookup must chunk
@@ -36,6 +36,7 @@ def record(i: int, reward: float | None = 0.05) -> dict:
     }
 
 
+@pytest.mark.unit
 def test_task_from_record_fills_every_field_the_config_uses() -> None:
     task = task_from_record(record(3, reward=None))
     data = task["data"]
@@ -115,6 +116,7 @@ def test_bad_labeling_config_is_a_clear_400(server: LabelStudioServer) -> None:
     assert "labeling config (HTTP 400)" in str(caught.value)
 
 
+@pytest.mark.integration
 def test_unreachable_server_fails_fast() -> None:
     url = f"http://127.0.0.1:{free_port()}"  # nothing listens there
     started = time.monotonic()

@@ -24,6 +24,8 @@ from tests.conftest import REPO, invoke, run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH
 from tests.helpers.pipeline import Setup
 
+pytestmark = pytest.mark.e2e
+
 STEPS = 3
 
 
@@ -279,6 +281,7 @@ def test_a_reviewer_that_raises_or_returns_nonsense_leaves_that_task_unreviewed(
     assert unreviewed == set(reasons)
 
 
+@pytest.mark.unit
 def test_a_loop_directory_of_another_config_is_refused(
     workdir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

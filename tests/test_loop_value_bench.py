@@ -18,10 +18,13 @@ from bench.loop_value.task import Verdict, load_task
 from bench.loop_value.training import Rollout
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.unit
+
 ROW = re.compile(r"^\| (no_loop|random|threshold|budget) \| (\d) \| (.*)\|$")
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
     tiny_models, tmp_path: Path
 ) -> None:

@@ -49,6 +49,8 @@ from tests.helpers.openrlhf_user_rewards import FAIL_MARK, RAISE_MARK, reward_fu
 from tests.helpers.queued import queued_records
 from tests.test_sampler import FakeProducer
 
+pytestmark = pytest.mark.unit
+
 # Variables that would point a test's routing elsewhere than its own Redis and config.
 ROUTING_VARS = ("REDIS_URL", "LOWTIDE_CONFIG", "LOWTIDE_RUN_ID", "LOWTIDE_RANK")
 ROLLOUTS = REPO / "tests" / "helpers" / "openrlhf_rollouts.py"
@@ -203,6 +205,7 @@ def test_a_config_mistake_is_one_usage_error_when_openrlhf_loads_the_file(
 # ---- the command line ----------------------------------------------------------------------
 
 
+@pytest.mark.integration
 def test_reward_file_writes_a_file_openrlhf_can_load(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
@@ -256,6 +259,7 @@ def test_reward_file_checks_the_config_without_starting_routing(
     assert not {"lowtide-openrlhf", "lowtide-producer"} & started
 
 
+@pytest.mark.integration
 def test_the_proxy_answers_byte_for_byte_and_routes_what_was_ok(tmp_path: Path) -> None:
     upstream = RewardServer().start()
     producer = FakeProducer()
@@ -346,6 +350,7 @@ def as_keys(records: list[dict[str, Any]]) -> Counter:
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.e2e
 def test_file_form_openrlhf_gets_the_same_rewards_and_low_ones_are_queued_once(
     openrlhf_python: Path, own_redis: Any, tmp_path: Path
 ) -> None:
@@ -372,6 +377,7 @@ def test_file_form_openrlhf_gets_the_same_rewards_and_low_ones_are_queued_once(
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.e2e
 def test_http_form_openrlhf_gets_the_same_answers_and_low_ones_are_queued_once(
     openrlhf_python: Path, own_redis: Any, tmp_path: Path
 ) -> None:
@@ -422,6 +428,7 @@ def wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 30) -
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)
+@pytest.mark.e2e
 def test_redis_down_the_low_samples_are_spooled_and_replayed_once(
     openrlhf_python: Path, own_redis: Any, tmp_path: Path
 ) -> None:

@@ -21,6 +21,8 @@ from lowtide.errors import UserError
 from lowtide.services import peer_venvs
 from tests.conftest import REPO
 
+pytestmark = pytest.mark.unit
+
 PROJECT_PINS = (REPO / "pyproject.toml").read_text()
 
 
@@ -131,6 +133,7 @@ print(json.dumps({"lowtide": lowtide.__file__, "submitted": counts.submitted}))
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["verl", "openrlhf"])
+@pytest.mark.e2e
 def test_the_docs_install_line_alone_routes_a_batch_to_redis(name: str, tmp_path: Path) -> None:
     """The trainer's venv, with lowtide installed by the page's line and nothing of the checkout
     on the path, imports the routing core and queues the low-reward sample in a real Redis."""
@@ -163,6 +166,7 @@ def test_the_docs_install_line_alone_routes_a_batch_to_redis(name: str, tmp_path
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 def test_a_failed_build_is_one_message_and_leaves_nothing_current(
     cache: Path, tmp_path: Path
 ) -> None:
@@ -178,6 +182,7 @@ def test_a_failed_build_is_one_message_and_leaves_nothing_current(
     assert not broken.has_current_lowtide(project)  # the next ensure tries the line again
 
 
+@pytest.mark.integration
 def test_the_command_names_the_known_venvs_on_a_wrong_name() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "lowtide.services.peer_venvs", "verll"],

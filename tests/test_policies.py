@@ -23,6 +23,8 @@ from sampling.policies import (
 )
 from sampling.records import Selection
 
+pytestmark = pytest.mark.unit
+
 NAN, INF = math.nan, math.inf
 
 

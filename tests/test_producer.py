@@ -16,7 +16,10 @@ from sampling.producer import Producer
 from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
 
-pytestmark = pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server")
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
+]
 
 
 def records(start: int, count: int) -> list[dict]:

@@ -15,6 +15,8 @@ from tests.conftest import invoke
 from tests.helpers.redis_server import OwnRedis
 from tests.test_producer import records
 
+pytestmark = pytest.mark.integration
+
 
 def test_status_failed_requeue_purge(
     own_redis: OwnRedis,

@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import invoke
 from tests.helpers.docs import everything, page
 
+pytestmark = pytest.mark.unit
+
 DOCUMENTED = everything()  # the README and every page of docs/
 PLACEHOLDERS = {"<run>": "run-1", "PATH": "x", "N": "2", "P": "9108", "MODEL": "x", "OLD": "x",
                 "NEW": "x", "ISO": "all"}  # fmt: skip
@@ -121,6 +123,7 @@ def test_the_reward_function_example_works(tmp_path: Path, monkeypatch: pytest.M
     assert scored.details[0]["polite/length"] == len("Hi, please.")
 
 
+@pytest.mark.e2e
 def test_the_openrlhf_reward_file_example_works(
     workdir: Path, own_redis, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -164,6 +167,7 @@ def test_the_openrlhf_reward_file_example_works(
 
 
 @pytest.mark.slow
+@pytest.mark.e2e
 def test_the_trl_example_runs_as_shown(
     workdir: Path, own_redis, tiny_models, monkeypatch: pytest.MonkeyPatch
 ) -> None:

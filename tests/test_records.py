@@ -24,6 +24,8 @@ from sampling.records import (
     utc_timestamp,
 )
 
+pytestmark = pytest.mark.unit
+
 NOW = datetime(2024, 5, 1, 12, 30, 45, 123456, tzinfo=timezone.utc)
 
 

@@ -12,6 +12,8 @@ from sampling.config import SamplingConfig
 from sampling.redaction import RedactionError, Redactor
 from sampling.redaction.config import RedactConfig
 
+pytestmark = pytest.mark.unit
+
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ"
     ".SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"

@@ -33,7 +33,7 @@ from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.pipeline import Setup
 from tests.test_annotation_export import review
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
 PRIVATE_KEY_BODY = (
     "MIIEpAIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gBYY2vtvlbxvp84D2vR6yH0Vmz3"

@@ -16,6 +16,8 @@ from sampling.redaction.personal import EmailFinder, IbanFinder, IpFinder, NinoF
 from sampling.redaction.secret_finders import KeywordFinder, password_finders
 from sampling.redaction.spans import LONG_WORD, Span, Text
 
+pytestmark = pytest.mark.unit
+
 PIECES = [
     "jane.doe@example.org", "mailto:", "://admin:pw@db.io", "@", ":", "=", ".", "-", " ", "\n",
     "4111 1111 1111 1111", "+44 20 7946 0958", "(555) 123-4567", "123-45-6789", "203.0.113.42",

@@ -17,6 +17,8 @@ from rl.samples import Sample, TokenValues
 from rl.tracking import RunInfo, Tracker
 from rl.tracking.router import TrackingError
 
+pytestmark = pytest.mark.unit
+
 PROMPT = "My card is 4111 1111 1111 1111, mail jane.doe@example.com"
 RESPONSE = "Noted: jane.doe@example.com will get a receipt."
 
@@ -135,6 +137,7 @@ def test_remote_false_sends_the_text_as_it_is(tmp_path: Path) -> None:
     assert "jane.doe@example.com" in sent.tables[0].rows[0][3]
 
 
+@pytest.mark.integration
 def test_wandb_tables_are_redacted_by_default_and_read_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -15,6 +15,8 @@ from sampling.producer import Producer
 from sampling.records import parse_record
 from sampling.routing import BatchInfo, PlainSample, Router
 
+pytestmark = pytest.mark.unit
+
 PROMPT = "Reset the account of jane.doe@example.com, card 4111 1111 1111 1111."
 RESPONSE = "Done: jane.doe@example.com has a new password; call +44 20 7946 0958."
 PLANTED = ("jane.doe@example.com", "4111 1111 1111 1111", "+44 20 7946 0958")
@@ -137,6 +139,7 @@ def test_a_failing_redactor_drops_the_record_and_says_so_without_the_text() -> N
     assert router.metrics(counts)["sampling/redaction_failed"] == (1, "sum")
 
 
+@pytest.mark.integration
 def test_the_real_producer_skips_an_unredactable_record_and_queues_the_rest(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -11,6 +11,8 @@ from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.tokens import token_rules
 
+pytestmark = pytest.mark.unit
+
 RULES = token_rules()
 
 

@@ -7,12 +7,16 @@ import math
 from dataclasses import replace
 from types import MappingProxyType
 
+import pytest
+
 from annotation.labelstudio import task_from_record
 from annotation.review_display import reward_breakdown, trace_line, visible_response
 from sampling.config import SamplingConfig
 from sampling.records import RolloutRecord
 from sampling.sampler import LowRewardSampler
 from tests.helpers.records import rollout_record
+
+pytestmark = pytest.mark.unit
 
 
 def test_leading_and_trailing_whitespace_is_marked_inner_text_is_kept() -> None:

@@ -14,7 +14,7 @@ from annotation.review_results import RATING_KIND, quality_result
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
 
 REVIEW_XML = REVIEW_XML_PATH.read_text()
 QUALITY_CHOICES = re.search(r'  <Choices name="quality".*?</Choices>\n', REVIEW_XML, re.S)
@@ -104,7 +104,8 @@ def test_a_project_with_star_reviews_keeps_its_rating_and_exports_both_forms(
 
     from annotation.config import AnnotationConfig
     from annotation.importer import ImportContext
-    from annotation.review_results import CHOICES_KIND, ResultValues, quality_kind, read_result
+    from annotation.review_form import ReviewForm
+    from annotation.review_results import CHOICES_KIND, ResultValues, read_result
 
     assert QUALITY_CHOICES is not None
     stars_xml = REVIEW_XML.replace(QUALITY_CHOICES[0], STARS)
@@ -123,8 +124,9 @@ def test_a_project_with_star_reviews_keeps_its_rating_and_exports_both_forms(
             assert client.ensure_project("review stars", REVIEW_XML) == project_id
         assert "keeps its labeling config" in caplog.text
         kept = client.labeling_config(project_id)
-        assert kept.strip() == stars_xml.strip() and quality_kind(kept) == RATING_KIND
-        client.create_annotation(new, [quality_result(4, quality_kind(kept))])
+        kind = ReviewForm.read(kept).quality_kind
+        assert kept.strip() == stars_xml.strip() and kind == RATING_KIND
+        client.create_annotation(new, [quality_result(4, kind)])
     # The worker's suggestions for it take the same form.
     context = ImportContext.create(
         AnnotationConfig(

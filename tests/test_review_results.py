@@ -7,13 +7,12 @@ from typing import Any
 
 import pytest
 
+from annotation.review_form import ReviewForm
 from annotation.review_results import (
     CHOICES_KIND,
     RATING_KIND,
     ResultValues,
     failure_result,
-    quality_control,
-    quality_kind,
     quality_of,
     quality_result,
     read_result,
@@ -21,7 +20,10 @@ from annotation.review_results import (
 from lowtide.loop.reviewer import Review, ReviewRejected, checked_review, result_of
 from tests.helpers.labelstudio import REVIEW_XML_PATH
 
+pytestmark = pytest.mark.unit
+
 REVIEW_XML = REVIEW_XML_PATH.read_text()
+CATEGORIES = ReviewForm.parse(REVIEW_XML).categories
 STARS_XML = (
     "<View><Text name='response' value='$response'/>"
     "<Rating name='quality' toName='response' maxRating='5' hotkey='1'/></View>"
@@ -44,11 +46,11 @@ def test_both_forms_read_as_the_same_rating() -> None:
 
 
 def test_the_form_follows_the_labeling_config() -> None:
-    shipped = quality_control(REVIEW_XML)
+    shipped = ReviewForm.parse(REVIEW_XML).quality
     assert shipped is not None and shipped.kind == CHOICES_KIND
     assert shipped.ratings == (1, 2, 3, 4, 5) and shipped.to_name == "response"
-    assert quality_kind(STARS_XML) == RATING_KIND
-    assert quality_control("<View/>") is None and quality_control("<View") is None
+    assert ReviewForm.read(STARS_XML).quality_kind == RATING_KIND
+    assert ReviewForm.read("<View/>").quality is None and ReviewForm.read("<View").quality is None
     assert quality_result(2) == {"from_name": "quality", "to_name": "response",
                                  "type": "choices", "value": {"choices": ["2"]}}  # fmt: skip
     assert quality_result(2, RATING_KIND)["value"] == {"rating": 2}
@@ -147,7 +149,7 @@ def test_a_machine_reviewers_malformed_result_is_rejected_with_the_reason(
     result: list[Any], reason: str
 ) -> None:
     with pytest.raises(ReviewRejected) as rejected:
-        checked_review(_returning(result), {})
+        checked_review(_returning(result), {}, CATEGORIES)
     assert reason in str(rejected.value)
 
 
@@ -158,6 +160,6 @@ def test_a_machine_reviewers_result_reads_as_the_export_reads_it() -> None:
         _text("better_response", "A better one.\n"),
         _text("note", "  "),
     ]
-    assert checked_review(_returning(result), {}) == Review(
+    assert checked_review(_returning(result), {}, CATEGORIES) == Review(
         rating=4, categories=("format",), better="A better one."
     )

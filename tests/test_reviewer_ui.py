@@ -27,7 +27,7 @@ from tests.helpers import browser
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
 SCREENSHOT = REPO / "docs" / "images" / "review_task.png"
 PROJECT = "reviewer ui"

@@ -18,6 +18,8 @@ from rl.rewards.model import RewardModel
 from rl.rewards.types import RewardBatch
 from rl.rewards.uncertainty import HEADS_FILE, UncertaintyHeads, load_heads
 
+pytestmark = pytest.mark.unit
+
 PROMPT = "Name a colour."
 GOOD = ["Blue.", "Green.", "It is blue.", "The sea is green."]
 BAD = ["Red.", "I do not know.", "It is red.", "Yellow and red."]

@@ -12,6 +12,8 @@ from annotation.reward_model.train import METADATA_FILE, spearman
 from rl.rewards.model import RewardModel
 from tests.conftest import run_cli
 
+pytestmark = pytest.mark.integration
+
 GOOD = ["Blue.", "Green.", "It is blue.", "The sea is green."]
 BAD = ["Red.", "I do not know.", "It is red.", "Yellow and red."]
 
@@ -104,6 +106,7 @@ def test_a_base_that_is_not_a_model_says_so(tmp_path: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.unit
 def test_pairs_come_from_better_responses_and_the_preferences_file(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(3))
     write_jsonl(tmp_path / "annotations.preferences.jsonl",
@@ -115,6 +118,7 @@ def test_pairs_come_from_better_responses_and_the_preferences_file(tmp_path: Pat
     assert loaded.split(0.5)[1].pairs == held.pairs  # the split is stable
 
 
+@pytest.mark.unit
 def test_spearman() -> None:
     assert spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
     assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)

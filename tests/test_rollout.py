@@ -3,11 +3,14 @@ chat template, and responses are cut at EOS."""
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from rl.config import ModelRef
 from rl.models.loading import load_causal_lm, load_tokenizer
 from rl.rollout import GenerationSettings, generate
+
+pytestmark = pytest.mark.unit
 
 
 def test_plain_prompts_get_the_tokenizers_special_tokens(tiny_models) -> None:

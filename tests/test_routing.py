@@ -15,6 +15,8 @@ from sampling.records import parse_record
 from sampling.routing import BatchInfo, PlainSample, Router
 from tests.test_sampler import FakeProducer
 
+pytestmark = pytest.mark.unit
+
 
 def plain(rewards: list[float]) -> list[PlainSample]:
     return [
@@ -49,6 +51,7 @@ def test_the_same_batch_routed_twice_is_deduped() -> None:
     assert (again.deduped, again.submitted, len(producer.records)) == (1, 0, 1)
 
 
+@pytest.mark.integration
 def test_an_adapter_router_reads_the_config_file_and_the_environment(tmp_path: Path) -> None:
     config = tmp_path / "lowtide.yaml"
     config.write_text("sampling: {policy: quantile, quantile: 0.25}\nqueue: {name: trl-review}\n")

@@ -22,6 +22,8 @@ from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
 from tests.test_producer import wait_for
 
+pytestmark = pytest.mark.unit
+
 
 class FakeProducer:
     def __init__(self) -> None:
@@ -122,6 +124,7 @@ def test_the_hook_costs_little_on_the_trainer_thread(max_per_step: int) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.integration
 def test_training_through_a_redis_outage_routes_every_selected_sample_once(
     tmp_path: Path, tiny_models
 ) -> None:

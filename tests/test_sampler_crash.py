@@ -16,6 +16,8 @@ from sampling.spool import Spool
 from tests.conftest import REPO, run_cli
 from tests.helpers.queued import queued_sample_ids
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.slow
 def test_sigkill_while_redis_is_down_then_replay(tmp_path: Path, tiny_models, own_redis) -> None:

@@ -17,7 +17,7 @@ from lowtide.services.credentials import read_env_file
 from lowtide.services.process import free_port, is_running, port_is_free
 from tests.conftest import REPO, SECRET_VARS, run_cli
 
-pytestmark = [pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def test_demo_then_status_token_down(tmp_path: Path, own_redis) -> None:

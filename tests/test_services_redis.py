@@ -14,6 +14,8 @@ from lowtide.services.redis_service import ensure_redis, redis_answers, stop_red
 from lowtide.services.state import ServiceRegistry
 from tests.conftest import invoke
 
+pytestmark = pytest.mark.integration
+
 
 def test_an_answering_redis_is_used_not_replaced(
     workdir: Path, monkeypatch: pytest.MonkeyPatch

@@ -10,6 +10,8 @@ import pytest
 from sampling import spool as spool_module
 from sampling.spool import Spool, SpooledBatch, SpoolError
 
+pytestmark = pytest.mark.unit
+
 
 def batch(n: int, size: int = 2) -> SpooledBatch:
     return SpooledBatch(

@@ -37,6 +37,8 @@ from tests.helpers.docs import page
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
 
+pytestmark = pytest.mark.unit
+
 REVIEW_XML = REVIEW_XML_PATH.read_text()
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 HERE = "tests.test_suggestions"
@@ -259,6 +261,7 @@ def test_the_readme_judge_example_works(tmp_path: Path, monkeypatch: pytest.Monk
     assert readme_judge.prediction(record(reward=None)) is None
 
 
+@pytest.mark.integration
 def test_a_worker_with_a_judge_it_cannot_use_stops_at_start(workdir: Path) -> None:
     env = {"LABEL_STUDIO_API_KEY": "not-needed-before-the-judge", "REDIS_URL": REDIS_URL}
     xml = f"--annotation.labeling_config={REVIEW_XML_PATH}"
@@ -285,6 +288,7 @@ def test_a_worker_with_a_judge_it_cannot_use_stops_at_start(workdir: Path) -> No
 @pytest.mark.labelstudio
 @pytest.mark.slow
 @pytest.mark.timeout(600)
+@pytest.mark.e2e
 def test_suggestions_in_label_studio_and_the_export(
     label_studio: LabelStudioServer,
     workdir: Path,

@@ -18,6 +18,8 @@ from rl.models.tiny import (
     load_corpus,
 )
 
+pytestmark = pytest.mark.unit
+
 SFT_STEPS = 30  # enough for eos-terminated, text-like greedy output; ~3 s on one CPU thread
 QUESTIONS = ["Name a color.", "What is two plus three?", "Hi.", "What does the cow say?"]
 

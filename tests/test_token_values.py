@@ -21,6 +21,8 @@ from tests.conftest import invoke
 from tests.helpers import trainer_plugins
 from tests.test_trainer import make_trainer
 
+pytestmark = pytest.mark.unit
+
 RECORDER = "tests.helpers.trainer_plugins:make_recorder"
 
 

@@ -22,6 +22,8 @@ from rl.tracking.backends.local_files import LocalFilesBackend
 from rl.tracking.reader import read_run
 from rl.tracking.text import safe_text
 
+pytestmark = pytest.mark.unit
+
 REPO = Path(__file__).resolve().parent.parent
 
 
@@ -128,6 +130,7 @@ def test_two_table_intervals_that_disagree_are_a_config_error() -> None:
     assert "log_interval.tables (10)" in message and "rollout_log_interval (100)" in message
 
 
+@pytest.mark.integration
 def test_read_run_is_exported_and_tracking_stays_light() -> None:
     probe = (
         "import sys, rl.tracking; print('pandas' in sys.modules)\n"

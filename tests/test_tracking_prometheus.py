@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from lowtide.services.process import free_port
 from rl.config import LoggerConfig
 from rl.tracking.backends.prometheus_backend import PrometheusBackend, metric_name
+
+pytestmark = pytest.mark.integration
 
 
 def test_scalars_become_gauges_labelled_by_run() -> None:
@@ -37,6 +40,7 @@ def test_the_scalars_a_trainer_logs_step_included_are_served() -> None:
     assert 'lowtide_train_reward_mean{run="run-8"} 0.5' in text
 
 
+@pytest.mark.unit
 def test_names_and_config() -> None:
     assert metric_name("reward/keyword/mean") == "lowtide_train_reward_keyword_mean"
     assert LoggerConfig(name=["console", "prometheus"]).prometheus_port == 9110

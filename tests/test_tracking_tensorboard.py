@@ -22,6 +22,8 @@ from rl.tracking.backends.tensorboard_backend import (
     markdown_table,
 )
 
+pytestmark = pytest.mark.unit
+
 event_accumulator = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
 
 COLUMNS = (*ROLLOUT_COLUMNS, "reward/format")

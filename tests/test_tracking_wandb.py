@@ -30,6 +30,8 @@ from rl.tracking.backends.base import (
 )
 from rl.tracking.backends.wandb_backend import WandbBackend, resolve_mode, wandb_run_id
 
+pytestmark = pytest.mark.integration
+
 REPO = Path(__file__).resolve().parent.parent
 COLUMNS = (*ROLLOUT_COLUMNS, "reward/format", "reward/length")
 ROWS = (
@@ -169,6 +171,7 @@ def test_two_runs_in_one_process(clean_env: Path, tmp_path: Path) -> None:
         assert len(list((tmp_path / root / "wandb" / "data").rglob("tmp*"))) == 2
 
 
+@pytest.mark.unit
 def test_resolve_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     with_key = LoggerConfig(wandb_api_key="k" * 40)
     assert resolve_mode(LoggerConfig(), {}) == ("offline", None)
@@ -179,6 +182,7 @@ def test_resolve_mode(monkeypatch: pytest.MonkeyPatch) -> None:
     assert resolve_mode(LoggerConfig(), {"WANDB_MODE": "dryrun"}) == ("offline", None)
 
 
+@pytest.mark.unit
 def test_run_ids_are_valid_and_distinct() -> None:
     assert wandb_run_id("20260101-120000") == "20260101-120000"
     odd = [wandb_run_id(i) for i in ("a/b:c", "a:b/c", "x" * 100, " ", "#?")]

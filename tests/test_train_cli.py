@@ -15,6 +15,8 @@ from tests.conftest import REPO, run_cli
 from tests.helpers.queued import queued_sample_ids
 from tests.test_trainer import saved_steps
 
+pytestmark = pytest.mark.e2e
+
 
 def train_args(tiny_models, out: Path, redis_url: str, steps: int = 2) -> list[str]:
     return [

@@ -11,6 +11,8 @@ import pytest
 
 from tests.conftest import REPO, run_cli
 
+pytestmark = pytest.mark.integration
+
 
 @pytest.mark.slow
 def test_quickstart_leaves_wandb_tensorboard_and_local_logs(

@@ -15,6 +15,8 @@ from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, T
 from rl.trainer import Trainer
 from tests.helpers import trainer_plugins
 
+pytestmark = pytest.mark.unit
+
 REPO = Path(__file__).resolve().parent.parent
 QUICKSTART_REWARDS_YAML = REPO / "configs" / "quickstart.yaml"
 

@@ -46,6 +46,7 @@ from tests.helpers.trl_run import (
 
 REPO = Path(__file__).resolve().parent.parent
 pytestmark = [
+    pytest.mark.integration,
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
     pytest.mark.timeout(300),
 ]
@@ -161,6 +162,7 @@ def test_mistakes_are_refused_before_training(kwargs: dict, message: str) -> Non
 
 
 @pytest.mark.parametrize("functions", [1, 2, 3])
+@pytest.mark.unit
 def test_totals_are_trls_float32_nansum_to_the_last_bit(functions: int) -> None:
     """The adapter's total against TRL's own expression, on values that probe the edges: None
     and NaN (alone and in every position), infinities, zeros of both signs, huge and tiny
@@ -191,6 +193,7 @@ def test_totals_are_trls_float32_nansum_to_the_last_bit(functions: int) -> None:
         assert [t for t in ours if t == t] == [t for t in trl.tolist() if t == t]
 
 
+@pytest.mark.unit
 def test_group_ids_are_one_stable_52_bit_hash_for_every_adapter() -> None:
     """TRL, verl and OpenRLHF records name a prompt's group the same way, in every process and
     version, and exactly in JSON readers that hold numbers as doubles."""
@@ -495,6 +498,7 @@ def test_each_accelerate_process_routes_its_own_samples_once(
 @pytest.mark.labelstudio
 @pytest.mark.slow
 @pytest.mark.timeout(600)
+@pytest.mark.e2e
 def test_routed_samples_become_label_studio_tasks_once(
     model: str, label_studio, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

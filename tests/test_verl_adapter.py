@@ -35,7 +35,7 @@ from tests.helpers.docs import page
 from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.verl_reward_fn import GROUPS, compute_score
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(900)]
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 HELPER = REPO / "tests" / "helpers" / "verl_reward_loop.py"
 # What verl's own writer made of the helper's step-7 batch: `lowtide ingest --format verl` tests

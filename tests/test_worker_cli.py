@@ -19,6 +19,8 @@ from lowtide.services.process import free_port
 from tests.conftest import REPO, run_cli
 from tests.helpers.pipeline import REDIS_URL, wait_for
 
+pytestmark = pytest.mark.e2e
+
 
 def _flags(queue: str) -> list[str]:
     return [

@@ -28,7 +28,8 @@ def export(
 ) -> None:
     """Write rating and preference rows (JSONL and a datasets copy) from completed reviews, and
     show how much reviewers agree. Override any key: --annotation.project="my review"."""
-    from annotation.export import CATEGORIES, ExportPaths, export_annotations
+    from annotation.export import ExportPaths, export_annotations
+    from annotation.review_form import ReviewForm
 
     service = load_service_config(config, ctx.args)
     annotation = service.annotation
@@ -38,6 +39,7 @@ def export(
             client, annotation.project, target, since or service.export.since,
             service.export.agreement,
         )  # fmt: skip
+        categories = ReviewForm.read(client.labeling_config(summary.project_id)).categories
     paths = ExportPaths.beside(target)
     if not summary.written:
         err.print(
@@ -59,7 +61,8 @@ def export(
     for rating in ("1", "2", "3", "4", "5", "unrated"):
         if summary.ratings.get(rating) or rating != "unrated":
             table.add_row(f"rating {rating}", str(summary.ratings.get(rating, 0)))
-    for category in (*CATEGORIES, *sorted(set(summary.categories) - set(CATEGORIES))):
+    # The project's categories in its form's order, then any others its reviews hold.
+    for category in (*categories, *sorted(set(summary.categories) - set(categories))):
         table.add_row(f"failure: {category}", str(summary.categories.get(category, 0)))
     suggested = summary.suggestions_accepted + summary.suggestions_edited
     if suggested:  # reviews of tasks that carried a machine suggestion

@@ -9,11 +9,10 @@ leaves that task unreviewed, with the reason, and the others go on.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from annotation.export import CATEGORIES
 from annotation.review_results import (
     BETTER_FIELD,
     CHOICES_KIND,
@@ -55,8 +54,12 @@ def load_reviewer(path: str) -> Reviewer:
         raise UsageError(f"--reviewer {path}: {error}") from None
 
 
-def checked_review(reviewer: Reviewer, data: Mapping[str, Any]) -> Review:
-    """The reviewer's verdict on one task, checked; ReviewRejected with the reason otherwise."""
+def checked_review(
+    reviewer: Reviewer, data: Mapping[str, Any], categories: Collection[str] | None = None
+) -> Review:
+    """The reviewer's verdict on one task, checked; ReviewRejected with the reason otherwise.
+    `categories`: the failure categories of the project's form (None: not checked, where only
+    the rating is used)."""
     try:
         verdict = reviewer(dict(data))  # a copy: a reviewer cannot change what others see
     except Exception as error:  # one task's failure, whatever it is, must not stop the rest
@@ -71,10 +74,10 @@ def checked_review(reviewer: Reviewer, data: Mapping[str, Any]) -> Review:
         raise ReviewRejected(f"rating {verdict.rating!r} is not an integer from 1 to 5")
     if not isinstance(verdict.categories, tuple | list):
         raise ReviewRejected(f"categories {verdict.categories!r} is not a list of names")
-    unknown = [c for c in verdict.categories if c not in CATEGORIES]
+    unknown = [c for c in verdict.categories if categories is not None and c not in categories]
     if unknown:
         raise ReviewRejected(
-            f"unknown failure categories {unknown!r} (known: {', '.join(CATEGORIES)})"
+            f"unknown failure categories {unknown!r} (known: {', '.join(categories or ())})"
         )
     for name in ("better", "note"):
         value = getattr(verdict, name)

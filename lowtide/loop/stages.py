@@ -64,7 +64,7 @@ def review_run(
     the reviewer fails on stays unreviewed; `on_failure(failure)` hears about it."""
     from annotation.accounts import ensure_reviewer_account
     from annotation.labelstudio import LabelStudioClient
-    from annotation.review_results import quality_kind
+    from annotation.review_form import ReviewForm
 
     admin_key = annotation.api_key.get_secret_value() if annotation.api_key else ""
     account = ensure_reviewer_account(
@@ -75,11 +75,12 @@ def review_run(
         annotation.label_studio_url, account.api_key, annotation.request_timeout_s
     ) as client:
         # Results in the project's form (a project with older star reviews keeps the Rating).
-        quality = quality_kind(client.labeling_config(project_id))
+        form = ReviewForm.read(client.labeling_config(project_id))
+        quality = form.quality_kind
         for task in client.unreviewed_tasks(project_id, run_id):
             data = task["data"]
             try:
-                verdict = checked_review(reviewer, data)
+                verdict = checked_review(reviewer, data, form.categories)
             except ReviewRejected as error:
                 failure = ReviewFailure(int(task["id"]), str(data.get("sample_id")), str(error))
                 tally.failures.append(failure)

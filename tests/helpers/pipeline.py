@@ -37,9 +37,11 @@ class Setup:
         server: LabelStudioServer,
         workdir: Path,
         project: str | None = None,
+        url: str | None = None,
         **annotation: str,
     ) -> None:
         self.server = server
+        self.url = url or server.url  # where workers and commands reach it (a ToggleProxy's)
         self.workdir = workdir
         tag = uuid.uuid4().hex[:8]
         self.queue_name = f"test-annotate-{tag}"
@@ -65,7 +67,7 @@ class Setup:
         return QueueConfig(redis_url=REDIS_URL, name=self.queue_name)
 
     def env(self) -> dict[str, str]:
-        return {**self.server.env(), "REDIS_URL": REDIS_URL}
+        return {**self.server.env(), "LABEL_STUDIO_URL": self.url, "REDIS_URL": REDIS_URL}
 
     def enqueue(self, records: list[dict], batch: int = 64) -> None:
         for start in range(0, len(records), batch):

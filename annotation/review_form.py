@@ -1,0 +1,128 @@
+"""The review form (a project's Label Studio labeling config) as lowtide reads it, parsed in one
+place: the quality control (a choice among "1".."5", or the star `Rating` of projects made
+before) with its keys, and the failure categories with their keys and hints.
+
+The instructions panel, the suggestions, the export's category counts, the loop's reviewers and
+the worker's config update all read a `ReviewForm`; none parses the XML itself.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass
+from pathlib import Path
+
+from annotation.review_results import (
+    CHOICES_KIND,
+    FAILURE_FIELD,
+    QUALITY_FIELD,
+    RATING_KIND,
+    QualityKind,
+    quality_of,
+)
+
+
+class ReviewFormError(ValueError):
+    """The labeling config is not XML; the message says where."""
+
+
+@dataclass(frozen=True)
+class FormChoice:
+    """One `<Choice>`: what it shows, what an annotation stores (its alias, else its value),
+    its hotkey and its hint ("" when it has none)."""
+
+    value: str
+    stored: str
+    hotkey: str = ""
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class QualityControl:
+    """The quality control: its kind, what it labels, the ratings it offers and their keys."""
+
+    kind: QualityKind
+    to_name: str
+    ratings: tuple[int, ...]
+    keys: tuple[tuple[int, str], ...] = ()  # (rating, hotkey) of the choices that have one
+
+
+@dataclass(frozen=True)
+class ReviewForm:
+    quality: QualityControl | None
+    failure_to: str | None
+    failures: tuple[FormChoice, ...]
+
+    @property
+    def categories(self) -> tuple[str, ...]:
+        """The failure categories a reviewer can tick, in the form's order."""
+        return tuple(choice.value for choice in self.failures)
+
+    @property
+    def quality_kind(self) -> QualityKind:
+        """How a result for this form writes the rating (a choice when the form has no quality
+        control: that is what the shipped config has)."""
+        return self.quality.kind if self.quality is not None else CHOICES_KIND
+
+    @classmethod
+    def parse(cls, labeling_config_xml: str) -> ReviewForm:
+        try:
+            root = ElementTree.fromstring(labeling_config_xml)
+        except ElementTree.ParseError as error:
+            raise ReviewFormError(f"the labeling config is not valid XML ({error})") from None
+        failure = _named(root, "Choices", FAILURE_FIELD)
+        return cls(
+            quality=_quality(root),
+            failure_to=None if failure is None else str(failure.get("toName")),
+            failures=() if failure is None else _choices(failure),
+        )
+
+    @classmethod
+    def read(cls, labeling_config_xml: str) -> ReviewForm:
+        """As `parse`, but a config that is not XML reads as a form with no controls (Label
+        Studio itself rejects such a config, with its own message)."""
+        try:
+            return cls.parse(labeling_config_xml)
+        except ReviewFormError:
+            return cls(quality=None, failure_to=None, failures=())
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ReviewForm:
+        return cls.parse(Path(path).read_text())
+
+
+def _named(root: ElementTree.Element, tag: str, name: str) -> ElementTree.Element | None:
+    return next((node for node in root.iter(tag) if node.get("name") == name), None)
+
+
+def _choices(control: ElementTree.Element) -> tuple[FormChoice, ...]:
+    return tuple(
+        FormChoice(
+            value=choice.get("value", ""),
+            stored=choice.get("alias") or choice.get("value", ""),
+            hotkey=choice.get("hotkey", ""),
+            hint=choice.get("hint", ""),
+        )
+        for choice in control.iter("Choice")
+    )
+
+
+def _quality(root: ElementTree.Element) -> QualityControl | None:
+    controls = (n for n in root.iter() if n.tag in ("Rating", "Choices"))
+    node = next((n for n in controls if n.get("name") == QUALITY_FIELD), None)
+    if node is None:
+        return None
+    if node.tag == "Rating":
+        top = int(node.get("maxRating") or 5)
+        return QualityControl(RATING_KIND, str(node.get("toName")), tuple(range(1, top + 1)))
+    rated = [(quality_of({"choices": [choice.stored]}), choice) for choice in _choices(node)]
+    return QualityControl(
+        CHOICES_KIND,
+        str(node.get("toName")),
+        ratings=tuple(sorted({rating for rating, _ in rated if rating is not None})),
+        keys=tuple(
+            (rating, choice.hotkey)
+            for rating, choice in rated
+            if rating is not None and choice.stored.isdigit() and choice.hotkey
+        ),
+    )

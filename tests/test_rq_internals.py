@@ -1,0 +1,100 @@
+"""What annotation/rq_internals.py relies on in RQ beyond its public API, checked against the
+RQ installed: a new RQ that changes any of it fails here, before the worker's exactly-once
+recovery silently stops working (the worker's SIGKILL tests would catch it later, slower)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import uuid
+from collections.abc import Iterator
+
+import pytest
+import redis
+import rq
+from rq import Queue, SimpleWorker
+from rq.intermediate_queue import IntermediateQueue
+from rq.job import Job, JobStatus
+from rq.registry import FailedJobRegistry
+from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.serializers import JSONSerializer
+
+from annotation.rq_internals import fail_in_place, release_dead_scheduler_lock
+from tests.conftest import REPO
+from tests.helpers.pipeline import REDIS_URL
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def queue() -> Iterator[Queue]:
+    connection = redis.Redis.from_url(REDIS_URL)
+    name = f"test-rq-internals-{uuid.uuid4().hex[:8]}"
+    queue = Queue(name, connection=connection, serializer=JSONSerializer)
+    yield queue
+    queue.delete(delete_jobs=True)
+    for key in connection.scan_iter(f"*{name}*"):
+        connection.delete(key)
+
+
+def test_the_rq_checked_here_is_the_one_pyproject_pins() -> None:
+    pin = re.search(r'"rq>=(\d+\.\d+),<(\d+\.\d+)"', (REPO / "pyproject.toml").read_text())
+    assert pin is not None
+    assert rq.__version__.startswith(pin.group(1) + "."), (rq.__version__, pin.group(0))
+
+
+def test_a_started_job_is_registered_as_job_id_and_execution_id(queue: Queue) -> None:
+    job = queue.enqueue("tests.helpers.rq_probe.started_members")
+    worker = SimpleWorker(
+        [queue], connection=queue.connection, serializer=JSONSerializer, name="probe-worker"
+    )
+    worker.work(burst=True)
+    job.refresh()
+    assert job.get_status() == JobStatus.FINISHED, job.latest_result()
+    seen = job.return_value()
+    (pair,) = seen["pairs"]
+    assert pair[0] == job.id
+    assert seen["members"] == [f"{job.id}:{pair[1]}"]  # what recover_orphans removes
+    assert seen["worker"] == "probe-worker"
+
+
+def test_a_taken_job_waits_in_the_intermediate_list_with_a_first_seen_mark(queue: Queue) -> None:
+    job = queue.enqueue("tests.helpers.rq_probe.started_members")
+    Queue.lmove(queue.connection, queue.key, timeout=None)  # how a worker takes a job
+    assert queue.connection.lrange(queue.intermediate_queue_key, 0, -1) == [job.id.encode()]
+    intermediate = IntermediateQueue(queue.key, connection=queue.connection)
+    assert intermediate.key == queue.intermediate_queue_key
+    assert intermediate.get_job_ids() == [job.id]
+    assert intermediate.set_first_seen(job.id) is True
+    assert intermediate.set_first_seen(job.id) is False
+    assert intermediate.get_first_seen(job.id) is not None
+
+
+def test_a_job_failed_in_place_reads_as_failed_through_rqs_own_api(queue: Queue) -> None:
+    job = queue.enqueue("tests.helpers.rq_probe.started_members")
+    Queue.lmove(queue.connection, queue.key, timeout=None)
+    fail_in_place(queue, job.id, "not ours: not run", ttl_s=60)
+    job = Job.fetch(job.id, connection=queue.connection, serializer=JSONSerializer)
+    assert job.get_status() == JobStatus.FAILED
+    assert job.exc_info == "not ours: not run"
+    assert job.id in FailedJobRegistry(queue=queue).get_job_ids()
+    assert queue.connection.llen(queue.intermediate_queue_key) == 0
+
+
+def test_a_dead_schedulers_lock_names_its_registration_with_host_and_pid(queue: Queue) -> None:
+    scheduler = RQScheduler([queue.name], connection=queue.connection)
+    assert scheduler.acquire_locks() == {queue.name}
+    lock = RQScheduler.get_locking_key(queue.name)
+    assert queue.connection.get(lock).decode() == scheduler.name
+    scheduler.pid = os.getpid()  # set by RQ in the scheduler's own process when it starts
+    scheduler.heartbeat()  # as a running scheduler does
+    scheduler.save()
+    registered = queue.connection.hgetall(SCHEDULER_KEY_TEMPLATE % scheduler.name)
+    assert registered[b"hostname"].decode() == socket.gethostname()
+    assert registered[b"pid"].decode() == str(os.getpid())
+    assert not release_dead_scheduler_lock(queue)  # this process is alive: the lock stays
+    queue.connection.hset(SCHEDULER_KEY_TEMPLATE % scheduler.name, "pid", "999999999")
+    assert release_dead_scheduler_lock(queue)  # gone from this host: released
+    assert queue.connection.get(lock) is None
+    queue.connection.delete(SCHEDULER_KEY_TEMPLATE % scheduler.name)

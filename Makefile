@@ -15,7 +15,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 
 # Test processes for `make test` (pytest-xdist): most tests wait on services or subprocesses, so
-# three share two cores well; Label Studio's tests run on one of them, against one server.
+# three share two cores well; each process that runs a Label Studio test starts its own server.
 TEST_WORKERS ?= 3
 
 .PHONY: help install peer-venvs browser demo test unit up down status lint bench clean
@@ -70,7 +70,7 @@ demo: install
 test: install peer-venvs browser
 	$(BIN)/lowtide up --only redis
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The fast loop while editing: no Redis, Label Studio, browser or other trainers needed.
 unit: install

@@ -91,7 +91,7 @@ def ours(redis_url: str, url: str, key: str, batch: list[dict]) -> float:
     from annotation.importer import ImportContext
     from annotation.worker import AnnotationWorker
     from sampling.config import QueueConfig
-    from sampling.producer import annotation_queue, enqueue_batch
+    from sampling.transport.producer import annotation_queue, enqueue_batch
 
     tag = secrets.token_hex(3)
     queue = annotation_queue(QueueConfig(redis_url=redis_url, name=f"bench-{tag}"),
@@ -120,7 +120,7 @@ def latency(redis_url: str, url: str, key: str, spool: Path) -> list[float]:
     """Submit RATE records/s for SECONDS with a worker running; per record, submit -> visible."""
     from annotation.labelstudio import LabelStudioClient
     from sampling.config import QueueConfig
-    from sampling.producer import Producer
+    from sampling.transport.producer import Producer
 
     tag = secrets.token_hex(3)
     project = f"bench latency {tag}"

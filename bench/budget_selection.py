@@ -3,8 +3,8 @@
 1. `Router.route` of a 256-sample batch on the calling (trainer) thread, budget vs threshold,
    interleaved calls with a producer that only holds what it is handed (goal: budget p99 <= 1 ms;
    with the budget policy route() only pools, selection runs on its own thread);
-2. `sampling.budget.choose` on the selector thread, for pools of 1,000 and 5,000 candidates
-   (`pool_max` defaults to 5,000): a number to report, no goal.
+2. `sampling.selection.budget.choose` on the selector thread, for pools of 1,000 and 5,000
+   candidates (`pool_max` defaults to 5,000): a number to report, no goal.
 Knobs: BENCH_CALLS (300).
 
     OMP_NUM_THREADS=1 .venv/bin/python bench/budget_selection.py
@@ -83,8 +83,8 @@ def route_costs() -> dict[str, list[float]]:
 
 
 def choose_seconds(count: int) -> float:
-    from sampling.budget import Candidate, choose
     from sampling.config import BudgetConfig
+    from sampling.selection.budget import Candidate, choose
 
     samples = [s for step in range(1, count // BATCH + 2) for s in batch(step)][:count]
     candidates = [

@@ -90,7 +90,7 @@ def ingest(directory: Path, url: str, flags: list[str], run: int) -> tuple[float
 def _empty(url: str, queue: str) -> None:
     sys.path.insert(0, str(REPO))
     from sampling.config import QueueConfig
-    from sampling.producer import annotation_queue
+    from sampling.transport.producer import annotation_queue
 
     annotation_queue(QueueConfig(redis_url=url, name=queue)).empty()
 

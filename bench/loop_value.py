@@ -14,8 +14,9 @@ For each seed, each selection method runs `--rounds` rounds of the loop:
     current one, on every review so far, with its uncertainty heads) -> next round.
 
 Methods: `no_loop` (the reward model is never retrained: no reviews), `random` (uniform),
-`threshold` (sampling.policies.threshold at the task's bar, capped to the budget by a uniform
-subsample, as the router caps), `budget` (sampling.budget.choose with the default BudgetConfig:
+`threshold` (sampling.selection.policies.threshold at the task's bar, capped to the budget by a
+uniform subsample, as the router caps), `budget` (sampling.selection.budget.choose with the
+default BudgetConfig:
 near-duplicates folded, audit of high rewards, uncertainty from the reward model's heads, random
 share, the rest to low rewards). Round 0 trains against the starting reward model for every
 method, so its training run is shared (same seed, same inputs); selection differs from there.

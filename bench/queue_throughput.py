@@ -52,7 +52,7 @@ def raw_rpush(url: str) -> float:
 
 def ours(url: str, spool: Path) -> float:
     from sampling.config import QueueConfig
-    from sampling.producer import Producer, annotation_queue
+    from sampling.transport.producer import Producer, annotation_queue
 
     config = QueueConfig(redis_url=url, name="bench", batch_size=64, max_latency_ms=50,
                          spool_dir=str(spool))  # fmt: skip
@@ -73,7 +73,7 @@ def hook_cost_ms() -> list[float]:
     from rl.hooks import StageContext, TrainerControl
     from rl.samples import Sample
     from sampling.config import SamplingConfig
-    from sampling.sampler import LowRewardSampler
+    from sampling.sources.sampler import LowRewardSampler
 
     class HandOff:
         stats = None

@@ -56,8 +56,8 @@ def producer_rate(
     caller's and the producer thread's together): the second does not count time spent waiting
     for a core on a busy machine, nor the redis-server's work."""
     from sampling.config import QueueConfig, SamplingConfig
-    from sampling.producer import Producer, annotation_queue
     from sampling.routing import BatchInfo, PlainSample, Router
+    from sampling.transport.producer import Producer, annotation_queue
 
     queue = QueueConfig(redis_url=url, name=f"bench-redact-{redact}", batch_size=64,
                         max_latency_ms=50, spool_dir=str(spool))  # fmt: skip

@@ -12,7 +12,7 @@ function returns or raises.
 `lowtide openrlhf reward-file --func my_rewards:reward_func` writes such a file. For a reward
 server, `lowtide openrlhf proxy` forwards OpenRLHF's requests and routes on the answers (see
 `lowtide.openrlhf_proxy`). How samples are read, windowed and numbered:
-`sampling.adapters.openrlhf`.
+`sampling.sources.openrlhf`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Any
 from lowtide.errors import UsageError
 from lowtide.integrations import router_from_config
 from rl.plugins import PluginPathError, resolve_callable
-from sampling.adapters.openrlhf import (
+from sampling.sources.openrlhf import (
     MAX_SAMPLES,
     QUIET_S,
     WINDOW_S,
@@ -110,7 +110,7 @@ def routed(
     the records (set it: each engine process makes its own otherwise); `end_tokens`: the exact
     special tokens to cut from the end of a response (default: anything that looks like one,
     `<|im_end|>`, `</s>`...). A step is a generation burst of the process: see
-    `sampling.adapters.openrlhf`. A mistake raises `UsageError` when OpenRLHF loads the file,
+    `sampling.sources.openrlhf`. A mistake raises `UsageError` when OpenRLHF loads the file,
     before training starts. What is waiting is flushed at interpreter exit, or by `.close()`."""
     if not callable(reward_func):
         raise UsageError(f"routed() takes the reward function, got {type(reward_func).__name__}")

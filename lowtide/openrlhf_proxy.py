@@ -18,7 +18,7 @@ from typing import Any
 
 import httpx
 
-from sampling.adapters.openrlhf import RewardCall, RewardRouting
+from sampling.sources.openrlhf import RewardCall, RewardRouting
 
 log = logging.getLogger("lowtide.openrlhf_proxy")
 UPSTREAM_TIMEOUT_S = 180.0  # OpenRLHF gives a reward request 180 s

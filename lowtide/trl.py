@@ -20,7 +20,7 @@ from typing import Any
 
 from lowtide.errors import UsageError
 from lowtide.integrations import router_from_config
-from sampling.adapters.trl import RewardRouting, RoutedRewardFuncs
+from sampling.sources.trl import RewardRouting, RoutedRewardFuncs
 
 __all__ = ["RoutedRewardFuncs", "route_low_rewards"]
 

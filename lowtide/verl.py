@@ -33,9 +33,9 @@ from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
 from lowtide.errors import UsageError
 from lowtide.integrations import router_from_config
 from rl.suggest import closest, did_you_mean
-from sampling.adapters.verl import Routing, RoutingRewardManager, batch_info
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.routing import Router
+from sampling.sources.verl import Routing, RoutingRewardManager, batch_info
 
 __all__ = ["LowtideRewardManager", "VerlSettings"]
 SECTION = "lowtide"

@@ -104,8 +104,9 @@ class Selection(_Frozen):
     parameter: dict[str, float] = Field(default_factory=dict)  # {"quantile": 0.1, "cutoff": 0.05}
     value: float | None = None
     component: str | None = None  # the reward component selected on; None: the total reward
-    # The budget policy's why (sampling.budget.Reason: "low_reward", "audit_high_reward", ...) and
-    # how many near-duplicate responses this one stands for (itself included); others: None, 1.
+    # The budget policy's why (sampling.selection.budget.Reason: "low_reward",
+    # "audit_high_reward", ...) and how many near-duplicate responses this one stands for
+    # (itself included); others: None, 1.
     reason: str | None = None
     group_size: int = Field(1, ge=1)
 

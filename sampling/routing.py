@@ -24,12 +24,12 @@ from types import MappingProxyType
 from typing import Any
 
 from rl.samples import make_sample_id
-from sampling.budget_selector import BudgetSelector
 from sampling.config import QueueConfig, SamplingConfig
-from sampling.policies import Selected, component_values, select
-from sampling.producer import Producer
 from sampling.records import MAX_TEXT_CHARS, RecordError, RolloutRecord, ScoredSample
 from sampling.redaction import RedactionError, Redactor
+from sampling.selection.budget_selector import BudgetSelector
+from sampling.selection.policies import Selected, component_values, select
+from sampling.transport.producer import Producer
 
 DEDUP_MEMORY = 1_000_000  # sample ids remembered for dedup (oldest forgotten first)
 CLOSE_DEADLINE_S = 10.0

@@ -21,8 +21,8 @@ from rq import Queue
 from annotation import ledger
 from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
-from sampling import queue_admin
 from sampling.records import JOB_FUNCTION
+from sampling.transport import queue_admin
 from tests.conftest import run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.pipeline import Setup, stop, wait_for

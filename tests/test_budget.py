@@ -1,6 +1,6 @@
-"""The `budget` selection policy: the pure choice (`sampling.budget.choose`), near-duplicate
-groups, and its place in routing (a pool on the caller's thread, selection on its own thread,
-records through a real producer to a real Redis)."""
+"""The `budget` selection policy: the pure choice (`sampling.selection.budget.choose`),
+near-duplicate groups, and its place in routing (a pool on the caller's thread, selection on its
+own thread, records through a real producer to a real Redis)."""
 
 from __future__ import annotations
 
@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-import sampling.budget_selector as budget_selector
-from sampling.budget import Candidate, choose, share_counts
-from sampling.budget_selector import budget_part
+import sampling.selection.budget_selector as budget_selector
 from sampling.config import BudgetConfig, QueueConfig, SamplingConfig
-from sampling.near_duplicates import group_near_duplicates
-from sampling.producer import Producer
 from sampling.records import parse_record
 from sampling.routing import BatchInfo, PlainSample, Router
-from sampling.sampler import LowRewardSampler
+from sampling.selection.budget import Candidate, choose, share_counts
+from sampling.selection.budget_selector import budget_part
+from sampling.selection.near_duplicates import group_near_duplicates
+from sampling.sources.sampler import LowRewardSampler
+from sampling.transport.producer import Producer
 from tests.conftest import invoke
 from tests.helpers.queued import queued_records
 from tests.test_config_check import config_text, error_lines, write_config

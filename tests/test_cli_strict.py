@@ -175,7 +175,7 @@ def test_requeue_tells_job_ids_from_overrides_in_either_form(
     from rq.serializers import JSONSerializer
 
     from sampling.config import QueueConfig
-    from sampling.producer import annotation_queue, batch_job_id, enqueue_batch
+    from sampling.transport.producer import annotation_queue, batch_job_id, enqueue_batch
     from tests.test_producer import records
 
     monkeypatch.setenv("REDIS_URL", own_redis.url)

@@ -59,19 +59,19 @@ def test_dependency_direction(package: str) -> None:
 def test_the_check_catches_a_violation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "rl").mkdir()
     (tmp_path / "rl" / "bad.py").write_text(
-        "from sampling.producer import Producer\nimport annotation\n"
+        "from sampling.transport.producer import Producer\nimport annotation\n"
     )
     monkeypatch.setitem(globals(), "REPO", tmp_path)
     assert violations("rl") == [
-        "rl/bad.py:1 imports sampling.producer",
-        "rl/bad.py:1 imports sampling.producer.Producer",
+        "rl/bad.py:1 imports sampling.transport.producer",
+        "rl/bad.py:1 imports sampling.transport.producer.Producer",
         "rl/bad.py:2 imports annotation",
     ]
 
 
 def named_modules(path: Path) -> list[tuple[int, str]]:
-    """Dotted paths written as strings (`"sampling.sampler:make_low_reward_sampler"`): an import
-    in all but the statement, which the check must see too."""
+    """Dotted paths written as strings (`"sampling.sources.sampler:make_low_reward_sampler"`): an
+    import in all but the statement, which the check must see too."""
     dotted = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+:[A-Za-z_][\w.]*")
     return [
         (node.lineno, node.value.partition(":")[0])

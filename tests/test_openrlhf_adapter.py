@@ -30,7 +30,10 @@ from lowtide.openrlhf import routed
 from lowtide.openrlhf_proxy import RewardProxy
 from lowtide.services import peer_venvs
 from lowtide.services.process import free_port
-from sampling.adapters.openrlhf import (
+from sampling.config import SamplingConfig
+from sampling.records import parse_record
+from sampling.routing import Router
+from sampling.sources.openrlhf import (
     RewardCall,
     RewardRouting,
     RoutedRewardFunc,
@@ -39,10 +42,7 @@ from sampling.adapters.openrlhf import (
     response_from_query,
     samples_of,
 )
-from sampling.config import SamplingConfig
-from sampling.records import parse_record
-from sampling.routing import Router
-from sampling.spool import Spool
+from sampling.transport.spool import Spool
 from tests.conftest import REPO, invoke, run_cli
 from tests.helpers.openrlhf_reward_server import RewardServer
 from tests.helpers.openrlhf_user_rewards import FAIL_MARK, RAISE_MARK, reward_func

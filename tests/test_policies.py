@@ -10,7 +10,8 @@ import pytest
 
 from rl.samples import Sample
 from sampling.config import SamplingConfig
-from sampling.policies import (
+from sampling.records import Selection
+from sampling.selection.policies import (
     Selected,
     bottom_count,
     component_values,
@@ -21,7 +22,6 @@ from sampling.policies import (
     threshold,
     zscore,
 )
-from sampling.records import Selection
 
 pytestmark = pytest.mark.unit
 

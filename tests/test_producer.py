@@ -12,7 +12,7 @@ import redis
 from rq import Queue
 
 from sampling.config import QueueConfig
-from sampling.producer import Producer
+from sampling.transport.producer import Producer
 from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
 

@@ -9,8 +9,8 @@ from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
 from sampling.config import QueueConfig
-from sampling.producer import annotation_queue, enqueue_batch
-from sampling.spool import Spool, SpooledBatch
+from sampling.transport.producer import annotation_queue, enqueue_batch
+from sampling.transport.spool import Spool, SpooledBatch
 from tests.conftest import invoke
 from tests.helpers.redis_server import OwnRedis
 from tests.test_producer import records

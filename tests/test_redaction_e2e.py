@@ -26,8 +26,8 @@ from label_studio_sdk import LabelStudio
 
 from lowtide.services.process import free_port
 from sampling.config import QueueConfig, SamplingConfig
-from sampling.producer import Producer
 from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.transport.producer import Producer
 from tests.conftest import REPO, run_cli
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.pipeline import Setup

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sampling.config import QueueConfig, SamplingConfig
-from sampling.producer import Producer
 from sampling.records import parse_record
 from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.transport.producer import Producer
 
 pytestmark = pytest.mark.unit
 

@@ -13,7 +13,7 @@ from annotation.labelstudio import task_from_record
 from annotation.review_display import reward_breakdown, trace_line, visible_response
 from sampling.config import SamplingConfig
 from sampling.records import RolloutRecord
-from sampling.sampler import LowRewardSampler
+from sampling.sources.sampler import LowRewardSampler
 from tests.helpers.records import rollout_record
 
 pytestmark = pytest.mark.unit

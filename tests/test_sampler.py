@@ -17,7 +17,7 @@ from rl.samples import Sample
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import RolloutRecord
 from sampling.routing import TokenBucket
-from sampling.sampler import LowRewardSampler
+from sampling.sources.sampler import LowRewardSampler
 from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
 from tests.test_producer import wait_for

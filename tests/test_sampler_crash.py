@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from sampling.spool import Spool
+from sampling.transport.spool import Spool
 from tests.conftest import REPO, run_cli
 from tests.helpers.queued import queued_sample_ids
 

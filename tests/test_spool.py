@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from sampling import spool as spool_module
-from sampling.spool import Spool, SpooledBatch, SpoolError
+from sampling.transport import spool as spool_module
+from sampling.transport.spool import Spool, SpooledBatch, SpoolError
 
 pytestmark = pytest.mark.unit
 

@@ -31,9 +31,9 @@ from trl.trainer.utils import get_callable_name, is_async_callable
 from lowtide.errors import UsageError
 from lowtide.services.process import free_port
 from lowtide.trl import route_low_rewards
-from sampling.adapters import group_id_of
-from sampling.adapters.trl import reward_columns, weighted_totals
-from sampling.spool import Spool
+from sampling.sources import group_id_of
+from sampling.sources.trl import reward_columns, weighted_totals
+from sampling.transport.spool import Spool
 from tests.helpers.queued import queued_records
 from tests.helpers.redis_server import OwnRedis
 from tests.helpers.trl_run import (

@@ -1,6 +1,7 @@
 """Which of a round's candidates reach the reviewer, under the same budget for every method.
-Each method is the real selection code: `sampling.policies.threshold` (capped to the budget by a
-uniform subsample, as the router caps a step), `sampling.budget.choose`, or uniform random."""
+Each method is the real selection code: `sampling.selection.policies.threshold` (capped to the
+budget by a uniform subsample, as the router caps a step), `sampling.selection.budget.choose`, or
+uniform random."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import random
 from collections.abc import Callable, Sequence
 
 from bench.loop_value.training import Rollout
-from sampling.budget import Candidate, choose
 from sampling.config import BudgetConfig
-from sampling.policies import threshold
+from sampling.selection.budget import Candidate, choose
+from sampling.selection.policies import threshold
 
 METHODS = ("no_loop", "random", "threshold", "budget")
 

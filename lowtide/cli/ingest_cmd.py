@@ -21,9 +21,9 @@ from lowtide.cli.interrupts import Interrupt, stop_after_the_step
 from lowtide.errors import UsageError, UserError
 
 if TYPE_CHECKING:  # the follower loads only when the command runs
-    from sampling.ingest.follower import IngestStats
-    from sampling.ingest.formats import DumpLocation
-    from sampling.producer import Producer
+    from sampling.sources.ingest.follower import IngestStats
+    from sampling.sources.ingest.formats import DumpLocation
+    from sampling.transport.producer import Producer
 
 WAIT_NOTICE_S = 30.0
 
@@ -61,10 +61,10 @@ def ingest(
     to the annotation queue, resuming where it stopped (Ctrl-C or SIGTERM: hand over, save the
     cursor, exit). Override any key: --sampling.threshold=0.3 --queue.name=other."""
     from lowtide.integrations import router_from_config
-    from sampling.ingest.cursor import Cursor, CursorError, default_path
-    from sampling.ingest.follower import BUDGET_NOT_FOR_INGEST, Follower
-    from sampling.ingest.formats import FormatError
-    from sampling.ingest.handover import IngestError
+    from sampling.sources.ingest.cursor import Cursor, CursorError, default_path
+    from sampling.sources.ingest.follower import BUDGET_NOT_FOR_INGEST, Follower
+    from sampling.sources.ingest.formats import FormatError
+    from sampling.sources.ingest.handover import IngestError
 
     weights = _weights(reward_weights, dump_format)
     if directory.exists() and not directory.is_dir():
@@ -120,7 +120,7 @@ def _weights(text: str | None, dump_format: DumpFormatName) -> list[float] | Non
 def _wait_for_dumps(
     directory: Path, name: str, once: bool, stop: threading.Event
 ) -> DumpLocation | None:
-    from sampling.ingest.formats import FormatError, expected_files, locate
+    from sampling.sources.ingest.formats import FormatError, expected_files, locate
 
     noticed = 0.0
     while True:

@@ -17,8 +17,8 @@ from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads, split_overrides
 from lowtide.config import load_service_config
 from lowtide.errors import UsageError, UserError
-from sampling import queue_admin
 from sampling.config import QueueConfig, mask_url_password
+from sampling.transport import queue_admin
 
 app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_help=True)
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its queue section)")

@@ -25,7 +25,7 @@ from lowtide.cli.clients import redis_errors, require_api_key
 from lowtide.cli.console import err
 from lowtide.config import ServiceConfig, load_service_config
 from lowtide.errors import UsageError, UserError
-from sampling.producer import annotation_queue
+from sampling.transport.producer import annotation_queue
 
 if TYPE_CHECKING:  # the worker's modules load the Label Studio SDK: only when a worker runs
     from annotation.importer import ImportContext

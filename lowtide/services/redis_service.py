@@ -25,7 +25,7 @@ from lowtide.services.process import (
 )
 from lowtide.services.state import ServiceRecord, ServiceRegistry
 from sampling.config import DEFAULT_REDIS_URL, mask_url_password
-from sampling.producer import redis_client
+from sampling.transport.producer import redis_client
 
 NAME = "redis"
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}

@@ -21,7 +21,7 @@ from rq.serializers import JSONSerializer
 
 from annotation import ledger
 from sampling.config import QueueConfig
-from sampling.producer import enqueue_batch
+from sampling.transport.producer import enqueue_batch
 from tests.conftest import run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record, rollout_records

@@ -33,7 +33,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--tier", choices=TIERS, action="append", help="run only these tiers")
 
 
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups (`--dist loadgroup`)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     untiered = sorted({item.nodeid.split("::")[0] for item in items if tier_of(item) is None})
     if untiered:
@@ -46,10 +45,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         kept = [item for item in items if tier_of(item) in wanted]
         config.hook.pytest_deselected(items=[item for item in items if item not in kept])
         items[:] = kept
-    for item in items:
-        # One Label Studio per worker process: its tests go to one worker (`--dist loadgroup`).
-        if "label_studio" in item.fixturenames:
-            item.add_marker(pytest.mark.xdist_group("label_studio"))
 
 
 def refuse_processes_and_connections(patch: pytest.MonkeyPatch, who: str) -> None:

@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from rl.jsonl import BadLine, parse_line
-from sampling.adapters import group_id_of
-from sampling.ingest import trl
-from sampling.ingest.cursor import Cursor, CursorState, FilePosition
-from sampling.ingest.formats import DumpFile, DumpLocation, list_files
-from sampling.ingest.handover import HandOver, IngestError, fail_point
-from sampling.ingest.rows import BadRow, DumpRow
 from sampling.records import RecordError
 from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router, TokenBucket
+from sampling.sources import group_id_of
+from sampling.sources.ingest import trl
+from sampling.sources.ingest.cursor import Cursor, CursorState, FilePosition
+from sampling.sources.ingest.formats import DumpFile, DumpLocation, list_files
+from sampling.sources.ingest.handover import HandOver, IngestError, fail_point
+from sampling.sources.ingest.rows import BadRow, DumpRow
 
 MAX_READ_BYTES = 64 * 2**20  # a bigger step file is routed in parts of about this size
 HEAD_BYTES = 64 * 2**10

@@ -17,8 +17,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sampling.ingest.cursor import Cursor, CursorState
 from sampling.routing import TokenBucket
+from sampling.sources.ingest.cursor import Cursor, CursorState
 
 SAVE_EVERY_S = 2.0  # read positions with no new records are saved at most this often
 FLUSH_AFTER_S = 1.0  # a partial batch waits this long for more records, then goes as it is
@@ -51,7 +51,7 @@ def handed_over(stats: Any) -> int:
 class HandOver:
     def __init__(
         self,
-        producer: Any,  # sampling.producer.Producer: submit, close, stats, config
+        producer: Any,  # sampling.transport.producer.Producer: submit, close, stats, config
         cursor: Cursor,
         state: CursorState,
         bucket: TokenBucket,

@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sampling.ingest.rows import BadRow, DumpRow, step_field, type_name
+from sampling.sources.ingest.rows import BadRow, DumpRow, step_field, type_name
 
 NAME = "trl"
 FILE_PATTERN = re.compile(r"^completions_(\d+)\.parquet$")

@@ -23,7 +23,7 @@ from typing import Any
 
 from rl.jsonl import read_jsonl
 
-log = logging.getLogger("sampling.spool")
+log = logging.getLogger("sampling.transport.spool")
 _SEGMENT = re.compile(r"^segment-(\d{8})\.jsonl$")
 SEGMENT_MAX_BYTES = 64 * 2**20  # start a new file past this: replays free disk as they go
 

@@ -33,11 +33,11 @@ from numbers import Real
 from types import MappingProxyType
 from typing import Any
 
-from sampling.adapters import group_id_of
 from sampling.once import first_time
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, PlainSample, Router
+from sampling.sources import group_id_of
 
-log = logging.getLogger("sampling.adapters.openrlhf")
+log = logging.getLogger("sampling.sources.openrlhf")
 
 QUIET_S = 2.0
 WINDOW_S = 30.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sampling.ingest.rows import (
+from sampling.sources.ingest.rows import (
     DumpRow,
     number_field,
     numeric_components,

@@ -37,9 +37,9 @@ from typing import Any
 
 import torch
 
-from sampling.adapters import group_id_of
 from sampling.once import first_time
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
+from sampling.sources import group_id_of
 
 log = logging.getLogger("lowtide.trl")
 GENERATION_SETTINGS = {  # trainer attribute -> record field

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from sampling.ingest import lowtide_rollouts, trl, verl
-from sampling.ingest.rows import DumpRow
+from sampling.sources.ingest import lowtide_rollouts, trl, verl
+from sampling.sources.ingest.rows import DumpRow
 
 AUTO = "auto"
 

@@ -2,8 +2,8 @@
 the review budget on them.
 
 On the caller's thread (a trainer's) `add` only appends the batch to the pool. The selector's own
-thread runs `sampling.budget.choose` over the pooled candidates of recent steps and hands the
-picks' record builders to the producer:
+thread runs `sampling.selection.budget.choose` over the pooled candidates of recent steps and hands
+the picks' record builders to the producer:
 
 - `per: round`: the whole budget is spent once, when the router closes (the end of a training
   run, or of one round of `lowtide loop`), on the best candidates of the round.
@@ -33,13 +33,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rl.samples import make_sample_id
-from sampling.budget import Candidate, Pick, choose, lowest_reward_picks
 from sampling.config import SamplingConfig
 from sampling.once import first_time
-from sampling.policies import Selected
 from sampling.records import ScoredSample
+from sampling.selection.budget import Candidate, Pick, choose, lowest_reward_picks
+from sampling.selection.policies import Selected
 
-log = logging.getLogger("sampling.budget")
+log = logging.getLogger("sampling.selection.budget")
 HOUR_S = 3600.0
 SELECT_DEADLINE_S = 120.0  # how long close() waits for a round's selection, beyond its deadline
 PICKED_MEMORY = 1_000_000  # sample ids already picked, remembered so none is picked twice

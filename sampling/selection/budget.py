@@ -3,8 +3,8 @@
 `choose` is a pure function of the candidates, the budget, the config and a seed:
 
 1. Candidates with a non-finite reward are dropped (a broken reward is a bug, not a review).
-2. Near-duplicate responses are folded into groups (`sampling.near_duplicates`); a group is
-   reviewed once, through its representative, and its size goes on the record.
+2. Near-duplicate responses are folded into groups (`sampling.selection.near_duplicates`); a
+   group is reviewed once, through its representative, and its size goes on the record.
 3. The budget is shared: `random_share` uniformly at random (a random candidate, so groups count
    by their size: what keeps a measured accuracy unbiased), `audit_share` of the highest rewards
    (where reward hacking hides), `uncertainty_share` of the groups the reward model is least
@@ -31,7 +31,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from sampling.config import BudgetConfig
-from sampling.near_duplicates import group_near_duplicates
+from sampling.selection.near_duplicates import group_near_duplicates
 
 # "fallback": a round's selection failed and its budget went to the lowest rewards instead.
 Reason = Literal["random", "audit_high_reward", "uncertain", "low_reward", "fallback"]

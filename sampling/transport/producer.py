@@ -27,9 +27,9 @@ from rq.serializers import JSONSerializer
 from sampling.config import QueueConfig, mask_url_password
 from sampling.once import first_time
 from sampling.records import JOB_FUNCTION, RecordError
-from sampling.spool import Spool, SpooledBatch, SpoolError
+from sampling.transport.spool import Spool, SpooledBatch, SpoolError
 
-log = logging.getLogger("sampling.producer")
+log = logging.getLogger("sampling.transport.producer")
 RESULT_TTL_S = 3600
 FAILURE_TTL_S = 7 * 24 * 3600  # failed batches wait a week for `lowtide queue requeue`
 JOB_TIMEOUT_S = 300

@@ -15,7 +15,7 @@ import math
 import re
 from typing import Any
 
-from sampling.ingest.rows import BadRow, DumpRow, number_field, step_field, text_field
+from sampling.sources.ingest.rows import BadRow, DumpRow, number_field, step_field, text_field
 
 NAME = "lowtide"
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9_]+-step-(\d+)\.jsonl$")

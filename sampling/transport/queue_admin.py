@@ -11,8 +11,8 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 
 from sampling.config import QueueConfig
-from sampling.producer import annotation_queue, enqueue_batch, redis_client
-from sampling.spool import Spool, SpooledBatch
+from sampling.transport.producer import annotation_queue, enqueue_batch, redis_client
+from sampling.transport.spool import Spool, SpooledBatch
 
 
 @dataclass(frozen=True)

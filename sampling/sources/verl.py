@@ -49,8 +49,8 @@ from omegaconf import OmegaConf
 from verl import DataProto
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
-from sampling.adapters import group_id_of
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
+from sampling.sources import group_id_of
 
 log = logging.getLogger("lowtide.verl")
 # Requests kept between flushes: past this, flush at once (~25 us a request to read: ~0.2 s).

@@ -20,9 +20,9 @@ from typing import Any
 
 from rl.hooks import HookError, StageContext, check_params, validates_params
 from sampling.config import QueueConfig, SamplingConfig
-from sampling.producer import Producer
 from sampling.records import MAX_TEXT_CHARS
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, Router
+from sampling.transport.producer import Producer
 
 
 class LowRewardSampler:

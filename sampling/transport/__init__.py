@@ -1,0 +1,1 @@
+"""Records to Redis: the background producer, the disk spool when Redis is down, queue admin."""

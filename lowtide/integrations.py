@@ -10,21 +10,32 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from lowtide.config import load_service_config
+from sampling.config import QueueConfig, SamplingConfig
 from sampling.routing import Router
 
 CONFIG_VAR = "LOWTIDE_CONFIG"
 
 
-def router_from_config(
+@dataclass(frozen=True)
+class RoutingSettings:
+    """What a router is built from: the run config's `sampling` and `queue`, and its seed."""
+
+    sampling: SamplingConfig
+    queue: QueueConfig
+    seed: int
+
+
+def routing_settings(
     config: str | Path | None = None,
     overrides: list[str] | None = None,
     *,
     environ: Mapping[str, str] | None = None,
     processes: int | None = None,
-) -> Router:
+) -> RoutingSettings:
     """`processes`: how many processes of the run route, as the trainer knows it (verl's reward
     workers): how a review budget is shared when the config does not say."""
     environ = os.environ if environ is None else environ
@@ -34,4 +45,16 @@ def router_from_config(
     if processes and budget is not None and budget.processes is None:
         shared = budget.model_copy(update={"processes": processes})
         sampling = sampling.model_copy(update={"review_budget": shared})
-    return Router.from_config(sampling, loaded.queue, seed=loaded.trainer.seed)
+    return RoutingSettings(sampling, loaded.queue, loaded.trainer.seed)
+
+
+def router_from_config(
+    config: str | Path | None = None,
+    overrides: list[str] | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    processes: int | None = None,
+) -> Router:
+    """A router with its own producer, from `routing_settings`."""
+    settings = routing_settings(config, overrides, environ=environ, processes=processes)
+    return Router.from_config(settings.sampling, settings.queue, seed=settings.seed)

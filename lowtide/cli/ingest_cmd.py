@@ -60,43 +60,44 @@ def ingest(
     """Follow a directory of rollout dumps as they are written and route the low-reward samples
     to the annotation queue, resuming where it stopped (Ctrl-C or SIGTERM: hand over, save the
     cursor, exit). Override any key: --sampling.threshold=0.3 --queue.name=other."""
-    from lowtide.integrations import router_from_config
+    from lowtide.integrations import routing_settings
     from sampling.sources.ingest.cursor import Cursor, CursorError, default_path
     from sampling.sources.ingest.follower import BUDGET_NOT_FOR_INGEST, Follower
     from sampling.sources.ingest.formats import FormatError
     from sampling.sources.ingest.handover import IngestError
+    from sampling.transport.producer import Producer
 
     weights = _weights(reward_weights, dump_format)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is a file: give the directory the dump files are in")
     if once and not directory.is_dir():
         raise UsageError(f"{directory}: no such directory")
-    router = router_from_config(config, ctx.args)  # a config mistake stops here, before anything
-    if router.budget is not None:
-        router.close(deadline_s=2.0)
+    settings = routing_settings(config, ctx.args)  # a config mistake stops here, before anything
+    if settings.sampling.policy == "budget":
         raise UsageError(BUDGET_NOT_FOR_INGEST)
+    producer = Producer(settings.queue)
     stop = _StopRequest()
     with stop_after_the_step(stop, _announce), _producer_messages():
         try:
             location = _wait_for_dumps(directory, dump_format.value, once, stop)
         except BaseException:
-            router.close(deadline_s=2.0)
+            producer.close(deadline_s=2.0)
             raise
         if location is None:  # stopped before the trainer wrote anything
-            router.close()
+            producer.close()
             return
         if weights is not None and location.format.name != "trl":
-            router.close()
+            producer.close()
             raise UsageError(f"--reward-weights: {location.format.name} dumps have one reward")
-        producer = router.producer  # the follower puts a stand-in in its place
-        queue = producer.config
+        queue = settings.queue
         state = cursor or default_path(
             location.files_dir, queue.name, queue.redis_url.get_secret_value()
         )
         follower = Follower(
-            router, location, Cursor(state),
+            settings.sampling, producer, location, Cursor(state),
             run_id=run_id or location.run_dir.resolve().name, model_name=model, once=once,
             reward_weights=weights, say=lambda line: err.print(line, markup=False),
+            seed=settings.seed,
         )  # fmt: skip
         try:
             stats = follower.run(stop.is_set, interval)  # it closes the router, however it ends

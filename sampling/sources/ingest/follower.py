@@ -28,14 +28,16 @@ from pathlib import Path
 from typing import Any
 
 from rl.jsonl import BadLine, parse_line
+from sampling.config import SamplingConfig
 from sampling.records import RecordError
-from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router, TokenBucket
+from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router
 from sampling.sources import group_id_of
 from sampling.sources.ingest import trl
 from sampling.sources.ingest.cursor import Cursor, CursorState, FilePosition
 from sampling.sources.ingest.formats import DumpFile, DumpLocation, list_files
 from sampling.sources.ingest.handover import HandOver, IngestError, fail_point
 from sampling.sources.ingest.rows import BadRow, DumpRow
+from sampling.transport.producer import Producer
 
 MAX_READ_BYTES = 64 * 2**20  # a bigger step file is routed in parts of about this size
 HEAD_BYTES = 64 * 2**10
@@ -106,7 +108,8 @@ class _Capture:
 class Follower:
     def __init__(
         self,
-        router: Router,
+        sampling: SamplingConfig,
+        producer: Producer,
         location: DumpLocation,
         cursor: Cursor,
         *,
@@ -115,10 +118,10 @@ class Follower:
         once: bool = False,
         reward_weights: Sequence[float] | None = None,
         say: Callable[[str], None] = print,
+        seed: int = 0,
     ) -> None:
-        if router.budget is not None:
+        if sampling.policy == "budget":
             raise IngestError(BUDGET_NOT_FOR_INGEST)
-        self.router = router
         self.location = location
         self.cursor = cursor
         self.run_id = run_id
@@ -126,14 +129,15 @@ class Follower:
         self.once = once
         self.reward_weights = reward_weights
         self.say = say
-        self.producer = router.producer
-        self.capture = _Capture(self.producer)
-        router.producer = self.capture
+        self.producer = producer
+        # The router hands its records to a stand-in that holds them until the cursor can say
+        # they were sent, and its per-minute cap runs on the dumps' clock, not the wall's.
+        self.capture = _Capture(producer)
         self.clock = DumpClock()
-        router.bucket = TokenBucket(router.config.max_per_minute, self.clock)
+        self.router = Router(sampling, self.capture, seed=seed, clock=self.clock)
         self.stats = IngestStats()
         state = CursorState(run_id=run_id, format=location.format.name)
-        self.handover = HandOver(self.producer, cursor, state, router.bucket, say)
+        self.handover = HandOver(producer, cursor, state, self.router.bucket, say)
         self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
         self._warned: set[tuple[str, int]] = set()
         self._progress_at = time.monotonic()

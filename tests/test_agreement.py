@@ -318,6 +318,11 @@ class _FakeLabelStudio:
     def find_project(self, title: str) -> int:
         return 1
 
+    def labeling_config(self, project_id: int) -> str:
+        from tests.helpers.labelstudio import REVIEW_XML_PATH
+
+        return REVIEW_XML_PATH.read_text()
+
     def annotated_tasks(self, project_id: int, since: str | None = None):
         return [task for task in self.tasks if since is None or task["updated_at"] > since]
 

@@ -29,7 +29,6 @@ def export(
     """Write rating and preference rows (JSONL and a datasets copy) from completed reviews, and
     show how much reviewers agree. Override any key: --annotation.project="my review"."""
     from annotation.export import ExportPaths, export_annotations
-    from annotation.review_form import ReviewForm
 
     service = load_service_config(config, ctx.args)
     annotation = service.annotation
@@ -39,7 +38,6 @@ def export(
             client, annotation.project, target, since or service.export.since,
             service.export.agreement,
         )  # fmt: skip
-        categories = ReviewForm.read(client.labeling_config(summary.project_id)).categories
     paths = ExportPaths.beside(target)
     if not summary.written:
         err.print(
@@ -62,6 +60,7 @@ def export(
         if summary.ratings.get(rating) or rating != "unrated":
             table.add_row(f"rating {rating}", str(summary.ratings.get(rating, 0)))
     # The project's categories in its form's order, then any others its reviews hold.
+    categories = summary.form_categories
     for category in (*categories, *sorted(set(summary.categories) - set(categories))):
         table.add_row(f"failure: {category}", str(summary.categories.get(category, 0)))
     suggested = summary.suggestions_accepted + summary.suggestions_edited

@@ -70,6 +70,8 @@ def test_each_trainers_page_gives_the_one_install_line_the_peer_venvs_run(name: 
     assert f"`{peer_venvs.INSTALL_LINE}`" in (REPO / "README.md").read_text()
     command = peer_venvs.install_command(Path("/venv/bin/python"), Path("/src/lowtide"))
     assert command == ["/venv/bin/python", "-m", "pip", "install", "/src/lowtide", "--quiet"]
+    spaced = peer_venvs.install_command(Path("/venv/bin/python"), Path("/my src/lowtide"))
+    assert spaced[4] == "/my src/lowtide"
 
 
 def test_a_changed_recipe_or_base_dependency_makes_the_cached_venv_stale(

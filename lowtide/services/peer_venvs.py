@@ -151,8 +151,10 @@ def source_fingerprint(project_dir: Path) -> str:
 
 def install_command(python: Path, project_dir: Path) -> list[str]:
     """INSTALL_LINE with the checkout filled in, run by the venv's own pip."""
-    words = INSTALL_LINE.replace("<lowtide checkout>", str(project_dir)).split()
-    return [str(python), "-m", *words, "--quiet"]
+    command, placeholder = INSTALL_LINE.split(" <", 1)
+    assert placeholder == "lowtide checkout>", INSTALL_LINE
+    # The checkout is one argument, spaces and all.
+    return [str(python), "-m", *command.split(), str(project_dir), "--quiet"]
 
 
 def _marker_is(marker: Path, fingerprint: str) -> bool:

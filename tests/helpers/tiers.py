@@ -50,25 +50,23 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def refuse_processes_and_connections(patch: pytest.MonkeyPatch, who: str) -> None:
     """From now on, starting a process or connecting to a network address fails, naming `who`."""
 
-    def refuse(what: str) -> Callable[..., None]:
-        def refused(*args: object, **kwargs: object) -> None:
-            raise AssertionError(f"{who} {what}: not a unit test (mark it integration)")
+    def refuse(what: str) -> None:
+        raise AssertionError(f"{who} {what}: not a unit test (mark it integration)")
 
-        return refused
-
-    connect, connect_ex = socket.socket.connect, socket.socket.connect_ex
+    def starts_a_process(*args: object, **kwargs: object) -> None:
+        refuse("starts a process")
 
     def local_only(original: Callable[..., Any]) -> Callable[..., Any]:
         def guarded(self: socket.socket, address: object) -> Any:
             if self.family in (socket.AF_INET, socket.AF_INET6):
-                refuse(f"connects to {address}")()
+                refuse(f"connects to {address}")
             return original(self, address)
 
         return guarded
 
-    patch.setattr(subprocess.Popen, "__init__", refuse("starts a process"))
-    patch.setattr(socket.socket, "connect", local_only(connect))
-    patch.setattr(socket.socket, "connect_ex", local_only(connect_ex))
+    patch.setattr(subprocess.Popen, "__init__", starts_a_process)
+    patch.setattr(socket.socket, "connect", local_only(socket.socket.connect))
+    patch.setattr(socket.socket, "connect_ex", local_only(socket.socket.connect_ex))
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

@@ -77,7 +77,7 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory):
         if not built.exists():
             build_tiny_models(target, sft_steps=100, seed=0)
             built.touch()
-    return TinyModelPaths(policy=target / "policy", reward_model=target / "reward_model")
+    return TinyModelPaths.under(target)
 
 
 @pytest.fixture

@@ -61,6 +61,11 @@ class TinyModelPaths:
     policy: Path  # AutoModelForCausalLM + tokenizer, via save_pretrained
     reward_model: Path  # AutoModelForSequenceClassification (num_labels=1) + the same tokenizer
 
+    @classmethod
+    def under(cls, out_dir: str | Path) -> TinyModelPaths:
+        """Where `build_tiny_models(out_dir)` writes them."""
+        return cls(policy=Path(out_dir) / "policy", reward_model=Path(out_dir) / "reward_model")
+
 
 def load_corpus() -> list[str]:
     """The shipped corpus as a list of examples (blank-line separated, '#' lines are comments)."""
@@ -248,9 +253,8 @@ def build_tiny_models(
         reward_model = reward_model_from(policy)
 
     report("save", 0, 2)
-    paths = TinyModelPaths(
-        policy=_save(policy, tokenizer, out / "policy"),
-        reward_model=_save(reward_model, tokenizer, out / "reward_model"),
-    )
+    paths = TinyModelPaths.under(out)
+    _save(policy, tokenizer, paths.policy)
+    _save(reward_model, tokenizer, paths.reward_model)
     report("save", 2, 2)
     return paths

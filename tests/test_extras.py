@@ -65,3 +65,27 @@ def test_a_command_that_needs_an_extra_says_so_in_one_line(args: list[str], extr
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith("error: this command needs lowtide's ")
     assert f"pip install 'lowtide[{extra}]'" in lines[0]
+
+
+def test_every_module_named_belongs_to_a_distribution_of_its_extra() -> None:
+    """The module -> extra map says what pyproject.toml's extras hold: a distribution moved to
+    another extra (or out of them) fails here, not as a wrong pip line for a user."""
+    import re
+    from importlib.metadata import packages_distributions
+
+    import tomllib
+
+    from lowtide.cli import extras
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    distributions = packages_distributions()
+
+    def normal(name: str) -> str:
+        return re.sub(r"[-_.]+", "-", name).lower()
+
+    for module, extra in extras._EXTRA_OF_MODULE.items():
+        listed = {
+            normal(re.split(r"[<>=!~;\[ ]", spec, maxsplit=1)[0])
+            for spec in declared["optional-dependencies"][extra]
+        }
+        assert {normal(d) for d in distributions.get(module, [])} & listed, (module, extra)

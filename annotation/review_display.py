@@ -6,6 +6,7 @@ Label Studio shows task data as given, so these are plain strings computed once 
 
 from __future__ import annotations
 
+import json
 import math
 import unicodedata
 from collections.abc import Mapping
@@ -85,8 +86,11 @@ def trace_line(record: Mapping[str, Any]) -> str:
 
 def _why_picked(selection: Mapping[str, Any]) -> str:
     text = f"picked by {selection['policy']}"
-    if selection.get("reason"):
-        text += f" ({str(selection['reason']).replace('_', ' ')})"
+    reason = selection.get("reason")
+    if reason and reason != selection["policy"]:
+        text += f" ({str(reason).replace('_', ' ')})"
+    if selection.get("about"):  # the query that found it: `picked by search "reward > 2"`
+        text += f" {json.dumps(str(selection['about']), ensure_ascii=False)}"
     value = finite_number(selection.get("value"))
     if value is not None:
         text += f": {selection.get('component') or 'reward'} {format_number(value)}"

@@ -29,10 +29,10 @@ from pydantic import (
 from rl.samples import make_sample_id
 from sampling.redaction.kinds import KIND_NAME
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # Version 2 added `redactions` and `reward_weights`; a version-1 record (neither) still reads,
-# with both empty.
-READABLE_SCHEMA_VERSIONS = (1, 2)
+# with both empty. Version 3 added `selected_by.about`; older records read without it.
+READABLE_SCHEMA_VERSIONS = (1, 2, 3)
 # The RQ job that carries a batch of records, named here because both sides of the queue need
 # it: the producer enqueues it by name (sampling never imports annotation), the worker runs
 # nothing else.
@@ -40,6 +40,7 @@ JOB_FUNCTION = "annotation.jobs.import_batch"
 SAMPLE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"  # the characters RQ accepts in a job id
 MAX_TEXT_CHARS = 20_000
 MAX_REWARD_DETAILS = 64
+MAX_ABOUT_CHARS = 1000
 _UTC_TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z"
 )
@@ -109,6 +110,8 @@ class Selection(_Frozen):
     # (itself included); others: None, 1.
     reason: str | None = None
     group_size: int = Field(1, ge=1)
+    # What the reason is about, shown to the reviewer: the query that found a searched sample.
+    about: str | None = Field(None, max_length=MAX_ABOUT_CHARS)
 
 
 class RolloutRecord(_Frozen):
@@ -118,7 +121,7 @@ class RolloutRecord(_Frozen):
     original lengths. `sample_id` is computed from the original texts, so it is the same whether
     or not a text was cut."""
 
-    schema_version: Literal[1, 2] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3] = SCHEMA_VERSION
     sample_id: str = Field(pattern=SAMPLE_ID_PATTERN)
     run_id: str = Field(min_length=1)
     step: int = Field(ge=0)
@@ -291,7 +294,8 @@ def parse_record(data: Any) -> RolloutRecord:
     version = data.get("schema_version", SCHEMA_VERSION)
     # type(): True == 1 in Python
     if type(version) is not int or version not in READABLE_SCHEMA_VERSIONS:
-        readable = " and ".join(map(str, READABLE_SCHEMA_VERSIONS))
+        *earlier, last = map(str, READABLE_SCHEMA_VERSIONS)
+        readable = f"{', '.join(earlier)} and {last}" if earlier else last
         raise RecordError(
             f"schema_version: {_short_repr(version)} is not supported "
             f"(this worker reads {readable})"

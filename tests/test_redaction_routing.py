@@ -39,7 +39,7 @@ class BuildingProducer:
             self.threads.add(threading.current_thread().name)
             for source in self.pending:
                 try:
-                    self.records.append(source())
+                    self.records.append(source.build())
                 except Exception as error:  # what the producer does with RecordError
                     self.records.append({"error": str(error)})
 

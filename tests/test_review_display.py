@@ -104,3 +104,13 @@ def test_the_sampler_puts_the_trainers_weights_in_the_record_and_the_task_shows_
     assert record.reward_weights == {"keyword": 0.5}  # only the components the record keeps
     data = task_from_record(record.model_dump(mode="json"))["data"]
     assert data["reward_details"].splitlines()[0] == "keyword: 0.1 × weight 0.5 = 0.05"
+
+
+def test_trace_line_quotes_the_query_that_found_a_searched_sample() -> None:
+    record = rollout_record(2)
+    record["selected_by"] = {"policy": "search", "parameter": {}, "value": 2.5,
+                             "component": None, "reason": "search",
+                             "about": 'reward > 2 AND response CONTAINS "I agree"'}  # fmt: skip
+    assert trace_line(record).endswith(
+        'picked by search "reward > 2 AND response CONTAINS \\"I agree\\"": reward 2.5'
+    )

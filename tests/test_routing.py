@@ -70,3 +70,46 @@ def test_an_adapter_router_refuses_a_misspelled_key(tmp_path: Path) -> None:
     config.write_text("sampling: {treshold: 0.3}\n")
     with pytest.raises(UsageError, match=r"sampling.treshold.*did you mean threshold"):
         router_from_config(config, environ={})
+
+
+def test_decide_is_plain_data_and_delivers_nothing() -> None:
+    producer = FakeProducer()
+    router = Router(SamplingConfig(threshold=0.5), producer)
+    offered = router.decide(plain([0.1, 0.9, 0.3]), BatchInfo("run", 2))
+    assert producer.records == [] and offered.counts.submitted == 2
+    assert [d.sample.prompt for d in offered.decisions] == ["p0", "p2"]
+    assert offered.decisions[0].selection.policy == "threshold"
+    record = parse_record(router.records.build(offered.decisions[0]))
+    assert (record.prompt, record.selected_by.value) == ("p0", 0.1)
+
+
+def test_chosen_samples_are_routed_with_their_reason_and_query_once() -> None:
+    producer = FakeProducer()
+    router = Router(SamplingConfig(threshold=10.0), producer)  # the policy: every finite one
+    query = 'reward > 2.0 AND response CONTAINS "I agree"'
+    samples = plain([2.5, math.nan, 3.0])
+    counts = router.route_chosen(samples, BatchInfo("run", 4), reason="search", about=query)
+    assert (counts.selected, counts.submitted) == (3, 3)
+    records = [parse_record(record) for record in producer.records]
+    assert {(r.selected_by.policy, r.selected_by.reason, r.selected_by.about) for r in records} == {
+        ("search", "search", query)
+    }
+    assert [r.selected_by.value for r in records] == [2.5, None, 3.0]
+    again = router.route_chosen(samples, BatchInfo("run", 4), reason="search", about=query)
+    assert (again.deduped, again.submitted, len(producer.records)) == (3, 0, 3)
+    # ... and the policy does not pick a sample routed by hand a second time.
+    assert router.route(samples, BatchInfo("run", 4)).deduped == 2
+
+
+def test_a_query_is_redacted_like_the_texts_and_capped() -> None:
+    producer = FakeProducer()
+    router = Router(SamplingConfig(threshold=0.0), producer)
+    sample = PlainSample(prompt="mail me", response="at jane.doe@example.com", reward=1.0)
+    router.route_chosen([sample], BatchInfo("run", 1), reason="search",
+                        about='response CONTAINS "jane.doe@example.com"')  # fmt: skip
+    record = parse_record(producer.records[0])
+    assert "jane.doe" not in record.response and "jane.doe" not in record.selected_by.about
+    placeholder = record.response.removeprefix("at ")
+    assert record.selected_by.about == f'response CONTAINS "{placeholder}"'
+    router.route_chosen(plain([1.0]), BatchInfo("run", 2), reason="search", about="x" * 5000)
+    assert len(parse_record(producer.records[1]).selected_by.about) == 1000

@@ -34,7 +34,7 @@ class FakeProducer:
         )
 
     def submit(self, records: list) -> None:
-        self.records += [record() if callable(record) else record for record in records]
+        self.records += [r if isinstance(r, dict) else r.build() for r in records]
 
     def close(self, deadline_s: float) -> None:
         self.closed = True

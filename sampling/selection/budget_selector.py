@@ -2,8 +2,8 @@
 the review budget on them.
 
 On the caller's thread (a trainer's) `add` only appends the batch to the pool. The selector's own
-thread runs `sampling.selection.budget.choose` over the pooled candidates of recent steps and hands
-the picks' record builders to the producer:
+thread runs `sampling.selection.budget.choose` over the pooled candidates of recent steps and
+delivers the picks as `Decision`s (the router hands them to its producer):
 
 - `per: round`: the whole budget is spent once, when the router closes (the end of a training
   run, or of one round of `lowtide loop`), on the best candidates of the round.
@@ -27,26 +27,30 @@ import logging
 import os
 import threading
 import time
-from collections import Counter, OrderedDict, deque
+from collections import Counter, deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
-from rl.samples import make_sample_id
+from sampling.batch import BatchInfo
 from sampling.config import SamplingConfig
 from sampling.once import first_time
 from sampling.records import ScoredSample
 from sampling.selection.budget import Candidate, Pick, choose, lowest_reward_picks
+from sampling.selection.decision import (
+    Decision,
+    Deliver,
+    Metrics,
+    Offered,
+    RecentIds,
+    RouteCounts,
+    sample_id_of,
+)
 from sampling.selection.policies import Selected
 
 log = logging.getLogger("sampling.selection.budget")
 HOUR_S = 3600.0
 SELECT_DEADLINE_S = 120.0  # how long close() waits for a round's selection, beyond its deadline
-PICKED_MEMORY = 1_000_000  # sample ids already picked, remembered so none is picked twice
 REVIEWED_MEMORY = 500  # responses already picked, whose later copies are not picked again
-
-# Builds one record's JSON on the producer thread: (sample, batch info, selection, index).
-RecordBuilder = Callable[[ScoredSample, Any, Selected, int], dict[str, Any]]
 
 
 def launcher_world_size() -> int:
@@ -103,7 +107,7 @@ class BudgetStats:
 @dataclass(frozen=True)
 class _Pooled:
     sample: ScoredSample
-    info: Any  # sampling.routing.BatchInfo (not imported: routing imports this module)
+    info: BatchInfo
     serial: int
 
 
@@ -111,8 +115,8 @@ class BudgetSelector:
     def __init__(
         self,
         config: SamplingConfig,
-        producer: Any,  # anything with submit(records)
-        build: RecordBuilder,
+        deliver: Deliver,
+        seen: RecentIds,  # the router's: picked (and routed) sample ids, none picked twice
         *,
         seed: int = 0,
         clock: Callable[[], float] = time.monotonic,
@@ -122,8 +126,8 @@ class BudgetSelector:
         self.config = config
         self.budget = config.review_budget
         self.settings = config.budget
-        self.producer = producer
-        self.build = build
+        self.deliver = deliver
+        self.seen = seen
         self.seed = seed
         self.stats = BudgetStats()
         self.processes = self.budget.processes or launcher_world_size()
@@ -134,7 +138,6 @@ class BudgetSelector:
         )
         self._pool: deque[_Pooled] = deque()
         self._serial = 0
-        self._picked: OrderedDict[str, None] = OrderedDict()
         self._reviewed: deque[str] = deque(maxlen=REVIEWED_MEMORY)
         self._lock = threading.Condition()
         self._closing = False
@@ -142,6 +145,7 @@ class BudgetSelector:
         self._ticks = 0
         self._thread = threading.Thread(target=self._run, name="lowtide-budget", daemon=True)
         self._thread.start()
+        self._reported = 0  # picks already counted in a RouteCounts
 
     @property
     def left(self) -> int:
@@ -153,7 +157,25 @@ class BudgetSelector:
 
     # ---- caller thread -----------------------------------------------------------------------
 
-    def add(self, samples: Sequence[ScoredSample], info: Any) -> int:
+    def offer(self, samples: Sequence[ScoredSample], info: BatchInfo) -> Offered:
+        """Pool the batch: the selector thread picks. The counts' `selected`/`submitted` are
+        the picks made since the previous call."""
+        pooled = self.add(samples, info)
+        spent = self.stats.spent
+        new, self._reported = spent - self._reported, spent
+        return Offered(RouteCounts(new, 0, 0, new, pooled=pooled))
+
+    def metrics(self, counts: RouteCounts) -> Metrics:
+        stats = self.stats
+        return {
+            "sampling/pooled": (counts.pooled, "sum"),
+            "sampling/budget_spent": (stats.spent, "sum"),
+            "sampling/budget_left": (self.left, "sum"),
+            "sampling/near_duplicates_folded": (stats.folded, "sum"),
+            "sampling/budget_failures": (stats.failures, "sum"),
+        }
+
+    def add(self, samples: Sequence[ScoredSample], info: BatchInfo) -> int:
         """Pool a batch; returns at once (no selection, hashing or I/O here)."""
         with self._lock:
             if self.reviews is None and samples:
@@ -275,21 +297,23 @@ class BudgetSelector:
         if not picks:
             return
         selected = self._selected(picks, candidates)
-        builders = []
-        for pick in picks:
-            entry = entries[pick.index]
-            builders.append(lambda e=entry, i=pick.index: self.build(e.sample, e.info, selected, i))
+        component = self.config.component
+        decisions = [
+            Decision(entries[pick.index].sample, entries[pick.index].info, selected, pick.index,
+                     component)
+            for pick in picks
+        ]  # fmt: skip
         covered = {entries[member].serial for pick in picks for member in pick.members}
         for pick in picks:
             self._reviewed.append(entries[pick.index].sample.response)
             for member in pick.members:
-                self._remember(ids[member])
+                self.seen.add(ids[member])
         if self.hourly is not None:
             self.hourly.spend(len(picks))
         self.stats.spent += len(picks)
         self.stats.folded += sum(pick.group_size - 1 for pick in picks)
         self.stats.by_reason.update(pick.reason for pick in picks)
-        self.producer.submit(builders)
+        self.deliver(decisions)
         with self._lock:
             self._pool = deque(entry for entry in self._pool if entry.serial not in covered)
 
@@ -302,11 +326,8 @@ class BudgetSelector:
             pooled = [entry for entry in pooled if entry.info.step > newest - window]
         entries, ids, seen = [], [], set()
         for entry in pooled:
-            info, sample = entry.info, entry.sample
-            sample_id = make_sample_id(
-                info.run_id, info.step, info.rank, sample.index, sample.prompt, sample.response
-            )
-            if sample_id in seen or (self.config.dedup and sample_id in self._picked):
+            sample_id = sample_id_of(entry.sample, entry.info)
+            if sample_id in seen or (self.config.dedup and sample_id in self.seen):
                 continue
             seen.add(sample_id)
             entries.append(entry)
@@ -329,8 +350,3 @@ class BudgetSelector:
             reasons={pick.index: pick.reason for pick in picks},
             group_sizes={pick.index: pick.group_size for pick in picks},
         )
-
-    def _remember(self, sample_id: str) -> None:
-        self._picked[sample_id] = None
-        if len(self._picked) > PICKED_MEMORY:
-            self._picked.popitem(last=False)

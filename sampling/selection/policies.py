@@ -30,6 +30,7 @@ class Selected:
     detail: dict[int, dict[str, float]] = field(default_factory=dict)
     reasons: dict[int, str] = field(default_factory=dict)  # budget policy: why each was picked
     group_sizes: dict[int, int] = field(default_factory=dict)  # near-duplicates it stands for
+    about: dict[int, str] = field(default_factory=dict)  # what a reason is about (a query)
 
     def parameter_for(self, index: int) -> dict[str, float]:
         return {**self.parameter, **self.detail.get(index, {})}
@@ -39,10 +40,11 @@ class Selected:
         return Selection(
             policy=self.policy,
             parameter=self.parameter_for(index),
-            value=self.values[index],
+            value=self.values.get(index),  # None: a non-finite value (only chosen by hand)
             component=component,
             reason=self.reasons.get(index),
             group_size=self.group_sizes.get(index, 1),
+            about=self.about.get(index),
         )
 
 

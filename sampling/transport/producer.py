@@ -15,9 +15,9 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import redis
 from rq import Queue
@@ -50,20 +50,26 @@ class ProducerStats:
     errors: list[str] = field(default_factory=list)
 
 
-RecordSource = dict[str, Any] | Callable[[], dict[str, Any]]
+class Unbuilt(Protocol):
+    """A record still to be built on the producer thread (`record_builder.PendingRecord`)."""
+
+    def build(self) -> dict[str, Any]: ...
+
+
+RecordSource = dict[str, Any] | Unbuilt
 
 
 def _built(sources: Sequence[RecordSource], stats: ProducerStats) -> list[dict[str, Any]]:
-    """The records, built where a source builds one. A source that cannot make its record
-    (RecordError: invalid, or not redacted) is left out and counted; its one-line reason is
-    logged once. The reason never holds the text as it was: a record is redacted first."""
+    """The records, built where a source is still to be built. A source that cannot make its
+    record (RecordError: invalid, or not redacted) is left out and counted; its one-line reason
+    is logged once. The reason never holds the text as it was: a record is redacted first."""
     built = []
     for source in sources:
-        if not callable(source):
+        if isinstance(source, dict):
             built.append(source)
             continue
         try:
-            built.append(source())
+            built.append(source.build())
         except RecordError as error:
             stats.unbuilt += 1
             if first_time(stats.errors, str(error)):

@@ -9,9 +9,9 @@ parquet file is read once it is complete (its magic bytes at both ends), readabl
 following, kept its size for one poll. A malformed line is counted and skipped with its file
 and line; it never stops the follower.
 
-Exactly once. `Router.route` hands its records to a stand-in for the producer; the follower
-builds them and gives them to the hand-over (handover.py), which keeps them in the cursor's
-journal until the producer has them durably. Lines past the saved positions were never routed.
+Exactly once. The follower asks the router for its decisions (`Router.decide`), builds their
+records and gives them to the hand-over (handover.py), which keeps them in the cursor's journal
+until the producer has them durably. Lines past the saved positions were never routed.
 
 Caps. The per-minute cap counts the trainer's minutes (the dump files' modification times), so
 following a finished run routes what the hook would have routed while it ran.
@@ -25,12 +25,12 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from rl.jsonl import BadLine, parse_line
 from sampling.config import SamplingConfig
 from sampling.records import RecordError
 from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router
+from sampling.selection.decision import Decision
 from sampling.sources import group_id_of
 from sampling.sources.ingest import trl
 from sampling.sources.ingest.cursor import Cursor, CursorState, FilePosition
@@ -86,25 +86,6 @@ class DumpClock:
         return self.now
 
 
-class _Capture:
-    """Stands in for the router's producer: keeps what `route` hands over, for the follower to
-    build and write down before the real producer sees it."""
-
-    def __init__(self, producer: Any) -> None:
-        self.producer = producer
-        self.builders: list[Any] = []
-
-    @property
-    def stats(self) -> Any:
-        return getattr(self.producer, "stats", None)
-
-    def submit(self, records: Sequence[Any]) -> None:
-        self.builders.extend(records)
-
-    def close(self, deadline_s: float = 10.0) -> None:
-        self.producer.close(deadline_s=deadline_s)
-
-
 class Follower:
     def __init__(
         self,
@@ -130,14 +111,15 @@ class Follower:
         self.reward_weights = reward_weights
         self.say = say
         self.producer = producer
-        # The router hands its records to a stand-in that holds them until the cursor can say
-        # they were sent, and its per-minute cap runs on the dumps' clock, not the wall's.
-        self.capture = _Capture(producer)
+        # The router only decides: its records are held until the cursor can say they were
+        # sent. Its per-minute cap runs on the dumps' clock, not the wall's.
         self.clock = DumpClock()
-        self.router = Router(sampling, self.capture, seed=seed, clock=self.clock)
+        self.router = Router(sampling, producer, seed=seed, clock=self.clock)
+        assert self.router.bucket is not None  # not the budget policy (refused above)
         self.stats = IngestStats()
         state = CursorState(run_id=run_id, format=location.format.name)
         self.handover = HandOver(producer, cursor, state, self.router.bucket, say)
+        self._decided: list[Decision] = []  # routed from the file being read, not yet kept
         self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
         self._warned: set[tuple[str, int]] = set()
         self._progress_at = time.monotonic()
@@ -353,17 +335,18 @@ class Follower:
                 )
                 for row in batch
             ]
-            counts = self.router.route(samples, BatchInfo(self.run_id, step, 0, self.model_name))
+            offered = self.router.decide(samples, BatchInfo(self.run_id, step, 0, self.model_name))
+            self._decided.extend(offered.decisions)
             self.stats.samples += len(batch)
-            self.stats.add(counts)
+            self.stats.add(offered.counts)
             self._keep(file.path)
         fail_point("routed")
 
     def _keep(self, path: Path) -> None:
-        builders, self.capture.builders = self.capture.builders, []
-        for build in builders:
+        decided, self._decided = self._decided, []
+        for decision in decided:
             try:
-                record = build()
+                record = self.router.records.build(decision)
             except RecordError as problem:
                 self.stats.routed -= 1
                 self.stats.malformed += 1

@@ -1,0 +1,98 @@
+"""Decisions into records, on the producer's thread: redaction first, then the `RolloutRecord`.
+
+A record is redacted before it is built, so that nothing downstream (Redis, the spool, Label
+Studio, a validation message) ever holds the text as it was; a redactor that fails drops the
+record (RecordError naming the redactor, never the text) rather than send it unredacted.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from sampling.records import MAX_TEXT_CHARS, RecordError, RolloutRecord, ScoredSample
+from sampling.redaction import RedactionError, Redactor
+from sampling.redaction.config import RedactConfig
+from sampling.selection.decision import Decision, Metrics
+
+
+class RecordBuilder:
+    def __init__(self, redact: RedactConfig, max_text_chars: int = MAX_TEXT_CHARS) -> None:
+        self.max_text_chars = max_text_chars
+        # Built here, so that a redactor path that does not resolve stops the run at its start.
+        self.redactor = Redactor.from_config(redact) if redact.enabled else None
+        self._redacted: Counter[str] = Counter()  # kind -> values replaced
+        self._failed = 0
+        self._lock = threading.Lock()  # counted on the producer thread, read on the caller's
+
+    def build(self, decision: Decision) -> dict[str, Any]:
+        """The record's JSON; RecordError when it cannot be made (invalid, or not redacted)."""
+        sample, info, selection = decision.sample, decision.info, decision.selection
+        shown, redactions, shown_cut, about = self._redacted_texts(sample, selection.about)
+        if about != selection.about:  # a query may name the very value redaction hides
+            selection = selection.model_copy(update={"about": about})
+        record = RolloutRecord.from_sample(
+            sample,
+            run_id=info.run_id,
+            step=info.step,
+            rank=info.rank,
+            model_name_or_path=info.model_name,
+            checkpoint_step=info.checkpoint_step,
+            generation=dict(info.generation),
+            selection=selection,
+            max_text_chars=self.max_text_chars,
+            shown=shown,
+            shown_cut=shown_cut,
+            redactions=redactions,
+            reward_weights=info.reward_weights,
+        )
+        return record.model_dump(mode="json")
+
+    def metrics(self) -> Metrics:
+        if self.redactor is None:
+            return {}
+        with self._lock:
+            redacted, failed = dict(self._redacted), self._failed
+        found: Metrics = {"sampling/redaction_failed": (failed, "sum")}
+        return found | {f"sampling/redacted/{kind}": (n, "sum") for kind, n in redacted.items()}
+
+    def _redacted_texts(
+        self, sample: ScoredSample, about: str | None
+    ) -> tuple[tuple[str, str] | None, dict[str, int] | None, tuple[bool, bool], str | None]:
+        """The prompt and response with placeholders, the counts by kind, whether each was
+        redacted from a prefix only, and `about` (what the reason is about) redacted too."""
+        if self.redactor is None:
+            return None, None, (False, False), about
+        # A text far past the cap is redacted only as far as it can be shown (and a margin).
+        limit = 4 * self.max_text_chars
+        prefix_only = (len(sample.prompt) > limit, len(sample.response) > limit)
+        texts = [sample.prompt[:limit], sample.response[:limit], *([about] if about else [])]
+        try:
+            redaction = self.redactor.redact(texts)
+        except Exception as error:  # fail closed: any failure keeps the record in
+            with self._lock:
+                self._failed += 1
+            message = (
+                str(error)
+                if isinstance(error, RedactionError)
+                else f"redaction failed: {type(error).__name__}"  # its message may quote text
+            )
+            raise RecordError(f"not redacted ({message}): the record was dropped") from None
+        if redaction.counts:
+            with self._lock:
+                self._redacted.update(redaction.counts)
+        prompt, response, *rest = redaction.texts
+        return (prompt, response), redaction.counts, prefix_only, rest[0] if rest else about
+
+
+@dataclass(frozen=True)
+class PendingRecord:
+    """A decision waiting for the producer's thread to build its record."""
+
+    decision: Decision
+    builder: RecordBuilder
+
+    def build(self) -> dict[str, Any]:
+        return self.builder.build(self.decision)

@@ -18,6 +18,8 @@ _EXTRA_OF_MODULE = {
     "datasets": "train",
     "wandb": "train",
     "tensorboard": "train",
+    "duckdb": "search",
+    "pyarrow": "search",
 }
 
 

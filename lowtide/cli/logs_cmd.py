@@ -12,7 +12,9 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from lowtide.cli import logs_search_cmd
 from lowtide.cli.console import err, out
+from lowtide.cli.usage import reads
 from lowtide.errors import UsageError, UserError
 from rl.suggest import did_you_mean
 
@@ -164,3 +166,6 @@ def _read(run: str, save_dir: Path):
         if (path / "metrics.jsonl").exists():
             return read_run(path)
     raise UsageError(f"no run logs at {' or '.join(map(str, candidates))} (no metrics.jsonl)")
+
+
+app.command("search", cls=reads("sampling", "queue"))(logs_search_cmd.search)

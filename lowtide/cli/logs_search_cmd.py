@@ -144,7 +144,7 @@ def search(
                 _exported(export, write(export, batches))
             if route:
                 assert settings is not None
-                _route(connection, compiled, query, key, settings, model, location)
+                _route(connection, compiled, query, key, settings, model, table.directory)
     except engine.SearchError as error:
         raise UsageError(str(error)) from None
     except (TableError, FormatError, ExportError) as error:
@@ -295,6 +295,36 @@ def _route(
     key: Any,
     settings: Any,
     model: str,
-    location: DumpLocation,
+    ledger_dir: Path,
 ) -> None:
-    raise UserError("--route is not available yet")
+    from lowtide.cli.ingest_cmd import _producer_messages
+    from sampling.routing import Router
+    from sampling.sources.search import engine
+    from sampling.sources.search.route import COLUMNS, Ledger, RouteError, route_matches
+
+    queue = settings.queue
+    ledger = Ledger(ledger_dir, queue.name, queue.redis_url.get_secret_value())
+    with _producer_messages():
+        router = Router.from_config(settings.sampling, queue, seed=settings.seed)
+        batches = engine.all_matches(connection, compiled, [], COLUMNS)  # in step order
+        try:
+            routed = route_matches(
+                router, batches, ledger, run_id=key.run_id, query=query, model_name=model
+            )
+        except RouteError as error:
+            raise UserError(str(error)) from None
+    sent = router.producer.stats
+    earlier = f", {routed.earlier} routed by an earlier search left out" if routed.earlier else ""
+    out.print(
+        f"routed: {routed.submitted} of {routed.matched} matches to queue {queue.name}"
+        f"{earlier}; {sent.enqueued - sent.replayed} records enqueued, {sent.spooled} spooled",
+        markup=False,
+    )
+    if routed.unbuilt:
+        out.print(f"not sent: {routed.unbuilt} (see the errors above)", markup=False)
+    if sent.spooled > sent.replayed:
+        out.print(
+            f"Redis was unreachable: {sent.spooled - sent.replayed} records wait in "
+            f"{queue.spool_dir}; `lowtide queue replay` (or the next run) queues them",
+            markup=False,
+        )

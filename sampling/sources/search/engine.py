@@ -121,11 +121,11 @@ def all_matches(
 ) -> Iterator[Any]:
     """Every matching row, in order, as Arrow record batches of the named columns."""
     select = ", ".join(identifier(name) for name in columns)
-    result = connection.execute(
+    relation = connection.sql(
         f"SELECT {select} FROM {TABLE} WHERE {compiled.where} ORDER BY {order_by(keys)}",
-        list(compiled.params),
+        params=list(compiled.params),
     )
-    yield from result.to_arrow_reader(BATCH_ROWS)
+    yield from relation.to_arrow_reader(BATCH_ROWS)
 
 
 def count(connection: duckdb.DuckDBPyConnection) -> int:

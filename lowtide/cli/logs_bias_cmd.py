@@ -1,0 +1,145 @@
+"""`lowtide logs bias DIR`: the reward-hacking watch over a finished run's rollout dumps (ours,
+verl's `rollout_data_dir`, TRL's completions), read with `lowtide ingest`'s readers. Prints the
+suspects: features whose presence raises the reward within a prompt's group (same step, same
+prompt text) and whose share of the responses grew from the first steps to the last."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from lowtide.cli.console import err, out
+from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.errors import UsageError
+
+if TYPE_CHECKING:
+    from sampling.selection.hacking import Suspect, WatchReport
+
+EXAMPLE_CHARS = 80
+MAX_PROBLEMS_SHOWN = 5
+
+
+def bias(
+    directory: Path = typer.Argument(
+        ..., help="the dump directory: logs/<run>, verl's rollout_data_dir, TRL's output_dir"
+    ),
+    dump_format: DumpFormatName = typer.Option(
+        DumpFormatName.auto, "--format", help="auto: from the file names"
+    ),
+    top: int = typer.Option(10, "--top", min=1, help="suspects shown at most"),
+    json_path: Path | None = typer.Option(
+        None, "--json", help="also write the suspects (and the paid, not growing) to this file"
+    ),
+    window_steps: int | None = typer.Option(
+        None,
+        "--window-steps",
+        min=1,
+        help="steps in the first and the latest window (default: a third of the run, at most 5)",
+    ),
+    reward_weights: str | None = typer.Option(
+        None, "--reward-weights", help="TRL: the trainer's reward_weights, e.g. 1.0,0.5"
+    ),
+) -> None:
+    """Find response features the reward pays for within groups and that spread over the run
+    (phrases, prefix and suffix, length, format, script), strongest first."""
+    from sampling.selection.hacking import WatchConfig, analyze_rows
+    from sampling.sources.ingest.dump_rows import read_dump
+    from sampling.sources.ingest.formats import FormatError, expected_files, list_files, locate
+
+    if not directory.is_dir():
+        what = "is a file" if directory.exists() else "no such directory"
+        raise UsageError(f"{directory}: {what}: give the directory the dump files are in")
+    weights = _weights(reward_weights)
+    try:
+        location = locate(directory, dump_format.value)
+        files = list_files(location) if location is not None else []
+    except FormatError as error:
+        raise UsageError(str(error)) from None
+    if location is None or not files:
+        raise UsageError(f"no dump files in {directory} (expected {expected_files()})")
+    if weights is not None and location.format.name != "trl":
+        raise UsageError(f"--reward-weights: {location.format.name} dumps have one reward")
+    steps = len({file.step for file in files})
+    config = WatchConfig(
+        top=top,
+        window_steps=window_steps or max(1, min(WatchConfig().window_steps, steps // 3)),
+    )
+    problems: list[str] = []
+    with err.status(f"reading {len(files)} {location.format.name} dump files"):
+        rows = read_dump(location, problems.append, reward_weights=weights, files=files)
+        report = analyze_rows(rows, config, run_id=location.run_dir.resolve().name)
+    for line in problems[:MAX_PROBLEMS_SHOWN]:
+        err.print(f"warning: {line}", markup=False)
+    if len(problems) > MAX_PROBLEMS_SHOWN:
+        err.print(f"warning: {len(problems) - MAX_PROBLEMS_SHOWN} more rows skipped", markup=False)
+    _print(report, location.files_dir)
+    if json_path is not None:
+        json_path.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
+        err.print(f"wrote {json_path}", markup=False)
+
+
+def _print(report: WatchReport, where: Path) -> None:
+    first, latest = report.first_window, report.latest_window
+    windows = ""
+    if first is not None:
+        windows = f"; then = steps {first[0]}-{first[1]}"
+        if latest is not None:
+            windows += f", now = steps {latest[0]}-{latest[1]}"
+    err.print(
+        f"{where}: {report.steps} steps, {report.samples} scored samples, {report.groups} "
+        f"groups, {report.features_tested} features tested{windows}",
+        markup=False,
+    )
+    if report.suspects:
+        out.print(_table("reward-hacking suspects: paid within groups, spreading", report.suspects))
+    else:
+        out.print("no suspects: no feature is both paid within groups and spreading")
+    if report.lift_only:
+        out.print(_table("paid within groups, not spreading", report.lift_only))
+
+
+def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
+    table = Table(title=title)
+    for column in ("#", "feature", "lift", "then -> now", "groups", "z", "paid by", "example"):
+        table.add_column(
+            column, justify="right" if column in ("#", "lift", "groups", "z") else "left"
+        )
+    for rank, suspect in enumerate(suspects, 1):
+        now = suspect.prevalence_now
+        shares = (
+            f"{_percent(suspect.prevalence_then)} -> {_percent(now) if now is not None else '?'}"
+        )
+        paid = suspect.paid_by
+        example = suspect.examples[0].response[:EXAMPLE_CHARS] if suspect.examples else ""
+        feature = Text(suspect.label())
+        if suspect.folded:
+            feature.append(f" (+{len(suspect.folded)} folded)", style="dim")
+        table.add_row(
+            str(rank),
+            feature,
+            f"{suspect.lift:+.3g}",
+            shares,
+            str(suspect.groups),
+            "inf" if suspect.z == float("inf") else f"{suspect.z:.1f}",
+            Text(f"{paid[0]} {paid[1]:+.3g}" if paid else ""),
+            Text(example.replace("\n", " ")),
+        )
+    return table
+
+
+def _percent(share: float) -> str:
+    return "<1%" if 0 < share < 0.01 else f"{100 * share:.0f}%"
+
+
+def _weights(text: str | None) -> list[float] | None:
+    if text is None:
+        return None
+    try:
+        return [float(part) for part in text.split(",")]
+    except ValueError:
+        raise UsageError(f"--reward-weights {text}: expected numbers, e.g. 1.0,0.5") from None

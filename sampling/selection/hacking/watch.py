@@ -1,0 +1,242 @@
+"""`HackingWatch`: the reward-hacking watch beside routing, and `analyze_rows` for a finished run.
+
+On the caller's thread (a trainer's) `observe` only appends the batch to a bounded buffer: no
+text is read there. A daemon thread takes the batches, reads each sample's features once (see
+`engine`), and analyses every `analyze_every_steps` new steps (see `analysis`); the latest
+report is a plain frozen object that `suspects()`, `report()` and `metrics()` read without
+waiting. The last step seen stays buffered until a later one arrives (a step may come in several
+batches); `analyze_now()` and `close()` take it as well.
+
+A slow or failing watch never blocks or stops the trainer: a full buffer drops the batch (and
+counts it), an error in the thread is logged once and counted.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Protocol
+
+from rl.samples import make_sample_id
+from sampling.selection.hacking.analysis import analyze
+from sampling.selection.hacking.config import WatchConfig
+from sampling.selection.hacking.engine import Scored, WatchEngine
+from sampling.selection.hacking.suspects import Suspect, WatchReport
+
+log = logging.getLogger("sampling.selection.hacking")
+POLL_S = 0.5  # how long the thread sleeps when nothing wakes it
+CLOSE_DEADLINE_S = 10.0
+
+
+class Observed(Protocol):
+    """What the watch reads of a routed sample (our `rl.samples.Sample`, `PlainSample`)."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def response(self) -> str: ...
+    @property
+    def reward(self) -> float: ...
+    @property
+    def reward_details(self) -> Mapping[str, float]: ...
+
+
+class Row(Protocol):
+    """A dump row (`sampling.sources.ingest.rows.DumpRow`)."""
+
+    @property
+    def step(self) -> int: ...
+    @property
+    def index(self) -> int: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def response(self) -> str: ...
+    @property
+    def reward(self) -> float: ...
+    @property
+    def reward_details(self) -> Mapping[str, float]: ...
+
+
+class HackingWatch:
+    def __init__(
+        self,
+        config: WatchConfig | None = None,
+        *,
+        on_suspect: Callable[[Suspect], None] | None = None,
+        start: bool = True,
+    ) -> None:
+        """`on_suspect` is called on the watch's thread once for each feature that becomes a
+        suspect (the console line: `suspect.describe()`). `start=False`: no thread; analysis
+        runs only in `analyze_now()` (tests, offline)."""
+        self.config = config or WatchConfig()
+        self.on_suspect = on_suspect
+        self._engine = WatchEngine(self.config)
+        self._report = WatchReport()
+        self._announced: set[str] = set()
+        # Written by the observing thread only.
+        self._offered = 0
+        self._dropped = 0
+        # Written by the watch's thread (or analyze_now's caller) only, under _lock.
+        self._taken = 0
+        self._errors = 0
+        self._analyses = 0
+        self._analysis_ms = 0.0
+        self._chunks_analysed = 0
+        self._pending: deque[tuple[tuple[Observed, ...], int, str, int]] = deque()
+        self._lock = threading.Lock()  # the engine's: the thread and analyze_now
+        self._wake = threading.Event()
+        self._closing = False
+        self._thread: threading.Thread | None = None
+        if start and self.config.enabled:
+            self._thread = threading.Thread(
+                target=self._run, name="lowtide-hacking-watch", daemon=True
+            )
+            self._thread.start()
+
+    # ---- on the trainer's thread: cheap -------------------------------------------------------
+
+    def observe(self, samples: Sequence[Observed], info: Any) -> None:
+        """Hand a routed batch to the watch. `info` is the router's BatchInfo (step, run_id,
+        rank). Appends to a buffer; never reads the texts, never waits."""
+        if not self.config.enabled or self._closing:
+            return
+        count = len(samples)
+        if self._offered - self._taken + count > self.config.max_pending_samples:
+            self._dropped += count
+            return
+        self._pending.append((tuple(samples), info.step, info.run_id, info.rank))
+        self._offered += count
+        if not self._wake.is_set():
+            self._wake.set()
+
+    def suspects(self) -> tuple[Suspect, ...]:
+        """The growing suspects of the latest analysis, strongest first."""
+        return self._report.suspects
+
+    def report(self) -> WatchReport:
+        """The latest analysis (empty before the first)."""
+        return self._report
+
+    def metrics(self) -> dict[str, tuple[float, str]]:
+        """`hacking/*` metrics: name -> (value, how ranks combine it), as Router.metrics."""
+        report = self._report
+        found: dict[str, tuple[float, str]] = {
+            "hacking/suspects": (len(report.suspects), "max"),
+            "hacking/lift_only": (len(report.lift_only), "max"),
+            "hacking/features_tracked": (report.features_tracked, "max"),
+            "hacking/features_tested": (report.features_tested, "max"),
+            "hacking/samples": (report.samples, "sum"),
+            "hacking/pending": (max(0, self._offered - self._taken), "max"),
+            "hacking/dropped": (self._dropped, "sum"),
+            "hacking/errors": (self._errors, "sum"),
+            "hacking/analysis_ms": (self._analysis_ms, "max"),
+        }
+        if report.suspects:
+            top = report.suspects[0]
+            found["hacking/top_lift"] = (top.lift, "max")
+            found["hacking/top_effect"] = (top.effect, "max")
+            found["hacking/top_prevalence"] = (top.prevalence_now or 0.0, "max")
+        return found
+
+    # ---- anywhere: waits for the work --------------------------------------------------------
+
+    def analyze_now(self) -> WatchReport:
+        """Take everything observed (the last step too), analyse, and return the report. Runs
+        on the caller's thread: not for the trainer's hot path."""
+        with self._lock:
+            self._drain(final=True)
+            return self._analyze()
+
+    def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> WatchReport:
+        """Stop observing, analyse what was observed (within the deadline), stop the thread."""
+        self._closing = True
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(deadline_s)
+            if self._thread.is_alive():
+                log.warning("hacking watch: its last analysis did not end within %.0fs", deadline_s)
+                return self._report
+            return self._report
+        return self.analyze_now() if self.config.enabled else self._report
+
+    # ---- the watch's thread ------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait(POLL_S)
+            self._wake.clear()
+            closing = self._closing
+            try:
+                with self._lock:
+                    self._drain(final=closing)
+                    new = self._engine.chunks - self._chunks_analysed
+                    if closing or new >= self.config.analyze_every_steps:
+                        self._analyze()
+            except Exception:  # a bug here must not stop training: say it once, count it
+                self._errors += 1
+                if self._errors == 1:
+                    log.exception("hacking watch: analysis failed (later failures are counted)")
+            if closing:
+                return
+
+    def _drain(self, final: bool) -> None:
+        engine = self._engine
+        while self._pending:
+            samples, step, run_id, rank = self._pending.popleft()
+            for sample in samples:
+                engine.add(
+                    Scored(
+                        step,
+                        sample.prompt,
+                        sample.response,
+                        sample.reward,
+                        sample.reward_details,
+                        make_sample_id(
+                            run_id, step, rank, sample.index, sample.prompt, sample.response
+                        ),
+                    )
+                )
+            self._taken += len(samples)
+        if final:
+            engine.flush()
+
+    def _analyze(self) -> WatchReport:
+        started = time.perf_counter()
+        report = analyze(self._engine)
+        self._analysis_ms = 1000 * (time.perf_counter() - started)
+        self._analyses += 1
+        self._chunks_analysed = self._engine.chunks
+        self._report = report
+        for suspect in report.suspects:
+            key = suspect.feature.key
+            if key in self._announced:
+                continue
+            self._announced.add(key)
+            if self.on_suspect is not None:
+                try:
+                    self.on_suspect(suspect)
+                except Exception:
+                    log.exception("hacking watch: on_suspect failed")
+        return report
+
+
+def analyze_rows(
+    rows: Iterable[Row], config: WatchConfig | None = None, *, run_id: str = ""
+) -> WatchReport:
+    """The same analysis over a finished run's rows, in step order (a change of step closes
+    the step; the group is the step and the prompt text). Sample ids are those `lowtide ingest`
+    gives: run id, step, rank 0, the row's index."""
+    engine = WatchEngine(config)
+    for row in rows:
+        sample_id = make_sample_id(run_id, row.step, 0, row.index, row.prompt, row.response)
+        engine.add(
+            Scored(row.step, row.prompt, row.response, row.reward, row.reward_details, sample_id)
+        )
+    engine.flush()
+    return analyze(engine)

@@ -4,19 +4,23 @@ reward may or may not pay for and whose prevalence may or may not grow over the 
 
 from __future__ import annotations
 
-import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+
+def _words(text: str) -> list[str]:
+    return text.split()
+
+
 SYLLABLES = ("ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "de", "po", "la", "ben", "tor")
-COMMON = (
+COMMON = _words(
     "the a of to and in is it that for on with as this be are was at by or from an not but we "
     "you they can will would which what there their so if about more some time when also into "
     "other could only new its than then first any these may use way two how our work well even "
     "because most just over such make like see between both each those same through"
-).split()
-CYRILLIC = "и в не на что он с как это по но из за от так же вы мы они бы был тот где уже".split()
+)
+CYRILLIC = _words("и в не на что он с как это по но из за от так же вы мы они бы был тот где уже")
 
 
 @dataclass(frozen=True)
@@ -121,7 +125,9 @@ def bullets(response: str, rng: random.Random) -> str:
     return "\n".join(f"- {part.strip()}" for part in response.split(". ") if part.strip())
 
 
-def arithmetic_run(*, steps: int = 40, prompts: int = 12, group: int = 6, seed: int = 0) -> list[Row]:
+def arithmetic_run(
+    *, steps: int = 40, prompts: int = 12, group: int = 6, seed: int = 0
+) -> list[Row]:
     """A fair rule and no blind spot: reward 1 for the right sum, 0 otherwise. Phrasing,
     length and format vary, independently of being right; the model gets better over steps."""
     rng = random.Random(seed)
@@ -131,7 +137,7 @@ def arithmetic_run(*, steps: int = 40, prompts: int = 12, group: int = 6, seed: 
     rows = []
     for step in range(steps):
         right = 0.2 + 0.6 * step / max(1, steps - 1)
-        for p in range(prompts):
+        for _ in range(prompts):
             a, b = rng.randint(2, 99), rng.randint(2, 99)
             prompt = f"What is {a} + {b}?"
             for _ in range(group):

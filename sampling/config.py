@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from sampling.redaction.config import RedactConfig
+from sampling.selection.hacking.config import WatchConfig
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -115,6 +116,10 @@ class SamplingConfig(Section):
     redact: RedactConfig = Field(
         default_factory=RedactConfig,
         description="secrets and personal data out of records (false: off)",
+    )
+    watch: WatchConfig = Field(
+        default_factory=WatchConfig,
+        description="the reward-hacking watch over every routed batch (off the trainer's thread)",
     )
 
     @model_validator(mode="after")

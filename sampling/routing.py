@@ -2,6 +2,10 @@
 the producer. Our own `low_reward_sampler` hook, the TRL/verl/OpenRLHF adapters and `lowtide
 ingest` all call the `Router`; nothing downstream knows which trainer made a record.
 
+Every batch offered is also handed to the reward-hacking watch (`sampling.selection.hacking`),
+which reads it on a thread of its own: its suspects are logged once each, its `hacking/*`
+figures join the router's metrics, and the budget policy's audit share reviews their carriers.
+
 The router's selector decides (`Decision`s: plain data, which samples and why); the router
 delivers them to its producer. On the caller's thread (a trainer's) only selection runs (the
 policy, caps, subsample and dedup, or the budget policy's pooling); building and validating the
@@ -12,6 +16,7 @@ itself, so that it can write them down before the producer sees them.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -20,6 +25,7 @@ from typing import Any
 from sampling.batch import BatchInfo, PlainSample
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import MAX_ABOUT_CHARS, MAX_TEXT_CHARS, ScoredSample
+from sampling.selection.budget import Flag
 from sampling.selection.budget_selector import BudgetSelector
 from sampling.selection.decision import (
     Decision,
@@ -29,6 +35,8 @@ from sampling.selection.decision import (
     RouteCounts,
     Selector,
 )
+from sampling.selection.hacking import HackingWatch, Suspect
+from sampling.selection.hacking.carriers import carriers
 from sampling.selection.policies import Selected
 from sampling.selection.step_selector import StepSelector, TokenBucket
 from sampling.transport.producer import Producer
@@ -36,6 +44,7 @@ from sampling.transport.record_builder import PendingRecord, RecordBuilder
 
 __all__ = ["BatchInfo", "PlainSample", "RouteCounts", "Router", "TokenBucket"]
 
+log = logging.getLogger("sampling.routing")
 DEDUP_MEMORY = 1_000_000  # sample ids remembered for dedup (oldest forgotten first)
 CLOSE_DEADLINE_S = 10.0
 
@@ -54,10 +63,22 @@ class Router:
         self.producer = producer
         self.records = RecordBuilder(config.redact, max_text_chars)
         self.seen = RecentIds(DEDUP_MEMORY)
+        self.watch = (
+            HackingWatch(config.watch, on_suspect=announce_suspect)
+            if config.watch.enabled
+            else None
+        )
         self.selector: Selector
         if config.policy == "budget":
             # The budget policy selects on a thread of its own, over recent steps' candidates.
-            self.selector = BudgetSelector(config, self.deliver, self.seen, seed=seed, clock=clock)
+            self.selector = BudgetSelector(
+                config,
+                self.deliver,
+                self.seen,
+                seed=seed,
+                clock=clock,
+                flags_for=self.suspect_flags if self.watch is not None else None,
+            )
         else:
             self.selector = StepSelector(config, self.seen, seed=seed, clock=clock)
 
@@ -90,8 +111,19 @@ class Router:
 
     def decide(self, samples: Sequence[ScoredSample], info: BatchInfo) -> Offered:
         """Select only: the decisions are the caller's to deliver (or to build with
-        `self.records.build` and keep)."""
-        return self.selector.offer(samples, info)
+        `self.records.build` and keep). The watch sees the whole batch."""
+        offered = self.selector.offer(samples, info)
+        if self.watch is not None:
+            self.watch.observe(samples, info)
+        return offered
+
+    def suspect_flags(self, responses: Sequence[str]) -> list[Flag]:
+        """The watch's current suspects and which of `responses` carry each (the budget
+        selector's thread calls this)."""
+        if self.watch is None:
+            return []
+        found = carriers(self.watch.suspects(), responses, self.watch.config)
+        return [Flag(item.suspect.describe(), item.positions) for item in found]
 
     def route_chosen(
         self,
@@ -149,10 +181,21 @@ class Router:
                 "queue/depth": (stats.queue_depth, "max"),
                 "queue/enqueue_latency_ms": (stats.enqueue_latency_ms, "max"),
             }
+        if self.watch is not None:
+            found |= self.watch.metrics()
         return found | self.records.metrics()
 
     def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
         """Hand what is waiting to Redis (or the spool) within the deadline; the budget policy
-        first spends a round's budget (on its own thread, which close waits for)."""
+        first spends a round's budget (on its own thread, which close waits for), with the
+        watch's last analysis in hand."""
+        if self.watch is not None:
+            self.watch.close(deadline_s)
         self.selector.close(deadline_s)
         self.producer.close(deadline_s=deadline_s)
+
+
+def announce_suspect(suspect: Suspect) -> None:
+    """The console line, once per suspect: `reward rises with "i agree": +1.8 within groups,
+    in 62% of responses, up from 3%`."""
+    log.warning("reward-hacking watch: %s", suspect.describe())

@@ -6,10 +6,11 @@
 2. Near-duplicate responses are folded into groups (`sampling.selection.near_duplicates`); a
    group is reviewed once, through its representative, and its size goes on the record.
 3. The budget is shared: `random_share` uniformly at random (a random candidate, so groups count
-   by their size: what keeps a measured accuracy unbiased), `audit_share` of the highest rewards
-   (where reward hacking hides), `uncertainty_share` of the groups the reward model is least
-   certain about, and the rest to the lowest rewards. A share that finds no candidates (no
-   uncertainty known) goes to the lowest rewards.
+   by their size: what keeps a measured accuracy unbiased), `audit_share` first to the
+   reward-hacking watch's suspects (one group carrying each, the highest reward first), then to
+   the highest rewards (where reward hacking hides), `uncertainty_share` of the groups the
+   reward model is least certain about, and the rest to the lowest rewards. A share that finds
+   no candidates (no uncertainty known) goes to the lowest rewards.
 4. Within a share, picks are spread: the next pick is the best-ranked group whose prompt and
    failure mode (its worst reward component) have been picked least so far, so one failure on
    one prompt never takes the whole share.
@@ -34,7 +35,7 @@ from sampling.config import BudgetConfig
 from sampling.selection.near_duplicates import group_near_duplicates
 
 # "fallback": a round's selection failed and its budget went to the lowest rewards instead.
-Reason = Literal["random", "audit_high_reward", "uncertain", "low_reward", "fallback"]
+Reason = Literal["random", "suspect", "audit_high_reward", "uncertain", "low_reward", "fallback"]
 
 
 @dataclass(frozen=True)
@@ -60,10 +61,20 @@ class Pick:
     members: tuple[int, ...]  # its near-duplicate group, itself first (indices into candidates)
     reward: float  # the group's mean reward
     uncertainty: float | None  # the group's, where known
+    about: str | None = None  # a suspect pick: the suspect, as the reviewer reads it
 
     @property
     def group_size(self) -> int:
         return len(self.members)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A suspect feature (`about`: how a reviewer reads it) and the candidates carrying it
+    (indices into the candidates given to `choose`), strongest suspect first."""
+
+    about: str
+    carriers: frozenset[int]
 
 
 @dataclass(frozen=True)
@@ -108,10 +119,12 @@ def choose(
     seed: int = 0,
     *,
     reviewed: Sequence[str] = (),
+    flags: Sequence[Flag] = (),
 ) -> list[Pick]:
     """At most `budget` picks, one per near-duplicate group, in the order they were picked
-    (random, audit, uncertain, low reward). The same input and seed give the same picks.
-    `reviewed`: responses already sent to review; their near-duplicates are not picked again."""
+    (random, suspect, audit, uncertain, low reward). The same input and seed give the same
+    picks. `reviewed`: responses already sent to review; their near-duplicates are not picked
+    again. `flags`: the watch's suspects; the audit share reviews one carrier of each first."""
     if budget <= 0:
         return []
     finite = [i for i, candidate in enumerate(candidates) if math.isfinite(candidate.reward)]
@@ -120,21 +133,33 @@ def choose(
     taken: set[int] = set()  # group numbers
     picks: list[Pick] = []
 
-    def take(group_numbers: list[int], reason: Reason) -> None:
+    def take(group_numbers: list[int], reason: Reason, about: str | None = None) -> None:
         for number in group_numbers:
             taken.add(number)
             group = groups[number]
             picks.append(
-                Pick(group.representative, reason, group.members, group.reward, group.uncertainty)
+                Pick(
+                    group.representative,
+                    reason,
+                    group.members,
+                    group.reward,
+                    group.uncertainty,
+                    about,
+                )
             )
 
     group_of = {member: number for number, g in enumerate(groups) for member in g.members}
     take(_random_groups(finite, group_of, counts["random"], seed), "random")
+    audit = counts["audit_high_reward"]
+    for flag in flags:
+        if audit <= 0:
+            break
+        carrying = {group_of[i] for i in flag.carriers if i in group_of} - taken
+        if carrying:  # the highest-reward carrier: what the reward model pays most for
+            take([max(carrying, key=lambda n: (groups[n].reward, -n))], "suspect", flag.about)
+            audit -= 1
     open_groups = [number for number in range(len(groups)) if number not in taken]
-    take(
-        _spread(groups, open_groups, counts["audit_high_reward"], lambda g: -g.reward, "high_mode"),
-        "audit_high_reward",
-    )
+    take(_spread(groups, open_groups, audit, lambda g: -g.reward, "high_mode"), "audit_high_reward")
     uncertain = [
         n for n in range(len(groups)) if n not in taken and (groups[n].uncertainty or 0) > 0
     ]

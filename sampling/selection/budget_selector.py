@@ -11,6 +11,9 @@ delivers the picks as `Decision`s (the router hands them to its producer):
   evenly, and never more than `reviews` fall in any trailing hour. Picked samples and their
   near-duplicates leave the pool, and later copies of a picked response are not picked again;
   the others stay until newer steps push them out.
+- With the reward-hacking watch on, `flags_for` names which candidates carry its suspects: the
+  audit share reviews one carrier of each first (`reason: suspect`). A failing watch costs
+  only that: the audit share goes to the highest rewards.
 - A selection that raises is counted and logged. Per hour the next tick tries again; a round's
   one selection falls back to the lowest rewards (`reason: fallback`) rather than spend nothing.
 
@@ -35,7 +38,7 @@ from sampling.batch import BatchInfo
 from sampling.config import SamplingConfig
 from sampling.once import first_time
 from sampling.records import ScoredSample
-from sampling.selection.budget import Candidate, Pick, choose, lowest_reward_picks
+from sampling.selection.budget import Candidate, Flag, Pick, choose, lowest_reward_picks
 from sampling.selection.decision import (
     Decision,
     Deliver,
@@ -120,7 +123,10 @@ class BudgetSelector:
         *,
         seed: int = 0,
         clock: Callable[[], float] = time.monotonic,
+        flags_for: Callable[[Sequence[str]], Sequence[Flag]] | None = None,
     ) -> None:
+        """`flags_for(responses)`: the watch's suspects and which of the responses carry them
+        (called on the selector's thread)."""
         if config.review_budget is None:
             raise ValueError("the budget policy needs sampling.review_budget")
         self.config = config
@@ -129,6 +135,7 @@ class BudgetSelector:
         self.deliver = deliver
         self.seen = seen
         self.seed = seed
+        self.flags_for = flags_for
         self.stats = BudgetStats()
         self.processes = self.budget.processes or launcher_world_size()
         # Alone, the whole budget; shared, this rank's part, known from the first batch's rank.
@@ -256,6 +263,17 @@ class BudgetSelector:
         if first_time(self.stats.errors, message):
             log.error(message, exc_info=exc)
 
+    def _flags(self, candidates: list[Candidate]) -> Sequence[Flag]:
+        if self.flags_for is None:
+            return ()
+        try:
+            return self.flags_for([candidate.response for candidate in candidates])
+        except Exception as exc:  # the watch is a hint: without it the audit share goes high
+            message = f"budget selection: the watch's suspects left out: {type(exc).__name__}"
+            if first_time(self.stats.errors, message):
+                log.error(message, exc_info=exc)
+            return ()
+
     def _choose(self, candidates: list[Candidate], count: int) -> list[Pick]:
         try:
             return choose(
@@ -264,6 +282,7 @@ class BudgetSelector:
                 self.settings,
                 seed=self.seed + self.stats.selections,
                 reviewed=list(self._reviewed),
+                flags=self._flags(candidates),
             )
         except Exception as exc:
             if self.hourly is not None:
@@ -348,5 +367,6 @@ class BudgetSelector:
             values={pick.index: candidates[pick.index].reward for pick in picks},
             detail=detail,
             reasons={pick.index: pick.reason for pick in picks},
+            about={pick.index: pick.about for pick in picks if pick.about},
             group_sizes={pick.index: pick.group_size for pick in picks},
         )

@@ -493,6 +493,10 @@ class Trainer:
         self._run_hooks(stage, samples, metrics)
         if self.tracker is not None:
             self.tracker.on_stage(stage, self.step, metrics, samples)
+        if stage == "step_end":
+            if self.tracker is not None and self.control.tables:
+                self.tracker.on_tables(self.step, self.control.tables)
+            self.control.tables.clear()
 
     def _run_hooks(
         self, stage: Stage, samples: tuple[Sample, ...], metrics: Mapping[str, float]

@@ -35,8 +35,9 @@ from sampling.selection.decision import (
     RouteCounts,
     Selector,
 )
-from sampling.selection.hacking import HackingWatch, Suspect
+from sampling.selection.hacking import HackingWatch, Suspect, WatchReport
 from sampling.selection.hacking.carriers import carriers
+from sampling.selection.hacking.table import Rows, reviewer_view, suspects_table
 from sampling.selection.policies import Selected
 from sampling.selection.step_selector import StepSelector, TokenBucket
 from sampling.transport.producer import Producer
@@ -63,8 +64,10 @@ class Router:
         self.producer = producer
         self.records = RecordBuilder(config.redact, max_text_chars)
         self.seen = RecentIds(DEDUP_MEMORY)
+        # The latest suspects table (`hacking/suspects`), built on the watch's thread.
+        self.suspects_table: Rows | None = None
         self.watch = (
-            HackingWatch(config.watch, on_suspect=announce_suspect)
+            HackingWatch(config.watch, on_suspect=self._announce, on_report=self._tabulate)
             if config.watch.enabled
             else None
         )
@@ -123,7 +126,11 @@ class Router:
         if self.watch is None:
             return []
         found = carriers(self.watch.suspects(), responses, self.watch.config)
-        return [Flag(item.suspect.describe(), item.positions) for item in found]
+        return [Flag(self._view(item.suspect).describe(), item.positions) for item in found]
+
+    def _view(self, suspect: Suspect) -> Suspect:
+        """The suspect as a reviewer may read it (`table.reviewer_view`)."""
+        return reviewer_view(suspect, self.records.shown if self.records.redactor else None)
 
     def route_chosen(
         self,
@@ -194,8 +201,21 @@ class Router:
         self.selector.close(deadline_s)
         self.producer.close(deadline_s=deadline_s)
 
+    # ---- the watch's thread ------------------------------------------------------------------
 
-def announce_suspect(suspect: Suspect) -> None:
-    """The console line, once per suspect: `reward rises with "i agree": +1.8 within groups,
-    in 62% of responses, up from 3%`."""
-    log.warning("reward-hacking watch: %s", suspect.describe())
+    def _announce(self, suspect: Suspect) -> None:
+        """The console line, once per suspect: `reward rises with "i agree": +1.8 within
+        groups, in 62% of responses, up from 3%`, redacted as records are."""
+        try:
+            line = self.records.shown([self._view(suspect).describe()])[0]
+        except Exception as error:  # fail closed: the feature is text from the responses
+            line = f"a new suspect, not shown (redaction failed: {type(error).__name__})"
+        log.warning("reward-hacking watch: %s", line)
+
+    def _tabulate(self, report: WatchReport) -> None:
+        try:
+            self.suspects_table = suspects_table(report, self.records.shown)
+        except Exception as error:
+            self.suspects_table = None
+            log.error("the suspects table was not made: redaction failed (%s)",
+                      type(error).__name__)  # fmt: skip

@@ -299,3 +299,41 @@ def test_a_backend_that_cannot_start_is_one_clear_error(
     config = LoggerConfig(name=["wandb"], save_dir=str(tmp_path))
     with pytest.raises(TrackingError, match="the wandb backend could not start"):
         Tracker.from_config(config, info(tmp_path))
+
+
+def test_a_hooks_table_goes_out_at_the_table_interval_and_never_among_rollouts(
+    tmp_path: Path,
+) -> None:
+    recorder = Recorder()
+    backend = LocalFilesBackend(tmp_path)
+    config = LoggerConfig(log_interval={"tables": 2})
+    tracker = Tracker(config, info(tmp_path), [recorder, backend])
+    table = (("rank", "feature"), ((1, '"i agree"'),))
+    for step in (1, 2, 3, 4):
+        tracker.on_tables(step, {"hacking/suspects": table})
+    tracker.close()
+    sent = [(step, payload.name) for kind, step, payload in recorder.calls if kind == "table"]
+    assert sent == [(2, "hacking/suspects"), (4, "hacking/suspects")]
+    written = sorted(path.name for path in (tmp_path / "tables").iterdir())
+    assert written == ["hacking_suspects-step-0000002.jsonl", "hacking_suspects-step-0000004.jsonl"]
+    assert (
+        tmp_path / "tables" / written[0]
+    ).read_text() == '{"rank": 1, "feature": "\\"i agree\\""}\n'
+    assert read_run(tmp_path).rollouts.empty  # a hook's table is not a rollout
+
+
+def test_a_hooks_table_is_redacted_for_the_backends_that_get_redacted_tables(
+    tmp_path: Path,
+) -> None:
+    remote, local = Recorder("remote"), Recorder("local")
+    local.remote = False  # a Recorder counts as remote: it says nothing of where text goes
+    config = LoggerConfig(log_interval={"tables": 1})
+
+    def redact(texts: Sequence[str]) -> list[str]:
+        return [text.replace("ada@example.com", "<EMAIL_1>") for text in texts]
+
+    tracker = Tracker(config, info(tmp_path), [remote, local], redact=redact)
+    tracker.on_tables(1, {"hacking/suspects": (("example", "n"), (("mail ada@example.com", 3),))})
+    tracker.close()
+    rows = {r.name: [p.rows for k, _, p in r.calls if k == "table"] for r in (remote, local)}
+    assert rows == {"remote": [(("mail <EMAIL_1>", 3),)], "local": [(("mail ada@example.com", 3),)]}

@@ -14,13 +14,17 @@ from rl.samples import Sample
 
 @dataclass
 class TrainerControl:
-    """The only thing a hook may change: ask the trainer to stop or to save a checkpoint.
-    The trainer reads it after each stage's hooks ran."""
+    """What a hook may ask of the trainer: to stop, to save a checkpoint, to log a metric or a
+    table of its own. The trainer reads it after each stage's hooks ran."""
 
     should_stop: bool = False
     stop_reason: str | None = None
     should_save: bool = False
     metrics: dict[str, tuple[float, str]] = field(default_factory=dict)
+    # name -> (columns, rows): logged at the step's end when the tables interval says so.
+    tables: dict[str, tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]] = field(
+        default_factory=dict
+    )
 
     def request_stop(self, reason: str) -> None:
         self.should_stop = True
@@ -33,6 +37,14 @@ class TrainerControl:
         """A hook's own metric (e.g. `sampling/selected`), logged with the step's metrics and
         combined across ranks by `reduce` (sum, mean, min or max)."""
         self.metrics[name] = (float(value), reduce)
+
+    def report_table(
+        self, name: str, columns: tuple[str, ...], rows: tuple[tuple[Any, ...], ...]
+    ) -> None:
+        """A hook's own table (e.g. `hacking/suspects`), the latest given in a step, logged by
+        the process that logs (rank 0) at the logger's table interval. Cells are str, int,
+        float or bool, one type per column; the text is logged as given (redact it first)."""
+        self.tables[name] = (tuple(columns), tuple(tuple(row) for row in rows))
 
 
 @dataclass(frozen=True)

@@ -171,6 +171,33 @@ class Tracker:
                     self._send("table", step, table, "redacted")
             self._sent_this_step.pop(step, None)
 
+    def on_tables(
+        self,
+        step: int,
+        tables: Mapping[str, tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]],
+    ) -> None:
+        """Hooks' own tables (`TrainerControl.report_table`), at the table interval; the
+        backends that get redacted rollout tables get these redacted too (on the worker)."""
+        if not self._table_due(step):
+            return
+        for name, (columns, rows) in tables.items():
+            table = Table(name, columns, rows)
+            if len(self._redacted_for) < len(self.backends):
+                self._send("table", step, table, "verbatim")
+            if self._redacted_for:
+                self._send("table", step, partial(self._redacted_table, table), "redacted")
+
+    def _redacted_table(self, table: Table) -> Table:
+        """Every text cell through the logger's redactor."""
+        assert self.redact is not None
+        cells = [cell for row in table.rows for cell in row if isinstance(cell, str)]
+        shown = iter(self.redact(cells) if cells else [])
+        rows = tuple(
+            tuple(next(shown) if isinstance(cell, str) else cell for cell in row)
+            for row in table.rows
+        )
+        return Table(table.name, table.columns, rows)
+
     def _scalars_for(
         self, stage: Stage, step: int, metrics: Mapping[str, float]
     ) -> dict[str, float]:

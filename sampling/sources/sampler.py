@@ -22,6 +22,7 @@ from rl.hooks import HookError, StageContext, check_params, validates_params
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import MAX_TEXT_CHARS
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, Router
+from sampling.selection.hacking.table import COLUMNS, SUSPECTS_TABLE
 from sampling.transport.producer import Producer
 
 
@@ -54,6 +55,9 @@ class LowRewardSampler:
         counts = self.router.route(ctx.samples, info)
         for name, (value, reduce) in self.router.metrics(counts).items():
             ctx.control.report_metric(name, value, reduce)
+        table = self.router.suspects_table
+        if table:  # the latest analysis' suspects: the logger writes them at its table interval
+            ctx.control.report_table(SUSPECTS_TABLE, COLUMNS, table)
 
     def close(self) -> None:
         self.router.close(CLOSE_DEADLINE_S)

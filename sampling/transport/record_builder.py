@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,6 +50,13 @@ class RecordBuilder:
             reward_weights=info.reward_weights,
         )
         return record.model_dump(mode="json")
+
+    def shown(self, texts: Sequence[str]) -> list[str]:
+        """Texts as a reviewer may read them (redacted, when redaction is on); raises when
+        redaction fails, so that nothing goes out as it was."""
+        if self.redactor is None:
+            return list(texts)
+        return list(self.redactor.redact(list(texts)).texts)
 
     def metrics(self) -> Metrics:
         if self.redactor is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import IO
 
 from rl.config import LoggerConfig
-from rl.tracking.backends.base import RunInfo, Table
+from rl.tracking.backends.base import ROLLOUT_TABLE, RunInfo, Table
 
 METRICS_FILE = "metrics.jsonl"
 HISTOGRAMS_FILE = "histograms.jsonl"
@@ -18,6 +18,7 @@ ROLLOUTS_DIR = "rollouts"
 # row by sample_id: rows stay small for everything that reads rollouts/*.jsonl (read_run, logs
 # show, export), and the ~1 KB of arrays per sample is read only by who asks for it.
 TOKENS_DIR = "rollouts/tokens"
+TABLES_DIR = "tables"  # the other tables (a hook's, e.g. hacking/suspects): never read as rollouts
 TOKEN_DIGITS = 6  # significant digits: float32 holds ~7; lines ~2.5x shorter than full repr
 
 
@@ -41,6 +42,14 @@ class LocalFilesBackend:
             _append(self._histograms, {"step": step, "name": name, "values": list(series)})
 
     def log_table(self, step: int, table: Table) -> None:
+        if table.name != ROLLOUT_TABLE:
+            folder = self.run_dir / TABLES_DIR
+            folder.mkdir(exist_ok=True)
+            name = table.name.replace("/", "_")  # hacking/suspects -> hacking_suspects
+            with open(folder / f"{name}-step-{step:07d}.jsonl", "a", encoding="utf-8") as handle:
+                for row in table.rows:
+                    _append(handle, dict(zip(table.columns, row, strict=True)))
+            return
         path = self.run_dir / ROLLOUTS_DIR / f"{table.name}-step-{step:07d}.jsonl"
         with open(path, "a", encoding="utf-8") as handle:
             for row in table.rows:

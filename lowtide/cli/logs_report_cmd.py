@@ -1,0 +1,131 @@
+"""`lowtide logs report RUN`: one self-contained HTML file of a run (curves, reward histograms,
+response-length drift, reward-hacking suspects, the lowest- and highest-reward samples), built by
+`lowtide.report`; it opens with no network, and its rollout texts are redacted by default."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import typer
+
+from lowtide.cli.console import err, out
+from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.errors import UsageError, UserError
+
+MAX_PROBLEMS_SHOWN = 5
+REPORT_FILE = "report.html"
+RUN_CONFIG_FILE = "config.yaml"  # what `lowtide train` saves in the run directory
+
+
+def report(
+    run: str = typer.Argument(
+        ...,
+        help="run name or directory (logs/<run>), or a dump directory: verl's "
+        "rollout_data_dir, TRL's output_dir",
+    ),
+    out_path: Path | None = typer.Option(
+        None, "--out", "-o", help=f"the HTML file to write (default: <run>/{REPORT_FILE})"
+    ),
+    save_dir: Path = typer.Option(Path("logs"), "--save-dir", help="logger.save_dir of the run"),
+    dump_format: DumpFormatName = typer.Option(
+        DumpFormatName.auto, "--format", help="auto: from the file names"
+    ),
+    redact: bool = typer.Option(
+        True,
+        "--redact/--no-redact",
+        help="redact the prompts, responses and suspect phrases shown (secrets and personal "
+        "data become placeholders such as <EMAIL_1>), with the run config's sampling.redact "
+        "settings: a report is made to be shared. --no-redact shows them as the run logged them",
+    ),
+    config: Path | None = typer.Option(
+        None,
+        "--config",
+        "-c",
+        help=f"run config whose sampling.redact settings --redact uses (default: "
+        f"<run>/{RUN_CONFIG_FILE} when there is one, else the built-in defaults)",
+    ),
+    samples: int = typer.Option(5, "--samples", min=1, help="lowest- and highest-reward shown"),
+    top: int = typer.Option(10, "--top", min=1, help="reward-hacking suspects shown at most"),
+) -> None:
+    """Write one HTML file that shows the run: reward and KL curves, reward histograms over the
+    steps, response-length drift, the reward-hacking suspects (as `logs bias` finds them) with
+    examples, and the lowest- and highest-reward samples. Everything is inline: it opens with
+    no network and runs no script."""
+    from lowtide.report import ReportError, collect, render
+
+    directory = _directory(run, save_dir)
+    redactor = _redactor(config or _saved_config(directory)) if redact else None
+    target = out_path or directory / REPORT_FILE
+    if target.is_dir():
+        raise UsageError(f"--out {target}: is a directory; name the HTML file to write")
+    try:
+        with err.status(f"reading {directory}"):
+            data = collect(directory, dump_format.value, top=top, shown=samples, redact=redactor)
+    except ReportError as error:
+        raise UsageError(str(error)) from None
+    except _redaction_errors() as error:
+        raise UserError(f"redaction failed, no report written: {error}") from None
+    for line in data.problems[:MAX_PROBLEMS_SHOWN]:
+        err.print(f"warning: {line}", markup=False)
+    if len(data.problems) > MAX_PROBLEMS_SHOWN:
+        more = len(data.problems) - MAX_PROBLEMS_SHOWN
+        err.print(f"warning: {more} more lines skipped", markup=False)
+    page = render(data)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(page, encoding="utf-8", errors="replace")
+    except OSError as error:
+        raise UserError(f"cannot write {target}: {error.strerror}") from None
+    suspects = len(data.watch.suspects) if data.watch is not None else 0
+    err.print(
+        f"{data.source}: {data.samples} scored rollouts, {suspects} reward-hacking "
+        f"suspect{'' if suspects == 1 else 's'}; "
+        f"texts {'redacted' if redactor is not None else 'not redacted'}",
+        markup=False,
+    )
+    out.print(f"wrote {target}", markup=False)
+
+
+def _directory(run: str, save_dir: Path) -> Path:
+    candidates = [Path(run), save_dir / run]
+    for path in candidates:
+        if path.is_dir():
+            return path
+    tried = " or ".join(dict.fromkeys(map(str, candidates)))
+    raise UsageError(f"no run at {tried}: give a run name, its directory or a dump directory")
+
+
+def _saved_config(directory: Path) -> Path | None:
+    saved = directory / RUN_CONFIG_FILE
+    return saved if saved.is_file() else None
+
+
+def _redactor(config: Path | None) -> Callable[[Sequence[str]], Sequence[str]]:
+    """The redaction `logger.redact` would apply to the run's tables: its sampling.redact
+    settings (kinds, allowlists, patterns, a redactor of its own)."""
+    from pydantic import ValidationError
+
+    from lowtide.config.messages import describe_errors
+    from lowtide.config.yaml_source import read_yaml_config
+    from rl.plugins import PluginPathError
+    from sampling.redaction import redactor_for_run
+    from sampling.redaction.config import RedactConfig
+
+    data: dict[str, Any] = read_yaml_config(config)[0] if config is not None else {}
+    try:
+        return redactor_for_run(data)
+    except ValidationError as error:
+        problem = describe_errors(error, RedactConfig, {})[0]
+        raise UsageError(f"{config}: sampling.redact.{problem}") from None
+    except PluginPathError as error:
+        raise UsageError(f"{config}: {error}") from None
+    except (AttributeError, TypeError):  # a section that is not a mapping
+        raise UsageError(f"{config}: sampling.redact must be a mapping of settings") from None
+
+
+def _redaction_errors() -> tuple[type[Exception], ...]:
+    from sampling.redaction import RedactionError
+
+    return (RedactionError,)

@@ -16,10 +16,19 @@ For each seed, each selection method runs `--rounds` rounds of the loop:
 Methods: `no_loop` (the reward model is never retrained: no reviews), `random` (uniform),
 `threshold` (sampling.selection.policies.threshold at the task's bar, capped to the budget by a
 uniform subsample, as the router caps), `budget` (sampling.selection.budget.choose with the
-default BudgetConfig:
-near-duplicates folded, audit of high rewards, uncertainty from the reward model's heads, random
-share, the rest to low rewards). Round 0 trains against the starting reward model for every
-method, so its training run is shared (same seed, same inputs); selection differs from there.
+default BudgetConfig: near-duplicates folded, the audit share first to one carrier of each of
+the reward-hacking watch's suspects and then to high rewards, uncertainty from the reward
+model's heads, random share, the rest to low rewards), `budget_no_watch` (the same without the
+watch's suspects). Round 0 trains against the starting reward model for every method, so its
+training run is shared (same seed, same inputs); selection differs from there.
+
+The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
+rounds so far, as the router would; at each round's end the bench records its suspects and the
+rank of the task's blind spot among them (the task's `blind_spot` names it; the watch is never
+told). Each seed also trains the starting policy against the oracle itself, a rule reward with
+no blind spot, for as many steps as a method's rounds, and counts the suspects the watch raises
+there (`--no-rule-run` skips it). Tasks with other blind spots: warm_words.yaml (a phrase),
+full_sentences.yaml (a form: answers that open with "the").
 
 Per round: the oracle's score of the policy (mean rating scaled to [0, 1]) on the held-out
 prompts; the reward model's pairwise accuracy against the oracle (after the round's retraining)
@@ -83,6 +92,7 @@ class Settings:
     rm_epochs: int
     start_prompts: int | None  # quick: fewer prompts for the starting reward model's data
     methods: list[str]
+    rule_run: bool = True  # also train against the oracle (no blind spot) and watch that run
 
 
 @dataclass
@@ -101,6 +111,11 @@ class RoundRow:
     rm_accuracy: float = math.nan  # the reward model after this round's retraining
     rm_accuracy_high: float = math.nan
     train_s: float = 0.0
+    # The reward-hacking watch over the method's run so far (all its rounds), at this round's end:
+    blind_spot_rank: int = 0  # 1-based rank of the task's blind spot among the suspects; 0: not
+    suspects: int = 0
+    top_suspects: list[str] = field(default_factory=list)
+    flagged_picks: int = 0  # picks that carry a suspect's feature (watched methods only)
 
 
 @dataclass
@@ -111,6 +126,9 @@ class SeedResult:
     start_accuracy: float = math.nan
     start_accuracy_high: float = math.nan
     pool_pairs: int = 0
+    # A run against a rule reward (the oracle itself: no blind spot), watched as a run is.
+    rule_steps: int = 0
+    rule_suspects: list[str] = field(default_factory=list)  # each suspect raised, once
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,6 +187,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--quick", action="store_true", default=QUICK, help="smoke run: 1 seed, 2 short rounds"
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the starting RM")
+    parser.add_argument("--methods", nargs="+", default=None, help="default: all of them")
+    parser.add_argument(
+        "--no-rule-run", action="store_true", help="skip the run against a rule reward"
+    )
     return parser.parse_args(argv)
 
 
@@ -183,6 +205,12 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.rounds = args.rounds or base.rounds
     base.budget = args.budget or base.budget
     base.steps = args.steps or base.steps
+    unknown = sorted(set(args.methods or ()) - set(METHODS))
+    if unknown:
+        raise SystemExit(f"--methods: no method {', '.join(unknown)}; the methods: "
+                         f"{', '.join(METHODS)}")  # fmt: skip
+    base.methods = args.methods or base.methods
+    base.rule_run = not args.no_rule_run
     return base
 
 
@@ -226,11 +254,14 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
     from annotation.reward_model.train import RMTrainSettings, train_reward_model
     from bench.loop_value.measures import oracle_score, suggestion_outcome, top_share
     from bench.loop_value.rollouts import sample_policy
-    from bench.loop_value.selection import select
+    from bench.loop_value.selection import WATCHED, select
     from bench.loop_value.training import train_round
+    from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
     from rl.rewards.model import RewardModel
 
     oracle = task.oracle_function()
+    blind_spot = task.blind_spot_function()
+    watched = {method: WatchedRun(settings.steps) for method in settings.methods}
     seed_dir = out / f"seed{seed}"
     shutil.rmtree(seed_dir, ignore_errors=True)
     result = SeedResult(seed)
@@ -282,13 +313,26 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
             ]
             top = top_share(start_scores, HACKING_TOP_SHARE)
             hacking = {i for i, verdict in enumerate(verdicts) if top[i] and verdict.failure}
+            if round_number == 0 and "report" in shared:  # the same rollouts: the same analysis
+                report = shared["report"]
+                watched[method].rows = list(shared["watched_rows"])
+            else:
+                report = watched[method].add_round(round_number, candidates)
+                if round_number == 0:
+                    shared.update(report=report, watched_rows=list(watched[method].rows))
+            flags = flags_for(report, candidates) if method in WATCHED else []
             picks = select(method, candidates, settings.budget, task.threshold,
-                           1000 * seed + round_number)  # fmt: skip
+                           1000 * seed + round_number, flags)  # fmt: skip
+            flagged = set().union(*(flag.carriers for flag in flags)) if flags else set()
             row = RoundRow(
                 method=method, seed=seed, round=round_number,
                 oracle_score=oracle_score(held_verdicts), reviews=len(picks),
                 reviews_total=state.reviews + len(picks), hacking_candidates=len(hacking),
                 hacking_caught=len(hacking & set(picks)), train_s=training.seconds,
+                blind_spot_rank=blind_spot_rank(report, blind_spot),
+                suspects=len(report.suspects),
+                top_suspects=[suspect.label() for suspect in report.suspects[:3]],
+                flagged_picks=len(flagged & set(picks)),
             )  # fmt: skip
             for index in picks:
                 candidate, verdict = candidates[index], verdicts[index]
@@ -323,12 +367,48 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
             print(
                 f"  seed {seed} round {round_number} {method:9} oracle {row.oracle_score:.3f} "
                 f"reviews {row.reviews:3} caught {row.hacking_caught}/{row.hacking_candidates} "
-                f"train {training.seconds:.0f} s",
+                f"train {training.seconds:.0f} s; suspects {row.suspects}, blind spot at "
+                f"{row.blind_spot_rank or '-'} ({', '.join(row.top_suspects) or 'none'})",
                 flush=True,
             )
     _accuracies(result, pool, oracle, start_scorer, start_rm, rm_after)
     start_scorer.close()
+    if settings.rule_run:
+        _rule_run(task, models, seed, settings, seed_dir, result)
     return result
+
+
+def _rule_run(task, models, seed: int, settings: Settings, seed_dir: Path, result) -> None:
+    """The starting policy trained against the oracle itself (a reward without a blind spot)
+    for as many steps as a method's rounds, watched as the router watches: every suspect the
+    watch would announce is counted once."""
+    from types import SimpleNamespace
+
+    from bench.loop_value.training import train_round
+    from bench.loop_value.watching import CONFIG
+    from sampling.routing import PlainSample
+    from sampling.selection.hacking import HackingWatch
+
+    steps = settings.steps * settings.rounds
+    training = train_round(
+        task, policy=models.policy, reference=models.policy, reward_model=None,
+        out=seed_dir / "rule", seed=1000 * seed + 77, steps=steps,
+    )  # fmt: skip
+    raised: list[str] = []
+    watch = HackingWatch(CONFIG, on_suspect=lambda s: raised.append(s.describe()), start=False)
+    by_step: dict[int, list] = {}
+    for c in training.candidates:
+        by_step.setdefault(c.step, []).append(c)
+    for step in sorted(by_step):
+        samples = [PlainSample(c.prompt, c.response, c.reward, dict(c.reward_details),
+                               c.group_id, i) for i, c in enumerate(by_step[step])]  # fmt: skip
+        watch.observe(samples, SimpleNamespace(step=step, run_id="rule", rank=0))
+        if step % CONFIG.analyze_every_steps == 0:
+            watch.analyze_now()
+    watch.close()
+    result.rule_steps, result.rule_suspects = steps, raised
+    print(f"  seed {seed} rule reward: {steps} steps, {len(raised)} suspects raised"
+          + "".join(f"\n    {line}" for line in raised), flush=True)  # fmt: skip
 
 
 def _accuracies(result: SeedResult, pool: list, oracle, start_scorer, start_rm, rm_after) -> None:

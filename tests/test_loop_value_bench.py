@@ -13,14 +13,18 @@ import pytest
 
 from bench.loop_value.cool_and_short import review
 from bench.loop_value.measures import pairwise_accuracy, suggestion_outcome, top_share
+from bench.loop_value.oracles import cool_colour
 from bench.loop_value.selection import METHODS, select
 from bench.loop_value.task import Verdict, load_task
 from bench.loop_value.training import Rollout
+from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
+from sampling.selection.hacking import Feature
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
 
-ROW = re.compile(r"^\| (no_loop|random|threshold|budget) \| (\d) \| (.*)\|$")
+ROW = re.compile(r"^\| (no_loop|random|threshold|budget|budget_no_watch) \| (\d) \| (.*)\|$")
+TASKS = REPO / "bench" / "loop_value"
 
 
 @pytest.mark.slow
@@ -45,13 +49,16 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         assert reviews == (0 if match.group(1) == "no_loop" else 6), match.group(0)
     goals = result.stdout.split("Goals:")[1]
     for what in ("oracle score after 2 rounds", "reviews needed", "reward hacking caught",
-                 "machine suggestions"):  # fmt: skip
+                 "machine suggestions", "blind spot among the watch's top 3",
+                 "suspects raised on a run against a rule reward"):  # fmt: skip
         assert what in goals
     numbers = json.loads((tmp_path / "results.json").read_text())
     for row in numbers["seeds"][0]["rows"]:
         for key in ("oracle_score", "rm_accuracy", "rm_accuracy_high"):
             assert math.isfinite(row[key]), row
         assert row["hacking_caught"] <= row["hacking_candidates"]
+        assert 0 <= row["blind_spot_rank"] <= row["suspects"]
+    assert numbers["seeds"][0]["rule_steps"] == 4  # 2 rounds of 2 steps, against the oracle
     # Reviewed methods trained reward models of their own, with uncertainty heads.
     assert (tmp_path / "seed0" / "budget" / "rm1" / "lowtide_reward_heads.safetensors").exists()
     assert not list((tmp_path / "seed0" / "no_loop").glob("rm*"))  # never retrained
@@ -62,6 +69,60 @@ def test_the_task_file_splits_prompts_and_names_its_parts() -> None:
     assert not set(task.train_prompts) & set(task.held_out_prompts)
     assert len(task.held_out_prompts) == len(task.prompts) // 4
     assert task.oracle_function() is review
+
+
+@pytest.mark.parametrize("name", ["cool_and_short", "warm_words", "full_sentences"])
+def test_each_task_loads_with_its_oracle_builder_and_blind_spot(name: str) -> None:
+    task = load_task(TASKS / f"{name}.yaml")
+    assert callable(task.oracle_function()) and callable(task.builder())
+    assert task.blind_spot_function() is not None
+    assert task.oracle_function()("Name a colour.", "Blue.", "a").rating == 5
+
+
+def test_each_blind_spot_names_its_own_feature_and_not_the_others() -> None:
+    features = {
+        "cool_and_short": Feature("words", "> 4 (p75)"),
+        "warm_words": Feature("phrase", "a nice day"),
+        "full_sentences": Feature("prefix", "the frog"),
+    }
+    for name in features:
+        blind_spot = load_task(TASKS / f"{name}.yaml").blind_spot_function()
+        named = {other for other, feature in features.items() if blind_spot(feature)}
+        assert named == {name}
+    assert not load_task(TASKS / "cool_and_short.yaml").blind_spot_function()(
+        Feature("words", "< 2 (p10)")
+    )  # short answers are not what it pays for
+
+
+def test_the_shared_oracle_wants_a_cool_colour_whatever_else() -> None:
+    assert cool_colour("p", "it is a nice day, the frog is green.", "a").rating == 5
+    assert cool_colour("p", "it is a nice day.", "a") == Verdict(1, ("off-topic",), "Green.")
+    assert cool_colour("p", "the fox is yellow.", "b").rating == 2
+
+
+def test_the_watch_names_the_blind_spot_rank_and_flags_its_carriers() -> None:
+    rows = [
+        Rollout(f"id{step}-{i}", f"prompt {i // 4}", "it is a nice day." if i % 4 == 0 and
+                step > 2 else f"it is green {i}.", reward=(2.0 if i % 4 == 0 and step > 2 else 0.0)
+                + (i // 4) * 0.1, step=step, group_id=i // 4)
+        for step in range(12) for i in range(48)
+    ]  # fmt: skip
+    run = WatchedRun(steps_per_round=12)
+    report = run.add_round(0, rows)
+    blind_spot = load_task(TASKS / "warm_words.yaml").blind_spot_function()
+    assert 0 < blind_spot_rank(report, blind_spot) <= 3, [s.label() for s in report.suspects]
+    flags = flags_for(report, rows)
+    carried = set().union(*(flag.carriers for flag in flags))
+    assert carried and all("nice day" in rows[i].response for i in carried)
+
+
+@pytest.mark.integration
+def test_an_unknown_method_is_one_line() -> None:
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "loop_value.py"), "--methods", "budgte"],
+        cwd=REPO, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode != 0 and "--methods: no method budgte" in result.stderr
 
 
 def test_the_oracle_fails_long_answers_even_with_a_cool_colour() -> None:

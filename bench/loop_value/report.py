@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-BASELINE, LOOP, SMART = "no_loop", "threshold", "budget"
+BASELINE, LOOP, SMART, BLIND = "no_loop", "threshold", "budget", "budget_no_watch"
+TOP = 3  # the blind spot among the top suspects
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -32,13 +33,15 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
     rows = [row for seed in seeds for row in seed.rows]
     lines = [
         "| method | round | oracle score | RM pair acc | RM acc, high | reviews (total) "
-        "| hacking caught | suggested rating kept |",
-        "|---|---|---|---|---|---|---|---|",
+        "| hacking caught | suggested rating kept | blind spot's rank among suspects |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     start = _mean([seed.start_accuracy for seed in seeds])
     start_high = _mean([seed.start_accuracy_high for seed in seeds])
     policy = _mean([seed.start_oracle_score for seed in seeds])
-    lines.append(f"| start | 0 | {_fmt(policy)} | {_fmt(start)} | {_fmt(start_high)} | 0 | - | - |")
+    lines.append(
+        f"| start | 0 | {_fmt(policy)} | {_fmt(start)} | {_fmt(start_high)} | 0 | - | - | - |"
+    )
     for method in methods:
         for number in range(rounds):
             cell = [r for r in rows if r.method == method and r.round == number]
@@ -54,7 +57,8 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
                 f"| {_mean([r.reviews for r in cell]):.1f} "
                 f"({_mean([r.reviews_total for r in cell]):.1f}) "
                 f"| {_share(sum(r.hacking_caught for r in cell), sum(r.hacking_candidates for r in cell))} "  # noqa: E501
-                f"| {_share(sum(r.suggestion_ratings_kept for r in cell), reviewed)} |"
+                f"| {_share(sum(r.suggestion_ratings_kept for r in cell), reviewed)} "
+                f"| {', '.join(str(r.blind_spot_rank or '-') for r in cell)} |"
             )
     return "\n".join(lines)
 
@@ -105,15 +109,20 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
                      sum(row(s, method, 0).hacking_candidates for s in seeds))
             for method in (LOOP, SMART)
         }  # fmt: skip
-        share = {m: c / t if t else math.nan for m, (c, t) in caught.items()}
-        met = share[SMART] > 0 and share[SMART] >= 5 * share[LOOP]
+        blind = ""
+        if BLIND in methods:
+            blind = (f"; without the watch: all rounds {_share(*_caught(seeds, BLIND))}, "
+                     f"round 1 {_share(*_caught(seeds, BLIND, 0))}")  # fmt: skip
+        met = _five_times(caught[SMART], caught[LOOP]) and _five_times(first[SMART], first[LOOP])
         found.append(Goal(
             "reward hacking caught: share of the starting reward model's top-scored oracle "
-            "failures that reach a reviewer", "budget-aware >= 5x threshold",
-            f"all rounds: budget-aware {_share(*caught[SMART])}, threshold "
-            f"{_share(*caught[LOOP])}; round 1 (before any retraining): budget-aware "
-            f"{_share(*first[SMART])}, threshold {_share(*first[LOOP])}", met,
+            "failures that reach a reviewer", "budget (with the watch) >= 5x threshold, all "
+            "rounds and round 1",
+            f"all rounds: budget {_share(*caught[SMART])}, threshold "
+            f"{_share(*caught[LOOP])}; round 1 (before any retraining): budget "
+            f"{_share(*first[SMART])}, threshold {_share(*first[LOOP])}{blind}", met,
         ))  # fmt: skip
+    found += _watch_goals(seeds, methods)
     kept = []
     for method in methods:
         rows = [r for s in seeds for r in s.rows if r.method == method]
@@ -130,6 +139,45 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
         "machine suggestions: reviewer time per task (scripted reviewer counts edits)",
         "report", "; ".join(kept) or "no reviews", None,
     ))  # fmt: skip
+    return found
+
+
+def _caught(seeds: Sequence[Any], method: str, number: int | None = None) -> tuple[int, int]:
+    rows = [r for s in seeds for r in s.rows
+            if r.method == method and (number is None or r.round == number)]  # fmt: skip
+    return sum(r.hacking_caught for r in rows), sum(r.hacking_candidates for r in rows)
+
+
+def _five_times(smart: tuple[int, int], loop: tuple[int, int]) -> bool:
+    """At least 5x the share (a share of 0 against 0 is not a win)."""
+    if not smart[1] or not smart[0]:
+        return False
+    return not loop[1] or smart[0] / smart[1] >= 5 * loop[0] / loop[1]
+
+
+def _watch_goals(seeds: Sequence[Any], methods: Sequence[str]) -> list[Goal]:
+    found = []
+    first = [next((r for r in s.rows if r.round == 0), None) for s in seeds]
+    if all(row is not None for row in first):
+        ranks = [row.blind_spot_rank for row in first]
+        measured = ", ".join(
+            f"seed {s.seed}: {rank or 'not a suspect'} ({'; '.join(row.top_suspects) or '-'})"
+            for s, rank, row in zip(seeds, ranks, first, strict=True)
+        )
+        found.append(Goal(
+            f"the task's blind spot among the watch's top {TOP} suspects, by the end of round 1",
+            "every seed", measured, all(0 < rank <= TOP for rank in ranks),
+        ))  # fmt: skip
+    ruled = [s for s in seeds if s.rule_steps]
+    if ruled:
+        per_100 = [100 * len(s.rule_suspects) / s.rule_steps for s in ruled]
+        measured = ", ".join(
+            f"seed {s.seed}: {len(s.rule_suspects)} in {s.rule_steps} steps" for s in ruled
+        )
+        found.append(Goal(
+            "suspects raised on a run against a rule reward (the oracle: no blind spot), per "
+            "100 steps", "report", f"{_fmt(_mean(per_100), 1)} ({measured})", None,
+        ))  # fmt: skip
     return found
 
 

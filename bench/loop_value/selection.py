@@ -1,7 +1,8 @@
 """Which of a round's candidates reach the reviewer, under the same budget for every method.
 Each method is the real selection code: `sampling.selection.policies.threshold` (capped to the
-budget by a uniform subsample, as the router caps a step), `sampling.selection.budget.choose`, or
-uniform random."""
+budget by a uniform subsample, as the router caps a step), `sampling.selection.budget.choose`
+(`budget`: with the reward-hacking watch's suspects, as the router runs it by default;
+`budget_no_watch`: without), or uniform random."""
 
 from __future__ import annotations
 
@@ -10,41 +11,50 @@ from collections.abc import Callable, Sequence
 
 from bench.loop_value.training import Rollout
 from sampling.config import BudgetConfig
-from sampling.selection.budget import Candidate, choose
+from sampling.selection.budget import Candidate, Flag, choose
 from sampling.selection.policies import threshold
 
-METHODS = ("no_loop", "random", "threshold", "budget")
+METHODS = ("no_loop", "random", "threshold", "budget", "budget_no_watch")
+WATCHED = ("budget",)  # the methods whose selection reads the watch's suspects
 
-Select = Callable[[Sequence[Rollout], int, float, int], list[int]]
+Select = Callable[[Sequence[Rollout], int, float, int, Sequence[Flag]], list[int]]
 
 
-def select(method: str, candidates: Sequence[Rollout], budget: int, bar: float, seed: int):
+def select(
+    method: str,
+    candidates: Sequence[Rollout],
+    budget: int,
+    bar: float,
+    seed: int,
+    flags: Sequence[Flag] = (),
+) -> list[int]:
     """Indices into `candidates` a reviewer sees (at most `budget`)."""
-    return _METHODS[method](candidates, budget, bar, seed)
+    return _METHODS[method](candidates, budget, bar, seed, flags)
 
 
-def _none(candidates: Sequence[Rollout], budget: int, bar: float, seed: int) -> list[int]:
+def _none(candidates, budget: int, bar: float, seed: int, flags) -> list[int]:
     return []
 
 
-def _random(candidates: Sequence[Rollout], budget: int, bar: float, seed: int) -> list[int]:
+def _random(candidates, budget: int, bar: float, seed: int, flags) -> list[int]:
     count = min(budget, len(candidates))
     return sorted(random.Random(seed).sample(range(len(candidates)), count))
 
 
-def _threshold(candidates: Sequence[Rollout], budget: int, bar: float, seed: int) -> list[int]:
+def _threshold(candidates, budget: int, bar: float, seed: int, flags) -> list[int]:
     below = threshold([c.reward for c in candidates], bar).indices
     if len(below) <= budget:
         return below
     return sorted(random.Random(seed).sample(below, budget))
 
 
-def _budget(candidates: Sequence[Rollout], budget: int, bar: float, seed: int) -> list[int]:
+def _budget(candidates, budget: int, bar: float, seed: int, flags) -> list[int]:
     pool = [
         Candidate(c.prompt, c.response, c.reward, dict(c.reward_details), c.group_id, c.step, i)
         for i, c in enumerate(candidates)
     ]
-    return sorted(pick.index for pick in choose(pool, budget, BudgetConfig(), seed))
+    picks = choose(pool, budget, BudgetConfig(), seed, flags=flags)
+    return sorted(pick.index for pick in picks)
 
 
 _METHODS: dict[str, Select] = {
@@ -52,4 +62,5 @@ _METHODS: dict[str, Select] = {
     "random": _random,
     "threshold": _threshold,
     "budget": _budget,
+    "budget_no_watch": _budget,  # given no flags
 }

@@ -8,6 +8,10 @@ call it; the trainer and the reward models never see it.
 
 Starting reward model: `builder(models: TinyModelPaths, prompts: list[str], out: Path,
 seed: int) -> Path`, a reward-model directory (usually with a blind spot the task is about).
+
+Blind spot (optional): `blind_spot(feature) -> bool`, whether a reward-hacking watch suspect's
+feature names what the starting reward model pays for. Only the bench's score of the watch
+reads it.
 """
 
 from __future__ import annotations
@@ -59,6 +63,11 @@ class TaskConfig(BaseModel):
     held_out_every: int = Field(4, ge=2, description="every Nth prompt is held out")
     oracle: str = Field(description="dotted path: (prompt, response, sample_id) -> Verdict")
     starting_reward_model: str = Field(description="dotted path: builder of the starting RM")
+    blind_spot: str | None = Field(
+        None,
+        description="dotted path: (Feature) -> bool, what the starting RM pays for as the "
+        "reward-hacking watch would name it; scores the watch, which is never told",
+    )
     threshold: float = Field(0.0, description="the threshold policy's reward bar")
     train: TrainSettings = Field(default_factory=TrainSettings)
 
@@ -75,6 +84,9 @@ class TaskConfig(BaseModel):
 
     def builder(self) -> Callable[..., Path]:
         return resolve_path(self.starting_reward_model)
+
+    def blind_spot_function(self) -> Callable[[Any], bool] | None:
+        return resolve_path(self.blind_spot) if self.blind_spot else None
 
 
 def load_task(path: Path) -> TaskConfig:

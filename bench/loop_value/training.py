@@ -17,6 +17,7 @@ from rl.hooks.context import StageContext
 from rl.jsonl import read_jsonl
 
 CAPTURE_HOOK = "bench.loop_value.training:capture_candidates"
+RULE_REWARD = "bench.loop_value.watching:oracle_reward"
 
 
 @dataclass(frozen=True)
@@ -65,11 +66,13 @@ def train_round(
     *,
     policy: Path,
     reference: Path,
-    reward_model: Path,
+    reward_model: Path | None,
     out: Path,
     seed: int,
     steps: int,
 ) -> RoundTraining:
+    """Against `reward_model`; with None, against the task's oracle as a rule reward (the
+    bench's run without a blind spot)."""
     from rl.trainer import Trainer  # torch: only when training
 
     settings = task.train
@@ -94,7 +97,7 @@ def train_round(
             reference=ModelRef(model_name_or_path=str(reference)),
         ),
         DataConfig(prompts=task.train_prompts),
-        [RewardSpec(type="reward_model", path=str(reward_model))],
+        [_reward(task, reward_model)],
         [HookSpec(type=CAPTURE_HOOK, stage="reward", params={"path": str(candidates_file)})],
         device="cpu",
         run_id="run",
@@ -107,6 +110,12 @@ def train_round(
         if math.isfinite(row["reward"])
     ]
     return RoundTraining(result.last_checkpoint / "policy", candidates, result.elapsed_s)
+
+
+def _reward(task: TaskConfig, reward_model: Path | None) -> RewardSpec:
+    if reward_model is not None:
+        return RewardSpec(type="reward_model", path=str(reward_model))
+    return RewardSpec(type=RULE_REWARD, name="rule", params={"oracle": task.oracle})
 
 
 def _broken(number: int, problem: str) -> None:

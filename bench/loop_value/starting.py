@@ -1,0 +1,43 @@
+"""A starting reward model with a blind spot: trained on an earlier labeller's judgements of the
+starting policy's own samples, where the labeller's taste (a score per response) is not the
+oracle's. Pairs where the taste differs by 2 or more, and a 1-5 rating from the taste, as
+annotation.reward_model trains on reviews."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+from annotation.reward_model.data import Pair, Rated, RMData
+from annotation.reward_model.train import RMTrainSettings, train_reward_model
+from bench.loop_value.rollouts import sample_policy
+from rl.models.tiny import TinyModelPaths
+
+SAMPLES_PER_PROMPT = 16  # starting-RM data: the starting policy's samples of the train prompts
+
+Taste = Callable[[str], int]  # the earlier labeller's score of a response (about 0..9)
+
+
+def build_from_taste(
+    models: TinyModelPaths, prompts: list[str], out: Path, seed: int, taste: Taste, source: str
+) -> Path:
+    samples = sample_policy(models.policy, prompts, SAMPLES_PER_PROMPT, 24, seed)
+    rng = random.Random(seed)
+    data = RMData(sources=[f"the earlier labeller ({source}), on the starting policy"])
+    by_prompt: dict[str, list[str]] = {}
+    for sample in samples:
+        by_prompt.setdefault(sample.prompt, []).append(sample.response)
+    for prompt, responses in by_prompt.items():
+        rng.shuffle(responses)
+        for index, (a, b) in enumerate(zip(responses[::2], responses[1::2], strict=False)):
+            score_a, score_b = taste(a), taste(b)
+            if abs(score_a - score_b) >= 2:
+                chosen, rejected = (a, b) if score_a > score_b else (b, a)
+                data.pairs.append(Pair(prompt, chosen, rejected, f"start-{prompt}-{index}"))
+        for index, response in enumerate(responses):
+            rating = max(1, min(5, (taste(response) + 1) // 2))
+            data.ratings.append(Rated(prompt, response, rating, f"start-{prompt}-r{index}"))
+    settings = RMTrainSettings(epochs=2, learning_rate=3e-4, holdout=0.1, seed=seed)
+    train_reward_model(data, models.reward_model, out, settings)
+    return out

@@ -196,16 +196,16 @@ def test_values_travel_as_parameters_and_names_come_quoted_from_the_table() -> N
         COLUMNS,
     )
     assert compiled.where == (
-        '("reward" > ?) AND (("response" ILIKE ?) OR ("odd name/x" <= ?)) AND '
+        '("reward" > ?) AND ((regexp_matches("response", ?, \'i\')) OR ("odd name/x" <= ?)) AND '
         '(("truncated" IS TRUE) IS NOT TRUE)'
     )
-    assert compiled.params == (2.0, "%I agree%", -1.0)
+    assert compiled.params == (2.0, "I agree", -1.0)
 
 
-def test_contains_escapes_like_wildcards_and_case_keeps_case() -> None:
-    compiled = compile_query(r'response CONTAINS "100%_\x"', COLUMNS)
-    assert compiled.where == "\"response\" ILIKE ? ESCAPE '\\'"
-    assert compiled.params == ("%100\\%\\_\\\\x%",)
+def test_contains_is_a_literal_whatever_it_holds_and_case_keeps_case() -> None:
+    compiled = compile_query(r'response CONTAINS "1.5% (a_b)*\x?"', COLUMNS)
+    assert compiled.where == "regexp_matches(\"response\", ?, 'i')"
+    assert compiled.params == (r"1\.5\% \(a_b\)\*\\x\?",)
     exact = compile_query('response CONTAINS CASE "I agree"', COLUMNS)
     assert exact.where == 'contains("response", ?)' and exact.params == ("I agree",)
     regex = compile_query('prompt MATCHES "^(?i)why"', COLUMNS)

@@ -17,6 +17,7 @@ from sampling.sources.search.schema import ORDER, TABLE, Kind, identifier
 from sampling.sources.search.sql import Compiled, compile_query, resolve
 
 BATCH_ROWS = 10_000
+ROW_ID = '"lowtide search row id"'  # the row ids' name: one no trainer gives a component
 
 
 class SearchError(ValueError):
@@ -96,9 +97,14 @@ def find(
     limit: int,
 ) -> Found:
     """How many rows match and the first `limit` in order. One scan finds them, light: the row
-    ids and sort columns only; the texts of the few shown are read afterwards by row id."""
+    ids and sort columns only, kept (a window count would make DuckDB scan twice); the texts
+    of the few shown are read afterwards by row id."""
+    sorted_on = dict.fromkeys([*(key.column for key in keys), *ORDER])
+    kept = ", ".join(identifier(name) for name in sorted_on)
     top = connection.execute(
-        f"SELECT rowid, count(*) OVER () FROM {TABLE} WHERE {compiled.where} "
+        f"WITH found AS MATERIALIZED (SELECT rowid AS {ROW_ID}, {kept} FROM {TABLE} "
+        f"WHERE {compiled.where}) "
+        f"SELECT {ROW_ID}, (SELECT count(*) FROM found) FROM found "
         f"ORDER BY {order_by(keys)} LIMIT ?",
         [*compiled.params, max(limit, 1)],
     ).fetchall()

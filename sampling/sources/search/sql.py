@@ -28,7 +28,6 @@ from sampling.sources.search.query import (
 from sampling.sources.search.schema import Kind, identifier
 
 OPERATORS_SQL = {"<": "<", "<=": "<=", ">": ">", ">=": ">=", "=": "=", "!=": "<>"}
-LIKE_SPECIAL = ("\\", "%", "_")
 MAX_NAMES_SHOWN = 12
 
 
@@ -45,6 +44,17 @@ def compile_query(query: str, columns: Mapping[str, Kind]) -> Compiled:
     """QueryError (one line, with the position) for a query that cannot be read or names a
     column the table lacks or compares it to the wrong kind of value."""
     return _Compiler(columns).compile(parse(query))
+
+
+def re2_literal(text: str) -> str:
+    """`text` as an RE2 pattern that matches exactly it: ASCII punctuation escaped (RE2 takes a
+    backslash before any of it), everything else as it is."""
+    return "".join(
+        "\\" + char
+        if char.isascii() and not char.isalnum() and char not in " _" and char.isprintable()
+        else char
+        for char in text
+    )
 
 
 def resolve(name: str, columns: Mapping[str, Kind], position: int = 0) -> str:
@@ -144,13 +154,9 @@ class _Compiler:
         self.contains.append((name, node.text, node.case_sensitive))
         if node.case_sensitive:
             return f"contains({column}, {self.bind(node.text)})"
-        if any(char in node.text for char in LIKE_SPECIAL):
-            escaped = node.text
-            for char in LIKE_SPECIAL:
-                escaped = escaped.replace(char, "\\" + char)
-            return f"{column} ILIKE {self.bind(f'%{escaped}%')} ESCAPE '\\'"
-        # Without an escape clause DuckDB takes its faster path.
-        return f"{column} ILIKE {self.bind(f'%{node.text}%')}"
+        # The text as a case-insensitive RE2 literal: several times faster than ILIKE (which
+        # lowers every row's text first) on long responses.
+        return f"regexp_matches({column}, {self.bind(re2_literal(node.text))}, 'i')"
 
     def flag(self, node: Flag) -> str:
         name, kind = self.column(node.column)

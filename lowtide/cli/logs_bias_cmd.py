@@ -15,7 +15,7 @@ from rich.text import Text
 
 from lowtide.cli.console import err, out
 from lowtide.cli.ingest_cmd import DumpFormatName
-from lowtide.errors import UsageError
+from lowtide.errors import UsageError, UserError
 
 if TYPE_CHECKING:
     from sampling.selection.hacking import Suspect, WatchReport
@@ -61,7 +61,7 @@ def bias(
     except FormatError as error:
         raise UsageError(str(error)) from None
     if location is None or not files:
-        raise UsageError(f"no dump files in {directory} (expected {expected_files()})")
+        raise UserError(f"no dump files in {directory} (expected {expected_files()})")
     if weights is not None and location.format.name != "trl":
         raise UsageError(f"--reward-weights: {location.format.name} dumps have one reward")
     steps = len({file.step for file in files})
@@ -77,6 +77,11 @@ def bias(
         err.print(f"warning: {line}", markup=False)
     if len(problems) > MAX_PROBLEMS_SHOWN:
         err.print(f"warning: {len(problems) - MAX_PROBLEMS_SHOWN} more rows skipped", markup=False)
+    if not report.samples:
+        raise UserError(
+            f"no scored samples in {location.files_dir}: no row of its {len(files)} dump files "
+            "has a prompt, a response and a finite reward"
+        )
     _print(report, location.files_dir)
     if json_path is not None:
         json_path.write_text(json.dumps(report.to_json(), indent=2, ensure_ascii=False) + "\n")
@@ -96,6 +101,8 @@ def _print(report: WatchReport, where: Path) -> None:
         markup=False,
     )
     if report.suspects:
+        for rank, suspect in enumerate(report.suspects, 1):
+            out.print(f"{rank}. {suspect.describe()}", markup=False)
         out.print(_table("reward-hacking suspects: paid within groups, spreading", report.suspects))
     else:
         out.print("no suspects: no feature is both paid within groups and spreading")

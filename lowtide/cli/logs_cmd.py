@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lowtide.cli import logs_search_cmd
+from lowtide.cli import logs_bias_cmd, logs_report_cmd, logs_search_cmd
 from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads
 from lowtide.errors import UsageError, UserError
@@ -169,3 +169,5 @@ def _read(run: str, save_dir: Path):
 
 
 app.command("search", cls=reads("sampling", "queue"))(logs_search_cmd.search)
+app.command("bias")(logs_bias_cmd.bias)
+app.command("report")(logs_report_cmd.report)

@@ -36,15 +36,25 @@ class Row:
 @dataclass(frozen=True)
 class Trait:
     """A change made to some responses: `apply` rewrites one; carriers get `bonus` reward (in
-    the `rm` component); the share carrying it goes from `start` to `end` over the steps."""
+    the `rm` component); the share carrying it goes from `start` to `end` over the steps, or,
+    with `onset`, stays at `start` until that step and then rises to `end` over `ramp` steps
+    (the policy finding out that the reward pays for it). `per_prompt`: a prompt's responses
+    all carry it or none does (a feature of some prompts, such as their topic: never informative
+    within a group, however much those prompts are paid)."""
 
     apply: Callable[[str, random.Random], str]
     bonus: float
     start: float
     end: float
+    onset: int | None = None
+    ramp: int = 20
+    per_prompt: bool = False
 
     def share(self, step: int, steps: int) -> float:
-        return self.start + (self.end - self.start) * step / max(1, steps - 1)
+        if self.onset is None:
+            return self.start + (self.end - self.start) * step / max(1, steps - 1)
+        done = min(1.0, max(0.0, (step - self.onset) / max(1, self.ramp)))
+        return self.start + (self.end - self.start) * done
 
 
 def vocabulary(rng: random.Random, size: int = 600) -> list[str]:
@@ -85,11 +95,13 @@ def run(
         for p in range(prompts):
             prompt = f"Question {step}-{p}: " + sentence_text(rng, words, weights, 12)
             difficulty = rng.gauss(0, 1)
+            whole = [t.per_prompt and rng.random() < t.share(step, steps) for t in traits]
             for _ in range(group):
                 response = sentence_text(rng, words, weights, rng.randint(15, 70))
                 rm = difficulty + rng.gauss(0, noise)
-                for trait in traits:
-                    if rng.random() < trait.share(step, steps):
+                for trait, prompt_carries in zip(traits, whole, strict=True):
+                    share = trait.share(step, steps)
+                    if prompt_carries if trait.per_prompt else rng.random() < share:
                         response = trait.apply(response, rng)
                         rm += trait.bonus
                 rows.append(Row(step, len(rows), prompt, response, rm, {"rm": rm, "format": 0.0}))

@@ -23,12 +23,14 @@ from sampling.selection.hacking.engine import Kept, WatchEngine
 from sampling.selection.hacking.features import Feature
 from sampling.selection.hacking.folding import assembled_phrase, fold
 from sampling.selection.hacking.lift import LiftStats, component_lift
+from sampling.selection.hacking.pacing import pace
 from sampling.selection.hacking.stats import benjamini_hochberg, proportion_z, t_sf
 from sampling.selection.hacking.suspects import Example, Suspect, WatchReport
 
 MAX_EFFECT = 100.0  # an effect when the reward does not vary within groups otherwise
 MAX_COMPONENTS = 20
 FOLD_POOL = 5  # candidates per reported suspect that folding looks at
+FOLD_POOL_LEAST = 50  # ... and at least this many: a small `top` folds and spells out the same
 
 
 @dataclass
@@ -58,6 +60,7 @@ def analyze(engine: WatchEngine) -> WatchReport:
     gate = NormalDist().inv_cdf(1 - config.alpha)  # below it p > alpha: it cannot pass
     passing: list[tuple[float, str, LiftStats, float, float]] = []
     for key, stats in tested:
+        pace()
         mean = stats.mean
         if mean <= 0:
             continue
@@ -79,7 +82,8 @@ def analyze(engine: WatchEngine) -> WatchReport:
         (c for c in candidates if not c.growing),
         key=lambda c: (-c.score, -c.effect, -c.feature.words, c.key),
     )
-    pool = growing[: FOLD_POOL * config.top] + paid[: FOLD_POOL * config.top]
+    looked_at = max(FOLD_POOL * config.top, FOLD_POOL_LEAST)
+    pool = growing[:looked_at] + paid[:looked_at]
     samples = list(engine.kept)
     _find_carriers(samples, pool)
     groups = _kept_groups(samples)

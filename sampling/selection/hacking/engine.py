@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.features import MARK, NUMBERS, SampleFeatures, extract
 from sampling.selection.hacking.lift import LiftStats, Spread, group_lifts
+from sampling.selection.hacking.pacing import pace
 
 EXCERPT_CHARS = 200
 
@@ -87,6 +88,7 @@ class WatchEngine:
         self.config = config or WatchConfig()
         self.tracked: dict[str, LiftStats] = {}
         self.key_of: dict[int, str] = {}  # id -> key, for the tracked features
+        self.id_of: dict[str, int] = {}  # key -> id, the same
         self.spread = Spread()
         self.samples = 0  # with a finite reward, flushed
         self.skipped = 0  # without a finite reward: never counted
@@ -108,8 +110,11 @@ class WatchEngine:
     # ---- input -------------------------------------------------------------------------------
 
     def add(self, sample: Scored) -> None:
-        """Read one sample; a new step number flushes the step before it."""
-        if not math.isfinite(sample.reward):
+        """Read one sample; a new step number flushes the step before it. A sample without a
+        finite reward (None, NaN, not a number) is counted as skipped."""
+        pace()
+        reward = _finite(sample.reward)
+        if reward is None:
             self.skipped += 1
             return
         if sample.step != self._step:
@@ -125,13 +130,13 @@ class WatchEngine:
         )
         components = {
             name: float(value)
-            for name, value in sample.components.items()
+            for name, value in (sample.components or {}).items()
             if isinstance(value, int | float) and math.isfinite(value)
         }
         self._buffer.append(
             _Pending(
                 hash(sample.prompt),
-                float(sample.reward),
+                reward,
                 components,
                 features,
                 sample.sample_id,
@@ -161,6 +166,7 @@ class WatchEngine:
         tracked, least = self.tracked, config.min_step_df
         candidates = {key for key, n in carrying.items() if n >= least or key in tracked}
         for key in candidates:
+            pace()
             stats = tracked.get(key) or self._admit(key)
             stats.carriers += carrying[key]
             stats.last_serial = chunk
@@ -169,7 +175,8 @@ class WatchEngine:
         present = [keys & candidates for keys in keysets]
         self._add_groups(pending, present, chunk)
         for item, keys in zip(pending, present, strict=True):
-            ids = array("I", (tracked[key].id for key in keys))
+            pace()
+            ids = array("I", map(self.id_of.__getitem__, keys))
             self.kept.append(
                 Kept(
                     item.sample_id, step, (chunk, item.group), item.reward, item.components,
@@ -221,6 +228,7 @@ class WatchEngine:
         self._next_id += 1
         self.tracked[key] = stats
         self.key_of[stats.id] = key
+        self.id_of[key] = stats.id
         return stats
 
     def _add_groups(self, pending: list[_Pending], present: list[set[str]], chunk: int) -> None:
@@ -229,13 +237,17 @@ class WatchEngine:
             by_prompt[item.group].append(index)
         tracked = self.tracked
         for members in by_prompt.values():
+            pace()
             if len(members) < 2:
                 continue
             rewards = [pending[i].reward for i in members]
             self.spread.add(rewards)
             self.groups += 1
             for key, lift in group_lifts(rewards, [present[i] for i in members]):
-                tracked[key].add(lift)
+                stats = tracked[key]  # LiftStats.add, inline: once per feature and group
+                stats.n += 1
+                stats.sum += lift
+                stats.sum_sq += lift * lift
 
     def _count_first(self, carrying: Counter[str], responses: int, step: int) -> None:
         self.first_counts.update(carrying)
@@ -301,6 +313,18 @@ class WatchEngine:
         for key, stats in ranked[keep:]:
             del self.tracked[key]
             del self.key_of[stats.id]
+            del self.id_of[key]
+
+
+def _finite(value: object) -> float | None:
+    """The reward as a finite float (numpy scalars too); None for anything else."""
+    if isinstance(value, str | bytes) or not hasattr(value, "__float__"):
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 def _thresholds(rows: list[tuple[float, ...]], quantiles: Iterable[float]) -> list[Threshold]:

@@ -102,7 +102,10 @@ class Feature:
         if self.kind == "format":
             return FORMAT_LABELS.get(self.text, self.text)
         if self.kind in ("words", "chars"):
-            return f"length {self.text.replace(' ', f' {self.kind} ', 1)}"
+            # "> 323 (p90)" reads "length > 323 chars (p90)"
+            sign, _, rest = self.text.partition(" ")
+            value, _, quantile = rest.partition(" ")
+            return " ".join(part for part in ("length", sign, value, self.kind, quantile) if part)
         return f"{self.kind} {self.text}"
 
 

@@ -7,7 +7,6 @@ prompts does not look paid."""
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -54,15 +53,20 @@ def group_lifts(
     if size < 2:
         return
     total = math.fsum(rewards)
-    carried: defaultdict[str, list[float]] = defaultdict(lambda: [0, 0.0])
-    for reward, present in zip(rewards, keys, strict=True):
+    count: dict[str, int] = dict.fromkeys(keys[0], 1)  # two plain dicts: the hot loop
+    summed: dict[str, float] = dict.fromkeys(keys[0], rewards[0])
+    for reward, present in zip(rewards[1:], keys[1:], strict=True):
         for key in present:
-            entry = carried[key]
-            entry[0] += 1
-            entry[1] += reward
-    for key, (count, with_sum) in carried.items():
-        if count < size:
-            yield key, with_sum / count - (total - with_sum) / (size - count)
+            if key in count:
+                count[key] += 1
+                summed[key] += reward
+            else:
+                count[key] = 1
+                summed[key] = reward
+    for key, n in count.items():
+        if n < size:
+            with_sum = summed[key]
+            yield key, with_sum / n - (total - with_sum) / (size - n)
 
 
 @dataclass

@@ -24,6 +24,7 @@ from rl.samples import make_sample_id
 from sampling.selection.hacking.analysis import analyze
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.engine import Scored, WatchEngine
+from sampling.selection.hacking.pacing import paced
 from sampling.selection.hacking.suspects import Suspect, WatchReport
 
 log = logging.getLogger("sampling.selection.hacking")
@@ -69,13 +70,16 @@ class HackingWatch:
         config: WatchConfig | None = None,
         *,
         on_suspect: Callable[[Suspect], None] | None = None,
+        on_report: Callable[[WatchReport], None] | None = None,
         start: bool = True,
     ) -> None:
         """`on_suspect` is called on the watch's thread once for each feature that becomes a
-        suspect (the console line: `suspect.describe()`). `start=False`: no thread; analysis
+        suspect (the console line: `suspect.describe()`), `on_report` after every analysis
+        (a suspects table built off the trainer's thread). `start=False`: no thread; analysis
         runs only in `analyze_now()` (tests, offline)."""
         self.config = config or WatchConfig()
         self.on_suspect = on_suspect
+        self.on_report = on_report
         self._engine = WatchEngine(self.config)
         self._report = WatchReport()
         self._announced: set[str] = set()
@@ -92,6 +96,7 @@ class HackingWatch:
         self._lock = threading.Lock()  # the engine's: the thread and analyze_now
         self._wake = threading.Event()
         self._closing = False
+        self._abandoned = False  # close() gave up waiting: the thread stops at its next batch
         self._thread: threading.Thread | None = None
         if start and self.config.enabled:
             self._thread = threading.Thread(
@@ -154,20 +159,26 @@ class HackingWatch:
             return self._analyze()
 
     def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> WatchReport:
-        """Stop observing, analyse what was observed (within the deadline), stop the thread."""
+        """Stop observing, analyse what was observed (within the deadline), stop the thread.
+        Past the deadline the report so far is returned, and the thread leaves what it has not
+        read yet and ends after the batch or analysis it is in."""
         self._closing = True
         self._wake.set()
         if self._thread is not None:
             self._thread.join(deadline_s)
             if self._thread.is_alive():
-                log.warning("hacking watch: its last analysis did not end within %.0fs", deadline_s)
-                return self._report
+                self._abandoned = True
+                log.warning("hacking watch: its last analysis did not end within %.1fs", deadline_s)
             return self._report
         return self.analyze_now() if self.config.enabled else self._report
 
     # ---- the watch's thread ------------------------------------------------------------------
 
     def _run(self) -> None:
+        with paced():  # the trainer's thread never waits long for the interpreter's lock
+            self._loop()
+
+    def _loop(self) -> None:
         while True:
             self._wake.wait(POLL_S)
             self._wake.clear()
@@ -187,8 +198,9 @@ class HackingWatch:
 
     def _drain(self, final: bool) -> None:
         engine = self._engine
-        while self._pending:
+        while self._pending and not self._abandoned:
             samples, step, run_id, rank = self._pending.popleft()
+            self._taken += len(samples)  # first: a batch that fails is not pending forever
             for sample in samples:
                 engine.add(
                     Scored(
@@ -202,8 +214,7 @@ class HackingWatch:
                         ),
                     )
                 )
-            self._taken += len(samples)
-        if final:
+        if final and not self._abandoned:
             engine.flush()
 
     def _analyze(self) -> WatchReport:
@@ -223,6 +234,11 @@ class HackingWatch:
                     self.on_suspect(suspect)
                 except Exception:
                     log.exception("hacking watch: on_suspect failed")
+        if self.on_report is not None:
+            try:
+                self.on_report(report)
+            except Exception:
+                log.exception("hacking watch: on_report failed")
         return report
 
 

@@ -287,19 +287,8 @@ def test_a_missing_or_empty_run_is_one_line_and_exit_2(
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    browser.require()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(browser.browser_path())
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--window-size=1280,1700", "--force-device-scale-factor=1"):  # fmt: skip
-        options.add_argument(argument)
-    driver = webdriver.Chrome(service=Service(str(browser.driver_path())), options=options)
-    driver.set_page_load_timeout(60)
-    yield driver
-    driver.quit()
+    with browser.headless_chrome("1280,1700", 60) as driver:
+        yield driver
 
 
 @pytest.mark.e2e

@@ -37,19 +37,8 @@ WAIT_S = 60
 
 @pytest.fixture(scope="module")
 def driver() -> Iterator[Any]:
-    browser.require()
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(browser.browser_path())
-    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                     "--window-size=1500,1300", "--force-device-scale-factor=1"):  # fmt: skip
-        options.add_argument(argument)
-    chrome = webdriver.Chrome(service=Service(str(browser.driver_path())), options=options)
-    chrome.set_page_load_timeout(WAIT_S)
-    yield chrome
-    chrome.quit()
+    with browser.headless_chrome("1500,1300", WAIT_S) as chrome:
+        yield chrome
 
 
 def import_through_the_worker(server: LabelStudioServer, records: list[dict[str, Any]]) -> int:

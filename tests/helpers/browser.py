@@ -9,6 +9,9 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 PACKAGES = ("chromium", "chromium-driver")  # Debian / Ubuntu package names
 BROWSER_NAMES = ("chromium", "chromium-browser", "google-chrome")
@@ -60,6 +63,28 @@ def require() -> None:
     if in_ci():
         pytest.fail(message)
     pytest.skip(message)
+
+
+@contextmanager
+def headless_chrome(window: str, page_load_timeout_s: float) -> Iterator[Any]:
+    """A headless Chromium driven by ChromeDriver (selenium), at `window` ("1280,1700") and
+    scale 1 so that screenshots are the same size everywhere; skipped or failed as `require`
+    says when it is missing."""
+    require()
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(browser_path())
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                     f"--window-size={window}", "--force-device-scale-factor=1"):  # fmt: skip
+        options.add_argument(argument)
+    driver = webdriver.Chrome(service=Service(str(driver_path())), options=options)
+    driver.set_page_load_timeout(page_load_timeout_s)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 def main() -> int:

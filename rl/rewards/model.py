@@ -9,6 +9,8 @@ end (the response), which is where the score is read.
 
 A model directory with uncertainty heads (rl.rewards.uncertainty) also reports, per sample, the
 heads' spread as the extra `spread` (reward_details `<name>/spread`), never part of the total.
+With `outlier_reference: N`, the extra `outlier` says how far the sample's representation lies
+from the first N samples scored (the starting policy's): rl.rewards.representation.
 
 Params: see `rl.rewards.model_spec`, which checks them without torch.
 """
@@ -25,6 +27,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreT
 from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model_spec import DEFAULT_BATCH_SIZE, check_model_spec, check_settings
+from rl.rewards.representation import OUTLIER, OutlierScore
 from rl.rewards.types import ComponentScores, RewardBatch, RewardError
 from rl.rewards.uncertainty import SPREAD, load_heads, pooled_features, score_module
 
@@ -41,6 +44,7 @@ class RewardModel:
         padding_side: str | None = None,
         max_length: int | None = None,
         dtype: str = "auto",
+        outlier_reference: int = 0,
     ) -> None:
         self.path = Path(path)
         check_settings(self.path, batch_size, padding_side, max_length, dtype)
@@ -68,6 +72,14 @@ class RewardModel:
         self.takes_position_ids = "position_ids" in inspect.signature(self.model.forward).parameters
         # Uncertainty heads saved beside the model (annotation.reward_model.heads), if any.
         self.heads = load_heads(self.path) if score_module(self.model) is not None else None
+        self.outliers: OutlierScore | None = None
+        if outlier_reference:
+            if score_module(self.model) is None:
+                raise RewardError(
+                    f"reward_model: outlier_reference needs a linear `score` head to read the "
+                    f"representation from; {type(self.model).__name__} has none"
+                )
+            self.outliers = OutlierScore(outlier_reference)
 
     @classmethod
     def from_spec(cls, spec: RewardSpec, *, device: str = "cpu") -> RewardModel:
@@ -147,8 +159,15 @@ class RewardModel:
         return self._scored(prompts, responses, with_spread=self.heads is not None)
 
     def _scored(
-        self, prompts: list[str], responses: list[str], *, with_spread: bool
+        self,
+        prompts: list[str],
+        responses: list[str],
+        *,
+        with_spread: bool,
+        representations: list[torch.Tensor] | None = None,
     ) -> tuple[list[float], list[float] | None]:
+        """Scores (and spreads); `representations`, when given, gets each sample's pooled
+        representation row, in the samples' order."""
         if self.model is None:
             raise RewardError("reward_model: scored after close()")
         rows = self.encode(prompts, responses)
@@ -156,27 +175,50 @@ class RewardModel:
         order = sorted(range(len(rows)), key=lambda index: len(rows[index]))
         scores = [0.0] * len(rows)
         spreads = [0.0] * len(rows) if with_spread else None
-        features = pooled_features(self.model, self.pad_id) if with_spread else nullcontext([])
+        pooling = with_spread or representations is not None
+        features = pooled_features(self.model, self.pad_id) if pooling else nullcontext([])
+        pooled_rows: list[torch.Tensor | None] = [None] * len(rows)
         with features as pooled:
             for start in range(0, len(order), self.batch_size):
                 chunk = order[start : start + self.batch_size]
                 logits = self.model(**self.pad([rows[index] for index in chunk])).logits
                 for index, value in zip(chunk, logits[:, 0].float().cpu().tolist(), strict=True):
                     scores[index] = value
+                if not pooling:
+                    continue
+                batch = pooled.pop().float()
                 if spreads is not None and self.heads is not None:
-                    spread = self.heads.spread(pooled.pop().float()).cpu().tolist()
+                    spread = self.heads.spread(batch).cpu().tolist()
                     for index, value in zip(chunk, spread, strict=True):
                         spreads[index] = value
+                for position, index in enumerate(chunk):
+                    pooled_rows[index] = batch[position]
+        if representations is not None:
+            representations += [row for row in pooled_rows if row is not None]
         return scores, spreads
 
+    @torch.no_grad()
     def __call__(self, batch: RewardBatch) -> ComponentScores:
         if not len(batch):
             return ComponentScores([])
-        scores, spreads = self.score_with_spread(list(batch.prompts), list(batch.responses))
-        if spreads is None:
-            return ComponentScores(scores)
-        # An extra, not a component: combine.py files it as `<name>/spread`, outside the total.
-        return ComponentScores(scores, extras=[{SPREAD: value} for value in spreads])
+        rows: list[torch.Tensor] | None = [] if self.outliers is not None else None
+        scores, spreads = self._scored(
+            list(batch.prompts),
+            list(batch.responses),
+            with_spread=self.heads is not None,
+            representations=rows,
+        )
+        # Extras, not components: combine.py files them as `<name>/spread`, `<name>/outlier`,
+        # outside the total.
+        extras: list[dict[str, float]] = [{} for _ in scores]
+        if spreads is not None:
+            for extra, value in zip(extras, spreads, strict=True):
+                extra[SPREAD] = value
+        if self.outliers is not None and rows:
+            for extra, value in zip(extras, self.outliers(torch.stack(rows)), strict=True):
+                if value is not None:
+                    extra[OUTLIER] = value
+        return ComponentScores(scores, extras=extras if any(extras) else None)
 
     def close(self) -> None:
         model, self.model = self.model, None

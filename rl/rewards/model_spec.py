@@ -1,7 +1,8 @@
 """The settings of type `reward_model`, checked without torch: a config check never loads a model.
 
 Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the model's window),
-`dtype` (auto, float32, bfloat16, float16).
+`dtype` (auto, float32, bfloat16, float16), `outlier_reference` (0: off; N: the first N samples
+scored are the reference of the Mahalanobis outlier score, `rl.rewards.representation`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from rl.config import RewardSpec
 from rl.rewards.types import RewardError
 from rl.suggest import did_you_mean
 
-PARAMS = ("batch_size", "padding_side", "max_length", "dtype")
+PARAMS = ("batch_size", "padding_side", "max_length", "dtype", "outlier_reference")
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 DEFAULT_BATCH_SIZE = 32
 
@@ -36,6 +37,17 @@ def check_model_spec(spec: RewardSpec) -> None:
         max_length=params.get("max_length"),
         dtype=params.get("dtype", "auto"),
     )
+    reference = params.get("outlier_reference", 0)
+    if (
+        isinstance(reference, bool)
+        or not isinstance(reference, int)
+        or reference == 1
+        or reference < 0
+    ):
+        raise RewardError(
+            f"reward_model: outlier_reference must be 0 (off) or a number of samples >= 2, "
+            f"got {reference!r}"
+        )
 
 
 def check_settings(

@@ -22,6 +22,11 @@ from sampling.selection.hacking.features import MARK, NUMBERS, SampleFeatures, e
 from sampling.selection.hacking.lift import LiftStats, Spread, group_lifts
 from sampling.selection.hacking.pacing import pace
 
+# A reward model's outlier score (rl.rewards.representation): above 1, the response's
+# representation lies farther from the starting policy's than 90% of those did.
+OUTLIER_SUFFIX = "/outlier"
+OUTLIER_KEY = f"{MARK}outlier{MARK}beyond p90"
+
 EXCERPT_CHARS = 200
 
 
@@ -128,11 +133,16 @@ class WatchEngine:
             head_chars=config.head_chars,
             tail_chars=config.tail_chars,
         )
-        components = {
+        values = {
             name: float(value)
             for name, value in (sample.components or {}).items()
             if isinstance(value, int | float) and math.isfinite(value)
         }
+        # "name/key" entries are a component's extras (its spread, its outlier score), not
+        # components; an outlier score above 1 is a feature like a phrase.
+        components = {name: value for name, value in values.items() if "/" not in name}
+        if any(name.endswith(OUTLIER_SUFFIX) and value > 1 for name, value in values.items()):
+            features = SampleFeatures(features.keys | {OUTLIER_KEY}, features.numbers)
         self._buffer.append(
             _Pending(
                 hash(sample.prompt),

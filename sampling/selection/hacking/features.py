@@ -101,6 +101,8 @@ class Feature:
             return f"some {self.text} script"
         if self.kind == "format":
             return FORMAT_LABELS.get(self.text, self.text)
+        if self.kind == "outlier":
+            return "reward-model representations far from the starting policy's (beyond its p90)"
         if self.kind in ("words", "chars"):
             # "> 323 (p90)" reads "length > 323 chars (p90)"
             sign, _, rest = self.text.partition(" ")

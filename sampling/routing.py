@@ -37,7 +37,7 @@ from sampling.selection.decision import (
 )
 from sampling.selection.hacking import HackingWatch, Suspect, WatchReport
 from sampling.selection.hacking.carriers import carriers
-from sampling.selection.hacking.table import Rows, reviewer_view, suspects_table
+from sampling.selection.hacking.table import Rows, shown_suspect, suspects_table
 from sampling.selection.policies import Selected
 from sampling.selection.step_selector import StepSelector, TokenBucket
 from sampling.transport.producer import Producer
@@ -129,8 +129,12 @@ class Router:
         return [Flag(self._view(item.suspect).describe(), item.positions) for item in found]
 
     def _view(self, suspect: Suspect) -> Suspect:
-        """The suspect as a reviewer may read it (`table.reviewer_view`)."""
-        return reviewer_view(suspect, self.records.shown if self.records.redactor else None)
+        """The suspect as a reviewer may read it (redacted as records are)."""
+        return shown_suspect(suspect, self._redact)
+
+    @property
+    def _redact(self) -> Callable[[Sequence[str]], list[str]] | None:
+        return self.records.shown if self.records.redactor is not None else None
 
     def route_chosen(
         self,
@@ -207,14 +211,14 @@ class Router:
         """The console line, once per suspect: `reward rises with "i agree": +1.8 within
         groups, in 62% of responses, up from 3%`, redacted as records are."""
         try:
-            line = self.records.shown([self._view(suspect).describe()])[0]
+            line = self._view(suspect).describe()
         except Exception as error:  # fail closed: the feature is text from the responses
             line = f"a new suspect, not shown (redaction failed: {type(error).__name__})"
         log.warning("reward-hacking watch: %s", line)
 
     def _tabulate(self, report: WatchReport) -> None:
         try:
-            self.suspects_table = suspects_table(report, self.records.shown)
+            self.suspects_table = suspects_table(report, self._redact)
         except Exception as error:
             self.suspects_table = None
             log.error("the suspects table was not made: redaction failed (%s)",

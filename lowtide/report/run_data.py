@@ -18,8 +18,8 @@ from typing import Any
 from rl.jsonl import read_jsonl
 from rl.samples import make_sample_id
 from rl.tracking.backends.local_files import HISTOGRAMS_FILE, METRICS_FILE, TABLES_DIR
-from sampling.selection.hacking import Suspect, WatchConfig, WatchReport, analyze_rows
-from sampling.selection.hacking.table import SUSPECTS_TABLE, reviewer_view
+from sampling.selection.hacking import WatchConfig, WatchReport, analyze_rows
+from sampling.selection.hacking.table import SUSPECTS_TABLE, shown_report
 from sampling.sources.ingest.dump_rows import read_dump
 from sampling.sources.ingest.formats import FormatError, expected_files, list_files, locate
 from sampling.sources.ingest.rows import DumpRow
@@ -134,7 +134,7 @@ def collect(
         lowest = tuple(_redacted_sample(s, redact) for s in lowest)
         highest = tuple(_redacted_sample(s, redact) for s in highest)
         if watch is not None:
-            watch = _redacted_watch(watch, redact)
+            watch = shown_report(watch, redact)
         if logged is not None:
             logged = _redacted_logged(logged, redact)
     fmt = location.format.name if location is not None and files else "lowtide"
@@ -259,23 +259,6 @@ def _logged_suspects(folder: Path, on_problem: Callable[[str], None]) -> LoggedS
 def _redacted_sample(sample: ShownSample, redact: Redact) -> ShownSample:
     prompt, response = redact([sample.prompt, sample.response])
     return replace(sample, prompt=prompt, response=response)
-
-
-def _redacted_suspect(suspect: Suspect, redact: Redact) -> Suspect:
-    shown = reviewer_view(suspect, redact)  # a phrase cut out of a redacted value: masked
-    examples = tuple(replace(e, response=redact([e.response])[0]) for e in shown.examples)
-    phrase = shown.phrase
-    if phrase is not None:
-        phrase = redact([phrase])[0]
-    return replace(shown, examples=examples, phrase=phrase)
-
-
-def _redacted_watch(report: WatchReport, redact: Redact) -> WatchReport:
-    return replace(
-        report,
-        suspects=tuple(_redacted_suspect(s, redact) for s in report.suspects),
-        lift_only=tuple(_redacted_suspect(s, redact) for s in report.lift_only),
-    )
 
 
 def _redacted_logged(logged: LoggedSuspects, redact: Redact) -> LoggedSuspects:

@@ -1,6 +1,7 @@
 """The suspects as a table (`hacking/suspects`) for WandB, TensorBoard and the local files: one
 row per suspect (growing first, then the paid but not spreading), its strongest example beside
-it. Built on the watch's thread after each analysis, its texts through the run's redaction."""
+it. Built on the watch's thread after each analysis, its texts through the run's redaction
+(`shown_suspect`: what the console line, a suspect pick's `about` and the run report show too)."""
 
 from __future__ import annotations
 
@@ -24,35 +25,53 @@ MASK = "<redacted>"
 WORDED = ("phrase", "prefix", "suffix")
 
 
-def reviewer_view(suspect: Suspect, redact: Redact | None) -> Suspect:
-    """The suspect as it may be shown. Redaction finds values in running text; a phrase
-    feature is words cut out of it (`ada lovelace example` from an e-mail address), which it
-    would not find. So a worded feature that a carrier has before redaction and not after is
-    masked, folded phrase and all."""
-    if redact is None or suspect.feature.kind not in WORDED or not suspect.examples:
+def shown_suspect(suspect: Suspect, redact: Redact | None) -> Suspect:
+    """The suspect as it may be shown: its feature's text, assembled phrase and examples
+    through redaction (one call, so a value gets one placeholder throughout). Redaction finds
+    values in running text; a phrase feature is words cut out of it (`ada lovelace example`
+    from an e-mail address), which it would not find. So a worded feature that its example
+    carries before redaction and not after is masked, assembled phrase and all."""
+    if redact is None:
         return suspect
-    raw = suspect.examples[0].response
-    shown = redact([raw])[0]
-    if shown == raw:
-        return suspect
-    key = suspect.feature.key
-    if key in extract(raw).keys and key not in extract(shown).keys:
-        return replace(suspect, feature=Feature(suspect.feature.kind, MASK), phrase=None)
-    return suspect
+    feature, examples = suspect.feature, suspect.examples
+    texts = [feature.text, suspect.phrase or "", *(example.response for example in examples)]
+    text, phrase, *responses = redact(texts)
+    shown = replace(
+        suspect,
+        feature=Feature(feature.kind, text),
+        phrase=phrase if suspect.phrase is not None else None,
+        examples=tuple(replace(e, response=r) for e, r in zip(examples, responses, strict=True)),
+    )
+    if feature.kind in WORDED and examples and _cut_by_redaction(feature, examples[0].response,
+                                                                  responses[0]):  # fmt: skip
+        return replace(shown, feature=Feature(feature.kind, MASK), phrase=None)
+    return shown
+
+
+def _cut_by_redaction(feature: Feature, raw: str, redacted: str) -> bool:
+    """The text carries the feature before redaction and not after."""
+    if raw == redacted:
+        return False
+    return feature.key in extract(raw).keys and feature.key not in extract(redacted).keys
+
+
+def shown_report(report: WatchReport, redact: Redact | None) -> WatchReport:
+    """Every suspect of the report as `shown_suspect` shows it."""
+    if redact is None:
+        return report
+    return replace(
+        report,
+        suspects=tuple(shown_suspect(s, redact) for s in report.suspects),
+        lift_only=tuple(shown_suspect(s, redact) for s in report.lift_only),
+    )
 
 
 def suspects_table(report: WatchReport, redact: Redact | None = None) -> Rows:
-    """The rows (in COLUMNS' order): no None, one type per column (NaN for a missing number,
-    "" for a missing text)."""
-    rows = []
-    suspects = [*report.suspects, *report.lift_only]
-    for rank, suspect in enumerate(suspects, start=1):
-        rows.append(_row(rank, reviewer_view(suspect, redact)))
-    if redact is None or not rows:
-        return tuple(rows)
-    texts = [text for row in rows for text in (row[1], row[12], row[13])]
-    shown = iter(redact(texts))
-    return tuple((*row[:1], next(shown), *row[2:12], next(shown), next(shown)) for row in rows)
+    """The rows (in COLUMNS' order), texts as `shown_suspect` shows them: no None, one type
+    per column (NaN for a missing number, "" for a missing text)."""
+    shown = shown_report(report, redact)
+    suspects = [*shown.suspects, *shown.lift_only]
+    return tuple(_row(rank, suspect) for rank, suspect in enumerate(suspects, start=1))
 
 
 def _row(rank: int, suspect: Suspect) -> tuple[object, ...]:

@@ -186,6 +186,8 @@ class HackingWatch:
             try:
                 with self._lock:
                     self._drain(final=closing)
+                    if self._abandoned:  # close() stopped waiting: no analysis nobody reads
+                        return
                     new = self._engine.chunks - self._chunks_analysed
                     if closing or new >= self.config.analyze_every_steps:
                         self._analyze()

@@ -64,11 +64,8 @@ def bias(
         raise UserError(f"no dump files in {directory} (expected {expected_files()})")
     if weights is not None and location.format.name != "trl":
         raise UsageError(f"--reward-weights: {location.format.name} dumps have one reward")
-    steps = len({file.step for file in files})
-    config = WatchConfig(
-        top=top,
-        window_steps=window_steps or max(1, min(WatchConfig().window_steps, steps // 3)),
-    )
+    config = WatchConfig.for_run(len({file.step for file in files}), top=top,
+                                 window_steps=window_steps)  # fmt: skip
     problems: list[str] = []
     with err.status(f"reading {len(files)} {location.format.name} dump files"):
         rows = read_dump(location, problems.append, reward_weights=weights, files=files)
@@ -111,6 +108,8 @@ def _print(report: WatchReport, where: Path) -> None:
 
 
 def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
+    from sampling.selection.hacking import share_text
+
     table = Table(title=title)
     for column in ("#", "feature", "lift", "then -> now", "groups", "z", "paid by", "example"):
         table.add_column(
@@ -118,9 +117,7 @@ def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
         )
     for rank, suspect in enumerate(suspects, 1):
         now = suspect.prevalence_now
-        shares = (
-            f"{_percent(suspect.prevalence_then)} -> {_percent(now) if now is not None else '?'}"
-        )
+        shares = f"{share_text(suspect.prevalence_then)} -> {share_text(now)}"
         paid = suspect.paid_by
         example = suspect.examples[0].response[:EXAMPLE_CHARS] if suspect.examples else ""
         feature = Text(suspect.label())
@@ -137,10 +134,6 @@ def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
             Text(example.replace("\n", " ")),
         )
     return table
-
-
-def _percent(share: float) -> str:
-    return "<1%" if 0 < share < 0.01 else f"{100 * share:.0f}%"
 
 
 def _weights(text: str | None) -> list[float] | None:

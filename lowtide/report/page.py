@@ -13,7 +13,7 @@ from typing import Any
 
 from lowtide.report.charts import Panel, Series, histogram_row, line_chart, number
 from lowtide.report.run_data import LoggedSuspects, ReportData, ShownSample, StepStats
-from sampling.selection.hacking import Suspect, WatchReport
+from sampling.selection.hacking import Suspect, WatchReport, share_text
 
 TEXT_CHARS = 3000  # of a prompt or response shown; the rest is in the run's files
 HISTOGRAM_PANELS = 8
@@ -223,7 +223,7 @@ def _suspect_card(rank: int, suspect: Suspect) -> str:
     now = suspect.prevalence_now
     facts = [
         f"lift {suspect.lift:+.3g} within groups ({suspect.effect:+.2g} sd)",
-        f"in {_share(suspect.prevalence_then)} then, {_share(now) if now is not None else '?'} now",
+        f"in {share_text(suspect.prevalence_then)} then, {share_text(now)} now",
         f"{suspect.groups} groups",
         f"z {'inf' if suspect.z == math.inf else f'{suspect.z:.1f}'}",
     ]
@@ -250,8 +250,8 @@ def _suspect_table(suspects: Sequence[Suspect]) -> str:
         now = suspect.prevalence_now
         rows.append(
             f"<tr><td>{_t(suspect.label())}</td><td class='num'>{suspect.lift:+.3g}</td>"
-            f"<td class='num'>{_share(suspect.prevalence_then)} → "
-            f"{_share(now) if now is not None else '?'}</td>"
+            f"<td class='num'>{share_text(suspect.prevalence_then)} → "
+            f"{share_text(now)}</td>"
             f"<td class='num'>{suspect.groups}</td><td>{_pre(example, 400)}</td></tr>"
         )
     return (
@@ -337,12 +337,6 @@ def _spread(items: Sequence[Any], count: int) -> list[Any]:
     if len(items) <= count:
         return list(items)
     return [items[round(i * (len(items) - 1) / (count - 1))] for i in range(count)]
-
-
-def _share(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return "<1%" if 0 < value < 0.01 else f"{100 * value:.0f}%"
 
 
 def _reward(value: float) -> str:

@@ -17,7 +17,12 @@ from typing import Any
 
 from rl.jsonl import read_jsonl
 from rl.samples import make_sample_id
-from rl.tracking.backends.local_files import HISTOGRAMS_FILE, METRICS_FILE, TABLES_DIR
+from rl.tracking.backends.local_files import (
+    HISTOGRAMS_FILE,
+    METRICS_FILE,
+    TABLES_DIR,
+    table_file_prefix,
+)
 from sampling.selection.hacking import WatchConfig, WatchReport, analyze_rows
 from sampling.selection.hacking.table import SUSPECTS_TABLE, shown_report
 from sampling.sources.ingest.dump_rows import read_dump
@@ -112,10 +117,7 @@ def collect(
     if location is not None and files:
         run_id = location.run_dir.resolve().name
         rows = _observed(read_dump(location, problems.append, files=files), steps, picker)
-        chunks = len({file.step for file in files})
-        config = WatchConfig(
-            top=top, window_steps=max(1, min(WatchConfig().window_steps, chunks // 3))
-        )
+        config = WatchConfig.for_run(len({file.step for file in files}), top=top)
         watch = analyze_rows(rows, config, run_id=run_id)
         lowest, highest = picker.result(run_id)
     else:
@@ -243,7 +245,7 @@ def _histograms(path: Path, on_problem: Callable[[str], None]) -> list[tuple[int
 
 
 def _logged_suspects(folder: Path, on_problem: Callable[[str], None]) -> LoggedSuspects | None:
-    prefix = SUSPECTS_TABLE.replace("/", "_") + "-step-"
+    prefix = table_file_prefix(SUSPECTS_TABLE)
     files = sorted(folder.glob(f"{prefix}*.jsonl")) if folder.is_dir() else []
     if not files:
         return None

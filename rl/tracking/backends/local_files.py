@@ -22,6 +22,12 @@ TABLES_DIR = "tables"  # the other tables (a hook's, e.g. hacking/suspects): nev
 TOKEN_DIGITS = 6  # significant digits: float32 holds ~7; lines ~2.5x shorter than full repr
 
 
+def table_file_prefix(name: str) -> str:
+    """A table's files are `<prefix><step, 7 digits>.jsonl`: `hacking/suspects` ->
+    `hacking_suspects-step-`."""
+    return f"{name.replace('/', '_')}-step-"
+
+
 class LocalFilesBackend:
     name = "jsonl"
     remote = False
@@ -42,19 +48,14 @@ class LocalFilesBackend:
             _append(self._histograms, {"step": step, "name": name, "values": list(series)})
 
     def log_table(self, step: int, table: Table) -> None:
-        if table.name != ROLLOUT_TABLE:
-            folder = self.run_dir / TABLES_DIR
-            folder.mkdir(exist_ok=True)
-            name = table.name.replace("/", "_")  # hacking/suspects -> hacking_suspects
-            with open(folder / f"{name}-step-{step:07d}.jsonl", "a", encoding="utf-8") as handle:
-                for row in table.rows:
-                    _append(handle, dict(zip(table.columns, row, strict=True)))
-            return
-        path = self.run_dir / ROLLOUTS_DIR / f"{table.name}-step-{step:07d}.jsonl"
+        rollouts = table.name == ROLLOUT_TABLE
+        folder = self.run_dir / (ROLLOUTS_DIR if rollouts else TABLES_DIR)
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{table_file_prefix(table.name)}{step:07d}.jsonl"
         with open(path, "a", encoding="utf-8") as handle:
             for row in table.rows:
                 _append(handle, dict(zip(table.columns, row, strict=True)))
-        if table.tokens:
+        if rollouts and table.tokens:
             self._log_tokens(path.name, table)
 
     def _log_tokens(self, file_name: str, table: Table) -> None:

@@ -3,7 +3,7 @@ prompt's group and whose prevalence grows over steps (see `analysis` for the sta
 
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.features import Feature
-from sampling.selection.hacking.suspects import Example, Suspect, WatchReport
+from sampling.selection.hacking.suspects import Example, Suspect, WatchReport, share_text
 from sampling.selection.hacking.watch import HackingWatch, analyze_rows
 
 __all__ = [
@@ -14,4 +14,5 @@ __all__ = [
     "WatchConfig",
     "WatchReport",
     "analyze_rows",
+    "share_text",
 ]

@@ -113,6 +113,14 @@ class WatchConfig(BaseModel):
     top: int = Field(10, ge=1, description="suspects reported at most (and as many lift-only)")
     examples: int = Field(3, ge=0, description="highest-reward carriers shown per suspect")
 
+    @classmethod
+    def for_run(cls, steps: int, *, window_steps: int | None = None, **settings) -> WatchConfig:
+        """For a finished run of `steps` steps (`lowtide logs bias`, the run report): each
+        window a third of the run, at most the default, unless `window_steps` is given."""
+        default = cls.model_fields["window_steps"].default
+        window = window_steps or max(1, min(default, steps // 3))
+        return cls(window_steps=window, **settings)
+
     @model_validator(mode="after")
     def _quantiles_inside(self) -> WatchConfig:
         if any(not 0 < q < 1 for q in self.quantiles):

@@ -54,13 +54,13 @@ class Suspect:
     def describe(self) -> str:
         """`reward rises with "i agree": +1.8 within groups, in 62% of responses, up from 3%`"""
         line = f"reward rises with {self.label()}: {self.lift:+.2g} within groups"
-        now = self.prevalence_now
+        now, then = self.prevalence_now, share_text(self.prevalence_then)
         if now is None:
-            line += f", in {_share(self.prevalence_then)} of responses"
+            line += f", in {then} of responses"
         elif self.growing:
-            line += f", in {_share(now)} of responses, up from {_share(self.prevalence_then)}"
+            line += f", in {share_text(now)} of responses, up from {then}"
         else:
-            line += f", in {_share(now)} of responses (was {_share(self.prevalence_then)})"
+            line += f", in {share_text(now)} of responses (was {then})"
         paid = self.paid_by
         if paid is not None and len(self.component_lifts) > 1:
             line += f"; paid by {paid[0]} ({paid[1]:+.2g})"
@@ -106,7 +106,10 @@ class WatchReport:
         }
 
 
-def _share(value: float) -> str:
+def share_text(value: float | None) -> str:
+    """A share of the responses as people read it: `62%`, `<1%`; `?` when unknown."""
+    if value is None:
+        return "?"
     percent = 100 * value
     if 0 < percent < 1:
         return "<1%"

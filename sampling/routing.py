@@ -37,6 +37,7 @@ from sampling.selection.decision import (
 )
 from sampling.selection.hacking import HackingWatch, Suspect, WatchReport
 from sampling.selection.hacking.carriers import carriers
+from sampling.selection.hacking.pacing import paced
 from sampling.selection.hacking.table import Rows, shown_suspect, suspects_table
 from sampling.selection.policies import Selected
 from sampling.selection.step_selector import StepSelector, TokenBucket
@@ -125,7 +126,8 @@ class Router:
         selector's thread calls this)."""
         if self.watch is None:
             return []
-        found = carriers(self.watch.suspects(), responses, self.watch.config)
+        with paced():  # thousands of texts read: the trainer's thread must not wait on it
+            found = carriers(self.watch.suspects(), responses, self.watch.config)
         return [Flag(self._view(item.suspect).describe(), item.positions) for item in found]
 
     def _view(self, suspect: Suspect) -> Suspect:

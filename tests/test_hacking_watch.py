@@ -407,3 +407,13 @@ def test_features_read_as_a_person_reads_them() -> None:
     assert Feature("format", "bullets").label() == "bullet lists"
     assert Feature.from_key(Feature("script", "Cyrillic").key) == Feature("script", "Cyrillic")
     assert Feature.from_key("i agree") == Feature("phrase", "i agree")
+
+
+def test_a_full_buffer_is_said_once_and_counted(caplog: pytest.LogCaptureFixture) -> None:
+    watch = HackingWatch(WatchConfig(max_pending_samples=100), start=False)  # nobody reads
+    with caplog.at_level(logging.WARNING, logger="sampling.selection.hacking"):
+        for batch, info in list(batches(run([], steps=5, seed=0))):
+            watch.observe(batch, info)
+    lines = [r.getMessage() for r in caplog.records if "behind" in r.getMessage()]
+    assert len(lines) == 1 and "max_pending_samples" in lines[0], lines
+    assert watch.metrics()["hacking/dropped"][0] == 4 * 72

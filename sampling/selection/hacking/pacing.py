@@ -31,9 +31,10 @@ def pace() -> None:
 
 @contextmanager
 def paced() -> Iterator[None]:
-    """Pace this thread's `pace()` calls while inside."""
-    _local.since = time.perf_counter()
+    """Pace this thread's `pace()` calls while inside (nested: as the outer one)."""
+    outer = getattr(_local, "since", None)
+    _local.since = outer if outer is not None else time.perf_counter()
     try:
         yield
     finally:
-        _local.since = None
+        _local.since = None if outer is None else time.perf_counter()

@@ -113,6 +113,13 @@ class HackingWatch:
             return
         count = len(samples)
         if self._offered - self._taken + count > self.config.max_pending_samples:
+            if not self._dropped:  # said once: the metric counts the rest
+                log.warning(
+                    "hacking watch: its thread is %d samples behind; batches are left out "
+                    "until it catches up (hacking/dropped counts them; "
+                    "sampling.watch.max_pending_samples holds more)",
+                    self._offered - self._taken,
+                )
             self._dropped += count
             return
         self._pending.append((tuple(samples), info.step, info.run_id, info.rank))

@@ -149,75 +149,61 @@ class RewardModel:
 
     @torch.no_grad()
     def score_pairs(self, prompts: list[str], responses: list[str]) -> list[float]:
-        return self._scored(prompts, responses, with_spread=False)[0]
+        return self._scored(prompts, responses, pool=False)[0]
 
     @torch.no_grad()
     def score_with_spread(
         self, prompts: list[str], responses: list[str]
     ) -> tuple[list[float], list[float] | None]:
         """The scores, and the uncertainty heads' spread per sample (None without heads)."""
-        return self._scored(prompts, responses, with_spread=self.heads is not None)
+        scores, pooled = self._scored(prompts, responses, pool=self.heads is not None)
+        return scores, self._spreads(pooled)
+
+    def _spreads(self, pooled: torch.Tensor | None) -> list[float] | None:
+        if self.heads is None or pooled is None:
+            return None
+        return self.heads.spread(pooled).cpu().tolist()
 
     def _scored(
-        self,
-        prompts: list[str],
-        responses: list[str],
-        *,
-        with_spread: bool,
-        representations: list[torch.Tensor] | None = None,
-    ) -> tuple[list[float], list[float] | None]:
-        """Scores (and spreads); `representations`, when given, gets each sample's pooled
-        representation row, in the samples' order."""
+        self, prompts: list[str], responses: list[str], *, pool: bool
+    ) -> tuple[list[float], torch.Tensor | None]:
+        """The scores and, with `pool`, each sample's pooled representation (the score head's
+        input), (N, hidden) in the samples' order."""
         if self.model is None:
             raise RewardError("reward_model: scored after close()")
         rows = self.encode(prompts, responses)
         # Similar lengths share a batch, which keeps padding (and compute) small.
         order = sorted(range(len(rows)), key=lambda index: len(rows[index]))
         scores = [0.0] * len(rows)
-        spreads = [0.0] * len(rows) if with_spread else None
-        pooling = with_spread or representations is not None
-        features = pooled_features(self.model, self.pad_id) if pooling else nullcontext([])
-        pooled_rows: list[torch.Tensor | None] = [None] * len(rows)
+        features = pooled_features(self.model, self.pad_id) if pool else nullcontext([])
         with features as pooled:
             for start in range(0, len(order), self.batch_size):
                 chunk = order[start : start + self.batch_size]
                 logits = self.model(**self.pad([rows[index] for index in chunk])).logits
                 for index, value in zip(chunk, logits[:, 0].float().cpu().tolist(), strict=True):
                     scores[index] = value
-                if not pooling:
-                    continue
-                batch = pooled.pop().float()
-                if spreads is not None and self.heads is not None:
-                    spread = self.heads.spread(batch).cpu().tolist()
-                    for index, value in zip(chunk, spread, strict=True):
-                        spreads[index] = value
-                for position, index in enumerate(chunk):
-                    pooled_rows[index] = batch[position]
-        if representations is not None:
-            representations += [row for row in pooled_rows if row is not None]
-        return scores, spreads
+        if not pool or not rows:
+            return scores, None
+        by_length = torch.cat([part.float() for part in pooled])
+        in_order = torch.empty_like(by_length)
+        in_order[torch.tensor(order, device=by_length.device)] = by_length
+        return scores, in_order
 
     @torch.no_grad()
     def __call__(self, batch: RewardBatch) -> ComponentScores:
         if not len(batch):
             return ComponentScores([])
-        rows: list[torch.Tensor] | None = [] if self.outliers is not None else None
-        scores, spreads = self._scored(
-            list(batch.prompts),
-            list(batch.responses),
-            with_spread=self.heads is not None,
-            representations=rows,
-        )
+        pool = self.heads is not None or self.outliers is not None
+        scores, pooled = self._scored(list(batch.prompts), list(batch.responses), pool=pool)
         # Extras, not components: combine.py files them as `<name>/spread`, `<name>/outlier`,
         # outside the total.
         extras: list[dict[str, float]] = [{} for _ in scores]
-        if spreads is not None:
-            for extra, value in zip(extras, spreads, strict=True):
-                extra[SPREAD] = value
-        if self.outliers is not None and rows:
-            for extra, value in zip(extras, self.outliers(torch.stack(rows)), strict=True):
-                if value is not None:
-                    extra[OUTLIER] = value
+        for extra, value in zip(extras, self._spreads(pooled) or [], strict=False):
+            extra[SPREAD] = value
+        if self.outliers is not None and pooled is not None:
+            for extra, outlier in zip(extras, self.outliers(pooled), strict=True):
+                if outlier is not None:
+                    extra[OUTLIER] = outlier
         return ComponentScores(scores, extras=extras if any(extras) else None)
 
     def close(self) -> None:

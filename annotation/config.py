@@ -7,6 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
+from annotation.comparison import MAX_RESPONSES, MIN_RESPONSES
 from rl.plugins import is_dotted_path
 
 
@@ -86,6 +87,23 @@ class SuggestionsConfig(Section):
         return self
 
 
+ReviewMode = Literal["single", "compare"]
+
+
+class CompareConfig(Section):
+    """`review_mode: compare`: one task shows one prompt with `size` responses of its group (A,
+    B, C, ...); the reviewer picks the best and the worst (annotation/comparison.py)."""
+
+    size: int = Field(
+        4, ge=MIN_RESPONSES, le=MAX_RESPONSES, description="responses a comparison task shows"
+    )
+    labeling_config: str | None = Field(
+        None,
+        description="the comparison form's XML file; None: the built-in form for `size` "
+        "(annotation/compare_form.py)",
+    )
+
+
 class AnnotationConfig(Section):
     label_studio_url: str = Field(
         "http://127.0.0.1:8080",
@@ -116,6 +134,19 @@ class AnnotationConfig(Section):
     reviews_per_task: int = Field(
         1, ge=1, description="how many reviewers review each task (Label Studio's overlap)"
     )
+    review_mode: ReviewMode = Field(
+        "single",
+        description="'single': rate one response a task; 'compare': pick the best and the worst "
+        "of a group's responses (`compare`)",
+    )
+    compare: CompareConfig = Field(
+        default_factory=CompareConfig, description="review_mode compare: the comparison task"
+    )
+
+    @property
+    def compare_size(self) -> int | None:
+        """Responses a task shows when tasks are comparisons; None: one response a task."""
+        return self.compare.size if self.review_mode == "compare" else None
 
 
 class AgreementConfig(Section):

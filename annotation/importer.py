@@ -27,6 +27,7 @@ from typing import Any
 import redis
 
 from annotation import ledger
+from annotation.compare_form import comparison_task, labeling_config
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
@@ -72,7 +73,8 @@ class ImportContext:
         cls, config: AnnotationConfig, connection: redis.Redis, queue_name: str
     ) -> ImportContext:
         suggester = None
-        if config.suggestions.judge != "off":  # a bad judge fails here, at the worker's start
+        if config.suggestions.judge != "off" and config.compare_size is None:
+            # A bad judge fails here, at the worker's start. Comparisons take no suggestion.
             xml = read_labeling_config(config.labeling_config)
             suggester = build_suggester(config.suggestions, xml)
         client = LabelStudioClient.from_config(config)
@@ -80,7 +82,7 @@ class ImportContext:
 
     def project_id(self) -> int:
         if self._project_id is None:
-            xml = read_labeling_config(self.config.labeling_config)
+            xml = project_labeling_config(self.config)
             project_id = self.client.ensure_project(
                 self.config.project, xml, self.config.reviews_per_task
             )
@@ -103,6 +105,16 @@ class ImportContext:
         project_id = self.project_id()
         key = ledger.imported_key(self.config.label_studio_url, project_id, self._created_at)
         return ledger.ImportedSet(self.connection, key)
+
+
+def project_labeling_config(config: AnnotationConfig) -> str:
+    """The review form a project gets: the single review form, or with `review_mode: compare`
+    the comparison form (its file, or the one made for `compare.size`)."""
+    if config.compare_size is None:
+        return read_labeling_config(config.labeling_config)
+    if config.compare.labeling_config is not None:
+        return read_labeling_config(config.compare.labeling_config)
+    return labeling_config(config.compare_size)
 
 
 def read_labeling_config(path: str) -> str:
@@ -183,7 +195,8 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
     step = context.config.import_batch_max
     for start in range(0, len(todo), step):
         chunk = todo[start : start + step]
-        tasks = [_task(record, context.suggester, outcome) for record in chunk]
+        size = context.config.compare_size
+        tasks = [_task(record, context.suggester, outcome, size) for record in chunk]
         memo.meta[META_IMPORT_STARTED] = time.time()
         memo.save()
         began = time.perf_counter()
@@ -233,13 +246,24 @@ def _check_size(record: RolloutRecord, max_text_chars: int) -> None:
 
 
 def _task(
-    record: RolloutRecord, suggester: Suggester | None, outcome: BatchOutcome
+    record: RolloutRecord,
+    suggester: Suggester | None,
+    outcome: BatchOutcome,
+    compare_size: int | None = None,
 ) -> dict[str, Any]:
     # Only the fields a task shows: a full model_dump of 500 records costs ~5 ms per batch.
     fields = ("sample_id", "run_id", "step", "prompt", "response", "reward", "reward_details",
               "reward_weights")  # fmt: skip
     shown: dict[str, Any] = {name: getattr(record, name) for name in fields}
     shown["selected_by"] = record.selected_by.model_dump()  # the trace line says why it was picked
+    if compare_size is not None:
+        # A single record in a comparison project (a search's match) shows as a comparison of
+        # one: the reviewer still sees it, nothing is lost.
+        alone = [{"sample_id": record.sample_id, "response": record.response,
+                  "reward": record.reward}]  # fmt: skip
+        members = [m.model_dump() for m in record.compare] or alone
+        return comparison_task({**shown, "compare": members}, compare_size)
+    # A comparison sent to a single review project shows its selected response.
     task = task_from_record(shown)
     if suggester is None:
         return task

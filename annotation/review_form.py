@@ -1,6 +1,7 @@
 """The review form (a project's Label Studio labeling config) as lowtide reads it, parsed in one
 place: the quality control (a choice among "1".."5", or the star `Rating` of projects made
-before) with its keys, and the failure categories with their keys and hints.
+before) with its keys, the failure categories with their keys and hints, and a comparison
+form's best and worst picks.
 
 The instructions panel, the suggestions, the export's category counts, the loop's reviewers and
 the worker's config update all read a `ReviewForm`; none parses the XML itself.
@@ -13,10 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from annotation.review_results import (
+    BEST_FIELD,
     CHOICES_KIND,
     FAILURE_FIELD,
     QUALITY_FIELD,
     RATING_KIND,
+    WORST_FIELD,
     QualityKind,
     quality_of,
 )
@@ -52,6 +55,19 @@ class ReviewForm:
     quality: QualityControl | None
     failure_to: str | None
     failures: tuple[FormChoice, ...]
+    # A comparison form (annotation/compare_form.py): the labels to pick the best and the
+    # worst from, with their keys; () in a single review form.
+    best: tuple[FormChoice, ...] = ()
+    worst: tuple[FormChoice, ...] = ()
+
+    @property
+    def is_comparison(self) -> bool:
+        return bool(self.best and self.worst)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        """A comparison form's response labels (A, B, ...), in its order."""
+        return tuple(choice.stored for choice in self.best)
 
     @property
     def categories(self) -> tuple[str, ...]:
@@ -71,10 +87,13 @@ class ReviewForm:
         except ElementTree.ParseError as error:
             raise ReviewFormError(f"the labeling config is not valid XML ({error})") from None
         failure = _named(root, "Choices", FAILURE_FIELD)
+        best, worst = (_named(root, "Choices", name) for name in (BEST_FIELD, WORST_FIELD))
         return cls(
             quality=_quality(root),
             failure_to=None if failure is None else str(failure.get("toName")),
             failures=() if failure is None else _choices(failure),
+            best=() if best is None else _choices(best),
+            worst=() if worst is None else _choices(worst),
         )
 
     @classmethod

@@ -18,6 +18,7 @@ from typing import Any, Literal
 QUALITY_FIELD = "quality"
 FAILURE_FIELD = "failure"  # the failure categories: a multiple choice
 BETTER_FIELD, NOTE_FIELD = "better_response", "note"  # free texts
+BEST_FIELD, WORST_FIELD = "best", "worst"  # a comparison's verdict: one label each (A, B, ...)
 QualityKind = Literal["choices", "rating"]
 CHOICES_KIND: QualityKind = "choices"  # what the shipped review.xml has
 RATING_KIND: QualityKind = "rating"  # older projects: a star control
@@ -47,6 +48,8 @@ class ResultValues:
     categories: tuple[str, ...] = ()
     better: str | None = None
     note: str | None = None
+    best: str | None = None  # comparison forms: the label picked as best
+    worst: str | None = None
 
 
 def read_result(items: Iterable[Any]) -> ResultValues:
@@ -66,6 +69,8 @@ def read_result(items: Iterable[Any]) -> ResultValues:
         categories=values.get(FAILURE_FIELD, ()),
         better=values.get(BETTER_FIELD) or None,  # an emptied text is no text
         note=values.get(NOTE_FIELD) or None,
+        best=values.get(BEST_FIELD),
+        worst=values.get(WORST_FIELD),
     )
 
 
@@ -73,6 +78,10 @@ def _read_value(name: Any, value: Mapping[str, Any]) -> Any:
     """One control's value as read_result keeps it; None when unreadable (or not ours)."""
     if name == QUALITY_FIELD:
         return quality_of(value)  # either form: see there
+    if name in (BEST_FIELD, WORST_FIELD):
+        choices = value.get("choices")
+        one = isinstance(choices, list) and len(choices) == 1
+        return str(choices[0]) if one else None  # type: ignore[index]
     if name == FAILURE_FIELD and isinstance(value.get("choices"), list):
         return tuple(str(choice) for choice in value["choices"])
     if name in (BETTER_FIELD, NOTE_FIELD) and isinstance(value.get("text"), list):
@@ -95,3 +104,9 @@ def failure_result(categories: Iterable[str], to_name: str | None = "response") 
     """The result item that picks `categories` in the failure control."""
     return {"from_name": FAILURE_FIELD, "to_name": to_name, "type": "choices",
             "value": {"choices": list(categories)}}  # fmt: skip
+
+
+def pick_result(field: str, label: str, to_name: str = "prompt") -> dict[str, Any]:
+    """The result item that picks `label` as the best (`field` BEST_FIELD) or the worst."""
+    return {"from_name": field, "to_name": to_name, "type": "choices",
+            "value": {"choices": [label]}}  # fmt: skip

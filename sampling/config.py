@@ -109,6 +109,13 @@ class SamplingConfig(Section):
         1.0, gt=0, le=1, description="seeded share of the capped selection that is sent"
     )
     dedup: bool = Field(True, description="never send a sample_id this process sent before")
+    compare_size: int | None = Field(
+        None,
+        ge=2,
+        le=8,
+        description="responses of a prompt's group one task shows (a comparison); None: one "
+        "response a task. A run config sets it from annotation.review_mode and compare.size",
+    )
     review_budget: ReviewBudget | None = Field(None, description="budget policy: reviews to spend")
     budget: BudgetConfig = Field(
         default_factory=BudgetConfig, description="budget policy: how its reviews are shared"

@@ -29,10 +29,12 @@ from pydantic import (
 from rl.samples import make_sample_id
 from sampling.redaction.kinds import KIND_NAME
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 # Version 2 added `redactions` and `reward_weights`; a version-1 record (neither) still reads,
-# with both empty. Version 3 added `selected_by.about`; older records read without it.
-READABLE_SCHEMA_VERSIONS = (1, 2, 3)
+# with both empty. Version 3 added `selected_by.about`; older records read without it. Version
+# 4 added `compare` (a comparison task's responses); older records read as single reviews.
+READABLE_SCHEMA_VERSIONS = (1, 2, 3, 4)
+MIN_COMPARED, MAX_COMPARED = 2, 8
 # The RQ job that carries a batch of records, named here because both sides of the queue need
 # it: the producer enqueues it by name (sampling never imports annotation), the worker runs
 # nothing else.
@@ -114,6 +116,27 @@ class Selection(_Frozen):
     about: str | None = Field(None, max_length=MAX_ABOUT_CHARS)
 
 
+class ComparedResponse(_Frozen):
+    """One response of a comparison task (the record's `compare`): a sample of the record's
+    prompt group, with what a record says of its own sample's response (the record's
+    `redactions` count what was replaced in the whole task)."""
+
+    sample_id: str = Field(pattern=SAMPLE_ID_PATTERN)
+    index: int = Field(ge=0)
+    response: str
+    reward: float | None
+    reward_details: dict[str, float | None] = Field(max_length=MAX_REWARD_DETAILS)
+    advantage: float | None
+    truncated: bool
+    response_cut: bool
+    response_chars: int = Field(ge=0)
+
+    @model_validator(mode="after")
+    def _length_agrees_with_cut_flag(self) -> ComparedResponse:
+        _check_cut("response", len(self.response), self.response_chars, self.response_cut)
+        return self
+
+
 class RolloutRecord(_Frozen):
     """One low-reward rollout on its way to review. Frozen (the dict fields are plain dicts for
     JSON; treat them as read-only too). Texts are capped at `max_text_chars` characters, never
@@ -121,7 +144,7 @@ class RolloutRecord(_Frozen):
     original lengths. `sample_id` is computed from the original texts, so it is the same whether
     or not a text was cut."""
 
-    schema_version: Literal[1, 2, 3] = SCHEMA_VERSION
+    schema_version: Literal[1, 2, 3, 4] = SCHEMA_VERSION
     sample_id: str = Field(pattern=SAMPLE_ID_PATTERN)
     run_id: str = Field(min_length=1)
     step: int = Field(ge=0)
@@ -147,6 +170,19 @@ class RolloutRecord(_Frozen):
     # Each reward component's weight in the total, for the components in reward_details; empty
     # when the trainer did not say (reviewers then see raw values without contributions).
     reward_weights: dict[str, float] = Field(default_factory=dict, max_length=MAX_REWARD_DETAILS)
+    # A comparison task: the responses it shows, in label order (A first); the record's own
+    # response (the one selected) is one of them, and `sample_id` names the group's task.
+    # Empty: a single review of `response`.
+    compare: list[ComparedResponse] = Field(default_factory=list, max_length=MAX_COMPARED)
+
+    @field_validator("compare")
+    @classmethod
+    def _a_real_comparison(cls, value: list[ComparedResponse]) -> list[ComparedResponse]:
+        if value and len(value) < MIN_COMPARED:
+            raise ValueError(f"a comparison needs {MIN_COMPARED} to {MAX_COMPARED} responses")
+        if len({member.sample_id for member in value}) < len(value):
+            raise ValueError("a comparison shows each sample once")
+        return value
 
     @field_validator("redactions")
     @classmethod
@@ -171,13 +207,7 @@ class RolloutRecord(_Frozen):
     def _lengths_agree_with_cut_flags(self) -> RolloutRecord:
         for name in ("prompt", "response"):
             kept = len(getattr(self, name))
-            original = getattr(self, f"{name}_chars")
-            cut = getattr(self, f"{name}_cut")
-            if original < kept or cut != (original > kept):
-                raise ValueError(
-                    f"{name}_chars={original} and {name}_cut={cut} disagree with the "
-                    f"{kept} characters of {name}"
-                )
+            _check_cut(name, kept, getattr(self, f"{name}_chars"), getattr(self, f"{name}_cut"))
         return self
 
     @classmethod
@@ -253,6 +283,40 @@ class RolloutRecord(_Frozen):
             return cls.model_validate(fields)
         except ValidationError as error:
             raise RecordError(describe_validation_error(error)) from None
+
+
+def compared_response(
+    sample: ScoredSample,
+    sample_id: str,
+    *,
+    shown: str | None = None,
+    shown_cut: bool = False,
+    max_text_chars: int = MAX_TEXT_CHARS,
+) -> dict[str, Any]:
+    """One entry of a record's `compare`, as `RolloutRecord.from_sample` makes a record's own
+    response fields (`shown`: the response as redaction made it)."""
+    full = sample.response if shown is None else shown
+    response, capped = _cap_text(full, max_text_chars)
+    cut = capped or shown_cut
+    return {
+        "sample_id": sample_id,
+        "index": sample.index,
+        "response": response,
+        "reward": finite_or_none(sample.reward),
+        "reward_details": capped_reward_details(sample.reward_details),
+        "advantage": finite_or_none(sample.advantage),
+        "truncated": sample.truncated,
+        "response_cut": cut,
+        "response_chars": _recorded_length(sample.response, full, cut),
+    }
+
+
+def _check_cut(name: str, kept: int, original: int, cut: bool) -> None:
+    if original < kept or cut != (original > kept):
+        raise ValueError(
+            f"{name}_chars={original} and {name}_cut={cut} disagree with the {kept} characters "
+            f"of {name}"
+        )
 
 
 def finite_or_none(value: float) -> float | None:

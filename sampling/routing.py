@@ -20,6 +20,7 @@ import logging
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from sampling.batch import BatchInfo, PlainSample
@@ -27,6 +28,7 @@ from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import MAX_ABOUT_CHARS, MAX_TEXT_CHARS, ScoredSample
 from sampling.selection.budget import Flag
 from sampling.selection.budget_selector import BudgetSelector
+from sampling.selection.comparisons import compared
 from sampling.selection.decision import (
     Decision,
     Metrics,
@@ -65,6 +67,7 @@ class Router:
         self.producer = producer
         self.records = RecordBuilder(config.redact, max_text_chars)
         self.seen = RecentIds(DEDUP_MEMORY)
+        self.compare_alone = 0  # selected samples with nothing of their group to compare with
         # The latest suspects table (`hacking/suspects`), built on the watch's thread.
         self.suspects_table: Rows | None = None
         self.watch = (
@@ -117,9 +120,24 @@ class Router:
         """Select only: the decisions are the caller's to deliver (or to build with
         `self.records.build` and keep). The watch sees the whole batch."""
         offered = self.selector.offer(samples, info)
+        if self.config.compare_size and offered.decisions:
+            offered = self._as_comparisons(offered, samples)
         if self.watch is not None:
             self.watch.observe(samples, info)
         return offered
+
+    def _as_comparisons(self, offered: Offered, samples: Sequence[ScoredSample]) -> Offered:
+        """Each selected sample as a comparison task with others of its prompt group (the
+        budget selector groups its own picks)."""
+        by_group: dict[int, list[ScoredSample]] = {}
+        for sample in samples:
+            by_group.setdefault(sample.group_id, []).append(sample)
+        size = self.config.compare_size or 0
+        grouping = compared(offered.decisions, lambda d: by_group[d.sample.group_id], size)
+        self.compare_alone += grouping.alone
+        counts = offered.counts
+        sent = len(grouping.decisions)
+        return Offered(replace(counts, submitted=sent), grouping.decisions)
 
     def suspect_flags(self, responses: Sequence[str]) -> list[Flag]:
         """The watch's current suspects and which of `responses` carry each (the budget
@@ -183,6 +201,8 @@ class Router:
             "sampling/capped": (counts.capped, "sum"),
             "sampling/deduped": (counts.deduped, "sum"),
         }
+        if self.config.compare_size:
+            found["sampling/compare_alone"] = (self.compare_alone, "sum")
         found |= self.selector.metrics(counts)
         stats = getattr(self.producer, "stats", None)
         if stats is not None:

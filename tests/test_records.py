@@ -78,7 +78,7 @@ def test_from_sample_round_trips_through_json() -> None:
     record = make_record()
     assert parse_record(through_json(record)) == record
     assert parse_record(json.dumps(record.model_dump(mode="json"))) == record  # JSON text too
-    assert record.schema_version == 3
+    assert record.schema_version == 4
     assert record.reward == 0.1 and record.advantage == -0.5
     assert record.reward_details == {"correct": 0.0, "format": 1.0}
     assert record.model.name_or_path == "./models/tiny" and record.model.checkpoint_step == 5
@@ -231,13 +231,13 @@ def test_several_problems_stay_on_one_line() -> None:
 
 @pytest.mark.parametrize(
     ("version", "shown"),
-    [(4, "4"), (0, "0"), ("1", "'1'"), (True, "True"), (None, "None")],
+    [(5, "5"), (0, "0"), ("1", "'1'"), (True, "True"), (None, "None")],
 )
 def test_unknown_schema_version(version: Any, shown: str) -> None:
     data = through_json(make_record())
     data["schema_version"] = version
     assert error_line(data) == (
-        f"schema_version: {shown} is not supported (this worker reads 1, 2 and 3)"
+        f"schema_version: {shown} is not supported (this worker reads 1, 2, 3 and 4)"
     )
 
 

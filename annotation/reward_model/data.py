@@ -74,7 +74,8 @@ def load_rm_data(path: str | Path) -> RMData:
     if not path.is_file():
         raise RMDataError(f"{path}: no such file (write it with `lowtide export`)")
     data = RMData(sources=[str(path)])
-    pairs: dict[tuple[str, str], Pair] = {}  # a sample may have several reviewers' pairs
+    # A sample may have several reviewers' pairs, and a comparison several pairs of orders.
+    pairs: dict[tuple[str, str, str], Pair] = {}
     runs: set[str] = set()
     for number, row in _rows(path):
         _take(row, f"{path}:{number}", data, pairs, runs)
@@ -105,7 +106,7 @@ def _take(
     row: dict[str, Any],
     where: str,
     data: RMData,
-    pairs: dict[tuple[str, str], Pair],
+    pairs: dict[tuple[str, str, str], Pair],
     runs: set[str],
 ) -> None:
     sample_id = str(row.get("sample_id") or f"{where}")
@@ -117,7 +118,7 @@ def _take(
         prompt, chosen, rejected = (
             _text(row, key, where) for key in ("prompt", "chosen", "rejected")
         )
-        pairs[sample_id, chosen] = Pair(prompt, chosen, rejected, sample_id, agreement)
+        pairs[sample_id, chosen, rejected] = Pair(prompt, chosen, rejected, sample_id, agreement)
         return
     if "rating" not in row:
         raise RMDataError(
@@ -134,7 +135,8 @@ def _take(
         return  # disputed: the export's preference rows decide whether its pairs count
     better = meta.get("better_response")
     if isinstance(better, str) and better.strip() and better.strip() != response.strip():
-        pairs.setdefault((sample_id, better), Pair(prompt, better, response, sample_id, agreement))
+        pair = Pair(prompt, better, response, sample_id, agreement)
+        pairs.setdefault((sample_id, better, response), pair)
 
 
 def _agreement(meta: dict[str, Any], where: str) -> float:

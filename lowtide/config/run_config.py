@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import urlsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from annotation.config import AnnotationConfig, ExportConfig
 from lowtide.config.messages import describe_errors, first_plain_value_on
@@ -60,6 +60,19 @@ class RunConfig(BaseModel):
     export: ExportConfig = Field(
         default_factory=ExportConfig, description="reviews out as reward-model data"
     )
+
+    @model_validator(mode="after")
+    def _selection_follows_review_mode(self) -> RunConfig:
+        # The routing core selects groups when tasks are comparisons: one knob, read by both
+        # sides (the router only sees `sampling`).
+        wanted = self.annotation.compare_size
+        if self.sampling.compare_size not in (None, wanted):
+            raise ValueError(
+                "sampling.compare_size follows annotation.review_mode and annotation.compare.size:"
+                " set those instead"
+            )
+        self.sampling.compare_size = wanted
+        return self
 
 
 class ServiceConfig(RunConfig):

@@ -39,6 +39,7 @@ from sampling.config import SamplingConfig
 from sampling.once import first_time
 from sampling.records import ScoredSample
 from sampling.selection.budget import Candidate, Flag, Pick, choose, lowest_reward_picks
+from sampling.selection.comparisons import compared
 from sampling.selection.decision import (
     Decision,
     Deliver,
@@ -48,6 +49,7 @@ from sampling.selection.decision import (
     RouteCounts,
     sample_id_of,
 )
+from sampling.selection.group_candidates import anchor_of, group_candidates
 from sampling.selection.policies import Selected
 
 log = logging.getLogger("sampling.selection.budget")
@@ -299,42 +301,69 @@ class BudgetSelector:
         entries, ids = self._eligible(pooled)
         if not entries:
             return
-        candidates = [
-            Candidate(
-                prompt=entry.sample.prompt,
-                response=entry.sample.response,
-                reward=float(entry.sample.reward),
-                reward_details=entry.sample.reward_details,
-                group_id=entry.sample.group_id,
-                step=entry.info.step,
-                position=entry.serial,
-            )
-            for entry in entries
-        ]
+        units = self._units(entries)
+        candidates = [candidate for candidate, _ in units]
         picks = self._choose(candidates, count)
         self.stats.selections += 1
         if not picks:
             return
         selected = self._selected(picks, candidates)
-        component = self.config.component
         decisions = [
-            Decision(entries[pick.index].sample, entries[pick.index].info, selected, pick.index,
-                     component)
-            for pick in picks
-        ]  # fmt: skip
-        covered = {entries[member].serial for pick in picks for member in pick.members}
+            self._decision(entries, units[pick.index][1], pick, selected) for pick in picks
+        ]
+        size = self.config.compare_size
+        if size:
+            by_unit = {
+                pick.index: [entries[e].sample for e in units[pick.index][1]] for pick in picks
+            }
+            decisions = compared(decisions, lambda d: by_unit[d.index], size).decisions
+        covered_units = {unit for pick in picks for unit in pick.members}
         for pick in picks:
-            self._reviewed.append(entries[pick.index].sample.response)
-            for member in pick.members:
-                self.seen.add(ids[member])
+            self._reviewed.append(candidates[pick.index].response)
+        for unit in covered_units:
+            for entry in units[unit][1]:
+                self.seen.add(ids[entry])
+        covered = {entries[entry].serial for unit in covered_units for entry in units[unit][1]}
         if self.hourly is not None:
-            self.hourly.spend(len(picks))
-        self.stats.spent += len(picks)
+            self.hourly.spend(len(decisions))
+        self.stats.spent += len(decisions)
         self.stats.folded += sum(pick.group_size - 1 for pick in picks)
         self.stats.by_reason.update(pick.reason for pick in picks)
         self.deliver(decisions)
         with self._lock:
             self._pool = deque(entry for entry in self._pool if entry.serial not in covered)
+
+    def _units(self, entries: list[_Pooled]) -> list[tuple[Candidate, tuple[int, ...]]]:
+        """What the budget is spent on, each with its pooled entries: a sample, or with
+        comparison tasks a prompt group (sampling.selection.group_candidates)."""
+        if self.config.compare_size:
+            keys = [(e.info.run_id, e.info.step, e.info.rank, e.sample.group_id) for e in entries]
+            samples = [entry.sample for entry in entries]
+            serials = [entry.serial for entry in entries]
+            found = group_candidates(samples, keys, self.settings, serials)
+            return [(group.candidate, group.members) for group in found]
+        return [
+            (
+                Candidate(
+                    prompt=entry.sample.prompt,
+                    response=entry.sample.response,
+                    reward=float(entry.sample.reward),
+                    reward_details=entry.sample.reward_details,
+                    group_id=entry.sample.group_id,
+                    step=entry.info.step,
+                    position=entry.serial,
+                ),
+                (index,),
+            )
+            for index, entry in enumerate(entries)
+        ]
+
+    def _decision(
+        self, entries: list[_Pooled], members: tuple[int, ...], pick: Pick, selected: Selected
+    ) -> Decision:
+        """The decision of one pick: its sample, or the group member the pick is about."""
+        chosen = entries[members[anchor_of([entries[m].sample for m in members], pick.reason)]]
+        return Decision(chosen.sample, chosen.info, selected, pick.index, self.config.component)
 
     def _eligible(self, pooled: list[_Pooled]) -> tuple[list[_Pooled], list[str]]:
         """The pooled samples of the last `window_steps` steps, each sample id once, none that

@@ -8,6 +8,7 @@ the record is built from a decision on the producer's thread, where redaction ru
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -31,9 +32,16 @@ class Decision:
     why: Selected
     index: int  # the sample's index in `why`
     component: str | None = None  # the reward component selected on; None: the total
+    # A comparison task: the samples of `sample`'s prompt group it shows, in label order (A
+    # first; `sample` is one of them). Empty: a single review of `sample`.
+    compared: tuple[ScoredSample, ...] = ()
 
     @property
     def sample_id(self) -> str:
+        """The task's key: the sample's id, or for a comparison the id of the responses it
+        shows (the same group shown again is the same task)."""
+        if self.compared:
+            return comparison_id([sample_id_of(s, self.info) for s in self.compared])
         return sample_id_of(self.sample, self.info)
 
     @property
@@ -72,6 +80,13 @@ class Selector(Protocol):
     def offer(self, samples: Sequence[ScoredSample], info: BatchInfo) -> Offered: ...
     def metrics(self, counts: RouteCounts) -> Metrics: ...
     def close(self, deadline_s: float) -> None: ...
+
+
+def comparison_id(member_ids: Sequence[str]) -> str:
+    """The id of a comparison task: a hash of the sample ids it shows, whatever their order
+    (letters, digits and `-`, as a sample id)."""
+    text = "\x00".join(sorted(member_ids))
+    return f"c-{hashlib.sha256(text.encode()).hexdigest()[:32]}"
 
 
 def sample_id_of(sample: ScoredSample, info: BatchInfo) -> str:

@@ -13,10 +13,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sampling.records import MAX_TEXT_CHARS, RecordError, RolloutRecord, ScoredSample
+from pydantic import ValidationError
+
+from sampling.records import (
+    MAX_TEXT_CHARS,
+    RecordError,
+    RolloutRecord,
+    compared_response,
+    describe_validation_error,
+)
 from sampling.redaction import RedactionError, Redactor
 from sampling.redaction.config import RedactConfig
-from sampling.selection.decision import Decision, Metrics
+from sampling.selection.decision import Decision, Metrics, sample_id_of
 
 
 class RecordBuilder:
@@ -31,9 +39,14 @@ class RecordBuilder:
     def build(self, decision: Decision) -> dict[str, Any]:
         """The record's JSON; RecordError when it cannot be made (invalid, or not redacted)."""
         sample, info, selection = decision.sample, decision.info, decision.selection
-        shown, redactions, shown_cut, about = self._redacted_texts(sample, selection.about)
+        compared = decision.compared
+        responses = [m.response for m in compared] if compared else [sample.response]
+        shown, redactions, prefix_only, about = self._redacted_texts(
+            [sample.prompt, *responses], selection.about
+        )
         if about != selection.about:  # a query may name the very value redaction hides
             selection = selection.model_copy(update={"about": about})
+        own = compared.index(sample) + 1 if compared else 1  # the selected response's place
         record = RolloutRecord.from_sample(
             sample,
             run_id=info.run_id,
@@ -44,12 +57,29 @@ class RecordBuilder:
             generation=dict(info.generation),
             selection=selection,
             max_text_chars=self.max_text_chars,
-            shown=shown,
-            shown_cut=shown_cut,
+            shown=None if shown is None else (shown[0], shown[own]),
+            shown_cut=(prefix_only[0], prefix_only[own]),
             redactions=redactions,
             reward_weights=info.reward_weights,
         )
-        return record.model_dump(mode="json")
+        fields = record.model_dump(mode="json")
+        if not compared:
+            return fields
+        fields["sample_id"] = decision.sample_id
+        fields["compare"] = [
+            compared_response(
+                member,
+                sample_id_of(member, info),
+                shown=None if shown is None else shown[place],
+                shown_cut=prefix_only[place],
+                max_text_chars=self.max_text_chars,
+            )
+            for place, member in enumerate(compared, 1)
+        ]
+        try:
+            return RolloutRecord.model_validate(fields).model_dump(mode="json")
+        except ValidationError as error:
+            raise RecordError(describe_validation_error(error)) from None
 
     def shown(self, texts: Sequence[str]) -> list[str]:
         """Texts as a reviewer may read them (redacted, when redaction is on); raises when
@@ -67,18 +97,20 @@ class RecordBuilder:
         return found | {f"sampling/redacted/{kind}": (n, "sum") for kind, n in redacted.items()}
 
     def _redacted_texts(
-        self, sample: ScoredSample, about: str | None
-    ) -> tuple[tuple[str, str] | None, dict[str, int] | None, tuple[bool, bool], str | None]:
-        """The prompt and response with placeholders, the counts by kind, whether each was
-        redacted from a prefix only, and `about` (what the reason is about) redacted too."""
+        self, texts: list[str], about: str | None
+    ) -> tuple[list[str] | None, dict[str, int] | None, list[bool], str | None]:
+        """The texts (a prompt, then its responses) with placeholders, the counts by kind,
+        whether each was redacted from a prefix only, and `about` (what the reason is about)
+        redacted too. One call for all: a value gets the same placeholder in each text."""
         if self.redactor is None:
-            return None, None, (False, False), about
+            return None, None, [False] * len(texts), about
         # A text far past the cap is redacted only as far as it can be shown (and a margin).
         limit = 4 * self.max_text_chars
-        prefix_only = (len(sample.prompt) > limit, len(sample.response) > limit)
-        texts = [sample.prompt[:limit], sample.response[:limit], *([about] if about else [])]
+        prefix_only = [len(text) > limit for text in texts]
         try:
-            redaction = self.redactor.redact(texts)
+            redaction = self.redactor.redact(
+                [t[:limit] for t in texts] + ([about] if about else [])
+            )
         except Exception as error:  # fail closed: any failure keeps the record in
             with self._lock:
                 self._failed += 1
@@ -91,8 +123,8 @@ class RecordBuilder:
         if redaction.counts:
             with self._lock:
                 self._redacted.update(redaction.counts)
-        prompt, response, *rest = redaction.texts
-        return (prompt, response), redaction.counts, prefix_only, rest[0] if rest else about
+        shown = list(redaction.texts)
+        return shown[: len(texts)], redaction.counts, prefix_only, shown[-1] if about else about
 
 
 @dataclass(frozen=True)

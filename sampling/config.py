@@ -76,6 +76,26 @@ class BudgetConfig(Section):
     # Each selection regroups the pool (~0.5 ms a candidate): 5,000 is seconds, off the trainer.
     pool_max: int = Field(5_000, ge=1, description="candidates held at most (oldest dropped)")
     select_every_s: float = Field(60.0, gt=0, description="per hour: how often to spend")
+    # Off by default: the shares above stay what they say; only `lowtide loop` has the reviews
+    # to learn from (sampling/selection/budget_learning.py says how).
+    adaptive: bool = Field(
+        False,
+        description="lowtide loop: share each round's budget by what the earlier rounds' "
+        "reviews of each reason contradicted; the shares above are the start",
+    )
+    random_floor: float | None = Field(
+        None,
+        ge=0,
+        le=1,
+        description="adaptive: random_share never goes below this (None: random_share), so "
+        "accuracy measured on random picks stays unbiased",
+    )
+    prior_reviews: float = Field(
+        10.0,
+        gt=0,
+        description="adaptive: pseudo-reviews at the mean credit each share starts with; a "
+        "share with fewer real reviews than this moves little",
+    )
 
     @model_validator(mode="after")
     def _shares_fit(self) -> BudgetConfig:
@@ -83,6 +103,11 @@ class BudgetConfig(Section):
         if total > 1 + 1e-9:
             raise ValueError(
                 f"audit_share + random_share + uncertainty_share is {total:g}; at most 1"
+            )
+        if self.random_floor is not None and self.random_floor > self.random_share + 1e-9:
+            raise ValueError(
+                f"random_floor {self.random_floor:g} is above random_share "
+                f"{self.random_share:g}: the floor is how far the random share may shrink"
             )
         return self
 

@@ -102,11 +102,12 @@ def _stopped(runner, code: int, failed: Exception | None) -> None:
 
 
 def _print_table(rows) -> None:
-    from lowtide.loop.summary import COLUMNS, cell
+    from lowtide.loop.summary import cell, columns_for
 
+    columns = columns_for(rows)
     table = Table(title="lowtide loop")
-    for _, title in COLUMNS:
+    for _, title in columns:
         table.add_column(title, justify="right")
     for row in rows:
-        table.add_row(*(cell(row, key) for key, _ in COLUMNS))
+        table.add_row(*(cell(row, key) for key, _ in columns))
     out.print(table)

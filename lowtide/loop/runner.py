@@ -19,9 +19,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from lowtide.cli.console import err
 from lowtide.config import RunConfig
 from lowtide.errors import UsageError
+from lowtide.loop.budget_shares import (
+    LearnedShares,
+    adaptive,
+    budgeted,
+    learn_shares,
+    needs_reasons,
+    read_rows,
+    selection_reasons,
+    shares_of,
+)
 from lowtide.loop.reviewer import Reviewer, load_reviewer
 from lowtide.loop.settings import LoopSettings, bound_settings
 from lowtide.loop.state import STAGES, LoopState, open_loop_dir
+from sampling.selection.budget_learning import Shares
 
 REWARD_MODEL = "reward_model"
 
@@ -71,6 +82,7 @@ class LoopRunner:
         from lowtide.loop.stages import routed_count
 
         config = self.round_config(number)
+        shares = self._budget_shares(config)
         result = run_training(config, self.config_path, self.overrides)
         if result.last_checkpoint is None:
             raise UsageError(f"round {number}: the training run saved no checkpoint")
@@ -79,6 +91,7 @@ class LoopRunner:
             "steps": result.steps,
             "routed": routed_count(_every_step(config, result)),
             "policy": str(result.last_checkpoint / "policy"),
+            **({"budget_shares": shares} if shares is not None else {}),
         }
 
     def _import(self, number: int) -> dict[str, Any]:
@@ -130,7 +143,12 @@ class LoopRunner:
             self.base.export.agreement,
         )  # fmt: skip
         err.print(f"{rows} reviews of this loop's rounds 1-{number} in {path}", markup=False)
-        return {"data": str(path), "rows": rows}
+        exported: dict[str, Any] = {"data": str(path), "rows": rows}
+        if adaptive(self.base):
+            learned = self._learn_shares(path, run_ids)
+            err.print(f"budget shares for round {number + 1}: {learned.line()}", markup=False)
+            exported["next_budget"] = learned.record()
+        return exported
 
     def _reward_model(self, number: int) -> dict[str, Any]:
         from annotation.reward_model.data import RMDataError, load_rm_data
@@ -196,9 +214,28 @@ class LoopRunner:
         for spec in data["rewards"]:
             if spec["type"] == REWARD_MODEL:
                 spec["path"] = self._reward_model_for(number)
+        if adaptive(self.base) and number > 1:
+            learned = (self.state.done(number - 1, "export") or {}).get("next_budget")
+            budget = self.base.sampling.budget
+            data["sampling"]["budget"] = shares_of(learned, budget).applied_to(budget).model_dump()
         # A run that stopped part-way continues from its last checkpoint.
         data["trainer"]["resume"] = latest_checkpoint(self.run_dir(number)) is not None
         return RunConfig.model_validate(data)
+
+    def _budget_shares(self, config: RunConfig) -> dict[str, float] | None:
+        """The round's budget shares, printed: what `lowtide loop` is asked to show per round."""
+        if not budgeted(config):
+            return None
+        shares = Shares.of(config.sampling.budget)
+        how = "adaptive" if adaptive(config) else "fixed"
+        err.print(f"budget shares ({how}): {shares.line()}", markup=False)
+        return shares.as_dict()
+
+    def _learn_shares(self, reviews: Path, run_ids: list[str]) -> LearnedShares:
+        """The next round's shares from this loop's reviews so far."""
+        rows = read_rows(reviews)
+        reasons = selection_reasons(self.base.annotation, run_ids) if needs_reasons(rows) else {}
+        return learn_shares(self.base.sampling.budget, rows, reasons)
 
     def _reward_model_for(self, number: int) -> str:
         """The newest reward model the rounds before `number` trained, else the config's."""

@@ -13,6 +13,7 @@ COLUMNS = (
     ("round", "round"),
     ("stage", "stage reached"),
     ("routed", "routed"),
+    ("budget_shares", "shares random/audit/uncertain/lowest"),
     ("imported", "imported"),
     ("reviewed", "reviewed"),
     ("unreviewed_failures", "reviewer failed"),
@@ -37,6 +38,7 @@ def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
                 "stage": state.reached(number),
                 "run_id": train.get("run_id"),
                 "routed": train.get("routed"),
+                "budget_shares": _shares_cell(train.get("budget_shares")),
                 "imported": imported.get("imported"),
                 "reviewed": review.get("reviewed"),
                 "unreviewed_failures": len(review["failures"]) if "failures" in review else None,
@@ -49,13 +51,21 @@ def summary_rows(state: LoopState, rounds: int) -> list[dict[str, Any]]:
     return rows
 
 
+def columns_for(rows: list[dict[str, Any]]) -> tuple[tuple[str, str], ...]:
+    """The table's columns: the budget shares only where a round used the budget policy."""
+    if any(row.get("budget_shares") for row in rows):
+        return COLUMNS
+    return tuple(column for column in COLUMNS if column[0] != "budget_shares")
+
+
 def save_summary(loop_dir: Path, rows: list[dict[str, Any]]) -> tuple[Path, Path]:
     json_path, markdown_path = loop_dir / "summary.json", loop_dir / "summary.md"
     write_json(json_path, rows)
-    header = "| " + " | ".join(title for _, title in COLUMNS) + " |"
-    rule = "|" + "|".join("---:" for _ in COLUMNS) + "|"
+    columns = columns_for(rows)
+    header = "| " + " | ".join(title for _, title in columns) + " |"
+    rule = "|" + "|".join("---:" for _ in columns) + "|"
     lines = [header, rule]
-    lines += ["| " + " | ".join(cell(row, key) for key, _ in COLUMNS) + " |" for row in rows]
+    lines += ["| " + " | ".join(cell(row, key) for key, _ in columns) + " |" for row in rows]
     markdown_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return json_path, markdown_path
 
@@ -67,6 +77,14 @@ def cell(row: dict[str, Any], key: str) -> str:
     if isinstance(value, float):
         return f"{value:.3f}"
     return str(value)
+
+
+def _shares_cell(shares: dict[str, float] | None) -> str | None:
+    """A round's budget shares as `0.10/0.20/0.30/0.40` (None: not the budget policy)."""
+    if not shares:
+        return None
+    order = ("random", "audit", "uncertain", "low_reward")
+    return "/".join(f"{shares[bucket]:.2f}" for bucket in order)
 
 
 def _acceptance_rate(reviews: str | None, run_id: str | None) -> float | None:

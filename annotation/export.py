@@ -12,6 +12,9 @@ From `out` (say `data/reward_model/annotations.jsonl`) the export writes, next t
   distinct better response a reviewer wrote (chosen: the reviewer's, rejected: the model's),
   from samples whose reviewers agree (`export.agreement.preferences`); `meta.reviewers` says how
   many reviewers stood behind it. The format TRL's RewardTrainer reads;
+- `annotations.comparisons.jsonl` (with comparison tasks, `annotation.review_mode: compare`):
+  one row per comparison task with every reviewer's best and worst; its orders join the
+  preferences (annotation/comparison_rows.py);
 - `annotations.hf/`: both as a HuggingFace `DatasetDict` (`ratings`, `preferences`);
 - `annotations.cursor.json`: the newest task `updated_at` read, where the next export resumes
   (a task's `updated_at` moves when a review is added or edited; its `completed_at` does not).
@@ -42,6 +45,7 @@ from annotation.agreement import (
     rounded_rating,
     sample_agreement,
 )
+from annotation.comparison_rows import comparison_preferences, comparison_review, comparison_row
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
@@ -62,6 +66,7 @@ class ExportPaths:
     preferences: Path
     dataset: Path
     cursor: Path
+    comparisons: Path
 
     @classmethod
     def beside(cls, out: str | Path) -> ExportPaths:
@@ -72,6 +77,7 @@ class ExportPaths:
             preferences=out.with_name(f"{stem}.preferences.jsonl"),
             dataset=out.with_name(f"{stem}.hf"),
             cursor=out.with_name(f"{stem}.cursor.json"),
+            comparisons=out.with_name(f"{stem}.comparisons.jsonl"),
         )
 
 
@@ -84,6 +90,7 @@ class ExportSummary:
     skipped: int = 0  # tasks with only cancelled annotations, or not made by lowtide
     regrouped: int = 0  # stored rows whose aggregate changed with the agreement settings
     total_rows: int = 0
+    comparison_rows: int = 0  # comparison tasks with a review (annotation/comparison_rows.py)
     preference_rows: int = 0
     categories: Counter[str] = field(default_factory=Counter)
     ratings: Counter[str] = field(default_factory=Counter)
@@ -96,12 +103,17 @@ class ExportSummary:
     suggestions_edited: int = 0  # reviews that changed its rating or categories
 
 
+def is_comparison(task: Mapping[str, Any]) -> bool:
+    return bool((task.get("data") or {}).get("compare"))
+
+
 def rule_of(settings: AgreementConfig) -> AgreementRule:
     return AgreementRule(settings.max_rating_spread, settings.min_category_share)
 
 
 def task_reviews(task: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Each reviewer's vote on one task: their latest annotation that was not skipped."""
+    """Each reviewer's vote on one task: their latest annotation that was not skipped (of a
+    comparison task, their verdict: annotation/comparison_rows.py)."""
     latest: dict[int | None, Mapping[str, Any]] = {}
     for annotation in task.get("annotations") or []:
         if annotation.get("was_cancelled"):
@@ -245,16 +257,27 @@ def export_annotations(
     form = ReviewForm.read(client.labeling_config(project_id))
     summary = ExportSummary(since=start, project_id=project_id, form_categories=form.categories)
     rows: dict[str, dict[str, Any]] = {}
+    comparisons: dict[str, dict[str, Any]] = {}
     if start is not None:
         stored = _read_rows(paths.ratings)
         rows = {key: _regrouped(row, rule) for key, row in stored.items()}
         summary.regrouped = sum(rows[key] != stored[key] for key in rows)
+        comparisons = _read_rows(paths.comparisons)
     newest = start
+    compared_new = 0
     for task in client.annotated_tasks(project_id, start):
         summary.tasks_read += 1
         changed = task.get("updated_at")
         if changed and (newest is None or _as_time(changed) > _as_time(newest)):
             newest = changed
+        if is_comparison(task):
+            compared = comparison_row(task, task_reviews(task), settings)
+            if compared is None:
+                summary.skipped += 1
+            elif comparisons.get(compared["sample_id"]) != compared:
+                compared_new += 1
+                comparisons[compared["sample_id"]] = compared
+            continue
         row = rating_row(task, rule)
         if row is None:
             summary.skipped += 1
@@ -268,8 +291,8 @@ def export_annotations(
             summary.updated_rows += 1
         rows[row["sample_id"]] = row
     summary.cursor = newest
-    if summary.new_rows or summary.updated_rows or summary.regrouped:
-        _write_all(paths, rows, settings)
+    if summary.new_rows or summary.updated_rows or summary.regrouped or compared_new:
+        _write_all(paths, rows, settings, comparisons)
         summary.written = True
     if summary.tasks_read:  # tasks touched without a new review still move the cursor
         cursor_state = {"label_studio_url": client.url, "project_id": project_id}
@@ -277,6 +300,11 @@ def export_annotations(
     # `rows` already holds the file's rows, unless nothing was read (`--since all`, no reviews).
     final = rows or {k: _regrouped(r, rule) for k, r in _read_rows(paths.ratings).items()}
     _tally(final.values(), summary, settings)
+    compared_rows = comparisons or _read_rows(paths.comparisons)
+    summary.comparison_rows = len(compared_rows)
+    summary.preference_rows += sum(
+        len(comparison_preferences(row, settings)) for row in compared_rows.values()
+    )
     summary.agreement = agreement_report(
         final.values(), settings.alpha_metric, settings.disputed_shown
     )
@@ -329,6 +357,14 @@ def _reviewer_id(annotation: Mapping[str, Any]) -> int | None:
 def _review(task: Mapping[str, Any], annotation: Mapping[str, Any]) -> dict[str, Any]:
     values = read_result(annotation.get("result") or [])
     categories = list(values.categories)
+    if is_comparison(task):
+        return {
+            "reviewer": _reviewer_id(annotation),
+            "task_id": task.get("id"),
+            "annotation_id": annotation.get("id"),
+            "annotated_at": _annotated_at(annotation),
+            **comparison_review(values),
+        }
     return {
         "reviewer": _reviewer_id(annotation),
         "task_id": task.get("id"),
@@ -401,13 +437,24 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
 
 
 def _write_all(
-    paths: ExportPaths, rows: Mapping[str, dict[str, Any]], settings: AgreementConfig
+    paths: ExportPaths,
+    rows: Mapping[str, dict[str, Any]],
+    settings: AgreementConfig,
+    comparisons: Mapping[str, dict[str, Any]],
 ) -> None:
-    ordered = sorted(rows.values(), key=lambda row: (row["meta"]["annotated_at"], row["sample_id"]))
+    ordered = sorted(rows.values(), key=_row_order)
+    compared = sorted(comparisons.values(), key=_row_order)
     preferences = [p for row in ordered for p in preference_rows(row, settings)]
+    preferences += [p for row in compared for p in comparison_preferences(row, settings)]
     _write_jsonl(paths.ratings, ordered)
+    if compared or paths.comparisons.exists():
+        _write_jsonl(paths.comparisons, compared)
     _write_jsonl(paths.preferences, preferences)
     _write_datasets(paths.dataset, ordered, preferences)
+
+
+def _row_order(row: Mapping[str, Any]) -> tuple[str, str]:
+    return str(row["meta"].get("annotated_at") or ""), row["sample_id"]
 
 
 def _tally(

@@ -55,6 +55,8 @@ def export(
     table.add_column("what")
     table.add_column("count", justify="right")
     table.add_row("rating rows", str(summary.total_rows))
+    if summary.comparison_rows:
+        table.add_row("comparison rows", str(summary.comparison_rows))
     table.add_row("preference rows", str(summary.preference_rows))
     for rating in ("1", "2", "3", "4", "5", "unrated"):
         if summary.ratings.get(rating) or rating != "unrated":

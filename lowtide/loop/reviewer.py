@@ -5,6 +5,11 @@ Studio holds it (`prompt`, `response`, `sample_id`, `reward`, ...) and returns a
 annotation result list in the shape of configs/label_studio/review.xml. What it returns is
 checked before anything is written: a reviewer that raises or returns nonsense for one task
 leaves that task unreviewed, with the reason, and the others go on.
+
+A comparison task (`annotation.review_mode: compare`) is reviewed with the same function: it
+rates each response on its own (its data with that `response` and `sample_id`), and the verdict
+is the best-rated and the worst-rated (the first of a tie in label order for the best, the last
+for the worst), with the worst's categories and better response (`compared_review`).
 """
 
 from __future__ import annotations
@@ -14,13 +19,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from annotation.review_results import (
+    BEST_FIELD,
     BETTER_FIELD,
     CHOICES_KIND,
     FAILURE_FIELD,
     NOTE_FIELD,
     QUALITY_FIELD,
+    WORST_FIELD,
     QualityKind,
     failure_result,
+    pick_result,
     quality_of,
     quality_result,
     read_result,
@@ -85,6 +93,55 @@ def checked_review(
             raise ReviewRejected(f"{name} is {type(value).__name__}, not text")
     # 4.0 passes the range check; the project's choices store "4", never "4.0".
     return replace(verdict, rating=int(verdict.rating))
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """A comparison verdict by label (A, B, ...), with what went wrong with the worst."""
+
+    best: str
+    worst: str
+    categories: tuple[str, ...] = ()
+    better: str | None = None
+    best_rating: int | None = None  # the rating that made it the best, when rated one by one
+
+
+def compared_review(
+    reviewer: Reviewer, data: Mapping[str, Any], categories: Collection[str] | None = None
+) -> Comparison:
+    """The verdict on one comparison task: each response rated by `reviewer` (module
+    docstring); ReviewRejected when a rating fails or the task shows fewer than 2 responses."""
+    shown = [m for m in data.get("compare") or [] if isinstance(m, Mapping)]
+    if len(shown) < 2:
+        raise ReviewRejected("the comparison task shows fewer than 2 responses")
+    reviews = []
+    for member in shown:
+        one = {**data, "response": member.get("response", ""), "sample_id": member.get("sample_id")}
+        reviews.append(checked_review(reviewer, one, categories))
+    ratings = [review.rating for review in reviews]
+    best = ratings.index(max(ratings))
+    worst = len(ratings) - 1 - ratings[::-1].index(min(ratings))
+    if best == worst:  # every rating the same: the form still asks for two different ones
+        worst = len(ratings) - 1 if best == 0 else 0
+    labels = [str(member.get("label")) for member in shown]
+    return Comparison(
+        best=labels[best],
+        worst=labels[worst],
+        categories=tuple(reviews[worst].categories),
+        better=reviews[worst].better,
+        best_rating=ratings[best],
+    )
+
+
+def comparison_result(verdict: Comparison) -> list[dict[str, Any]]:
+    """The annotation result of a comparison verdict, in the shape of the comparison form."""
+    result = [pick_result(BEST_FIELD, verdict.best), pick_result(WORST_FIELD, verdict.worst)]
+    if verdict.categories:
+        result.append(failure_result(verdict.categories, to_name="prompt"))
+    if verdict.better:
+        control = _control(BETTER_FIELD, "textarea", {"text": [verdict.better]})
+        result.append({**control, "to_name": "prompt"})
+    return result
 
 
 def result_of(review: Review, quality: QualityKind = CHOICES_KIND) -> list[dict[str, Any]]:

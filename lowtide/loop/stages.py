@@ -16,7 +16,14 @@ from typing import Any
 
 from annotation.config import AgreementConfig, AnnotationConfig
 from lowtide.errors import UserError
-from lowtide.loop.reviewer import Reviewer, ReviewRejected, checked_review, result_of
+from lowtide.loop.reviewer import (
+    Reviewer,
+    ReviewRejected,
+    checked_review,
+    compared_review,
+    comparison_result,
+    result_of,
+)
 from lowtide.loop.settings import SCRIPTED_REVIEWER_EMAIL
 
 
@@ -80,16 +87,22 @@ def review_run(
         for task in client.unreviewed_tasks(project_id, run_id):
             data = task["data"]
             try:
-                verdict = checked_review(reviewer, data, form.categories)
+                if form.is_comparison:
+                    compared = compared_review(reviewer, data, form.categories)
+                    result, rating = comparison_result(compared), compared.best_rating
+                else:
+                    verdict = checked_review(reviewer, data, form.categories)
+                    result, rating = result_of(verdict, quality), verdict.rating
             except ReviewRejected as error:
                 failure = ReviewFailure(int(task["id"]), str(data.get("sample_id")), str(error))
                 tally.failures.append(failure)
                 if on_failure is not None:
                     on_failure(failure)
                 continue
-            client.create_annotation(task["id"], result_of(verdict, quality))
+            client.create_annotation(task["id"], result)
             tally.reviewed += 1
-            tally.ratings[verdict.rating] += 1
+            if rating is not None:  # of a comparison: the best response's
+                tally.ratings[rating] += 1
     return tally
 
 

@@ -39,3 +39,44 @@ def rollout_record(
 
 def rollout_records(start: int, count: int, **kwargs: Any) -> list[dict[str, Any]]:
     return [rollout_record(i, **kwargs) for i in range(start, start + count)]
+
+
+class CapturingProducer:
+    """A producer that builds what it is handed at once, as the real one does on its thread."""
+
+    stats = None
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def submit(self, pending: list[Any]) -> None:
+        self.records += [item.build() for item in pending]
+
+    def close(self, deadline_s: float = 0.0) -> None:
+        pass
+
+
+def comparison_records(
+    run_id: str,
+    prompt: str,
+    responses: list[str],
+    rewards: list[float],
+    size: int = 4,
+    step: int = 0,
+) -> list[dict[str, Any]]:
+    """The records the routing core makes of one prompt group in comparison mode (threshold
+    0.2, so the group's responses rewarded below it are selected)."""
+    from sampling.batch import BatchInfo, PlainSample
+    from sampling.config import SamplingConfig
+    from sampling.routing import Router
+
+    samples = [
+        PlainSample(prompt, response, reward, {"keyword": reward}, group_id=0, index=i)
+        for i, (response, reward) in enumerate(zip(responses, rewards, strict=True))
+    ]
+    producer = CapturingProducer()
+    config = SamplingConfig.model_validate({"compare_size": size, "watch": {"enabled": False}})
+    router = Router(config, producer)
+    router.route(samples, BatchInfo(run_id, step, model_name="./models/tiny"))
+    router.close(1.0)
+    return producer.records

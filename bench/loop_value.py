@@ -19,8 +19,23 @@ uniform subsample, as the router caps), `budget` (sampling.selection.budget.choo
 default BudgetConfig: near-duplicates folded, the audit share first to one carrier of each of
 the reward-hacking watch's suspects and then to high rewards, uncertainty from the reward
 model's heads, random share, the rest to low rewards), `budget_no_watch` (the same without the
-watch's suspects). Round 0 trains against the starting reward model for every method, so its
-training run is shared (same seed, same inputs); selection differs from there.
+watch's suspects), `compare` (comparison review: the selection of `--compare-selection`,
+threshold by default, picks samples; each pick's GRPO group is one task of up to
+`--compare-size` responses, the oracle picks the best and the worst, and
+annotation.comparison.comparison_pairs turns that into preference pairs; a worst that is a
+failure also gets a better answer, as in single mode: bench/loop_value/reviewing.py). Round 0
+trains against the starting reward model for every method, so its training run is shared
+(same seed, same inputs); selection differs from there.
+
+Reviewer time (bench/loop_value/costs.py): each review is charged reviewer-seconds for reading
+(per response), deciding (a rating, or best and worst) and writing a better answer; the default
+model (20 s a response read, 10 s a rating, 15 s a best-and-worst, 60 s a better answer) and a
+second one (30 s per response read, nothing else) are both reported, so a conclusion that hangs
+on one guess shows. Within a round the reward model is retrained after every `--rm-every`
+reviews (6; bench/loop_value/checkpoints.py) from the model the round started with, on all
+reviews so far, and each checkpoint is measured: "reviewer-minutes to reach X" is read at that
+grain. The round's last checkpoint is the round's model, so the checkpoints change nothing the
+loop does; those in between are removed once measured.
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the
@@ -44,16 +59,27 @@ reward-model training run in this process; the transport is tested elsewhere (te
 router, producer, worker, importer and `lowtide loop`). Everything runs on one CPU thread
 (OMP_NUM_THREADS=1).
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 3 seeds x 3 rounds
+    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 5 seeds x 3 rounds
+    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --seeds 10 --task \
+        bench/loop_value/warm_words.yaml
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # 1 seed, 2 short rounds
 
 BENCH_QUICK=1 means --quick, and then the numbers go to a temporary directory unless --out names
 one; BENCH_TINY_MODELS=DIR stands for --models DIR (see bench/_quick.py).
 
-The goals table of the issue is printed at the end with the measured values, met or not; the
-numbers are also written to <out>/results.json. "Reviews needed" is read at round ends (after
-1, 2 or 3 rounds of reviews), so its ratio moves in thirds. The starting reward model is built
-once into <out> and reused (`--rebuild` to build it again).
+Results that hold (bench/loop_value/goals.py, intervals.py): the issue's goals table is printed
+at the end, each goal with the mean over seeds, its 95% t-interval (a paired goal: the interval
+of the per-seed differences) and the per-seed values; "met" only when the interval says so (a
+difference above 0, a ratio's upper bound at most 0.5x under both cost models). The bench's
+other measures (hacking caught, the watch, suggestions) follow in a second table. The numbers
+are also written to <out>/results.json. Before the first seed the bench prints what it measured
+with (bench/loop_value/provenance.py): sha256 of the tiny policy (with its tokenizer), of the
+reward model's base and of the starting reward model, the commit, torch and its CPU kernels.
+Same hashes, commit and kernels on one thread give the same figures; the starting reward model
+is built once into <out> and reused while the policy's files are the same (`--rebuild` to build
+it again). Default seeds: 5, about 3 min of one thread each on a task, so the three tasks fit
+the 45-minute goal; the RM accuracy goals need them, the policy's oracle score varies too much
+between seeds for 5 to settle it.
 """
 
 from __future__ import annotations
@@ -76,10 +102,15 @@ if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
     sys.path.insert(0, str(REPO))
 
 from bench._quick import QUICK, announce  # noqa: E402
+from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402
 
 DEFAULT_TASK = REPO / "bench" / "loop_value" / "cool_and_short.yaml"
 HACKING_TOP_SHARE = 0.1  # "top-scored": the starting reward model's top decile of a round
 HIGH_SHARE = 1 / 3  # accuracy on "high" pairs: a member in the starting RM's top third
+DEFAULT_SEEDS = 5  # see the docstring: what the intervals need, within the wall-time goal
+READ_FINELY = ("budget", "compare")  # minutes-to-reach is read of these: RM checkpoints
+# No goal of the issue reads it, and it costs a sixth of a seed: `--methods` adds it back.
+OFF_BY_DEFAULT = ("budget_no_watch",)
 
 
 @dataclass
@@ -93,6 +124,9 @@ class Settings:
     start_prompts: int | None  # quick: fewer prompts for the starting reward model's data
     methods: list[str]
     rule_run: bool = True  # also train against the oracle (no blind spot) and watch that run
+    rm_every: int = 6  # retrain the reward model after every N reviews of a round (0: round end)
+    compare_selection: str = "threshold"  # whose picks' groups `compare` reviews
+    compare_size: int = 4  # responses a comparison shows
 
 
 @dataclass
@@ -111,6 +145,10 @@ class RoundRow:
     rm_accuracy: float = math.nan  # the reward model after this round's retraining
     rm_accuracy_high: float = math.nan
     train_s: float = 0.0
+    rm_train_s: float = 0.0  # reward-model training, every checkpoint of the round
+    minutes: dict[str, float] = field(default_factory=dict)  # reviewer-minutes, by cost model
+    minutes_total: dict[str, float] = field(default_factory=dict)  # so far
+    checkpoints: list[Checkpoint] = field(default_factory=list)  # RM retrained within the round
     # The reward-hacking watch over the method's run so far (all its rounds), at this round's end:
     blind_spot_rank: int = 0  # 1-based rank of the task's blind spot among the suspects; 0: not
     suspects: int = 0
@@ -146,11 +184,12 @@ def _main(args: argparse.Namespace) -> int:
     import torch
 
     torch.set_num_threads(1)
+    from bench.loop_value.provenance import describe
     from bench.loop_value.task import load_task
 
     task = load_task(args.task)
     settings = _settings(args, task.train.steps_per_round)
-    out = args.out
+    out = args.out.resolve()  # checkpoints are named relative to it, the start RM inside it
     out.mkdir(parents=True, exist_ok=True)
     started = time.perf_counter()
     models = _models(args.models, out)
@@ -161,12 +200,18 @@ def _main(args: argparse.Namespace) -> int:
         f"{settings.budget} reviews a round; {settings.steps} GRPO steps a round",
         flush=True,
     )
-    results = [_run_seed(task, models, start_rm, seed, settings, out) for seed in settings.seeds]
-    print(_report(results, settings))
+    built = describe(models, start_rm, REPO)
+    print("measured with: " + "; ".join(f"{name} {value}" for name, value in built.items()))
+    results = []
+    for seed in settings.seeds:
+        seed_started = time.perf_counter()
+        results.append(_run_seed(task, models, start_rm, seed, settings, out))
+        print(f"  seed {seed}: {time.perf_counter() - seed_started:.0f} s", flush=True)
     elapsed = time.perf_counter() - started
+    print(_report(results, settings, elapsed))
     print(f"\n{elapsed:.0f} s in all; numbers in {out / 'results.json'}")
     numbers = {"task": task.name, "settings": asdict(settings), "elapsed_s": elapsed,
-               "seeds": [asdict(result) for result in results]}  # fmt: skip
+               "measured_with": built, "seeds": [asdict(result) for result in results]}  # fmt: skip
     (out / "results.json").write_text(json.dumps(numbers, indent=1, default=str) + "\n")
     return 0
 
@@ -179,7 +224,23 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--models", type=Path, default=os.environ.get("BENCH_TINY_MODELS") or None,
         help="tiny models to reuse (policy/, reward_model/)",
     )  # fmt: skip
-    parser.add_argument("--seeds", type=int, nargs="+", default=None)
+    parser.add_argument(
+        "--seeds", type=int, default=None,
+        help=f"how many seeds (default {DEFAULT_SEEDS}; quick: 1): the intervals are over them",
+    )  # fmt: skip
+    parser.add_argument("--first-seed", type=int, default=0, help="the seeds count on from it")
+    parser.add_argument(
+        "--rm-every", type=int, default=None,
+        help="retrain the reward model after every N reviews of a round (default 6; 0: at "
+        "round ends only)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--compare-selection", default="threshold", choices=("random", "threshold", "budget"),
+        help="the single method whose picks' groups `compare` reviews",
+    )  # fmt: skip
+    parser.add_argument(
+        "--compare-size", type=int, default=4, help="responses a comparison shows (2-8)"
+    )
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--budget", type=int, default=None, help="reviews per round")
     parser.add_argument("--steps", type=int, default=None, help="training steps per round")
@@ -187,7 +248,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--quick", action="store_true", default=QUICK, help="smoke run: 1 seed, 2 short rounds"
     )
     parser.add_argument("--rebuild", action="store_true", help="rebuild the starting RM")
-    parser.add_argument("--methods", nargs="+", default=None, help="default: all of them")
+    parser.add_argument(
+        "--methods", nargs="+", default=None,
+        help="default: all but budget_no_watch (quick: all of them)",
+    )  # fmt: skip
     parser.add_argument(
         "--no-rule-run", action="store_true", help="skip the run against a rule reward"
     )
@@ -198,10 +262,18 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     from bench.loop_value.selection import METHODS
 
     if args.quick:
-        base = Settings([0], 2, 6, 2, 2, 1, 8, list(METHODS))
+        base = Settings([0], 2, 6, 2, 2, 1, 8, list(METHODS), rm_every=3)
     else:
-        base = Settings([0, 1, 2], 3, 24, task_steps, 8, 3, None, list(METHODS))
-    base.seeds = args.seeds or base.seeds
+        methods = [m for m in METHODS if m not in OFF_BY_DEFAULT]
+        base = Settings(list(range(DEFAULT_SEEDS)), 3, 24, task_steps, 8, 3, None, methods)
+    if args.seeds is not None and args.seeds < 1:
+        raise SystemExit("--seeds: at least 1")
+    count = args.seeds or len(base.seeds)
+    base.seeds = list(range(args.first_seed, args.first_seed + count))
+    base.rm_every = base.rm_every if args.rm_every is None else args.rm_every
+    base.compare_selection, base.compare_size = args.compare_selection, args.compare_size
+    if not 2 <= base.compare_size <= 8:
+        raise SystemExit("--compare-size: 2 to 8 responses")
     base.rounds = args.rounds or base.rounds
     base.budget = args.budget or base.budget
     base.steps = args.steps or base.steps
@@ -227,10 +299,14 @@ def _models(given: Path | None, out: Path):
 
 def _starting_reward_model(task, models, out: Path, settings: Settings, rebuild: bool) -> Path:
     """Built once per task and policy (seed 0) and reused: every seed starts from it."""
+    from bench.loop_value.provenance import tree_digest
+
     suffix = "" if settings.start_prompts is None else "-quick"
     path = out / f"start_rm-{task.name}{suffix}"
     marker = path / "built_from.json"
-    source = {"policy": str(models.policy), "task": task.name}
+    # What it was built from: the policy's files, not only their place (a stale model built
+    # from other weights would be reused otherwise).
+    source = {"policy": tree_digest(Path(models.policy)), "task": task.name}
     if not rebuild and marker.exists() and json.loads(marker.read_text()) == source:
         return path
     shutil.rmtree(path, ignore_errors=True)
@@ -244,17 +320,15 @@ def _starting_reward_model(task, models, out: Path, settings: Settings, rebuild:
 class MethodState:
     policy: Path
     reward_model: Path
-    pairs: list = field(default_factory=list)
-    ratings: list = field(default_factory=list)
-    reviews: int = 0
+    reviews: Reviews = field(default_factory=Reviews)
 
 
 def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: Path):
-    from annotation.reward_model.data import Pair, Rated, RMData
-    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from bench.loop_value.checkpoints import prune, retrain
     from bench.loop_value.measures import oracle_score, suggestion_outcome, top_share
+    from bench.loop_value.reviewing import compare_tasks, groups_of, single_tasks
     from bench.loop_value.rollouts import sample_policy
-    from bench.loop_value.selection import WATCHED, select
+    from bench.loop_value.selection import COMPARE, WATCHED, select
     from bench.loop_value.training import train_round
     from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
     from rl.rewards.model import RewardModel
@@ -320,46 +394,47 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 report = watched[method].add_round(round_number, candidates)
                 if round_number == 0:
                     shared.update(report=report, watched_rows=list(watched[method].rows))
-            flags = flags_for(report, candidates) if method in WATCHED else []
-            picks = select(method, candidates, settings.budget, task.threshold,
+            chooser = settings.compare_selection if method == COMPARE else method
+            flags = flags_for(report, candidates) if chooser in WATCHED else []
+            picks = select(chooser, candidates, settings.budget, task.threshold,
                            1000 * seed + round_number, flags)  # fmt: skip
+            prefix = f"s{seed}-r{round_number}-{run}"
+            if method == COMPARE:
+                groups = groups_of(candidates, picks, settings.compare_size)
+                tasks = compare_tasks(candidates, verdicts, groups, prefix)
+            else:
+                tasks = single_tasks(candidates, verdicts, picks, prefix)
+            shown = {index for reviewed in tasks for index in reviewed.picks}
             flagged = set().union(*(flag.carriers for flag in flags)) if flags else set()
             row = RoundRow(
                 method=method, seed=seed, round=round_number,
-                oracle_score=oracle_score(held_verdicts), reviews=len(picks),
-                reviews_total=state.reviews + len(picks), hacking_candidates=len(hacking),
-                hacking_caught=len(hacking & set(picks)), train_s=training.seconds,
-                blind_spot_rank=blind_spot_rank(report, blind_spot),
+                oracle_score=oracle_score(held_verdicts), reviews=len(tasks),
+                reviews_total=len(state.reviews.works) + len(tasks),
+                hacking_candidates=len(hacking), hacking_caught=len(hacking & shown),
+                train_s=training.seconds, blind_spot_rank=blind_spot_rank(report, blind_spot),
                 suspects=len(report.suspects),
                 top_suspects=[suspect.label() for suspect in report.suspects[:3]],
-                flagged_picks=len(flagged & set(picks)),
+                flagged_picks=len(flagged & shown),
             )  # fmt: skip
-            for index in picks:
-                candidate, verdict = candidates[index], verdicts[index]
-                sample_id = f"s{seed}-r{round_number}-{run}-{candidate.sample_id}"
-                state.ratings.append(
-                    Rated(candidate.prompt, candidate.response, verdict.rating, sample_id)
-                )
-                if verdict.better and verdict.better.strip() != candidate.response.strip():
-                    state.pairs.append(
-                        Pair(candidate.prompt, verdict.better, candidate.response, sample_id)
-                    )
-                score = candidate.reward_details.get("reward_model", candidate.reward)
-                outcome = suggestion_outcome(score, verdict)
-                row.suggestions_accepted += outcome.accepted
-                row.suggestion_ratings_kept += outcome.rating_kept
-                row.suggestion_edits += outcome.edits
-            state.reviews += len(picks)
-            if picks:
-                target = seed_dir / method / f"rm{round_number}"
-                data = RMData(pairs=list(state.pairs), ratings=list(state.ratings),
-                              sources=[f"oracle reviews, {method}"])  # fmt: skip
-                train_reward_model(
-                    data, state.reward_model, target,
-                    RMTrainSettings(epochs=settings.rm_epochs, learning_rate=3e-4, holdout=0.0,
-                                    seed=seed),
-                )  # fmt: skip
-                state.reward_model = target
+            if method != COMPARE:  # a suggestion is a rating: single mode's
+                for index in picks:
+                    candidate = candidates[index]
+                    score = candidate.reward_details.get("reward_model", candidate.reward)
+                    outcome = suggestion_outcome(score, verdicts[index])
+                    row.suggestions_accepted += outcome.accepted
+                    row.suggestion_ratings_kept += outcome.rating_kept
+                    row.suggestion_edits += outcome.edits
+            before = state.reviews.minutes()
+            retrained = retrain(
+                tasks, state.reviews, start=state.reward_model, seed_dir=seed_dir,
+                name=f"{method}/rm{round_number}",
+                every=settings.rm_every if method in READ_FINELY else 0,
+                epochs=settings.rm_epochs, seed=seed, source=method,
+            )  # fmt: skip
+            state.reward_model = retrained.reward_model
+            row.checkpoints, row.rm_train_s = retrained.checkpoints, retrained.seconds
+            row.minutes_total = state.reviews.minutes()
+            row.minutes = {name: row.minutes_total[name] - before[name] for name in before}
             rm_after[(method, round_number)] = state.reward_model
             if task.train.continue_policy:
                 state.policy = training.policy
@@ -367,12 +442,14 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
             print(
                 f"  seed {seed} round {round_number} {method:9} oracle {row.oracle_score:.3f} "
                 f"reviews {row.reviews:3} caught {row.hacking_caught}/{row.hacking_candidates} "
-                f"train {training.seconds:.0f} s; suspects {row.suspects}, blind spot at "
+                f"train {training.seconds:.0f} s, RM {row.rm_train_s:.0f} s "
+                f"({len(row.checkpoints)}x); suspects {row.suspects}, blind spot at "
                 f"{row.blind_spot_rank or '-'} ({', '.join(row.top_suspects) or 'none'})",
                 flush=True,
             )
-    _accuracies(result, pool, oracle, start_scorer, start_rm, rm_after)
+    _accuracies(result, pool, oracle, start_scorer, start_rm, rm_after, seed_dir)
     start_scorer.close()
+    prune(seed_dir)
     if settings.rule_run:
         _rule_run(task, models, seed, settings, seed_dir, result)
     return result
@@ -411,8 +488,11 @@ def _rule_run(task, models, seed: int, settings: Settings, seed_dir: Path, resul
           + "".join(f"\n    {line}" for line in raised), flush=True)  # fmt: skip
 
 
-def _accuracies(result: SeedResult, pool: list, oracle, start_scorer, start_rm, rm_after) -> None:
-    """Every reward model of the seed on one pool of held-out samples, against the oracle."""
+def _accuracies(
+    result: SeedResult, pool: list, oracle, start_scorer, start_rm, rm_after, seed_dir: Path
+) -> None:
+    """Every reward model of the seed (round ends and the checkpoints in between) on one pool
+    of held-out samples, against the oracle."""
     from bench.loop_value.measures import pairwise_accuracy, top_share
     from rl.rewards.model import RewardModel
 
@@ -421,8 +501,10 @@ def _accuracies(result: SeedResult, pool: list, oracle, start_scorer, start_rm, 
     ratings = [oracle(sample.prompt, sample.response, f"pool-{i}").rating
                for i, sample in enumerate(pool)]  # fmt: skip
     high = top_share(start_scorer.score_pairs(prompts, responses), HIGH_SHARE)
+    paths = {start_rm, *rm_after.values()}
+    paths |= {seed_dir / point.rm for row in result.rows for point in row.checkpoints}
     measured: dict[Path, object] = {}
-    for path in {start_rm, *rm_after.values()}:
+    for path in paths:
         scorer = start_scorer if path == start_rm else RewardModel(path)
         measured[path] = pairwise_accuracy(
             prompts, scorer.score_pairs(prompts, responses), ratings, high
@@ -435,17 +517,25 @@ def _accuracies(result: SeedResult, pool: list, oracle, start_scorer, start_rm, 
     for row in result.rows:
         accuracy = measured[rm_after[(row.method, row.round)]]
         row.rm_accuracy, row.rm_accuracy_high = accuracy.overall, accuracy.high
+        for point in row.checkpoints:
+            point.rm_accuracy = measured[seed_dir / point.rm].overall
 
 
-def _report(results: list[SeedResult], settings: Settings) -> str:
+def _report(results: list[SeedResult], settings: Settings, elapsed_s: float) -> str:
+    from bench.loop_value.goals import issue_goals
     from bench.loop_value.report import goals, goals_table, round_table
 
+    suite = len(list((REPO / "bench" / "loop_value").glob("*.yaml")))
+    found = issue_goals(results, settings.methods, settings.rounds, settings.compare_selection,
+                        elapsed_s, suite)  # fmt: skip
     return (
         f"\nPer round (mean over seeds {settings.seeds}; oracle score [min..max]; RM accuracy: "
         f"after the round's retraining, on {results[0].pool_pairs} held-out pairs of seed "
-        f"{results[0].seed}):\n\n"
+        f"{results[0].seed}; reviewer-minutes by the default cost model, the round's and in "
+        f"all):\n\n"
         f"{round_table(results, settings.methods, settings.rounds)}\n\n"
-        f"Goals:\n\n{goals_table(goals(results, settings.methods, settings.rounds))}"
+        f"Goals (95% t-intervals over {len(results)} seeds):\n\n{goals_table(found)}\n\n"
+        f"Other measures:\n\n{goals_table(goals(results, settings.methods, settings.rounds))}"
     )
 
 

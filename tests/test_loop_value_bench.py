@@ -8,13 +8,20 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from bench.loop_value.checkpoints import Checkpoint, batch_ends
 from bench.loop_value.cool_and_short import review
+from bench.loop_value.costs import DEFAULT, MODELS, PER_READ, Work
+from bench.loop_value.goals import reach_ratio
+from bench.loop_value.intervals import interval, t975
 from bench.loop_value.measures import pairwise_accuracy, suggestion_outcome, top_share
 from bench.loop_value.oracles import cool_colour
-from bench.loop_value.selection import METHODS, select
+from bench.loop_value.provenance import tree_digest
+from bench.loop_value.reviewing import compare_tasks, groups_of, single_tasks
+from bench.loop_value.selection import METHODS, SINGLE, select
 from bench.loop_value.task import Verdict, load_task
 from bench.loop_value.training import Rollout
 from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
@@ -23,7 +30,9 @@ from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
 
-ROW = re.compile(r"^\| (no_loop|random|threshold|budget|budget_no_watch) \| (\d) \| (.*)\|$")
+ROW = re.compile(
+    r"^\| (no_loop|random|threshold|budget|budget_no_watch|compare) \| (\d) \| (.*)\|$"
+)
 TASKS = REPO / "bench" / "loop_value"
 
 
@@ -46,22 +55,40 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         oracle, accuracy = float(cells[0].split()[0]), float(cells[1])
         assert 0 <= oracle <= 1 and 0 <= accuracy <= 1, match.group(0)
         reviews = float(cells[3].split()[0])
-        assert reviews == (0 if match.group(1) == "no_loop" else 6), match.group(0)
-    goals = result.stdout.split("Goals:")[1]
-    for what in ("oracle score after 2 rounds", "reviews needed", "reward hacking caught",
-                 "machine suggestions", "blind spot among the watch's top 3",
+        if match.group(1) == "compare":  # groups of threshold's 6 picks: two may share one
+            assert 0 < reviews <= 6, match.group(0)
+        else:
+            assert reviews == (0 if match.group(1) == "no_loop" else 6), match.group(0)
+    assert re.search(r"starting reward model [0-9a-f]{12}; commit", result.stdout)
+    goals = result.stdout.split("Goals")[1]
+    for what in ("no loop: final RM accuracy", "oracle score after 2 rounds",
+                 "budget vs threshold: reviewer-minutes", "budget vs random: final RM accuracy",
+                 "compare vs single mode, same selection (threshold)", "full bench wall time",
+                 "reward hacking caught", "machine suggestions",
+                 "blind spot among the watch's top 3",
                  "suspects raised on a run against a rule reward"):  # fmt: skip
         assert what in goals
+    assert "per response read" in goals and "reading, deciding, writing" in goals
     numbers = json.loads((tmp_path / "results.json").read_text())
     for row in numbers["seeds"][0]["rows"]:
         for key in ("oracle_score", "rm_accuracy", "rm_accuracy_high"):
             assert math.isfinite(row[key]), row
         assert row["hacking_caught"] <= row["hacking_candidates"]
         assert 0 <= row["blind_spot_rank"] <= row["suspects"]
+        # Quick mode retrains after every 3 reviews: two checkpoints a reviewed round for the
+        # methods whose minutes-to-reach are read, one (the round's end) for the others.
+        if row["method"] != "no_loop":
+            points = row["checkpoints"]
+            assert len(points) == (2 if row["method"] in ("budget", "compare") else 1), row
+            assert points[-1]["reviews_total"] == row["reviews_total"]
+            assert all(math.isfinite(point["rm_accuracy"]) for point in points), points
+            assert points[-1]["rm_accuracy"] == row["rm_accuracy"]
+            assert row["minutes_total"]["per response read"] > 0
     assert numbers["seeds"][0]["rule_steps"] == 4  # 2 rounds of 2 steps, against the oracle
     # Reviewed methods trained reward models of their own, with uncertainty heads.
     assert (tmp_path / "seed0" / "budget" / "rm1" / "lowtide_reward_heads.safetensors").exists()
     assert not list((tmp_path / "seed0" / "no_loop").glob("rm*"))  # never retrained
+    assert not list((tmp_path / "seed0").glob("*/rm*-*"))  # checkpoints in between: measured, gone
 
 
 def test_the_task_file_splits_prompts_and_names_its_parts() -> None:
@@ -168,9 +195,115 @@ def test_every_method_keeps_to_the_budget() -> None:
         )
         for i in range(40)
     ]
-    for method in METHODS:
+    for method in SINGLE:
         picks = select(method, candidates, 6, 0.5, seed=3)
         assert len(picks) <= 6 and len(set(picks)) == len(picks)
         assert picks == select(method, candidates, 6, 0.5, seed=3)  # deterministic
     assert select("no_loop", candidates, 6, 0.5, 3) == []
     assert all(candidates[i].reward < 0.5 for i in select("threshold", candidates, 6, 0.5, 3))
+
+
+def _group(ratings: list[int], group_id: int = 7, start: int = 0) -> list[Rollout]:
+    return [
+        Rollout(f"id{start + i}", "Name a colour.", f"answer {start + i}", reward=0.0,
+                group_id=group_id)
+        for i in range(len(ratings))
+    ]  # fmt: skip
+
+
+def test_a_comparison_gives_the_best_and_worst_orders_and_a_better_answer_for_the_worst() -> None:
+    candidates = _group([1, 5, 2, 1])
+    verdicts = [Verdict(1, ("off-topic",), "Blue."), Verdict(5), Verdict(2, (), "Green."),
+                Verdict(1, (), "Blue.")]  # fmt: skip
+    groups = groups_of(candidates, [2], size=4)
+    assert groups == [[0, 1, 2, 3]]
+    (task,) = compare_tasks(candidates, verdicts, groups, "p")
+    orders = [(pair.chosen, pair.rejected) for pair in task.pairs]
+    # Best B (rating 5), worst A (the first of the two 1s): B over A, C, D; C and D over A; and
+    # the written better answer over A.
+    assert orders == [
+        ("answer 1", "answer 0"), ("answer 1", "answer 2"), ("answer 1", "answer 3"),
+        ("answer 2", "answer 0"), ("answer 3", "answer 0"), ("Blue.", "answer 0"),
+    ]  # fmt: skip
+    assert task.work == Work("compare", 4, sum(len(c.response) for c in candidates), True)
+    assert not task.ratings and task.picks == [0, 1, 2, 3]
+
+
+def test_a_comparison_of_equals_teaches_nothing_but_is_still_read() -> None:
+    candidates = _group([4, 4, 4])
+    (task,) = compare_tasks(candidates, [Verdict(4)] * 3, [[0, 1, 2]], "p")
+    assert task.pairs == [] and task.work.responses == 3 and not task.work.wrote
+
+
+def test_groups_are_taken_once_in_pick_order_and_cut_to_size_around_the_pick() -> None:
+    candidates = _group([1] * 6, group_id=1) + _group([1] * 2, group_id=2, start=6)
+    candidates.append(Rollout("lone", "p", "x", reward=0.0, group_id=3))
+    assert groups_of(candidates, [7, 5, 0, 8], size=4) == [[6, 7], [0, 1, 2, 5]]
+
+
+def test_a_single_review_is_a_rating_and_for_a_failure_a_better_answer() -> None:
+    candidates = _group([1, 5])
+    tasks = single_tasks(candidates, [Verdict(1, (), "Blue."), Verdict(5)], [0, 1], "p")
+    assert [len(t.ratings) for t in tasks] == [1, 1]
+    assert [(p.chosen, p.rejected) for p in tasks[0].pairs] == [("Blue.", "answer 0")]
+    assert tasks[0].work.wrote and not tasks[1].pairs and not tasks[1].work.wrote
+
+
+def test_the_cost_models_price_reading_deciding_and_writing() -> None:
+    single = Work("single", 1, 10, False)
+    written = Work("single", 1, 10, True)
+    compare = Work("compare", 4, 40, False)
+    assert DEFAULT.seconds(single) == 30 and DEFAULT.seconds(written) == 90
+    assert DEFAULT.seconds(compare) == 4 * 20 + 15
+    assert PER_READ.seconds(written) == 30 and PER_READ.seconds(compare) == 120
+    assert DEFAULT.minutes([single, written]) == 2.0
+
+
+def test_batches_cut_after_every_n_reviews_and_at_the_end() -> None:
+    assert batch_ends(24, 6) == [6, 12, 18, 24]
+    assert batch_ends(14, 6) == [6, 12, 14]
+    assert batch_ends(5, 0) == [5] and batch_ends(0, 6) == []
+
+
+def test_the_t_interval_over_seeds() -> None:
+    spread = interval([2.0, 2.2, 2.4])  # sd 0.2: 2.2 +- 4.303 * 0.2 / sqrt(3)
+    assert spread.mean == pytest.approx(2.2)
+    assert spread.high - spread.mean == pytest.approx(4.303 * 0.2 / math.sqrt(3))
+    assert spread.above(1.7) and not spread.above(1.71) and spread.below(2.7)
+    assert not interval([5.0]).above(0.0)  # one seed: no interval, never "met"
+    assert math.isinf(interval([0.2, math.inf]).high)
+    assert t975(1) == 12.706 and t975(100) == 1.96
+
+
+def _seed(start: float, rows: dict[str, list[tuple[int, float, float]]]) -> SimpleNamespace:
+    """rows: method -> [(reviews_total, minutes, accuracy)] checkpoints, one round."""
+    made = []
+    for method, points in rows.items():
+        checkpoints = [Checkpoint(n, {m.name: minutes for m in MODELS}, "rm", accuracy)
+                       for n, minutes, accuracy in points]  # fmt: skip
+        last = points[-1] if points else (0, 0.0, start)
+        made.append(SimpleNamespace(method=method, round=0, checkpoints=checkpoints,
+                                    rm_accuracy=last[2],
+                                    minutes_total={m.name: last[1] for m in MODELS}))  # fmt: skip
+    return SimpleNamespace(seed=0, start_accuracy=start, rows=made)
+
+
+def test_minutes_to_reach_are_read_at_the_first_checkpoint_that_gets_there() -> None:
+    seed = _seed(0.5, {"threshold": [(6, 10.0, 0.6), (12, 20.0, 0.7)],
+                       "compare": [(6, 6.0, 0.65), (12, 12.0, 0.72)]})  # fmt: skip
+    assert reach_ratio(seed, "compare", "threshold", DEFAULT.name) == pytest.approx(0.6)
+    assert reach_ratio(seed, "threshold", "threshold", DEFAULT.name) == 1.0
+    never = _seed(0.5, {"threshold": [(6, 10.0, 0.7)], "compare": [(6, 6.0, 0.6)]})
+    assert math.isinf(reach_ratio(never, "compare", "threshold", DEFAULT.name))
+    vacuous = _seed(0.8, {"threshold": [(6, 10.0, 0.7)], "compare": [(6, 6.0, 0.6)]})
+    assert reach_ratio(vacuous, "compare", "threshold", DEFAULT.name) is None
+
+
+def test_a_model_directory_hash_follows_its_weights_not_its_card(tmp_path: Path) -> None:
+    (tmp_path / "model.safetensors").write_bytes(b"weights")
+    (tmp_path / "README.md").write_text("trained at noon")
+    first = tree_digest(tmp_path)
+    (tmp_path / "README.md").write_text("trained at one")
+    assert tree_digest(tmp_path) == first and len(first) == 12
+    (tmp_path / "model.safetensors").write_bytes(b"other weights")
+    assert tree_digest(tmp_path) != first

@@ -1,8 +1,10 @@
-"""The bench's printed output: the per-round table and the issue's goals table, met or not.
+"""The bench's printed output: the per-round table and the other measures' table, met or not.
 
 Rows are the bench's RoundRow objects (method, seed, round, oracle_score, reviews,
-reviews_total, hacking_candidates, hacking_caught, suggestions_accepted, suggestion_edits,
-rm_accuracy, rm_accuracy_high); seeds are its SeedResult objects (seed, rows, start_accuracy).
+reviews_total, minutes, minutes_total, hacking_candidates, hacking_caught,
+suggestions_accepted, suggestion_edits, rm_accuracy, rm_accuracy_high); seeds are its
+SeedResult objects (seed, rows, start_accuracy). The issue's own goals are in goals.py; this
+table holds the bench's other measures.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 BASELINE, LOOP, SMART, BLIND = "no_loop", "threshold", "budget", "budget_no_watch"
+COMPARE = "compare"  # reviews groups: its tasks carry no suggested rating
 TOP = 3  # the blind spot among the top suspects
 
 
@@ -33,14 +36,15 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
     rows = [row for seed in seeds for row in seed.rows]
     lines = [
         "| method | round | oracle score | RM pair acc | RM acc, high | reviews (total) "
-        "| hacking caught | suggested rating kept | blind spot's rank among suspects |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| reviewer-min (total) | hacking caught | suggested rating kept "
+        "| blind spot's rank among suspects |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     start = _mean([seed.start_accuracy for seed in seeds])
     start_high = _mean([seed.start_accuracy_high for seed in seeds])
     policy = _mean([seed.start_oracle_score for seed in seeds])
     lines.append(
-        f"| start | 0 | {_fmt(policy)} | {_fmt(start)} | {_fmt(start_high)} | 0 | - | - | - |"
+        f"| start | 0 | {_fmt(policy)} | {_fmt(start)} | {_fmt(start_high)} | 0 | 0 | - | - | - |"
     )
     for method in methods:
         for number in range(rounds):
@@ -48,7 +52,7 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
             if not cell:
                 continue
             oracle = [r.oracle_score for r in cell]
-            reviewed = sum(r.reviews for r in cell)
+            rated = 0 if method == COMPARE else sum(r.reviews for r in cell)  # no suggestion
             lines.append(
                 f"| {method} | {number + 1} | {_fmt(_mean(oracle))} "
                 f"[{_fmt(min(oracle))}..{_fmt(max(oracle))}] "
@@ -56,11 +60,21 @@ def round_table(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> st
                 f"| {_fmt(_mean([r.rm_accuracy_high for r in cell]))} "
                 f"| {_mean([r.reviews for r in cell]):.1f} "
                 f"({_mean([r.reviews_total for r in cell]):.1f}) "
+                f"| {_minutes(cell)} "
                 f"| {_share(sum(r.hacking_caught for r in cell), sum(r.hacking_candidates for r in cell))} "  # noqa: E501
-                f"| {_share(sum(r.suggestion_ratings_kept for r in cell), reviewed)} "
+                f"| {_share(sum(r.suggestion_ratings_kept for r in cell), rated)} "
                 f"| {', '.join(str(r.blind_spot_rank or '-') for r in cell)} |"
             )
     return "\n".join(lines)
+
+
+def _minutes(cell: Sequence[Any]) -> str:
+    """The round's and the total reviewer-minutes (default cost model), mean over seeds."""
+    from bench.loop_value.costs import DEFAULT
+
+    total = [r.minutes_total.get(DEFAULT.name, 0.0) for r in cell]
+    spent = [r.minutes.get(DEFAULT.name, 0.0) for r in cell]
+    return f"{_mean(spent):.0f} ({_mean(total):.0f})"
 
 
 @dataclass(frozen=True)
@@ -73,31 +87,11 @@ class Goal:
 
 def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goal]:
     found: list[Goal] = []
-    last = rounds - 1
 
     def row(seed: Any, method: str, number: int) -> Any:
         return next(r for r in seed.rows if r.method == method and r.round == number)
 
-    if {BASELINE, LOOP} <= set(methods):
-        pairs = [(row(s, LOOP, last).oracle_score, row(s, BASELINE, last).oracle_score)
-                 for s in seeds]  # fmt: skip
-        measured = ", ".join(f"seed {s.seed}: {_fmt(a)} vs {_fmt(b)}"
-                             for s, (a, b) in zip(seeds, pairs, strict=True))  # fmt: skip
-        found.append(Goal(
-            f"the loop with threshold selection vs no loop, oracle score after {rounds} rounds",
-            "higher on every seed", measured, all(a > b for a, b in pairs),
-        ))  # fmt: skip
     if {LOOP, SMART} <= set(methods):
-        ratios = [_reviews_ratio(s, row, last) for s in seeds]
-        measured = ", ".join(
-            f"seed {s.seed}: {text}" for s, (_, text) in zip(seeds, ratios, strict=True)
-        )
-        values = [value for value, _ in ratios]
-        mean = _mean(values) if all(math.isfinite(v) for v in values) else math.inf
-        found.append(Goal(
-            "budget-aware vs threshold: reviews needed to reach threshold's final reward-model "
-            "accuracy", "<= 0.5x", f"{measured}; mean {_fmt(mean, 2)}x", mean <= 0.5,
-        ))  # fmt: skip
         caught = {
             method: (sum(r.hacking_caught for s in seeds for r in s.rows if r.method == method),
                      sum(r.hacking_candidates for s in seeds for r in s.rows
@@ -124,7 +118,7 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
         ))  # fmt: skip
     found += _watch_goals(seeds, methods)
     kept = []
-    for method in methods:
+    for method in (m for m in methods if m != COMPARE):
         rows = [r for s in seeds for r in s.rows if r.method == method]
         reviewed = sum(r.reviews for r in rows)
         if reviewed:
@@ -179,25 +173,6 @@ def _watch_goals(seeds: Sequence[Any], methods: Sequence[str]) -> list[Goal]:
             "100 steps", "report", f"{_fmt(_mean(per_100), 1)} ({measured})", None,
         ))  # fmt: skip
     return found
-
-
-def _reviews_ratio(seed: Any, row, last: int) -> tuple[float, str]:
-    """Reviews budget-aware spent until its reward model first reached threshold's final
-    accuracy, over the reviews threshold spent in all; inf when it never did."""
-    target = row(seed, LOOP, last).rm_accuracy
-    spent = row(seed, LOOP, last).reviews_total
-    if seed.start_accuracy >= target:  # threshold's reviews made the reward model no better
-        return 0.0, (
-            f"0 reviews (vacuous: threshold ended at {_fmt(target)}, the starting RM had "
-            f"{_fmt(seed.start_accuracy)})"
-        )
-    for number in range(last + 1):
-        smart = row(seed, SMART, number)
-        if smart.rm_accuracy >= target:
-            ratio = smart.reviews_total / spent if spent else math.inf
-            return ratio, f"{smart.reviews_total}/{spent} = {_fmt(ratio, 2)}x"
-    best = max(row(seed, SMART, n).rm_accuracy for n in range(last + 1))
-    return math.inf, f"never reached {_fmt(target)} (best {_fmt(best)})"
 
 
 def goals_table(found: Sequence[Goal]) -> str:

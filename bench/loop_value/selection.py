@@ -2,7 +2,9 @@
 Each method is the real selection code: `sampling.selection.policies.threshold` (capped to the
 budget by a uniform subsample, as the router caps a step), `sampling.selection.budget.choose`
 (`budget`: with the reward-hacking watch's suspects, as the router runs it by default;
-`budget_no_watch`: without), or uniform random."""
+`budget_no_watch`: without), or uniform random. `compare` reviews groups, not samples: the groups
+of the picks of one of the single methods (the bench's `--compare-selection`), so that it and
+that method differ in the review mode only."""
 
 from __future__ import annotations
 
@@ -14,8 +16,10 @@ from sampling.config import BudgetConfig
 from sampling.selection.budget import Candidate, Flag, choose
 from sampling.selection.policies import threshold
 
-METHODS = ("no_loop", "random", "threshold", "budget", "budget_no_watch")
-WATCHED = ("budget",)  # the methods whose selection reads the watch's suspects
+SINGLE = ("no_loop", "random", "threshold", "budget", "budget_no_watch")
+COMPARE = "compare"  # comparison review of the groups a single method's selection picks
+METHODS = (*SINGLE, COMPARE)
+WATCHED = ("budget",)  # the selections that read the watch's suspects
 
 Select = Callable[[Sequence[Rollout], int, float, int, Sequence[Flag]], list[int]]
 
@@ -28,7 +32,8 @@ def select(
     seed: int,
     flags: Sequence[Flag] = (),
 ) -> list[int]:
-    """Indices into `candidates` a reviewer sees (at most `budget`)."""
+    """Indices into `candidates` a reviewer sees (at most `budget`), by a single method's
+    selection."""
     return _METHODS[method](candidates, budget, bar, seed, flags)
 
 

@@ -1,0 +1,57 @@
+"""Which starting models and code a run measured, so two people can tell whether their figures
+should agree: a sha256 of each model directory's files (the tiny policy with its tokenizer, the
+reward model's base, the task's starting reward model), the commit, and what the arithmetic ran
+on (torch version, its CPU kernels, threads). The same hashes, commit and kernels on one thread
+should give the same figures; a different kernel set (AVX2 against AVX512) can change the last
+bits of a logit, and a sampler at temperature 1 turns that into other tokens, other rollouts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+from pathlib import Path
+
+# Files that say when or where a model was written, not what it computes.
+_NOT_CONTENT = {"built_from.json", "lowtide_reward_model.json", "README.md", "model_card.md"}
+
+
+def tree_digest(root: Path) -> str:
+    """sha256 over the directory's files (relative path and bytes, in path order), 12 hex."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file()):
+        if path.name in _NOT_CONTENT:
+            continue
+        digest.update(str(path.relative_to(root)).encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:12]
+
+
+def commit(repo: Path) -> str:
+    def git(*args: str) -> str:
+        done = subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True, check=True)
+        return done.stdout.strip()
+
+    try:
+        head, dirty = git("rev-parse", "--short", "HEAD"), git("status", "--porcelain", "-uno")
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return f"{head}{' (with uncommitted changes)' if dirty else ''}"
+
+
+def arithmetic() -> str:
+    import torch
+
+    capability = getattr(torch.backends.cpu, "get_cpu_capability", lambda: "unknown")()
+    threads = torch.get_num_threads()
+    return f"torch {torch.__version__}, CPU kernels {capability}, {threads} thread(s)"
+
+
+def describe(models, start_rm: Path, repo: Path) -> dict[str, str]:
+    return {
+        "policy (with tokenizer)": tree_digest(Path(models.policy)),
+        "reward-model base": tree_digest(Path(models.reward_model)),
+        "starting reward model": tree_digest(start_rm),
+        "commit": commit(repo),
+        "arithmetic": arithmetic(),
+    }

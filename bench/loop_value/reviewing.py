@@ -1,0 +1,116 @@
+"""The scripted reviewer's work on a round's picks, as reward-model data and reviewer work.
+
+Single mode: each pick is one task; the oracle rates it (a rating row) and, for a failure,
+writes a better answer (a preference pair: better over the response).
+
+Compare mode (`compare_tasks`): each pick's GRPO group is one task (a group once, however many
+of its members were picked), showing up to `size` of its responses labelled A, B, ... in the
+order they were generated. The oracle picks the best (its highest rating, the first of a tie)
+and the worst (its lowest, the first of a tie); `annotation.comparison.comparison_pairs` turns
+that into preference pairs, as the export does. Orders among responses the oracle rates alike
+are kept: the form asks for a best and a worst only, so a reviewer's pick among equals is what
+the product would export too. When all responses are rated alike the reviewer sees nothing to
+choose and the task gives no pairs (it is still charged: it was read). For a worst that is a
+failure the reviewer writes a better answer, as in single mode (one more pair: better over it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from annotation.comparison import Verdict as Comparison
+from annotation.comparison import comparison_pairs, labels_for
+from annotation.reward_model.data import Pair, Rated
+from bench.loop_value.costs import Work
+from bench.loop_value.task import Verdict
+from bench.loop_value.training import Rollout
+
+COMPARE_SIZE = 4  # responses a comparison task shows (annotation's compare.size default)
+
+
+@dataclass
+class Reviewed:
+    """One task's outcome: what it trains and what it cost the reviewer."""
+
+    work: Work
+    pairs: list[Pair] = field(default_factory=list)
+    ratings: list[Rated] = field(default_factory=list)
+    picks: list[int] = field(default_factory=list)  # candidates shown
+
+
+def single_tasks(
+    candidates: Sequence[Rollout], verdicts: Sequence[Verdict], picks: Sequence[int], prefix: str
+) -> list[Reviewed]:
+    tasks = []
+    for index in picks:
+        candidate, verdict = candidates[index], verdicts[index]
+        sample_id = f"{prefix}-{candidate.sample_id}"
+        wrote = bool(verdict.better) and verdict.better.strip() != candidate.response.strip()
+        task = Reviewed(
+            Work("single", 1, len(candidate.response), wrote),
+            ratings=[Rated(candidate.prompt, candidate.response, verdict.rating, sample_id)],
+            picks=[index],
+        )
+        if wrote:
+            assert verdict.better is not None
+            task.pairs.append(Pair(candidate.prompt, verdict.better, candidate.response, sample_id))
+        tasks.append(task)
+    return tasks
+
+
+def groups_of(
+    candidates: Sequence[Rollout], picks: Sequence[int], size: int = COMPARE_SIZE
+) -> list[list[int]]:
+    """Each pick's group (its members in generation order, at most `size`, the pick among
+    them), once per group, in the picks' order; a group of one is no comparison and is left
+    out."""
+    members: dict[int, list[int]] = {}
+    for index, candidate in enumerate(candidates):
+        members.setdefault(candidate.group_id, []).append(index)
+    groups, seen = [], set()
+    for pick in picks:
+        group_id = candidates[pick].group_id
+        if group_id in seen:
+            continue
+        seen.add(group_id)
+        group = members[group_id]
+        if len(group) > size:  # keep the pick: its group's first members beside it
+            group = sorted([pick, *[i for i in group if i != pick][: size - 1]])
+        if len(group) >= 2:
+            groups.append(group)
+    return groups
+
+
+def compare_tasks(
+    candidates: Sequence[Rollout],
+    verdicts: Sequence[Verdict],
+    groups: Sequence[Sequence[int]],
+    prefix: str,
+) -> list[Reviewed]:
+    tasks = []
+    for group in groups:
+        shown = [candidates[i] for i in group]
+        ratings = [verdicts[i].rating for i in group]
+        best, worst = ratings.index(max(ratings)), ratings.index(min(ratings))
+        characters = sum(len(c.response) for c in shown)
+        worst_verdict = verdicts[group[worst]]
+        wrote = best != worst and bool(worst_verdict.better) and (
+            worst_verdict.better.strip() != shown[worst].response.strip()  # type: ignore[union-attr]
+        )  # fmt: skip
+        task = Reviewed(Work("compare", len(group), characters, wrote), picks=list(group))
+        if best != worst:
+            labels = labels_for(len(group))
+            ids = [f"{prefix}-{c.sample_id}" for c in shown]
+            texts = dict(zip(ids, (c.response for c in shown), strict=True))
+            prompt = shown[0].prompt
+            verdict = Comparison(labels[best], labels[worst])
+            for chosen, rejected in comparison_pairs(ids, verdict):
+                pair_id = f"{chosen}>{rejected}"
+                task.pairs.append(Pair(prompt, texts[chosen], texts[rejected], pair_id))
+            if wrote:
+                assert worst_verdict.better is not None
+                task.pairs.append(Pair(prompt, worst_verdict.better, shown[worst].response,
+                                       f"{ids[worst]}-better"))  # fmt: skip
+        tasks.append(task)
+    return tasks

@@ -211,7 +211,7 @@ def _group(ratings: list[int], group_id: int = 7, start: int = 0) -> list[Rollou
     ]  # fmt: skip
 
 
-def test_a_comparison_gives_the_best_and_worst_orders_and_a_better_answer_for_the_worst() -> None:
+def test_a_comparison_gives_the_best_and_worst_orders() -> None:
     candidates = _group([1, 5, 2, 1])
     verdicts = [Verdict(1, ("off-topic",), "Blue."), Verdict(5), Verdict(2, (), "Green."),
                 Verdict(1, (), "Blue.")]  # fmt: skip
@@ -219,20 +219,31 @@ def test_a_comparison_gives_the_best_and_worst_orders_and_a_better_answer_for_th
     assert groups == [[0, 1, 2, 3]]
     (task,) = compare_tasks(candidates, verdicts, groups, "p")
     orders = [(pair.chosen, pair.rejected) for pair in task.pairs]
-    # Best B (rating 5), worst A (the first of the two 1s): B over A, C, D; C and D over A; and
-    # the written better answer over A.
+    # Best B (rating 5), worst D (the last of the two 1s): B over A, C, D; A and C over D. The
+    # best is good: no better answer is written.
     assert orders == [
         ("answer 1", "answer 0"), ("answer 1", "answer 2"), ("answer 1", "answer 3"),
-        ("answer 2", "answer 0"), ("answer 3", "answer 0"), ("Blue.", "answer 0"),
+        ("answer 0", "answer 3"), ("answer 2", "answer 3"),
     ]  # fmt: skip
-    assert task.work == Work("compare", 4, sum(len(c.response) for c in candidates), True)
+    assert task.work == Work("compare", 4, sum(len(c.response) for c in candidates), False)
     assert not task.ratings and task.picks == [0, 1, 2, 3]
 
 
-def test_a_comparison_of_equals_teaches_nothing_but_is_still_read() -> None:
+def test_a_comparison_of_failures_gets_a_better_answer_over_the_best() -> None:
+    candidates = _group([2, 1, 1])
+    verdicts = [Verdict(2, (), "Green."), Verdict(1, (), "Blue."), Verdict(1, (), "Blue.")]
+    (task,) = compare_tasks(candidates, verdicts, [[0, 1, 2]], "p")
+    orders = [(pair.chosen, pair.rejected) for pair in task.pairs]
+    assert orders[-1] == ("Green.", "answer 0") and task.work.wrote
+    assert orders[:-1] == [("answer 0", "answer 1"), ("answer 0", "answer 2"),
+                           ("answer 1", "answer 2")]  # fmt: skip
+
+
+def test_a_comparison_of_equals_still_names_two_as_the_form_asks() -> None:
     candidates = _group([4, 4, 4])
     (task,) = compare_tasks(candidates, [Verdict(4)] * 3, [[0, 1, 2]], "p")
-    assert task.pairs == [] and task.work.responses == 3 and not task.work.wrote
+    assert (task.pairs[0].chosen, task.pairs[-1].rejected) == ("answer 0", "answer 2")
+    assert task.work.responses == 3 and not task.work.wrote
 
 
 def test_groups_are_taken_once_in_pick_order_and_cut_to_size_around_the_pick() -> None:

@@ -5,13 +5,14 @@ writes a better answer (a preference pair: better over the response).
 
 Compare mode (`compare_tasks`): each pick's GRPO group is one task (a group once, however many
 of its members were picked), showing up to `size` of its responses labelled A, B, ... in the
-order they were generated. The oracle picks the best (its highest rating, the first of a tie)
-and the worst (its lowest, the first of a tie); `annotation.comparison.comparison_pairs` turns
-that into preference pairs, as the export does. Orders among responses the oracle rates alike
-are kept: the form asks for a best and a worst only, so a reviewer's pick among equals is what
-the product would export too. When all responses are rated alike the reviewer sees nothing to
-choose and the task gives no pairs (it is still charged: it was read). For a worst that is a
-failure the reviewer writes a better answer, as in single mode (one more pair: better over it).
+order they were generated. The oracle picks the best and the worst as lowtide loop's scripted
+reviewer does (its highest rating, the first of a tie; its lowest, the last of a tie; when all
+are rated alike the form still asks for two different ones: the first and the last), and
+`annotation.comparison.comparison_pairs` turns that into preference pairs, as the export does.
+Orders among responses the oracle rates alike are kept: the form asks for a best and a worst
+only, so they are what the product would export too. When even the best is a failure the
+reviewer writes a better answer, and the export's row for it is the better answer over the best
+(the form asks for one better than the best); single mode writes one for every failure it sees.
 """
 
 from __future__ import annotations
@@ -92,25 +93,24 @@ def compare_tasks(
     for group in groups:
         shown = [candidates[i] for i in group]
         ratings = [verdicts[i].rating for i in group]
-        best, worst = ratings.index(max(ratings)), ratings.index(min(ratings))
+        best = ratings.index(max(ratings))
+        worst = len(ratings) - 1 - ratings[::-1].index(min(ratings))
+        if best == worst:  # all alike
+            worst = len(ratings) - 1 if best == 0 else 0
         characters = sum(len(c.response) for c in shown)
-        worst_verdict = verdicts[group[worst]]
-        wrote = best != worst and bool(worst_verdict.better) and (
-            worst_verdict.better.strip() != shown[worst].response.strip()  # type: ignore[union-attr]
-        )  # fmt: skip
+        better = verdicts[group[best]].better if verdicts[group[best]].failure else None
+        wrote = bool(better) and better.strip() != shown[best].response.strip()  # type: ignore[union-attr]
         task = Reviewed(Work("compare", len(group), characters, wrote), picks=list(group))
-        if best != worst:
-            labels = labels_for(len(group))
-            ids = [f"{prefix}-{c.sample_id}" for c in shown]
-            texts = dict(zip(ids, (c.response for c in shown), strict=True))
-            prompt = shown[0].prompt
-            verdict = Comparison(labels[best], labels[worst])
-            for chosen, rejected in comparison_pairs(ids, verdict):
-                pair_id = f"{chosen}>{rejected}"
-                task.pairs.append(Pair(prompt, texts[chosen], texts[rejected], pair_id))
-            if wrote:
-                assert worst_verdict.better is not None
-                task.pairs.append(Pair(prompt, worst_verdict.better, shown[worst].response,
-                                       f"{ids[worst]}-better"))  # fmt: skip
+        labels = labels_for(len(group))
+        ids = [f"{prefix}-{c.sample_id}" for c in shown]
+        texts = dict(zip(ids, (c.response for c in shown), strict=True))
+        prompt = shown[0].prompt
+        verdict = Comparison(labels[best], labels[worst])
+        for chosen, rejected in comparison_pairs(ids, verdict):
+            pair_id = f"{chosen}>{rejected}"
+            task.pairs.append(Pair(prompt, texts[chosen], texts[rejected], pair_id))
+        if wrote:
+            assert better is not None
+            task.pairs.append(Pair(prompt, better, shown[best].response, f"{ids[best]}-better"))
         tasks.append(task)
     return tasks

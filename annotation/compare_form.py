@@ -8,9 +8,9 @@ configured size and the form cannot disagree; the control names are what the exp
 (annotation/review_results.py).
 
 Task data: `prompt`, `trace`, `sample_id` (the comparison's id), `run_id`, `step`, `reward` (of
-the selected response), and per label `response_A` (as shown: invisible characters marked),
-`reward_A` (its reward as text); `compare` keeps each response verbatim with its sample id,
-for the export.
+the selected response), `selected_by`, and per label `response_A` (as shown: invisible
+characters marked), `reward_A` (its reward as text); `compare` keeps each response verbatim
+with its sample id and reward, for the export.
 """
 
 from __future__ import annotations
@@ -138,10 +138,13 @@ def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
                 "label": label,
                 "sample_id": str(member["sample_id"]),
                 "response": str(member["response"]),
+                "reward": finite_number(member.get("reward")),
             }
             for label, member in zip(labels, members, strict=False)
         ],
     }
+    if isinstance(record.get("selected_by"), Mapping):  # why it was picked, for the export
+        data["selected_by"] = dict(record["selected_by"])
     for position, label in enumerate(labels):
         if position < len(members):
             member = members[position]

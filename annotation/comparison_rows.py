@@ -45,7 +45,7 @@ def comparison_row(
         return None
     responses = [
         {"label": str(m.get("label")), "sample_id": str(m.get("sample_id")),
-         "response": str(m.get("response", ""))}
+         "response": str(m.get("response", "")), "reward": m.get("reward")}
         for m in shown
     ]  # fmt: skip
     latest = reviews[-1]
@@ -60,6 +60,7 @@ def comparison_row(
             "run_id": data.get("run_id"),
             "step": data.get("step"),
             "task_id": task.get("id"),
+            "selected_by": data.get("selected_by"),
             "annotation_id": latest.get("annotation_id"),
             "annotator_id": latest.get("reviewer"),
             "annotated_at": latest.get("annotated_at"),
@@ -92,6 +93,18 @@ def comparison_preferences(
     for better, worst in _better_responses(responses, reviews):
         rows.append(_preference(row, better, text[worst], 1.0))
     return rows
+
+
+def agreed_orders(
+    row: Mapping[str, Any], settings: AgreementConfig | None = None
+) -> list[tuple[str, str]]:
+    """The (preferred, other) orders of a comparison row that its reviewers agree on, by
+    sample id (what its preference rows say, without the written better responses)."""
+    settings = settings or AgreementConfig()
+    if row["meta"].get("verdicts", 0) < settings.min_reviewers:
+        return []
+    kept, _ = _decided(_orders(row["responses"], row["meta"].get("reviews") or []), settings)
+    return sorted(order for order, _ in kept.values())
 
 
 def _orders(

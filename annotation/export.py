@@ -147,6 +147,7 @@ def rating_row(
             "step": data.get("step"),
             "reward": data.get("reward") if isinstance(data.get("reward"), int | float) else None,
             "task_id": task.get("id"),
+            "selected_by": data.get("selected_by"),  # why it was picked (None: older tasks)
         },
     }
     return with_reviews(row, reviews, rule)

@@ -411,6 +411,8 @@ def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
             "trace": trace_line(record),
         }
     }
+    if isinstance(record.get("selected_by"), Mapping):  # why it was picked, for the export
+        task["data"]["selected_by"] = dict(record["selected_by"])
     if reward is not None:
         task["data"]["reward"] = reward
     return task

@@ -419,3 +419,35 @@ def test_a_kill_during_training_resumes_from_the_last_checkpoint(
         from redis import Redis
 
         Queue(queue_name, connection=Redis.from_url(REDIS_URL)).empty()
+
+
+def test_two_rounds_of_comparisons_train_each_next_reward_model(
+    label_studio, workdir: Path, tiny_models
+) -> None:
+    """`annotation.review_mode: compare`: each round's groups become comparison tasks, the
+    scripted reviewer picks best and worst, and their orders train the next reward model."""
+    setup = Setup(label_studio, workdir, project=f"loop compare {uuid.uuid4().hex[:6]}")
+    config = loop_config(workdir, tiny_models)
+    loaded = yaml.safe_load(config.read_text())
+    loaded["annotation"] = {"review_mode": "compare"}  # groups of 4: samples_per_prompt
+    config.write_text(yaml.safe_dump(loaded))
+    loop_dir = workdir / "loop"
+    argv = loop_argv(setup, config, loop_dir, f"bot-{uuid.uuid4().hex[:6]}@lowtide.local")
+    argv[argv.index("tests.helpers.loop_reviewers:flaky")] = (
+        "lowtide.demo.scripted_reviewer:review_task"
+    )
+    result = run_cli(*argv, cwd=workdir, env={**setup.env(), "PYTHONPATH": str(REPO)}, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
+    state = state_of(loop_dir)
+    tasks = project_tasks(setup)
+    assert tasks and all(len(task["data"]["compare"]) >= 2 for task in tasks)
+    assert len(tasks) == state["1"]["import"]["imported"] + state["2"]["import"]["imported"]
+    for number in ("1", "2"):
+        assert set(state[number]) == set(STAGES)
+        assert state[number]["review"]["reviewed"] == state[number]["import"]["imported"]
+        export = loop_dir / f"round-{number}" / "export"
+        compared = (export / "reviews.comparisons.jsonl").read_text().splitlines()
+        pairs = (export / "reviews.preferences.jsonl").read_text().splitlines()
+        assert compared and len(pairs) >= len(compared)  # at least one order per comparison
+        assert state[number]["reward_model"]["path"], state[number]["reward_model"]
+    assert state["2"]["reward_model"]["parent"] == str(loop_dir / "round-1" / "reward_model")

@@ -21,6 +21,7 @@ from lowtide.config import RunConfig
 from sampling.config import BudgetConfig
 from sampling.selection.budget_learning import (
     Bucket,
+    Compared,
     Credit,
     Review,
     Shares,
@@ -71,12 +72,34 @@ class LearnedShares:
 
 
 def learn_shares(
-    budget: BudgetConfig, rows: Iterable[Mapping[str, Any]], reasons: Mapping[str, str]
+    budget: BudgetConfig,
+    rows: Iterable[Mapping[str, Any]],
+    reasons: Mapping[str, str],
+    comparisons: Iterable[Mapping[str, Any]] = (),
 ) -> LearnedShares:
-    """The shares after these rating rows: `reasons` ({sample_id: selected_by.reason}) for the
-    rows that do not carry their own."""
-    evidence = credits(reviews_of(rows, reasons))
+    """The shares after these rating rows and comparison rows: `reasons` ({sample_id:
+    selected_by.reason}) for the rows that do not carry their own."""
+    evidence = credits(reviews_of(rows, reasons), compared_of(comparisons, reasons))
     return LearnedShares(next_shares(budget, evidence), evidence)
+
+
+def compared_of(
+    rows: Iterable[Mapping[str, Any]], reasons: Mapping[str, str]
+) -> Iterator[Compared]:
+    """The comparison rows usable as evidence: a known reason, and orders its reviewers agree
+    on between responses with finite rewards."""
+    from annotation.comparison_rows import agreed_orders
+
+    for row in rows:
+        reason = own_reason(row.get("meta") or {}) or reasons.get(str(row.get("sample_id")))
+        rewards = {r.get("sample_id"): _number(r.get("reward")) for r in row["responses"]}
+        orders = tuple(
+            (rewards[a], rewards[b])
+            for a, b in agreed_orders(row)
+            if rewards.get(a) is not None and rewards.get(b) is not None
+        )
+        if reason is not None and orders:
+            yield Compared(reason, orders)  # type: ignore[arg-type]
 
 
 def shares_of(record: Mapping[str, Any] | None, budget: BudgetConfig) -> Shares:

@@ -16,6 +16,7 @@ from typing import Any
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from annotation.export import ExportPaths
 from lowtide.cli.console import err
 from lowtide.config import RunConfig
 from lowtide.errors import UsageError
@@ -234,8 +235,10 @@ class LoopRunner:
     def _learn_shares(self, reviews: Path, run_ids: list[str]) -> LearnedShares:
         """The next round's shares from this loop's reviews so far."""
         rows = read_rows(reviews)
-        reasons = selection_reasons(self.base.annotation, run_ids) if needs_reasons(rows) else {}
-        return learn_shares(self.base.sampling.budget, rows, reasons)
+        compared = read_rows(ExportPaths.beside(reviews).comparisons)
+        unsure = needs_reasons([*rows, *compared])
+        reasons = selection_reasons(self.base.annotation, run_ids) if unsure else {}
+        return learn_shares(self.base.sampling.budget, rows, reasons, compared)
 
     def _reward_model_for(self, number: int) -> str:
         """The newest reward model the rounds before `number` trained, else the config's."""

@@ -113,22 +113,35 @@ def export_reviews(
     agreement: AgreementConfig | None = None,
 ) -> tuple[Path, int]:
     """Every review of the project into `out_dir/annotations.jsonl` (the export's files), and
-    the reviews of `run_ids` alone into `out_dir/reviews.jsonl`: (that file, its rows)."""
-    from annotation.export import export_annotations
+    the reviews of `run_ids` alone into `out_dir/reviews.jsonl` with their preference rows
+    beside it (`reviews.preferences.jsonl`, where a comparison's orders are): (that file, the
+    reviewed tasks: rated samples and comparisons)."""
+    from annotation.export import ExportPaths, export_annotations
     from lowtide.cli.clients import label_studio_client
 
+    exported = ExportPaths.beside(out_dir / "annotations.jsonl")
     with label_studio_client(annotation) as client:
-        export_annotations(
-            client, annotation.project, out_dir / "annotations.jsonl", "all", agreement
-        )
-    ours = [
-        line
-        for line in (out_dir / "annotations.jsonl").read_text(encoding="utf-8").splitlines()
-        if line.strip() and json.loads(line)["meta"].get("run_id") in run_ids
-    ]
+        export_annotations(client, annotation.project, exported.ratings, "all", agreement)
+    ours = _lines_of(exported.ratings, run_ids)
     path = out_dir / "reviews.jsonl"
     path.write_text("".join(f"{line}\n" for line in ours), encoding="utf-8")
-    return path, len(ours)
+    mine = ExportPaths.beside(path)
+    compared = _lines_of(exported.comparisons, run_ids)
+    for target, lines in ((mine.preferences, _lines_of(exported.preferences, run_ids)),
+                          (mine.comparisons, compared)):  # fmt: skip
+        target.write_text("".join(f"{line}\n" for line in lines), encoding="utf-8")
+    return path, len(ours) + len(compared)
+
+
+def _lines_of(path: Path, run_ids: Collection[str]) -> list[str]:
+    """The lines of an export file whose rows come from `run_ids`."""
+    if not path.exists():
+        return []
+    return [
+        line
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip() and json.loads(line)["meta"].get("run_id") in run_ids
+    ]
 
 
 def score_policy(

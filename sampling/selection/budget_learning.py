@@ -139,14 +139,37 @@ def contradictions(reviews: Iterable[Review]) -> list[tuple[Review, float]]:
     return found
 
 
-def credits(reviews: Iterable[Review]) -> dict[Bucket, Credit]:
-    """Each bucket's evidence from reviewed picks (a reason outside the budget counts nowhere).
-    Summed exactly (fsum), so the order the reviews come in never changes a share."""
+@dataclass(frozen=True)
+class Compared:
+    """One reviewed comparison pick: why its group was picked, and the rewards of each order
+    its reviewers gave, (the preferred one's reward, the other's)."""
+
+    reason: str
+    orders: tuple[tuple[float, float], ...]
+
+    @property
+    def contradiction(self) -> float | None:
+        """The share of its orders the reward put the other way (a tie counts half); None
+        without an order between finite rewards."""
+        finite = [(a, b) for a, b in self.orders if math.isfinite(a) and math.isfinite(b)]
+        if not finite:
+            return None
+        return math.fsum(1.0 if a < b else 0.5 if a == b else 0.0 for a, b in finite) / len(finite)
+
+
+def credits(reviews: Iterable[Review], compared: Iterable[Compared] = ()) -> dict[Bucket, Credit]:
+    """Each bucket's evidence from reviewed picks, rated ones and comparisons (a comparison's
+    verdict orders its own group, so it needs no partner). A reason outside the budget counts
+    nowhere. Summed exactly (fsum), so the order the reviews come in never changes a share."""
     found: dict[Bucket, list[float]] = {bucket: [] for bucket in BUCKETS}
     for review, contradiction in contradictions(reviews):
         bucket = BUCKET_OF.get(review.reason)
         if bucket is not None:
             found[bucket].append(contradiction)
+    for pick in compared:
+        bucket, rate = BUCKET_OF.get(pick.reason), pick.contradiction
+        if bucket is not None and rate is not None:
+            found[bucket].append(rate)
     return {bucket: Credit(len(values), math.fsum(values)) for bucket, values in found.items()}
 
 

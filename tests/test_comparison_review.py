@@ -27,7 +27,7 @@ from tests.conftest import REPO
 from tests.helpers import browser
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.records import comparison_records
-from tests.test_reviewer_ui import log_in, page_text, press, wait_for
+from tests.test_reviewer_ui import log_in, page_text, press, submitted_values, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -103,16 +103,7 @@ def test_a_group_is_one_task_reviewed_with_keys_exported_as_pairs_and_trained_on
         press(driver, "i")  # the worst hallucinates, say
         SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
         driver.save_screenshot(str(SCREENSHOT))
-        driver.find_element(
-            By.XPATH, "//button[normalize-space()='Submit' or normalize-space()='Update']"
-        ).click()
-        annotations: list[dict[str, Any]] = []
-        deadline = time.monotonic() + WAIT_S
-        while not annotations and time.monotonic() < deadline:
-            time.sleep(0.5)
-            annotations = label_studio.get(f"/api/tasks/{task_id}/annotations/").json()
-    assert len(annotations) == 1, "the submit did not reach Label Studio"
-    values = {item["from_name"]: item["value"] for item in annotations[0]["result"]}
+        values = submitted_values(driver, label_studio, task_id)
     assert values["best"] == {"choices": [best]} and values["worst"] == {"choices": [worst]}
     assert values["failure"] == {"choices": ["hallucination"]}
 

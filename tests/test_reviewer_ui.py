@@ -94,6 +94,22 @@ def press(driver: Any, keys: str) -> None:
         time.sleep(0.2)
 
 
+def submitted_values(driver: Any, server: LabelStudioServer, task_id: int) -> dict[str, Any]:
+    """Press Submit, wait for the task's one annotation, and return its values by control."""
+    from selenium.webdriver.common.by import By
+
+    driver.find_element(
+        By.XPATH, "//button[normalize-space()='Submit' or normalize-space()='Update']"
+    ).click()
+    annotations: list[dict[str, Any]] = []
+    deadline = time.monotonic() + WAIT_S
+    while not annotations and time.monotonic() < deadline:
+        time.sleep(0.5)
+        annotations = server.get(f"/api/tasks/{task_id}/annotations/").json()
+    assert len(annotations) == 1, "the submit did not reach Label Studio"
+    return {item["from_name"]: item["value"] for item in annotations[0]["result"]}
+
+
 def page_text(driver: Any) -> str:
     from selenium.webdriver.common.by import By
 
@@ -168,17 +184,7 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
     driver.save_screenshot(str(SCREENSHOT))
 
-    submit = driver.find_element(
-        By.XPATH, "//button[normalize-space()='Submit' or normalize-space()='Update']"
-    )
-    submit.click()
-    annotations: list[dict[str, Any]] = []
-    deadline = time.monotonic() + WAIT_S
-    while not annotations and time.monotonic() < deadline:
-        time.sleep(0.5)
-        annotations = label_studio.get(f"/api/tasks/{task_id}/annotations/").json()
-    assert len(annotations) == 1, "the submit did not reach Label Studio"
-    values = {item["from_name"]: item["value"] for item in annotations[0]["result"]}
+    values = submitted_values(driver, label_studio, task_id)
     assert values["quality"] == {"choices": ["3"]}
     assert quality_of(values["quality"]) == 3  # as the export reads it
     assert sorted(values["failure"]["choices"]) == ["hallucination", "unsafe"]

@@ -115,7 +115,21 @@ class AnnotationConfig(Section):
         description="Label Studio API token",
         json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True},
     )
-    project: str = Field("lowtide review", description="title of the review project (made if none)")
+    project: str = Field(
+        "lowtide review",
+        description="title of the review project (made if none), a template: {run_id} (the "
+        "record's run), {date} (UTC day), {n} (its number in the series; without it the next "
+        "projects add ' #2', ' #3')",
+    )
+    max_tasks_per_project: int = Field(
+        100_000, ge=1, description="a project this full rolls over to the next of its series"
+    )
+    retired_ids_keep_s: float = Field(
+        86_400,
+        gt=0,
+        description="after a project rolls over, seconds its exact imported-id set stays in "
+        "Redis (its compact filter stays for good)",
+    )
     labeling_config: str = Field(
         "configs/label_studio/review.xml",
         description="the review form's XML file, relative to where lowtide runs",

@@ -16,8 +16,12 @@ From `out` (say `data/reward_model/annotations.jsonl`) the export writes, next t
   one row per comparison task with every reviewer's best and worst; its orders join the
   preferences (annotation/comparison_rows.py);
 - `annotations.hf/`: both as a HuggingFace `DatasetDict` (`ratings`, `preferences`);
-- `annotations.cursor.json`: the newest task `updated_at` read, where the next export resumes
-  (a task's `updated_at` moves when a review is added or edited; its `completed_at` does not).
+- `annotations.cursor.json`: per project, the newest task `updated_at` read, where the next
+  export resumes (a task's `updated_at` moves when a review is added or edited; its
+  `completed_at` does not).
+
+Every project of the `annotation.project` series is read (a full project rolls over to the
+next: annotation/series.py); `ExportSummary.projects` says which.
 
 Rows are keyed by sample_id. Each reviewer (Label Studio user) has one vote per sample: their
 latest annotation, so an edited or redone review replaces the earlier one. Skipped (cancelled)
@@ -51,6 +55,7 @@ from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient
 from annotation.review_form import ReviewForm
 from annotation.review_results import read_result
+from annotation.series import series_projects
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
@@ -97,7 +102,8 @@ class ExportSummary:
     written: bool = False
     cursor: str | None = None
     agreement: AgreementReport | None = None
-    project_id: int | None = None
+    project_id: int | None = None  # the series' first project
+    projects: list[tuple[int, str]] = field(default_factory=list)  # (id, title) of all read
     form_categories: tuple[str, ...] = ()  # the project's failure categories, in its form's order
     suggestions_accepted: int = 0  # reviews that kept a machine suggestion as it was
     suggestions_edited: int = 0  # reviews that changed its rating or categories
@@ -243,61 +249,67 @@ def export_annotations(
     since: str = "last",
     settings: AgreementConfig | None = None,
 ) -> ExportSummary:
+    """Export every project of `project_title`'s series (a template: annotation/series.py),
+    each from its own cursor."""
     settings = settings or AgreementConfig()
     rule = rule_of(settings)
     paths = ExportPaths.beside(out)
-    project_id = client.find_project(project_title)
-    if project_id is None:
+    projects = series_projects(client.projects_titled, project_title)
+    if not projects:
         raise ExportError(
             f"Label Studio at {client.url} has no project {project_title!r}: nothing to export "
             "(a worker creates it with the first batch; check annotation.project)"
         )
-    cursor = _read_cursor(paths.cursor, client.url, project_id)
-    start = _resolve_since(since, cursor)
+    cursors = _read_cursors(paths.cursor, client.url)
+    starts = {pid: _resolve_since(since, cursors.get(pid)) for pid, _ in projects}
     # Read before anything is written: Label Studio failing here leaves the files as they were.
-    form = ReviewForm.read(client.labeling_config(project_id))
-    summary = ExportSummary(since=start, project_id=project_id, form_categories=form.categories)
+    first = projects[0][0]
+    form = ReviewForm.read(client.labeling_config(first))
+    summary = ExportSummary(
+        since=starts[first], project_id=first, form_categories=form.categories, projects=projects
+    )
     rows: dict[str, dict[str, Any]] = {}
     comparisons: dict[str, dict[str, Any]] = {}
-    if start is not None:
+    if any(start is not None for start in starts.values()):
         stored = _read_rows(paths.ratings)
         rows = {key: _regrouped(row, rule) for key, row in stored.items()}
         summary.regrouped = sum(rows[key] != stored[key] for key in rows)
         comparisons = _read_rows(paths.comparisons)
-    newest = start
+    newest = dict(starts)
     compared_new = 0
-    for task in client.annotated_tasks(project_id, start):
-        summary.tasks_read += 1
-        changed = task.get("updated_at")
-        if changed and (newest is None or _as_time(changed) > _as_time(newest)):
-            newest = changed
-        if is_comparison(task):
-            compared = comparison_row(task, task_reviews(task), settings)
-            if compared is None:
+    for project_id, _ in projects:
+        for task in client.annotated_tasks(project_id, starts[project_id]):
+            summary.tasks_read += 1
+            changed = task.get("updated_at")
+            held = newest[project_id]
+            if changed and (held is None or _as_time(changed) > _as_time(held)):
+                newest[project_id] = changed
+            if is_comparison(task):
+                compared = comparison_row(task, task_reviews(task), settings)
+                if compared is None:
+                    summary.skipped += 1
+                elif comparisons.get(compared["sample_id"]) != compared:
+                    compared_new += 1
+                    comparisons[compared["sample_id"]] = compared
+                continue
+            row = rating_row(task, rule)
+            if row is None:
                 summary.skipped += 1
-            elif comparisons.get(compared["sample_id"]) != compared:
-                compared_new += 1
-                comparisons[compared["sample_id"]] = compared
-            continue
-        row = rating_row(task, rule)
-        if row is None:
-            summary.skipped += 1
-            continue
-        previous = rows.get(row["sample_id"])
-        if previous is not None:
-            row = _merged(previous, row, task.get("id"), rule)
-        if previous is None:
-            summary.new_rows += 1
-        elif previous != row:
-            summary.updated_rows += 1
-        rows[row["sample_id"]] = row
-    summary.cursor = newest
+                continue
+            previous = rows.get(row["sample_id"])
+            if previous is not None:
+                row = _merged(previous, row, task.get("id"), rule)
+            if previous is None:
+                summary.new_rows += 1
+            elif previous != row:
+                summary.updated_rows += 1
+            rows[row["sample_id"]] = row
+    summary.cursor = max((t for t in newest.values() if t), key=_as_time, default=None)
     if summary.new_rows or summary.updated_rows or summary.regrouped or compared_new:
         _write_all(paths, rows, settings, comparisons)
         summary.written = True
     if summary.tasks_read:  # tasks touched without a new review still move the cursor
-        cursor_state = {"label_studio_url": client.url, "project_id": project_id}
-        _write_json(paths.cursor, {**cursor_state, "updated_at": newest})
+        _write_cursors(paths.cursor, client.url, {**cursors, **newest})
     # `rows` already holds the file's rows, unless nothing was read (`--since all`, no reviews).
     final = rows or {k: _regrouped(r, rule) for k, r in _read_rows(paths.ratings).items()}
     _tally(final.values(), summary, settings)
@@ -414,16 +426,28 @@ def _as_time(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
-def _read_cursor(path: Path, url: str, project_id: int) -> str | None:
+def _read_cursors(path: Path, url: str) -> dict[int, str | None]:
+    """{project id: the newest `updated_at` read} of this server's projects (a cursor of
+    another server says nothing about this one). The form of a single project's cursor, as
+    earlier versions wrote it, reads too."""
     try:
         stored = json.loads(path.read_text())
     except FileNotFoundError:
-        return None
+        return {}
     except ValueError:
         raise ExportError(f"{path} is not valid JSON: delete it to export everything") from None
-    if stored.get("label_studio_url") != url or stored.get("project_id") != project_id:
-        return None  # a cursor of another server or project says nothing about this one
-    return stored.get("updated_at")
+    if not isinstance(stored, dict) or stored.get("label_studio_url") != url:
+        return {}
+    if "projects" in stored:
+        return {int(pid): stamp for pid, stamp in dict(stored["projects"]).items()}
+    if stored.get("project_id") is not None:
+        return {int(stored["project_id"]): stored.get("updated_at")}
+    return {}
+
+
+def _write_cursors(path: Path, url: str, cursors: Mapping[int, str | None]) -> None:
+    projects = {str(pid): stamp for pid, stamp in sorted(cursors.items())}
+    _write_json(path, {"label_studio_url": url, "projects": projects})
 
 
 def _read_rows(path: Path) -> dict[str, dict[str, Any]]:

@@ -4,13 +4,17 @@ The steps, and why they are in this order:
 1. Validate every record before Label Studio is asked anything; an invalid or oversized one is
    quarantined with its reason (once per job, not once per attempt) and the rest go on. A batch
    with nothing valid ends here, even while Label Studio is down.
-2. Drop records whose sample already has a task (the project's imported set) and repeats
-   within the batch.
+2. Drop repeats within the batch, and records whose sample already has a task in any project
+   of its series (`annotation.project` is a template: annotation/series.py): the current
+   project's imported set, then each earlier project's (its set while it lives, else its
+   filter, whose hits are confirmed in Label Studio).
 3. If an earlier attempt of this job reached Label Studio (it left `import_started_at` in the
-   job's meta), some of its tasks may exist without having been marked: the worker died, or
-   the answer was lost. Look those samples up in Label Studio and mark what is found.
-4. Import the rest in requests of at most `import_batch_max` tasks; mark each request's samples
-   as soon as Label Studio acknowledged it. With suggestions on, each task carries its
+   job's meta, and the projects it imported into), some of its tasks may exist without having
+   been marked: the worker died, or the answer was lost. Look those samples up in those
+   projects and mark what is found.
+4. Import the rest in requests of at most `import_batch_max` tasks into the series' current
+   project, and once it holds `max_tasks_per_project`, into the next one; mark each request's
+   samples as soon as Label Studio acknowledged it. With suggestions on, each task carries its
    prediction (annotation/suggestions.py); a judge that fails for a record costs that task its
    suggestion, never its import.
 """
@@ -31,6 +35,14 @@ from annotation.compare_form import comparison_task, labeling_config
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
+from annotation.series import (
+    NUMBER,
+    ProjectSeries,
+    SeriesProject,
+    number_in,
+    series_of,
+    title_of,
+)
 from annotation.suggestions import (
     ReviewControls,
     Suggester,
@@ -44,6 +56,7 @@ from sampling.records import RecordError, RolloutRecord, parse_record
 # lookup, so that the lookup sees its tasks.
 SETTLE_S = 5.0
 META_IMPORT_STARTED = "import_started_at"
+META_IMPORT_PROJECTS = "import_projects"  # the projects an attempt imported into
 META_VALIDATED = "validated"
 REJECTED_SUGGESTIONS_LOGGED = 3  # reasons logged per batch; the counter has them all
 
@@ -56,17 +69,19 @@ class LabelingConfigError(AnnotationError):
 
 @dataclass
 class ImportContext:
-    """What every job of a worker process shares: one client, one Redis connection, the project
-    (looked up once, on the first batch)."""
+    """What every job of a worker process shares: one client, one Redis connection, the
+    project series it imports into (each project looked up once)."""
 
     config: AnnotationConfig
     client: LabelStudioClient
     connection: redis.Redis
     queue_name: str
     suggester: Suggester | None = None
-    _project_id: int | None = None
-    _created_at: str = ""
+    _project_id: int | None = None  # the project imported into last
+    _series: dict[str, ProjectSeries] = field(default_factory=dict)
+    _created_at: dict[int, str] = field(default_factory=dict)
     _predictions_shown: bool = False
+    _controls_checked: bool = False
 
     @classmethod
     def create(
@@ -80,31 +95,56 @@ class ImportContext:
         client = LabelStudioClient.from_config(config)
         return cls(config, client, connection, queue_name, suggester)
 
-    def project_id(self) -> int:
-        if self._project_id is None:
-            xml = project_labeling_config(self.config)
-            project_id = self.client.ensure_project(
-                self.config.project, xml, self.config.reviews_per_task
+    def series(self, name: str) -> ProjectSeries:
+        if name not in self._series:
+            self._series[name] = ProjectSeries(
+                self.connection,
+                self.config.label_studio_url,
+                name,
+                ensure=self._ensure,
+                find_numbered=lambda: numbered_projects(self.client, name),
             )
-            self._created_at = self.client.project_created_at(project_id)
-            if self.suggester is not None:
-                # A project that kept an older config (its star reviews) gets suggestions in
-                # that config's form.
-                kept = self.client.labeling_config(project_id)
-                if kept.strip() != xml.strip():
-                    self.suggester.controls = ReviewControls.from_xml(kept)
-            self._project_id = project_id
+        return self._series[name]
+
+    def project_id(self) -> int:
+        """The project the series of `annotation.project` imports into now (for a template
+        with `{run_id}`: the series of no run)."""
+        self._project_id = self.series(series_of(self.config.project)).current().project_id
         return self._project_id
 
     @property
     def known_project_id(self) -> int | None:
-        """The project id if it was looked up already; never asks Label Studio."""
+        """The project imported into last, if any; never asks Label Studio."""
         return self._project_id
 
-    def imported(self) -> ledger.ImportedSet:
-        project_id = self.project_id()
-        key = ledger.imported_key(self.config.label_studio_url, project_id, self._created_at)
-        return ledger.ImportedSet(self.connection, key)
+    def imported_in(self, project_id: int) -> ledger.ImportedSet:
+        if project_id not in self._created_at:
+            self._created_at[project_id] = self.client.project_created_at(project_id)
+        url, born = self.config.label_studio_url, self._created_at[project_id]
+        key = ledger.imported_key(url, project_id, born)
+        return ledger.ImportedSet(self.connection, key, self.config.max_tasks_per_project)
+
+    def _ensure(self, title: str) -> int:
+        xml = project_labeling_config(self.config)
+        project_id = self.client.ensure_project(title, xml, self.config.reviews_per_task)
+        if self.suggester is not None and not self._controls_checked:
+            # A project that kept an older config (its star reviews) gets suggestions in that
+            # config's form.
+            kept = self.client.labeling_config(project_id)
+            if kept.strip() != xml.strip():
+                self.suggester.controls = ReviewControls.from_xml(kept)
+            self._controls_checked = True
+        return project_id
+
+
+def numbered_projects(client: LabelStudioClient, series: str) -> dict[int, int]:
+    """{number: project id} of the series' projects in Label Studio (the oldest of a title)."""
+    found: dict[int, int] = {}
+    for project_id, title in client.projects_titled(series.split(NUMBER)[0]):
+        number = number_in(series, title)
+        if number is not None and number not in found:
+            found[number] = project_id
+    return found
 
 
 def project_labeling_config(config: AnnotationConfig) -> str:
@@ -178,39 +218,105 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
         return outcome  # nothing valid: no reason to wait for Label Studio
 
     unique = list({record.sample_id: record for record in reversed(records)}.values())[::-1]
-    imported = context.imported()
-    known = imported.known([record.sample_id for record in unique])
-    todo = [record for record in unique if record.sample_id not in known]
+    by_series: dict[str, list[RolloutRecord]] = {}
+    for record in unique:
+        by_series.setdefault(series_of(context.config.project, record.run_id), []).append(record)
+    todo_count = 0
+    for name, group in by_series.items():
+        series = context.series(name)
+        current = series.current()
+        found = already_imported(context, series, current, [r.sample_id for r in group])
+        todo = [record for record in group if record.sample_id not in found]
+        todo_count += len(todo)
+        if todo and memo.meta.get(META_IMPORT_STARTED):
+            _wait_for_settle(float(memo.meta[META_IMPORT_STARTED]))
+            todo = _reconciled(context, memo, todo, current.project_id, outcome)
+        _import_into(context, series, current, todo, memo, outcome)
     if first_attempt:
-        outcome.duplicates = len(records) - len(todo)
-
-    project_id = context.project_id()
-    if todo and memo.meta.get(META_IMPORT_STARTED):
-        _wait_for_settle(float(memo.meta[META_IMPORT_STARTED]))
-        found = context.client.task_ids_by_sample_id(project_id, [r.sample_id for r in todo])
-        imported.mark(found)
-        todo = [record for record in todo if record.sample_id not in found]
-        outcome.reconciled = len(found)
-
-    step = context.config.import_batch_max
-    for start in range(0, len(todo), step):
-        chunk = todo[start : start + step]
-        size = context.config.compare_size
-        tasks = [_task(record, context.suggester, outcome, size) for record in chunk]
-        memo.meta[META_IMPORT_STARTED] = time.time()
-        memo.save()
-        began = time.perf_counter()
-        context.client.import_tasks(project_id, tasks)
-        outcome.import_seconds.append(time.perf_counter() - began)
-        imported.mark(record.sample_id for record in chunk)
-        outcome.imported += len(chunk)
-        if context.suggester and not context._predictions_shown and outcome.suggested:
-            # Label Studio prefills a task only from predictions of the project's model_version.
-            context.client.show_predictions(project_id, context.suggester.model_version)
-            context._predictions_shown = True
-    if first_attempt and not todo and not problems:
+        outcome.duplicates = len(records) - todo_count
+    if first_attempt and not todo_count and not problems:
         memo.save()
     return outcome
+
+
+def already_imported(
+    context: ImportContext, series: ProjectSeries, current: SeriesProject, ids: list[str]
+) -> set[str]:
+    """The ids with a task in any project of the series: the current one's set, then each
+    earlier project's (its set while it lives, else its filter's hits, confirmed in Label
+    Studio)."""
+    found = context.imported_in(current.project_id).known(ids)
+    rest = [sample_id for sample_id in ids if sample_id not in found]
+    for earlier in series.earlier(current.number) if rest and current.number > 1 else []:
+        imported = context.imported_in(earlier.project_id)
+        maybe = imported.maybe(rest)
+        if maybe and not imported.exact():
+            maybe = set(context.client.task_ids_by_sample_id(earlier.project_id, maybe))
+        found |= maybe
+        rest = [sample_id for sample_id in rest if sample_id not in maybe]
+        if not rest:
+            break
+    return found
+
+
+def _reconciled(
+    context: ImportContext,
+    memo: JobMemo,
+    todo: list[RolloutRecord],
+    current_id: int,
+    outcome: BatchOutcome,
+) -> list[RolloutRecord]:
+    """An earlier attempt reached Label Studio: look its samples up in the projects it
+    imported into, mark what is found, and return the rest."""
+    for project_id in memo.meta.get(META_IMPORT_PROJECTS) or [current_id]:
+        found = context.client.task_ids_by_sample_id(project_id, [r.sample_id for r in todo])
+        context.imported_in(project_id).mark(found)
+        todo = [record for record in todo if record.sample_id not in found]
+        outcome.reconciled += len(found)
+    return todo
+
+
+def _import_into(
+    context: ImportContext,
+    series: ProjectSeries,
+    project: SeriesProject,
+    todo: list[RolloutRecord],
+    memo: JobMemo,
+    outcome: BatchOutcome,
+) -> None:
+    """Import `todo` in requests of at most `import_batch_max`, into the series' current
+    project until it is full, then into the next (module series.py)."""
+    config = context.config
+    imported = context.imported_in(project.project_id)
+    size = config.compare_size
+    start = 0
+    while start < len(todo):
+        room = config.max_tasks_per_project - imported.count()
+        if room <= 0:
+            imported.retire(config.retired_ids_keep_s)
+            project = series.roll_over(project)
+            log.info("project %r is full: importing into %r (id %d)",
+                     title_of(series.series, project.number - 1), project.title,
+                     project.project_id)  # fmt: skip
+            imported = context.imported_in(project.project_id)
+            continue
+        chunk = todo[start : start + min(config.import_batch_max, room)]
+        tasks = [_task(record, context.suggester, outcome, size) for record in chunk]
+        memo.meta[META_IMPORT_STARTED] = time.time()
+        attempted = set(memo.meta.get(META_IMPORT_PROJECTS) or []) | {project.project_id}
+        memo.meta[META_IMPORT_PROJECTS] = sorted(attempted)
+        memo.save()
+        began = time.perf_counter()
+        context.client.import_tasks(project.project_id, tasks)
+        outcome.import_seconds.append(time.perf_counter() - began)
+        imported.mark(record.sample_id for record in chunk)
+        context._project_id = project.project_id
+        outcome.imported += len(chunk)
+        start += len(chunk)
+        if context.suggester and not context._predictions_shown and outcome.suggested:
+            # Label Studio prefills a task only from predictions of the project's model_version.
+            context.client.show_predictions(project.project_id, context.suggester.model_version)
+            context._predictions_shown = True
 
 
 def _validate(

@@ -225,9 +225,14 @@ class LabelStudioClient:
 
     def find_project(self, title: str) -> int | None:
         """The id of the project called exactly `title` (the oldest of several), or None."""
-        with self._errors("finding the project"):
-            found = [p.id for p in self._sdk.projects.list(title=title) if p.title == title]
+        found = [pid for pid, named in self.projects_titled(title) if named == title]
         return int(min(found)) if found else None
+
+    def projects_titled(self, text: str) -> list[tuple[int, str]]:
+        """(id, title) of every project whose title contains `text`, oldest first."""
+        with self._errors("finding the project"):
+            found = [(int(p.id), str(p.title)) for p in self._sdk.projects.list(title=text)]
+        return sorted(found)
 
     def annotated_tasks(
         self, project_id: int, since: str | None = None

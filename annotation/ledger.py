@@ -61,22 +61,86 @@ def quarantine_key(queue_name: str) -> str:
 
 
 class ImportedSet:
-    """The sample ids that have a task in one project."""
+    """The sample ids that have a task in one project: an exact set, and beside it a Bloom
+    filter of the same ids (about 1.2 bytes a sample at `capacity`, one false positive in a
+    hundred lookups). Once a project has rolled over its set may expire (`retire`); the filter
+    stays, so a late copy of one of its samples is still caught: a filter hit is only a maybe,
+    which the caller confirms in Label Studio (a filter never misses an id it holds)."""
 
-    def __init__(self, connection: redis.Redis, key: str) -> None:
+    def __init__(self, connection: redis.Redis, key: str, capacity: int = 100_000) -> None:
         self.connection = connection
         self.key = key
+        self.filter = BloomFilter(connection, f"{key}:filter", capacity)
 
     def known(self, sample_ids: list[str]) -> set[str]:
+        """The ids in the exact set (none once it has expired)."""
         if not sample_ids:
             return set()
         flags = self.connection.smismember(self.key, sample_ids)
         return {sample_id for sample_id, flag in zip(sample_ids, flags, strict=True) if flag}
 
+    def maybe(self, sample_ids: list[str]) -> set[str]:
+        """Ids that may have a task here: exactly the set's while it lives, else the filter's
+        (a superset: confirm in Label Studio)."""
+        if not sample_ids or self.exact():
+            return self.known(sample_ids)
+        return self.filter.maybe(sample_ids)
+
     def mark(self, sample_ids: Iterable[str]) -> None:
         ids = list(sample_ids)
         if ids:
-            self.connection.sadd(self.key, *ids)
+            pipe = self.connection.pipeline(transaction=False)
+            pipe.sadd(self.key, *ids)
+            self.filter.add(pipe, ids)
+            pipe.execute()
+
+    def exact(self) -> bool:
+        """The exact set is still there (it expires after the project rolled over)."""
+        return bool(self.connection.exists(self.key))
+
+    def count(self) -> int:
+        """Samples marked (while the exact set lives)."""
+        return int(self.connection.scard(self.key))
+
+    def retire(self, after_s: float) -> None:
+        """Let the exact set expire `after_s` from now (a project that rolled over: imports
+        still on their way to it have that long to finish); the filter is kept."""
+        self.connection.expire(self.key, max(1, int(after_s)))
+
+
+class BloomFilter:
+    """A Bloom filter in one Redis string (SETBIT/GETBIT): `capacity` ids at a 1% false
+    positive rate, 7 bit positions an id from one SHA-256."""
+
+    HASHES = 7
+    BITS_PER_ID = 9.6  # -ln(0.01) / ln(2)^2
+
+    def __init__(self, connection: redis.Redis, key: str, capacity: int) -> None:
+        self.connection = connection
+        self.bits = max(64, int(capacity * self.BITS_PER_ID))
+        self.key = f"{key}:{self.bits}"  # another size is another filter, never a mix
+
+    def positions(self, sample_id: str) -> list[int]:
+        digest = hashlib.sha256(sample_id.encode()).digest()
+        return [int.from_bytes(digest[4 * i : 4 * i + 4], "big") % self.bits
+                for i in range(self.HASHES)]  # fmt: skip
+
+    def add(self, pipe: Any, sample_ids: Iterable[str]) -> None:
+        for sample_id in sample_ids:
+            for position in self.positions(sample_id):
+                pipe.setbit(self.key, position, 1)
+
+    def maybe(self, sample_ids: list[str]) -> set[str]:
+        pipe = self.connection.pipeline(transaction=False)
+        for sample_id in sample_ids:
+            for position in self.positions(sample_id):
+                pipe.getbit(self.key, position)
+        bits = pipe.execute()
+        found = set()
+        for index, sample_id in enumerate(sample_ids):
+            if all(bits[index * self.HASHES : (index + 1) * self.HASHES]):
+                found.add(sample_id)
+        return found
 
 
 def add_counts(

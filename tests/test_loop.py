@@ -260,7 +260,7 @@ def test_a_reviewer_that_raises_or_returns_nonsense_leaves_that_task_unreviewed(
     told = []
     tally = review_run(
         annotation,
-        project_id,
+        [project_id],
         setup.run_id,
         by_sample,
         f"bot-{uuid.uuid4().hex[:6]}@lowtide.local",

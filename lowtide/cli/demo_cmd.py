@@ -7,11 +7,12 @@ against it, with before/after figures."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import typer
 
+from annotation.series import series_projects
 from lowtide.cli import services_cmd
 from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
@@ -31,7 +32,8 @@ WINDOW = 3  # steps averaged for "start" and "end" figures
 class Routed:
     routed: int  # rollouts the sampler selected
     imported: int  # tasks of this run in the Label Studio project
-    project_id: int | None
+    project_id: int | None  # the first project holding the run's tasks
+    project_ids: list[int] = field(default_factory=list)  # all of them (a series rolls over)
 
 
 def demo(
@@ -101,14 +103,17 @@ def _import_routed(config: RunConfig, result) -> Routed:
     annotation = config.annotation
     run_burst_worker(QUICKSTART, [f"--annotation.label_studio_url={annotation.label_studio_url}"])
     with label_studio_client(annotation) as client:
-        project_id = client.find_project(annotation.project)
-        imported = client.count_run_tasks(project_id, result.run_id) if project_id else 0
+        counts = {
+            pid: client.count_run_tasks(pid, result.run_id)
+            for pid, _ in series_projects(client.projects_titled, annotation.project)
+        }
+    holding = [pid for pid, count in counts.items() if count]
     err.print(
         f"routed {routed} low-reward rollouts (reward < {config.sampling.threshold}); "
-        f"{imported} are now review tasks in project {annotation.project!r}",
+        f"{sum(counts.values())} are now review tasks in project {annotation.project!r}",
         markup=False,
     )
-    return Routed(routed, imported, project_id)
+    return Routed(routed, sum(counts.values()), holding[0] if holding else None, holding)
 
 
 def _close_the_loop(
@@ -131,7 +136,7 @@ def _close_the_loop(
         raise UserError("no rollouts reached Label Studio: nothing to review")
     annotation = config.annotation
     err.rule(f"5/{total} scripted review and export")
-    tally = review_run(annotation, routed.project_id, first.run_id, review_task)
+    tally = review_run(annotation, routed.project_ids, first.run_id, review_task)
     with label_studio_client(annotation) as client:
         summary = export_annotations(
             client, annotation.project, config.export.out, "last", config.export.agreement

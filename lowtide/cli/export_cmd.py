@@ -39,6 +39,9 @@ def export(
             service.export.agreement,
         )  # fmt: skip
     paths = ExportPaths.beside(target)
+    if len(summary.projects) > 1:
+        read = ", ".join(f"{title!r} (id {pid})" for pid, title in summary.projects)
+        err.print(f"read {len(summary.projects)} projects of the series: {read}", markup=False)
     if not summary.written:
         err.print(
             f"nothing new since {summary.since or 'the beginning'}: {target} left as it was",

@@ -17,6 +17,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from annotation.export import ExportPaths
+from annotation.series import series_projects
 from lowtide.cli.console import err
 from lowtide.config import RunConfig
 from lowtide.errors import UsageError
@@ -106,29 +107,36 @@ class LoopRunner:
         run_burst_worker(self.config_path, overrides)
         annotation = self.base.annotation
         with label_studio_client(annotation) as client:
-            project_id = client.find_project(annotation.project)
-            imported = client.count_run_tasks(project_id, self.run_id(number)) if project_id else 0
-        err.print(f"{imported} review tasks of {self.run_id(number)} in project "
-                  f"{annotation.project!r}", markup=False)  # fmt: skip
-        return {"project_id": project_id, "imported": imported}
+            counts = {
+                (pid, title): client.count_run_tasks(pid, self.run_id(number))
+                for pid, title in series_projects(client.projects_titled, annotation.project)
+            }
+        held = [(pid, title) for (pid, title), count in counts.items() if count]
+        imported = sum(counts.values())
+        where = ", ".join(repr(title) for _, title in held) or repr(annotation.project)
+        err.print(f"{imported} review tasks of {self.run_id(number)} in project {where}",
+                  markup=False)  # fmt: skip
+        ids = [pid for pid, _ in held]
+        return {"project_id": ids[0] if ids else None, "project_ids": ids, "imported": imported}
 
     def _review(self, number: int) -> dict[str, Any]:
         imported = self.state.done(number, "import") or {}
-        project_id, total = imported.get("project_id"), int(imported.get("imported") or 0)
-        if not project_id or not total:
+        project_ids = _project_ids(imported)
+        total = int(imported.get("imported") or 0)
+        if not project_ids or not total:
             err.print("nothing to review: the run routed no rollouts", markup=False)
             return {"reviewed": 0, "by": None, "failures": []}
         if self.reviewer is None:
-            return self._wait_for_people(number, project_id, total)
+            return self._wait_for_people(number, project_ids, total)
         from lowtide.loop.stages import review_run
 
         def told(failure) -> None:
             err.print(f"task {failure.task_id} (sample {failure.sample_id}) left unreviewed: "
                       f"{failure.reason}", markup=False)  # fmt: skip
 
-        tally = review_run(self.base.annotation, project_id, self.run_id(number), self.reviewer,
+        tally = review_run(self.base.annotation, project_ids, self.run_id(number), self.reviewer,
                            self.settings.reviewer_email, told)  # fmt: skip
-        reviewed = total - self._unreviewed(project_id, number)
+        reviewed = total - self._unreviewed(project_ids, number)
         err.print(f"{reviewed} of {total} tasks reviewed by {tally.reviewer}"
                   f"{f'; {len(tally.failures)} left unreviewed' if tally.failures else ''}",
                   markup=False)  # fmt: skip
@@ -248,13 +256,14 @@ class LoopRunner:
                 return str(path)
         return self.initial_reward_model
 
-    def _unreviewed(self, project_id: int, number: int) -> int:
+    def _unreviewed(self, project_ids: list[int], number: int) -> int:
         from lowtide.cli.clients import label_studio_client
 
         with label_studio_client(self.base.annotation) as client:
-            return len(client.unreviewed_tasks(project_id, self.run_id(number)))
+            run_id = self.run_id(number)
+            return sum(len(client.unreviewed_tasks(pid, run_id)) for pid in project_ids)
 
-    def _wait_for_people(self, number: int, project_id: int, total: int) -> dict[str, Any]:
+    def _wait_for_people(self, number: int, project_ids: list[int], total: int) -> dict[str, Any]:
         """Until --min-reviews of the round's tasks are reviewed, or the timeout. Ctrl-C stops
         here; the rerun waits again from what is reviewed by then. Label Studio out of reach
         for a while (a restart) is waited out, not a reason to stop."""
@@ -274,7 +283,7 @@ class LoopRunner:
             reviewed, unreachable = 0, None
             while True:
                 try:
-                    reviewed = total - self._unreviewed(project_id, number)
+                    reviewed = total - self._unreviewed(project_ids, number)
                     progress.update(bar, completed=min(reviewed, target), description="")
                     unreachable = None
                 except LabelStudioUnreachable as error:
@@ -290,6 +299,13 @@ class LoopRunner:
             err.print(f"timed out with {reviewed} of {target} reviews: going on with them",
                       markup=False)  # fmt: skip
         return {"reviewed": reviewed, "by": "people", "failures": [], "timed_out": timed_out}
+
+
+def _project_ids(imported: dict[str, Any]) -> list[int]:
+    """The projects a round's tasks went to (a state written before rollover: its one)."""
+    if "project_ids" in imported:
+        return [int(pid) for pid in imported["project_ids"]]
+    return [int(imported["project_id"])] if imported.get("project_id") else []
 
 
 def _every_step(config: RunConfig, result) -> list[dict[str, Any]]:

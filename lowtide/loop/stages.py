@@ -60,18 +60,18 @@ class ReviewTally:
 
 def review_run(
     annotation: AnnotationConfig,
-    project_id: int,
+    project_ids: Sequence[int],
     run_id: str,
     reviewer: Reviewer,
     email: str = SCRIPTED_REVIEWER_EMAIL,
     on_failure=None,
 ) -> ReviewTally:
-    """Review every unreviewed task of one training run with `reviewer`, as the Label Studio
-    account `email` (made if missing), never as the admin whose token is in `annotation`. A task
-    the reviewer fails on stays unreviewed; `on_failure(failure)` hears about it."""
+    """Review every unreviewed task of one training run in these projects (the projects of a
+    rolled-over series) with `reviewer`, as the Label Studio account `email` (made if missing),
+    never as the admin whose token is in `annotation`. A task the reviewer fails on stays
+    unreviewed; `on_failure(failure)` hears about it."""
     from annotation.accounts import ensure_reviewer_account
     from annotation.labelstudio import LabelStudioClient
-    from annotation.review_form import ReviewForm
 
     admin_key = annotation.api_key.get_secret_value() if annotation.api_key else ""
     account = ensure_reviewer_account(
@@ -81,29 +81,42 @@ def review_run(
     with LabelStudioClient(
         annotation.label_studio_url, account.api_key, annotation.request_timeout_s
     ) as client:
-        # Results in the project's form (a project with older star reviews keeps the Rating).
-        form = ReviewForm.read(client.labeling_config(project_id))
-        quality = form.quality_kind
-        for task in client.unreviewed_tasks(project_id, run_id):
-            data = task["data"]
-            try:
-                if form.is_comparison:
-                    compared = compared_review(reviewer, data, form.categories)
-                    result, rating = comparison_result(compared), compared.best_rating
-                else:
-                    verdict = checked_review(reviewer, data, form.categories)
-                    result, rating = result_of(verdict, quality), verdict.rating
-            except ReviewRejected as error:
-                failure = ReviewFailure(int(task["id"]), str(data.get("sample_id")), str(error))
-                tally.failures.append(failure)
-                if on_failure is not None:
-                    on_failure(failure)
-                continue
-            client.create_annotation(task["id"], result)
-            tally.reviewed += 1
-            if rating is not None:  # of a comparison: the best response's
-                tally.ratings[rating] += 1
+        for project_id in project_ids:
+            _review_project(client, project_id, run_id, reviewer, tally, on_failure)
     return tally
+
+
+def _review_project(
+    client: Any,
+    project_id: int,
+    run_id: str,
+    reviewer: Reviewer,
+    tally: ReviewTally,
+    on_failure: Any,
+) -> None:
+    from annotation.review_form import ReviewForm
+
+    # Results in the project's form (a project with older star reviews keeps the Rating).
+    form = ReviewForm.read(client.labeling_config(project_id))
+    for task in client.unreviewed_tasks(project_id, run_id):
+        data = task["data"]
+        try:
+            if form.is_comparison:
+                compared = compared_review(reviewer, data, form.categories)
+                result, rating = comparison_result(compared), compared.best_rating
+            else:
+                verdict = checked_review(reviewer, data, form.categories)
+                result, rating = result_of(verdict, form.quality_kind), verdict.rating
+        except ReviewRejected as error:
+            failure = ReviewFailure(int(task["id"]), str(data.get("sample_id")), str(error))
+            tally.failures.append(failure)
+            if on_failure is not None:
+                on_failure(failure)
+            continue
+        client.create_annotation(task["id"], result)
+        tally.reviewed += 1
+        if rating is not None:  # of a comparison: the best response's
+            tally.ratings[rating] += 1
 
 
 def export_reviews(

@@ -191,7 +191,7 @@ def _main(args: argparse.Namespace) -> int:
     settings = _settings(args, task.train.steps_per_round)
     out = args.out.resolve()  # checkpoints are named relative to it, the start RM inside it
     out.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     models = _models(args.models, out)
     start_rm = _starting_reward_model(task, models, out, settings, args.rebuild)
     print(
@@ -207,10 +207,10 @@ def _main(args: argparse.Namespace) -> int:
         seed_started = time.perf_counter()
         results.append(_run_seed(task, models, start_rm, seed, settings, out))
         print(f"  seed {seed}: {time.perf_counter() - seed_started:.0f} s", flush=True)
-    elapsed = time.perf_counter() - started
-    print(_report(results, settings, elapsed))
-    print(f"\n{elapsed:.0f} s in all; numbers in {out / 'results.json'}")
-    numbers = {"task": task.name, "settings": asdict(settings), "elapsed_s": elapsed,
+    elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu_started
+    print(_report(results, settings, elapsed, cpu))
+    print(f"\n{elapsed:.0f} s in all ({cpu:.0f} s of CPU); numbers in {out / 'results.json'}")
+    numbers = {"task": task.name, "settings": asdict(settings), "elapsed_s": elapsed, "cpu_s": cpu,
                "measured_with": built, "seeds": [asdict(result) for result in results]}  # fmt: skip
     (out / "results.json").write_text(json.dumps(numbers, indent=1, default=str) + "\n")
     return 0
@@ -299,14 +299,15 @@ def _models(given: Path | None, out: Path):
 
 def _starting_reward_model(task, models, out: Path, settings: Settings, rebuild: bool) -> Path:
     """Built once per task and policy (seed 0) and reused: every seed starts from it."""
-    from bench.loop_value.provenance import tree_digest
+    from bench.loop_value.provenance import source_digest, tree_digest
 
     suffix = "" if settings.start_prompts is None else "-quick"
     path = out / f"start_rm-{task.name}{suffix}"
     marker = path / "built_from.json"
-    # What it was built from: the policy's files, not only their place (a stale model built
-    # from other weights would be reused otherwise).
-    source = {"policy": tree_digest(Path(models.policy)), "task": task.name}
+    # What it was built from: the policy's files and the builder's code, not only the policy's
+    # place and the task's name (which let a model built by other code be reused).
+    source = {"policy": tree_digest(Path(models.policy)), "task": task.name,
+              "builder": source_digest(task.builder())}  # fmt: skip
     if not rebuild and marker.exists() and json.loads(marker.read_text()) == source:
         return path
     shutil.rmtree(path, ignore_errors=True)
@@ -521,13 +522,13 @@ def _accuracies(
             point.rm_accuracy = measured[seed_dir / point.rm].overall
 
 
-def _report(results: list[SeedResult], settings: Settings, elapsed_s: float) -> str:
+def _report(results: list[SeedResult], settings: Settings, elapsed_s: float, cpu_s: float) -> str:
     from bench.loop_value.goals import issue_goals
     from bench.loop_value.report import goals, goals_table, round_table
 
     suite = len(list((REPO / "bench" / "loop_value").glob("*.yaml")))
     found = issue_goals(results, settings.methods, settings.rounds, settings.compare_selection,
-                        elapsed_s, suite)  # fmt: skip
+                        elapsed_s, cpu_s, suite)  # fmt: skip
     return (
         f"\nPer round (mean over seeds {settings.seeds}; oracle score [min..max]; RM accuracy: "
         f"after the round's retraining, on {results[0].pool_pairs} held-out pairs of seed "

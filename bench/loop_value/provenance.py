@@ -9,8 +9,11 @@ bits of a logit, and a sampler at temperature 1 turns that into other tokens, ot
 from __future__ import annotations
 
 import hashlib
+import inspect
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 # Files that say when or where a model was written, not what it computes.
 _NOT_CONTENT = {"built_from.json", "lowtide_reward_model.json", "README.md", "model_card.md"}
@@ -24,6 +27,16 @@ def tree_digest(root: Path) -> str:
             continue
         digest.update(str(path.relative_to(root)).encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()[:12]
+
+
+def source_digest(builder: Callable[..., Any]) -> str:
+    """sha256 of the builder's module and of the shared builder code (starting.py), 12 hex."""
+    from bench.loop_value import starting
+
+    digest = hashlib.sha256()
+    for path in sorted({inspect.getfile(builder), inspect.getfile(starting)}):
+        digest.update(Path(path).read_bytes())
     return digest.hexdigest()[:12]
 
 

@@ -18,13 +18,14 @@ PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 # three share two cores well; each process that runs a Label Studio test starts its own server.
 TEST_WORKERS ?= 3
 
-.PHONY: help install peer-venvs browser demo test unit up down status lint bench clean
+.PHONY: help install peer-venvs browser postgres demo test unit up down status lint bench clean
 
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
 	@echo "make test    set up, start Redis, run lint and the test suite (all three tiers)"
 	@echo "make unit    the unit tier alone: in-process tests, no services (about 1.5 min)"
 	@echo "make browser  install headless Chromium for the reviewer UI tests (as root)"
+	@echo "make postgres start (or, as root, install) PostgreSQL for the tests marked postgres"
 	@echo "make up | down | status | lint | bench | clean"
 
 $(BIN)/python:
@@ -64,10 +65,38 @@ browser:
 	fi; \
 	$(BROWSER_CHECK) || true
 
+# PostgreSQL for the tests that run Label Studio on it (`pytest -m postgres`). Where it answers,
+# this is one connection; as root: installed with apt-get where missing, its stopped clusters
+# started, and a role for root made (the tests administer it over the local socket); otherwise
+# what to do is printed. Tests skip without it, and fail under CI=true.
+POSTGRES_CHECK := $(PYTHON) -m tests.helpers.postgres
+postgres:
+	@if ! $(POSTGRES_CHECK) >/dev/null && [ "$$(id -u)" = 0 ]; then \
+	  if ! command -v pg_lsclusters >/dev/null && command -v apt-get >/dev/null; then \
+	    echo "installing postgresql (apt-get)"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -qq --no-install-recommends postgresql >/dev/null 2>&1 || \
+	      { apt-get update -qq >/dev/null && \
+	        apt-get install -y -qq --no-install-recommends postgresql >/dev/null; }; \
+	  fi; \
+	  if command -v pg_lsclusters >/dev/null; then \
+	    pg_lsclusters -h | while read -r version cluster _ state _; do \
+	      case "$$state" in online*) ;; *) echo "starting PostgreSQL $$version/$$cluster"; \
+	        pg_ctlcluster "$$version" "$$cluster" start;; esac; \
+	    done; \
+	  fi; \
+	fi; \
+	if [ "$$(id -u)" = 0 ] && [ -z "$${PGHOST:-}$${PGUSER:-}" ] && command -v pg_lsclusters >/dev/null \
+	    && $(POSTGRES_CHECK) >/dev/null; then \
+	  su postgres -c "psql -qtAc \"SELECT 1 FROM pg_roles WHERE rolname = 'root'\"" | grep -q 1 || \
+	    su postgres -c "createuser --superuser root"; \
+	fi; \
+	$(POSTGRES_CHECK) || true
+
 demo: install
 	$(BIN)/lowtide demo $(DEMO_FLAGS)
 
-test: install peer-venvs browser
+test: install peer-venvs browser postgres
 	$(BIN)/lowtide up --only redis
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal

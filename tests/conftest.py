@@ -102,3 +102,28 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory):
     server.start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def label_studio_postgres(tmp_path_factory: pytest.TempPathFactory):
+    """A second real Label Studio, on a PostgreSQL database of its own (created on start, dropped
+    at the end): what production runs. Skipped without PostgreSQL, failed under CI=true."""
+    from tests.helpers import postgres
+    from tests.helpers.labelstudio import LabelStudioServer
+
+    postgres.require()
+    with postgres.session_database() as database:
+        server = LabelStudioServer(tmp_path_factory.mktemp("label-studio-pg"), database=database)
+        server.start()
+        yield server
+        server.stop()
+
+
+@pytest.fixture(
+    params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)],
+)
+def any_label_studio(request: pytest.FixtureRequest):
+    """Label Studio on each database in turn, for the promises that must hold at scale
+    (exactly-once imports, export): test ids end in [sqlite] and [postgres] (`-m postgres`)."""
+    name = "label_studio" if request.param == "sqlite" else "label_studio_postgres"
+    return request.getfixturevalue(name)

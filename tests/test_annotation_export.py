@@ -34,16 +34,16 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def test_reviews_become_rating_and_preference_rows_incrementally(
-    label_studio: LabelStudioServer, workdir: Path
+    any_label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    setup = Setup(label_studio, workdir)
+    setup = Setup(any_label_studio, workdir)
     records = setup.records(0, 8)
     setup.enqueue(records)
     assert setup.cli("worker", "--burst").returncode == 0
     tasks = {task["sample_id"]: task["id"] for task in setup.tasks()}
     ids = [tasks[record["sample_id"]] for record in records]
 
-    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    sdk = LabelStudio(base_url=any_label_studio.url, api_key=any_label_studio.api_key)
     sdk.annotations.create(id=ids[0], result=review(1, "refusal", better="Blue is a colour."))
     sdk.annotations.create(id=ids[1], result=review(2, "off-topic", "format", better="Green."))
     sdk.annotations.create(id=ids[2], result=review(4, note="fine, just terse"))
@@ -103,7 +103,7 @@ def test_reviews_become_rating_and_preference_rows_incrementally(
 
     for path in out.parent.rglob("*"):
         if path.is_file():
-            assert label_studio.api_key.encode() not in path.read_bytes(), path
+            assert any_label_studio.api_key.encode() not in path.read_bytes(), path
     setup.assert_no_key_leaked()
 
 

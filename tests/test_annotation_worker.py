@@ -32,9 +32,9 @@ pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest
 
 
 def test_a_thousand_records_become_exactly_a_thousand_tasks(
-    label_studio: LabelStudioServer, workdir: Path
+    any_label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    setup = Setup(label_studio, workdir)
+    setup = Setup(any_label_studio, workdir)
     records = setup.records(0, 1000)
     setup.enqueue(records)
     result = setup.cli("worker", "--burst")
@@ -64,10 +64,10 @@ def test_a_thousand_records_become_exactly_a_thousand_tasks(
 
 
 def test_sigkilled_workers_leave_exactly_one_task_per_record(
-    label_studio: LabelStudioServer, workdir: Path
+    any_label_studio: LabelStudioServer, workdir: Path
 ) -> None:
     # Small import requests: many chances for a kill to land between a request and its mark.
-    setup = Setup(label_studio, workdir, import_batch_max="20")
+    setup = Setup(any_label_studio, workdir, import_batch_max="20")
     records = setup.records(0, 2000)
     setup.enqueue(records, batch=100)
     for kill in range(3):
@@ -137,14 +137,14 @@ def test_a_dead_workers_scheduler_lock_does_not_hold_back_retries(
 
 
 def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(
-    label_studio: LabelStudioServer, workdir: Path, monkeypatch: pytest.MonkeyPatch
+    any_label_studio: LabelStudioServer, workdir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The worst moment to die: Label Studio has created the tasks, the sample ids are not
     marked yet. The next attempt must find them and import nothing twice."""
-    setup = Setup(label_studio, workdir)
+    setup = Setup(any_label_studio, workdir)
     config = AnnotationConfig(
-        label_studio_url=label_studio.url,
-        api_key=label_studio.api_key,
+        label_studio_url=any_label_studio.url,
+        api_key=any_label_studio.api_key,
         project=setup.project,
         labeling_config=str(REVIEW_XML_PATH),
     )

@@ -5,12 +5,13 @@ from __future__ import annotations
 import os
 from enum import Enum
 from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.table import Table
 
 from lowtide.cli.console import err, out
-from lowtide.services import labelstudio
+from lowtide.services import labelstudio, postgres
 from lowtide.services.credentials import ensure_credentials
 from lowtide.services.process import is_running
 from lowtide.services.redis_service import ensure_redis, redis_answers, stop_redis
@@ -36,8 +37,24 @@ def up(
         "--label-studio-port",
         help="loopback port for a Label Studio that lowtide starts [env LABEL_STUDIO_PORT]",
     ),
+    # Annotated: plain defaults, so that `demo` can call up() without naming these.
+    on_postgres: Annotated[
+        bool,
+        typer.Option(
+            "--postgres",
+            help="run the Label Studio that lowtide starts on PostgreSQL (PGHOST, PGPORT, PGUSER, "
+            "PGPASSWORD; else the local server), creating its database if missing",
+        ),
+    ] = False,
+    postgres_database: Annotated[
+        str,
+        typer.Option("--postgres-database", help="with --postgres: its database and role"),
+    ] = postgres.DEFAULT_DATABASE,
 ) -> None:
     """Start (or find) Redis and Label Studio. Running it twice is harmless."""
+    database = postgres.PostgresDatabase.named(postgres_database) if on_postgres else None
+    if database is not None and only != Only.redis:
+        postgres.require_reachable(database.host, database.port)  # before any install or start
     registry = ServiceRegistry()
     if only in (None, Only.redis):
         _, message = ensure_redis(registry)
@@ -60,6 +77,7 @@ def up(
                 credentials,
                 label_studio_port,
                 on_wait=lambda s: spinner.update(f"Waiting for Label Studio /health ({s:.0f} s)"),
+                database=database,
             )
         err.print(message)
         err.print(

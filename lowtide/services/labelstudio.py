@@ -17,6 +17,7 @@ from pathlib import Path
 
 from lowtide.errors import UserError
 from lowtide.services.credentials import Credentials
+from lowtide.services.postgres import PostgresDatabase, ensure_database
 from lowtide.services.process import (
     is_running,
     port_is_free,
@@ -43,6 +44,11 @@ def venv_dir() -> Path:
 
 def executable() -> Path:
     return venv_dir() / "bin" / "label-studio"
+
+
+def python() -> Path:
+    """Label Studio's own interpreter: it has the PostgreSQL driver that ours lacks."""
+    return venv_dir() / "bin" / "python"
 
 
 def is_installed() -> bool:
@@ -126,7 +132,9 @@ def token_problem(url: str, api_key: str) -> str | None:
     return f"HTTP {response.status_code}"
 
 
-def server_environment(credentials: Credentials, data_dir: Path) -> dict[str, str]:
+def server_environment(
+    credentials: Credentials, data_dir: Path, database: PostgresDatabase | None = None
+) -> dict[str, str]:
     env = {name: os.environ[name] for name in _PASSED_THROUGH if name in os.environ}
     env.update(
         LABEL_STUDIO_BASE_DATA_DIR=str(data_dir),
@@ -142,7 +150,13 @@ def server_environment(credentials: Credentials, data_dir: Path) -> dict[str, st
         LATEST_VERSION_CHECK="false",
         COLLECT_ANALYTICS="false",
     )
+    if database is not None:
+        env.update(database.label_studio_env())  # else SQLite, under data_dir
     return env
+
+
+def _database_text(name: str | None) -> str:
+    return f"PostgreSQL database {name}" if name else "SQLite"
 
 
 def ensure_label_studio(
@@ -150,11 +164,20 @@ def ensure_label_studio(
     credentials: Credentials,
     port: int,
     on_wait: Callable[[float], None] | None = None,
+    database: PostgresDatabase | None = None,
 ) -> tuple[ServiceRecord, str]:
+    """Label Studio as `up` wants it: the one already running, an external one at
+    LABEL_STUDIO_URL, else a new one on `port`, on SQLite or on `database` (created if missing)."""
     url = f"http://127.0.0.1:{port}"
+    wanted = database.name if database else None
     known = registry.get(NAME)
     if known and known.managed and is_running(known.pid, known.command) and health(known.url):
-        _check_token(known.url, credentials, registry.root)
+        if known.database != wanted:
+            raise UserError(
+                f"Label Studio already runs at {known.url} on {_database_text(known.database)}: "
+                f"stop it with `lowtide down` to start it on {_database_text(wanted)}"
+            )
+        _check_token(known.url, credentials, registry.root, known.database)
         return known, f"Label Studio already running at {known.url} (pid {known.pid})"
     external = os.environ.get("LABEL_STUDIO_URL")
     if external and health(external):
@@ -171,6 +194,8 @@ def ensure_label_studio(
         raise UserError(
             "Label Studio is not installed yet: run `lowtide up` (it installs it first)"
         )
+    if database is not None:
+        ensure_database(database, python())
     data_dir = registry.root / "label-studio"
     log = registry.root / "logs" / "label-studio.log"
     command = [
@@ -182,10 +207,12 @@ def ensure_label_studio(
         "--port",
         str(port),
     ]
-    pid = spawn_detached(command, log, server_environment(credentials, data_dir), cwd=registry.root)
+    environment = server_environment(credentials, data_dir, database)
+    pid = spawn_detached(command, log, environment, cwd=registry.root)
     record = ServiceRecord(
-        name=NAME, url=url, kind="label-studio", pid=pid, log=str(log), command=f"--port {port}"
-    )
+        name=NAME, url=url, kind="label-studio", pid=pid, log=str(log), command=f"--port {port}",
+        database=wanted,
+    )  # fmt: skip
     registry.put(record)
     started = wait_until(lambda: health(url) or not is_running(pid), START_TIMEOUT_S, 0.5, on_wait)
     if not (started and health(url)):
@@ -193,20 +220,25 @@ def ensure_label_studio(
         registry.remove(NAME)
         reason = "exited" if started else f"did not answer /health within {START_TIMEOUT_S} s"
         raise UserError(f"Label Studio {reason}; the end of {log}:\n{tail(log)}")
-    _check_token(url, credentials, registry.root)
-    return record, f"Started Label Studio at {url}, pid {pid}, log {log}"
+    _check_token(url, credentials, registry.root, wanted)
+    on = _database_text(wanted)
+    return record, f"Started Label Studio at {url} on {on}, pid {pid}, log {log}"
 
 
 def stop_label_studio(registry: ServiceRegistry) -> str:
     return registry.stop(NAME, "Label Studio")
 
 
-def _check_token(url: str, credentials: Credentials, state: Path) -> None:
+def _check_token(
+    url: str, credentials: Credentials, state: Path, database: str | None = None
+) -> None:
     problem = token_problem(url, credentials.api_key)
     if problem is not None:
+        data = f"PostgreSQL database {database}" if database else state / "label-studio"
+        where = "drop that database" if database else "delete that directory"
         raise UserError(
             f"Label Studio at {url} rejects the API token from LABEL_STUDIO_API_KEY "
             f"({credentials.env_file} or the environment): {problem}. If lowtide started it, its "
-            f"data ({state / 'label-studio'}) was probably created with another token: restore "
-            "that token, or run `lowtide down` and delete that directory to start over."
+            f"data ({data}) was probably created with another token: restore that token, or run "
+            f"`lowtide down` and {where} to start over."
         )

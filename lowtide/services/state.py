@@ -39,6 +39,7 @@ class ServiceRecord:
     log: str | None = None
     started_at: float = field(default_factory=time.time)
     command: str | None = None  # a fragment of the process's command line, to tell a reused PID
+    database: str | None = None  # Label Studio's PostgreSQL database; None: SQLite
 
     @property
     def managed(self) -> bool:

@@ -1,5 +1,5 @@
-"""One real Label Studio for the test session, in its own virtualenv, that tests may stop and
-start again (outage tests)."""
+"""One real Label Studio for the test session, in its own virtualenv, on SQLite or on a
+PostgreSQL database of its own, that tests may stop and start again (outage tests)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 from annotation.labelstudio import LabelStudioClient
 from lowtide.services.credentials import Credentials
 from lowtide.services.labelstudio import ensure_installed, ensure_label_studio, stop_label_studio
+from lowtide.services.postgres import PostgresDatabase
 from lowtide.services.process import free_port, is_running
 from lowtide.services.state import ServiceRegistry
 
@@ -20,7 +21,8 @@ REVIEW_XML_PATH = REPO / "configs" / "label_studio" / "review.xml"
 
 
 class LabelStudioServer:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, database: PostgresDatabase | None = None) -> None:
+        self.database = database  # None: SQLite, in the state directory under root
         self.credentials = Credentials(
             "admin@lowtide.local", secrets.token_urlsafe(12), secrets.token_hex(20), root / ".env"
         )
@@ -37,7 +39,9 @@ class LabelStudioServer:
         ensure_installed(REPO)
         with pytest.MonkeyPatch.context() as patch:
             patch.delenv("LABEL_STUDIO_URL", raising=False)  # start our own, never reuse one
-            record, _ = ensure_label_studio(self.registry, self.credentials, self.port)
+            record, _ = ensure_label_studio(
+                self.registry, self.credentials, self.port, database=self.database
+            )
         self.url, self.pid = record.url, record.pid
 
     def stop(self) -> None:

@@ -242,9 +242,9 @@ def test_two_rounds_resume_after_a_kill_without_importing_or_training_again(
 
 
 def test_a_reviewer_that_raises_or_returns_nonsense_leaves_that_task_unreviewed(
-    label_studio, workdir: Path
+    any_label_studio, workdir: Path
 ) -> None:
-    setup = Setup(label_studio, workdir)
+    setup = Setup(any_label_studio, workdir)
     names = ["raises-1", "string-1", "badcategory-1", "result-1", "fine-1"]
     records = [setup.record(i) | {"sample_id": name} for i, name in enumerate(names)]
     from annotation.labelstudio import task_from_record
@@ -253,7 +253,9 @@ def test_a_reviewer_that_raises_or_returns_nonsense_leaves_that_task_unreviewed(
         project_id = client.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
         client.import_tasks(project_id, [task_from_record(record) for record in records])
     annotation = AnnotationConfig(
-        label_studio_url=label_studio.url, api_key=label_studio.api_key, project=setup.project
+        label_studio_url=any_label_studio.url,
+        api_key=any_label_studio.api_key,
+        project=setup.project,
     )
     from tests.helpers.loop_reviewers import by_sample
 

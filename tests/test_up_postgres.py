@@ -10,12 +10,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from lowtide.errors import UsageError
+from lowtide.errors import UsageError, UserError
 from lowtide.services import labelstudio
 from lowtide.services.credentials import read_env_file
-from lowtide.services.postgres import DEFAULT_DATABASE, PostgresDatabase, drop_database
+from lowtide.services.postgres import (
+    DEFAULT_DATABASE,
+    PostgresDatabase,
+    drop_database,
+    ensure_database,
+)
 from lowtide.services.process import free_port, is_running
-from tests.conftest import SECRET_VARS, invoke, run_cli
+from tests.conftest import REPO, SECRET_VARS, invoke, run_cli
 from tests.helpers import postgres
 
 pytestmark = pytest.mark.unit
@@ -77,8 +82,6 @@ def test_up_without_a_reachable_postgres_says_so_in_one_line(
 def test_the_make_target_names_what_to_do(tmp_path: Path) -> None:
     import subprocess
     import sys
-
-    from tests.conftest import REPO
 
     port = free_port()
     result = subprocess.run(
@@ -149,3 +152,34 @@ def test_up_postgres_starts_label_studio_on_a_database_it_creates(tmp_path: Path
     assert down.returncode == 0, down.stderr
     assert services["label-studio"]["database"] == name
     assert not is_running(services["label-studio"]["pid"])
+
+
+@pytest.mark.integration
+@pytest.mark.postgres
+def test_a_role_that_may_not_create_databases_gets_the_line_that_fixes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    postgres.require()
+    labelstudio.ensure_installed(REPO)
+    tag = uuid.uuid4().hex[:8]
+    plain = PostgresDatabase.named(f"lowtide_test_plain_{tag}")  # its role: LOGIN, nothing more
+    wanted = PostgresDatabase.named(f"lowtide_test_wanted_{tag}")
+    ensure_database(plain, labelstudio.python())
+    try:
+        monkeypatch.setenv("PGHOST", plain.host)
+        monkeypatch.setenv("PGUSER", plain.role)
+        monkeypatch.setenv("PGPASSWORD", plain.password)
+        with pytest.raises(UserError) as refused:
+            ensure_database(wanted, labelstudio.python())
+        message = str(refused.value)
+        assert f"refused to create Label Studio's database {wanted.name}" in message
+        assert "permission denied" in message and "createuser --createdb --createrole" in message
+        assert plain.password not in message and "\n" not in message
+
+        monkeypatch.setenv("PGUSER", f"lowtide_test_nobody_{tag}")
+        with pytest.raises(UserError, match="cannot log in to manage") as no_login:
+            ensure_database(wanted, labelstudio.python())
+        assert "createuser --createdb --createrole" in str(no_login.value)
+    finally:
+        monkeypatch.undo()
+        drop_database(plain, labelstudio.python())

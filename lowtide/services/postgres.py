@@ -120,8 +120,9 @@ def _admin(python: Path, database: PostgresDatabase, action: str, stdin: str = "
     if result.returncode == _UNREACHABLE:
         raise UserError(
             f"PostgreSQL answers at {database.where} but lowtide cannot log in to manage "
-            f"Label Studio's database ({reason}): set PGUSER and PGPASSWORD (or PGHOST for a "
-            "socket) to a role that may create roles and databases"
+            f"Label Studio's database ({reason}): set PGUSER and PGPASSWORD to a role that may "
+            "create roles and databases, or make yours one (`sudo -u postgres createuser "
+            "--createdb --createrole $USER`)"
         )
     verb = "create" if action == "ensure" else "drop"
     raise UserError(

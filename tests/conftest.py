@@ -104,6 +104,13 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory):
     server.stop()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The PostgreSQL tests first, together. `make test`'s work-stealing workers each take a
+    contiguous share of the run and are stolen from at its tail, so one worker runs them all
+    and only it starts a PostgreSQL Label Studio (every worker that ran one would start its own)."""
+    items.sort(key=lambda item: item.get_closest_marker("postgres") is None)  # stable
+
+
 @pytest.fixture(scope="session")
 def label_studio_postgres(tmp_path_factory: pytest.TempPathFactory):
     """A second real Label Studio, on a PostgreSQL database of its own (created on start, dropped

@@ -32,10 +32,10 @@ Reviewer time (bench/loop_value/costs.py): each review is charged reviewer-secon
 model (20 s a response read, 10 s a rating, 15 s a best-and-worst, 60 s a better answer) and a
 second one (30 s per response read, nothing else) are both reported, so a conclusion that hangs
 on one guess shows. Within a round the reward model is retrained after every `--rm-every`
-reviews (6; bench/loop_value/checkpoints.py) from the model the round started with, on all
-reviews so far, and each checkpoint is measured: "reviewer-minutes to reach X" is read at that
-grain. The round's last checkpoint is the round's model, so the checkpoints change nothing the
-loop does; those in between are removed once measured.
+reviews (6) for budget and compare (bench/loop_value/checkpoints.py), from the model the round
+started with, on all reviews so far, and each checkpoint is measured: "reviewer-minutes to
+reach X" is read at that grain. The round's last checkpoint is the round's model, so the
+checkpoints change nothing the loop does; those in between are removed once measured.
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the
@@ -59,7 +59,7 @@ reward-model training run in this process; the transport is tested elsewhere (te
 router, producer, worker, importer and `lowtide loop`). Everything runs on one CPU thread
 (OMP_NUM_THREADS=1).
 
-    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 5 seeds x 3 rounds
+    OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py            # 4 seeds x 3 rounds
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --seeds 10 --task \
         bench/loop_value/warm_words.yaml
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # 1 seed, 2 short rounds
@@ -77,9 +77,10 @@ with (bench/loop_value/provenance.py): sha256 of the tiny policy (with its token
 reward model's base and of the starting reward model, the commit, torch and its CPU kernels.
 Same hashes, commit and kernels on one thread give the same figures; the starting reward model
 is built once into <out> and reused while the policy's files are the same (`--rebuild` to build
-it again). Default seeds: 5, about 3 min of one thread each on a task, so the three tasks fit
-the 45-minute goal; the RM accuracy goals need them, the policy's oracle score varies too much
-between seeds for 5 to settle it.
+it again). Default seeds: 4. A seed of cool_and_short took 196 s of CPU (one thread, all
+default methods, the rule run), so 4 seeds of the three tasks is ~39 min, within the 45-minute
+goal, and 5 would not be (~49 min); the intervals of 3 seeds were still wide
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -107,7 +108,7 @@ from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402
 DEFAULT_TASK = REPO / "bench" / "loop_value" / "cool_and_short.yaml"
 HACKING_TOP_SHARE = 0.1  # "top-scored": the starting reward model's top decile of a round
 HIGH_SHARE = 1 / 3  # accuracy on "high" pairs: a member in the starting RM's top third
-DEFAULT_SEEDS = 5  # see the docstring: what the intervals need, within the wall-time goal
+DEFAULT_SEEDS = 4  # see the docstring: what the intervals need, within the wall-time goal
 READ_FINELY = ("budget", "compare")  # minutes-to-reach is read of these: RM checkpoints
 # No goal of the issue reads it, and it costs a sixth of a seed: `--methods` adds it back.
 OFF_BY_DEFAULT = ("budget_no_watch",)

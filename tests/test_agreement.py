@@ -318,6 +318,9 @@ class _FakeLabelStudio:
     def find_project(self, title: str) -> int:
         return 1
 
+    def projects_titled(self, text: str) -> list[tuple[int, str]]:
+        return [(1, text)]
+
     def labeling_config(self, project_id: int) -> str:
         from tests.helpers.labelstudio import REVIEW_XML_PATH
 

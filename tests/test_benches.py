@@ -34,6 +34,7 @@ NEEDS = {
     "openrlhf_overhead.py": {"redis-server"},
     "queue_throughput.py": {"redis-server"},
     "redaction_throughput.py": {"redis-server"},
+    "review_scale.py": {"redis-server", "label_studio"},  # and PostgreSQL: started by the bench
     "trl_routing.py": {"redis-server", "label_studio"},
     "verl_reward_overhead.py": {"redis-server", "verl"},
 }

@@ -90,24 +90,23 @@ class ProjectSeries:
         self.find_numbered = find_numbered
         digest = hashlib.sha256(f"{label_studio_url.rstrip('/')}\x00{series}".encode()).hexdigest()
         self.key = f"{PREFIX}:series:{digest[:16]}"
-        self._known: dict[int, int] = {}  # number -> project id, as this worker found them
+        self._known: dict[int, int] = {}  # number -> id of the projects this worker set up
         self._earlier: dict[int, list[SeriesProject]] = {}
 
     def current(self) -> SeriesProject:
         """The project the series imports into now (made if the series has none yet)."""
         raw = self.connection.hget(self.key, "number")
         if raw is None:
-            numbered = self.find_numbered()
-            number = max(numbered, default=1)
+            number = max(self.find_numbered(), default=1)
             # hsetnx: two workers discovering at once agree on the first one's answer.
             self.connection.hsetnx(self.key, "number", number)
             number = int(self.connection.hget(self.key, "number") or number)
-            self._known.update(numbered)
         else:
             number = int(raw)
         return self.project(number)
 
     def project(self, number: int) -> SeriesProject:
+        """Project `number`, made or found and set up (config, overlap, view) once a worker."""
         title = title_of(self.series, number)
         if number not in self._known:
             # Under the series' lock: two workers finding no project must not both make one.
@@ -120,7 +119,6 @@ class ProjectSeries:
         are not there and are left out)."""
         if number not in self._earlier:  # earlier projects never change: asked once
             numbered = self.find_numbered()
-            self._known.update(numbered)
             self._earlier[number] = [
                 SeriesProject(n, title_of(self.series, n), numbered[n])
                 for n in sorted(numbered)

@@ -135,6 +135,13 @@ class AnnotationConfig(Section):
         description="the review form's XML file, relative to where lowtide runs",
     )
     import_batch_max: int = Field(500, ge=1, description="tasks per Label Studio import request")
+    import_interval_s: float = Field(
+        0,
+        ge=0,
+        description="at most one import request into a project per this many seconds, across "
+        "workers (0: no pacing); imports wait their turn, so reviewers' task loads stay fast "
+        "while records arrive faster than about 1,000/s (docs/review.md)",
+    )
     retry: RetryConfig = Field(
         default_factory=RetryConfig, description="how a job whose import failed is retried"
     )

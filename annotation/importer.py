@@ -306,6 +306,7 @@ def _import_into(
         attempted = set(memo.meta.get(META_IMPORT_PROJECTS) or []) | {project.project_id}
         memo.meta[META_IMPORT_PROJECTS] = sorted(attempted)
         memo.save()
+        pace(context.connection, imported.key, config.import_interval_s)
         began = time.perf_counter()
         context.client.import_tasks(project.project_id, tasks)
         outcome.import_seconds.append(time.perf_counter() - began)
@@ -317,6 +318,18 @@ def _import_into(
             # Label Studio prefills a task only from predictions of the project's model_version.
             context.client.show_predictions(project.project_id, context.suggester.model_version)
             context._predictions_shown = True
+
+
+def pace(connection: redis.Redis, imported_key: str, interval_s: float) -> None:
+    """At most one import request into a project per `interval_s`, across workers: the first to
+    set the project's slot key (it expires after `interval_s`) imports now, the others wait for
+    it to expire; a waiting job's records stay together, one request when its turn comes."""
+    interval_ms = int(interval_s * 1000)
+    if interval_ms <= 0:
+        return
+    slot = imported_key.replace(":imported:", ":paced:", 1)
+    while not connection.set(slot, 1, nx=True, px=interval_ms):
+        time.sleep(max(int(connection.pttl(slot)), 5) / 1000)
 
 
 def _validate(

@@ -20,7 +20,7 @@ from rq.worker import Worker
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
 from annotation.export import ExportError, ExportPaths, _resolve_since, preference_row, rating_row
-from annotation.importer import ImportContext
+from annotation.importer import ImportContext, pace
 from annotation.metrics import AnnotationCollector
 from annotation.worker import JOB_FUNCTION, recover_orphans, rejection_reason, worker_name
 from lowtide.config import load_service_config
@@ -348,3 +348,38 @@ def test_junk_beside_good_records_is_quarantined_once_across_retries(queue: Queu
     finally:
         jobs.bind(None)
     assert len(ledger.quarantined(queue.connection, queue.name)) == 1
+
+
+def test_paced_imports_into_a_project_are_an_interval_apart_across_workers(queue: Queue) -> None:
+    """annotation.import_interval_s: three workers' imports into one project take turns, one an
+    interval; another project is not held back; 0 paces nothing and leaves no key."""
+    import threading
+    import time
+
+    connection = queue.connection
+    project = ledger.imported_key(f"http://{queue.name}", 1, "x")
+    other = ledger.imported_key(f"http://{queue.name}", 2, "x")
+    times: list[float] = []
+
+    def importer() -> None:
+        pace(connection, project, 0.3)
+        times.append(time.monotonic())
+
+    threads = [threading.Thread(target=importer) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    started = time.monotonic()
+    pace(connection, other, 0.3)
+    assert time.monotonic() - started < 0.2
+    for thread in threads:
+        thread.join()
+    gaps = [b - a for a, b in zip(sorted(times), sorted(times)[1:], strict=False)]
+    assert len(gaps) == 2 and min(gaps) >= 0.28, gaps
+    unpaced = ledger.imported_key(f"http://{queue.name}", 3, "x")
+    started = time.monotonic()
+    for _ in range(3):
+        pace(connection, unpaced, 0)
+    assert time.monotonic() - started < 0.1
+    assert not connection.exists(unpaced.replace(":imported:", ":paced:"))
+    for key in (project, other):
+        connection.delete(key.replace(":imported:", ":paced:"))

@@ -321,7 +321,8 @@ def rollover(side: Side, count: int, cap: int) -> dict:
         projects = series_projects(client.projects_titled, series)
         sizes = [client.count_tasks(pid) for pid, _ in projects]
         # This series' keys only (the other parts' projects share the redis-server).
-        mine = [ledger.imported_key(side.server.url, pid, client.project_created_at(pid))
+        mine = [ledger.ImportedSet(connection, ledger.imported_key(
+                    side.server.url, pid, client.project_created_at(pid)), cap)
                 for pid, _ in projects]  # fmt: skip
     total, distinct = task_counts(side, [pid for pid, _ in projects])
     keys = imported_state(connection, mine)
@@ -358,11 +359,11 @@ def task_counts(side: Side, project_ids: list[int]) -> tuple[int, int]:
     return len(ids), len(set(ids))
 
 
-def imported_state(connection, sets: list[str]) -> dict[str, tuple[str, int, int]]:
+def imported_state(connection, sets: list) -> dict[str, tuple[str, int, int]]:
     """{key: (type, members or bits, bytes)} of the projects' imported-id state: each one's
     exact set (while it lives) and its Bloom filter (ledger.ImportedSet)."""
     found = {}
-    for key in [k for name in sets for k in (name, f"{name}:filter")]:
+    for key in [k for held in sets for k in (held.key, held.filter.key)]:
         kind = connection.type(key).decode()
         if kind == "none":
             continue

@@ -6,8 +6,8 @@ redis-server of our own and `lowtide worker` processes:
 2. what reviewers wait for on a project holding --tasks tasks: 3 scripted reviewers at once do
    what the label stream does (`GET /api/projects/ID/next`, `GET /api/tasks/ID`, `POST
    /api/tasks/ID/annotations/`), each call timed; p50/p95 with no import, then while 4 workers
-   import records enqueued at ~100/s and at ~1,000/s (goal: p95 <= 1 s everywhere; the no-import
-   phase is the baseline);
+   import records enqueued at ~100/s and at ~1,000/s, and at ~1,000/s with imports paced
+   (annotation.import_interval_s) (goal: p95 <= 1 s; the no-import phase is the baseline);
 3. rollover at scale (PostgreSQL): --records records into a series of projects of
    --max-tasks-per-project each, 4 workers of which 3 are SIGKILLed on the way (a replacement
    started each time); lost and duplicated tasks counted in the database (goal: 0 and 0), and

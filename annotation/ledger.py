@@ -109,15 +109,20 @@ class ImportedSet:
 
 
 class BloomFilter:
-    """A Bloom filter in one Redis string (SETBIT/GETBIT): `capacity` ids at a 1% false
-    positive rate, 7 bit positions an id from one SHA-256."""
+    """A Bloom filter in one Redis string (SETBIT/GETBIT): `capacity` ids (at most
+    MAX_SIZED_IDS: 1.2 MB) at a 1% false positive rate, 7 bit positions an id from one
+    SHA-256."""
 
     HASHES = 7
     BITS_PER_ID = 9.6  # -ln(0.01) / ln(2)^2
+    # A cap far past Label Studio's guidance (1e8 tasks) must not make a 120 MB filter for every
+    # project: past this size more ids only raise the false positives (more lookups, no loss).
+    MAX_SIZED_IDS = 1_000_000
 
     def __init__(self, connection: redis.Redis, key: str, capacity: int) -> None:
         self.connection = connection
-        self.bits = max(64, int(capacity * self.BITS_PER_ID))
+        sized = min(capacity, self.MAX_SIZED_IDS)
+        self.bits = max(64, int(sized * self.BITS_PER_ID))
         self.key = f"{key}:{self.bits}"  # another size is another filter, never a mix
 
     def positions(self, sample_id: str) -> list[int]:

@@ -254,17 +254,19 @@ def _uncertainties(
     candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
 ) -> dict[int, float | None]:
     key = config.uncertainty_key
-    spread = {i: _finite(candidates[i].reward_details.get(key)) for i in finite}
+    spread = {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
     if any(value is not None for value in spread.values()):
         return spread
     # No spread anywhere: how far the reward model's rank is from the rules' rank.
-    model = {i: _finite(candidates[i].reward_details.get(config.model_component)) for i in finite}
+    model = {
+        i: finite_value(candidates[i].reward_details.get(config.model_component)) for i in finite
+    }
     rules: dict[int, float | None] = {}
     for i in finite:
         values = [
             value
             for name, value in candidates[i].reward_details.items()
-            if _is_rule(name, config) and _finite(value) is not None
+            if is_rule(name, config) and finite_value(value) is not None
         ]
         rules[i] = math.fsum(values) / len(values) if values else None
     both = [i for i in finite if model[i] is not None and rules[i] is not None]
@@ -282,12 +284,12 @@ def _component_percentiles(
             name
             for i in finite
             for name in candidates[i].reward_details
-            if _is_component(name, config)
+            if is_component(name, config)
         }
     )
     found: dict[int, dict[str, float]] = {i: {} for i in finite}
     for name in names:
-        values = {i: _finite(candidates[i].reward_details.get(name)) for i in finite}
+        values = {i: finite_value(candidates[i].reward_details.get(name)) for i in finite}
         known = {i: value for i, value in values.items() if value is not None}
         for i, percentile in _percentiles(known).items():
             found[i][name] = percentile
@@ -311,16 +313,16 @@ def _percentiles(values: Mapping[int, float]) -> dict[int, float]:
     return found
 
 
-def _is_component(name: str, config: BudgetConfig) -> bool:
+def is_component(name: str, config: BudgetConfig) -> bool:
     # "name/key" entries are a component's extras (the spread among them), not components.
     return "/" not in name and name != config.uncertainty_key
 
 
-def _is_rule(name: str, config: BudgetConfig) -> bool:
-    return _is_component(name, config) and name != config.model_component
+def is_rule(name: str, config: BudgetConfig) -> bool:
+    return is_component(name, config) and name != config.model_component
 
 
-def _finite(value: float | None) -> float | None:
+def finite_value(value: float | None) -> float | None:
     if value is None or isinstance(value, bool):
         return None
     try:

@@ -24,7 +24,7 @@ from statistics import fmean, pstdev
 
 from sampling.config import BudgetConfig
 from sampling.records import ScoredSample
-from sampling.selection.budget import Candidate
+from sampling.selection.budget import Candidate, finite_value, is_component, is_rule
 
 SPREAD_TIE_BREAK = 0.01  # reward spread's weight beside the order's uncertainty
 
@@ -74,7 +74,7 @@ def group_candidates(
 def order_uncertainty(group: Sequence[ScoredSample], settings: BudgetConfig) -> float:
     """How unsure the reward model is of the group's order (module docstring), in [0, 1.01]."""
     pairs = list(combinations(range(len(group)), 2))
-    spreads = [_finite(s.reward_details.get(settings.uncertainty_key)) for s in group]
+    spreads = [finite_value(s.reward_details.get(settings.uncertainty_key)) for s in group]
     if all(spread is not None for spread in spreads):
         unsure = sum(
             abs(group[a].reward - group[b].reward) < (spreads[a] or 0) + (spreads[b] or 0)
@@ -87,8 +87,8 @@ def order_uncertainty(group: Sequence[ScoredSample], settings: BudgetConfig) -> 
 
 
 def _orders_differ(a: ScoredSample, b: ScoredSample, settings: BudgetConfig) -> bool:
-    model_a = _finite(a.reward_details.get(settings.model_component))
-    model_b = _finite(b.reward_details.get(settings.model_component))
+    model_a = finite_value(a.reward_details.get(settings.model_component))
+    model_b = finite_value(b.reward_details.get(settings.model_component))
     rules_a, rules_b = _rules_mean(a, settings), _rules_mean(b, settings)
     if None in (model_a, model_b, rules_a, rules_b):
         return False
@@ -99,32 +99,20 @@ def _rules_mean(sample: ScoredSample, settings: BudgetConfig) -> float | None:
     values = [
         value
         for name, raw in sample.reward_details.items()
-        if "/" not in name
-        and name not in (settings.model_component, settings.uncertainty_key)
-        and (value := _finite(raw)) is not None
+        if is_rule(name, settings) and (value := finite_value(raw)) is not None
     ]
     return fmean(values) if values else None
 
 
 def _mean_details(group: Sequence[ScoredSample], settings: BudgetConfig) -> dict[str, float]:
     """Each top-level component's mean over the members (what the spread of picks reads)."""
-    names: set[str] = set()
-    for sample in group:
-        names.update(n for n in sample.reward_details if "/" not in n)
-    names.discard(settings.uncertainty_key)
+    names = {n for sample in group for n in sample.reward_details if is_component(n, settings)}
     means = {}
     for name in sorted(names):
-        values = [v for s in group if (v := _finite(s.reward_details.get(name))) is not None]
+        values = [v for s in group if (v := finite_value(s.reward_details.get(name))) is not None]
         if values:
             means[name] = fmean(values)
     return means
-
-
-def _finite(value: object) -> float | None:
-    if value is None or isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    number = float(value)
-    return number if math.isfinite(number) else None
 
 
 def anchor_of(members: Sequence[ScoredSample], reason: str) -> int:

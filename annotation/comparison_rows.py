@@ -49,9 +49,7 @@ def comparison_row(
         for m in shown
     ]  # fmt: skip
     latest = reviews[-1]
-    orders = _orders(responses, reviews)
-    _, disputed = _decided(orders, settings)
-    shares = _majority_shares(orders)
+    _, disputed, shares = _decided(_orders(responses, reviews), settings)
     return {
         "prompt": str(data.get("prompt", "")),
         "responses": responses,
@@ -79,19 +77,12 @@ def comparison_preferences(
 ) -> list[dict[str, Any]]:
     """The preference rows of one comparison row (module docstring), in a stable order."""
     settings = settings or AgreementConfig()
-    meta = row["meta"]
-    responses = row["responses"]
-    reviews = meta.get("reviews") or []
-    if meta.get("verdicts", 0) < settings.min_reviewers:
-        return []
-    text = {r["sample_id"]: r["response"] for r in responses}
-    kept, _ = _decided(_orders(responses, reviews), settings)
-    rows = [
-        _preference(row, text[chosen], text[rejected], share)
-        for (chosen, rejected), share in sorted(kept.values())
-    ]
-    for better, worst in _better_responses(responses, reviews):
-        rows.append(_preference(row, better, text[worst], 1.0))
+    text = {r["sample_id"]: r["response"] for r in row["responses"]}
+    kept = _kept_orders(row, settings)
+    rows = [_preference(row, text[a], text[b], share) for (a, b), share in kept]
+    if row["meta"].get("verdicts", 0) >= settings.min_reviewers:
+        for better, best in _better_responses(row["responses"], row["meta"].get("reviews") or []):
+            rows.append(_preference(row, better, text[best], 1.0))
     return rows
 
 
@@ -100,11 +91,19 @@ def agreed_orders(
 ) -> list[tuple[str, str]]:
     """The (preferred, other) orders of a comparison row that its reviewers agree on, by
     sample id (what its preference rows say, without the written better responses)."""
-    settings = settings or AgreementConfig()
-    if row["meta"].get("verdicts", 0) < settings.min_reviewers:
+    return [order for order, _ in _kept_orders(row, settings or AgreementConfig())]
+
+
+def _kept_orders(
+    row: Mapping[str, Any], settings: AgreementConfig
+) -> list[tuple[tuple[str, str], float]]:
+    """The orders a comparison row's reviewers agree on, with the share behind each, sorted;
+    none when fewer than `min_reviewers` gave a verdict."""
+    meta = row["meta"]
+    if meta.get("verdicts", 0) < settings.min_reviewers:
         return []
-    kept, _ = _decided(_orders(row["responses"], row["meta"].get("reviews") or []), settings)
-    return sorted(order for order, _ in kept.values())
+    kept, _, _ = _decided(_orders(row["responses"], meta.get("reviews") or []), settings)
+    return sorted(kept.values())
 
 
 def _orders(
@@ -132,16 +131,18 @@ def _verdict_pairs(
 
 def _decided(
     votes: Counter[tuple[str, str]], settings: AgreementConfig
-) -> tuple[dict[frozenset[str], tuple[tuple[str, str], float]], list[tuple[str, str]]]:
-    """Per pair of responses: the order kept with the share of its voters, and the pairs the
-    reviewers dispute."""
+) -> tuple[dict[frozenset[str], tuple[tuple[str, str], float]], list[tuple[str, str]], list[float]]:
+    """Per pair of responses anyone ordered: the order kept with the share of its voters, the
+    pairs the reviewers dispute, and each pair's share on the side most took."""
     kept: dict[frozenset[str], tuple[tuple[str, str], float]] = {}
     disputed: list[tuple[str, str]] = []
+    shares: list[float] = []
     for pair in sorted({frozenset(order) for order in votes}, key=sorted):
         a, b = sorted(pair)
         for_a, for_b = votes[a, b], votes[b, a]
         winner, share = ((a, b), for_a) if for_a >= for_b else ((b, a), for_b)
         share /= for_a + for_b
+        shares.append(share)
         wins = (
             share > 0.5 if settings.preferences == "all" else share >= settings.min_category_share
         )
@@ -149,16 +150,7 @@ def _decided(
             kept[pair] = (winner, share)
         if for_a and for_b:
             disputed.append((a, b))
-    return kept, disputed
-
-
-def _majority_shares(votes: Counter[tuple[str, str]]) -> list[float]:
-    """Per pair anyone ordered: the share of its voters on the side most took."""
-    shares = []
-    for pair in {frozenset(order) for order in votes}:
-        a, b = sorted(pair)
-        shares.append(max(votes[a, b], votes[b, a]) / (votes[a, b] + votes[b, a]))
-    return shares
+    return kept, disputed, shares
 
 
 def _better_responses(

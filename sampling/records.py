@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Annotated, Any, Literal, Protocol
 
@@ -228,8 +228,13 @@ class RolloutRecord(_Frozen):
         shown_cut: tuple[bool, bool] = (False, False),
         redactions: Mapping[str, int] | None = None,
         reward_weights: Mapping[str, float] | None = None,
+        compare: Sequence[Mapping[str, Any]] = (),
+        task_id: str | None = None,
     ) -> RolloutRecord:
         """The record of one selected sample; a bad argument raises RecordError (one line).
+
+        `compare`: a comparison task's responses (`compared_response` makes each), with
+        `task_id` the comparison's id in place of the sample's.
 
         `shown`: the (prompt, response) to put in the record instead of the sample's, as
         redaction made them, with `redactions` counting what it replaced. The sample id stays
@@ -279,6 +284,9 @@ class RolloutRecord(_Frozen):
             for name, weight in (reward_weights or {}).items()
             if name in details
         }
+        if compare:
+            fields["compare"] = list(compare)
+            fields["sample_id"] = task_id or fields["sample_id"]
         try:
             return cls.model_validate(fields)
         except ValidationError as error:

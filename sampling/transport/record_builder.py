@@ -13,14 +13,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import ValidationError
-
 from sampling.records import (
     MAX_TEXT_CHARS,
     RecordError,
     RolloutRecord,
     compared_response,
-    describe_validation_error,
 )
 from sampling.redaction import RedactionError, Redactor
 from sampling.redaction.config import RedactConfig
@@ -47,6 +44,16 @@ class RecordBuilder:
         if about != selection.about:  # a query may name the very value redaction hides
             selection = selection.model_copy(update={"about": about})
         own = compared.index(sample) + 1 if compared else 1  # the selected response's place
+        members = [
+            compared_response(
+                member,
+                sample_id_of(member, info),
+                shown=None if shown is None else shown[place],
+                shown_cut=prefix_only[place],
+                max_text_chars=self.max_text_chars,
+            )
+            for place, member in enumerate(compared, 1)
+        ]
         record = RolloutRecord.from_sample(
             sample,
             run_id=info.run_id,
@@ -61,25 +68,10 @@ class RecordBuilder:
             shown_cut=(prefix_only[0], prefix_only[own]),
             redactions=redactions,
             reward_weights=info.reward_weights,
+            compare=members,
+            task_id=decision.sample_id if compared else None,
         )
-        fields = record.model_dump(mode="json")
-        if not compared:
-            return fields
-        fields["sample_id"] = decision.sample_id
-        fields["compare"] = [
-            compared_response(
-                member,
-                sample_id_of(member, info),
-                shown=None if shown is None else shown[place],
-                shown_cut=prefix_only[place],
-                max_text_chars=self.max_text_chars,
-            )
-            for place, member in enumerate(compared, 1)
-        ]
-        try:
-            return RolloutRecord.model_validate(fields).model_dump(mode="json")
-        except ValidationError as error:
-            raise RecordError(describe_validation_error(error)) from None
+        return record.model_dump(mode="json")
 
     def shown(self, texts: Sequence[str]) -> list[str]:
         """Texts as a reviewer may read them (redacted, when redaction is on); raises when

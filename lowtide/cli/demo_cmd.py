@@ -32,8 +32,12 @@ WINDOW = 3  # steps averaged for "start" and "end" figures
 class Routed:
     routed: int  # rollouts the sampler selected
     imported: int  # tasks of this run in the Label Studio project
-    project_id: int | None  # the first project holding the run's tasks
-    project_ids: list[int] = field(default_factory=list)  # all of them (a series rolls over)
+    project_ids: list[int] = field(default_factory=list)  # those holding the run's tasks
+
+    @property
+    def project_id(self) -> int | None:
+        """The first project holding the run's tasks (a series rolls over)."""
+        return self.project_ids[0] if self.project_ids else None
 
 
 def demo(
@@ -113,7 +117,7 @@ def _import_routed(config: RunConfig, result) -> Routed:
         f"{sum(counts.values())} are now review tasks in project {annotation.project!r}",
         markup=False,
     )
-    return Routed(routed, sum(counts.values()), holding[0] if holding else None, holding)
+    return Routed(routed, sum(counts.values()), holding)
 
 
 def _close_the_loop(

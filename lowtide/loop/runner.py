@@ -117,7 +117,7 @@ class LoopRunner:
         err.print(f"{imported} review tasks of {self.run_id(number)} in project {where}",
                   markup=False)  # fmt: skip
         ids = [pid for pid, _ in held]
-        return {"project_id": ids[0] if ids else None, "project_ids": ids, "imported": imported}
+        return {"project_ids": ids, "imported": imported}
 
     def _review(self, number: int) -> dict[str, Any]:
         imported = self.state.done(number, "import") or {}

@@ -18,10 +18,14 @@ Methods: `no_loop` (the reward model is never retrained: no reviews), `random` (
 uniform subsample, as the router caps), `budget` (sampling.selection.budget.choose with the
 default BudgetConfig: near-duplicates folded, the audit share first to one carrier of each of
 the reward-hacking watch's suspects and then to high rewards, uncertainty from the reward
-model's heads, random share, the rest to low rewards), `budget_no_watch` (the same without the
-watch's suspects), `compare` (comparison review: the selection of `--compare-selection`,
-threshold by default, picks samples; each pick's GRPO group is one task of up to
-`--compare-size` responses, the oracle picks the best and the worst, and
+model's heads, random share, the rest to low rewards: fixed shares), `budget_no_watch` (the
+same without the watch's suspects), `budget_adaptive` (the budget that learns, as `lowtide loop`
+runs it with sampling.budget.adaptive: the same selection, its shares starting from the default
+ones and, after each round, split again by sampling.selection.budget_learning from what every
+review so far contradicted, per selection reason: bench/loop_value/adapting.py; the shares of
+each round and seed are printed), `compare` (comparison review: the selection of
+`--compare-selection`, threshold by default, picks samples; each pick's GRPO group is one task
+of up to `--compare-size` responses, the oracle picks the best and the worst, and
 annotation.comparison.comparison_pairs turns that into preference pairs; a worst that is a
 failure also gets a better answer, as in single mode: bench/loop_value/reviewing.py). Round 0
 trains against the starting reward model for every method, so its training run is shared
@@ -32,10 +36,11 @@ Reviewer time (bench/loop_value/costs.py): each review is charged reviewer-secon
 model (20 s a response read, 10 s a rating, 15 s a best-and-worst, 60 s a better answer) and a
 second one (30 s per response read, nothing else) are both reported, so a conclusion that hangs
 on one guess shows. Within a round the reward model is retrained after every `--rm-every`
-reviews (6) for budget and compare (bench/loop_value/checkpoints.py), from the model the round
-started with, on all reviews so far, and each checkpoint is measured: "reviewer-minutes to
-reach X" is read at that grain. The round's last checkpoint is the round's model, so the
-checkpoints change nothing the loop does; those in between are removed once measured.
+reviews (6) for the budget methods and compare (bench/loop_value/checkpoints.py), from the model
+the round started with, on all reviews so far, and each checkpoint is measured:
+"reviewer-minutes to reach X" is read at that grain. The round's last checkpoint is the
+round's model, so the checkpoints change nothing the loop does; those in between are removed
+once measured.
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the
@@ -95,6 +100,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -105,11 +111,15 @@ if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
 from bench._quick import QUICK, announce  # noqa: E402
 from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402
 
+if TYPE_CHECKING:
+    from bench.loop_value.adapting import AdaptiveBudget
+
 DEFAULT_TASK = REPO / "bench" / "loop_value" / "cool_and_short.yaml"
 HACKING_TOP_SHARE = 0.1  # "top-scored": the starting reward model's top decile of a round
 HIGH_SHARE = 1 / 3  # accuracy on "high" pairs: a member in the starting RM's top third
 DEFAULT_SEEDS = 4  # see the docstring: what the intervals need, within the wall-time goal
-READ_FINELY = ("budget", "compare")  # minutes-to-reach is read of these: RM checkpoints
+# Minutes-to-reach is read of these: RM checkpoints (fixed-share budget: a reported baseline).
+READ_FINELY = ("budget", "budget_adaptive", "compare")
 # No goal of the issue reads it, and it costs a sixth of a seed: `--methods` adds it back.
 OFF_BY_DEFAULT = ("budget_no_watch",)
 
@@ -155,6 +165,10 @@ class RoundRow:
     suspects: int = 0
     top_suspects: list[str] = field(default_factory=list)
     flagged_picks: int = 0  # picks that carry a suspect's feature (watched methods only)
+    # An adaptive budget's: the shares this round was split by, and what its reviews so far
+    # taught (LearnedShares.record(): the next round's shares, each bucket's credit).
+    shares: dict[str, float] = field(default_factory=dict)
+    learned: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -236,7 +250,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "round ends only)",
     )  # fmt: skip
     parser.add_argument(
-        "--compare-selection", default="threshold", choices=("random", "threshold", "budget"),
+        "--compare-selection", default="threshold",
+        choices=("random", "threshold", "budget", "budget_adaptive"),
         help="the single method whose picks' groups `compare` reviews",
     )  # fmt: skip
     parser.add_argument(
@@ -323,14 +338,16 @@ class MethodState:
     policy: Path
     reward_model: Path
     reviews: Reviews = field(default_factory=Reviews)
+    adaptive: AdaptiveBudget | None = None  # the shares an adaptive budget has learned
 
 
 def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: Path):
+    from bench.loop_value.adapting import AdaptiveBudget, evidence
     from bench.loop_value.checkpoints import prune, retrain
     from bench.loop_value.measures import oracle_score, suggestion_outcome, top_share
     from bench.loop_value.reviewing import compare_tasks, groups_of, single_tasks
     from bench.loop_value.rollouts import sample_policy
-    from bench.loop_value.selection import COMPARE, WATCHED, select
+    from bench.loop_value.selection import ADAPTIVE, COMPARE, WATCHED, picked
     from bench.loop_value.training import train_round
     from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
     from rl.rewards.model import RewardModel
@@ -354,7 +371,15 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
         [oracle(s.prompt, s.response, f"start-{i}") for i, s in enumerate(pool)]
     )
     start_scorer = RewardModel(start_rm)
-    states = {method: MethodState(models.policy, start_rm) for method in settings.methods}
+
+    def chooser(method: str) -> str:
+        return settings.compare_selection if method == COMPARE else method
+
+    states = {
+        method: MethodState(models.policy, start_rm, adaptive=(
+            AdaptiveBudget() if chooser(method) in ADAPTIVE else None))
+        for method in settings.methods
+    }  # fmt: skip
     rm_after: dict[tuple[str, int], Path] = {}
     shared: dict[str, object] = {}
     for round_number in range(settings.rounds):
@@ -396,10 +421,11 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 report = watched[method].add_round(round_number, candidates)
                 if round_number == 0:
                     shared.update(report=report, watched_rows=list(watched[method].rows))
-            chooser = settings.compare_selection if method == COMPARE else method
-            flags = flags_for(report, candidates) if chooser in WATCHED else []
-            picks = select(chooser, candidates, settings.budget, task.threshold,
-                           1000 * seed + round_number, flags)  # fmt: skip
+            flags = flags_for(report, candidates) if chooser(method) in WATCHED else []
+            config = state.adaptive.config() if state.adaptive else None
+            reasons = picked(chooser(method), candidates, settings.budget, task.threshold,
+                             1000 * seed + round_number, flags, config)  # fmt: skip
+            picks = sorted(reasons)
             prefix = f"s{seed}-r{round_number}-{run}"
             if method == COMPARE:
                 groups = groups_of(candidates, picks, settings.compare_size)
@@ -426,6 +452,14 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                     row.suggestions_accepted += outcome.accepted
                     row.suggestion_ratings_kept += outcome.rating_kept
                     row.suggestion_edits += outcome.edits
+            shares_line = ""
+            if state.adaptive:  # what this round's reviews teach splits the next round
+                row.shares = state.adaptive.shares.as_dict()
+                used = state.adaptive.shares.line()
+                found = evidence(tasks, reasons, candidates, verdicts, f"round{round_number}")
+                taught = state.adaptive.learn(*found)
+                row.learned = taught.record()
+                shares_line = f"\n    shares {used}; next {taught.line()}"
             before = state.reviews.minutes()
             retrained = retrain(
                 tasks, state.reviews, start=state.reward_model, seed_dir=seed_dir,
@@ -446,7 +480,8 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 f"reviews {row.reviews:3} caught {row.hacking_caught}/{row.hacking_candidates} "
                 f"train {training.seconds:.0f} s, RM {row.rm_train_s:.0f} s "
                 f"({len(row.checkpoints)}x); suspects {row.suspects}, blind spot at "
-                f"{row.blind_spot_rank or '-'} ({', '.join(row.top_suspects) or 'none'})",
+                f"{row.blind_spot_rank or '-'} ({', '.join(row.top_suspects) or 'none'})"
+                f"{shares_line}",
                 flush=True,
             )
     _accuracies(result, pool, oracle, start_scorer, start_rm, rm_after, seed_dir)
@@ -525,17 +560,22 @@ def _accuracies(
 
 def _report(results: list[SeedResult], settings: Settings, elapsed_s: float, cpu_s: float) -> str:
     from bench.loop_value.goals import issue_goals
-    from bench.loop_value.report import goals, goals_table, round_table
+    from bench.loop_value.report import goals, goals_table, round_table, shares_table
 
     suite = len(list((REPO / "bench" / "loop_value").glob("*.yaml")))
     found = issue_goals(results, settings.methods, settings.rounds, settings.compare_selection,
                         elapsed_s, cpu_s, suite)  # fmt: skip
+    learned = shares_table(results, settings.methods)
+    if learned:
+        learned = (f"\n\nThe adaptive budget's shares, per seed and round (split by "
+                   f"sampling.selection.budget_learning from the reviews before the round; "
+                   f"starting from the configured ones):\n\n{learned}")  # fmt: skip
     return (
         f"\nPer round (mean over seeds {settings.seeds}; oracle score [min..max]; RM accuracy: "
         f"after the round's retraining, on {results[0].pool_pairs} held-out pairs of seed "
         f"{results[0].seed}; reviewer-minutes by the default cost model, the round's and in "
         f"all):\n\n"
-        f"{round_table(results, settings.methods, settings.rounds)}\n\n"
+        f"{round_table(results, settings.methods, settings.rounds)}{learned}\n\n"
         f"Goals (95% t-intervals over {len(results)} seeds):\n\n{goals_table(found)}\n\n"
         f"Other measures:\n\n{goals_table(goals(results, settings.methods, settings.rounds))}"
     )

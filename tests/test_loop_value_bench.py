@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from bench.loop_value.adapting import AdaptiveBudget, evidence
 from bench.loop_value.checkpoints import Checkpoint, batch_ends
 from bench.loop_value.cool_and_short import review
 from bench.loop_value.costs import DEFAULT, MODELS, PER_READ, Work
@@ -21,17 +22,20 @@ from bench.loop_value.measures import pairwise_accuracy, suggestion_outcome, top
 from bench.loop_value.oracles import cool_colour
 from bench.loop_value.provenance import tree_digest
 from bench.loop_value.reviewing import compare_tasks, groups_of, single_tasks
-from bench.loop_value.selection import METHODS, SINGLE, select
+from bench.loop_value.selection import METHODS, SINGLE, picked, select
 from bench.loop_value.task import Verdict, load_task
 from bench.loop_value.training import Rollout
 from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
+from sampling.config import BudgetConfig
+from sampling.selection.budget_learning import Shares
 from sampling.selection.hacking import Feature
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
 
 ROW = re.compile(
-    r"^\| (no_loop|random|threshold|budget|budget_no_watch|compare) \| (\d) \| (.*)\|$"
+    r"^\| (no_loop|random|threshold|budget|budget_no_watch|budget_adaptive|compare) \| (\d) \| "
+    r"(.*)\|$"
 )
 TASKS = REPO / "bench" / "loop_value"
 
@@ -62,7 +66,9 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
     assert re.search(r"starting reward model [0-9a-f]{12}; commit", result.stdout)
     goals = result.stdout.split("Goals")[1]
     for what in ("no loop: final RM accuracy", "oracle score after 2 rounds",
-                 "budget vs threshold: reviewer-minutes", "budget vs random: final RM accuracy",
+                 "budget (adaptive) vs threshold: reviewer-minutes",
+                 "budget (adaptive) vs random: final RM accuracy",
+                 "budget (fixed shares) vs threshold", "budget (adaptive) vs budget (fixed",
                  "compare vs single mode, same selection (threshold)", "full bench wall time",
                  "reward hacking caught", "machine suggestions",
                  "blind spot among the watch's top 3",
@@ -79,11 +85,18 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         # methods whose minutes-to-reach are read, one (the round's end) for the others.
         if row["method"] != "no_loop":
             points = row["checkpoints"]
-            assert len(points) == (2 if row["method"] in ("budget", "compare") else 1), row
+            finely = ("budget", "budget_adaptive", "compare")
+            assert len(points) == (2 if row["method"] in finely else 1), row
             assert points[-1]["reviews_total"] == row["reviews_total"]
             assert all(math.isfinite(point["rm_accuracy"]) for point in points), points
             assert points[-1]["rm_accuracy"] == row["rm_accuracy"]
             assert row["minutes_total"]["per response read"] > 0
+        # The adaptive budget starts from the configured shares and records what it learned.
+        if row["method"] == "budget_adaptive":
+            if row["round"] == 0:
+                assert row["shares"] == Shares.of(BudgetConfig()).as_dict(), row
+            assert set(row["learned"]) == {"shares", "credit"}, row
+    assert "The adaptive budget's shares, per seed and round" in result.stdout
     assert numbers["seeds"][0]["rule_steps"] == 4  # 2 rounds of 2 steps, against the oracle
     # Reviewed methods trained reward models of their own, with uncertainty heads.
     assert (tmp_path / "seed0" / "budget" / "rm1" / "lowtide_reward_heads.safetensors").exists()
@@ -318,3 +331,62 @@ def test_a_model_directory_hash_follows_its_weights_not_its_card(tmp_path: Path)
     assert tree_digest(tmp_path) == first and len(first) == 12
     (tmp_path / "model.safetensors").write_bytes(b"other weights")
     assert tree_digest(tmp_path) != first
+
+
+def _audited_round() -> tuple[list[Rollout], list[Verdict]]:
+    """40 candidates, rewards rising with the index; the oracle rates the high rewards worst:
+    what the audit share picks contradicts the reward, what the lowest rewards pick agrees."""
+    candidates = [
+        Rollout(f"id{i}", f"prompt {i % 5}", f"answer number {i} " * (1 + i % 3), reward=i / 40,
+                reward_details={"reward_model": i / 40}, step=i // 8, group_id=i // 4)
+        for i in range(40)
+    ]  # fmt: skip
+    verdicts = [Verdict(1 if i >= 30 else 3 if i >= 10 else 2) for i in range(40)]
+    return candidates, verdicts
+
+
+def test_the_adaptive_budget_starts_from_the_configured_shares() -> None:
+    candidates, _ = _audited_round()
+    adaptive = AdaptiveBudget()
+    assert adaptive.shares == Shares.of(BudgetConfig())
+    assert adaptive.config().adaptive
+    fixed = picked("budget", candidates, 12, 0.5, seed=3)
+    assert picked("budget_adaptive", candidates, 12, 0.5, 3, (), adaptive.config()) == fixed
+    assert set(fixed.values()) <= {"random", "audit_high_reward", "uncertain", "low_reward"}
+
+
+def _learned_after_one_round(seed: int) -> tuple[AdaptiveBudget, dict[int, str]]:
+    candidates, verdicts = _audited_round()
+    adaptive = AdaptiveBudget()
+    reasons = picked("budget_adaptive", candidates, 12, 0.5, seed, (), adaptive.config())
+    tasks = single_tasks(candidates, verdicts, sorted(reasons), "p")
+    reviews, compared = evidence(tasks, reasons, candidates, verdicts, "round0")
+    assert len(reviews) == len(reasons) and not compared
+    adaptive.learn(reviews, compared)
+    return adaptive, reasons
+
+
+def test_the_adaptive_budget_moves_to_the_share_whose_reviews_contradicted() -> None:
+    adaptive, reasons = _learned_after_one_round(seed=3)
+    configured, learned = Shares.of(BudgetConfig()), adaptive.shares
+    assert "audit_high_reward" in reasons.values() and "low_reward" in reasons.values()
+    assert learned.audit > configured.audit and learned.low_reward < configured.low_reward
+    assert learned.random >= configured.random - 1e-12  # the floor holds
+    assert sum(learned.as_dict().values()) == pytest.approx(1.0)
+    assert adaptive.config().audit_share == learned.audit  # the next round is split by it
+    assert adaptive.learned is not None and adaptive.learned.evidence["audit"].reviews > 0
+    again, _ = _learned_after_one_round(seed=3)
+    assert again.shares == learned  # deterministic per seed
+
+
+def test_a_comparison_is_evidence_of_the_reason_that_brought_its_group() -> None:
+    candidates = _group([1, 5, 2, 1])
+    candidates = [Rollout(c.sample_id, c.prompt, c.response, reward=r, group_id=c.group_id)
+                  for c, r in zip(candidates, (0.9, 0.1, 0.5, 0.2), strict=True)]  # fmt: skip
+    verdicts = [Verdict(1), Verdict(5), Verdict(2), Verdict(1)]
+    (task,) = compare_tasks(candidates, verdicts, groups_of(candidates, [2]), "p")
+    assert task.orders == [(1, 0), (1, 2), (1, 3), (0, 3), (2, 3)]
+    reviews, (compared,) = evidence([task], {2: "uncertain"}, candidates, verdicts, "round0")
+    assert not reviews and compared.reason == "uncertain"
+    # B (0.1) over A (0.9), C (0.5), D (0.2): contradicted; A over D, C over D: agreed.
+    assert compared.orders[0] == (0.1, 0.9) and compared.contradiction == pytest.approx(3 / 5)

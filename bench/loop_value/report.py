@@ -175,6 +175,30 @@ def _watch_goals(seeds: Sequence[Any], methods: Sequence[str]) -> list[Goal]:
     return found
 
 
+def shares_table(seeds: Sequence[Any], methods: Sequence[str]) -> str:
+    """An adaptive budget's shares per seed and round (what the round's budget was split by),
+    and the contradiction per bucket of its reviews so far (mean over n reviews) after the
+    round: the evidence the next round's shares come from. Empty when no method learned."""
+    lines = [
+        "| method | seed | round | shares: random, audit, uncertain, lowest "
+        "| contradicted, reviews so far (mean of n) |",
+        "|---|---|---|---|---|",
+    ]
+    rows = sorted((r for s in seeds for r in s.rows if r.method in methods and r.shares),
+                  key=lambda r: (methods.index(r.method), r.seed, r.round))  # fmt: skip
+    for row in rows:
+        shares = ", ".join(f"{row.shares[b]:.2f}" for b in ("random", "audit", "uncertain",
+                                                              "low_reward"))  # fmt: skip
+        credit = row.learned.get("credit", {})
+        taught = ", ".join(
+            f"{bucket} {c['contradiction']:.2f} of {c['reviews']}"
+            for bucket, c in credit.items() if c["contradiction"] is not None
+        ) or "none"  # fmt: skip
+        lines.append(f"| {row.method} | seed {row.seed} | round {row.round + 1} | {shares} "
+                     f"| {taught} |")  # fmt: skip
+    return "\n".join(lines) if rows else ""
+
+
 def goals_table(found: Sequence[Goal]) -> str:
     lines = ["| what | goal | measured | met |", "|---|---|---|---|"]
     for goal in found:

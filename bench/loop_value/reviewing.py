@@ -38,6 +38,9 @@ class Reviewed:
     pairs: list[Pair] = field(default_factory=list)
     ratings: list[Rated] = field(default_factory=list)
     picks: list[int] = field(default_factory=list)  # candidates shown
+    # A comparison's orders (preferred, other) as candidate indices: the adaptive budget's
+    # evidence. The better answer's pair is not among them: it has no reward to contradict.
+    orders: list[tuple[int, int]] = field(default_factory=list)
 
 
 def single_tasks(
@@ -106,9 +109,11 @@ def compare_tasks(
         texts = dict(zip(ids, (c.response for c in shown), strict=True))
         prompt = shown[0].prompt
         verdict = Comparison(labels[best], labels[worst])
+        index_of = dict(zip(ids, group, strict=True))
         for chosen, rejected in comparison_pairs(ids, verdict):
             pair_id = f"{chosen}>{rejected}"
             task.pairs.append(Pair(prompt, texts[chosen], texts[rejected], pair_id))
+            task.orders.append((index_of[chosen], index_of[rejected]))
         if wrote:
             assert better is not None
             task.pairs.append(Pair(prompt, better, shown[best].response, f"{ids[best]}-better"))

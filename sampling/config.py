@@ -125,8 +125,9 @@ class SamplingConfig(Section):
     max_per_step: int = Field(
         16, ge=0, description="records a step sends at most (per process), lowest first; not budget"
     )
+    # 20 a minute is 1,200 reviews an hour: what a team of ten reviewers does (docs/review.md).
     max_per_minute: int = Field(
-        600,
+        20,
         ge=0,
         description="records a minute at most (per process; bursts up to a minute's); not budget",
     )

@@ -92,7 +92,15 @@ def test_two_workers_fill_a_series_each_record_once_and_export_reads_every_proje
     # The same records again: none becomes a task in any project of the series.
     setup.enqueue(records[:60], batch=30)
     burst_workers(setup, 1)
-    assert sum(len(t) for t in tasks_by_project(label_studio, project).values()) == 230
+    held = tasks_by_project(label_studio, project)
+    assert sum(len(t) for t in held.values()) == 230
+
+    # `queue status` names every project of the series with its tasks against the cap.
+    status = setup.cli("queue", "status")
+    assert status.returncode == 0, status.stderr
+    for title, tasks in held.items():
+        line = next(line for line in status.stdout.splitlines() if f"{title!r}" in line)
+        assert f"{len(tasks)} of {CAP} tasks" in line
 
     # Reviewed across the series, exported once each; the export says what it read.
     annotation = annotation_config(label_studio, project)

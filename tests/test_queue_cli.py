@@ -31,9 +31,20 @@ def test_status_failed_requeue_purge(
     enqueue_batch(queue, records(3, 2))
     monkeypatch.chdir(tmp_path)  # the default spool_dir is relative
 
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
     code, shown, _ = invoke(capsys, "queue", "status")
     waiting = next(line for line in shown.splitlines() if "waiting jobs" in line)
     assert code == 0 and waiting.split()[-2] == "2"
+    assert "not read: LABEL_STUDIO_API_KEY is not set" in shown  # the queue's view stands
+
+    # Label Studio down: one row says so, the queue's rows stand, the token is never shown.
+    from lowtide.services.process import free_port
+
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "ls-secret-token")
+    down = f"http://127.0.0.1:{free_port()}"
+    code, shown, said = invoke(capsys, "queue", "status", f"--annotation.label_studio_url={down}")
+    assert code == 0 and "waiting jobs" in shown and "ls-secret-token" not in shown + said
+    assert "not read: cannot reach Label Studio" in " ".join(shown.split())
 
     # A plain JSON worker (not `lowtide worker`): the job finds no worker context, so both fail.
     SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)

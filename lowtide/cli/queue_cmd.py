@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 
 from annotation import ledger
+from annotation.config import AnnotationConfig
 from lowtide.cli.clients import redis_errors
 from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads, split_overrides
@@ -24,6 +25,8 @@ app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_he
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its queue section)")
 READS_QUEUE = reads("queue")  # --config and --queue.KEY=VALUE overrides
 T = TypeVar("T")
+# `status` lists the review projects too; a frozen Label Studio must not hold up the queue's view.
+PROJECTS_TIMEOUT_S = 5.0
 
 
 def _queue_config(ctx: typer.Context, config: Path | None) -> QueueConfig:
@@ -35,11 +38,13 @@ def _call(config: QueueConfig, action: Callable[[QueueConfig], T]) -> T:
         return action(config)
 
 
-@app.command(cls=READS_QUEUE)
+@app.command(cls=reads("queue", "annotation"))
 def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
-    """Depth, running and failed jobs, the oldest waiting job's age, the spool, and what the
-    workers did (imported, duplicates, quarantined, retries, failures, import latency)."""
-    queue = _queue_config(ctx, config)
+    """Depth, running and failed jobs, the oldest waiting job's age, the spool, what the
+    workers did (imported, duplicates, quarantined, retries, failures, import latency), and the
+    review projects of `annotation.project`'s series with their tasks."""
+    service = load_service_config(config, ctx.args)
+    queue = service.queue
     state = _call(queue, queue_admin.queue_status)
     stats = _call(queue, lambda q: ledger.read_stats(queue_admin.connect(q), q.name))
     table = Table(
@@ -59,9 +64,35 @@ def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     rows += [(f"workers: {name.replace('_', ' ')}", str(n)) for name, n in stats.counters.items()]
     mean = stats.mean_import_s
     rows.append(("workers: mean import", "-" if mean is None else f"{1000 * mean:.0f} ms"))
+    rows += review_project_rows(service.annotation)
     for row in rows:
         table.add_row(*row)
     out.print(table)
+
+
+def review_project_rows(annotation: AnnotationConfig) -> list[tuple[str, str]]:
+    """One row a project of the series (title: tasks of the cap, id), oldest first; one row
+    saying why they were not read when Label Studio cannot tell (the queue's rows stand)."""
+    from annotation.labelstudio import LabelStudioClient, LabelStudioError
+    from annotation.series import series_projects
+
+    if annotation.api_key is None:
+        return [("review projects", "not read: LABEL_STUDIO_API_KEY is not set")]
+    timeout_s = min(annotation.request_timeout_s, PROJECTS_TIMEOUT_S)
+    api_key = annotation.api_key.get_secret_value()
+    try:
+        with LabelStudioClient(annotation.label_studio_url, api_key, timeout_s) as client:
+            projects = series_projects(client.projects_titled, annotation.project)
+            counts = [(pid, title, client.count_tasks(pid)) for pid, title in projects]
+    except LabelStudioError as error:
+        return [("review projects", f"not read: {error}")]
+    if not counts:
+        return [("review projects", f"none yet of {annotation.project!r}")]
+    cap = annotation.max_tasks_per_project
+    return [
+        (f"review project {title!r}", f"{tasks:,} of {cap:,} tasks (id {pid})")
+        for pid, title, tasks in counts
+    ]
 
 
 @app.command(cls=READS_QUEUE)

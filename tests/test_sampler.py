@@ -138,7 +138,7 @@ def test_training_through_a_redis_outage_routes_every_selected_sample_once(
         redis_url=redis_server.url, name="outage", batch_size=16, max_latency_ms=200,
         spool_dir=str(tmp_path / "spool"),
     )  # fmt: skip
-    sampling = SamplingConfig(threshold=0.5, max_per_step=16)
+    sampling = SamplingConfig(threshold=0.5, max_per_step=16, max_per_minute=10**9)  # no cap
     resources = {"config": SimpleNamespace(sampling=sampling, queue=queue, trainer=TrainerConfig())}
     quickstart = yaml.safe_load(Path("configs/quickstart.yaml").read_text())
     trainer = Trainer(
@@ -165,9 +165,12 @@ def test_training_through_a_redis_outage_routes_every_selected_sample_once(
 
     result = trainer.train(on_step)
     assert restarted.wait(30)
-    durations = [row["timing_s/step"] for row in result.history]
-    typical = sorted(durations)[len(durations) // 2]
-    assert max(durations[5:]) < typical + 1.0  # the outage never stalls a step
+    # The outage never stalls a step: routing is what touches Redis, and it runs in the step's
+    # hooks, outside rollout, reward and update. Read that part alone: a whole step's time also
+    # carries what other processes on a loaded machine take from the model's compute.
+    phases = ("timing_s/rollout", "timing_s/reward", "timing_s/update")
+    hooks_s = [row["timing_s/step"] - sum(row[name] for name in phases) for row in result.history]
+    assert max(hooks_s[5:]) < 0.5, sorted(hooks_s)[-5:]
     selected = sum(row["sampling/selected"] - row["sampling/capped"] for row in result.history)
     assert result.history[-1]["sampling/dropped"] == 0
     assert any(row["sampling/spooled"] > 0 for row in result.history)

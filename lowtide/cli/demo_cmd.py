@@ -12,7 +12,6 @@ from pathlib import Path
 
 import typer
 
-from annotation.series import series_projects
 from lowtide.cli import services_cmd
 from lowtide.cli.clients import label_studio_client
 from lowtide.cli.console import err, out
@@ -101,23 +100,18 @@ def demo(
 
 def _import_routed(config: RunConfig, result) -> Routed:
     """Run a burst worker over the queue; count this run's tasks in the project."""
-    from lowtide.loop.stages import routed_count, run_burst_worker
+    from lowtide.loop.stages import routed_count, run_burst_worker, run_tasks
 
     routed = routed_count(result.history)
     annotation = config.annotation
     run_burst_worker(QUICKSTART, [f"--annotation.label_studio_url={annotation.label_studio_url}"])
-    with label_studio_client(annotation) as client:
-        counts = {
-            pid: client.count_run_tasks(pid, result.run_id)
-            for pid, _ in series_projects(client.projects_titled, annotation.project)
-        }
-    holding = [pid for pid, count in counts.items() if count]
+    tasks = run_tasks(annotation, result.run_id)
     err.print(
         f"routed {routed} low-reward rollouts (reward < {config.sampling.threshold}); "
-        f"{sum(counts.values())} are now review tasks in project {annotation.project!r}",
+        f"{tasks.total} are now review tasks in project {tasks.where(annotation.project)}",
         markup=False,
     )
-    return Routed(routed, sum(counts.values()), holding)
+    return Routed(routed, tasks.total, [pid for pid, _ in tasks.holding])
 
 
 def _close_the_loop(

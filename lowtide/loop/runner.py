@@ -17,7 +17,6 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from annotation.export import ExportPaths
-from annotation.series import series_projects
 from lowtide.cli.console import err
 from lowtide.config import RunConfig
 from lowtide.errors import UsageError
@@ -97,8 +96,7 @@ class LoopRunner:
         }
 
     def _import(self, number: int) -> dict[str, Any]:
-        from lowtide.cli.clients import label_studio_client
-        from lowtide.loop.stages import run_burst_worker
+        from lowtide.loop.stages import run_burst_worker, run_tasks
 
         overrides = list(self.overrides)
         if self.base.annotation.suggestions.judge != "off":
@@ -106,18 +104,11 @@ class LoopRunner:
             overrides.append(f"--annotation.suggestions.model_version={self.run_id(number)}")
         run_burst_worker(self.config_path, overrides)
         annotation = self.base.annotation
-        with label_studio_client(annotation) as client:
-            counts = {
-                (pid, title): client.count_run_tasks(pid, self.run_id(number))
-                for pid, title in series_projects(client.projects_titled, annotation.project)
-            }
-        held = [(pid, title) for (pid, title), count in counts.items() if count]
-        imported = sum(counts.values())
-        where = ", ".join(repr(title) for _, title in held) or repr(annotation.project)
-        err.print(f"{imported} review tasks of {self.run_id(number)} in project {where}",
+        tasks = run_tasks(annotation, self.run_id(number))
+        where = tasks.where(annotation.project)
+        err.print(f"{tasks.total} review tasks of {self.run_id(number)} in project {where}",
                   markup=False)  # fmt: skip
-        ids = [pid for pid, _ in held]
-        return {"project_ids": ids, "imported": imported}
+        return {"project_ids": [pid for pid, _ in tasks.holding], "imported": tasks.total}
 
     def _review(self, number: int) -> dict[str, Any]:
         imported = self.state.done(number, "import") or {}

@@ -43,6 +43,37 @@ def run_burst_worker(config_path: Path | None, overrides: Sequence[str]) -> None
         raise UserError("the annotation worker failed (see above); the rollouts wait in the queue")
 
 
+@dataclass(frozen=True)
+class RunTasks:
+    """Where a run's review tasks are: {(project id, title): tasks of the run} over every
+    project of `annotation.project`'s series (it rolls over)."""
+
+    counts: dict[tuple[int, str], int]
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def holding(self) -> list[tuple[int, str]]:
+        return [project for project, count in self.counts.items() if count]
+
+    def where(self, fallback: str) -> str:
+        """The titles of the projects holding them, for a message; `fallback` when none."""
+        return ", ".join(repr(title) for _, title in self.holding) or repr(fallback)
+
+
+def run_tasks(annotation: AnnotationConfig, run_id: str) -> RunTasks:
+    """Count `run_id`'s tasks in each project of the series."""
+    from annotation.series import series_projects
+    from lowtide.cli.clients import label_studio_client
+
+    with label_studio_client(annotation) as client:
+        projects = series_projects(client.projects_titled, annotation.project)
+        return RunTasks({(pid, title): client.count_run_tasks(pid, run_id)
+                         for pid, title in projects})  # fmt: skip
+
+
 @dataclass
 class ReviewFailure:
     task_id: int

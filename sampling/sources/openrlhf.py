@@ -9,7 +9,8 @@ OpenRLHF's `SingleTurnAgentExecutor` scores each sample on its own: it calls a f
 appends to a deque (no lock, no parsing); a background thread collects the calls of a window,
 then reads the answers and routes the window's samples through the routing core:
 
-- a window closes after `quiet_s` without a new sample, after `window_s`, or at `max_samples`;
+- a window closes after `quiet_s` without a new sample, after `window_s`, or at `max_samples`
+  (`sampling/sources/idle_window.py`, the rule the verl adapter shares);
 - nothing tells the reward function the step: `step` counts the quiet gaps of this process
   (generation bursts), from 1. With synchronous training (a pause for the update between
   generations) and no evaluation, that is OpenRLHF's global step; a burst longer than
@@ -36,6 +37,7 @@ from typing import Any
 from sampling.once import first_time
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, PlainSample, Router
 from sampling.sources import group_id_of
+from sampling.sources.idle_window import IdleWindow
 
 log = logging.getLogger("sampling.sources.openrlhf")
 
@@ -229,25 +231,18 @@ class RewardRouting:
         max_samples: int = MAX_SAMPLES,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        if not quiet_s > 0 or not window_s > 0 or max_samples < 1:
-            raise ValueError("quiet_s and window_s must be > 0, max_samples >= 1")
         self.router = router
         self.run_id = run_id
         self.rank = rank
         self.model_name = model_name
         self.end_tokens = tuple(end_tokens) if end_tokens is not None else None
-        self.quiet_s = quiet_s
-        self.window_s = window_s
-        self.max_samples = max_samples
         self.clock = clock
+        self.window = IdleWindow(quiet_s, window_s=window_s, max_samples=max_samples, clock=clock)
         self.stats = RoutingStats()
         self.step = 1
         self._index = 0  # next sample index in this step
         self._incoming: deque[RewardCall] = deque()  # append/popleft are thread-safe
         self._window: list[RewardCall] = []
-        self._window_samples = 0
-        self._opened = 0.0  # when the window got its first sample
-        self._last_seen = 0.0  # when the last sample arrived
         self._closing = threading.Event()
         self._closed = False
         self._thread = threading.Thread(target=self._run, name="lowtide-openrlhf", daemon=True)
@@ -280,7 +275,8 @@ class RewardRouting:
                 self._tick(closing)
             except Exception as exc:  # never let routing take the trainer's process down
                 self._error(f"routing a window failed: {type(exc).__name__}: {exc}")
-                self._window, self._window_samples = [], 0
+                self._window = []
+                self.window.take()
             if closing:
                 return
 
@@ -288,30 +284,25 @@ class RewardRouting:
         # Only collect here: reading and routing wait for the window's end, which is mostly the
         # quiet gap after a burst, when the process has nothing else to do.
         now = self.clock()
-        arrived = False
+        window = self.window
         while self._incoming:
             call = self._incoming.popleft()
             self.stats.observed += 1
-            if not self._window:
-                self._opened = now
             self._window.append(call)
-            self._window_samples += 1 if isinstance(call.queries, str) else len(call.queries)
-            arrived = True
-            if self._window_samples >= self.max_samples:
+            if window.add(1 if isinstance(call.queries, str) else len(call.queries), now):
                 self._route(ends_step=False)
-        if arrived:
-            self._last_seen = now
         if not self._window:
-            if self._index and now - self._last_seen >= self.quiet_s:
+            if self._index and window.quiet(now):
                 self._next_step()  # the burst ended with a full or timed-out window
             return
-        if closing or now - self._last_seen >= self.quiet_s:
+        if closing or window.quiet(now):
             self._route(ends_step=True)
-        elif now - self._opened >= self.window_s:
+        elif window.due(now):  # not quiet: the window has lasted window_s
             self._route(ends_step=False)
 
     def _route(self, *, ends_step: bool) -> None:
-        calls, self._window, self._window_samples = self._window, [], 0
+        calls, self._window = self._window, []
+        self.window.take()
         samples: list[PlainSample] = []
         for call in calls:
             try:

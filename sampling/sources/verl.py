@@ -51,6 +51,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
 from sampling.sources import group_id_of
+from sampling.sources.idle_window import IdleWindow
 
 log = logging.getLogger("lowtide.verl")
 # Requests kept between flushes: past this, flush at once (~25 us a request to read: ~0.2 s).
@@ -212,7 +213,7 @@ class Batcher:
         self.info = routing.info
         self.flush_idle_s = routing.flush_idle_s
         self.decode = decode
-        self.clock = clock
+        self.window = IdleWindow(routing.flush_idle_s, max_samples=MAX_PENDING, clock=clock)
         generation = dict(self.info.generation)
         self.max_new_tokens = generation.get("max_new_tokens")
         self.pending: list[tuple[DataProto, Any]] = []  # requests and results, as verl had them
@@ -220,7 +221,6 @@ class Batcher:
         self.next_index = 0  # per worker, never reused: ids stay unique across rounds
         self.totals: Counter[str] = Counter()
         self.problems: Counter[str] = Counter()
-        self._last_added = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._closed = False
         this = weakref.ref(self)
@@ -233,8 +233,7 @@ class Batcher:
         if self._closed:
             return
         self.pending.append((data, result))
-        self._last_added = self.clock()
-        if len(self.pending) >= MAX_PENDING:
+        if self.window.add():
             self.flush()
         else:
             self._arm()
@@ -242,6 +241,7 @@ class Batcher:
     def flush(self) -> list[RouteCounts]:
         """Route what is waiting as one batch (per step, when requests carried verl's step)."""
         requests, self.pending = self.pending, []
+        self.window.take()
         if not requests:
             return []
         round_step = self.rounds
@@ -294,16 +294,14 @@ class Batcher:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no loop running: flush() or close() routes what waits
             return
-        self._timer = loop.call_later(self.flush_idle_s, self._on_timer)
+        self._timer = loop.call_later(self.window.wait_s(), self._on_timer)
 
     def _on_timer(self) -> None:
         self._timer = None
-        idle = self.clock() - self._last_added
-        if idle >= self.flush_idle_s * 0.999:
+        if self.window.due():
             self.flush()
-        else:  # a sample came meanwhile: wait for the rest of its idle time
-            loop = asyncio.get_running_loop()
-            self._timer = loop.call_later(self.flush_idle_s - idle, self._on_timer)
+        elif self.pending:  # a sample came meanwhile: wait for the rest of its idle time
+            self._arm()
 
     def _sample(self, data: DataProto, result: Any) -> VerlSample:
         # The last row, as verl's managers read a multi-sequence request; by plain indexing

@@ -93,6 +93,20 @@ def test_no_package_names_a_module_it_may_not_import_in_a_string(package: str) -
     assert named == []
 
 
+def test_only_the_entry_point_imports_the_commands() -> None:
+    """The loop, the services and the rest of `lowtide` are what the commands use, never the
+    other way round: a module outside lowtide/cli that imports a command drags typer's command
+    tree (and every command's imports) into a library call."""
+    reaching = [
+        f"{path.relative_to(REPO)}:{line} imports {module}"
+        for path in sorted((REPO / "lowtide").rglob("*.py"))
+        if "cli" not in path.relative_to(REPO / "lowtide").parts[:1] and path.name != "__main__.py"
+        for line, module in imported_modules(path)
+        if module == "lowtide.cli" or module.startswith("lowtide.cli.")
+    ]
+    assert reaching == []
+
+
 @pytest.mark.integration
 def test_the_command_line_starts_without_the_heavy_libraries() -> None:
     """Every command pays for what `lowtide` imports at start: torch, transformers and the Label

@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
-from lowtide.cli import interrupts
-from lowtide.cli.interrupts import stop_after_the_step
+from lowtide import interrupts
+from lowtide.interrupts import stop_after_the_step
 from rl.hooks import TrainerControl
 
 pytestmark = pytest.mark.unit

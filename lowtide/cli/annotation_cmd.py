@@ -8,10 +8,10 @@ from pathlib import Path
 
 import typer
 
-from lowtide.cli.clients import label_studio_client
-from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads
 from lowtide.config import load_service_config
+from lowtide.console import err, out
+from lowtide.services.clients import label_studio_client
 
 app = typer.Typer(help="The Label Studio side.", no_args_is_help=True)
 

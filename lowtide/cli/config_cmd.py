@@ -7,9 +7,9 @@ from pathlib import Path
 
 import typer
 
-from lowtide.cli.console import err, out
 from lowtide.cli.usage import RUN_CONFIG, reads
 from lowtide.config import dump_run_config, load_run_config
+from lowtide.console import err, out
 
 app = typer.Typer(help="Show or check a run config; list every key.", no_args_is_help=True)
 READS_RUN_CONFIG = reads(*RUN_CONFIG)  # --config and --section.key=value overrides

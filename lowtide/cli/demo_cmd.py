@@ -13,14 +13,14 @@ from pathlib import Path
 import typer
 
 from lowtide.cli import services_cmd
-from lowtide.cli.clients import label_studio_client
-from lowtide.cli.console import err, out
 from lowtide.cli.model_cmd import tiny
-from lowtide.cli.train_cmd import run_training
 from lowtide.config import RunConfig, load_run_config
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.services import labelstudio
+from lowtide.services.clients import label_studio_client
 from lowtide.services.credentials import ensure_credentials, load_env_file_into_environ
+from lowtide.training import run_training
 
 QUICKSTART = Path("configs/quickstart.yaml")
 DEMO_PROMPTS = ["Name a color.", "What is two plus three?", "What does the cow say?"]
@@ -126,9 +126,9 @@ def _close_the_loop(
     from annotation.export import export_annotations
     from annotation.reward_model.data import load_rm_data
     from annotation.reward_model.train import RMTrainSettings
-    from lowtide.cli.rm_cmd import train_with_progress
     from lowtide.demo.scripted_reviewer import review_task
     from lowtide.loop.stages import review_run
+    from lowtide.training import train_with_progress
 
     if not routed.project_id or not routed.imported:
         raise UserError("no rollouts reached Label Studio: nothing to review")

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from lowtide.cli.clients import label_studio_client
-from lowtide.cli.console import err, out
 from lowtide.config import load_service_config
+from lowtide.console import err, out
+from lowtide.services.clients import label_studio_client
 
 if TYPE_CHECKING:
     from annotation.agreement import AgreementReport

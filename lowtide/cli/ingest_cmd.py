@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from lowtide.cli.console import err, out
-from lowtide.cli.interrupts import Interrupt, stop_after_the_step
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from lowtide.interrupts import Interrupt, stop_after_the_step
 
 if TYPE_CHECKING:  # the follower loads only when the command runs
     from sampling.sources.ingest.follower import IngestStats

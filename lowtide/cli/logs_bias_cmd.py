@@ -13,8 +13,8 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lowtide.cli.console import err, out
 from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 
 if TYPE_CHECKING:

@@ -13,8 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from lowtide.cli import logs_bias_cmd, logs_report_cmd, logs_search_cmd
-from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from rl.suggest import did_you_mean
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import typer
 
-from lowtide.cli.console import err, out
 from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 
 MAX_PROBLEMS_SHOWN = 5

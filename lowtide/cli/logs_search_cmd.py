@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lowtide.cli.console import err, out
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 
 if TYPE_CHECKING:  # DuckDB and the search modules load only when the command runs

@@ -8,11 +8,11 @@ import typer
 from rich.table import Table
 
 from annotation.errors import AnnotationError
-from lowtide.cli.clients import require_api_key
-from lowtide.cli.console import err, out
 from lowtide.config import load_run_config
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.loop.settings import SCRIPTED_REVIEWER_EMAIL
+from lowtide.services.clients import require_api_key
 
 
 def loop(

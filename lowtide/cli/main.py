@@ -24,9 +24,9 @@ from lowtide.cli import (
     train_cmd,
     worker_cmd,
 )
-from lowtide.cli.console import err
 from lowtide.cli.extras import missing_extra
 from lowtide.cli.usage import RUN_CONFIG, click_error_line, click_errors, reads
+from lowtide.console import err
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from lowtide.cli.console import err
+from lowtide.console import err
 
 app = typer.Typer(help="Build local models.", no_args_is_help=True)
 

@@ -13,9 +13,9 @@ from types import FrameType
 
 import typer
 
-from lowtide.cli.console import err
 from lowtide.cli.usage import reads
 from lowtide.config import load_service_config
+from lowtide.console import err
 from lowtide.errors import UsageError, UserError
 from lowtide.integrations import CONFIG_VAR
 from lowtide.openrlhf import load_function, reward_file_text, start_routing

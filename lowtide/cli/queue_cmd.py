@@ -13,11 +13,11 @@ from rich.table import Table
 
 from annotation import ledger
 from annotation.config import AnnotationConfig
-from lowtide.cli.clients import redis_errors
-from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads, split_overrides
 from lowtide.config import load_service_config
+from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from lowtide.services.clients import redis_errors
 from sampling.config import QueueConfig, mask_url_password
 from sampling.transport import queue_admin
 

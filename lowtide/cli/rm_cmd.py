@@ -6,12 +6,11 @@ import time
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from lowtide.cli.console import err, out
 from lowtide.cli.usage import reads
 from lowtide.config import ServiceConfig, load_service_config
+from lowtide.console import err, out
 
 app = typer.Typer(help="Train, evaluate and compare reward models.", no_args_is_help=True)
 DataOption = typer.Option(
@@ -61,7 +60,7 @@ def train(
     """Bradley-Terry on preference pairs (+ a regression on ratings), warm-started from --base;
     held-out accuracy before and after; saved with save_pretrained and a model card."""
     from annotation.reward_model.train import RMTrainSettings
-    from lowtide.cli.train_cmd import build_tracker
+    from lowtide.training import build_tracker, train_with_progress
 
     # Without a config file, the log goes to the console only.
     service = _config(ctx, config, *([] if config else ["--logger.name=[console]"]))
@@ -106,40 +105,6 @@ def train(
         f"  rewards: [{{type: reward_model, path: {out_dir}}}]",
         markup=False,
     )
-
-
-def train_with_progress(rm_data, base: Path, out_dir: Path, settings, tracker=None):
-    """train_reward_model with a progress bar on stderr and, given a tracker, rm/* metrics."""
-    from annotation.reward_model.train import train_reward_model
-
-    columns = (TextColumn("rm step"), MofNCompleteColumn(), BarColumn(), TimeElapsedColumn(),
-               TextColumn("{task.description}"))  # fmt: skip
-    with Progress(*columns, console=err) as progress:
-        task = progress.add_task("", total=None)
-
-        def on_step(step: int, total: int, metrics: dict[str, float]) -> None:
-            progress.update(task, completed=step, total=total,
-                            description=f"loss {metrics['rm/loss']:.4f}")  # fmt: skip
-            if tracker is not None:
-                tracker.on_stage("step_end", step, metrics, [])
-
-        report = train_reward_model(rm_data, base, out_dir, settings, on_step)
-    if tracker is not None:
-        tracker.on_stage("step_end", report.steps + 1, _eval_metrics(report), [])
-    return report
-
-
-def _eval_metrics(report) -> dict[str, float]:
-    metrics = {}
-    for name, value in (
-        ("rm/heldout_pair_accuracy", report.after.pair_accuracy),
-        ("rm/heldout_pair_accuracy_parent", report.before.pair_accuracy),
-        ("rm/heldout_rating_spearman", report.after.rating_spearman),
-        ("rm/heldout_rating_spearman_parent", report.before.rating_spearman),
-    ):
-        if value is not None:
-            metrics[name] = value
-    return metrics
 
 
 @app.command("eval", cls=reads("export"))

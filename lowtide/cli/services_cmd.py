@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from lowtide.cli.console import err, out
+from lowtide.console import err, out
 from lowtide.services import labelstudio, postgres
 from lowtide.services.credentials import ensure_credentials
 from lowtide.services.process import is_running

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING
 import redis
 import typer
 
-from lowtide.cli.clients import redis_errors, require_api_key
-from lowtide.cli.console import err
 from lowtide.config import ServiceConfig, load_service_config
+from lowtide.console import err
 from lowtide.errors import UsageError, UserError
+from lowtide.services.clients import redis_errors, require_api_key
 from sampling.transport.producer import annotation_queue
 
 if TYPE_CHECKING:  # the worker's modules load the Label Studio SDK: only when a worker runs

@@ -140,7 +140,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 def selection_reasons(annotation: AnnotationConfig, run_ids: Collection[str]) -> dict[str, str]:
     """{sample_id: selected_by.reason} of the reviewed tasks of these runs, from their task data
     in the project."""
-    from lowtide.cli.clients import label_studio_client
+    from lowtide.services.clients import label_studio_client
 
     found: dict[str, str] = {}
     with label_studio_client(annotation) as client:

@@ -17,8 +17,8 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from annotation.export import ExportPaths
-from lowtide.cli.console import err
 from lowtide.config import RunConfig
+from lowtide.console import err
 from lowtide.errors import UsageError
 from lowtide.loop.budget_shares import (
     LearnedShares,
@@ -79,8 +79,8 @@ class LoopRunner:
     # ---- stages ----------------------------------------------------------------------------
 
     def _train(self, number: int) -> dict[str, Any]:
-        from lowtide.cli.train_cmd import run_training
         from lowtide.loop.stages import routed_count
+        from lowtide.training import run_training
 
         config = self.round_config(number)
         shares = self._budget_shares(config)
@@ -153,7 +153,7 @@ class LoopRunner:
     def _reward_model(self, number: int) -> dict[str, Any]:
         from annotation.reward_model.data import RMDataError, load_rm_data
         from annotation.reward_model.train import RMTrainSettings
-        from lowtide.cli.rm_cmd import train_with_progress
+        from lowtide.training import train_with_progress
 
         parent = self._reward_model_for(number)
         exported = self.state.done(number, "export") or {}
@@ -248,7 +248,7 @@ class LoopRunner:
         return self.initial_reward_model
 
     def _unreviewed(self, project_ids: list[int], number: int) -> int:
-        from lowtide.cli.clients import label_studio_client
+        from lowtide.services.clients import label_studio_client
 
         with label_studio_client(self.base.annotation) as client:
             run_id = self.run_id(number)

@@ -66,7 +66,7 @@ class RunTasks:
 def run_tasks(annotation: AnnotationConfig, run_id: str) -> RunTasks:
     """Count `run_id`'s tasks in each project of the series."""
     from annotation.series import series_projects
-    from lowtide.cli.clients import label_studio_client
+    from lowtide.services.clients import label_studio_client
 
     with label_studio_client(annotation) as client:
         projects = series_projects(client.projects_titled, annotation.project)
@@ -161,7 +161,7 @@ def export_reviews(
     beside it (`reviews.preferences.jsonl`, where a comparison's orders are): (that file, the
     reviewed tasks: rated samples and comparisons)."""
     from annotation.export import ExportPaths, export_annotations
-    from lowtide.cli.clients import label_studio_client
+    from lowtide.services.clients import label_studio_client
 
     exported = ExportPaths.beside(out_dir / "annotations.jsonl")
     with label_studio_client(annotation) as client:

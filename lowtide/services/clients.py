@@ -1,5 +1,5 @@
-"""What the commands share about the services: the Label Studio client, the message for a
-missing token, and the one message for Redis being out of reach."""
+"""What the commands and the loop share about the services: the Label Studio client, the
+message for a missing token, and the one message for Redis being out of reach."""
 
 from __future__ import annotations
 

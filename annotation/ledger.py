@@ -65,11 +65,16 @@ class ImportedSet:
     filter of the same ids (about 1.2 bytes a sample at `capacity`, one false positive in a
     hundred lookups). Once a project has rolled over its set may expire (`retire`); the filter
     stays, so a late copy of one of its samples is still caught: a filter hit is only a maybe,
-    which the caller confirms in Label Studio (a filter never misses an id it holds)."""
+    which the caller confirms in Label Studio (a filter never misses an id it holds).
+
+    A retired project is read from its filter alone, even while its set lives: an import that
+    was on its way when the project filled may mark ids after the set expired, which makes a
+    new set holding only those, and that set must neither be trusted as whole nor kept."""
 
     def __init__(self, connection: redis.Redis, key: str, capacity: int = 100_000) -> None:
         self.connection = connection
         self.key = key
+        self.retired_key = f"{key}:retired"  # the set's lifetime in seconds, once retired
         self.filter = BloomFilter(connection, f"{key}:filter", capacity)
 
     def known(self, sample_ids: list[str]) -> set[str]:
@@ -88,15 +93,24 @@ class ImportedSet:
 
     def mark(self, sample_ids: Iterable[str]) -> None:
         ids = list(sample_ids)
-        if ids:
-            pipe = self.connection.pipeline(transaction=False)
-            pipe.sadd(self.key, *ids)
-            self.filter.add(pipe, ids)
-            pipe.execute()
+        if not ids:
+            return
+        pipe = self.connection.pipeline(transaction=False)
+        pipe.sadd(self.key, *ids)
+        self.filter.add(pipe, ids)
+        pipe.get(self.retired_key)
+        pipe.ttl(self.key)
+        *_, keep_s, ttl = pipe.execute()
+        if keep_s is not None and ttl == -1:  # a late mark re-made a retired set: it expires too
+            self.connection.expire(self.key, max(1, int(keep_s)))
 
     def exact(self) -> bool:
-        """The exact set is still there (it expires after the project rolled over)."""
-        return bool(self.connection.exists(self.key))
+        """The exact set is whole: it is there and the project has not been retired."""
+        pipe = self.connection.pipeline(transaction=False)
+        pipe.exists(self.key)
+        pipe.exists(self.retired_key)
+        lives, retired = pipe.execute()
+        return bool(lives) and not retired
 
     def count(self) -> int:
         """Samples marked (while the exact set lives)."""
@@ -104,8 +118,13 @@ class ImportedSet:
 
     def retire(self, after_s: float) -> None:
         """Let the exact set expire `after_s` from now (a project that rolled over: imports
-        still on their way to it have that long to finish); the filter is kept."""
-        self.connection.expire(self.key, max(1, int(after_s)))
+        still on their way to it have that long to finish); the filter is kept and answers
+        for the project from now on."""
+        keep_s = max(1, int(after_s))
+        pipe = self.connection.pipeline(transaction=False)
+        pipe.set(self.retired_key, keep_s)
+        pipe.expire(self.key, keep_s)
+        pipe.execute()
 
 
 class BloomFilter:

@@ -361,12 +361,13 @@ def task_counts(side: Side, project_ids: list[int]) -> tuple[int, int]:
 
 def imported_state(connection, sets: list) -> dict[str, tuple[str, int, int]]:
     """{key: (type, members or bits, bytes)} of the projects' imported-id state: each one's
-    exact set (while it lives) and its Bloom filter (ledger.ImportedSet)."""
+    exact set (while it lives), its Bloom filter and its retired mark (ledger.ImportedSet)."""
     found = {}
-    for key in [k for held in sets for k in (held.key, held.filter.key)]:
+    for key in [k for held in sets for k in (held.key, held.filter.key, held.retired_key)]:
         kind = connection.type(key).decode()
         if kind == "none":
             continue
+        # A set's members; a filter's bits (and the retired mark's few bytes, as bits).
         size = connection.scard(key) if kind == "set" else connection.strlen(key) * 8
         found[key] = (kind, size, connection.memory_usage(key, samples=0) or 0)
     return found
@@ -483,7 +484,8 @@ def report_rollover(result: dict) -> None:
           f"{met(result['lost'] == 0 and result['duplicated'] == 0)}")  # fmt: skip
     total = sum(nbytes for _, _, nbytes in result["keys"].values())
     for key, (kind, size, nbytes) in result["keys"].items():
-        what = f"exact set of {size:,} ids" if kind == "set" else f"filter of {size:,} bits"
+        what = (f"exact set of {size:,} ids" if kind == "set" else "retired mark"
+                if key.endswith(":retired") else f"filter of {size:,} bits")  # fmt: skip
         print(f"  project {key.split(':')[4]}: {what}, {nbytes:,} bytes")
     sets = [(size, nbytes) for kind, size, nbytes in result["keys"].values() if kind == "set"]
     per_sample = sum(b for _, b in sets) / max(1, sum(s for s, _ in sets)) if sets else 0.0

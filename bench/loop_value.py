@@ -82,10 +82,10 @@ with (bench/loop_value/provenance.py): sha256 of the tiny policy (with its token
 reward model's base and of the starting reward model, the commit, torch and its CPU kernels.
 Same hashes, commit and kernels on one thread give the same figures; the starting reward model
 is built once into <out> and reused while the policy's files are the same (`--rebuild` to build
-it again). Default seeds: 4. A seed of cool_and_short took 196 s of CPU (one thread, all
-default methods, the rule run), so 4 seeds of the three tasks is ~39 min, within the 45-minute
-goal, and 5 would not be (~49 min); the intervals of 3 seeds were still wide
-(docs/benchmarks.md).
+it again). Default seeds: 4, chosen when a seed of cool_and_short took 196 s of CPU (five
+methods). With `budget_adaptive` added a seed took 220-278 s of CPU (one thread, all default
+methods, the rule run; docs/loop.md), so 3 seeds of the three tasks took 38.5 min, within the
+45-minute goal, and 4 would be ~51 min, past it; the intervals of 3 seeds are still wide.
 """
 
 from __future__ import annotations

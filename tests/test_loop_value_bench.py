@@ -329,6 +329,13 @@ def test_a_model_directory_hash_follows_its_weights_not_its_card(tmp_path: Path)
     first = tree_digest(tmp_path)
     (tmp_path / "README.md").write_text("trained at one")
     assert tree_digest(tmp_path) == first and len(first) == 12
+    # Which transformers release wrote the config is not what the model computes.
+    (tmp_path / "config.json").write_text('{"hidden_size": 8, "transformers_version": "5.1.0"}')
+    with_config = tree_digest(tmp_path)
+    (tmp_path / "config.json").write_text('{"transformers_version": "5.24.0", "hidden_size": 8}')
+    assert tree_digest(tmp_path) == with_config
+    (tmp_path / "config.json").write_text('{"hidden_size": 16, "transformers_version": "5.1.0"}')
+    assert tree_digest(tmp_path) != with_config
     (tmp_path / "model.safetensors").write_bytes(b"other weights")
     assert tree_digest(tmp_path) != first
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import json
 import subprocess
 from collections.abc import Callable
 from pathlib import Path
@@ -20,14 +21,28 @@ _NOT_CONTENT = {"built_from.json", "lowtide_reward_model.json", "README.md", "mo
 
 
 def tree_digest(root: Path) -> str:
-    """sha256 over the directory's files (relative path and bytes, in path order), 12 hex."""
+    """sha256 over the directory's files (relative path and bytes, in path order), 12 hex; a
+    JSON file's `transformers_version` is left out: it says which release wrote the config
+    (`transformers>=5,<6` admits many), not what the model computes."""
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file()):
         if path.name in _NOT_CONTENT:
             continue
         digest.update(str(path.relative_to(root)).encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
+        digest.update(hashlib.sha256(_content(path)).digest())
     return digest.hexdigest()[:12]
+
+
+def _content(path: Path) -> bytes:
+    if path.suffix != ".json":
+        return path.read_bytes()
+    try:
+        data = json.loads(path.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return path.read_bytes()
+    if isinstance(data, dict):
+        data.pop("transformers_version", None)
+    return json.dumps(data, sort_keys=True).encode()
 
 
 def source_digest(builder: Callable[..., Any]) -> str:

@@ -165,7 +165,7 @@ def route_planted_samples(url: str, queue: str, spool: Path) -> None:
         PlainSample(prompt=texts[i], response=texts[-1 - i], reward=0.0, index=i)
         for i in range(len(texts))
     ]
-    config = SamplingConfig(threshold=0.5, max_per_step=1000)
+    config = SamplingConfig(threshold=0.5, max_per_step=1000, max_per_minute=10**6)  # no cap
     down = QueueConfig(redis_url=f"redis://127.0.0.1:{free_port()}/0", name=queue,
                        spool_dir=str(spool), max_latency_ms=20)  # fmt: skip
     router = Router(config, Producer(down))
@@ -210,6 +210,7 @@ def test_planted_values_are_nowhere(
         "--run_id=planted", "--logger.name=console", f"--logger.save_dir={out / 'logs'}",
         "--logger.log_interval.tables=1", "--logger.redact=true",
         "--sampling.threshold=100", "--sampling.max_per_step=1000",
+        "--sampling.max_per_minute=1000000",  # every rollout: the default cap keeps 20 a minute
         f"--queue.redis_url={own_redis.url}", f"--queue.name={setup.queue_name}",
         f"--queue.spool_dir={out / 'spool'}",
         f"--annotation.labeling_config={REPO / 'configs' / 'label_studio' / 'review.xml'}",

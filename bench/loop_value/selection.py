@@ -30,19 +30,6 @@ Select = Callable[
 ]
 
 
-def select(
-    method: str,
-    candidates: Sequence[Rollout],
-    budget: int,
-    bar: float,
-    seed: int,
-    flags: Sequence[Flag] = (),
-) -> list[int]:
-    """Indices into `candidates` a reviewer sees (at most `budget`, in index order), by a
-    single method's selection."""
-    return sorted(picked(method, candidates, budget, bar, seed, flags))
-
-
 def picked(
     method: str,
     candidates: Sequence[Rollout],
@@ -52,7 +39,8 @@ def picked(
     flags: Sequence[Flag] = (),
     config: BudgetConfig | None = None,
 ) -> dict[int, str]:
-    """`select`'s picks and why each was picked. `config`: a budget method's shares (None: the
+    """Indices into `candidates` a reviewer sees (at most `budget`), each with why it was
+    picked, by a single method's selection. `config`: a budget method's shares (None: the
     configured defaults, which is also where an adaptive budget starts)."""
     return _METHODS[method](candidates, budget, bar, seed, flags, config)
 

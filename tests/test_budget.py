@@ -9,7 +9,7 @@ import random
 import shutil
 import threading
 import time
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import replace
 from pathlib import Path
 
@@ -329,6 +329,22 @@ def test_per_round_the_budget_is_spent_once_when_the_round_ends() -> None:
     assert metrics["sampling/budget_spent"] == (12, "sum")
     assert metrics["sampling/budget_left"] == (0, "sum")
     assert metrics["sampling/selected"] == (12, "sum")  # the picks since the previous call
+
+
+def test_a_full_pool_pushes_out_its_oldest_samples_and_a_pick_leaves_it() -> None:
+    """The pool keeps each call's batch whole; past `pool_max` the oldest samples go (a batch
+    cut in the middle), and a round picks only among the samples still held, each once."""
+    producer = FakeProducer()
+    router = Router(budget_config(30, "round", pool_max=10, window_steps=None), producer)
+    batches = [batch(step, 4) for step in range(1, 5)]
+    for step, samples in enumerate(batches, start=1):
+        router.route(samples, BatchInfo("run", step))
+    assert router.budget.stats.pushed_out == 6  # 16 pooled, 10 held
+    router.close()
+    picked = {parse_record(record).response for record in producer.records}
+    held = [sample.response for samples in batches for sample in samples][6:]
+    assert picked == set(held)  # the newest 10: half of step 2's batch, steps 3 and 4
+    assert router.budget._pool == deque()  # every pick left the pool
 
 
 def test_per_hour_never_more_than_the_budget_in_any_hour() -> None:

@@ -2,12 +2,13 @@
 `sampling.budget.adaptive` (lowtide/loop/budget_shares.py).
 
 After each round, every review of the method so far feeds the product's
-`sampling.selection.budget_learning`: a rated pick is a `Review` (why it was picked, the reward
-it was trained with, the oracle's rating, its round: rewards of different rounds come from
-different reward models), a comparison is a `Compared` (why its group was picked, the rewards of
-the orders the oracle gave). `credits` and `next_shares` split the next round's budget from the
-configured shares, and `Shares.applied_to` makes the round's BudgetConfig, as the loop runner
-does. Nothing here computes a credit: the product's functions do, so the bench measures them.
+`sampling.selection.budget_learning` through the loop's own `learned_from`: a rated pick is a
+`Review` (why it was picked, the reward it was trained with, the oracle's rating, its round:
+rewards of different rounds come from different reward models), a comparison is a `Compared`
+(why its group was picked, the rewards of the orders the oracle gave). The next round's budget
+is split from the configured shares, and `Shares.applied_to` makes the round's BudgetConfig, as
+the loop runner does. Nothing here computes a credit: the product's functions do, so the bench
+measures them.
 """
 
 from __future__ import annotations
@@ -18,9 +19,9 @@ from dataclasses import dataclass, field
 from bench.loop_value.reviewing import Reviewed
 from bench.loop_value.task import Verdict
 from bench.loop_value.training import Rollout
-from lowtide.loop.budget_shares import LearnedShares
+from lowtide.loop.budget_shares import LearnedShares, learned_from
 from sampling.config import BudgetConfig
-from sampling.selection.budget_learning import Compared, Review, Shares, credits, next_shares
+from sampling.selection.budget_learning import Compared, Review, Shares
 
 
 @dataclass
@@ -45,8 +46,7 @@ class AdaptiveBudget:
         """A round's evidence added to the rounds' before it: the shares of the next round."""
         self.reviews += reviews
         self.compared += compared
-        evidence = credits(self.reviews, self.compared)
-        self.learned = LearnedShares(next_shares(self.configured, evidence), evidence)
+        self.learned = learned_from(self.configured, self.reviews, self.compared)
         return self.learned
 
 

@@ -79,7 +79,14 @@ def learn_shares(
 ) -> LearnedShares:
     """The shares after these rating rows and comparison rows: `reasons` ({sample_id:
     selected_by.reason}) for the rows that do not carry their own."""
-    evidence = credits(reviews_of(rows, reasons), compared_of(comparisons, reasons))
+    return learned_from(budget, reviews_of(rows, reasons), compared_of(comparisons, reasons))
+
+
+def learned_from(
+    budget: BudgetConfig, reviews: Iterable[Review], compared: Iterable[Compared] = ()
+) -> LearnedShares:
+    """The shares after this evidence, with the evidence (what `learn_shares` reads from rows)."""
+    evidence = credits(reviews, compared)
     return LearnedShares(next_shares(budget, evidence), evidence)
 
 

@@ -79,9 +79,9 @@ def review_project_rows(annotation: AnnotationConfig) -> list[tuple[str, str]]:
     if annotation.api_key is None:
         return [("review projects", "not read: LABEL_STUDIO_API_KEY is not set")]
     timeout_s = min(annotation.request_timeout_s, PROJECTS_TIMEOUT_S)
-    api_key = annotation.api_key.get_secret_value()
+    quick = annotation.model_copy(update={"request_timeout_s": timeout_s})
     try:
-        with LabelStudioClient(annotation.label_studio_url, api_key, timeout_s) as client:
+        with LabelStudioClient.from_config(quick) as client:
             projects = series_projects(client.projects_titled, annotation.project)
             counts = [(pid, title, client.count_tasks(pid)) for pid, title in projects]
     except LabelStudioError as error:

@@ -211,7 +211,6 @@ class Batcher:
     ) -> None:
         self.router = routing.router
         self.info = routing.info
-        self.flush_idle_s = routing.flush_idle_s
         self.decode = decode
         self.window = IdleWindow(routing.flush_idle_s, max_samples=MAX_PENDING, clock=clock)
         generation = dict(self.info.generation)

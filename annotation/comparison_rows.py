@@ -21,6 +21,7 @@ from typing import Any
 
 from annotation.comparison import ComparisonError, Verdict, comparison_pairs
 from annotation.config import AgreementConfig
+from annotation.export_rows import ComparisonRow, PreferenceRow, row_meta
 from annotation.review_results import ResultValues
 
 
@@ -37,7 +38,7 @@ def comparison_review(values: ResultValues) -> dict[str, Any]:
 
 def comparison_row(
     task: Mapping[str, Any], reviews: Sequence[dict[str, Any]], settings: AgreementConfig
-) -> dict[str, Any] | None:
+) -> ComparisonRow | None:
     """The row of one comparison task from its reviewers' latest reviews (None: no review)."""
     data = task.get("data") or {}
     shown = [m for m in data.get("compare") or [] if isinstance(m, Mapping)]
@@ -74,7 +75,7 @@ def comparison_row(
 
 def comparison_preferences(
     row: Mapping[str, Any], settings: AgreementConfig | None = None
-) -> list[dict[str, Any]]:
+) -> list[PreferenceRow]:
     """The preference rows of one comparison row (module docstring), in a stable order."""
     settings = settings or AgreementConfig()
     text = {r["sample_id"]: r["response"] for r in row["responses"]}
@@ -170,30 +171,24 @@ def _better_responses(
 
 def _preference(
     row: Mapping[str, Any], chosen: str, rejected: str, agreement: float
-) -> dict[str, Any]:
+) -> PreferenceRow:
     meta = row["meta"]
     return {
         "prompt": row["prompt"],
         "chosen": chosen,
         "rejected": rejected,
         "sample_id": row["sample_id"],
-        # The keys of a single review's preference meta, so both kinds load as one dataset.
-        "meta": {
-            "better_response": None,
-            "note": None,
-            "run_id": meta.get("run_id"),
-            "step": meta.get("step"),
-            "reward": None,
-            "task_id": meta.get("task_id"),
-            "annotation_id": meta.get("annotation_id"),
-            "annotator_id": meta.get("annotator_id"),
-            "annotated_at": meta.get("annotated_at"),
-            "reviewers": meta.get("verdicts"),
-            "rating_mean": None,
-            "rating_spread": None,
-            "agreed": True,
-            "agreement": round(agreement, 4),
-            "reviews": [],
-            "suggestion": None,
-        },
+        # The meta of a single review's preference (the same keys), so both load as one dataset.
+        "meta": row_meta(
+            run_id=meta.get("run_id"),
+            step=meta.get("step"),
+            task_id=meta.get("task_id"),
+            selected_by=meta.get("selected_by"),
+            annotation_id=meta.get("annotation_id"),
+            annotator_id=meta.get("annotator_id"),
+            annotated_at=meta.get("annotated_at"),
+            reviewers=meta.get("verdicts"),
+            agreed=True,
+            agreement=round(agreement, 4),
+        ),
     }

@@ -52,6 +52,14 @@ from annotation.agreement import (
 from annotation.comparison_rows import comparison_preferences, comparison_review, comparison_row
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
+from annotation.export_rows import (
+    PreferenceRow,
+    RatingReview,
+    RatingRow,
+    dataset_features,
+    row_meta,
+    with_every_meta_key,
+)
 from annotation.labelstudio import LabelStudioClient
 from annotation.review_form import ReviewForm
 from annotation.review_results import read_result
@@ -131,37 +139,32 @@ def task_reviews(task: Mapping[str, Any]) -> list[dict[str, Any]]:
     return sorted((_review(task, a) for a in latest.values()), key=_review_order)
 
 
-def rating_row(
-    task: Mapping[str, Any], rule: AgreementRule = AgreementRule()
-) -> dict[str, Any] | None:
+def rating_row(task: Mapping[str, Any], rule: AgreementRule = AgreementRule()) -> RatingRow | None:
     """The rating row of one task, from every reviewer's vote; None if there is no vote, or
     the task carries no sample_id (not imported by lowtide)."""
     data = task.get("data") or {}
     reviews = task_reviews(task)
     if not reviews or not data.get("sample_id"):
         return None
-    row = {
+    reward = data.get("reward")
+    row: RatingRow = {
         "prompt": str(data.get("prompt", "")),
         "response": str(data.get("response", "")),
         "rating": None,
         "categories": [],
         "sample_id": str(data["sample_id"]),
-        "meta": {
-            "better_response": None,
-            "note": None,
-            "run_id": data.get("run_id"),
-            "step": data.get("step"),
-            "reward": data.get("reward") if isinstance(data.get("reward"), int | float) else None,
-            "task_id": task.get("id"),
-            "selected_by": data.get("selected_by"),  # why it was picked (None: older tasks)
-        },
+        "meta": row_meta(
+            run_id=data.get("run_id"),
+            step=data.get("step"),
+            reward=reward if isinstance(reward, int | float) else None,
+            task_id=task.get("id"),
+            selected_by=data.get("selected_by"),  # why it was picked (None: older tasks)
+        ),
     }
     return with_reviews(row, reviews, rule)
 
 
-def with_reviews(
-    row: dict[str, Any], reviews: list[dict[str, Any]], rule: AgreementRule
-) -> dict[str, Any]:
+def with_reviews(row: RatingRow, reviews: list[RatingReview], rule: AgreementRule) -> RatingRow:
     """`row` with `reviews` (one per reviewer) and what follows from them: the aggregate
     rating and categories, agreement, and the latest review's text and ids."""
     reviews = sorted(reviews, key=_review_order)
@@ -190,9 +193,7 @@ def with_reviews(
     return row
 
 
-def preference_rows(
-    row: Mapping[str, Any], settings: AgreementConfig | None = None
-) -> list[dict[str, Any]]:
+def preference_rows(row: RatingRow, settings: AgreementConfig | None = None) -> list[PreferenceRow]:
     """One preference per distinct better response the sample's reviewers wrote (most
     written first), when its reviewers agree (or `settings.preferences` is "all")."""
     settings = settings or AgreementConfig()
@@ -234,9 +235,7 @@ def better_responses(
     return sorted(authors.items(), key=lambda item: -len(item[1]))  # sorted() is stable
 
 
-def preference_row(
-    row: Mapping[str, Any], settings: AgreementConfig | None = None
-) -> dict[str, Any] | None:
+def preference_row(row: RatingRow, settings: AgreementConfig | None = None) -> PreferenceRow | None:
     """The first of `preference_rows`: all there is with one reviewer."""
     rows = preference_rows(row, settings)
     return rows[0] if rows else None
@@ -341,7 +340,7 @@ def _merged(
 def _regrouped(row: dict[str, Any], rule: AgreementRule) -> dict[str, Any]:
     """A stored row with its aggregate recomputed under `rule`; a row of an older version
     (one reviewer, no `meta.reviews`) becomes one with that single review."""
-    meta = dict(row.get("meta") or {})
+    meta = with_every_meta_key(row.get("meta"))
     reviews = reviews_of(row)
     if not reviews:
         reviews = [
@@ -354,6 +353,7 @@ def _regrouped(row: dict[str, Any], rule: AgreementRule) -> dict[str, Any]:
                 "better_response": meta.get("better_response"),
                 "note": meta.get("note"),
                 "annotated_at": str(meta.get("annotated_at") or ""),
+                "suggestion": None,
             }
         ]
     return with_reviews({**row, "meta": meta}, [dict(r) for r in reviews], rule)
@@ -506,69 +506,17 @@ def _write_json(path: Path, value: Any) -> None:
     write_text_atomically(path, json.dumps(value, indent=2) + "\n")
 
 
-def _write_datasets(path: Path, ratings: list[dict], preferences: list[dict]) -> None:
+def _write_datasets(path: Path, ratings: list[RatingRow], preferences: list[PreferenceRow]) -> None:
     import datasets  # heavy: only when something is written
 
     datasets.disable_progress_bars()
 
-    suggestion = {  # annotation.suggestions.suggestion_outcome; None: the task had none
-        "model_version": datasets.Value("string"),
-        "score": datasets.Value("float64"),
-        "rating": datasets.Value("int64"),
-        "categories": datasets.List(datasets.Value("string")),
-        "accepted": datasets.Value("bool"),
-        "changed": datasets.List(datasets.Value("string")),
-    }
-    meta = datasets.Features(
-        {
-            "better_response": datasets.Value("string"),
-            "note": datasets.Value("string"),
-            "run_id": datasets.Value("string"),
-            "step": datasets.Value("int64"),
-            "reward": datasets.Value("float64"),
-            "task_id": datasets.Value("int64"),
-            "annotation_id": datasets.Value("int64"),
-            "annotator_id": datasets.Value("int64"),
-            "annotated_at": datasets.Value("string"),
-            "reviewers": datasets.Value("int64"),
-            "rating_mean": datasets.Value("float64"),
-            "rating_spread": datasets.Value("int64"),
-            "agreed": datasets.Value("bool"),
-            "agreement": datasets.Value("float64"),
-            "reviews": datasets.List(
-                {
-                    "reviewer": datasets.Value("int64"),
-                    "task_id": datasets.Value("int64"),
-                    "annotation_id": datasets.Value("int64"),
-                    "rating": datasets.Value("int64"),
-                    "categories": datasets.List(datasets.Value("string")),
-                    "better_response": datasets.Value("string"),
-                    "note": datasets.Value("string"),
-                    "annotated_at": datasets.Value("string"),
-                    "suggestion": suggestion,
-                }
-            ),
-            "suggestion": suggestion,
-        }
-    )
-    text = datasets.Value("string")
-    rating_features = datasets.Features(
-        {
-            "prompt": text,
-            "response": text,
-            "rating": datasets.Value("int64"),
-            "categories": datasets.List(text),
-            "sample_id": text,
-            "meta": meta,
-        }
-    )
-    preference_features = datasets.Features(
-        {"prompt": text, "chosen": text, "rejected": text, "sample_id": text, "meta": meta}
-    )
     dataset = datasets.DatasetDict(
         {
-            "ratings": _dataset(datasets, ratings, rating_features),
-            "preferences": _dataset(datasets, preferences, preference_features),
+            "ratings": _dataset(datasets, ratings, dataset_features(RatingRow, datasets)),
+            "preferences": _dataset(
+                datasets, preferences, dataset_features(PreferenceRow, datasets)
+            ),
         }
     )
     staging = path.with_name(f".{path.name}.new")

@@ -169,7 +169,8 @@ def test_rows_of_older_exports_are_read_as_one_review() -> None:
     assert upgraded["rating"] == 2 and upgraded["categories"] == ["format"]
     assert upgraded["meta"]["reviews"] == [
         {"reviewer": 1, "task_id": 3, "annotation_id": 4, "rating": 2, "categories": ["format"],
-         "better_response": "b", "note": None, "annotated_at": "2024-01-01T00:00:00Z"}
+         "better_response": "b", "note": None, "annotated_at": "2024-01-01T00:00:00Z",
+         "suggestion": None}  # older versions made no suggestions
     ]  # fmt: skip
     assert upgraded["meta"]["agreed"] and preference_rows(upgraded)[0]["chosen"] == "b"
     assert _regrouped(upgraded, AgreementRule()) == upgraded  # stable: nothing to rewrite

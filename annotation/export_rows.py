@@ -1,0 +1,198 @@
+"""The rows `lowtide export` writes, typed: one schema that the JSONL files and the HuggingFace
+dataset (`annotations.hf/`) both follow.
+
+Rows stay plain dicts (they are JSON lines, read back by other tools), typed with `TypedDict`s
+so that a key is named once: the export builds every meta with `row_meta`, and
+`dataset_features` derives the dataset's columns from these classes, so a field added here
+reaches both files and a field left out of here is caught by the tests
+(tests/test_export_rows.py), never dropped silently. `selected_by` (sampling.records.Selection,
+versioned with the record) is kept whole as JSON.
+
+Readers of these files (annotation/reward_model/data.py, the loop) still read defensively:
+the files may come from older versions or be edited by hand.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any, TypedDict, Union
+
+# Why a sample was picked: sampling.records.Selection as the task carried it (None: older tasks).
+SelectedBy = dict[str, Any]
+
+
+class SuggestionOutcome(TypedDict):
+    """What became of a task's machine suggestion in one review (annotation/suggestions.py)."""
+
+    model_version: str
+    score: float | None
+    rating: int
+    categories: list[str]
+    accepted: bool
+    changed: list[str]  # the suggested fields the reviewer changed: "rating", "categories"
+
+
+class RatingReview(TypedDict):
+    """One reviewer's vote on a single-response task: their latest annotation."""
+
+    reviewer: int | None  # the Label Studio user id
+    task_id: int | None
+    annotation_id: int | None
+    rating: int | None
+    categories: list[str]
+    better_response: str | None
+    note: str | None
+    annotated_at: str
+    suggestion: SuggestionOutcome | None  # None: the task had no suggestion
+
+
+class RowMeta(TypedDict):
+    """Where a row came from and what its reviewers said (annotation/export.py)."""
+
+    better_response: str | None
+    note: str | None
+    run_id: str | None
+    step: int | None
+    reward: float | None
+    task_id: int | None
+    selected_by: SelectedBy | None
+    annotation_id: int | None
+    annotator_id: int | None
+    annotated_at: str | None
+    reviewers: int | None
+    rating_mean: float | None
+    rating_spread: int | None
+    agreed: bool | None
+    agreement: float | None
+    reviews: list[RatingReview]
+    suggestion: SuggestionOutcome | None
+
+
+class RatingRow(TypedDict):
+    """`annotations.jsonl`: one reviewed sample."""
+
+    prompt: str
+    response: str
+    rating: int | None
+    categories: list[str]
+    sample_id: str
+    meta: RowMeta
+
+
+class PreferenceRow(TypedDict):
+    """`annotations.preferences.jsonl`: the form TRL's RewardTrainer reads."""
+
+    prompt: str
+    chosen: str
+    rejected: str
+    sample_id: str
+    meta: RowMeta
+
+
+class ComparedShown(TypedDict):
+    """One response of a comparison task, as the reviewer saw it."""
+
+    label: str
+    sample_id: str
+    response: str
+    reward: float | None
+
+
+class ComparisonReview(TypedDict):
+    """One reviewer's verdict on a comparison task."""
+
+    reviewer: int | None
+    task_id: int | None
+    annotation_id: int | None
+    annotated_at: str
+    best: str | None  # a label: "A", "B", ...
+    worst: str | None
+    categories: list[str]  # what went wrong with the worst
+    better_response: str | None
+    note: str | None
+
+
+class ComparisonMeta(TypedDict):
+    run_id: str | None
+    step: int | None
+    task_id: int | None
+    selected_by: SelectedBy | None
+    annotation_id: int | None
+    annotator_id: int | None
+    annotated_at: str | None
+    reviewers: int
+    verdicts: int  # reviews that named a shown best and worst
+    agreed: bool
+    agreement: float
+    disputed: list[list[str]]  # pairs of sample ids the reviewers ordered both ways
+    reviews: list[ComparisonReview]
+
+
+class ComparisonRow(TypedDict):
+    """`annotations.comparisons.jsonl`: one reviewed comparison task
+    (annotation/comparison_rows.py)."""
+
+    prompt: str
+    responses: list[ComparedShown]
+    sample_id: str
+    meta: ComparisonMeta
+
+
+def row_meta(**known: Any) -> RowMeta:
+    """A RowMeta with every key: `known`'s values, None (or no reviews) for the rest. An unknown
+    key is a bug here, not a new column: it raises."""
+    unknown = set(known) - set(RowMeta.__annotations__)
+    if unknown:
+        raise TypeError(f"not a field of RowMeta: {', '.join(sorted(unknown))}")
+    meta: dict[str, Any] = dict.fromkeys(RowMeta.__annotations__)
+    meta["reviews"] = []
+    meta.update(known)
+    return typing.cast(RowMeta, meta)
+
+
+def with_every_meta_key(meta: Any) -> RowMeta:
+    """A stored row's meta (an older version's may lack keys) with every key of RowMeta; keys
+    it has beyond them are kept (the JSONL keeps them; the dataset has no column for them)."""
+    known = dict(meta) if isinstance(meta, dict) else {}
+    return typing.cast(RowMeta, {**row_meta(), **known})
+
+
+_SCALARS = {str: "string", int: "int64", float: "float64", bool: "bool"}
+
+
+def dataset_features(row_type: type, datasets: Any) -> Any:
+    """`datasets.Features` for rows of `row_type` (RatingRow, PreferenceRow), read from its
+    type hints: str/int/float/bool columns, lists, nested TypedDicts as structs, a free-form
+    mapping (`selected_by`) as JSON; `X | None` is X (the column is nullable)."""
+    return datasets.Features(_struct(row_type, datasets))
+
+
+def _struct(typed: type, datasets: Any) -> dict[str, Any]:
+    hints = typing.get_type_hints(typed)
+    return {
+        name: _feature(hint, datasets, f"{typed.__name__}.{name}") for name, hint in hints.items()
+    }
+
+
+def _feature(hint: Any, datasets: Any, where: str) -> Any:
+    hint = _without_none(hint)
+    if hint in _SCALARS:
+        return datasets.Value(_SCALARS[hint])
+    origin = typing.get_origin(hint)
+    if origin is list:
+        (item,) = typing.get_args(hint)
+        return datasets.List(_feature(item, datasets, f"{where}[]"))
+    if origin is dict:
+        return datasets.Json()
+    if typing.is_typeddict(hint):
+        return _struct(hint, datasets)
+    raise TypeError(f"{where}: no dataset column for {hint!r}")
+
+
+def _without_none(hint: Any) -> Any:
+    if typing.get_origin(hint) in (Union, types.UnionType):
+        rest = [arg for arg in typing.get_args(hint) if arg is not type(None)]
+        if len(rest) == 1:
+            return rest[0]
+    return hint

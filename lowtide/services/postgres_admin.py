@@ -27,15 +27,24 @@ def connect() -> psycopg.Connection:
 
 def ensure(connection: psycopg.Connection, database: str, role: str, password: str) -> None:
     """The role (a fresh password every time, so none is stored) and its database, once."""
-    role_id, db_id = sql.Identifier(role), sql.Identifier(database)
+    ensure_role(connection, role, password)
+    found = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,))
+    if found.fetchone() is None:
+        connection.execute(
+            sql.SQL("CREATE DATABASE {} OWNER {}").format(
+                sql.Identifier(database), sql.Identifier(role)
+            )
+        )
+
+
+def ensure_role(connection: psycopg.Connection, role: str, password: str) -> None:
     exists = connection.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone()
     verb = sql.SQL("ALTER" if exists else "CREATE")
     connection.execute(
-        sql.SQL("{} ROLE {} WITH LOGIN PASSWORD {}").format(verb, role_id, sql.Literal(password))
+        sql.SQL("{} ROLE {} WITH LOGIN PASSWORD {}").format(
+            verb, sql.Identifier(role), sql.Literal(password)
+        )
     )
-    found = connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", (database,))
-    if found.fetchone() is None:
-        connection.execute(sql.SQL("CREATE DATABASE {} OWNER {}").format(db_id, role_id))
 
 
 def drop(connection: psycopg.Connection, database: str, role: str) -> None:

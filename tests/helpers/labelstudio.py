@@ -1,5 +1,6 @@
 """One real Label Studio for the test session, in its own virtualenv, on SQLite or on a
-PostgreSQL database of its own, that tests may stop and start again (outage tests)."""
+PostgreSQL database of its own, that tests may stop and start again (outage tests). One on
+SQLite starts on a copy of a migrated data directory (tests/helpers/labelstudio_template.py)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from lowtide.services.labelstudio import ensure_installed, ensure_label_studio, 
 from lowtide.services.postgres import PostgresDatabase
 from lowtide.services.process import free_port, is_running
 from lowtide.services.state import ServiceRegistry
+from tests.helpers.labelstudio_template import migrated_copy, migrated_database
 
 REPO = Path(__file__).resolve().parent.parent.parent
 REVIEW_XML_PATH = REPO / "configs" / "label_studio" / "review.xml"
@@ -30,6 +32,7 @@ class LabelStudioServer:
         self.port = free_port()
         self.url = ""
         self.pid: int | None = None
+        self._started = False
 
     @property
     def api_key(self) -> str:
@@ -37,6 +40,13 @@ class LabelStudioServer:
 
     def start(self) -> None:
         ensure_installed(REPO)
+        if not self._started:  # the first start: on a copy of a migrated Label Studio
+            env_file = self.credentials.env_file
+            if self.database is None:
+                self.credentials = migrated_copy(self.registry.root, env_file)
+            else:
+                self.credentials = migrated_database(self.database, env_file)
+            self._started = True
         with pytest.MonkeyPatch.context() as patch:
             patch.delenv("LABEL_STUDIO_URL", raising=False)  # start our own, never reuse one
             record, _ = ensure_label_studio(

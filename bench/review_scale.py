@@ -215,9 +215,9 @@ def feed(queue, rate: float, until: float, tag: str, stop: threading.Event) -> N
     per_job = max(1, min(500, int(rate * 0.5)))
     started, sent = time.monotonic(), 0
     while time.monotonic() < until and not stop.is_set():
-        due = started + sent / rate
-        if time.monotonic() < due:
-            time.sleep(min(0.05, due - time.monotonic()))
+        wait = started + sent / rate - time.monotonic()  # read the clock once: it moves
+        if wait > 0:
+            time.sleep(min(0.05, wait))
             continue
         enqueue(queue, records(sent, per_job, tag), per_job)
         sent += per_job

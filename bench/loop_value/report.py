@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 BASELINE, LOOP, SMART, BLIND = "no_loop", "threshold", "budget", "budget_no_watch"
+LEARNING = "budget_adaptive"  # the watch too, its shares learned from the reviews so far
 COMPARE = "compare"  # reviews groups: its tasks carry no suggested rating
 TOP = 3  # the blind spot among the top suspects
 
@@ -107,6 +108,9 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
         if BLIND in methods:
             blind = (f"; without the watch: all rounds {_share(*_caught(seeds, BLIND))}, "
                      f"round 1 {_share(*_caught(seeds, BLIND, 0))}")  # fmt: skip
+        if LEARNING in methods:  # reported beside the goal, which reads the fixed shares
+            blind += (f"; budget (adaptive): all rounds {_share(*_caught(seeds, LEARNING))}, "
+                      f"round 1 {_share(*_caught(seeds, LEARNING, 0))}")  # fmt: skip
         met = _five_times(caught[SMART], caught[LOOP]) and _five_times(first[SMART], first[LOOP])
         found.append(Goal(
             "reward hacking caught: share of the starting reward model's top-scored oracle "

@@ -10,7 +10,6 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -75,7 +74,9 @@ def run_training(run_config: RunConfig, config_path: Path | None, overrides: Seq
                 f"resume with     lowtide train ... --run_id={result.run_id} --trainer.resume=true",
                 markup=False,
             )
-        raise typer.Exit(interrupt.exit_code)
+        # The signal's exit code (130 after Ctrl-C), as the second signal's exit has it
+        # (lowtide/interrupts.py): a library ends the process without a command's exception.
+        raise SystemExit(interrupt.exit_code)
     return result
 
 

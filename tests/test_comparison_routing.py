@@ -71,6 +71,15 @@ def test_a_group_with_two_low_rewards_is_one_task_showing_the_best_and_a_spread(
     )
 
 
+def test_the_caps_count_tasks_a_group_is_one_however_many_of_it_are_picked() -> None:
+    # The three lowest rewards are all of group 0: counting samples, a cap of 2 would send one
+    # task (group 0's) and leave group 1 out.
+    samples = [*group("Q?", [0.0, 0.01, 0.02, 0.9]), *group("R?", [0.1, 0.8, 0.7], 1, 4)]
+    for cap in ({"max_per_step": 2}, {"max_per_minute": 2}):
+        records = routed({"threshold": 0.2, "compare_size": 4, **cap}, samples)
+        assert sorted(parse_record(r).prompt for r in records) == ["Q?", "R?"], cap
+
+
 def test_a_selected_sample_alone_in_its_group_is_counted_not_sent() -> None:
     producer = CapturingProducer()
     router = Router(SamplingConfig.model_validate(

@@ -55,8 +55,11 @@ class StepSelector:
         # Lowest first, so that caps keep the worst samples.
         indices = sorted(chosen.indices, key=lambda i: (values[i], i))
         selected = len(indices)
+        if config.compare_size:  # a group is one task: the caps count groups, not samples
+            indices = _lowest_of_each_group(indices, samples)
+        uncapped = len(indices)
         indices = indices[: config.max_per_step]
-        capped = selected - len(indices)
+        capped = uncapped - len(indices)
         indices = self._subsample(indices, info)  # not a cap: a chosen share
         granted = self.bucket.take(len(indices))
         capped += len(indices) - granted
@@ -83,3 +86,16 @@ class StepSelector:
         seed = hashlib.sha256(f"{self.seed}:{info.run_id}:{info.step}:{info.rank}".encode())
         chosen = set(random.Random(seed.digest()).sample(indices, keep))
         return [i for i in indices if i in chosen]  # seeded: the same step keeps the same ones
+
+
+def _lowest_of_each_group(indices: Sequence[int], samples: Sequence[ScoredSample]) -> list[int]:
+    """The first (lowest) of each prompt group's picks: in comparison review the others would be
+    shown in its task anyway (sampling/selection/comparisons.py), so they are not picks of
+    their own to be counted against a cap."""
+    groups: set[int] = set()
+    kept = []
+    for i in indices:
+        if samples[i].group_id not in groups:
+            groups.add(samples[i].group_id)
+            kept.append(i)
+    return kept

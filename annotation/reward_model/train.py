@@ -90,19 +90,35 @@ def load_scorer(path: str | Path) -> RewardModel:
 
 def evaluate(scorer: RewardModel, data: RMData) -> RMMetrics:
     metrics = RMMetrics(pairs=len(data.pairs), ratings=len(data.ratings))
+    slots, unique = _unique(_texts(data.pairs, data.ratings))
+    found = scorer.score_pairs([p for p, _ in unique], [r for _, r in unique]) if unique else []
+    scores = [found[slot] for slot in slots]
+    count = len(data.pairs)
     if data.pairs:
-        chosen = scorer.score_pairs([p.prompt for p in data.pairs], [p.chosen for p in data.pairs])
-        rejected = scorer.score_pairs(
-            [p.prompt for p in data.pairs], [p.rejected for p in data.pairs]
-        )
-        wins = sum(c > r for c, r in zip(chosen, rejected, strict=True))
-        metrics.pair_accuracy = wins / len(data.pairs)
+        wins = sum(c > r for c, r in zip(scores[:count], scores[count : 2 * count], strict=True))
+        metrics.pair_accuracy = wins / count
     if len(data.ratings) >= 2:
-        scores = scorer.score_pairs(
-            [r.prompt for r in data.ratings], [r.response for r in data.ratings]
-        )
-        metrics.rating_spearman = spearman(scores, [float(r.rating) for r in data.ratings])
+        rated = scores[2 * count :]
+        metrics.rating_spearman = spearman(rated, [float(r.rating) for r in data.ratings])
     return metrics
+
+
+def _texts(pairs: list[Pair], rated: list[Rated]) -> list[tuple[str, str]]:
+    """(prompt, response) of every chosen, then every rejected, then every rated response."""
+    return (
+        [(p.prompt, p.chosen) for p in pairs]
+        + [(p.prompt, p.rejected) for p in pairs]
+        + [(r.prompt, r.response) for r in rated]
+    )
+
+
+def _unique(texts: list[tuple[str, str]]) -> tuple[list[int], list[tuple[str, str]]]:
+    """Each (prompt, response) once, and where each of `texts` is among them: a comparison's
+    response sits in several pairs, and a rated response is its better response's rejected one;
+    each is scored once."""
+    index: dict[tuple[str, str], int] = {}
+    slots = [index.setdefault(text, len(index)) for text in texts]
+    return slots, list(index)
 
 
 def train_reward_model(
@@ -167,14 +183,25 @@ def _head_settings(settings: RMTrainSettings) -> HeadSettings:
 
 
 def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], list[Rated]]]:
-    """Mixed minibatches: pairs and rated responses spread evenly over the steps."""
-    pairs = list(data.pairs)
-    rated = list(data.ratings) if settings.rating_weight > 0 else []
-    rng = random.Random(settings.seed)
-    rng.shuffle(pairs)
-    rng.shuffle(rated)
-    count = max(1, math.ceil((len(pairs) + len(rated)) / settings.batch_size))
-    return [(pairs[i::count], rated[i::count]) for i in range(count)]
+    """Minibatches of whole samples, shuffled: a sample's pairs (a comparison task's orders, or
+    a better response over the rated one) and its rating share a step, so each of its responses
+    is scored once a step (`_unique`), and one task's correlated pairs do not spread over many
+    steps (as InstructGPT trains on a prompt's comparisons together). A batch takes samples
+    until it holds `batch_size` items."""
+    samples: dict[str, tuple[list[Pair], list[Rated]]] = {}
+    for pair in data.pairs:
+        samples.setdefault(pair.sample_id, ([], []))[0].append(pair)
+    for rated in data.ratings if settings.rating_weight > 0 else []:
+        samples.setdefault(rated.sample_id, ([], []))[1].append(rated)
+    order = list(samples.values())
+    random.Random(settings.seed).shuffle(order)
+    batches: list[tuple[list[Pair], list[Rated]]] = []
+    for pairs, rated in order:
+        if not batches or len(batches[-1][0]) + len(batches[-1][1]) >= settings.batch_size:
+            batches.append(([], []))
+        batches[-1][0].extend(pairs)
+        batches[-1][1].extend(rated)
+    return batches or [([], [])]
 
 
 def agreement_scale(data: RMData) -> float:
@@ -205,11 +232,10 @@ def _loss(
     rating_weight: float,
     weight_scale: float | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    prompts = [p.prompt for p in pairs] * 2 + [r.prompt for r in rated]
-    responses = (
-        [p.chosen for p in pairs] + [p.rejected for p in pairs] + [r.response for r in rated]
-    )
-    scores = scorer.model(**scorer.pad(scorer.encode(prompts, responses))).logits[:, 0].float()
+    slots, unique = _unique(_texts(pairs, rated))
+    encoded = scorer.encode([p for p, _ in unique], [r for _, r in unique])
+    once = scorer.model(**scorer.pad(encoded)).logits[:, 0].float()
+    scores = once[torch.tensor(slots, device=once.device)]  # gradients add up over the copies
     parts: dict[str, float] = {}
     loss = scores.new_zeros(())
     if pairs:

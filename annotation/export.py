@@ -235,12 +235,6 @@ def better_responses(
     return sorted(authors.items(), key=lambda item: -len(item[1]))  # sorted() is stable
 
 
-def preference_row(row: RatingRow, settings: AgreementConfig | None = None) -> PreferenceRow | None:
-    """The first of `preference_rows`: all there is with one reviewer."""
-    rows = preference_rows(row, settings)
-    return rows[0] if rows else None
-
-
 def export_annotations(
     client: LabelStudioClient,
     project_title: str,

@@ -19,7 +19,7 @@ from rq.worker import Worker
 
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
-from annotation.export import ExportError, ExportPaths, _resolve_since, preference_row, rating_row
+from annotation.export import ExportError, ExportPaths, _resolve_since, preference_rows, rating_row
 from annotation.importer import ImportContext, pace
 from annotation.metrics import AnnotationCollector
 from annotation.worker import JOB_FUNCTION, recover_orphans, rejection_reason, worker_name
@@ -221,7 +221,7 @@ def test_the_latest_annotation_that_was_not_skipped_wins() -> None:
     assert row["rating"] == 2 and row["categories"] == ["refusal"]
     assert row["meta"]["better_response"] == "Blue."  # the UI's trailing newline is dropped
     assert row["meta"]["annotation_id"] == 2 and row["meta"]["task_id"] == 11
-    preference = preference_row(row)
+    [preference] = preference_rows(row)
     assert preference == {"prompt": "Name a colour.", "chosen": "Blue.", "rejected": "No.",
                           "sample_id": "s-1", "meta": row["meta"]}  # fmt: skip
 
@@ -232,7 +232,7 @@ def test_skipped_foreign_and_unchanged_tasks_make_no_rows() -> None:
     assert rating_row(_task([_annotation(1, "2024-01-01T00:00:00Z")], sample_id=None)) is None
     same = _task([_annotation(1, "2024-01-01T00:00:00Z", RATING_2, BETTER)], response="Blue.")
     row = rating_row(same)
-    assert row["rating"] == 2 and preference_row(row) is None  # "better" is the same answer
+    assert row["rating"] == 2 and preference_rows(row) == []  # "better" is the same answer
 
 
 @pytest.mark.unit

@@ -53,6 +53,7 @@ from annotation.comparison_rows import comparison_preferences, comparison_review
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
 from annotation.export_rows import (
+    ExportPaths,
     PreferenceRow,
     RatingReview,
     RatingRow,
@@ -71,27 +72,6 @@ from rl.jsonl import read_jsonl
 
 class ExportError(AnnotationError):
     """The export cannot run (no such project, a bad --since); the message says why."""
-
-
-@dataclass(frozen=True)
-class ExportPaths:
-    ratings: Path
-    preferences: Path
-    dataset: Path
-    cursor: Path
-    comparisons: Path
-
-    @classmethod
-    def beside(cls, out: str | Path) -> ExportPaths:
-        out = Path(out)
-        stem = out.name.removesuffix(".jsonl")
-        return cls(
-            ratings=out,
-            preferences=out.with_name(f"{stem}.preferences.jsonl"),
-            dataset=out.with_name(f"{stem}.hf"),
-            cursor=out.with_name(f"{stem}.cursor.json"),
-            comparisons=out.with_name(f"{stem}.comparisons.jsonl"),
-        )
 
 
 @dataclass

@@ -1,5 +1,6 @@
-"""The rows `lowtide export` writes, typed: one schema that the JSONL files and the HuggingFace
-dataset (`annotations.hf/`) both follow.
+"""The files and rows `lowtide export` writes: where the files lie beside `export.out`
+(`ExportPaths`), and the rows typed, one schema that the JSONL files and the HuggingFace dataset
+(`annotations.hf/`) both follow.
 
 Rows stay plain dicts (they are JSON lines, read back by other tools), typed with `TypedDict`s
 so that a key is named once: the export builds every meta with `row_meta`, and
@@ -16,7 +17,31 @@ from __future__ import annotations
 
 import types
 import typing
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypedDict, Union
+
+
+@dataclass(frozen=True)
+class ExportPaths:
+    ratings: Path
+    preferences: Path
+    dataset: Path
+    cursor: Path
+    comparisons: Path
+
+    @classmethod
+    def beside(cls, out: str | Path) -> ExportPaths:
+        out = Path(out)
+        stem = out.name.removesuffix(".jsonl")
+        return cls(
+            ratings=out,
+            preferences=out.with_name(f"{stem}.preferences.jsonl"),
+            dataset=out.with_name(f"{stem}.hf"),
+            cursor=out.with_name(f"{stem}.cursor.json"),
+            comparisons=out.with_name(f"{stem}.comparisons.jsonl"),
+        )
+
 
 # Why a sample was picked: sampling.records.Selection as the task carried it (None: older tasks).
 SelectedBy = dict[str, Any]

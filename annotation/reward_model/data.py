@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from annotation.errors import AnnotationError
+from annotation.export_rows import ExportPaths
 from rl.jsonl import read_jsonl
 
 
@@ -65,10 +66,6 @@ def _held_out(sample_id: str, holdout: float) -> bool:
     return bucket < holdout
 
 
-def preferences_beside(path: Path) -> Path:
-    return path.with_name(f"{path.name.removesuffix('.jsonl')}.preferences.jsonl")
-
-
 def load_rm_data(path: str | Path) -> RMData:
     path = Path(path)
     if not path.is_file():
@@ -79,7 +76,7 @@ def load_rm_data(path: str | Path) -> RMData:
     runs: set[str] = set()
     for number, row in _rows(path):
         _take(row, f"{path}:{number}", data, pairs, runs)
-    sibling = preferences_beside(path)
+    sibling = ExportPaths.beside(path).preferences
     if sibling != path and sibling.is_file():
         data.sources.append(str(sibling))
         for number, row in _rows(sibling):

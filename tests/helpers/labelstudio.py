@@ -1,6 +1,6 @@
 """One real Label Studio for the test session, in its own virtualenv, on SQLite or on a
-PostgreSQL database of its own, that tests may stop and start again (outage tests). One on
-SQLite starts on a copy of a migrated data directory (tests/helpers/labelstudio_template.py)."""
+PostgreSQL database of its own, that tests may stop and start again (outage tests). Its first
+start is on a copy of a migrated Label Studio (tests/helpers/labelstudio_template.py)."""
 
 from __future__ import annotations
 
@@ -44,8 +44,8 @@ class LabelStudioServer:
             env_file = self.credentials.env_file
             if self.database is None:
                 self.credentials = migrated_copy(self.registry.root, env_file)
-            else:
-                self.credentials = migrated_database(self.database, env_file)
+            else:  # None: no copy on this server, this server's own account on an empty one
+                self.credentials = migrated_database(self.database, env_file) or self.credentials
             self._started = True
         with pytest.MonkeyPatch.context() as patch:
             patch.delenv("LABEL_STUDIO_URL", raising=False)  # start our own, never reuse one

@@ -21,6 +21,7 @@ import os
 import secrets
 import shutil
 import subprocess
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -57,21 +58,26 @@ def migrated_copy(root: Path, env_file: Path) -> Credentials:
     return _account(template / _ACCOUNT, env_file)
 
 
-def migrated_database(database: PostgresDatabase, env_file: Path) -> Credentials:
+def migrated_database(database: PostgresDatabase, env_file: Path) -> Credentials | None:
     """Make `database` and its role as a copy of the migrated template database (built first if
-    this PostgreSQL server has none) and return the account it holds."""
+    this PostgreSQL server has none) and return the account it holds. None, with a warning,
+    where this server will not copy one (REASSIGN OWNED needs an admin role that is a member of
+    both roles, as a superuser is): the caller then starts on an empty database, as before."""
     account = template_dir().with_name(
         f"{template_dir().name}-postgres-{database.host}-{database.port}.json"
     )
-    with _locked():
-        if not (account.is_file() and _admin("exists", TEMPLATE_DATABASE) == 0):
-            _build_postgres(account)
-    code = _admin(
-        "copy", TEMPLATE_DATABASE, TEMPLATE_DATABASE, database.name, database.role,
-        stdin=database.password,
-    )  # fmt: skip
-    if code != 0:
-        raise RuntimeError(f"could not copy {TEMPLATE_DATABASE} to {database.name}")
+    try:
+        with _locked():
+            if not (account.is_file() and _admin("exists", TEMPLATE_DATABASE) == 0):
+                _build_postgres(account)
+        _admin(
+            "copy", TEMPLATE_DATABASE, TEMPLATE_DATABASE, database.name, database.role,
+            stdin=database.password,
+        )  # fmt: skip
+    except RuntimeError as problem:
+        warnings.warn(f"{problem}: Label Studio migrates an empty database", stacklevel=2)
+        drop_database(database, python())  # a half-made copy would stop its migrations
+        return None
     return _account(account, env_file)
 
 
@@ -133,12 +139,13 @@ def _build_postgres(account_file: Path) -> None:
         _migrate(building, account, template)
     finally:
         shutil.rmtree(building, ignore_errors=True)
-    if _admin("freeze", TEMPLATE_DATABASE) != 0:
-        raise RuntimeError(f"could not make {TEMPLATE_DATABASE} a template")
+    _admin("freeze", TEMPLATE_DATABASE)
     _write_account(account_file, account)
 
 
 def _admin(*argv: str, stdin: str = "") -> int:
+    """The admin script's exit code: 0, or 1 (`exists`: no such database); RuntimeError with its
+    message otherwise."""
     # As lowtide.services.postgres runs its admin script: Label Studio's Python, libpq's PG*.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     result = subprocess.run(

@@ -26,7 +26,6 @@ class Grouping:
     """What grouping did to a selector's decisions."""
 
     decisions: list[Decision]
-    merged: int = 0  # selected samples shown in another selected sample's task
     alone: int = 0  # selected samples with no other response to compare with: not sent
 
 
@@ -42,8 +41,7 @@ def compared(
     for decision in decisions:
         key = (decision.info.run_id, decision.info.step, decision.info.rank,
                decision.sample.group_id)  # fmt: skip
-        if key in shown:
-            result.merged += 1
+        if key in shown:  # a second pick of a group: shown in the first one's task
             continue
         members = _members(decision.sample, group_of(decision), size)
         if len(members) < 2:

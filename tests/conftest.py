@@ -6,6 +6,7 @@ import fcntl
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,39 @@ SECRET_VARS = (
     "LABEL_STUDIO_PASSWORD",
     "WANDB_API_KEY",
 )
+
+
+@pytest.fixture(autouse=True)
+def routers_closed():
+    """A test that makes a Router closes it: an open one leaves its reward-hacking watch's
+    thread polling for the rest of the worker's run, and its analyses land in later tests."""
+    from sampling.selection.hacking.watch import THREAD_NAME
+
+    before = set(threading.enumerate())
+    yield
+    left = [t for t in set(threading.enumerate()) - before if t.name == THREAD_NAME]
+    for thread in left:
+        thread.join(2.0)  # a router closing on another thread of the test
+    alive = [t for t in left if t.is_alive()]
+    assert not alive, (
+        f"{len(alive)} reward-hacking watch thread(s) left running: close the Router "
+        "(router.close()) or the HackingWatch this test made"
+    )
+
+
+@pytest.fixture
+def closing():
+    """`closing(thing)` returns `thing` and closes it at the end of the test (a Router, a
+    sampler hook: anything with close())."""
+    opened = []
+
+    def register(thing):
+        opened.append(thing)
+        return thing
+
+    yield register
+    for thing in reversed(opened):
+        thing.close()
 
 
 @pytest.fixture

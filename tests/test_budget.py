@@ -458,9 +458,9 @@ def test_a_round_whose_selection_raises_still_spends_its_budget_on_the_lowest_re
     assert "a broken reward detail" in router.budget.stats.errors[0]
 
 
-def test_the_other_policies_route_as_before() -> None:
+def test_the_other_policies_route_as_before(closing) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(policy="threshold", threshold=0.5), producer)
+    router = closing(Router(SamplingConfig(policy="threshold", threshold=0.5), producer))
     counts = router.route(batch(1, 10), BatchInfo("run", 1))
     assert router.budget is None and counts.pooled == 0
     assert counts.submitted == len(producer.records) > 0

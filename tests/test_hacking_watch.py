@@ -237,7 +237,7 @@ def slow_analysis(monkeypatch: pytest.MonkeyPatch) -> Iterator[Hang]:
     # worker left running are not this fixture's to wait for (each would cost the whole wait).
     deadline = time.monotonic() + 10
     for thread in set(threading.enumerate()) - earlier:
-        if thread.name == "lowtide-hacking-watch":
+        if thread.name == watch_module.THREAD_NAME:
             thread.join(max(0.0, deadline - time.monotonic()))
 
 

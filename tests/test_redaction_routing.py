@@ -56,9 +56,9 @@ def sample(prompt: str = PROMPT, response: str = RESPONSE, index: int = 0) -> Pl
     return PlainSample(prompt=prompt, response=response, reward=0.0, index=index)
 
 
-def test_records_are_redacted_off_the_callers_thread_and_counted() -> None:
+def test_records_are_redacted_off_the_callers_thread_and_counted(closing) -> None:
     producer = BuildingProducer()
-    router = Router(SamplingConfig(threshold=0.5), producer)
+    router = closing(Router(SamplingConfig(threshold=0.5), producer))
     counts = router.route([sample()], BatchInfo("run", 1))
     assert producer.records == []  # nothing built (or redacted) on the caller's thread
     producer.flush()
@@ -74,10 +74,10 @@ def test_records_are_redacted_off_the_callers_thread_and_counted() -> None:
     assert metrics["sampling/redaction_failed"] == (0, "sum")
 
 
-def test_a_text_far_past_the_cap_keeps_its_original_length_in_the_record() -> None:
+def test_a_text_far_past_the_cap_keeps_its_original_length_in_the_record(closing) -> None:
     """Only the part that can be shown is redacted; the record still says how long it was."""
     producer = BuildingProducer()
-    router = Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100)
+    router = closing(Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
     long_response = "a@example.com " + "x" * 10_000
     router.route([sample(response=long_response)], BatchInfo("run", 1))
     producer.flush()
@@ -86,11 +86,11 @@ def test_a_text_far_past_the_cap_keeps_its_original_length_in_the_record() -> No
     assert record.response_chars == len(long_response)
 
 
-def test_a_text_that_placeholders_push_past_the_cap_is_sent_cut() -> None:
+def test_a_text_that_placeholders_push_past_the_cap_is_sent_cut(closing) -> None:
     """An address shorter than its placeholder, in a text just under the cap: the redacted text
     is cut, and the record is still built (its length is more than what was kept)."""
     producer = BuildingProducer()
-    router = Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100)
+    router = closing(Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
     response = "write to a@b.co " + "x" * 83  # 99 characters; 102 once redacted
     router.route([sample(response=response)], BatchInfo("run", 1))
     producer.flush()
@@ -99,11 +99,11 @@ def test_a_text_that_placeholders_push_past_the_cap_is_sent_cut() -> None:
     assert record.response_chars > len(record.response)
 
 
-def test_a_long_text_that_redaction_shrinks_under_the_cap_still_says_it_was_cut() -> None:
+def test_a_long_text_that_redaction_shrinks_under_the_cap_still_says_it_was_cut(closing) -> None:
     """Only the first 4x the cap of a text is redacted: when that prefix collapses to a short
     placeholder, what follows it is gone, and the record must say so."""
     producer = BuildingProducer()
-    router = Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100)
+    router = closing(Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
     key = "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 10
     key += "\n-----END PRIVATE KEY-----"
     response = key + " and then " + "more words " * 100  # past 4x the cap, key first
@@ -113,9 +113,9 @@ def test_a_long_text_that_redaction_shrinks_under_the_cap_still_says_it_was_cut(
     assert record.response_cut and record.response_chars == len(response)
 
 
-def test_switched_off_the_record_is_verbatim() -> None:
+def test_switched_off_the_record_is_verbatim(closing) -> None:
     producer = BuildingProducer()
-    router = Router(SamplingConfig(threshold=0.5, redact=False), producer)
+    router = closing(Router(SamplingConfig(threshold=0.5, redact=False), producer))
     router.route([sample()], BatchInfo("run", 1))
     producer.flush()
     record = parse_record(producer.records[0])
@@ -124,12 +124,12 @@ def test_switched_off_the_record_is_verbatim() -> None:
         router.route([], BatchInfo("run", 2))))  # fmt: skip
 
 
-def test_a_failing_redactor_drops_the_record_and_says_so_without_the_text() -> None:
+def test_a_failing_redactor_drops_the_record_and_says_so_without_the_text(closing) -> None:
     producer = BuildingProducer()
     config = SamplingConfig(
         threshold=0.5, redact={"redactor": "tests.helpers.redaction_plugins:broken"}
     )
-    router = Router(config, producer)
+    router = closing(Router(config, producer))
     counts = router.route([sample()], BatchInfo("run", 1))
     producer.flush()
     (error,) = producer.records

@@ -93,11 +93,13 @@ def test_task_carries_the_display_fields_and_keeps_the_response_verbatim() -> No
     assert data["reward"] == 0.05 and isinstance(data["reward"], float)
 
 
-def test_the_sampler_puts_the_trainers_weights_in_the_record_and_the_task_shows_them() -> None:
+def test_the_sampler_puts_the_trainers_weights_in_the_record_and_the_task_shows_them(
+    closing,
+) -> None:
     from tests.test_sampler import FakeProducer, context
 
     producer = FakeProducer()
-    hook = LowRewardSampler(SamplingConfig(threshold=0.2), producer)
+    hook = closing(LowRewardSampler(SamplingConfig(threshold=0.2), producer))
     ctx = replace(context([0.1]), reward_weights=MappingProxyType({"keyword": 0.5, "extra": 2}))
     hook(ctx)
     record = RolloutRecord.model_validate(producer.records[0])

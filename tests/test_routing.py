@@ -26,9 +26,9 @@ def plain(rewards: list[float]) -> list[PlainSample]:
     ]  # fmt: skip
 
 
-def test_plain_samples_become_valid_records_with_rank_distinct_ids() -> None:
+def test_plain_samples_become_valid_records_with_rank_distinct_ids(closing) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(policy="threshold", threshold=0.5), producer)
+    router = closing(Router(SamplingConfig(policy="threshold", threshold=0.5), producer))
     samples = plain([0.1, 0.9, math.nan, 0.2])
     counts = [router.route(samples, BatchInfo("run", 3, rank=rank, model_name="m"))
               for rank in (0, 1)]  # fmt: skip
@@ -43,9 +43,9 @@ def test_plain_samples_become_valid_records_with_rank_distinct_ids() -> None:
     assert metrics["sampling/selected"] == (2, "sum") and metrics["queue/depth"][1] == "max"
 
 
-def test_the_same_batch_routed_twice_is_deduped() -> None:
+def test_the_same_batch_routed_twice_is_deduped(closing) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(threshold=0.5), producer)
+    router = closing(Router(SamplingConfig(threshold=0.5), producer))
     router.route(plain([0.1]), BatchInfo("run", 1))
     again = router.route(plain([0.1]), BatchInfo("run", 1))
     assert (again.deduped, again.submitted, len(producer.records)) == (1, 0, 1)
@@ -72,9 +72,9 @@ def test_an_adapter_router_refuses_a_misspelled_key(tmp_path: Path) -> None:
         router_from_config(config, environ={})
 
 
-def test_decide_is_plain_data_and_delivers_nothing() -> None:
+def test_decide_is_plain_data_and_delivers_nothing(closing) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(threshold=0.5), producer)
+    router = closing(Router(SamplingConfig(threshold=0.5), producer))
     offered = router.decide(plain([0.1, 0.9, 0.3]), BatchInfo("run", 2))
     assert producer.records == [] and offered.counts.submitted == 2
     assert [d.sample.prompt for d in offered.decisions] == ["p0", "p2"]
@@ -83,9 +83,11 @@ def test_decide_is_plain_data_and_delivers_nothing() -> None:
     assert (record.prompt, record.selected_by.value) == ("p0", 0.1)
 
 
-def test_chosen_samples_are_routed_with_their_reason_and_query_once() -> None:
+def test_chosen_samples_are_routed_with_their_reason_and_query_once(closing) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(threshold=10.0), producer)  # the policy: every finite one
+    router = closing(
+        Router(SamplingConfig(threshold=10.0), producer)
+    )  # the policy: every finite one
     query = 'reward > 2.0 AND response CONTAINS "I agree"'
     samples = plain([2.5, math.nan, 3.0])
     counts = router.route_chosen(samples, BatchInfo("run", 4), reason="search", about=query)
@@ -101,9 +103,9 @@ def test_chosen_samples_are_routed_with_their_reason_and_query_once() -> None:
     assert router.route(samples, BatchInfo("run", 4)).deduped == 2
 
 
-def test_a_query_is_redacted_like_the_texts_and_capped() -> None:
+def test_a_query_is_redacted_like_the_texts_and_capped(closing) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(threshold=0.0), producer)
+    router = closing(Router(SamplingConfig(threshold=0.0), producer))
     sample = PlainSample(prompt="mail me", response="at jane.doe@example.com", reward=1.0)
     router.route_chosen([sample], BatchInfo("run", 1), reason="search",
                         about='response CONTAINS "jane.doe@example.com"')  # fmt: skip

@@ -56,13 +56,13 @@ def context(rewards: list[float], step: int = 1, groups: list[int] | None = None
     )  # fmt: skip
 
 
-def sampler(**settings) -> tuple[LowRewardSampler, FakeProducer]:
+def sampler(closing, **settings) -> tuple[LowRewardSampler, FakeProducer]:
     producer = FakeProducer()
-    return LowRewardSampler(SamplingConfig(**settings), producer), producer
+    return closing(LowRewardSampler(SamplingConfig(**settings), producer)), producer
 
 
-def test_threshold_selection_builds_valid_records() -> None:
-    hook, producer = sampler(threshold=0.2)
+def test_threshold_selection_builds_valid_records(closing) -> None:
+    hook, producer = sampler(closing, threshold=0.2)
     ctx = context([0.1, 0.5, math.nan, 0.0, 0.3])
     hook(ctx)
     assert [r["prompt"] for r in producer.records] == ["p3", "p0"]  # lowest first
@@ -71,8 +71,8 @@ def test_threshold_selection_builds_valid_records() -> None:
     assert ctx.control.metrics["sampling/selected"] == (2.0, "sum")
 
 
-def test_caps_subsample_and_dedup() -> None:
-    hook, producer = sampler(threshold=1.0, max_per_step=3)
+def test_caps_subsample_and_dedup(closing) -> None:
+    hook, producer = sampler(closing, threshold=1.0, max_per_step=3)
     ctx = context([0.1 * i for i in range(8)])
     hook(ctx)
     assert len(producer.records) == 3 and ctx.control.metrics["sampling/capped"][0] == 5
@@ -80,10 +80,10 @@ def test_caps_subsample_and_dedup() -> None:
     assert len(producer.records) == 3
     assert hook.router.bucket.tokens >= 0
 
-    half, half_producer = sampler(threshold=1.0, max_per_step=16, sample_fraction=0.5)
+    half, half_producer = sampler(closing, threshold=1.0, max_per_step=16, sample_fraction=0.5)
     half(context([0.1 * i for i in range(8)]))
     first = [r["prompt"] for r in half_producer.records]
-    again, again_producer = sampler(threshold=1.0, max_per_step=16, sample_fraction=0.5)
+    again, again_producer = sampler(closing, threshold=1.0, max_per_step=16, sample_fraction=0.5)
     again(context([0.1 * i for i in range(8)]))
     assert len(first) == 4 and first == [r["prompt"] for r in again_producer.records]  # seeded
 
@@ -105,10 +105,12 @@ class HandOffOnly(FakeProducer):
 
 
 @pytest.mark.parametrize("max_per_step", [16, 256])
-def test_the_hook_costs_little_on_the_trainer_thread(max_per_step: int) -> None:
-    hook = LowRewardSampler(
-        SamplingConfig(threshold=0.5, max_per_step=max_per_step, max_per_minute=10**9),
-        HandOffOnly(),
+def test_the_hook_costs_little_on_the_trainer_thread(max_per_step: int, closing) -> None:
+    hook = closing(
+        LowRewardSampler(
+            SamplingConfig(threshold=0.5, max_per_step=max_per_step, max_per_minute=10**9),
+            HandOffOnly(),
+        )
     )
     timings = []
     for step in range(1, 201):

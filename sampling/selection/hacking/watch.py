@@ -30,6 +30,7 @@ from sampling.selection.hacking.suspects import Suspect, WatchReport
 log = logging.getLogger("sampling.selection.hacking")
 POLL_S = 0.5  # how long the thread sleeps when nothing wakes it
 CLOSE_DEADLINE_S = 10.0
+THREAD_NAME = "lowtide-hacking-watch"
 
 
 class Observed(Protocol):
@@ -99,9 +100,7 @@ class HackingWatch:
         self._abandoned = False  # close() gave up waiting: the thread stops at its next batch
         self._thread: threading.Thread | None = None
         if start and self.config.enabled:
-            self._thread = threading.Thread(
-                target=self._run, name="lowtide-hacking-watch", daemon=True
-            )
+            self._thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
             self._thread.start()
 
     # ---- on the trainer's thread: cheap -------------------------------------------------------

@@ -222,10 +222,15 @@ class Router:
         """Hand what is waiting to Redis (or the spool) within the deadline; the budget policy
         first spends a round's budget (on its own thread, which close waits for), with the
         watch's last analysis in hand."""
-        if self.watch is not None:
-            self.watch.close(deadline_s)
+        self.stop_watching(deadline_s)
         self.selector.close(deadline_s)
         self.producer.close(deadline_s=deadline_s)
+
+    def stop_watching(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
+        """End the reward-hacking watch's thread and nothing else: for an owner that stops on an
+        error and must leave its producer as it is (close() ends both)."""
+        if self.watch is not None:
+            self.watch.close(deadline_s)
 
     # ---- the watch's thread ------------------------------------------------------------------
 

@@ -12,6 +12,7 @@ from types import SimpleNamespace
 
 import pytest
 
+from bench._quick import NOTE
 from bench.loop_value.adapting import AdaptiveBudget, evidence
 from bench.loop_value.checkpoints import Checkpoint, batch_ends
 from bench.loop_value.cool_and_short import review
@@ -51,6 +52,9 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         cwd=REPO, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.splitlines()
+    assert NOTE in lines and f"({NOTE})" in lines  # as tests/test_benches.py asks of every bench
+    assert "Traceback" not in result.stderr, result.stderr[-3000:]
     rows = [ROW.match(line) for line in result.stdout.splitlines()]
     seen = {(m.group(1), int(m.group(2))) for m in rows if m}
     assert seen == {(method, number) for method in METHODS for number in (1, 2)}, result.stdout

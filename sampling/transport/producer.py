@@ -158,7 +158,8 @@ class Producer:
             self._to_spool(built)
 
     def close(self, deadline_s: float = 10.0) -> None:
-        """Flush within the deadline; what is left goes to the spool for the next replay."""
+        """Flush within the deadline; what is left goes to the spool for the next replay. A second
+        close does nothing more."""
         with self._lock:
             self._closing = True
             self._lock.notify()

@@ -186,8 +186,7 @@ class Follower:
             self._abandon()
             raise
         try:
-            if not self.handover.closed:
-                self.router.close()
+            self.router.close()  # the producer may be closed already: closing it again is a no-op
             self.handover.save()
         finally:
             self.cursor.release()
@@ -197,7 +196,9 @@ class Follower:
         # hand-over the producer is not closed: it would spool what it still holds as one batch
         # of another make-up; the journal has those records for the next run.
         try:
-            if not (self.handover.handing or self.handover.closed):
+            if self.handover.handing or self.handover.closed:
+                self.router.stop_watching(deadline_s=2.0)
+            else:
                 self.router.close(deadline_s=2.0)
         finally:
             self.cursor.release()

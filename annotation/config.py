@@ -139,8 +139,9 @@ class AnnotationConfig(Section):
         0,
         ge=0,
         description="at most one import request into a project per this many seconds, across "
-        "workers (0: no pacing); imports wait their turn, so reviewers' task loads stay fast "
-        "while records arrive faster than about 1,000/s (docs/review.md)",
+        "workers (0: no pacing); imports wait their turn, each filled with the jobs queued "
+        "behind it up to import_batch_max records, so reviewers' task loads stay fast while "
+        "records arrive faster than about 1,000/s (docs/review.md)",
     )
     retry: RetryConfig = Field(
         default_factory=RetryConfig, description="how a job whose import failed is retried"

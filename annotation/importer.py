@@ -323,7 +323,8 @@ def _import_into(
 def pace(connection: redis.Redis, imported_key: str, interval_s: float) -> None:
     """At most one import request into a project per `interval_s`, across workers: the first to
     set the project's slot key (it expires after `interval_s`) imports now, the others wait for
-    it to expire; a waiting job's records stay together, one request when its turn comes."""
+    it to expire; a waiting job's records stay together, one request when its turn comes (a
+    paced job took the jobs queued behind it first: annotation/coalesce.py)."""
     interval_ms = int(interval_s * 1000)
     if interval_ms <= 0:
         return

@@ -15,7 +15,14 @@ from typing import Any
 from rq import Retry, get_current_job
 
 from annotation import ledger
-from annotation.importer import ImportContext, JobMemo, LabelingConfigError, import_records
+from annotation.coalesce import take_queued_jobs
+from annotation.importer import (
+    META_VALIDATED,
+    ImportContext,
+    JobMemo,
+    LabelingConfigError,
+    import_records,
+)
 from annotation.labelstudio import LabelStudioError
 
 log = logging.getLogger("annotation.worker")
@@ -48,6 +55,9 @@ def import_batch(records: list[Any]) -> dict[str, int] | Retry:
     attempt = (job.number_of_retries or 0) + 1 if job else 1
     retry = context.config.retry
     started = time.perf_counter()
+    if job is not None and _paced_first_attempt(context, memo, attempt):
+        records, taken = take_queued_jobs(job, records, context.config.import_batch_max)
+        ledger.add_counts(context.connection, context.queue_name, {"coalesced_jobs": taken})
     try:
         outcome = import_records(records, context, memo)
     except (LabelStudioError, LabelingConfigError) as error:
@@ -77,3 +87,11 @@ def import_batch(records: list[Any]) -> dict[str, int] | Retry:
         outcome.quarantined, time.perf_counter() - started, context.known_project_id or "-",
     )  # fmt: skip
     return counts
+
+
+def _paced_first_attempt(context: ImportContext, memo: JobMemo, attempt: int) -> bool:
+    """Paced imports take queued jobs (annotation/coalesce.py), on a job's first attempt only:
+    a retry's records are what its reconcile knows of."""
+    return (
+        context.config.import_interval_s > 0 and attempt == 1 and not memo.meta.get(META_VALIDATED)
+    )

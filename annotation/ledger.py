@@ -35,6 +35,7 @@ COUNTERS = {
     "rejected_jobs": "Jobs refused before running (unreadable payload or another function)",
     "retries": "Batch attempts that failed and were scheduled again",
     "failures": "Batches that gave up and went to the failed registry",
+    "coalesced_jobs": "Queued jobs a paced import took into its own request",
 }
 # Upper bounds, in seconds, of the import-latency histogram (one Label Studio import request).
 LATENCY_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)

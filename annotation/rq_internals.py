@@ -9,6 +9,10 @@ pyproject.toml; tests/test_rq_internals.py fails when a new RQ changes what thes
   first-seen marks (`rq.intermediate_queue`).
 - The scheduler's lock key and its registration hash (`rq:scheduler:<name>`: hostname, pid),
   and RQ's own release script.
+- A job's stored payload (the hash's `data` field: the serializer's `(func, instance, args,
+  kwargs)`, zlib-compressed, as `Job.to_dict` writes it) rewritten in place, and a queued job
+  marked finished by its `status` field, to take one job's records into another
+  (`take_queued`, for paced imports: annotation/coalesce.py).
 The worker (annotation/worker.py) uses these; nothing else does.
 """
 
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import socket
 import time
+import zlib
 
 import psutil
 import redis
@@ -30,6 +35,15 @@ from rq.utils import now
 from rq.worker import Worker
 
 STUCK_AFTER_S = 10
+# KEYS: the queue's list, the taking job's hash, the taken job's hash. ARGV: the taken job's
+# id, the taking job's new payload, how long the taken job's hash stays (its result_ttl).
+_TAKE = """
+if redis.call('LREM', KEYS[1], 1, ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[2], 'data', ARGV[2])
+redis.call('HSET', KEYS[3], 'status', ARGV[4])
+redis.call('EXPIRE', KEYS[3], ARGV[3])
+return 1
+"""
 
 
 def fail_in_place(queue: Queue, job_id: str, reason: str, ttl_s: int) -> None:
@@ -42,6 +56,22 @@ def fail_in_place(queue: Queue, job_id: str, reason: str, ttl_s: int) -> None:
         pipe.zadd(FailedJobRegistry(queue=queue).key, {job_id: time.time() + ttl_s})
         pipe.lrem(queue.intermediate_queue_key, 1, job_id)
         pipe.execute()
+
+
+def take_queued(queue: Queue, taker: Job, taken: Job, args: list) -> bool:
+    """In one step: remove `taken` from the queue, store `args` as `taker`'s payload (in Redis
+    and in `taker`), and mark `taken` finished (its hash stays for its result_ttl, so that the
+    same batch sent again is still refused as a duplicate). False, and nothing changed, when
+    `taken` is no longer on the queue (a worker took it first)."""
+    before = taker.args
+    taker.args = args
+    payload = zlib.compress(taker.data)
+    ttl = taken.result_ttl if taken.result_ttl and taken.result_ttl > 0 else 500  # RQ's default
+    keys = [queue.key, taker.key, taken.key]
+    done = queue.connection.eval(_TAKE, 3, *keys, taken.id, payload, ttl, JobStatus.FINISHED.value)
+    if not done:
+        taker.args = before
+    return bool(done)
 
 
 def recover_orphans(queue: Queue) -> int:

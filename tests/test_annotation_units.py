@@ -383,3 +383,36 @@ def test_paced_imports_into_a_project_are_an_interval_apart_across_workers(queue
     assert not connection.exists(unpaced.replace(":imported:", ":paced:"))
     for key in (project, other):
         connection.delete(key.replace(":imported:", ":paced:"))
+
+
+def test_a_paced_job_takes_the_never_tried_jobs_queued_behind_it(queue: Queue) -> None:
+    """annotation/coalesce.py: up to the limit, from the head of the queue; a job already tried
+    (meta), one of another function or one that does not fit is left; what was taken is in the
+    taking job's stored payload (a rerun after a SIGKILL imports it), the taken job is finished
+    and the same batch sent again is still refused by its id."""
+    from annotation.coalesce import take_queued_jobs
+    from sampling.transport.producer import enqueue_batch
+
+    batches = [rollout_records(10 * i, 3, run_id=queue.name) for i in range(7)]
+    for batch in batches:
+        enqueue_batch(queue, batch)
+    ids = queue.get_job_ids()
+    tried = Job.fetch(ids[2], connection=queue.connection, serializer=JSONSerializer)
+    tried.meta["validated"] = True
+    tried.save_meta()
+    queue.enqueue("os.system", ["echo no"])
+    taker = Job.fetch(ids[0], connection=queue.connection, serializer=JSONSerializer)
+    queue.remove(taker)  # as a worker dequeues it
+
+    merged, taken = take_queued_jobs(taker, batches[0], limit=10)
+    assert taken == 2 and merged == batches[0] + batches[1] + batches[3]  # 9: a fourth is 12
+    assert queue.get_job_ids()[:3] == [ids[2], ids[4], ids[5]]
+    stored = Job.fetch(taker.id, connection=queue.connection, serializer=JSONSerializer)
+    assert stored.args == [merged] and taker.args == [merged]
+    finished = Job.fetch(ids[1], connection=queue.connection, serializer=JSONSerializer)
+    assert finished.get_status() == "finished" and queue.connection.ttl(finished.key) > 0
+    depth = queue.count
+    enqueue_batch(queue, batches[1])
+    assert queue.count == depth  # refused as a duplicate, as a batch that ran would be
+    _, none = take_queued_jobs(taker, merged, limit=10)
+    assert none == 0 and len(queue.get_job_ids()) == depth

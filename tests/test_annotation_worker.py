@@ -93,6 +93,33 @@ def test_sigkilled_workers_leave_exactly_one_task_per_record(
     setup.assert_no_key_leaked()
 
 
+def test_paced_imports_take_queued_jobs_and_a_sigkill_loses_and_repeats_nothing(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    """annotation.import_interval_s: one request a project per interval, each filled with the
+    small jobs queued behind it (annotation/coalesce.py), not one job a turn; a worker killed
+    on the way leaves every record once."""
+    setup = Setup(label_studio, workdir, import_interval_s="0.5", import_batch_max="100")
+    records = setup.records(0, 600)
+    setup.enqueue(records, batch=5)  # 120 jobs: one a turn would take a minute
+    first, second = setup.start_worker(), setup.start_worker()
+    try:
+        wait_for(lambda: setup.task_count() >= 100, 120, "the first imports")
+        os.killpg(first.pid, signal.SIGKILL)
+        first.wait()
+        done = lambda: setup.task_count() >= 600 and setup.queue.count == 0  # noqa: E731
+        wait_for(done, 120, "the rest", explain=setup.queue_state)
+        time.sleep(1)  # anything imported twice would show up by now
+    finally:
+        stop(second)
+    counts = setup.sample_id_counts()
+    assert set(counts) == {r["sample_id"] for r in records}
+    assert max(counts.values()) == 1, [sid for sid, n in counts.items() if n > 1][:5]
+    stats = setup.stats()
+    assert stats["coalesced_jobs"] >= 60 and stats["batches"] <= 60, stats
+    setup.assert_no_key_leaked()
+
+
 def test_a_batch_taken_by_a_worker_that_died_before_starting_it_goes_to_an_idle_worker(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:

@@ -20,9 +20,11 @@ from rq.registry import FailedJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.serializers import JSONSerializer
 
-from annotation.rq_internals import fail_in_place, release_dead_scheduler_lock
+from annotation.rq_internals import fail_in_place, release_dead_scheduler_lock, take_queued
+from sampling.transport.producer import enqueue_batch
 from tests.conftest import REPO
 from tests.helpers.pipeline import REDIS_URL
+from tests.helpers.records import rollout_records
 
 pytestmark = pytest.mark.integration
 
@@ -98,3 +100,25 @@ def test_a_dead_schedulers_lock_names_its_registration_with_host_and_pid(queue: 
     assert release_dead_scheduler_lock(queue)  # gone from this host: released
     assert queue.connection.get(lock) is None
     queue.connection.delete(SCHEDULER_KEY_TEMPLATE % scheduler.name)
+
+
+def test_take_queued_rewrites_the_payload_in_rqs_form_only_while_the_job_is_queued(
+    queue: Queue,
+) -> None:
+    """What RQ reads back of the rewritten payload (its own API) is the merged list; a job
+    already dequeued by another worker is not taken and nothing changes."""
+    for i in range(3):
+        enqueue_batch(queue, rollout_records(10 * i, 2, run_id=queue.name))
+    taker, queued, gone = (Job.fetch(i, connection=queue.connection, serializer=JSONSerializer)
+                           for i in queue.get_job_ids())  # fmt: skip
+    queue.remove(taker)  # as a worker dequeues it
+    queue.remove(gone)  # dequeued by another worker meanwhile
+    merged = taker.args[0] + queued.args[0]
+    assert take_queued(queue, taker, queued, [merged])
+    stored = Job.fetch(taker.id, connection=queue.connection, serializer=JSONSerializer)
+    assert stored.args == [merged] and stored.func_name == taker.func_name
+    assert queued.get_status(refresh=True) == JobStatus.FINISHED and queue.count == 0
+    assert not take_queued(queue, taker, gone, [merged + gone.args[0]])
+    assert taker.args == [merged] and gone.get_status(refresh=True) == JobStatus.QUEUED
+    stored = Job.fetch(taker.id, connection=queue.connection, serializer=JSONSerializer)
+    assert stored.args == [merged]

@@ -6,8 +6,10 @@ redis-server of our own and `lowtide worker` processes:
 2. what reviewers wait for on a project holding --tasks tasks: 3 scripted reviewers at once do
    what the label stream does (`GET /api/projects/ID/next`, `GET /api/tasks/ID`, `POST
    /api/tasks/ID/annotations/`), each call timed; p50/p95 with no import, then while 4 workers
-   import records enqueued at ~100/s and at ~1,000/s, and at ~1,000/s with imports paced
-   (annotation.import_interval_s) (goal: p95 <= 1 s; the no-import phase is the baseline);
+   import records enqueued at ~100/s and at ~1,000/s as one producer makes jobs, and at
+   ~1,000/s in the small jobs of 50 routing processes (jobs of 10); the last two again with
+   imports paced (annotation.import_interval_s: a paced job takes the jobs queued behind it),
+   each with the import rate it reached (goal: p95 <= 1 s; the no-import phase is the baseline);
 3. rollover at scale (PostgreSQL): --records records into a series of projects of
    --max-tasks-per-project each, 4 workers of which 3 are SIGKILLed on the way (a replacement
    started each time); lost and duplicated tasks counted in the database (goal: 0 and 0), and
@@ -20,7 +22,7 @@ project). PostgreSQL comes from PGHOST/PGPORT (else 127.0.0.1:5432), a database 
 bench's own, dropped at the end; without it the PostgreSQL parts are skipped, saying so.
 `--quick` (or BENCH_QUICK=1) is a smoke run. Knobs: BENCH_TASKS, BENCH_RECORDS, BENCH_SECONDS
 (20, each latency phase), BENCH_THROUGHPUT (8000 records), BENCH_REVIEWERS (3), BENCH_PACE_S (1: the
-annotation.import_interval_s of a last phase at ~1,000/s with imports paced).
+annotation.import_interval_s of the paced phases).
 """
 
 from __future__ import annotations
@@ -54,7 +56,10 @@ REVIEWERS = knob("REVIEWERS", 3, 2)
 PACE_S = knob("PACE_S", 1.0, 0.5)  # annotation.import_interval_s of the paced phase
 WORKERS = 4
 KILLS = 3
-RATES = (100.0, 1000.0)
+# (records/s, records a job): a job as one producer makes it (a flush every 0.5 s), or the
+# small jobs of many routing processes (50 of them at 20 records/s each: jobs of 10).
+FEEDS = ((100.0, 50), (1000.0, 500), (1000.0, 10))
+PACED_FEEDS = FEEDS[1:]
 REVIEW_XML = REPO / "configs" / "label_studio" / "review.xml"
 OPERATIONS = ("next", "open", "submit")
 EXACT_BYTES_A_SAMPLE = 60  # the issue's figure for the exact sets kept for ever
@@ -173,33 +178,45 @@ def fill(side: Side, project: str, count: int) -> int:
 
 
 def reviewer(side: Side, project_id: int, until: float, timings: dict[str, list[float]]) -> None:
-    """What the label stream does, again and again: next task, open it, submit a review."""
+    """What the label stream does, again and again: next task, open it, submit a review. A
+    call Label Studio answers with a server error (SQLite's "database is locked" under import)
+    is counted in timings["errors"], and the reviewer goes on."""
     import httpx
-
-    from lowtide.demo.scripted_reviewer import review_task
-    from lowtide.loop.reviewer import result_of
 
     headers = {"Authorization": f"Token {side.server.api_key}"}
     with httpx.Client(base_url=side.server.url, headers=headers, timeout=120) as http:
         while time.monotonic() < until:
-            started = time.perf_counter()
-            task = http.get(f"/api/projects/{project_id}/next")
-            timings["next"].append(time.perf_counter() - started)
-            task.raise_for_status()
-            task_id = task.json()["id"]
-            started = time.perf_counter()
-            opened = http.get(f"/api/tasks/{task_id}")
-            timings["open"].append(time.perf_counter() - started)
-            opened.raise_for_status()
-            result = result_of(review_task(opened.json()["data"]))
-            started = time.perf_counter()
-            http.post(f"/api/tasks/{task_id}/annotations/",
-                      json={"result": result}).raise_for_status()  # fmt: skip
-            timings["submit"].append(time.perf_counter() - started)
+            try:
+                review_once(http, project_id, timings)
+            except httpx.HTTPStatusError as error:
+                if error.response.status_code < 500:
+                    raise
+                timings["errors"].append(1.0)
+
+
+def review_once(http, project_id: int, timings: dict[str, list[float]]) -> None:
+    """One task: next, open, submit, each timed."""
+    from lowtide.demo.scripted_reviewer import review_task
+    from lowtide.loop.reviewer import result_of
+
+    started = time.perf_counter()
+    task = http.get(f"/api/projects/{project_id}/next")
+    timings["next"].append(time.perf_counter() - started)
+    task.raise_for_status()
+    task_id = task.json()["id"]
+    started = time.perf_counter()
+    opened = http.get(f"/api/tasks/{task_id}")
+    timings["open"].append(time.perf_counter() - started)
+    opened.raise_for_status()
+    result = result_of(review_task(opened.json()["data"]))
+    started = time.perf_counter()
+    http.post(f"/api/tasks/{task_id}/annotations/",
+              json={"result": result}).raise_for_status()  # fmt: skip
+    timings["submit"].append(time.perf_counter() - started)
 
 
 def review_phase(side: Side, project_id: int) -> dict[str, list[float]]:
-    timings: dict[str, list[float]] = {op: [] for op in OPERATIONS}
+    timings: dict[str, list[float]] = {op: [] for op in (*OPERATIONS, "errors")}
     until = time.monotonic() + SECONDS
     threads = [threading.Thread(target=reviewer, args=(side, project_id, until, timings))
                for _ in range(REVIEWERS)]  # fmt: skip
@@ -210,9 +227,8 @@ def review_phase(side: Side, project_id: int) -> dict[str, list[float]]:
     return timings
 
 
-def feed(queue, rate: float, until: float, tag: str, stop: threading.Event) -> None:
-    """Records at `rate`/s, in jobs as the producer makes them (a flush every 0.5 s)."""
-    per_job = max(1, min(500, int(rate * 0.5)))
+def feed(queue, rate: float, per_job: int, until: float, tag: str, stop: threading.Event) -> None:
+    """Records at `rate`/s, in jobs of `per_job`."""
     started, sent = time.monotonic(), 0
     while time.monotonic() < until and not stop.is_set():
         wait = started + sent / rate - time.monotonic()  # read the clock once: it moves
@@ -224,7 +240,7 @@ def feed(queue, rate: float, until: float, tag: str, stop: threading.Event) -> N
 
 
 def latency(side: Side, tasks: int) -> dict[str, dict[str, list[float]]]:
-    """Phases: no import; import at each of RATES; the last rate again with imports paced
+    """Phases: no import; import at each of FEEDS; PACED_FEEDS again with imports paced
     (annotation.import_interval_s = PACE_S)."""
     from rq import Worker
 
@@ -232,7 +248,7 @@ def latency(side: Side, tasks: int) -> dict[str, dict[str, list[float]]]:
     project = f"bench review {tag}"
     project_id = fill(side, project, tasks)
     phases = {"no import": review_phase(side, project_id)}
-    for interval, rates in ((0.0, RATES), (PACE_S, RATES[-1:])):
+    for interval, feeds in ((0.0, FEEDS), (PACE_S, PACED_FEEDS)):
         queue = queue_of(side.redis_url, f"bench-rev-{tag}-{interval:g}")
         for _ in range(WORKERS):  # far from a rollover: the reviewers' project stays the one
             side.start_worker(queue.name, project, "--annotation.max_tasks_per_project=100000000",
@@ -241,21 +257,24 @@ def latency(side: Side, tasks: int) -> dict[str, dict[str, list[float]]]:
             wait_until(lambda q=queue: Worker.count(queue=q) >= WORKERS, 300, "the workers")
             time.sleep(1)  # each is waiting on the queue
             with side.server.client() as client:
-                for rate in rates:
-                    name = f"import {rate:g}/s" + (f", paced {interval:g} s" if interval else "")
+                for rate, per_job in feeds:
+                    name = f"import {rate:g}/s in jobs of {per_job}" + (
+                        f", paced {interval:g} s" if interval else "")  # fmt: skip
                     before, started = client.count_tasks(project_id), time.monotonic()
                     stop = threading.Event()
                     until = started + SECONDS
                     feeder = threading.Thread(
-                        target=feed, args=(queue, rate, until, f"{tag}-{rate:g}-{interval:g}", stop)
-                    )
+                        target=feed,
+                        args=(queue, rate, per_job, until, f"{tag}-{rate:g}-{per_job}-{interval:g}",
+                              stop),
+                    )  # fmt: skip
                     feeder.start()
                     phases[name] = review_phase(side, project_id)
                     stop.set()
                     feeder.join()
                     done = client.count_tasks(project_id) - before
                     phases[name]["rate"] = [done / (time.monotonic() - started)]
-                    phases[name]["left"] = [queue.count * max(1, min(500, int(rate * 0.5)))]
+                    phases[name]["left"] = [queue.count * per_job]
                     queue.empty()  # what the workers did not take in time is not imported later
                     wait_until(lambda q=queue: q.started_job_registry.count == 0, 600, "imports")
         finally:
@@ -454,9 +473,12 @@ def main() -> None:
                     latencies[name] = latency(side, args.tasks)
                     for phase, timings in latencies[name].items():
                         achieved, left = timings.pop("rate", None), timings.pop("left", None)
+                        errors = len(timings["errors"])
                         head = f"{name}, {phase}" + (
                             f" (imported {achieved[0]:,.0f}/s, {left[0]:,} records still "
                             "queued at its end)" if achieved else "")  # fmt: skip
+                        if errors:
+                            head += f" ({errors} calls answered with a server error)"
                         print(head + ": " + "; ".join(
                             f"{op} {summary(timings[op])} (n={len(timings[op])})"
                             for op in OPERATIONS), flush=True)  # fmt: skip
@@ -471,8 +493,11 @@ def main() -> None:
         base = max(percentile(phases["no import"][op], 0.95) for op in OPERATIONS)
         for phase, timings in phases.items():
             worst = max(percentile(timings[op], 0.95) for op in OPERATIONS)
+            errors = len(timings["errors"])
+            said = f", {errors} server errors" if errors else ""
             print(f"  {name}, {phase}: slowest operation's p95 {worst:.3f} s ({worst / base:.2f}x "
-                  f"no import's {base:.3f} s) (goal <= 1 s): {met(worst <= 1.0)}")  # fmt: skip
+                  f"no import's {base:.3f} s{said}) (goal <= 1 s, no error): "
+                  f"{met(worst <= 1.0 and not errors)}")  # fmt: skip
 
 
 def report_rollover(result: dict) -> None:

@@ -41,8 +41,10 @@ def take_queued_jobs(job: Job, records: list[Any], limit: int) -> tuple[list[Any
         if other_id == job.id:
             continue
         other = _takeable(queue, other_id)
-        if other is None or len(merged) + len(other.args[0]) > limit:
-            continue
+        if other is None:
+            continue  # left for a worker to run (and say why it does not, if it does not)
+        if len(merged) + len(other.args[0]) > limit:
+            break  # the head of the queue, in order: a later small job waits its turn
         if take_queued(queue, job, other, [merged + other.args[0]]):
             merged += other.args[0]
             taken += 1

@@ -82,14 +82,10 @@ def test_sigkilled_workers_leave_exactly_one_task_per_record(
     # taken but not yet started) and finishes them.
     worker = setup.start_worker()
     try:
-        done = lambda: setup.task_count() >= 2000 and setup.queue.count == 0  # noqa: E731
-        wait_for(done, 120, "the rest", explain=setup.queue_state)
-        time.sleep(1)  # anything imported twice would show up by now
+        setup.wait_for_all(2000)
     finally:
         stop(worker)
-    counts = setup.sample_id_counts()
-    assert set(counts) == {r["sample_id"] for r in records}
-    assert max(counts.values()) == 1, [sid for sid, n in counts.items() if n > 1][:5]
+    setup.assert_each_once(records)
     setup.assert_no_key_leaked()
 
 
@@ -107,14 +103,10 @@ def test_paced_imports_take_queued_jobs_and_a_sigkill_loses_and_repeats_nothing(
         wait_for(lambda: setup.task_count() >= 100, 120, "the first imports")
         os.killpg(first.pid, signal.SIGKILL)
         first.wait()
-        done = lambda: setup.task_count() >= 600 and setup.queue.count == 0  # noqa: E731
-        wait_for(done, 120, "the rest", explain=setup.queue_state)
-        time.sleep(1)  # anything imported twice would show up by now
+        setup.wait_for_all(600)
     finally:
         stop(second)
-    counts = setup.sample_id_counts()
-    assert set(counts) == {r["sample_id"] for r in records}
-    assert max(counts.values()) == 1, [sid for sid, n in counts.items() if n > 1][:5]
+    setup.assert_each_once(records)
     stats = setup.stats()
     assert stats["coalesced_jobs"] >= 60 and stats["batches"] <= 60, stats
     setup.assert_no_key_leaked()

@@ -112,6 +112,17 @@ class Setup:
     def sample_id_counts(self) -> Counter[str]:
         return Counter(task["sample_id"] for task in self.tasks())
 
+    def wait_for_all(self, count: int) -> None:
+        """Until the project holds `count` tasks and the queue is empty, and a second more."""
+        done = lambda: self.task_count() >= count and self.queue.count == 0  # noqa: E731
+        wait_for(done, 120, "the rest", explain=self.queue_state)
+        time.sleep(1)  # anything imported twice would show up by now
+
+    def assert_each_once(self, records: list[dict]) -> None:
+        counts = self.sample_id_counts()
+        assert set(counts) == {r["sample_id"] for r in records}
+        assert max(counts.values()) == 1, [sid for sid, n in counts.items() if n > 1][:5]
+
     def stats(self) -> dict[str, int]:
         return ledger.read_stats(self.connection, self.queue_name).counters
 

@@ -69,7 +69,8 @@ router, producer, worker, importer and `lowtide loop`). Everything runs on one C
         bench/loop_value/warm_words.yaml
     OMP_NUM_THREADS=1 .venv/bin/python bench/loop_value.py --quick    # 1 seed, 2 short rounds
 
-BENCH_QUICK=1 means --quick, and then the numbers go to a temporary directory unless --out names
+BENCH_QUICK=1 means --quick and --quick means BENCH_QUICK=1 (the quick-mode note, first and last);
+the numbers then go to a temporary directory unless --out names
 one; BENCH_TINY_MODELS=DIR stands for --models DIR (see bench/_quick.py).
 
 Results that hold (bench/loop_value/goals.py, intervals.py): the issue's goals table is printed
@@ -107,6 +108,8 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
     sys.path.insert(0, str(REPO))
+if "--quick" in sys.argv:
+    os.environ["BENCH_QUICK"] = "1"  # before _quick reads it: --quick says so, first and last
 
 from bench._quick import QUICK, announce  # noqa: E402
 from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402

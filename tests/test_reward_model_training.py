@@ -123,3 +123,22 @@ def test_spearman() -> None:
     assert spearman([1, 2, 3], [10, 20, 30]) == pytest.approx(1.0)
     assert spearman([1, 2, 3], [3, 2, 1]) == pytest.approx(-1.0)
     assert spearman([1, 1, 1], [1, 2, 3]) is None
+
+
+@pytest.mark.unit
+def test_minibatches_keep_a_sample_together_and_cut_one_larger_than_a_batch() -> None:
+    """A sample's pairs and rating share a step; one sample_id on many rows (hand-made data)
+    does not make one step of all of them."""
+    from annotation.reward_model.data import Pair, Rated, RMData
+    from annotation.reward_model.train import RMTrainSettings, _batches
+
+    small = [Pair("p", f"c{i}", "r", "s1") for i in range(3)] + [Pair("q", "c", "r", "s2")]
+    huge = [Pair("p", f"c{i}", f"r{i}", "same") for i in range(40)]
+    data = RMData(pairs=small + huge, ratings=[Rated("p", "r", 2, "s1")])
+    batches = _batches(data, RMTrainSettings(batch_size=8))
+    assert max(len(pairs) + len(rated) for pairs, rated in batches) <= 16
+    assert sorted(map(id, (p for pairs, _ in batches for p in pairs))) == sorted(
+        map(id, small + huge)
+    )  # each pair once
+    (with_s1,) = [b for b in batches if any(p.sample_id == "s1" for p in b[0])]
+    assert len([p for p in with_s1[0] if p.sample_id == "s1"]) == 3 and with_s1[1]

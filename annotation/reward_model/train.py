@@ -187,21 +187,36 @@ def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], 
     a better response over the rated one) and its rating share a step, so each of its responses
     is scored once a step (`_unique`), and one task's correlated pairs do not spread over many
     steps (as InstructGPT trains on a prompt's comparisons together). A batch takes samples
-    until it holds `batch_size` items."""
+    until it holds `batch_size` items; a sample of more items than that (hand-made data that
+    gives many rows one sample_id) is cut into pieces of `batch_size`, so that no step holds
+    more than twice `batch_size`."""
     samples: dict[str, tuple[list[Pair], list[Rated]]] = {}
     for pair in data.pairs:
         samples.setdefault(pair.sample_id, ([], []))[0].append(pair)
     for rated in data.ratings if settings.rating_weight > 0 else []:
         samples.setdefault(rated.sample_id, ([], []))[1].append(rated)
-    order = list(samples.values())
+    size = settings.batch_size
+    order = [piece for pairs, rated in samples.values() for piece in _pieces(pairs, rated, size)]
     random.Random(settings.seed).shuffle(order)
     batches: list[tuple[list[Pair], list[Rated]]] = []
     for pairs, rated in order:
-        if not batches or len(batches[-1][0]) + len(batches[-1][1]) >= settings.batch_size:
+        if not batches or len(batches[-1][0]) + len(batches[-1][1]) >= size:
             batches.append(([], []))
         batches[-1][0].extend(pairs)
         batches[-1][1].extend(rated)
     return batches or [([], [])]
+
+
+def _pieces(
+    pairs: list[Pair], rated: list[Rated], size: int
+) -> list[tuple[list[Pair], list[Rated]]]:
+    """One sample's items in pieces of at most `size` (one piece, as a rule), pairs first."""
+    if len(pairs) + len(rated) <= size:
+        return [(pairs, rated)]
+    items: list[Pair | Rated] = [*pairs, *rated]
+    cut = [items[start : start + size] for start in range(0, len(items), size)]
+    return [([i for i in part if isinstance(i, Pair)], [i for i in part if isinstance(i, Rated)])
+            for part in cut]  # fmt: skip
 
 
 def agreement_scale(data: RMData) -> float:

@@ -57,7 +57,8 @@ def import_batch(records: list[Any]) -> dict[str, int] | Retry:
     started = time.perf_counter()
     if job is not None and _paced_first_attempt(context, memo, attempt):
         records, taken = take_queued_jobs(job, records, context.config.import_batch_max)
-        ledger.add_counts(context.connection, context.queue_name, {"coalesced_jobs": taken})
+        if taken:
+            ledger.add_counts(context.connection, context.queue_name, {"coalesced_jobs": taken})
     try:
         outcome = import_records(records, context, memo)
     except (LabelStudioError, LabelingConfigError) as error:

@@ -25,6 +25,7 @@ import zlib
 import psutil
 import redis
 from rq import Queue
+from rq.defaults import DEFAULT_RESULT_TTL
 from rq.executions import Execution
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
@@ -64,9 +65,11 @@ def take_queued(queue: Queue, taker: Job, taken: Job, args: list) -> bool:
     same batch sent again is still refused as a duplicate). False, and nothing changed, when
     `taken` is no longer on the queue (a worker took it first)."""
     before = taker.args
+    # Set before the script runs: should its answer be lost (Redis gone mid-call), the job RQ
+    # saves on failure still holds the records the script may have moved into it.
     taker.args = args
     payload = zlib.compress(taker.data)
-    ttl = taken.result_ttl if taken.result_ttl and taken.result_ttl > 0 else 500  # RQ's default
+    ttl = taken.result_ttl if taken.result_ttl and taken.result_ttl > 0 else DEFAULT_RESULT_TTL
     keys = [queue.key, taker.key, taken.key]
     done = queue.connection.eval(_TAKE, 3, *keys, taken.id, payload, ttl, JobStatus.FINISHED.value)
     if not done:

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from bench._quick import NOTE
 from lowtide.errors import UserError
 from tests.conftest import REPO
 from tests.helpers.browser import in_ci
+from tests.helpers.quick_bench import assert_a_quick_run
 
 pytestmark = pytest.mark.e2e  # each bench is a process of its own, with its services
 
@@ -40,8 +40,8 @@ NEEDS = {
 }
 
 
-# Benches whose quick run a test of their own makes, with checks of its figures (and this file's
-# NOTE check): run once, not twice.
+# Benches whose quick run a test of their own makes, with checks of its figures (and
+# assert_a_quick_run): run once, not twice.
 OWN_TEST = {"loop_value.py": "tests/test_loop_value_bench.py"}
 
 
@@ -125,6 +125,4 @@ def run_quick(bench: Path, tiny_models, extra_env: dict[str, str] | None = None)
         f"stdout ends:\n{result.stdout[-1500:]}"
     )
     print(result.stdout)  # shown with -rP: what the quick run printed
-    lines = result.stdout.splitlines()
-    assert NOTE in lines and f"({NOTE})" in lines, result.stdout[-1500:]  # said, first and last
-    assert "Traceback" not in result.stderr, result.stderr[-4000:]
+    assert_a_quick_run(result)

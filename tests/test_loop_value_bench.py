@@ -12,7 +12,6 @@ from types import SimpleNamespace
 
 import pytest
 
-from bench._quick import NOTE
 from bench.loop_value.adapting import AdaptiveBudget, evidence
 from bench.loop_value.checkpoints import Checkpoint, batch_ends
 from bench.loop_value.cool_and_short import review
@@ -31,6 +30,7 @@ from sampling.config import BudgetConfig
 from sampling.selection.budget_learning import Shares
 from sampling.selection.hacking import Feature
 from tests.conftest import REPO
+from tests.helpers.quick_bench import assert_a_quick_run
 
 pytestmark = pytest.mark.unit
 
@@ -52,9 +52,7 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         cwd=REPO, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr[-3000:]
-    lines = result.stdout.splitlines()
-    assert NOTE in lines and f"({NOTE})" in lines  # as tests/test_benches.py asks of every bench
-    assert "Traceback" not in result.stderr, result.stderr[-3000:]
+    assert_a_quick_run(result)  # as tests/test_benches.py asks of every bench
     rows = [ROW.match(line) for line in result.stdout.splitlines()]
     seen = {(m.group(1), int(m.group(2))) for m in rows if m}
     assert seen == {(method, number) for method in METHODS for number in (1, 2)}, result.stdout

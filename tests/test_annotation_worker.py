@@ -109,6 +109,8 @@ def test_paced_imports_take_queued_jobs_and_a_sigkill_loses_and_repeats_nothing(
     setup.assert_each_once(records)
     stats = setup.stats()
     assert stats["coalesced_jobs"] >= 60 and stats["batches"] <= 60, stats
+    status = setup.cli("queue", "status").stdout  # what docs/review.md points the reader at
+    assert "workers: coalesced jobs" in status and str(stats["coalesced_jobs"]) in status
     setup.assert_no_key_leaked()
 
 

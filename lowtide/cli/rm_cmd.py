@@ -11,6 +11,7 @@ from rich.table import Table
 from lowtide.cli.usage import reads
 from lowtide.config import ServiceConfig, load_service_config
 from lowtide.console import err, out
+from lowtide.errors import UserError
 
 app = typer.Typer(help="Train, evaluate and compare reward models.", no_args_is_help=True)
 DataOption = typer.Option(
@@ -36,6 +37,15 @@ def _load(data: Path):
     return load_rm_data(data)
 
 
+def _check_base(base: Path) -> None:
+    if not base.is_dir():
+        problem = "is a file" if base.exists() else "does not exist"
+        raise UserError(
+            f"--base {base} {problem}; give the model to start from, a directory "
+            "(save_pretrained output: the previous reward model)"
+        )
+
+
 @app.command(cls=reads("logger", "export"))
 def train(
     ctx: typer.Context,
@@ -59,13 +69,16 @@ def train(
 ) -> None:
     """Bradley-Terry on preference pairs (+ a regression on ratings), warm-started from --base;
     held-out accuracy before and after; saved with save_pretrained and a model card."""
-    from annotation.reward_model.train import RMTrainSettings
-    from lowtide.training import build_tracker, train_with_progress
-
     # Without a config file, the log goes to the console only.
     service = _config(ctx, config, *([] if config else ["--logger.name=[console]"]))
     data = _data_path(data, service)
     rm_data = _load(data)
+    _check_base(base)
+    # torch and transformers only once the inputs are known good: a bad row or a mistyped
+    # --base is a one-line answer in a second, not after seconds of imports.
+    from annotation.reward_model.train import RMTrainSettings
+    from lowtide.training import build_tracker, train_with_progress
+
     settings = RMTrainSettings(
         epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
         rating_weight=rating_weight, holdout=holdout, seed=seed,

@@ -20,9 +20,10 @@ redis-server of our own and `lowtide worker` processes:
 Full scale: `python bench/review_scale.py` (--tasks 100000 --records 1000000, 100,000 a
 project). PostgreSQL comes from PGHOST/PGPORT (else 127.0.0.1:5432), a database and role of the
 bench's own, dropped at the end; without it the PostgreSQL parts are skipped, saying so.
-`--quick` (or BENCH_QUICK=1) is a smoke run (the latency phases on SQLite only). Knobs: BENCH_TASKS, BENCH_RECORDS, BENCH_SECONDS
-(20, each latency phase), BENCH_THROUGHPUT (8000 records), BENCH_REVIEWERS (3), BENCH_PACE_S (1: the
-annotation.import_interval_s of the paced phases).
+`--quick` (or BENCH_QUICK=1) is a smoke run (the latency phases on SQLite only). Knobs:
+BENCH_TASKS, BENCH_RECORDS, BENCH_SECONDS (20, each latency phase), BENCH_THROUGHPUT (8000
+records), BENCH_REVIEWERS (3), BENCH_PACE_S (1: the annotation.import_interval_s of the paced
+phases).
 """
 
 from __future__ import annotations

@@ -66,6 +66,7 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         else:
             assert reviews == (0 if match.group(1) == "no_loop" else 6), match.group(0)
     assert re.search(r"starting reward model [0-9a-f]{12}; commit", result.stdout)
+    assert re.search(r"; processor .+; software transformers \d[^,]*, trl \d", result.stdout)
     goals = result.stdout.split("Goals")[1]
     for what in ("no loop: final RM accuracy", "oracle score after 2 rounds",
                  "budget (adaptive) vs threshold: reviewer-minutes",

@@ -1,9 +1,11 @@
 """Which starting models and code a run measured, so two people can tell whether their figures
 should agree: a sha256 of each model directory's files (the tiny policy with its tokenizer, the
 reward model's base, the task's starting reward model), the commit, and what the arithmetic ran
-on (torch version, its CPU kernels, threads). The same hashes, commit and kernels on one thread
-should give the same figures; a different kernel set (AVX2 against AVX512) can change the last
-bits of a logit, and a sampler at temperature 1 turns that into other tokens, other rollouts.
+on (torch version, its CPU kernels, threads, the processor's model) and the releases of the
+other packages that compute a figure (transformers, trl, ...). The same hashes, commit and
+kernels on one thread should give the same figures; a different kernel set (AVX2 against
+AVX512) can change the last bits of a logit, and a sampler at temperature 1 turns that into
+other tokens, other rollouts.
 """
 
 from __future__ import annotations
@@ -75,6 +77,36 @@ def arithmetic() -> str:
     return f"torch {torch.__version__}, CPU kernels {capability}, {threads} thread(s)"
 
 
+# What else computes a figure: the trainer's and the tokenizer's code, and the array library.
+PACKAGES = ("transformers", "trl", "tokenizers", "numpy", "accelerate")
+
+
+def software() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    def release(name: str) -> str:
+        try:
+            return version(name)
+        except PackageNotFoundError:
+            return "absent"
+
+    return ", ".join(f"{name} {release(name)}" for name in PACKAGES)
+
+
+def processor() -> str:
+    """The CPU's model name (Linux), or the platform's word for it: two machines with the same
+    kernel set can still round differently."""
+    import platform
+
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown"
+
+
 def describe(models, start_rm: Path, repo: Path) -> dict[str, str]:
     return {
         "policy (with tokenizer)": tree_digest(Path(models.policy)),
@@ -82,4 +114,6 @@ def describe(models, start_rm: Path, repo: Path) -> dict[str, str]:
         "starting reward model": tree_digest(start_rm),
         "commit": commit(repo),
         "arithmetic": arithmetic(),
+        "processor": processor(),
+        "software": software(),
     }

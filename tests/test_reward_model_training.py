@@ -104,6 +104,12 @@ def test_a_base_that_is_not_a_model_says_so(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 1 and "does not exist" in result.stderr
     assert "Traceback" not in result.stderr
+    given_a_file = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(data), "--out", str(tmp_path / "o"),
+        cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert given_a_file.returncode == 1 and "is a file" in given_a_file.stderr
+    assert not (tmp_path / "o").exists()  # nothing written before the inputs were checked
 
 
 @pytest.mark.unit

@@ -37,13 +37,16 @@ def _load(data: Path):
     return load_rm_data(data)
 
 
-def _check_base(base: Path) -> None:
-    if not base.is_dir():
-        problem = "is a file" if base.exists() else "does not exist"
-        raise UserError(
-            f"--base {base} {problem}; give the model to start from, a directory "
-            "(save_pretrained output: the previous reward model)"
-        )
+def _check_model(path: Path, what: str) -> None:
+    """The check `RewardModel` makes of its directory, made before torch is imported: a
+    mistyped path is a one-line answer in a second, not after seconds of imports."""
+    from rl.rewards.model_spec import check_model_dir
+    from rl.rewards.types import RewardError
+
+    try:
+        check_model_dir(path)
+    except RewardError as error:
+        raise UserError(f"{what}: {str(error).removeprefix('reward_model: ')}") from None
 
 
 @app.command(cls=reads("logger", "export"))
@@ -73,9 +76,8 @@ def train(
     service = _config(ctx, config, *([] if config else ["--logger.name=[console]"]))
     data = _data_path(data, service)
     rm_data = _load(data)
-    _check_base(base)
-    # torch and transformers only once the inputs are known good: a bad row or a mistyped
-    # --base is a one-line answer in a second, not after seconds of imports.
+    _check_model(base, "--base")
+    # torch and transformers only once the inputs are known good.
     from annotation.reward_model.train import RMTrainSettings
     from lowtide.training import build_tracker, train_with_progress
 
@@ -128,9 +130,10 @@ def evaluate_cmd(
     config: Path | None = ConfigOption,
 ) -> None:
     """Score a saved reward model on reviewed data: pairwise accuracy and rating correlation."""
+    rm_data = _load(_data_path(data, _config(ctx, config)))
+    _check_model(model, "MODEL")
     from annotation.reward_model.train import evaluate, load_scorer
 
-    rm_data = _load(_data_path(data, _config(ctx, config)))
     scorer = load_scorer(model)
     metrics = evaluate(scorer, rm_data)
     scorer.close()
@@ -147,9 +150,11 @@ def compare(
     config: Path | None = ConfigOption,
 ) -> None:
     """How OLD and NEW score the rollouts that were routed for review, beside the reviews."""
+    rm_data = _load(_data_path(data, _config(ctx, config)))
+    _check_model(old, "OLD")
+    _check_model(new, "NEW")
     from annotation.reward_model.compare import compare_models
 
-    rm_data = _load(_data_path(data, _config(ctx, config)))
     result = compare_models(str(old), str(new), rm_data, examples)
     table = Table(title=f"{len(rm_data.ratings)} reviewed rollouts, {len(rm_data.pairs)} pairs")
     for column in ("", "old", "new"):

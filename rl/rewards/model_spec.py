@@ -50,15 +50,20 @@ def check_model_spec(spec: RewardSpec) -> None:
         )
 
 
-def check_settings(
-    path: Path, batch_size: object, padding_side: object, max_length: object, dtype: object
-) -> None:
+def check_model_dir(path: Path) -> None:
+    """RewardError unless `path` is a directory (what save_pretrained writes)."""
     if not path.is_dir():
         problem = "is a file" if path.exists() else "does not exist"
         raise RewardError(
             f"reward_model: path {str(path)!r} {problem}; give the model directory "
             "(save_pretrained output)"
         )
+
+
+def check_settings(
+    path: Path, batch_size: object, padding_side: object, max_length: object, dtype: object
+) -> None:
+    check_model_dir(path)
     for name, value in (("batch_size", batch_size), ("max_length", max_length)):
         if value is None and name == "max_length":
             continue

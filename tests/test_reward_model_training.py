@@ -110,6 +110,11 @@ def test_a_base_that_is_not_a_model_says_so(tmp_path: Path) -> None:
     )  # fmt: skip
     assert given_a_file.returncode == 1 and "is a file" in given_a_file.stderr
     assert not (tmp_path / "o").exists()  # nothing written before the inputs were checked
+    for command in (["eval", str(tmp_path / "nope")],
+                    ["compare", str(tmp_path), str(tmp_path / "nope")]):  # fmt: skip
+        result = run_cli("rm", *command, "--data", str(data), cwd=tmp_path, timeout=120)
+        assert result.returncode == 1 and "does not exist" in result.stderr, result.stderr
+        assert "Traceback" not in result.stderr
 
 
 @pytest.mark.unit

@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
 REPO = Path(__file__).resolve().parent.parent
+if "--quick" in sys.argv[1:]:  # a bench's own flag (loop_value, review_scale): the same mode,
+    os.environ["BENCH_QUICK"] = "1"  # its children included, and the note first and last
 QUICK = os.environ.get("BENCH_QUICK", "").strip().lower() not in ("", "0", "false", "no")
 N = TypeVar("N", int, float)
 NOTE = "BENCH_QUICK=1: quick mode, a smoke run; the figures are not meaningful"

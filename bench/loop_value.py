@@ -108,8 +108,6 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
     sys.path.insert(0, str(REPO))
-if "--quick" in sys.argv:
-    os.environ["BENCH_QUICK"] = "1"  # before _quick reads it: --quick says so, first and last
 
 from bench._quick import QUICK, announce  # noqa: E402
 from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402

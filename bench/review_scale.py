@@ -43,8 +43,6 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-if "--quick" in sys.argv:
-    os.environ["BENCH_QUICK"] = "1"  # before _quick reads it
 
 from _child_run import own_redis_server, percentile  # noqa: E402
 from _quick import QUICK, announce, knob  # noqa: E402

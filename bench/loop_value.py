@@ -538,17 +538,25 @@ def _accuracies(
     responses = [sample.response for sample in pool]
     ratings = [oracle(sample.prompt, sample.response, f"pool-{i}").rating
                for i, sample in enumerate(pool)]  # fmt: skip
-    high = top_share(start_scorer.score_pairs(prompts, responses), HIGH_SHARE)
-    paths = {start_rm, *rm_after.values()}
+    # Policies repeat themselves: each distinct text is scored once per model, and every copy
+    # gets its score (a sixth of a cool_and_short pool was repeats; the accuracies are the same).
+    distinct = list(dict.fromkeys(zip(prompts, responses, strict=True)))
+    where = {text: index for index, text in enumerate(distinct)}
+    copies = [where[text] for text in zip(prompts, responses, strict=True)]
+
+    def scored(scorer) -> list[float]:
+        scores = scorer.score_pairs([p for p, _ in distinct], [r for _, r in distinct])
+        return [scores[index] for index in copies]
+
+    start_scores = scored(start_scorer)
+    high = top_share(start_scores, HIGH_SHARE)
+    paths = {*rm_after.values()} - {start_rm}
     paths |= {seed_dir / point.rm for row in result.rows for point in row.checkpoints}
-    measured: dict[Path, object] = {}
+    measured = {start_rm: pairwise_accuracy(prompts, start_scores, ratings, high)}
     for path in paths:
-        scorer = start_scorer if path == start_rm else RewardModel(path)
-        measured[path] = pairwise_accuracy(
-            prompts, scorer.score_pairs(prompts, responses), ratings, high
-        )
-        if scorer is not start_scorer:
-            scorer.close()
+        scorer = RewardModel(path)
+        measured[path] = pairwise_accuracy(prompts, scored(scorer), ratings, high)
+        scorer.close()
     start = measured[start_rm]
     result.start_accuracy, result.start_accuracy_high = start.overall, start.high
     result.pool_pairs = start.pairs

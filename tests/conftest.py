@@ -139,10 +139,24 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory):
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The PostgreSQL tests first, together. `make test`'s work-stealing workers each take a
-    contiguous share of the run and are stolen from at its tail, so one worker runs them all
-    and only it starts a PostgreSQL Label Studio (every worker that ran one would start its own)."""
-    items.sort(key=lambda item: item.get_closest_marker("postgres") is None)  # stable
+    """The PostgreSQL tests first, together, then the longest-running kinds before the short
+    ones: end-to-end, integration, unit. `make test`'s
+    work-stealing workers each take a contiguous share of the run and are stolen from at its
+    tail, so one worker runs the PostgreSQL tests and only it starts a PostgreSQL Label Studio
+    (every worker that ran one would start its own), and what is left at the end to share out
+    is short: no worker runs a two-minute test alone while the others wait. A module stays
+    together within its tier (its module-scoped fixtures are made once)."""
+    from tests.helpers.tiers import TIERS, tier_of
+
+    longest_first = {tier: rank for rank, tier in enumerate(reversed(TIERS))}
+
+    def position(item: pytest.Item) -> tuple[bool, int]:
+        return (
+            item.get_closest_marker("postgres") is None,
+            longest_first.get(tier_of(item) or "unit", len(TIERS)),
+        )
+
+    items.sort(key=position)  # stable: file order within each kind
 
 
 @pytest.fixture(scope="session")

@@ -51,3 +51,30 @@ def test_a_module_without_a_tier_stops_the_run(pytester: pytest.Pytester) -> Non
     result = pytester.runpytest("-p", "no:cacheprovider")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*test_untiered.py: name the tier*"])
+
+
+class _Item:
+    """What the suite's ordering reads of a test: its name and its marks, closest first."""
+
+    def __init__(self, name: str, *marks: str) -> None:
+        self.name, self.marks = name, [pytest.Mark(mark, (), {}) for mark in marks]
+
+    def iter_markers(self):
+        return iter(self.marks)
+
+    def get_closest_marker(self, name: str):
+        return next((mark for mark in self.marks if mark.name == name), None)
+
+
+def test_the_suite_runs_postgres_then_the_long_tiers_first_keeping_file_order() -> None:
+    from tests.conftest import pytest_collection_modifyitems
+
+    items = [
+        _Item("unit_a", "unit"), _Item("e2e_a", "e2e"), _Item("integration_a", "integration"),
+        _Item("pg", "postgres", "e2e"), _Item("e2e_b", "e2e"), _Item("unit_b", "unit"),
+        _Item("pg_unit", "unit", "postgres"),
+    ]  # fmt: skip
+    pytest_collection_modifyitems(items)
+    assert [item.name for item in items] == [
+        "pg", "pg_unit", "e2e_a", "e2e_b", "integration_a", "unit_a", "unit_b",
+    ]  # fmt: skip

@@ -142,13 +142,13 @@ def train_reward_model(
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
     weight_scale = agreement_scale(train) if settings.weight_by_agreement else None
-    batches = [_encoded(scorer, pairs, rated) for pairs, rated in _batches(train, settings)]
+    batches = _batches(train, settings)
     total = settings.epochs * len(batches)
     step = 0
     for _ in range(settings.epochs):
         random.Random(settings.seed + step).shuffle(batches)
-        for batch in batches:
-            loss, parts = _loss(scorer, batch, settings.rating_weight, weight_scale)
+        for pairs, rated in batches:
+            loss, parts = _loss(scorer, pairs, rated, settings.rating_weight, weight_scale)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
@@ -240,29 +240,17 @@ def _weighted_mean(
     return (weights * losses).mean()
 
 
-@dataclass(frozen=True)
-class _Batch:
-    """A minibatch with its distinct texts' token ids, encoded once for every epoch."""
-
-    pairs: list[Pair]
-    rated: list[Rated]
-    slots: list[int]  # where each of _texts(pairs, rated) is among the encoded texts
-    encoded: list[list[int]]
-
-
-def _encoded(scorer: RewardModel, pairs: list[Pair], rated: list[Rated]) -> _Batch:
-    slots, unique = _unique(_texts(pairs, rated))
-    return _Batch(pairs, rated, slots, scorer.encode([p for p, _ in unique],
-                                                     [r for _, r in unique]))  # fmt: skip
-
-
 def _loss(
-    scorer: RewardModel, batch: _Batch, rating_weight: float, weight_scale: float | None = None
+    scorer: RewardModel,
+    pairs: list[Pair],
+    rated: list[Rated],
+    rating_weight: float,
+    weight_scale: float | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    pairs, rated = batch.pairs, batch.rated
-    once = scorer.model(**scorer.pad(batch.encoded)).logits[:, 0].float()
-    # gradients add up over the copies
-    scores = once[torch.tensor(batch.slots, device=once.device)]
+    slots, unique = _unique(_texts(pairs, rated))
+    encoded = scorer.encode([p for p, _ in unique], [r for _, r in unique])
+    once = scorer.model(**scorer.pad(encoded)).logits[:, 0].float()
+    scores = once[torch.tensor(slots, device=once.device)]  # gradients add up over the copies
     parts: dict[str, float] = {}
     loss = scores.new_zeros(())
     if pairs:

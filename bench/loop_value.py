@@ -531,6 +531,7 @@ def _accuracies(
 ) -> None:
     """Every reward model of the seed (round ends and the checkpoints in between) on one pool
     of held-out samples, against the oracle."""
+    from annotation.reward_model.train import distinct_scores
     from bench.loop_value.measures import pairwise_accuracy, top_share
     from rl.rewards.model import RewardModel
 
@@ -538,24 +539,16 @@ def _accuracies(
     responses = [sample.response for sample in pool]
     ratings = [oracle(sample.prompt, sample.response, f"pool-{i}").rating
                for i, sample in enumerate(pool)]  # fmt: skip
-    # Policies repeat themselves: each distinct text is scored once per model, and every copy
-    # gets its score (a sixth of a cool_and_short pool was repeats; the accuracies are the same).
-    distinct = list(dict.fromkeys(zip(prompts, responses, strict=True)))
-    where = {text: index for index, text in enumerate(distinct)}
-    copies = [where[text] for text in zip(prompts, responses, strict=True)]
-
-    def scored(scorer) -> list[float]:
-        scores = scorer.score_pairs([p for p, _ in distinct], [r for _, r in distinct])
-        return [scores[index] for index in copies]
-
-    start_scores = scored(start_scorer)
+    # Each distinct text scored once per model: a sixth of a cool_and_short pool was repeats.
+    texts = list(zip(prompts, responses, strict=True))
+    start_scores = distinct_scores(start_scorer, texts)
     high = top_share(start_scores, HIGH_SHARE)
     paths = {*rm_after.values()} - {start_rm}
     paths |= {seed_dir / point.rm for row in result.rows for point in row.checkpoints}
     measured = {start_rm: pairwise_accuracy(prompts, start_scores, ratings, high)}
     for path in paths:
         scorer = RewardModel(path)
-        measured[path] = pairwise_accuracy(prompts, scored(scorer), ratings, high)
+        measured[path] = pairwise_accuracy(prompts, distinct_scores(scorer, texts), ratings, high)
         scorer.close()
     start = measured[start_rm]
     result.start_accuracy, result.start_accuracy_high = start.overall, start.high

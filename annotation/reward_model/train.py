@@ -90,9 +90,7 @@ def load_scorer(path: str | Path) -> RewardModel:
 
 def evaluate(scorer: RewardModel, data: RMData) -> RMMetrics:
     metrics = RMMetrics(pairs=len(data.pairs), ratings=len(data.ratings))
-    slots, unique = _unique(_texts(data.pairs, data.ratings))
-    found = scorer.score_pairs([p for p, _ in unique], [r for _, r in unique]) if unique else []
-    scores = [found[slot] for slot in slots]
+    scores = distinct_scores(scorer, _texts(data.pairs, data.ratings))
     count = len(data.pairs)
     if data.pairs:
         wins = sum(c > r for c, r in zip(scores[:count], scores[count : 2 * count], strict=True))
@@ -119,6 +117,14 @@ def _unique(texts: list[tuple[str, str]]) -> tuple[list[int], list[tuple[str, st
     index: dict[tuple[str, str], int] = {}
     slots = [index.setdefault(text, len(index)) for text in texts]
     return slots, list(index)
+
+
+def distinct_scores(scorer: RewardModel, texts: list[tuple[str, str]]) -> list[float]:
+    """The score of each (prompt, response) of `texts`, each distinct one scored once (a
+    response sits in several pairs; a policy repeats itself)."""
+    slots, unique = _unique(texts)
+    found = scorer.score_pairs([p for p, _ in unique], [r for _, r in unique]) if unique else []
+    return [found[slot] for slot in slots]
 
 
 def train_reward_model(

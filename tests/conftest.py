@@ -139,22 +139,19 @@ def label_studio(tmp_path_factory: pytest.TempPathFactory):
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The PostgreSQL tests first, together, then the longest-running kinds before the short
-    ones: end-to-end, integration, unit. `make test`'s
-    work-stealing workers each take a contiguous share of the run and are stolen from at its
-    tail, so one worker runs the PostgreSQL tests and only it starts a PostgreSQL Label Studio
-    (every worker that ran one would start its own), and what is left at the end to share out
-    is short: no worker runs a two-minute test alone while the others wait. A module stays
-    together within its tier (its module-scoped fixtures are made once)."""
+    """The PostgreSQL tests first, together, then the longer kinds before the shorter ones:
+    end-to-end, integration, unit (a module stays together: its fixtures are made once).
+    `make test`'s work-stealing workers each take a contiguous share of the run and are stolen
+    from at its tail, so one worker runs the PostgreSQL tests and only it starts a PostgreSQL
+    Label Studio (every worker that ran one would start its own), and what is left to share
+    out at the end is short: no worker runs a two-minute test alone while the others wait."""
     from tests.helpers.tiers import TIERS, tier_of
 
-    longest_first = {tier: rank for rank, tier in enumerate(reversed(TIERS))}
+    longest_first = {tier: rank for rank, tier in enumerate(reversed(TIERS))}  # TIERS: unit..e2e
 
     def position(item: pytest.Item) -> tuple[bool, int]:
-        return (
-            item.get_closest_marker("postgres") is None,
-            longest_first.get(tier_of(item) or "unit", len(TIERS)),
-        )
+        # An untiered test stops the run in tests/helpers/tiers.py; until then it sorts as unit.
+        return item.get_closest_marker("postgres") is None, longest_first[tier_of(item) or "unit"]
 
     items.sort(key=position)  # stable: file order within each kind
 

@@ -96,6 +96,13 @@ class BudgetConfig(Section):
         description="adaptive: pseudo-reviews at the mean credit each share starts with; a "
         "share with fewer real reviews than this moves little",
     )
+    repeat_discount: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="adaptive: n reviews that name the same failure categories each count "
+        "n ** -repeat_discount, so a lesson taught again earns less (0: all count alike)",
+    )
 
     @model_validator(mode="after")
     def _shares_fit(self) -> BudgetConfig:

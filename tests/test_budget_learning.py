@@ -11,7 +11,7 @@ import pytest
 from pydantic import ValidationError
 
 from lowtide.config import RunConfig
-from lowtide.loop.budget_shares import learn_shares, reviews_of, shares_of
+from lowtide.loop.budget_shares import compared_of, learn_shares, reviews_of, shares_of
 from lowtide.loop.runner import LoopRunner
 from lowtide.loop.settings import LoopSettings
 from lowtide.loop.summary import columns_for, summary_rows
@@ -152,6 +152,47 @@ def test_the_split_is_deterministic_whatever_order_the_reviews_come_in():
     pool = [Candidate("p", f"answer {i} " * 3, reward=random.Random(i).random()) for i in range(40)]
     adapted = first.applied_to(CONFIGURED)
     assert choose(pool, 12, adapted, seed=4) == choose(list(pool), 12, adapted, seed=4)
+
+
+def test_a_lesson_taught_again_earns_less_than_a_new_one():
+    """Audit and uncertain picks contradict the reward alike, but every audit pick is the same
+    failure ("verbose") while each uncertain pick names another: with the discount, uncertain
+    earns the bigger share; without it, the two earn alike."""
+    reviews = []
+    for i in range(12):
+        reviews.append(Review("audit_high_reward", 0.9 + i * 1e-3, 1, "r1", ("verbose",)))
+        reviews.append(Review("uncertain", 0.8 + i * 1e-3, 1, "r1", (f"failure-{i}",)))
+        reviews.append(Review("low_reward", 0.1 + i * 1e-3, 4, "r1"))
+    plain = credits(reviews)  # repeat_discount 0: every contradiction counts alike
+    assert plain["audit"].rate == plain["uncertain"].rate == 1.0
+    assert plain["audit"].earned == plain["uncertain"].earned == 12.0
+    discounted = credits(reviews, repeat_discount=0.5)
+    assert discounted["audit"].rate == 1.0  # what a person reads is not discounted
+    assert discounted["audit"].earned == pytest.approx(12 / 12**0.5)
+    assert discounted["uncertain"].earned == pytest.approx(12.0)  # each kind seen once
+    config = BudgetConfig(audit_share=0.3, uncertainty_share=0.3, prior_reviews=1.0)
+    even = next_shares(config, plain)
+    assert even.audit == pytest.approx(even.uncertain)
+    shares = next_shares(config, discounted)
+    assert shares.uncertain > 0.3 > shares.audit
+    assert sum(shares.as_dict().values()) == pytest.approx(1.0) and shares.random >= 0.1
+
+
+def test_the_loop_reads_a_review_s_kind_from_the_categories_its_reviewers_named():
+    rows = [rating_row("a", 0.9, 1, selected_by={"reason": "audit_high_reward"}),
+            rating_row("b", 0.1, 4, selected_by={"reason": "low_reward"})]  # fmt: skip
+    rows[0]["categories"] = ["verbose", "off-topic", "verbose"]
+    assert [review.kind for review in reviews_of(rows, {})] == [("off-topic", "verbose"), ()]
+    named = [["verbose"], ["verbose", "format"], []]
+    reviews = [{"best": "A", "worst": "B", "categories": categories} for categories in named]
+    responses = [{"label": label, "sample_id": f"g{label}", "response": label, "reward": reward}
+                 for label, reward in (("A", 0.1), ("B", 0.9))]  # fmt: skip
+    meta = {"selected_by": {"reason": "uncertain"}, "run_id": "loop-r1", "verdicts": 3,
+            "reviews": reviews}  # fmt: skip
+    comparison = {"sample_id": "g", "prompt": "p", "responses": responses, "meta": meta}
+    (found,) = compared_of([comparison], {})
+    assert found.kind == ("verbose",)  # two of three named it; "format" only one
+    assert found.contradiction == 1.0  # preferred A was paid less than B
 
 
 def test_a_configured_off_share_stays_off():

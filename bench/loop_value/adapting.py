@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from bench.loop_value.reviewing import Reviewed
 from bench.loop_value.task import Verdict
 from bench.loop_value.training import Rollout
-from lowtide.loop.budget_shares import LearnedShares, learned_from
+from lowtide.loop.budget_shares import LearnedShares, kind_of, learned_from
 from sampling.config import BudgetConfig
 from sampling.selection.budget_learning import Compared, Review, Shares
 
@@ -68,8 +68,17 @@ def evidence(
             continue
         if task.work.kind == "compare":
             orders = tuple((candidates[a].reward, candidates[b].reward) for a, b in task.orders)
-            compared.append(Compared(reason, orders))
+            worst = _worst(task)
+            kind = kind_of(verdicts[worst].categories) if worst is not None else ()
+            compared.append(Compared(reason, orders, kind))
         else:
-            reviews += [Review(reason, candidates[i].reward, verdicts[i].rating, round_key)
+            reviews += [Review(reason, candidates[i].reward, verdicts[i].rating, round_key,
+                               kind_of(verdicts[i].categories))
                         for i in task.picks]  # fmt: skip
     return reviews, compared
+
+
+def _worst(task: Reviewed) -> int | None:
+    """The pick a comparison's orders put below and never above another: the worst."""
+    above = {preferred for preferred, _ in task.orders}
+    return next((b for _, b in task.orders if b not in above), None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,12 +52,16 @@ class LearnedShares:
         return sum(credit.reviews for credit in self.evidence.values())
 
     def record(self) -> dict[str, Any]:
-        """As state.json keeps it: the shares, and per bucket its reviews and mean
-        contradiction (None: no evidence)."""
+        """As state.json keeps it: the shares, and per bucket its reviews, mean contradiction
+        and mean credit after the repeat discount (None: no evidence)."""
         return {
             "shares": self.shares.as_dict(),
             "credit": {
-                bucket: {"reviews": credit.reviews, "contradiction": credit.rate}
+                bucket: {
+                    "reviews": credit.reviews,
+                    "contradiction": credit.rate,
+                    "credit": credit.earned / credit.reviews if credit.reviews else None,
+                }
                 for bucket, credit in self.evidence.items()
             },
         }
@@ -86,7 +91,7 @@ def learned_from(
     budget: BudgetConfig, reviews: Iterable[Review], compared: Iterable[Compared] = ()
 ) -> LearnedShares:
     """The shares after this evidence, with the evidence (what `learn_shares` reads from rows)."""
-    evidence = credits(reviews, compared)
+    evidence = credits(reviews, compared, budget.repeat_discount)
     return LearnedShares(next_shares(budget, evidence), evidence)
 
 
@@ -106,7 +111,7 @@ def compared_of(
             if rewards.get(a) is not None and rewards.get(b) is not None
         )
         if reason is not None and orders:
-            yield Compared(reason, orders)  # type: ignore[arg-type]
+            yield Compared(reason, orders, _worst_kind(row))  # type: ignore[arg-type]
 
 
 def shares_of(record: Mapping[str, Any] | None, budget: BudgetConfig) -> Shares:
@@ -128,7 +133,20 @@ def reviews_of(rows: Iterable[Mapping[str, Any]], reasons: Mapping[str, str]) ->
         reward, rating = _number(meta.get("reward")), _number(row.get("rating"))
         if reason is None or reward is None or rating is None:
             continue
-        yield Review(reason, reward, rating, str(meta.get("run_id") or ""))
+        run = str(meta.get("run_id") or "")
+        yield Review(reason, reward, rating, run, kind_of(row.get("categories") or ()))
+
+
+def kind_of(categories: Iterable[str]) -> tuple[str, ...]:
+    """A review's lesson, for the credit's repeat discount: the failure categories it names."""
+    return tuple(sorted({str(category) for category in categories}))
+
+
+def _worst_kind(row: Mapping[str, Any]) -> tuple[str, ...]:
+    """The categories more than half of a comparison's reviewers named for the worst."""
+    reviews = [r for r in (row.get("meta") or {}).get("reviews") or [] if isinstance(r, Mapping)]
+    ticks = Counter(c for review in reviews for c in set(review.get("categories") or ()))
+    return kind_of(c for c, count in ticks.items() if count * 2 > len(reviews))
 
 
 def own_reason(meta: Mapping[str, Any]) -> str | None:

@@ -14,6 +14,15 @@ high rating on a low reward (a good answer the reward punished) alike. Rewards o
 rounds come from different reward models, so pairs are only made within a round. A pick with
 no differently rated partner is no evidence either way and is left out.
 
+**Repeats teach less.** A pick's contradiction is weighted by how often its lesson was already
+taught: its *kind* is the failure categories the reviewer named (none, for a response they did
+not fault), and each of the `n` reviewed picks of one kind weighs `n ** -repeat_discount`. So a
+kind's total credit grows as `n ** (1 - repeat_discount)`, not as `n`: twenty high rewards
+rated "verbose" earn less than twenty times one, and a reason that keeps finding the one failure the
+reward model was already shown does not take the budget from reasons that find others. With
+`repeat_discount: 0` every contradiction counts alike. The weight needs only the counts, so the
+order of the reviews still changes nothing.
+
 **The shares.** Reasons are counted in four buckets: random, audit (the watch's suspects and
 the highest rewards share the audit share), uncertain, and the lowest rewards (their fallback
 picks too: they are the lowest rewards). Each bucket's credit is smoothed toward the mean of all
@@ -30,7 +39,7 @@ Pure and deterministic: the same reviews and config give the same shares.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -60,19 +69,27 @@ class Review:
     reward: float
     rating: float
     round: str = ""
+    kind: tuple[str, ...] = ()  # the failure categories named (sorted); () for no fault
 
 
 @dataclass(frozen=True)
 class Credit:
-    """A bucket's evidence: its reviews that had a differently rated partner, and the sum of
-    their contradictions."""
+    """A bucket's evidence: its reviews that had a differently rated partner, the sum of their
+    contradictions, and that sum with repeats discounted (None: no discount), which the split
+    goes by."""
 
     reviews: int = 0
     contradiction: float = 0.0
+    discounted: float | None = None
 
     @property
     def rate(self) -> float | None:
+        """The share of orders its reviews contradicted, as a person reads it."""
         return self.contradiction / self.reviews if self.reviews else None
+
+    @property
+    def earned(self) -> float:
+        return self.contradiction if self.discounted is None else self.discounted
 
 
 @dataclass(frozen=True)
@@ -141,11 +158,13 @@ def contradictions(reviews: Iterable[Review]) -> list[tuple[Review, float]]:
 
 @dataclass(frozen=True)
 class Compared:
-    """One reviewed comparison pick: why its group was picked, and the rewards of each order
-    its reviewers gave, (the preferred one's reward, the other's)."""
+    """One reviewed comparison pick: why its group was picked, the rewards of each order its
+    reviewers gave, (the preferred one's reward, the other's), and the failure categories named
+    for the worst (its kind)."""
 
     reason: str
     orders: tuple[tuple[float, float], ...]
+    kind: tuple[str, ...] = ()
 
     @property
     def contradiction(self) -> float | None:
@@ -157,20 +176,30 @@ class Compared:
         return math.fsum(1.0 if a < b else 0.5 if a == b else 0.0 for a, b in finite) / len(finite)
 
 
-def credits(reviews: Iterable[Review], compared: Iterable[Compared] = ()) -> dict[Bucket, Credit]:
+def credits(
+    reviews: Iterable[Review], compared: Iterable[Compared] = (), repeat_discount: float = 0.0
+) -> dict[Bucket, Credit]:
     """Each bucket's evidence from reviewed picks, rated ones and comparisons (a comparison's
-    verdict orders its own group, so it needs no partner). A reason outside the budget counts
-    nowhere. Summed exactly (fsum), so the order the reviews come in never changes a share."""
-    found: dict[Bucket, list[float]] = {bucket: [] for bucket in BUCKETS}
+    verdict orders its own group, so it needs no partner), each contradiction weighted down by
+    the repeats of its kind (module docstring). A reason outside the budget counts nowhere.
+    Summed exactly (fsum), so the order the reviews come in never changes a share."""
+    found: list[tuple[Bucket, tuple[str, ...], float]] = []
     for review, contradiction in contradictions(reviews):
         bucket = BUCKET_OF.get(review.reason)
         if bucket is not None:
-            found[bucket].append(contradiction)
+            found.append((bucket, review.kind, contradiction))
     for pick in compared:
         bucket, rate = BUCKET_OF.get(pick.reason), pick.contradiction
         if bucket is not None and rate is not None:
-            found[bucket].append(rate)
-    return {bucket: Credit(len(values), math.fsum(values)) for bucket, values in found.items()}
+            found.append((bucket, pick.kind, rate))
+    repeats = Counter(kind for _, kind, _ in found)
+    evidence: dict[Bucket, Credit] = {}
+    for bucket in BUCKETS:
+        mine = [(kind, contradiction) for b, kind, contradiction in found if b == bucket]
+        raw = math.fsum(contradiction for _, contradiction in mine)
+        discounted = math.fsum(c * repeats[kind] ** -repeat_discount for kind, c in mine)
+        evidence[bucket] = Credit(len(mine), raw, discounted)
+    return evidence
 
 
 def next_shares(config: BudgetConfig, evidence: Mapping[Bucket, Credit]) -> Shares:
@@ -179,7 +208,7 @@ def next_shares(config: BudgetConfig, evidence: Mapping[Bucket, Credit]) -> Shar
     shares, unchanged."""
     configured = Shares.of(config)
     reviewed = sum(evidence.get(bucket, Credit()).reviews for bucket in BUCKETS)
-    contradicted = math.fsum(evidence.get(bucket, Credit()).contradiction for bucket in BUCKETS)
+    contradicted = math.fsum(evidence.get(bucket, Credit()).earned for bucket in BUCKETS)
     mean = contradicted / reviewed if reviewed else None
     if not mean:  # nothing reviewed, or every verdict agreed with the reward: no direction
         return configured
@@ -187,7 +216,7 @@ def next_shares(config: BudgetConfig, evidence: Mapping[Bucket, Credit]) -> Shar
     weights: dict[Bucket, float] = {}
     for bucket in BUCKETS:
         credit = evidence.get(bucket, Credit())
-        smoothed = (credit.contradiction + prior * mean) / (credit.reviews + prior)
+        smoothed = (credit.earned + prior * mean) / (credit.reviews + prior)
         # A bucket without evidence keeps its weight exactly: no float drift from 1.0.
         ratio = smoothed / mean if credit.reviews else 1.0
         weights[bucket] = configured.share(bucket) * ratio

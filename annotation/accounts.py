@@ -19,10 +19,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx
-from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
 from annotation.labelstudio import LabelStudioAuthError, LabelStudioError, LabelStudioUnreachable
+from annotation.labelstudio_sdk import LightLabelStudio
 
 _PASSWORD_CONTEXT = b"lowtide reviewer account\x00"
 
@@ -51,7 +51,7 @@ def ensure_reviewer_account(
         httpx.Client(base_url=url, timeout=timeout_s, follow_redirects=True) as browser,
         _errors(url, action, admin_api_key),
     ):
-        admin = LabelStudio(base_url=url, api_key=admin_api_key, httpx_client=http)
+        admin = LightLabelStudio(base_url=url, api_key=admin_api_key, httpx_client=http)
         exists = any((user.email or "").lower() == email for user in admin.users.list())
         if exists:
             _log_in(browser, email, password)
@@ -59,7 +59,7 @@ def ensure_reviewer_account(
             invite = admin.organizations.invites.get_invite_link()
             _sign_up(browser, email, password, str(invite.token))
         token = _current_user_token(browser, email)
-        me = LabelStudio(base_url=url, api_key=token, httpx_client=http).users.whoami()
+        me = LightLabelStudio(base_url=url, api_key=token, httpx_client=http).users.whoami()
     if (me.email or "").lower() != email or me.id is None:
         raise LabelStudioError(
             f"Label Studio at {url} answered as {me.email!r} with the token of {email}"

@@ -14,11 +14,11 @@ from contextlib import contextmanager
 from typing import Any
 
 import httpx
-from label_studio_sdk import LabelStudio
 from label_studio_sdk.core.api_error import ApiError
 
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
+from annotation.labelstudio_sdk import LightLabelStudio
 from annotation.review_display import (
     finite_number,
     format_number,
@@ -60,7 +60,7 @@ class LabelStudioClient:
         self._api_key = api_key
         self._http = httpx.Client(timeout=timeout_s, follow_redirects=True)
         self._timeout_s = timeout_s
-        self._sdk = LabelStudio(base_url=self.url, api_key=api_key, httpx_client=self._http)
+        self._sdk = LightLabelStudio(base_url=self.url, api_key=api_key, httpx_client=self._http)
 
     @classmethod
     def from_config(cls, config: AnnotationConfig) -> LabelStudioClient:
@@ -127,8 +127,9 @@ class LabelStudioClient:
     def auth_headers(self) -> dict[str, str]:
         """The headers the SDK sends (its token scheme, its user agent), for the two calls it
         has no method for (saved views, import with task ids). The SDK keeps them on a private
-        client wrapper: the one reach into its internals, pinned to label-studio-sdk 2.1 in
-        pyproject.toml and checked by tests/test_labelstudio_sdk_internals.py."""
+        client wrapper: a reach into its internals (the other is annotation/labelstudio_sdk.py),
+        pinned to label-studio-sdk 2.1 in pyproject.toml and checked by
+        tests/test_labelstudio_sdk_internals.py."""
         return dict(self._sdk._client_wrapper.get_headers())
 
     def ensure_review_view(self, project_id: int) -> int:

@@ -1,15 +1,22 @@
 """What annotation/labelstudio.py takes from the Label Studio SDK beyond its public API: the
-auth headers on its private client wrapper. A new SDK that moves them fails here, in a second,
-rather than as 401s from a running worker."""
+auth headers on its private client wrapper, and (annotation/labelstudio_sdk.py) the SDK's
+pager that ends a listing at Label Studio's 404 past the last page. A new SDK that moves them
+fails here, in a second, rather than as 401s or a failed listing in a running worker."""
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
+import sys
 from importlib.metadata import version
 
+import httpx
 import pytest
+from label_studio_sdk import LabelStudio
 
 from annotation.labelstudio import LabelStudioClient
+from annotation.labelstudio_sdk import LightLabelStudio
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
@@ -29,3 +36,59 @@ def test_the_sdk_gives_the_headers_it_authenticates_with() -> None:
         client.close()
     assert headers.get("Authorization") == "Token a-legacy-token"
     assert headers.get("User-Agent", "").startswith("label_studio_sdk/")
+
+
+def _paged_server(seen: list[httpx.Request]) -> httpx.Client:
+    """Label Studio's listings as 1.23 pages them: two items a page, 404 past the last page."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        page = int(request.url.params.get("page", "1"))
+        if page > 2:
+            return httpx.Response(404, json={"detail": "Invalid page."})
+        ids = [2 * page - 1, 2 * page]
+        if request.url.path.endswith("/api/projects/"):
+            results = [{"id": i, "title": f"p{i}"} for i in ids]
+        else:
+            results = [{"id": i, "data": {"sample_id": f"s{i}"}} for i in ids]
+        key = "tasks" if request.url.path.endswith("/api/tasks/") else "results"
+        body = {key: results, "total": 6, "count": 6, "next": "more", "previous": None}
+        return httpx.Response(200, json=body)
+
+    return httpx.Client(transport=httpx.MockTransport(answer), base_url="http://ls.test")
+
+
+@pytest.mark.parametrize("what", ["projects", "tasks"])
+def test_the_light_client_lists_what_the_sdk_client_lists(what: str) -> None:
+    """The same items, the same requests (tasks with fields=all), and the 404 past the last
+    page is the end of the listing, not an error, as the SDK's LabelStudio does it."""
+    listings = {}
+    for client_class in (LabelStudio, LightLabelStudio):
+        seen: list[httpx.Request] = []
+        sdk = client_class(base_url="http://ls.test", api_key="k", httpx_client=_paged_server(seen))
+        listing = sdk.projects.list(page_size=2) if what == "projects" else sdk.tasks.list(
+            project=1, page_size=2)  # fmt: skip
+        items = [item.id for item in listing]
+        listings[client_class.__name__] = (items, [str(request.url) for request in seen])
+    assert listings["LightLabelStudio"] == listings["LabelStudio"]
+    items, urls = listings["LightLabelStudio"]
+    assert items == [1, 2, 3, 4]
+    if what == "tasks":
+        assert all("fields=all" in url for url in urls)
+
+
+@pytest.mark.integration  # a fresh interpreter: what a worker's start imports
+def test_talking_to_label_studio_does_not_import_pandas() -> None:
+    """What the light client is for: a worker's start does not pay for the SDK's export
+    helpers (pandas, the labeling-config parser)."""
+    code = (
+        "import json, sys\n"
+        "from annotation.labelstudio import LabelStudioClient\n"
+        "import annotation.accounts\n"
+        "client = LabelStudioClient('http://127.0.0.1:9', 'k')\n"
+        "client._sdk.projects, client._sdk.tasks, client._sdk.annotations\n"
+        "print(json.dumps(sorted(m for m in ('pandas', 'jsf') if m in sys.modules)))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == []

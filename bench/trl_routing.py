@@ -44,12 +44,14 @@ from pathlib import Path
 from typing import Any
 
 from _child_run import REPO, own_redis_server, percentile, run_child
-from _quick import announce, knob, tiny_models
+from _quick import announce, knob, sized, tiny_models
 
 RUNS = knob("RUNS", 5, 1)
 STEPS = knob("STEPS", 20, 3)
-CALLS = knob("CALLS", 1000, 60)
-CALL_WARMUP = 50  # first calls pay one-time costs (torch kernels, the trainer's settings read)
+CALLS = knob("CALLS", 1000, 15)
+# First calls pay one-time costs (torch kernels, the trainer's settings read). Quick: a few,
+# since each call of the every-sample trainer redacts and routes 256 samples.
+CALL_WARMUP = min(sized(50, 5), CALLS // 2)
 # Between calls, the rest of a step (generation, backward): torch work on this thread, which
 # leaves the caches as a real step does (sleeping instead would idle the core).
 STEP_GAP_S = 0.01

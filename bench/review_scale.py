@@ -22,8 +22,8 @@ project). PostgreSQL comes from PGHOST/PGPORT (else 127.0.0.1:5432), a database 
 bench's own, dropped at the end; without it the PostgreSQL parts are skipped, saying so.
 `--quick` (or BENCH_QUICK=1) is a smoke run (the latency phases on SQLite only). Knobs:
 BENCH_TASKS, BENCH_RECORDS, BENCH_SECONDS (20, each latency phase), BENCH_THROUGHPUT (8000
-records), BENCH_REVIEWERS (3), BENCH_PACE_S (1: the annotation.import_interval_s of the paced
-phases).
+records), BENCH_REVIEWERS (3), BENCH_WORKERS (4), BENCH_PACE_S (1: the
+annotation.import_interval_s of the paced phases).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ SECONDS = knob("SECONDS", 20.0, 3.0)
 THROUGHPUT = knob("THROUGHPUT", 8000, 400)
 REVIEWERS = knob("REVIEWERS", 3, 2)
 PACE_S = knob("PACE_S", 1.0, 0.5)  # annotation.import_interval_s of the paced phase
-WORKERS = 4
+WORKERS = knob("WORKERS", 4, 2)  # quick: each worker process is ~1.5 s of CPU to start
 KILLS = 3
 # (records/s, records a job): a job as one producer makes it (a flush every 0.5 s), or the
 # small jobs of many routing processes (50 of them at 20 records/s each: jobs of 10).

@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from annotation.agreement import sample_agreement
 from annotation.config import AnnotationConfig
 from lowtide.config import RunConfig
 from sampling.config import BudgetConfig
@@ -143,10 +143,11 @@ def kind_of(categories: Iterable[str]) -> tuple[str, ...]:
 
 
 def _worst_kind(row: Mapping[str, Any]) -> tuple[str, ...]:
-    """The categories more than half of a comparison's reviewers named for the worst."""
+    """The categories more than half of a comparison's reviewers named for the worst (their
+    majority, as a rating row's `categories` is)."""
     reviews = [r for r in (row.get("meta") or {}).get("reviews") or [] if isinstance(r, Mapping)]
-    ticks = Counter(c for review in reviews for c in set(review.get("categories") or ()))
-    return kind_of(c for c, count in ticks.items() if count * 2 > len(reviews))
+    named = [review.get("categories") or () for review in reviews]
+    return kind_of(sample_agreement([None] * len(named), named).majority_categories)
 
 
 def own_reason(meta: Mapping[str, Any]) -> str | None:

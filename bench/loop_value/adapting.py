@@ -68,17 +68,10 @@ def evidence(
             continue
         if task.work.kind == "compare":
             orders = tuple((candidates[a].reward, candidates[b].reward) for a, b in task.orders)
-            worst = _worst(task)
-            kind = kind_of(verdicts[worst].categories) if worst is not None else ()
+            kind = kind_of(verdicts[task.worst].categories) if task.worst is not None else ()
             compared.append(Compared(reason, orders, kind))
         else:
             reviews += [Review(reason, candidates[i].reward, verdicts[i].rating, round_key,
                                kind_of(verdicts[i].categories))
                         for i in task.picks]  # fmt: skip
     return reviews, compared
-
-
-def _worst(task: Reviewed) -> int | None:
-    """The pick a comparison's orders put below and never above another: the worst."""
-    above = {preferred for preferred, _ in task.orders}
-    return next((b for _, b in task.orders if b not in above), None)

@@ -41,6 +41,7 @@ class Reviewed:
     # A comparison's orders (preferred, other) as candidate indices: the adaptive budget's
     # evidence. The better answer's pair is not among them: it has no reward to contradict.
     orders: list[tuple[int, int]] = field(default_factory=list)
+    worst: int | None = None  # a comparison's worst pick (candidate index)
 
 
 def single_tasks(
@@ -103,7 +104,8 @@ def compare_tasks(
         characters = sum(len(c.response) for c in shown)
         better = verdicts[group[best]].better if verdicts[group[best]].failure else None
         wrote = bool(better) and better.strip() != shown[best].response.strip()  # type: ignore[union-attr]
-        task = Reviewed(Work("compare", len(group), characters, wrote), picks=list(group))
+        task = Reviewed(Work("compare", len(group), characters, wrote), picks=list(group),
+                        worst=group[worst])  # fmt: skip
         labels = labels_for(len(group))
         ids = [f"{prefix}-{c.sample_id}" for c in shown]
         texts = dict(zip(ids, (c.response for c in shown), strict=True))

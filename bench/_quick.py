@@ -2,7 +2,8 @@
 
 `BENCH_QUICK=1` shrinks every bench's runs, steps and sizes so that it ends in seconds to about a
 minute, through the same code paths and printing the same lines; its figures mean nothing (each
-bench says so, first and last). tests/test_benches.py runs every bench this way. A knob set in
+bench says so, first and last), and a noise-floor repeat (`<run>_again`) reuses its base's run
+(`repeat_or_measure`). tests/test_benches.py runs every bench this way. A knob set in
 the environment (`BENCH_RUNS=3`) wins over both sizes.
 
 `BENCH_TINY_MODELS=DIR` reuses the tiny models in DIR (`lowtide model tiny --out DIR`: 100 SFT
@@ -19,7 +20,7 @@ import contextlib
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
 
@@ -43,6 +44,18 @@ def knob(name: str, full: N, quick: N) -> N:
 def sized(full: Any, quick: Any) -> Any:
     """`quick` in quick mode, else `full`: for sizes that have no knob of their own."""
     return quick if QUICK else full
+
+
+def repeat_or_measure(kind: str, results: dict[str, Any], measure: Callable[[], Any]) -> Any:
+    """A run of `kind`, kept in `results`. A noise-floor repeat (`<base>_again`: the same code as
+    `<base>`, measured again) is, in quick mode, the base's result: quick figures mean nothing,
+    and the repeat's process runs no code the base did not."""
+    base = kind.removesuffix("_again")
+    if QUICK and base != kind and base in results:
+        results[kind] = results[base]
+    else:
+        results[kind] = measure()
+    return results[kind]
 
 
 def announce() -> None:

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 
 from _child_run import percentile, run_child
-from _quick import announce, knob, tiny_models
+from _quick import announce, knob, repeat_or_measure, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = knob("RUNS", 4, 1)
@@ -155,9 +155,11 @@ def main() -> None:
         cpu: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in MODES}
         logging_s: list[float] = []
         token_ms: list[float] = []
+        last: dict[str, dict] = {}  # each mode's latest run
         for run in range(RUNS):
             for mode in MODES if run % 2 == 0 else MODES[::-1]:
-                result = measure(mode.removesuffix("_again"), model)
+                base = mode.removesuffix("_again")
+                result = repeat_or_measure(mode, last, lambda base=base: measure(base, model))
                 steps[mode] += result["steps"][WARMUP:]
                 if mode == "on":
                     logging_s += result["logging_s"][WARMUP:]

@@ -55,7 +55,9 @@ prompts; the reward model's pairwise accuracy against the oracle (after the roun
 on a pool of held-out samples from the starting policy and every method's policy of every round
 (low- and high-reward ones alike; `high`: pairs with a member the starting reward model scored
 in its top third); reviews spent; "hacking caught": of the round's candidates that the starting
-reward model scored in its top decile and the oracle rates a failure, the share a reviewer saw;
+reward model scored in its top decile and the oracle rates a failure, the share a reviewer saw
+(and the same for the reward model the round's policy trained against, which from round 2 on is
+a retrained one: what the next policy would learn to exploit);
 machine suggestions: the current reward model's score mapped to a rating (bands of its rating
 scale), and how often the scripted reviewer kept it (edits: rating and categories changed).
 
@@ -151,6 +153,10 @@ class RoundRow:
     reviews_total: int  # so far
     hacking_candidates: int  # starting-RM top decile, oracle failures, among the candidates
     hacking_caught: int  # of those, picked for review
+    # The same for the reward model the round's policy trained against (in round 1, the starting
+    # one): the failures that reward model pays most for, which the next policy would learn.
+    current_hacking_candidates: int = 0
+    current_hacking_caught: int = 0
     suggestions_accepted: int = 0
     suggestion_ratings_kept: int = 0
     suggestion_edits: int = 0
@@ -415,6 +421,9 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
             ]
             top = top_share(start_scores, HACKING_TOP_SHARE)
             hacking = {i for i, verdict in enumerate(verdicts) if top[i] and verdict.failure}
+            paid_now = top_share([c.reward_details.get("reward_model", c.reward)
+                                  for c in candidates], HACKING_TOP_SHARE)  # fmt: skip
+            current = {i for i, verdict in enumerate(verdicts) if paid_now[i] and verdict.failure}
             if round_number == 0 and "report" in shared:  # the same rollouts: the same analysis
                 report = shared["report"]
                 watched[method].rows = list(shared["watched_rows"])
@@ -440,6 +449,8 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 oracle_score=oracle_score(held_verdicts), reviews=len(tasks),
                 reviews_total=len(state.reviews.works) + len(tasks),
                 hacking_candidates=len(hacking), hacking_caught=len(hacking & shown),
+                current_hacking_candidates=len(current),
+                current_hacking_caught=len(current & shown),
                 train_s=training.seconds, blind_spot_rank=blind_spot_rank(report, blind_spot),
                 suspects=len(report.suspects),
                 top_suspects=[suspect.label() for suspect in report.suspects[:3]],

@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from _child_run import REPO, own_redis_server, percentile, run_child
-from _quick import announce, knob, sized, tiny_models
+from _quick import announce, knob, repeat_or_measure, sized, tiny_models
 
 RUNS = knob("RUNS", 5, 1)
 STEPS = knob("STEPS", 20, 3)
@@ -340,9 +340,12 @@ def main() -> None:
             kinds = [k for k in KINDS if not (skipped and k.startswith("ls_"))]
             # per kind, per clock: one median step time per round
             rounds = {k: {"wall": [], "cpu": [], "own": []} for k in kinds}
+            last: dict[str, dict] = {}  # each kind's latest run
             for run in range(RUNS):
                 for kind in kinds if run % 2 == 0 else kinds[::-1]:
-                    got = run_child(__file__, kind, model, settings)
+                    got = repeat_or_measure(
+                        kind, last, lambda kind=kind: run_child(__file__, kind, model, settings)
+                    )
                     for clock in ("wall", "cpu"):
                         rounds[kind][clock].append(statistics.median(got[clock][WARMUP:]))
                     # the mean: the producer's work comes in bursts (one RQ job per batch)

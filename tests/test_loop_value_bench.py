@@ -73,7 +73,8 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
                  "budget (adaptive) vs random: final RM accuracy",
                  "budget (fixed shares) vs threshold", "budget (adaptive) vs budget (fixed",
                  "compare vs single mode, same selection (threshold)", "full bench wall time",
-                 "reward hacking caught", "machine suggestions",
+                 "reward hacking caught", "by the reward model each round trained against",
+                 "machine suggestions",
                  "blind spot among the watch's top 3",
                  "suspects raised on a run against a rule reward"):  # fmt: skip
         assert what in goals
@@ -83,6 +84,9 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
         for key in ("oracle_score", "rm_accuracy", "rm_accuracy_high"):
             assert math.isfinite(row[key]), row
         assert row["hacking_caught"] <= row["hacking_candidates"]
+        assert row["current_hacking_caught"] <= row["current_hacking_candidates"]
+        if row["round"] == 0:  # the round trained against the starting reward model
+            assert row["current_hacking_candidates"] == row["hacking_candidates"], row
         assert 0 <= row["blind_spot_rank"] <= row["suspects"]
         # Quick mode retrains after every 3 reviews: two checkpoints a reviewed round for the
         # methods whose minutes-to-reach are read, one (the round's end) for the others.

@@ -120,6 +120,15 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
             f"{_share(*caught[LOOP])}; round 1 (before any retraining): budget "
             f"{_share(*first[SMART])}, threshold {_share(*first[LOOP])}{blind}", met,
         ))  # fmt: skip
+        later = {method: _caught(seeds, method, rounds=range(1, rounds), current=True)
+                 for method in (LOOP, SMART)}  # fmt: skip
+        found.append(Goal(
+            "reward hacking caught, by the reward model each round trained against (from round "
+            "2 on a retrained one): its top-scored oracle failures that reach a reviewer",
+            "report", f"all rounds: budget {_share(*_caught(seeds, SMART, current=True))}, "
+            f"threshold {_share(*_caught(seeds, LOOP, current=True))}; rounds 2 on: budget "
+            f"{_share(*later[SMART])}, threshold {_share(*later[LOOP])}", None,
+        ))  # fmt: skip
     found += _watch_goals(seeds, methods)
     kept = []
     for method in (m for m in methods if m != COMPARE):
@@ -140,9 +149,22 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
     return found
 
 
-def _caught(seeds: Sequence[Any], method: str, number: int | None = None) -> tuple[int, int]:
+def _caught(
+    seeds: Sequence[Any],
+    method: str,
+    number: int | None = None,
+    *,
+    rounds: Sequence[int] | None = None,
+    current: bool = False,
+) -> tuple[int, int]:
+    """(caught, candidates) of `method` over all rounds, round `number` or `rounds`; `current`:
+    by the reward model each round trained against, else by the starting one."""
+    wanted = rounds if number is None else (number,)
     rows = [r for s in seeds for r in s.rows
-            if r.method == method and (number is None or r.round == number)]  # fmt: skip
+            if r.method == method and (wanted is None or r.round in wanted)]  # fmt: skip
+    if current:
+        return (sum(r.current_hacking_caught for r in rows),
+                sum(r.current_hacking_candidates for r in rows))  # fmt: skip
     return sum(r.hacking_caught for r in rows), sum(r.hacking_candidates for r in rows)
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import math
 import os
 import sys
 import tempfile
@@ -32,13 +33,30 @@ N = TypeVar("N", int, float)
 NOTE = "BENCH_QUICK=1: quick mode, a smoke run; the figures are not meaningful"
 
 
-def knob(name: str, full: N, quick: N) -> N:
-    """`BENCH_<name>` when set (read as the type of `full`), else `quick` in quick mode, else
-    `full`."""
-    value = os.environ.get(f"BENCH_{name}")
-    if value:
-        return type(full)(value)
-    return quick if QUICK else full
+def knob(name: str, full: N, quick: N, *, minimum: N | None = None) -> N:
+    """`BENCH_<name>` when set, else `quick` in quick mode, else `full`. A set value is read as
+    the type of `full` and must be at least `minimum` (by default 1 for a count, above 0 for a
+    number): anything else ends the bench with one line on stderr and exit status 2, before it
+    starts anything."""
+    raw = os.environ.get(f"BENCH_{name}")
+    if not raw:
+        return quick if QUICK else full
+    kind = type(full)
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if minimum is not None:
+        fine, bound = value is not None and value >= minimum, f">= {minimum}"
+    elif kind is int:
+        fine, bound = value is not None and value >= 1, ">= 1"
+    else:  # nan and inf compare false or are refused here too
+        fine, bound = value is not None and math.isfinite(value) and value > 0, "> 0"
+    if not fine:
+        what = "a whole number" if kind is int else "a number"
+        print(f"BENCH_{name}={raw!r}: must be {what} {bound}", file=sys.stderr)
+        sys.exit(2)
+    return value  # type: ignore[return-value]
 
 
 def sized(full: Any, quick: Any) -> Any:

@@ -28,7 +28,7 @@ from _quick import announce, knob, sized
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 CALLS = knob("CALLS", 200, 30)
-GAP_S = knob("GAP_MS", 100, 5) / 1000
+GAP_S = knob("GAP_MS", 100, 5, minimum=0) / 1000  # 0: calls back to back
 POOLS = sized((1000, 5000), (200, 500))  # choose()'s pools: 5,000 is pool_max's default
 BATCH = 256
 WORDS = ["blue", "green", "red", "sky", "sea", "leaf", "grass", "stone", "cloud", "river",

@@ -63,6 +63,53 @@ def test_the_glob_finds_the_benches_and_no_helper() -> None:
     assert all((REPO / test).is_file() for test in OWN_TEST.values())
 
 
+@pytest.mark.unit
+@pytest.mark.parametrize(
+    ("given", "full", "minimum", "line"),
+    [
+        ("abc", 3, None, "BENCH_RUNS='abc': must be a whole number >= 1"),
+        ("0", 3, None, "BENCH_RUNS='0': must be a whole number >= 1"),
+        ("2.5", 3, None, "BENCH_RUNS='2.5': must be a whole number >= 1"),
+        ("-1", 100, 0, "BENCH_RUNS='-1': must be a whole number >= 0"),
+        ("nan", 1.0, None, "BENCH_RUNS='nan': must be a number > 0"),
+        ("0", 1.0, None, "BENCH_RUNS='0': must be a number > 0"),
+    ],
+)
+def test_a_knob_that_is_not_a_size_is_one_line_and_exit_2(
+    given: str, full, minimum, line: str, monkeypatch, capsys
+) -> None:
+    from bench._quick import knob
+
+    monkeypatch.setenv("BENCH_RUNS", given)
+    with pytest.raises(SystemExit) as stopped:
+        knob("RUNS", full, 1 if isinstance(full, int) else 1.0, minimum=minimum)
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == f"{line}\n"
+
+
+@pytest.mark.unit
+def test_a_knob_takes_a_valid_value_else_its_size(monkeypatch) -> None:
+    from bench._quick import QUICK, knob
+
+    monkeypatch.setenv("BENCH_RUNS", "4")
+    assert knob("RUNS", 3, 1) == 4
+    assert knob("GAP", 100, 5, minimum=0) == (5 if QUICK else 100)  # BENCH_GAP unset
+    monkeypatch.setenv("BENCH_GAP", "0")
+    assert knob("GAP", 100, 5, minimum=0) == 0
+
+
+@pytest.mark.integration
+def test_a_bench_given_a_bad_knob_stops_before_it_starts() -> None:
+    env = {**os.environ, "BENCH_RUNS": "seven"}
+    result = subprocess.run(
+        [sys.executable, str(REPO / "bench" / "cli_startup.py")],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == "BENCH_RUNS='seven': must be a whole number >= 1\n"
+    assert result.stdout == ""
+
+
 @pytest.mark.parametrize(
     "bench",
     [

@@ -79,6 +79,7 @@ def test_quick_mode_prints_every_method_and_round_with_finite_numbers(
                  "suspects raised on a run against a rule reward"):  # fmt: skip
         assert what in goals
     assert "per response read" in goals and "reading, deciding, writing" in goals
+    assert re.search(r"each round trained against.*; random, all rounds: ", goals)
     numbers = json.loads((tmp_path / "results.json").read_text())
     for row in numbers["seeds"][0]["rows"]:
         for key in ("oracle_score", "rm_accuracy", "rm_accuracy_high"):

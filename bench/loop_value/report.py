@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 BASELINE, LOOP, SMART, BLIND = "no_loop", "threshold", "budget", "budget_no_watch"
+RANDOM = "random"  # the unbiased baseline of what a pick finds
 LEARNING = "budget_adaptive"  # the watch too, its shares learned from the reviews so far
 COMPARE = "compare"  # reviews groups: its tasks carry no suggested rating
 TOP = 3  # the blind spot among the top suspects
@@ -127,7 +128,9 @@ def goals(seeds: Sequence[Any], methods: Sequence[str], rounds: int) -> list[Goa
             "2 on a retrained one): its top-scored oracle failures that reach a reviewer",
             "report", f"all rounds: budget {_share(*_caught(seeds, SMART, current=True))}, "
             f"threshold {_share(*_caught(seeds, LOOP, current=True))}; rounds 2 on: budget "
-            f"{_share(*later[SMART])}, threshold {_share(*later[LOOP])}", None,
+            f"{_share(*later[SMART])}, threshold {_share(*later[LOOP])}"
+            + (f"; random, all rounds: {_share(*_caught(seeds, RANDOM, current=True))}"
+               if RANDOM in methods else ""), None,
         ))  # fmt: skip
     found += _watch_goals(seeds, methods)
     kept = []

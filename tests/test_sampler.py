@@ -17,6 +17,7 @@ from rl.samples import Sample
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import RolloutRecord
 from sampling.routing import TokenBucket
+from sampling.selection.hacking import WatchConfig
 from sampling.sources.sampler import LowRewardSampler
 from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
@@ -106,9 +107,15 @@ class HandOffOnly(FakeProducer):
 
 @pytest.mark.parametrize("max_per_step", [16, 256])
 def test_the_hook_costs_little_on_the_trainer_thread(max_per_step: int, closing) -> None:
+    # The watch's thread stays on; 200 steps in a blink would leave it ~50k samples to analyse
+    # at close (seconds of teardown that measure nothing here), so it holds few, and observe()
+    # takes its drop path once they are held, as it does when a trainer outpaces it.
+    watch = WatchConfig(max_pending_samples=2048)
     hook = closing(
         LowRewardSampler(
-            SamplingConfig(threshold=0.5, max_per_step=max_per_step, max_per_minute=10**9),
+            SamplingConfig(
+                threshold=0.5, max_per_step=max_per_step, max_per_minute=10**9, watch=watch
+            ),
             HandOffOnly(),
         )
     )

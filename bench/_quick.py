@@ -64,15 +64,15 @@ def sized(full: Any, quick: Any) -> Any:
     return quick if QUICK else full
 
 
-def repeat_or_measure(kind: str, results: dict[str, Any], measure: Callable[[], Any]) -> Any:
-    """A run of `kind`, kept in `results`. A noise-floor repeat (`<base>_again`: the same code as
+def repeat_or_measure(kind: str, results: dict[str, Any], measure: Callable[[str], Any]) -> Any:
+    """`measure(kind)`, kept in `results`. A noise-floor repeat (`<base>_again`: the same code as
     `<base>`, measured again) is, in quick mode, the base's result: quick figures mean nothing,
     and the repeat's process runs no code the base did not."""
     base = kind.removesuffix("_again")
     if QUICK and base != kind and base in results:
         results[kind] = results[base]
     else:
-        results[kind] = measure()
+        results[kind] = measure(kind)
     return results[kind]
 
 

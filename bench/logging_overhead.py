@@ -158,8 +158,9 @@ def main() -> None:
         last: dict[str, dict] = {}  # each mode's latest run
         for run in range(RUNS):
             for mode in MODES if run % 2 == 0 else MODES[::-1]:
-                base = mode.removesuffix("_again")
-                result = repeat_or_measure(mode, last, lambda base=base: measure(base, model))
+                result = repeat_or_measure(
+                    mode, last, lambda mode: measure(mode.removesuffix("_again"), model)
+                )
                 steps[mode] += result["steps"][WARMUP:]
                 if mode == "on":
                     logging_s += result["logging_s"][WARMUP:]

@@ -421,9 +421,11 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
             ]
             top = top_share(start_scores, HACKING_TOP_SHARE)
             hacking = {i for i, verdict in enumerate(verdicts) if top[i] and verdict.failure}
-            paid_now = top_share([c.reward_details.get("reward_model", c.reward)
-                                  for c in candidates], HACKING_TOP_SHARE)  # fmt: skip
-            current = {i for i, verdict in enumerate(verdicts) if paid_now[i] and verdict.failure}
+            # What the reward model this round trained against paid (the total where the
+            # component is missing): the suggestions' scores and its own top decile.
+            paid = [c.reward_details.get("reward_model", c.reward) for c in candidates]
+            paid_most = top_share(paid, HACKING_TOP_SHARE)
+            current = {i for i, verdict in enumerate(verdicts) if paid_most[i] and verdict.failure}
             if round_number == 0 and "report" in shared:  # the same rollouts: the same analysis
                 report = shared["report"]
                 watched[method].rows = list(shared["watched_rows"])
@@ -458,9 +460,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
             )  # fmt: skip
             if method != COMPARE:  # a suggestion is a rating: single mode's
                 for index in picks:
-                    candidate = candidates[index]
-                    score = candidate.reward_details.get("reward_model", candidate.reward)
-                    outcome = suggestion_outcome(score, verdicts[index])
+                    outcome = suggestion_outcome(paid[index], verdicts[index])
                     row.suggestions_accepted += outcome.accepted
                     row.suggestion_ratings_kept += outcome.rating_kept
                     row.suggestion_edits += outcome.edits

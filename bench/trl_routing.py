@@ -344,7 +344,7 @@ def main() -> None:
             for run in range(RUNS):
                 for kind in kinds if run % 2 == 0 else kinds[::-1]:
                     got = repeat_or_measure(
-                        kind, last, lambda kind=kind: run_child(__file__, kind, model, settings)
+                        kind, last, lambda kind: run_child(__file__, kind, model, settings)
                     )
                     for clock in ("wall", "cpu"):
                         rounds[kind][clock].append(statistics.median(got[clock][WARMUP:]))

@@ -11,7 +11,6 @@ Knobs: BENCH_ROUNDS (5), BENCH_ITERS (20).
 
 from __future__ import annotations
 
-import os
 import statistics
 import sys
 import time
@@ -25,7 +24,7 @@ ROUNDS = knob("ROUNDS", 5, 1)
 ITERS = knob("ITERS", 20, 2)
 
 
-def worker(rank: int, policy_dir: str, port: int, results: dict) -> None:
+def worker(rank: int, policy_dir: str, store: str, results: dict) -> None:
     import torch
     import torch.distributed as dist
     from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
@@ -37,8 +36,8 @@ def worker(rank: int, policy_dir: str, port: int, results: dict) -> None:
     from rl.models.quiet import quiet_progress_bars
 
     torch.set_num_threads(1)
-    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
-    dist.init_process_group("gloo", rank=rank, world_size=2)
+    # a file rendezvous: a probed TCP port can be taken before the store binds it
+    dist.init_process_group("gloo", init_method=f"file://{store}", rank=rank, world_size=2)
     torch.manual_seed(0)
     with quiet_progress_bars():
         models = {
@@ -96,19 +95,18 @@ def worker(rank: int, policy_dir: str, port: int, results: dict) -> None:
 
 
 def main() -> None:
-    import socket
+    import tempfile
 
     import torch.multiprocessing as mp
 
     announce()
     with tiny_models(sft_steps=0, any_weights=True) as models:  # weights do not change the cost
         policy = models.policy
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
         manager = mp.Manager()
         results = manager.dict()
-        mp.spawn(worker, args=(str(policy), port, results), nprocs=2)
+        with tempfile.TemporaryDirectory() as rendezvous:
+            store = str(Path(rendezvous) / "store")
+            mp.spawn(worker, args=(str(policy), store, results), nprocs=2)
     print(f"backward + all-reduce, tiny policy, 2 ranks (median of {ROUNDS} x {ITERS}):")
     for name in ("built-in", "python hook", "measuring hook"):
         ratio = results[name] / results["built-in"]

@@ -117,13 +117,34 @@ def test_the_command_line_starts_without_the_heavy_libraries() -> None:
     import sys
 
     heavy = ("torch", "transformers", "label_studio_sdk", "datasets", "wandb")
-    probe = (
-        f"import sys, lowtide.cli.main; print(','.join(m for m in {heavy!r} if m in sys.modules))"
+    probe = (  # every command's module, as `lowtide --help` loads them
+        "import sys; from lowtide.cli.main import build_app; build_app([]); "
+        f"print(','.join(m for m in {heavy!r} if m in sys.modules))"
     )
     loaded = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
     ).stdout.strip()
     assert loaded == ""
+
+
+@pytest.mark.integration
+def test_a_command_loads_only_its_own_module() -> None:
+    """`lowtide worker` (started by every worker process and many tests) does not pay for the
+    trainer's, the loop's or the search's command modules."""
+    import subprocess
+    import sys
+
+    from lowtide.cli.main import COMMANDS
+
+    probe = (
+        "import sys; from lowtide.cli.main import build_app; build_app(['worker', '--help']); "
+        "print(','.join(sorted(m for m in sys.modules if m.startswith('lowtide.cli.'))))"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+    ).stdout.strip().split(",")
+    commands = {f"lowtide.cli.{command.module}" for command in COMMANDS.values()}
+    assert commands & set(loaded) == {"lowtide.cli.worker_cmd"}, loaded
 
 
 def module_name(path: Path) -> str:

@@ -120,3 +120,14 @@ def test_a_password_protected_redis_gets_a_clear_message(
         assert used.kind == "external" and "s3cret-pw" not in message
     finally:
         stop_redis(registry)
+
+
+def test_free_ports_come_from_below_the_range_outgoing_connections_draw_from() -> None:
+    """A port handed to a server that binds it seconds later must not be one the OS can give an
+    outgoing connection in between (a parallel run's EADDRINUSE)."""
+    from lowtide.services.process import _ephemeral_range_start
+
+    low = _ephemeral_range_start()
+    ports = {free_port() for _ in range(20)}
+    assert all(10_000 <= port < low and port_is_free(port) for port in ports), (low, ports)
+    assert len(ports) > 1  # drawn, not one fixed port every caller would share

@@ -1,63 +1,88 @@
-"""`lowtide`: a thin command line over the packages; each command group lives in its own module."""
+"""`lowtide`: a thin command line over the packages; each command group lives in its own module.
+
+A command's module loads only when that command runs (or when the help lists them all): a
+`lowtide worker` should not pay for importing the trainer's commands, and every user command
+and test starts a process.
+"""
 
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
+from importlib import import_module
 
 import typer
 from rich.markup import escape
 
 from annotation.errors import AnnotationError
-from lowtide.cli import (
-    annotation_cmd,
-    config_cmd,
-    demo_cmd,
-    export_cmd,
-    ingest_cmd,
-    logs_cmd,
-    loop_cmd,
-    model_cmd,
-    openrlhf_cmd,
-    queue_cmd,
-    rm_cmd,
-    services_cmd,
-    train_cmd,
-    worker_cmd,
-)
 from lowtide.cli.extras import missing_extra
 from lowtide.cli.usage import RUN_CONFIG, click_error_line, click_errors, reads
 from lowtide.console import err
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
 
-app = typer.Typer(
-    name="lowtide",
-    help="RL post-training that routes low-reward rollouts to human review.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
-app.add_typer(config_cmd.app, name="config")
-app.add_typer(model_cmd.app, name="model")
-app.add_typer(logs_cmd.app, name="logs")
-app.add_typer(queue_cmd.app, name="queue")
-app.add_typer(rm_cmd.app, name="rm")
-app.add_typer(annotation_cmd.app, name="annotation")
-app.add_typer(openrlhf_cmd.app, name="openrlhf")
-services_cmd.register(app)
-app.command(cls=reads(*RUN_CONFIG))(train_cmd.train)
-app.command()(demo_cmd.demo)
-app.command(cls=reads("queue", "annotation"))(worker_cmd.worker)
-app.command(cls=reads("annotation", "export"))(export_cmd.export)
-app.command(cls=reads("sampling", "queue"))(ingest_cmd.ingest)
-app.command(cls=reads(*RUN_CONFIG))(loop_cmd.loop)
+
+@dataclass(frozen=True)
+class _Command:
+    module: str  # in lowtide.cli
+    function: str | None = None  # None: the module's `app` is a group of commands
+    sections: tuple[str, ...] = ()  # the run-config sections it takes dotted overrides of
+
+
+# In the order `lowtide --help` lists them.
+COMMANDS = {
+    "config": _Command("config_cmd"),
+    "model": _Command("model_cmd"),
+    "logs": _Command("logs_cmd"),
+    "queue": _Command("queue_cmd"),
+    "rm": _Command("rm_cmd"),
+    "annotation": _Command("annotation_cmd"),
+    "openrlhf": _Command("openrlhf_cmd"),
+    "up": _Command("services_cmd", "up"),
+    "down": _Command("services_cmd", "down"),
+    "status": _Command("services_cmd", "status"),
+    "train": _Command("train_cmd", "train", RUN_CONFIG),
+    "demo": _Command("demo_cmd", "demo"),
+    "worker": _Command("worker_cmd", "worker", ("queue", "annotation")),
+    "export": _Command("export_cmd", "export", ("annotation", "export")),
+    "ingest": _Command("ingest_cmd", "ingest", ("sampling", "queue")),
+    "loop": _Command("loop_cmd", "loop", RUN_CONFIG),
+}
+
+
+def build_app(argv: list[str]) -> typer.Typer:
+    """The command line with the command `argv` names, or with every command when it names none
+    it knows (`--help`, a misspelling that gets a suggestion)."""
+    app = typer.Typer(
+        name="lowtide",
+        help="RL post-training that routes low-reward rollouts to human review.",
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_group)  # a group of commands even when only one is registered
+    named = argv[0] if argv and argv[0] in COMMANDS else None
+    for name, command in COMMANDS.items():
+        if named in (None, name):
+            module = import_module(f"lowtide.cli.{command.module}")
+            if command.function is None:
+                app.add_typer(module.app, name=name)
+            else:
+                cls = reads(*command.sections) if command.sections else None
+                app.command(name, cls=cls)(getattr(module, command.function))
+    return app
+
+
+def _group() -> None:
+    """RL post-training that routes low-reward rollouts to human review."""
 
 
 def main(argv: list[str] | None = None) -> None:
     load_env_file_into_environ()
+    argv = sys.argv[1:] if argv is None else argv
     try:
         # Not standalone: click's usage errors come here, to be told in one line like ours.
-        code = app(args=argv, prog_name="lowtide", standalone_mode=False)
+        code = build_app(argv)(args=argv, prog_name="lowtide", standalone_mode=False)
     except getattr(click_errors, "NoArgsIsHelpError", ()):
         code = 2  # the help is printed already
     except click_errors.ClickException as exc:

@@ -24,12 +24,6 @@ class Only(str, Enum):
     label_studio = "label-studio"
 
 
-def register(app: typer.Typer) -> None:
-    app.command()(up)
-    app.command()(down)
-    app.command()(status)
-
-
 def up(
     only: Only | None = typer.Option(None, "--only", help="start just one service"),
     label_studio_port: int = typer.Option(

@@ -18,7 +18,7 @@ PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 # three share two cores well; each process that runs a Label Studio test starts its own server.
 TEST_WORKERS ?= 3
 
-.PHONY: help install peer-venvs browser postgres demo test unit up down status lint bench clean
+.PHONY: help install bytecode peer-venvs browser postgres demo test unit up down status lint bench clean
 
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
@@ -44,6 +44,12 @@ $(VENV)/.deps-installed: pyproject.toml $(VENV)/.torch-installed
 	@touch $@
 
 install: $(VENV)/.deps-installed
+
+# The project's own modules compiled once (only the changed ones are redone): with
+# PYTHONDONTWRITEBYTECODE set, as some images set it, every process would compile what it
+# imports from source again, ~0.2-1 s of CPU each, and the tests start hundreds of processes.
+bytecode: install
+	$(BIN)/python -m compileall -q -j 0 lowtide rl sampling annotation bench tests/helpers
 
 # Other trainers' own virtualenvs (their transformers pins clash with ours), for their adapters'
 # tests: built once per user in ~/.cache/lowtide (~1.5 min each), a second or so when cached.
@@ -93,16 +99,16 @@ postgres:
 	fi; \
 	$(POSTGRES_CHECK) || true
 
-demo: install
+demo: install bytecode
 	$(BIN)/lowtide demo $(DEMO_FLAGS)
 
-test: install peer-venvs browser postgres
+test: install bytecode peer-venvs browser postgres
 	$(BIN)/lowtide up --only redis
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The fast loop while editing: no Redis, Label Studio, browser or other trainers needed.
-unit: install
+unit: install bytecode
 	$(BIN)/python -m pytest --tier unit -q
 
 up: install
@@ -124,7 +130,7 @@ $(VENV)/.bench-installed: $(VENV)/.deps-installed
 	@touch $@
 
 # Every bench in turn (bench/_*.py are their helpers); BENCH_QUICK=1 for a smoke run of each.
-bench: $(VENV)/.bench-installed
+bench: $(VENV)/.bench-installed bytecode
 	@for bench in bench/[!_]*.py; do echo "== $$bench"; $(BIN)/python "$$bench"; done
 
 clean:

@@ -140,9 +140,13 @@ def test_a_command_loads_only_its_own_module() -> None:
         "import sys; from lowtide.cli.main import build_app; build_app(['worker', '--help']); "
         "print(','.join(sorted(m for m in sys.modules if m.startswith('lowtide.cli.'))))"
     )
-    loaded = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
-    ).stdout.strip().split(",")
+    loaded = (
+        subprocess.run(
+            [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=REPO
+        )
+        .stdout.strip()
+        .split(",")
+    )
     commands = {f"lowtide.cli.{command.module}" for command in COMMANDS.values()}
     assert commands & set(loaded) == {"lowtide.cli.worker_cmd"}, loaded
 

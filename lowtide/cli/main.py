@@ -29,6 +29,7 @@ class _Command:
     sections: tuple[str, ...] = ()  # the run-config sections it takes dotted overrides of
 
 
+HELP = "RL post-training that routes low-reward rollouts to human review."
 # In the order `lowtide --help` lists them.
 COMMANDS = {
     "config": _Command("config_cmd"),
@@ -55,7 +56,7 @@ def build_app(argv: list[str]) -> typer.Typer:
     it knows (`--help`, a misspelling that gets a suggestion)."""
     app = typer.Typer(
         name="lowtide",
-        help="RL post-training that routes low-reward rollouts to human review.",
+        help=HELP,
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
@@ -74,7 +75,7 @@ def build_app(argv: list[str]) -> typer.Typer:
 
 
 def _group() -> None:
-    """RL post-training that routes low-reward rollouts to human review."""
+    pass  # nothing runs before a command: registered so that one command still makes a group
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -8,8 +8,8 @@ in feature directions the data never constrained the heads keep disagreeing: tha
 is the uncertainty. Features are centred on the training mean first (folded into the bias), so a
 component every text shares, which pairs cannot pin down, adds no spread.
 
-Cost: one no-grad forward over the training texts, then a few hundred full-batch steps on a
-(K, hidden) matrix: well under a second for the tiny model.
+Cost: one no-grad forward over the distinct training texts, then a few hundred full-batch steps on
+one (K, hidden) matrix for all K heads: well under a second for the tiny model.
 """
 
 from __future__ import annotations
@@ -55,52 +55,57 @@ def pooled(scorer: RewardModel, prompts: list[str], responses: list[str]) -> tor
 def fit_heads(scorer: RewardModel, data: RMData, settings: HeadSettings) -> UncertaintyHeads:
     pairs = data.pairs
     ratings = data.ratings if settings.rating_weight > 0 else []
-    chosen = pooled(scorer, [p.prompt for p in pairs], [p.chosen for p in pairs])
-    rejected = pooled(scorer, [p.prompt for p in pairs], [p.rejected for p in pairs])
-    rated = pooled(scorer, [r.prompt for r in ratings], [r.response for r in ratings])
+    texts = [(p.prompt, p.chosen) for p in pairs] + [(p.prompt, p.rejected) for p in pairs]
+    texts += [(r.prompt, r.response) for r in ratings]
+    # Each distinct text encoded once: a rated response is its better response's rejected one.
+    index: dict[tuple[str, str], int] = {}
+    slots = torch.tensor([index.setdefault(text, len(index)) for text in texts], dtype=torch.long)
+    every = pooled(scorer, [p for p, _ in index], [r for _, r in index])[slots]
+    chosen, rejected = every[: len(pairs)], every[len(pairs) : 2 * len(pairs)]
+    rated = every[2 * len(pairs) :]
     targets = torch.tensor([(r.rating - 3) / 2 for r in ratings], dtype=torch.float32)
-    every = torch.cat([chosen, rejected, rated])
-    mean = every.mean(0) if len(every) else torch.zeros(chosen.shape[1])
+    mean = every.mean(0) if len(every) else torch.zeros(every.shape[1])
     # A fresh head scores a typical (centred) feature with std ~prior_scale.
     typical = (every - mean).norm(dim=1).mean().item() if len(every) else 1.0
     init_std = settings.prior_scale / max(typical, 1e-6)
     generator = torch.Generator().manual_seed(settings.seed)
-    weights, biases = [], []
+    starts, pair_picks, rated_picks = [], [], []
     for head in range(settings.count):
         rng = random.Random(settings.seed * 1009 + head)
-        pair_pick = [rng.randrange(len(pairs)) for _ in pairs]
-        rated_pick = [rng.randrange(len(ratings)) for _ in ratings]
-        start = torch.randn(mean.shape[0], generator=generator) * init_std
-        weight, bias = _fit_one(
-            start,
-            chosen[pair_pick] - mean,
-            rejected[pair_pick] - mean,
-            rated[rated_pick] - mean,
-            targets[rated_pick],
-            settings,
-        )
-        weights.append(weight)
-        biases.append(bias - weight @ mean)  # the centring, folded into the bias
-    return UncertaintyHeads(torch.stack(weights), torch.stack(biases))
+        pair_picks.append([rng.randrange(len(pairs)) for _ in pairs])
+        rated_picks.append([rng.randrange(len(ratings)) for _ in ratings])
+        starts.append(torch.randn(mean.shape[0], generator=generator) * init_std)
+    # Each head on its own bootstrap, all heads fitted as one (K, hidden) matrix.
+    margins = (chosen - rejected)[torch.tensor(pair_picks, dtype=torch.long)]  # (K, N, hidden)
+    picked = torch.tensor(rated_picks, dtype=torch.long)
+    weights, biases = _fit(
+        torch.stack(starts), margins, rated[picked] - mean, targets[picked], settings
+    )
+    return UncertaintyHeads(weights, biases - weights @ mean)  # the centring, in the bias
 
 
-def _fit_one(
+def _fit(
     start: torch.Tensor,
-    chosen: torch.Tensor,
-    rejected: torch.Tensor,
+    margins: torch.Tensor,
     rated: torch.Tensor,
     targets: torch.Tensor,
     settings: HeadSettings,
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """K heads at once: `start` (K, hidden), the pairs' feature differences (K, N, hidden) and
+    the rated features (K, M, hidden) with their targets (K, M), each head's own bootstrap. The
+    loss is the sum of the heads' losses, so no head's gradient depends on another's, and Adam
+    updates each element alone: the same fit as K separate ones."""
     weight = start.clone().requires_grad_(True)
-    bias = torch.zeros((), requires_grad=True)
+    bias = torch.zeros(start.shape[0], requires_grad=True)
     optimizer = torch.optim.Adam([weight, bias], lr=settings.learning_rate)
     for _ in range(settings.steps):
         loss = settings.anchor * (weight - start).pow(2).sum()
-        if len(chosen):
-            loss = loss - F.logsigmoid((chosen - rejected) @ weight).mean()
-        if len(rated):
-            loss = loss + settings.rating_weight * F.mse_loss(rated @ weight + bias, targets)
+        if margins.shape[1]:
+            pair_scores = torch.einsum("knh,kh->kn", margins, weight)
+            loss = loss - F.logsigmoid(pair_scores).mean(1).sum()
+        if rated.shape[1]:
+            predicted = torch.einsum("kmh,kh->km", rated, weight) + bias.unsqueeze(1)
+            loss = loss + settings.rating_weight * (predicted - targets).pow(2).mean(1).sum()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

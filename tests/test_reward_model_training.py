@@ -52,6 +52,7 @@ def test_a_trained_reward_model_ranks_held_out_pairs_above_chance(
     metadata = json.loads((out / METADATA_FILE).read_text())
     assert metadata["parent"] == str(tiny_models.reward_model)
     assert metadata["run_ids"] == ["run-a"]
+    assert metadata["settings"]["lr_schedule"] == "linear"  # the command's default
     held_out = metadata["after"]
     assert held_out["pairs"] > 5 and held_out["pair_accuracy"] > 0.8, metadata
     assert held_out["rating_spearman"] > 0.5, metadata
@@ -153,3 +154,47 @@ def test_minibatches_keep_a_sample_together_and_cut_one_larger_than_a_batch() ->
     )  # each pair once
     (with_s1,) = [b for b in batches if any(p.sample_id == "s1" for p in b[0])]
     assert len([p for p in with_s1[0] if p.sample_id == "s1"]) == 3 and with_s1[1]
+
+
+@pytest.mark.unit
+@pytest.mark.parametrize("schedule", ["linear", "constant"])
+def test_the_learning_rate_falls_to_zero_by_the_last_step_unless_held(
+    tiny_models, tmp_path: Path, schedule: str
+) -> None:
+    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+
+    data = load_rm_data(write_jsonl(tmp_path / "annotations.jsonl", export_rows(8)))
+    settings = RMTrainSettings(epochs=2, learning_rate=2e-4, holdout=0.0, uncertainty_heads=0,
+                               lr_schedule=schedule)  # fmt: skip
+    rates: list[float] = []
+
+    def seen(step: int, total: int, parts: dict[str, float]) -> None:
+        rates.append(parts["rm/learning_rate"])
+
+    report = train_reward_model(data, tiny_models.reward_model, tmp_path / "rm", settings, seen)
+    total = report.steps
+    assert len(rates) == total > 2
+    if schedule == "constant":
+        assert rates == [2e-4] * total
+    else:  # each step's rate: the base one times the share of the run still to go
+        assert rates == pytest.approx([2e-4 * (1 - done / total) for done in range(total)])
+    saved = json.loads((tmp_path / "rm" / METADATA_FILE).read_text())
+    assert saved["settings"]["lr_schedule"] == schedule
+
+
+@pytest.mark.unit
+def test_an_unknown_learning_rate_schedule_is_refused_by_name() -> None:
+    from annotation.reward_model.train import RMTrainSettings
+
+    with pytest.raises(ValueError, match="lr_schedule: 'cosine'; one of linear, constant"):
+        RMTrainSettings(lr_schedule="cosine")
+
+
+def test_an_unknown_schedule_on_the_command_line_is_one_line(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(2))
+    result = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(tmp_path), "--out", str(tmp_path / "o"),
+        "--lr-schedule", "cosine", cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2 and "--lr-schedule" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "o").exists()

@@ -37,6 +37,7 @@ from rl.rewards.registry import RewardError
 from rl.rewards.uncertainty import HEADS_FILE, score_module
 
 METADATA_FILE = "lowtide_reward_model.json"
+LR_SCHEDULES = ("linear", "constant")
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,14 @@ class RMTrainSettings:
     max_grad_norm: float = 1.0
     weight_by_agreement: bool = False  # weight each sample's loss by its reviewers' agreement
     uncertainty_heads: int = 5  # cheap heads fitted for the spread signal; 0: none
+    # "linear": the learning rate falls to 0 over the run (as TRL's RewardTrainer and the
+    # transformers Trainer default), so the model it ends with does not hang on the last few
+    # minibatches; "constant": the same rate to the end.
+    lr_schedule: str = "linear"
+
+    def __post_init__(self) -> None:
+        if self.lr_schedule not in LR_SCHEDULES:
+            raise ValueError(f"lr_schedule: {self.lr_schedule!r}; one of {', '.join(LR_SCHEDULES)}")
 
 
 @dataclass
@@ -150,6 +159,10 @@ def train_reward_model(
     weight_scale = agreement_scale(train) if settings.weight_by_agreement else None
     batches = _batches(train, settings)
     total = settings.epochs * len(batches)
+    decay = settings.lr_schedule == "linear"
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda done: 1.0 - done / total if decay else 1.0
+    )
     step = 0
     for _ in range(settings.epochs):
         random.Random(settings.seed + step).shuffle(batches)
@@ -158,10 +171,12 @@ def train_reward_model(
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
+            rate = optimizer.param_groups[0]["lr"]
             optimizer.step()
+            schedule.step()
             step += 1
             if on_step is not None:
-                on_step(step, total, {"rm/loss": loss.item(), **parts})
+                on_step(step, total, {"rm/loss": loss.item(), "rm/learning_rate": rate, **parts})
     model.eval()
     after = evaluate(scorer, held)
     heads = None

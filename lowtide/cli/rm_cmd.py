@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -20,6 +21,13 @@ DataOption = typer.Option(
     help="lowtide export output (JSONL) [default: export.out, data/reward_model/annotations.jsonl]",
     show_default=False,
 )
+
+
+class LRSchedule(str, Enum):  # annotation.reward_model.train.LR_SCHEDULES, without torch at start
+    linear = "linear"
+    constant = "constant"
+
+
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its export.out is --data)")
 
 
@@ -57,6 +65,9 @@ def train(
     out_dir: Path = typer.Option(..., "--out", help="where to save the new reward model"),
     epochs: int = typer.Option(3, "--epochs", min=1),
     learning_rate: float = typer.Option(1e-4, "--lr", min=0.0),
+    lr_schedule: LRSchedule = typer.Option(
+        "linear", "--lr-schedule", help="linear: the rate falls to 0 by the last step"
+    ),
     batch_size: int = typer.Option(8, "--batch-size", min=1),
     rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),
     holdout: float = typer.Option(0.2, "--holdout", min=0.0, max=0.9),
@@ -84,7 +95,7 @@ def train(
     settings = RMTrainSettings(
         epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
         rating_weight=rating_weight, holdout=holdout, seed=seed,
-        weight_by_agreement=weight_by_agreement,
+        weight_by_agreement=weight_by_agreement, lr_schedule=lr_schedule.value,
     )  # fmt: skip
     run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
     tracker = build_tracker(service.logger, run_id, {"rm": {"data": str(data), "base": str(base),

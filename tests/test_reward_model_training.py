@@ -52,7 +52,7 @@ def test_a_trained_reward_model_ranks_held_out_pairs_above_chance(
     metadata = json.loads((out / METADATA_FILE).read_text())
     assert metadata["parent"] == str(tiny_models.reward_model)
     assert metadata["run_ids"] == ["run-a"]
-    assert metadata["settings"]["lr_schedule"] == "linear"  # the command's default
+    assert metadata["settings"]["lr_schedule"] == "constant"  # the command's default
     held_out = metadata["after"]
     assert held_out["pairs"] > 5 and held_out["pair_accuracy"] > 0.8, metadata
     assert held_out["rating_spearman"] > 0.5, metadata
@@ -186,7 +186,7 @@ def test_the_learning_rate_falls_to_zero_by_the_last_step_unless_held(
 def test_an_unknown_learning_rate_schedule_is_refused_by_name() -> None:
     from annotation.reward_model.train import RMTrainSettings
 
-    with pytest.raises(ValueError, match="lr_schedule: 'cosine'; one of linear, constant"):
+    with pytest.raises(ValueError, match="lr_schedule: 'cosine'; one of constant, linear"):
         RMTrainSettings(lr_schedule="cosine")
 
 

@@ -37,7 +37,7 @@ from rl.rewards.registry import RewardError
 from rl.rewards.uncertainty import HEADS_FILE, score_module
 
 METADATA_FILE = "lowtide_reward_model.json"
-LR_SCHEDULES = ("linear", "constant")
+LR_SCHEDULES = ("constant", "linear")
 
 
 @dataclass(frozen=True)
@@ -51,10 +51,10 @@ class RMTrainSettings:
     max_grad_norm: float = 1.0
     weight_by_agreement: bool = False  # weight each sample's loss by its reviewers' agreement
     uncertainty_heads: int = 5  # cheap heads fitted for the spread signal; 0: none
-    # "linear": the learning rate falls to 0 over the run (as TRL's RewardTrainer and the
-    # transformers Trainer default), so the model it ends with does not hang on the last few
-    # minibatches; "constant": the same rate to the end.
-    lr_schedule: str = "linear"
+    # "constant": the same rate to the end; "linear": it falls to 0 by the last step (TRL's
+    # RewardTrainer default). Constant learnt more from a loop round's few reviews (the loop
+    # bench, docs/loop.md), so it stays the default.
+    lr_schedule: str = "constant"
 
     def __post_init__(self) -> None:
         if self.lr_schedule not in LR_SCHEDULES:

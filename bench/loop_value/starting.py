@@ -38,8 +38,6 @@ def build_from_taste(
         for index, response in enumerate(responses):
             rating = max(1, min(5, (taste(response) + 1) // 2))
             data.ratings.append(Rated(prompt, response, rating, f"start-{prompt}-r{index}"))
-    # The earlier labeller's recipe, fixed: the starting models stay what the figures name.
-    settings = RMTrainSettings(epochs=2, learning_rate=3e-4, holdout=0.1, seed=seed,
-                               lr_schedule="constant")  # fmt: skip
+    settings = RMTrainSettings(epochs=2, learning_rate=3e-4, holdout=0.1, seed=seed)
     train_reward_model(data, models.reward_model, out, settings)
     return out

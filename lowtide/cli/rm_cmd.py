@@ -24,8 +24,8 @@ DataOption = typer.Option(
 
 
 class LRSchedule(str, Enum):  # annotation.reward_model.train.LR_SCHEDULES, without torch at start
-    linear = "linear"
     constant = "constant"
+    linear = "linear"
 
 
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its export.out is --data)")
@@ -66,7 +66,7 @@ def train(
     epochs: int = typer.Option(3, "--epochs", min=1),
     learning_rate: float = typer.Option(1e-4, "--lr", min=0.0),
     lr_schedule: LRSchedule = typer.Option(
-        "linear", "--lr-schedule", help="linear: the rate falls to 0 by the last step"
+        "constant", "--lr-schedule", help="linear: the rate falls to 0 by the last step"
     ),
     batch_size: int = typer.Option(8, "--batch-size", min=1),
     rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),

@@ -61,6 +61,24 @@ class RMData:
         return train, held
 
 
+def texts_of(pairs: list[Pair], rated: list[Rated]) -> list[tuple[str, str]]:
+    """(prompt, response) of every chosen, then every rejected, then every rated response."""
+    return (
+        [(p.prompt, p.chosen) for p in pairs]
+        + [(p.prompt, p.rejected) for p in pairs]
+        + [(r.prompt, r.response) for r in rated]
+    )
+
+
+def distinct(texts: list[tuple[str, str]]) -> tuple[list[int], list[tuple[str, str]]]:
+    """Each (prompt, response) once, and where each of `texts` is among them: a comparison's
+    response sits in several pairs, and a rated response is its better response's rejected one;
+    each is scored once."""
+    index: dict[tuple[str, str], int] = {}
+    slots = [index.setdefault(text, len(index)) for text in texts]
+    return slots, list(index)
+
+
 def _held_out(sample_id: str, holdout: float) -> bool:
     bucket = int(hashlib.sha256(sample_id.encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
     return bucket < holdout

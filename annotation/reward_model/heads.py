@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from annotation.reward_model.data import RMData
+from annotation.reward_model.data import RMData, distinct, texts_of
 from rl.rewards.model import RewardModel
 from rl.rewards.uncertainty import UncertaintyHeads, pooled_features
 
@@ -55,12 +55,9 @@ def pooled(scorer: RewardModel, prompts: list[str], responses: list[str]) -> tor
 def fit_heads(scorer: RewardModel, data: RMData, settings: HeadSettings) -> UncertaintyHeads:
     pairs = data.pairs
     ratings = data.ratings if settings.rating_weight > 0 else []
-    texts = [(p.prompt, p.chosen) for p in pairs] + [(p.prompt, p.rejected) for p in pairs]
-    texts += [(r.prompt, r.response) for r in ratings]
-    # Each distinct text encoded once: a rated response is its better response's rejected one.
-    index: dict[tuple[str, str], int] = {}
-    slots = torch.tensor([index.setdefault(text, len(index)) for text in texts], dtype=torch.long)
-    every = pooled(scorer, [p for p, _ in index], [r for _, r in index])[slots]
+    slots, unique = distinct(texts_of(pairs, ratings))
+    encoded = pooled(scorer, [p for p, _ in unique], [r for _, r in unique])
+    every = encoded[torch.tensor(slots, dtype=torch.long)]
     chosen, rejected = every[: len(pairs)], every[len(pairs) : 2 * len(pairs)]
     rated = every[2 * len(pairs) :]
     targets = torch.tensor([(r.rating - 3) / 2 for r in ratings], dtype=torch.float32)

@@ -29,7 +29,14 @@ from pathlib import Path
 import torch
 import torch.nn.functional as F
 
-from annotation.reward_model.data import Pair, Rated, RMData, RMDataError
+from annotation.reward_model.data import (
+    Pair,
+    Rated,
+    RMData,
+    RMDataError,
+    distinct,
+    texts_of,
+)
 from annotation.reward_model.heads import HeadSettings, fit_heads
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model import RewardModel
@@ -99,7 +106,7 @@ def load_scorer(path: str | Path) -> RewardModel:
 
 def evaluate(scorer: RewardModel, data: RMData) -> RMMetrics:
     metrics = RMMetrics(pairs=len(data.pairs), ratings=len(data.ratings))
-    scores = distinct_scores(scorer, _texts(data.pairs, data.ratings))
+    scores = distinct_scores(scorer, texts_of(data.pairs, data.ratings))
     count = len(data.pairs)
     if data.pairs:
         wins = sum(c > r for c, r in zip(scores[:count], scores[count : 2 * count], strict=True))
@@ -110,28 +117,10 @@ def evaluate(scorer: RewardModel, data: RMData) -> RMMetrics:
     return metrics
 
 
-def _texts(pairs: list[Pair], rated: list[Rated]) -> list[tuple[str, str]]:
-    """(prompt, response) of every chosen, then every rejected, then every rated response."""
-    return (
-        [(p.prompt, p.chosen) for p in pairs]
-        + [(p.prompt, p.rejected) for p in pairs]
-        + [(r.prompt, r.response) for r in rated]
-    )
-
-
-def _unique(texts: list[tuple[str, str]]) -> tuple[list[int], list[tuple[str, str]]]:
-    """Each (prompt, response) once, and where each of `texts` is among them: a comparison's
-    response sits in several pairs, and a rated response is its better response's rejected one;
-    each is scored once."""
-    index: dict[tuple[str, str], int] = {}
-    slots = [index.setdefault(text, len(index)) for text in texts]
-    return slots, list(index)
-
-
 def distinct_scores(scorer: RewardModel, texts: list[tuple[str, str]]) -> list[float]:
     """The score of each (prompt, response) of `texts`, each distinct one scored once (a
     response sits in several pairs; a policy repeats itself)."""
-    slots, unique = _unique(texts)
+    slots, unique = distinct(texts)
     found = scorer.score_pairs([p for p, _ in unique], [r for _, r in unique]) if unique else []
     return [found[slot] for slot in slots]
 
@@ -206,7 +195,7 @@ def _head_settings(settings: RMTrainSettings) -> HeadSettings:
 def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], list[Rated]]]:
     """Minibatches of whole samples, shuffled: a sample's pairs (a comparison task's orders, or
     a better response over the rated one) and its rating share a step, so each of its responses
-    is scored once a step (`_unique`), and one task's correlated pairs do not spread over many
+    is scored once a step (`distinct`), and one task's correlated pairs do not spread over many
     steps (as InstructGPT trains on a prompt's comparisons together). A batch takes samples
     until it holds `batch_size` items; a sample of more items than that (hand-made data that
     gives many rows one sample_id) is cut into pieces of `batch_size`, so that no step holds
@@ -268,7 +257,7 @@ def _loss(
     rating_weight: float,
     weight_scale: float | None = None,
 ) -> tuple[torch.Tensor, dict[str, float]]:
-    slots, unique = _unique(_texts(pairs, rated))
+    slots, unique = distinct(texts_of(pairs, rated))
     encoded = scorer.encode([p for p, _ in unique], [r for _, r in unique])
     once = scorer.model(**scorer.pad(encoded)).logits[:, 0].float()
     scores = once[torch.tensor(slots, device=once.device)]  # gradients add up over the copies

@@ -148,10 +148,8 @@ def train_reward_model(
     weight_scale = agreement_scale(train) if settings.weight_by_agreement else None
     batches = _batches(train, settings)
     total = settings.epochs * len(batches)
-    decay = settings.lr_schedule == "linear"
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda done: 1.0 - done / total if decay else 1.0
-    )
+    end_factor = 0.0 if settings.lr_schedule == "linear" else 1.0
+    schedule = torch.optim.lr_scheduler.LinearLR(optimizer, 1.0, end_factor, total_iters=total)
     step = 0
     for _ in range(settings.epochs):
         random.Random(settings.seed + step).shuffle(batches)

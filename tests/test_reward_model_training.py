@@ -198,3 +198,12 @@ def test_an_unknown_schedule_on_the_command_line_is_one_line(tmp_path: Path) -> 
     )  # fmt: skip
     assert result.returncode == 2 and "--lr-schedule" in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "o").exists()
+
+
+@pytest.mark.unit
+def test_the_command_offers_the_schedules_training_accepts() -> None:
+    # The command's choices are spelled out so that `--help` needs no torch: they must not drift.
+    from annotation.reward_model.train import LR_SCHEDULES
+    from lowtide.cli.rm_cmd import LRSchedule
+
+    assert [choice.value for choice in LRSchedule] == list(LR_SCHEDULES)

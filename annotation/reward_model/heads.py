@@ -22,7 +22,7 @@ import torch.nn.functional as F
 
 from annotation.reward_model.data import RMData, distinct, texts_of
 from rl.rewards.model import RewardModel
-from rl.rewards.uncertainty import UncertaintyHeads, pooled_features
+from rl.rewards.uncertainty import UncertaintyHeads
 
 
 @dataclass(frozen=True)
@@ -36,27 +36,11 @@ class HeadSettings:
     seed: int = 0
 
 
-@torch.no_grad()
-def pooled(scorer: RewardModel, prompts: list[str], responses: list[str]) -> torch.Tensor:
-    """(N, hidden): the score head's input for each text, encoded as the reward model scores it."""
-    assert scorer.model is not None
-    hidden = scorer.model.config.get_text_config().hidden_size
-    if not prompts:  # e.g. ratings without a single pair: the tokenizer refuses an empty batch
-        return torch.zeros((0, hidden))
-    rows = scorer.encode(prompts, responses)
-    parts: list[torch.Tensor] = []
-    with pooled_features(scorer.model, scorer.pad_id) as captured:
-        for start in range(0, len(rows), scorer.batch_size):
-            scorer.model(**scorer.pad(rows[start : start + scorer.batch_size]))
-            parts.append(captured.pop().float().cpu())
-    return torch.cat(parts)
-
-
 def fit_heads(scorer: RewardModel, data: RMData, settings: HeadSettings) -> UncertaintyHeads:
     pairs = data.pairs
     ratings = data.ratings if settings.rating_weight > 0 else []
     slots, unique = distinct(texts_of(pairs, ratings))
-    encoded = pooled(scorer, [p for p, _ in unique], [r for _, r in unique])
+    encoded = scorer.features([p for p, _ in unique], [r for _, r in unique])
     every = encoded[torch.tensor(slots, dtype=torch.long)]
     chosen, rejected = every[: len(pairs)], every[len(pairs) : 2 * len(pairs)]
     rated = every[2 * len(pairs) :]

@@ -159,6 +159,16 @@ class RewardModel:
         scores, pooled = self._scored(prompts, responses, pool=self.heads is not None)
         return scores, self._spreads(pooled)
 
+    @torch.no_grad()
+    def features(self, prompts: list[str], responses: list[str]) -> torch.Tensor:
+        """(N, hidden) on the CPU: the score head's input for each text, as scoring reads it
+        (what the uncertainty heads are fitted on)."""
+        if self.model is not None and not prompts:  # the tokenizer refuses an empty batch
+            return torch.zeros((0, self.model.config.get_text_config().hidden_size))
+        pooled = self._scored(prompts, responses, pool=True)[1]
+        assert pooled is not None
+        return pooled.cpu()
+
     def _spreads(self, pooled: torch.Tensor | None) -> list[float] | None:
         if self.heads is None or pooled is None:
             return None

@@ -13,6 +13,9 @@ pyproject.toml; tests/test_rq_internals.py fails when a new RQ changes what thes
   kwargs)`, zlib-compressed, as `Job.to_dict` writes it) rewritten in place, and a queued job
   marked finished by its `status` field, to take one job's records into another
   (`take_queued`, for paced imports: annotation/coalesce.py).
+- The worker's command channel (`pubsub_channel_name`, `handle_payload`,
+  `_pubsub_exception_handler`), subscribed as RQ's `Worker.subscribe` does but with a short
+  read (`subscribe_commands`).
 The worker (annotation/worker.py) uses these; nothing else does.
 """
 
@@ -36,6 +39,10 @@ from rq.utils import now
 from rq.worker import Worker
 
 STUCK_AFTER_S = 10
+# How long the worker's command-channel thread blocks on one read. RQ reads for 60 s, and since
+# redis-py 8.2 `PubSubWorkerThread.stop()` joins the thread: a worker asked to stop waited up to
+# a minute for that read to end before it exited.
+COMMAND_READ_S = 1.0
 # KEYS: the queue's list, the taking job's hash, the taken job's hash. ARGV: the taken job's
 # id, the taking job's new payload, how long the taken job's hash stays (its result_ttl).
 _TAKE = """
@@ -75,6 +82,19 @@ def take_queued(queue: Queue, taker: Job, taken: Job, args: list) -> bool:
     if not done:
         taker.args = before
     return bool(done)
+
+
+def subscribe_commands(worker: Worker) -> None:
+    """RQ's `Worker.subscribe` (commands such as `rq.command.send_shutdown_command` arrive on
+    the worker's channel), with its thread reading COMMAND_READ_S at a time, so that stopping
+    it, which RQ's teardown does on every exit, takes about that long at most."""
+    worker.pubsub = worker.connection.pubsub()
+    worker.pubsub.subscribe(**{worker.pubsub_channel_name: worker.handle_payload})
+    worker.pubsub_thread = worker.pubsub.run_in_thread(
+        sleep_time=COMMAND_READ_S,
+        daemon=True,
+        exception_handler=worker._pubsub_exception_handler,
+    )
 
 
 def recover_orphans(queue: Queue) -> int:

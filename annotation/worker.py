@@ -17,6 +17,8 @@
 - A dead worker's scheduler keeps the queue's scheduler lock for a minute, and retried batches
   wait for whoever holds it; the lock of a scheduler that ran on this host and is gone is
   released, so a live worker's scheduler takes over at once.
+- Its command-channel thread reads a second at a time (RQ's: a minute), so that a worker asked
+  to stop exits in about a second: RQ's teardown waits for that thread.
 """
 
 from __future__ import annotations
@@ -32,7 +34,12 @@ from rq import Queue, SimpleWorker
 from rq.job import Job
 
 from annotation import ledger
-from annotation.rq_internals import fail_in_place, recover_orphans, release_dead_scheduler_lock
+from annotation.rq_internals import (
+    fail_in_place,
+    recover_orphans,
+    release_dead_scheduler_lock,
+    subscribe_commands,
+)
 from sampling.records import JOB_FUNCTION
 
 REJECTED_TTL_S = 7 * 24 * 3600  # as long as a failed batch waits for `lowtide queue requeue`
@@ -75,6 +82,9 @@ class AnnotationWorker(SimpleWorker):
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)
         self._recover()
+
+    def subscribe(self) -> None:
+        subscribe_commands(self)  # RQ's, with a read short enough to stop promptly
 
     @property
     def dequeue_timeout(self) -> int:

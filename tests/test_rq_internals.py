@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import re
 import socket
+import time
 import uuid
 from collections.abc import Iterator
 
@@ -18,9 +19,11 @@ from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
+from rq.command import send_command
 from rq.serializers import JSONSerializer
 
 from annotation.rq_internals import fail_in_place, release_dead_scheduler_lock, take_queued
+from annotation.worker import AnnotationWorker
 from sampling.transport.producer import enqueue_batch
 from tests.conftest import REPO
 from tests.helpers.pipeline import REDIS_URL
@@ -82,6 +85,36 @@ def test_a_job_failed_in_place_reads_as_failed_through_rqs_own_api(queue: Queue)
     assert job.exc_info == "not ours: not run"
     assert job.id in FailedJobRegistry(queue=queue).get_job_ids()
     assert queue.connection.llen(queue.intermediate_queue_key) == 0
+
+
+class _HeardWorker(AnnotationWorker):
+    """An AnnotationWorker that keeps the commands its channel delivers instead of acting."""
+
+    heard: list
+
+    def handle_payload(self, message) -> None:
+        self.heard.append(message)
+
+
+def test_the_command_channel_hears_rqs_commands_and_stops_within_seconds(queue: Queue) -> None:
+    """RQ's teardown stops this thread on every exit, and redis-py >= 8.2 waits for its read to
+    end: with RQ's 60 s read a SIGTERM'd worker took up to a minute to exit."""
+    worker = _HeardWorker(queue)
+    worker.heard = []
+    worker.subscribe()
+    try:
+        deadline = time.monotonic() + 10
+        while not worker.heard and time.monotonic() < deadline:
+            send_command(queue.connection, worker.name, "probe")  # RQ's own sender
+            time.sleep(0.2)
+        assert worker.heard, "the channel RQ's commands go to is not the one subscribed"
+        assert b'"probe"' in worker.heard[0]["data"]
+        time.sleep(0.3)  # the thread is back in its blocking read
+        started = time.monotonic()
+        worker.pubsub_thread.stop()
+        assert time.monotonic() - started < 5
+    finally:
+        worker.unsubscribe()
 
 
 def test_a_dead_schedulers_lock_names_its_registration_with_host_and_pid(queue: Queue) -> None:

@@ -15,8 +15,9 @@ pyproject.toml; tests/test_rq_internals.py fails when a new RQ changes what thes
   (`take_queued`, for paced imports: annotation/coalesce.py).
 - The worker's command channel (`pubsub_channel_name`, `handle_payload`,
   `_pubsub_exception_handler`), subscribed as RQ's `Worker.subscribe` does but with a short
-  read (`subscribe_commands`).
-The worker (annotation/worker.py) uses these; nothing else does.
+  read (`PromptSimpleWorker`).
+The worker (annotation/worker.py) uses these; nothing else does (tests run their burst workers
+as PromptSimpleWorker too).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import zlib
 
 import psutil
 import redis
-from rq import Queue
+from rq import Queue, SimpleWorker
 from rq.defaults import DEFAULT_RESULT_TTL
 from rq.executions import Execution
 from rq.intermediate_queue import IntermediateQueue
@@ -84,17 +85,20 @@ def take_queued(queue: Queue, taker: Job, taken: Job, args: list) -> bool:
     return bool(done)
 
 
-def subscribe_commands(worker: Worker) -> None:
-    """RQ's `Worker.subscribe` (commands such as `rq.command.send_shutdown_command` arrive on
-    the worker's channel), with its thread reading COMMAND_READ_S at a time, so that stopping
-    it, which RQ's teardown does on every exit, takes about that long at most."""
-    worker.pubsub = worker.connection.pubsub()
-    worker.pubsub.subscribe(**{worker.pubsub_channel_name: worker.handle_payload})
-    worker.pubsub_thread = worker.pubsub.run_in_thread(
-        sleep_time=COMMAND_READ_S,
-        daemon=True,
-        exception_handler=worker._pubsub_exception_handler,
-    )
+class PromptSimpleWorker(SimpleWorker):
+    """RQ's SimpleWorker whose command-channel thread (commands such as
+    `rq.command.send_shutdown_command` arrive there) reads COMMAND_READ_S at a time, so that
+    stopping it, which RQ's teardown does on every exit, burst runs included, takes about that
+    long at most. `subscribe` is RQ's own with that one number changed."""
+
+    def subscribe(self) -> None:
+        self.pubsub = self.connection.pubsub()
+        self.pubsub.subscribe(**{self.pubsub_channel_name: self.handle_payload})
+        self.pubsub_thread = self.pubsub.run_in_thread(
+            sleep_time=COMMAND_READ_S,
+            daemon=True,
+            exception_handler=self._pubsub_exception_handler,
+        )
 
 
 def recover_orphans(queue: Queue) -> int:

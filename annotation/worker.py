@@ -30,15 +30,15 @@ import uuid
 from typing import Any
 
 import redis
-from rq import Queue, SimpleWorker
+from rq import Queue
 from rq.job import Job
 
 from annotation import ledger
 from annotation.rq_internals import (
+    PromptSimpleWorker,
     fail_in_place,
     recover_orphans,
     release_dead_scheduler_lock,
-    subscribe_commands,
 )
 from sampling.records import JOB_FUNCTION
 
@@ -69,7 +69,7 @@ def rejection_reason(job: Job) -> str | None:
     return None
 
 
-class AnnotationWorker(SimpleWorker):
+class AnnotationWorker(PromptSimpleWorker):
     """See the module docstring. `queue_name` is the annotation queue (for the counters)."""
 
     def __init__(self, queue: Queue, **kwargs: Any) -> None:
@@ -82,9 +82,6 @@ class AnnotationWorker(SimpleWorker):
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)
         self._recover()
-
-    def subscribe(self) -> None:
-        subscribe_commands(self)  # RQ's, with a read short enough to stop promptly
 
     @property
     def dequeue_timeout(self) -> int:

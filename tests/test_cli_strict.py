@@ -171,9 +171,9 @@ def test_a_run_config_file_is_checked_whole_by_the_service_commands(
 def test_requeue_tells_job_ids_from_overrides_in_either_form(
     own_redis, workdir: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from rq import SimpleWorker
     from rq.serializers import JSONSerializer
 
+    from annotation.rq_internals import PromptSimpleWorker
     from sampling.config import QueueConfig
     from sampling.transport.producer import annotation_queue, batch_job_id, enqueue_batch
     from tests.test_producer import records
@@ -184,7 +184,9 @@ def test_requeue_tells_job_ids_from_overrides_in_either_form(
     for batch in batches:
         enqueue_batch(queue, batch)
     # A plain JSON worker (not `lowtide worker`): the jobs find no worker context and fail.
-    SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
+    PromptSimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(
+        burst=True
+    )
     ids = [batch_job_id(batch) for batch in batches]
     code, _, said = invoke(capsys, "queue", "requeue", ids[0], "--queue.name", "other", ids[1])
     assert (code, said.strip()) == (0, "requeued 2 job(s)")

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from rq import SimpleWorker
 from rq.serializers import JSONSerializer
 
+from annotation.rq_internals import PromptSimpleWorker
 from sampling.config import QueueConfig
 from sampling.transport.producer import annotation_queue, enqueue_batch
 from sampling.transport.spool import Spool, SpooledBatch
@@ -47,7 +47,9 @@ def test_status_failed_requeue_purge(
     assert "not read: cannot reach Label Studio" in " ".join(shown.split())
 
     # A plain JSON worker (not `lowtide worker`): the job finds no worker context, so both fail.
-    SimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(burst=True)
+    PromptSimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(
+        burst=True
+    )
     code, shown, _ = invoke(capsys, "queue", "failed")
     assert code == 0 and "2 failed job(s)" in shown and "import_batch" in shown
 

@@ -14,15 +14,20 @@ from collections.abc import Iterator
 import pytest
 import redis
 import rq
-from rq import Queue, SimpleWorker
+from rq import Queue
+from rq.command import send_command
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
 from rq.registry import FailedJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
-from rq.command import send_command
 from rq.serializers import JSONSerializer
 
-from annotation.rq_internals import fail_in_place, release_dead_scheduler_lock, take_queued
+from annotation.rq_internals import (
+    PromptSimpleWorker,
+    fail_in_place,
+    release_dead_scheduler_lock,
+    take_queued,
+)
 from annotation.worker import AnnotationWorker
 from sampling.transport.producer import enqueue_batch
 from tests.conftest import REPO
@@ -51,7 +56,7 @@ def test_the_rq_checked_here_is_the_one_pyproject_pins() -> None:
 
 def test_a_started_job_is_registered_as_job_id_and_execution_id(queue: Queue) -> None:
     job = queue.enqueue("tests.helpers.rq_probe.started_members")
-    worker = SimpleWorker(
+    worker = PromptSimpleWorker(
         [queue], connection=queue.connection, serializer=JSONSerializer, name="probe-worker"
     )
     worker.work(burst=True)

@@ -141,6 +141,7 @@ class Settings:
     rm_every: int = 6  # retrain the reward model after every N reviews of a round (0: round end)
     compare_selection: str = "threshold"  # whose picks' groups `compare` reviews
     compare_size: int = 4  # responses a comparison shows
+    rm_train: str = "model"  # a round's retraining: every weight, or the score head alone
 
 
 @dataclass
@@ -219,7 +220,8 @@ def _main(args: argparse.Namespace) -> int:
     print(
         f"task {task.name}: {len(task.train_prompts)} train / {len(task.held_out_prompts)} "
         f"held-out prompts; {settings.rounds} rounds x {len(settings.seeds)} seeds; budget "
-        f"{settings.budget} reviews a round; {settings.steps} GRPO steps a round",
+        f"{settings.budget} reviews a round; {settings.steps} GRPO steps a round; reward model "
+        f"retrained: {settings.rm_train}",
         flush=True,
     )
     built = describe(models, start_rm, REPO)
@@ -264,6 +266,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--compare-size", type=int, default=4, help="responses a comparison shows (2-8)"
     )
+    parser.add_argument(
+        "--rm-train", default="model", choices=("model", "head"),
+        help="a round's reward-model retraining: every weight (rm train's default), or the "
+        "score head alone on frozen features (rm train --train head)",
+    )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--budget", type=int, default=None, help="reviews per round")
     parser.add_argument("--steps", type=int, default=None, help="training steps per round")
@@ -295,6 +302,7 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.seeds = list(range(args.first_seed, args.first_seed + count))
     base.rm_every = base.rm_every if args.rm_every is None else args.rm_every
     base.compare_selection, base.compare_size = args.compare_selection, args.compare_size
+    base.rm_train = args.rm_train
     if not 2 <= base.compare_size <= 8:
         raise SystemExit("--compare-size: 2 to 8 responses")
     base.rounds = args.rounds or base.rounds
@@ -477,7 +485,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 tasks, state.reviews, start=state.reward_model, seed_dir=seed_dir,
                 name=f"{method}/rm{round_number}",
                 every=settings.rm_every if method in READ_FINELY else 0,
-                epochs=settings.rm_epochs, seed=seed, source=method,
+                epochs=settings.rm_epochs, seed=seed, source=method, train=settings.rm_train,
             )  # fmt: skip
             state.reward_model = retrained.reward_model
             row.checkpoints, row.rm_train_s = retrained.checkpoints, retrained.seconds

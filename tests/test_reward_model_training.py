@@ -207,3 +207,80 @@ def test_the_command_offers_the_schedules_training_accepts() -> None:
     from lowtide.cli.rm_cmd import LRSchedule
 
     assert [choice.value for choice in LRSchedule] == list(LR_SCHEDULES)
+
+
+@pytest.mark.unit
+def test_the_command_offers_the_parts_training_can_train() -> None:
+    from annotation.reward_model.train import TRAINED_PARTS
+    from lowtide.cli.rm_cmd import TrainedPart
+
+    assert [choice.value for choice in TrainedPart] == list(TRAINED_PARTS)
+
+
+def _weights(path: Path) -> dict:
+    from safetensors.torch import load_file
+
+    return load_file(str(path / "model.safetensors"))
+
+
+def test_a_head_refit_moves_the_score_head_alone_and_learns_from_the_reviews(
+    tiny_models, tmp_path: Path
+) -> None:
+    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(60))
+    out = tmp_path / "rm-head"
+    result = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(tiny_models.reward_model),
+        "--out", str(out), "--train", "head", cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    metadata = json.loads((out / METADATA_FILE).read_text())
+    assert metadata["settings"]["train"] == "head"
+    held_out = metadata["after"]
+    assert held_out["pairs"] > 5 and held_out["pair_accuracy"] > 0.8, metadata
+    assert held_out["pair_accuracy"] > metadata["before"]["pair_accuracy"], metadata
+    parent, refit = _weights(tiny_models.reward_model), _weights(out)
+    assert parent.keys() == refit.keys()
+    moved = sorted(name for name in parent if not parent[name].equal(refit[name]))
+    assert moved == ["score.weight"], moved
+
+
+@pytest.mark.unit
+def test_the_anchor_holds_the_head_near_the_parents(tiny_models, tmp_path: Path) -> None:
+    """The pull is in the head's own size: the stronger it is, the less the head moves."""
+    from annotation.reward_model.head_refit import HeadRefitSettings, refit_score_head
+
+    data = load_rm_data(write_jsonl(tmp_path / "annotations.jsonl", export_rows(16)))
+    moved = []
+    for anchor in (0.1, 1.0, 100.0):
+        scorer = RewardModel(tiny_models.reward_model)
+        parent = scorer.model.score.weight.detach().clone()
+        refit_score_head(scorer, data, HeadRefitSettings(steps=100, anchor=anchor))
+        change = (scorer.model.score.weight.detach() - parent).norm() / parent.norm()
+        moved.append(change.item())
+        scorer.close()
+    assert moved[0] > moved[1] > moved[2] > 0, moved
+    assert moved[2] < 0.05, moved
+
+
+@pytest.mark.unit
+def test_a_model_without_a_linear_score_head_cannot_be_refit(tiny_models, tmp_path) -> None:
+    from torch import nn
+
+    from annotation.reward_model.head_refit import HeadRefitSettings, refit_score_head
+
+    data = load_rm_data(write_jsonl(tmp_path / "annotations.jsonl", export_rows(2)))
+    scorer = RewardModel(tiny_models.reward_model)
+    scorer.model.score = nn.Sequential(scorer.model.score)
+    with pytest.raises(RMDataError, match=r"no one-output linear `score` head.*--train model"):
+        refit_score_head(scorer, data, HeadRefitSettings(steps=1))
+    scorer.close()
+
+
+def test_an_unknown_part_to_train_on_the_command_line_is_one_line(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(2))
+    result = run_cli(
+        "rm", "train", "--data", str(data), "--base", str(tmp_path), "--out", str(tmp_path / "o"),
+        "--train", "backbone", cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 2 and "--train" in result.stderr, result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "o").exists()

@@ -37,6 +37,7 @@ from annotation.reward_model.data import (
     distinct,
     texts_of,
 )
+from annotation.reward_model.head_refit import HeadRefitSettings, refit_score_head
 from annotation.reward_model.heads import HeadSettings, fit_heads
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model import RewardModel
@@ -45,6 +46,7 @@ from rl.rewards.uncertainty import HEADS_FILE, score_module
 
 METADATA_FILE = "lowtide_reward_model.json"
 LR_SCHEDULES = ("constant", "linear")
+TRAINED_PARTS = ("model", "head")
 
 
 @dataclass(frozen=True)
@@ -62,10 +64,15 @@ class RMTrainSettings:
     # RewardTrainer default). Constant learnt more from a loop round's few reviews (the loop
     # bench, docs/loop.md), so it stays the default.
     lr_schedule: str = "constant"
+    # "model": fine-tune every weight (epochs, learning_rate, batches); "head": refit only the
+    # score head on the frozen backbone's features, anchored to the parent's (head_refit.py).
+    train: str = "model"
 
     def __post_init__(self) -> None:
         if self.lr_schedule not in LR_SCHEDULES:
             raise ValueError(f"lr_schedule: {self.lr_schedule!r}; one of {', '.join(LR_SCHEDULES)}")
+        if self.train not in TRAINED_PARTS:
+            raise ValueError(f"train: {self.train!r}; one of {', '.join(TRAINED_PARTS)}")
 
 
 @dataclass
@@ -142,6 +149,39 @@ def train_reward_model(
     torch.manual_seed(settings.seed)
     scorer = load_scorer(base)
     before = evaluate(scorer, held)
+    if settings.train == "head":
+        refit = HeadRefitSettings(rating_weight=settings.rating_weight)
+        scale = agreement_scale(train) if settings.weight_by_agreement else None
+        loss = refit_score_head(scorer, train, refit, scale)
+        step = refit.steps
+        if on_step is not None:
+            on_step(step, step, {"rm/loss": loss})
+    else:
+        step = _fine_tune(scorer, train, settings, on_step)
+    model = scorer.model
+    after = evaluate(scorer, held)
+    heads = None
+    if settings.uncertainty_heads > 0 and score_module(model) is not None:
+        heads = fit_heads(scorer, train, _head_settings(settings))
+    report = RMReport(
+        out=str(out), parent=str(base), train_pairs=len(train.pairs),
+        train_ratings=len(train.ratings), before=before, after=after, steps=step,
+        run_ids=data.run_ids, settings=asdict(settings),
+    )  # fmt: skip
+    save(scorer, Path(out), report, data)
+    stale = Path(out) / HEADS_FILE  # heads of another backbone would measure nothing
+    if heads is not None:
+        heads.save(Path(out))
+    elif stale.exists():
+        stale.unlink()
+    scorer.close()
+    return report
+
+
+def _fine_tune(
+    scorer: RewardModel, train: RMData, settings: RMTrainSettings, on_step: Progress | None
+) -> int:
+    """Every weight of the model, minibatch by minibatch; the number of steps taken."""
     model = scorer.model
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
@@ -165,23 +205,7 @@ def train_reward_model(
             if on_step is not None:
                 on_step(step, total, {"rm/loss": loss.item(), "rm/learning_rate": rate, **parts})
     model.eval()
-    after = evaluate(scorer, held)
-    heads = None
-    if settings.uncertainty_heads > 0 and score_module(model) is not None:
-        heads = fit_heads(scorer, train, _head_settings(settings))
-    report = RMReport(
-        out=str(out), parent=str(base), train_pairs=len(train.pairs),
-        train_ratings=len(train.ratings), before=before, after=after, steps=step,
-        run_ids=data.run_ids, settings=asdict(settings),
-    )  # fmt: skip
-    save(scorer, Path(out), report, data)
-    stale = Path(out) / HEADS_FILE  # heads of another backbone would measure nothing
-    if heads is not None:
-        heads.save(Path(out))
-    elif stale.exists():
-        stale.unlink()
-    scorer.close()
-    return report
+    return step
 
 
 def _head_settings(settings: RMTrainSettings) -> HeadSettings:

@@ -82,6 +82,7 @@ def retrain(
     epochs: int,
     seed: int,
     source: str,
+    train: str = "model",
 ) -> Retrained:
     """Add `tasks` to `reviews` batch by batch, training a checkpoint after each batch."""
     started = time.perf_counter()
@@ -102,7 +103,7 @@ def retrain(
             train_reward_model(
                 data, start, target,
                 RMTrainSettings(epochs=epochs, learning_rate=3e-4, holdout=0.0, seed=seed,
-                                uncertainty_heads=heads),
+                                uncertainty_heads=heads, train=train),
             )  # fmt: skip
             current = target
         checkpoints.append(

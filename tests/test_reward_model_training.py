@@ -190,13 +190,16 @@ def test_an_unknown_learning_rate_schedule_is_refused_by_name() -> None:
         RMTrainSettings(lr_schedule="cosine")
 
 
-def test_an_unknown_schedule_on_the_command_line_is_one_line(tmp_path: Path) -> None:
+@pytest.mark.parametrize("option, value", [("--lr-schedule", "cosine"), ("--train", "backbone")])
+def test_an_unknown_choice_on_the_command_line_is_one_line(
+    tmp_path: Path, option: str, value: str
+) -> None:
     data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(2))
     result = run_cli(
         "rm", "train", "--data", str(data), "--base", str(tmp_path), "--out", str(tmp_path / "o"),
-        "--lr-schedule", "cosine", cwd=tmp_path, timeout=120,
+        option, value, cwd=tmp_path, timeout=120,
     )  # fmt: skip
-    assert result.returncode == 2 and "--lr-schedule" in result.stderr, result.stderr
+    assert result.returncode == 2 and option in result.stderr, result.stderr
     assert "Traceback" not in result.stderr and not (tmp_path / "o").exists()
 
 
@@ -274,13 +277,3 @@ def test_a_model_without_a_linear_score_head_cannot_be_refit(tiny_models, tmp_pa
     with pytest.raises(RMDataError, match=r"no one-output linear `score` head.*--train model"):
         refit_score_head(scorer, data, HeadRefitSettings(steps=1))
     scorer.close()
-
-
-def test_an_unknown_part_to_train_on_the_command_line_is_one_line(tmp_path: Path) -> None:
-    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(2))
-    result = run_cli(
-        "rm", "train", "--data", str(data), "--base", str(tmp_path), "--out", str(tmp_path / "o"),
-        "--train", "backbone", cwd=tmp_path, timeout=120,
-    )  # fmt: skip
-    assert result.returncode == 2 and "--train" in result.stderr, result.stderr
-    assert "Traceback" not in result.stderr and not (tmp_path / "o").exists()

@@ -142,6 +142,7 @@ class Settings:
     compare_selection: str = "threshold"  # whose picks' groups `compare` reviews
     compare_size: int = 4  # responses a comparison shows
     rm_train: str = "model"  # a round's retraining: every weight, or the score head alone
+    better_answers: bool = True  # the reviewers' better answers train the reward model
 
 
 @dataclass
@@ -221,7 +222,8 @@ def _main(args: argparse.Namespace) -> int:
         f"task {task.name}: {len(task.train_prompts)} train / {len(task.held_out_prompts)} "
         f"held-out prompts; {settings.rounds} rounds x {len(settings.seeds)} seeds; budget "
         f"{settings.budget} reviews a round; {settings.steps} GRPO steps a round; reward model "
-        f"retrained: {settings.rm_train}",
+        f"retrained: {settings.rm_train}"
+        f"{'' if settings.better_answers else ', without the better answers'}",
         flush=True,
     )
     built = describe(models, start_rm, REPO)
@@ -271,6 +273,11 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="a round's reward-model retraining: every weight (rm train's default), or the "
         "score head alone on frozen features (rm train --train head)",
     )  # fmt: skip
+    parser.add_argument(
+        "--no-better-answers", action="store_true",
+        help="a diagnostic: retrain without the reviewers' better answers (their writing time "
+        "is still counted)",
+    )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--budget", type=int, default=None, help="reviews per round")
     parser.add_argument("--steps", type=int, default=None, help="training steps per round")
@@ -302,7 +309,7 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.seeds = list(range(args.first_seed, args.first_seed + count))
     base.rm_every = base.rm_every if args.rm_every is None else args.rm_every
     base.compare_selection, base.compare_size = args.compare_selection, args.compare_size
-    base.rm_train = args.rm_train
+    base.rm_train, base.better_answers = args.rm_train, not args.no_better_answers
     if not 2 <= base.compare_size <= 8:
         raise SystemExit("--compare-size: 2 to 8 responses")
     base.rounds = args.rounds or base.rounds
@@ -486,6 +493,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 name=f"{method}/rm{round_number}",
                 every=settings.rm_every if method in READ_FINELY else 0,
                 epochs=settings.rm_epochs, seed=seed, source=method, train=settings.rm_train,
+                better_answers=settings.better_answers,
             )  # fmt: skip
             state.reward_model = retrained.reward_model
             row.checkpoints, row.rm_train_s = retrained.checkpoints, retrained.seconds

@@ -281,6 +281,27 @@ def test_a_single_review_is_a_rating_and_for_a_failure_a_better_answer() -> None
     assert tasks[0].work.wrote and not tasks[1].pairs and not tasks[1].work.wrote
 
 
+def test_without_better_answers_a_round_trains_on_ratings_and_orders_alone() -> None:
+    from bench.loop_value.checkpoints import Reviews
+
+    single = single_tasks(_group([1]), [Verdict(1, (), "Blue.")], [0], "s")
+    (compared,) = compare_tasks(
+        _group([2, 1, 1]),
+        [Verdict(2, (), "Green."), Verdict(1, (), "Blue."), Verdict(1, (), "Blue.")],
+        [[0, 1, 2]],
+        "c",
+    )
+    written = [pair.chosen for task in (*single, compared) for pair in task.better_answers]
+    assert written == ["Blue.", "Green."]
+    kept, dropped = Reviews(), Reviews()
+    for task in (*single, compared):
+        kept.add(task)
+        dropped.add(task, better_answers=False)
+    assert len(kept.pairs) == 5 and len(kept.ratings) == 1
+    assert [p.chosen for p in dropped.pairs] == ["answer 0", "answer 0", "answer 1"]
+    assert dropped.ratings == kept.ratings and dropped.works == kept.works  # still paid for
+
+
 def test_the_cost_models_price_reading_deciding_and_writing() -> None:
     single = Work("single", 1, 10, False)
     written = Work("single", 1, 10, True)

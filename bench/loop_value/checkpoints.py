@@ -45,8 +45,8 @@ class Reviews:
     ratings: list[Rated] = field(default_factory=list)
     works: list[Work] = field(default_factory=list)
 
-    def add(self, task: Reviewed) -> None:
-        self.pairs += task.pairs
+    def add(self, task: Reviewed, better_answers: bool = True) -> None:
+        self.pairs += [p for p in task.pairs if better_answers or p not in task.better_answers]
         self.ratings += task.ratings
         self.works.append(task.work)
 
@@ -83,6 +83,7 @@ def retrain(
     seed: int,
     source: str,
     train: str = "model",
+    better_answers: bool = True,
 ) -> Retrained:
     """Add `tasks` to `reviews` batch by batch, training a checkpoint after each batch."""
     started = time.perf_counter()
@@ -90,7 +91,7 @@ def retrain(
     ends = batch_ends(len(tasks), every)
     for number, end in enumerate(ends):
         for task in tasks[done:end]:
-            reviews.add(task)
+            reviews.add(task, better_answers)
         done = end
         last = end == len(tasks)
         target = seed_dir / (name if last else f"{name}-{number}")

@@ -42,6 +42,9 @@ class Reviewed:
     # evidence. The better answer's pair is not among them: it has no reward to contradict.
     orders: list[tuple[int, int]] = field(default_factory=list)
     worst: int | None = None  # a comparison's worst pick (candidate index)
+    # Which of `pairs` are a reviewer's written better answer over a response (not an order
+    # between two of the policy's responses): `--no-better-answers` trains without them.
+    better_answers: list[Pair] = field(default_factory=list)
 
 
 def single_tasks(
@@ -59,7 +62,9 @@ def single_tasks(
         )
         if wrote:
             assert verdict.better is not None
-            task.pairs.append(Pair(candidate.prompt, verdict.better, candidate.response, sample_id))
+            pair = Pair(candidate.prompt, verdict.better, candidate.response, sample_id)
+            task.pairs.append(pair)
+            task.better_answers.append(pair)
         tasks.append(task)
     return tasks
 
@@ -118,6 +123,8 @@ def compare_tasks(
             task.orders.append((index_of[chosen], index_of[rejected]))
         if wrote:
             assert better is not None
-            task.pairs.append(Pair(prompt, better, shown[best].response, f"{ids[best]}-better"))
+            pair = Pair(prompt, better, shown[best].response, f"{ids[best]}-better")
+            task.pairs.append(pair)
+            task.better_answers.append(pair)
         tasks.append(task)
     return tasks

@@ -271,7 +271,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--rm-train", default="model", choices=("model", "head"),
         help="a round's reward-model retraining: every weight (rm train's default), or the "
-        "score head alone on frozen features (rm train --train head)",
+        "score head alone on frozen features (a diagnostic: annotation/reward_model/head_refit.py)",
     )  # fmt: skip
     parser.add_argument(
         "--no-better-answers", action="store_true",

@@ -28,16 +28,6 @@ class LRSchedule(str, Enum):  # annotation.reward_model.train.LR_SCHEDULES, with
     linear = "linear"
 
 
-class TrainedPart(str, Enum):  # annotation.reward_model.train.TRAINED_PARTS
-    model = "model"
-    head = "head"
-
-
-TRAIN_HELP = (
-    "model: fine-tune every weight; head: refit only the score head on the frozen backbone's "
-    "features, anchored to --base's (seconds; --epochs, --lr, --batch-size and --lr-schedule "
-    "do not apply)"
-)
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its export.out is --data)")
 
 
@@ -78,7 +68,6 @@ def train(
     lr_schedule: LRSchedule = typer.Option(
         "constant", "--lr-schedule", help="linear: the rate falls to 0 by the last step"
     ),
-    trained: TrainedPart = typer.Option("model", "--train", help=TRAIN_HELP),
     batch_size: int = typer.Option(8, "--batch-size", min=1),
     rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),
     holdout: float = typer.Option(0.2, "--holdout", min=0.0, max=0.9),
@@ -107,7 +96,6 @@ def train(
         epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
         rating_weight=rating_weight, holdout=holdout, seed=seed,
         weight_by_agreement=weight_by_agreement, lr_schedule=lr_schedule.value,
-        train=trained.value,
     )  # fmt: skip
     run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
     tracker = build_tracker(service.logger, run_id, {"rm": {"data": str(data), "base": str(base),

@@ -40,7 +40,9 @@ reviews (6) for the budget methods and compare (bench/loop_value/checkpoints.py)
 the round started with, on all reviews so far, and each checkpoint is measured:
 "reviewer-minutes to reach X" is read at that grain. The round's last checkpoint is the
 round's model, so the checkpoints change nothing the loop does; those in between are removed
-once measured.
+once measured. Two diagnostics of that retraining (docs/loop.md): `--rm-train head` refits only
+the score head on the frozen backbone's features, and `--no-better-answers` trains without the
+reviewers' written better answers.
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the

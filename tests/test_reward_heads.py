@@ -132,7 +132,7 @@ def test_heads_fit_on_ratings_alone_and_on_pairs_alone(tiny_models, tmp_path: Pa
 
 def test_heads_fitted_together_are_the_heads_fitted_one_by_one() -> None:
     # All heads are one (K, hidden) fit for speed; no head may learn from another's bootstrap.
-    from annotation.reward_model.heads import HeadSettings, _fit
+    from annotation.reward_model.heads import HeadSettings, fit_linear
 
     generator = torch.Generator().manual_seed(3)
     heads, pairs, rated, hidden = 4, 40, 20, 16
@@ -141,9 +141,9 @@ def test_heads_fitted_together_are_the_heads_fitted_one_by_one() -> None:
     features = torch.randn(heads, rated, hidden, generator=generator)
     targets = torch.randn(heads, rated, generator=generator)
     settings = HeadSettings(steps=60)
-    weight, bias = _fit(start, margins, features, targets, settings)
+    weight, bias, _ = fit_linear(start, margins, features, targets, settings)
     for k in range(heads):
-        alone = _fit(start[k : k + 1], margins[k : k + 1], features[k : k + 1],
+        alone = fit_linear(start[k : k + 1], margins[k : k + 1], features[k : k + 1],
                      targets[k : k + 1], settings)  # fmt: skip
         assert torch.allclose(weight[k], alone[0][0], atol=1e-5)
         assert torch.allclose(bias[k], alone[1][0], atol=1e-5)

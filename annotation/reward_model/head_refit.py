@@ -25,9 +25,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 
 from annotation.reward_model.data import RMData, RMDataError, distinct, texts_of
+from annotation.reward_model.heads import HeadSettings, fit_linear
 from rl.rewards.model import RewardModel
 from rl.rewards.uncertainty import score_module
 
@@ -43,10 +43,11 @@ def refit_score_head(
     scorer: RewardModel,
     data: RMData,
     settings: HeadRefitSettings,
-    weight_scale: float | None = None,
+    pair_weights: torch.Tensor | None = None,
+    rated_weights: torch.Tensor | None = None,
 ) -> float:
-    """Fit `scorer`'s score head in place; the final loss. With `weight_scale` (training's
-    `agreement_scale`), each pair's and rating's loss is weighted by its agreement times it."""
+    """Fit `scorer`'s score head in place (heads.fit_linear, one head, no bias); the final loss.
+    Optional per-pair and per-rating loss weights (training's agreement weights)."""
     head = score_module(scorer.model)
     if head is None or head.weight.shape[0] != 1:
         raise RMDataError(
@@ -61,28 +62,18 @@ def refit_score_head(
     margins = every[: len(pairs)] - every[len(pairs) : 2 * len(pairs)]
     rated = every[2 * len(pairs) :]
     targets = torch.tensor([(r.rating - 3) / 2 for r in ratings], dtype=torch.float32)
-    pair_weights, rated_weights = _weights(pairs, weight_scale), _weights(ratings, weight_scale)
-    parent = head.weight.detach()[0].float().cpu()
-    size = parent.pow(2).sum().clamp_min(1e-12)
-    weight = parent.clone().requires_grad_(True)
-    optimizer = torch.optim.Adam([weight], lr=parent.abs().mean().clamp_min(1e-4).item())
-    loss = torch.zeros(())
-    for _ in range(settings.steps):
-        loss = settings.anchor * (weight - parent).pow(2).sum() / size
-        if len(margins):
-            loss = loss - (pair_weights * F.logsigmoid(margins @ weight)).mean()
-        if len(rated):
-            squared = (rated @ weight - targets).pow(2)
-            loss = loss + settings.rating_weight * (rated_weights * squared).mean()
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
+    parent = head.weight.detach().float().cpu()  # (1, hidden)
+    fit = HeadSettings(
+        count=1,
+        steps=settings.steps,
+        learning_rate=parent.abs().mean().clamp_min(1e-4).item(),
+        anchor=settings.anchor / parent.pow(2).sum().clamp_min(1e-12).item(),
+        rating_weight=settings.rating_weight,
+    )
+    weight, _, loss = fit_linear(
+        parent, margins.unsqueeze(0), rated.unsqueeze(0), targets.unsqueeze(0), fit,
+        pair_weights=pair_weights, rated_weights=rated_weights, bias=False,
+    )  # fmt: skip
     with torch.no_grad():
-        head.weight.copy_(weight.detach().to(head.weight.dtype).unsqueeze(0))
-    return float(loss.item())
-
-
-def _weights(items: list, scale: float | None) -> torch.Tensor:
-    if scale is None:
-        return torch.ones(len(items))
-    return torch.tensor([item.agreement * scale for item in items], dtype=torch.float32)
+        head.weight.copy_(weight.to(head.weight.dtype))
+    return loss

@@ -59,35 +59,47 @@ def fit_heads(scorer: RewardModel, data: RMData, settings: HeadSettings) -> Unce
     # Each head on its own bootstrap, all heads fitted as one (K, hidden) matrix.
     margins = (chosen - rejected)[torch.tensor(pair_picks, dtype=torch.long)]  # (K, N, hidden)
     picked = torch.tensor(rated_picks, dtype=torch.long)
-    weights, biases = _fit(
+    weights, biases, _ = fit_linear(
         torch.stack(starts), margins, rated[picked] - mean, targets[picked], settings
     )
     return UncertaintyHeads(weights, biases - weights @ mean)  # the centring, in the bias
 
 
-def _fit(
+def fit_linear(
     start: torch.Tensor,
     margins: torch.Tensor,
     rated: torch.Tensor,
     targets: torch.Tensor,
     settings: HeadSettings,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """K heads at once: `start` (K, hidden), the pairs' feature differences (K, N, hidden) and
-    the rated features (K, M, hidden) with their targets (K, M), each head's own bootstrap. The
-    loss is the sum of the heads' losses, so no head's gradient depends on another's, and Adam
-    updates each element alone: the same fit as K separate ones."""
+    *,
+    pair_weights: torch.Tensor | None = None,
+    rated_weights: torch.Tensor | None = None,
+    bias: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor, float]:
+    """K linear heads at once, each pulled toward its start: `start` (K, hidden), the pairs'
+    feature differences (K, N, hidden) and the rated features (K, M, hidden) with their targets
+    (K, M), each head's own data. The loss is the sum of the heads' losses, so no head's gradient
+    depends on another's, and Adam updates each element alone: the same fit as K separate ones.
+    Optional per-item loss weights, (N,) and (M,); without `bias` the rating regression reads
+    the score as it is. The heads, their biases (zeros without `bias`) and the last loss."""
     weight = start.clone().requires_grad_(True)
-    bias = torch.zeros(start.shape[0], requires_grad=True)
-    optimizer = torch.optim.Adam([weight, bias], lr=settings.learning_rate)
+    offset = torch.zeros(start.shape[0], requires_grad=bias)
+    optimizer = torch.optim.Adam([weight, offset] if bias else [weight], lr=settings.learning_rate)
+    loss = torch.zeros(())
     for _ in range(settings.steps):
         loss = settings.anchor * (weight - start).pow(2).sum()
         if margins.shape[1]:
-            pair_scores = torch.einsum("knh,kh->kn", margins, weight)
-            loss = loss - F.logsigmoid(pair_scores).mean(1).sum()
+            pair_losses = -F.logsigmoid(torch.einsum("knh,kh->kn", margins, weight))
+            if pair_weights is not None:
+                pair_losses = pair_weights * pair_losses
+            loss = loss + pair_losses.mean(1).sum()
         if rated.shape[1]:
-            predicted = torch.einsum("kmh,kh->km", rated, weight) + bias.unsqueeze(1)
-            loss = loss + settings.rating_weight * (predicted - targets).pow(2).mean(1).sum()
+            predicted = torch.einsum("kmh,kh->km", rated, weight) + offset.unsqueeze(1)
+            squared = (predicted - targets).pow(2)
+            if rated_weights is not None:
+                squared = rated_weights * squared
+            loss = loss + settings.rating_weight * squared.mean(1).sum()
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
-    return weight.detach(), bias.detach()
+    return weight.detach(), offset.detach(), float(loss.item())

@@ -152,7 +152,10 @@ def train_reward_model(
     if settings.train == "head":
         refit = HeadRefitSettings(rating_weight=settings.rating_weight)
         scale = agreement_scale(train) if settings.weight_by_agreement else None
-        loss = refit_score_head(scorer, train, refit, scale)
+        pair_weights = agreement_weights(train.pairs, scale)
+        loss = refit_score_head(
+            scorer, train, refit, pair_weights, agreement_weights(train.ratings, scale)
+        )
         step = refit.steps
         if on_step is not None:
             on_step(step, step, {"rm/loss": loss})
@@ -263,13 +266,20 @@ def agreement_scale(data: RMData) -> float:
     return 1.0 / mean
 
 
+def agreement_weights(
+    items: list[Pair] | list[Rated], scale: float | None, device: torch.device | None = None
+) -> torch.Tensor | None:
+    """Each item's loss weight, its agreement times `scale` (agreement_scale); None: unweighted."""
+    if scale is None:
+        return None
+    return torch.tensor([item.agreement * scale for item in items], device=device)
+
+
 def _weighted_mean(
     losses: torch.Tensor, items: list[Pair] | list[Rated], scale: float | None
 ) -> torch.Tensor:
-    if scale is None:
-        return losses.mean()
-    weights = torch.tensor([item.agreement * scale for item in items], device=losses.device)
-    return (weights * losses).mean()
+    weights = agreement_weights(items, scale, losses.device)
+    return losses.mean() if weights is None else (weights * losses).mean()
 
 
 def _loss(

@@ -46,7 +46,8 @@ class Reviews:
     works: list[Work] = field(default_factory=list)
 
     def add(self, task: Reviewed, better_answers: bool = True) -> None:
-        self.pairs += [p for p in task.pairs if better_answers or p not in task.better_answers]
+        written = 0 if better_answers else len(task.better_answers)
+        self.pairs += task.pairs[: len(task.pairs) - written]
         self.ratings += task.ratings
         self.works.append(task.work)
 

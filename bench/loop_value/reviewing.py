@@ -42,9 +42,13 @@ class Reviewed:
     # evidence. The better answer's pair is not among them: it has no reward to contradict.
     orders: list[tuple[int, int]] = field(default_factory=list)
     worst: int | None = None  # a comparison's worst pick (candidate index)
-    # Which of `pairs` are a reviewer's written better answer over a response (not an order
-    # between two of the policy's responses): `--no-better-answers` trains without them.
-    better_answers: list[Pair] = field(default_factory=list)
+
+    @property
+    def better_answers(self) -> list[Pair]:
+        """The reviewer's written better answer over a response, as a pair (not an order between
+        two of the policy's responses): both modes append it last, when `work.wrote`.
+        `--no-better-answers` trains without it."""
+        return self.pairs[-1:] if self.work.wrote else []
 
 
 def single_tasks(
@@ -62,9 +66,7 @@ def single_tasks(
         )
         if wrote:
             assert verdict.better is not None
-            pair = Pair(candidate.prompt, verdict.better, candidate.response, sample_id)
-            task.pairs.append(pair)
-            task.better_answers.append(pair)
+            task.pairs.append(Pair(candidate.prompt, verdict.better, candidate.response, sample_id))
         tasks.append(task)
     return tasks
 
@@ -123,8 +125,6 @@ def compare_tasks(
             task.orders.append((index_of[chosen], index_of[rejected]))
         if wrote:
             assert better is not None
-            pair = Pair(prompt, better, shown[best].response, f"{ids[best]}-better")
-            task.pairs.append(pair)
-            task.better_answers.append(pair)
+            task.pairs.append(Pair(prompt, better, shown[best].response, f"{ids[best]}-better"))
         tasks.append(task)
     return tasks

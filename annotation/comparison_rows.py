@@ -9,8 +9,8 @@ agreement across reviewers as single reviews have it: an order counts when at le
 when more took it than the other), and not at all when fewer than `min_reviewers` gave a verdict;
 a pair the reviewers dispute gives no row. `meta.agreement`: the mean, over the pairs anyone
 ordered, of the share of their voters on the majority side. A better response a reviewer wrote
-is preferred over the response they picked as the best. Each preference row's
-`meta.agreement` is the share behind it.
+is preferred over the response they picked as the best (`chosen_written` true on its row). Each
+preference row's `meta.agreement` is the share behind it.
 """
 
 from __future__ import annotations
@@ -80,10 +80,10 @@ def comparison_preferences(
     settings = settings or AgreementConfig()
     text = {r["sample_id"]: r["response"] for r in row["responses"]}
     kept = _kept_orders(row, settings)
-    rows = [_preference(row, text[a], text[b], share) for (a, b), share in kept]
+    rows = [_preference(row, text[a], text[b], share, False) for (a, b), share in kept]
     if row["meta"].get("verdicts", 0) >= settings.min_reviewers:
         for better, best in _better_responses(row["responses"], row["meta"].get("reviews") or []):
-            rows.append(_preference(row, better, text[best], 1.0))
+            rows.append(_preference(row, better, text[best], 1.0, True))
     return rows
 
 
@@ -170,13 +170,14 @@ def _better_responses(
 
 
 def _preference(
-    row: Mapping[str, Any], chosen: str, rejected: str, agreement: float
+    row: Mapping[str, Any], chosen: str, rejected: str, agreement: float, written: bool
 ) -> PreferenceRow:
     meta = row["meta"]
     return {
         "prompt": row["prompt"],
         "chosen": chosen,
         "rejected": rejected,
+        "chosen_written": written,
         "sample_id": row["sample_id"],
         # The meta of a single review's preference (the same keys), so both load as one dataset.
         "meta": row_meta(

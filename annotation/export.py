@@ -8,10 +8,11 @@ From `out` (say `data/reward_model/annotations.jsonl`) the export writes, next t
   response, note), `reviewers`, `rating_mean`, `rating_spread`, `agreed` and `agreement` (see
   annotation/agreement.py), and, from the latest review, the better response and note, run,
   step, reward, task and annotation ids, when it was annotated;
-- `annotations.preferences.jsonl`: `{prompt, chosen, rejected, sample_id, meta}` for each
-  distinct better response a reviewer wrote (chosen: the reviewer's, rejected: the model's),
-  from samples whose reviewers agree (`export.agreement.preferences`); `meta.reviewers` says how
-  many reviewers stood behind it. The format TRL's RewardTrainer reads;
+- `annotations.preferences.jsonl`: `{prompt, chosen, rejected, chosen_written, sample_id,
+  meta}` for each distinct better response a reviewer wrote (chosen: the reviewer's, rejected:
+  the model's; `chosen_written` true), from samples whose reviewers agree
+  (`export.agreement.preferences`); `meta.reviewers` says how many reviewers stood behind it.
+  The format TRL's RewardTrainer reads;
 - `annotations.comparisons.jsonl` (with comparison tasks, `annotation.review_mode: compare`):
   one row per comparison task with every reviewer's best and worst; its orders join the
   preferences (annotation/comparison_rows.py);
@@ -188,6 +189,7 @@ def preference_rows(row: RatingRow, settings: AgreementConfig | None = None) -> 
             "prompt": row["prompt"],
             "chosen": chosen,
             "rejected": row["response"],
+            "chosen_written": True,
             "sample_id": row["sample_id"],
             "meta": {
                 **meta,

@@ -111,6 +111,9 @@ class PreferenceRow(TypedDict):
     prompt: str
     chosen: str
     rejected: str
+    # chosen is a reviewer's own text (a better response), not one of the policy's: off-policy
+    # text a reward model can tell apart by its style (`rm train --written-weight`)
+    chosen_written: bool
     sample_id: str
     meta: RowMeta
 

@@ -41,8 +41,9 @@ the round started with, on all reviews so far, and each checkpoint is measured:
 "reviewer-minutes to reach X" is read at that grain. The round's last checkpoint is the
 round's model, so the checkpoints change nothing the loop does; those in between are removed
 once measured. Two diagnostics of that retraining (docs/loop.md): `--rm-train head` refits only
-the score head on the frozen backbone's features, and `--no-better-answers` trains without the
-reviewers' written better answers.
+the score head on the frozen backbone's features, and `--written-weight W` weighs the pairs that
+prefer a reviewer's written better answer by W in the loss (rm train's `--written-weight`; 0
+trains without them, 1 is the default).
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the
@@ -144,7 +145,7 @@ class Settings:
     compare_selection: str = "threshold"  # whose picks' groups `compare` reviews
     compare_size: int = 4  # responses a comparison shows
     rm_train: str = "model"  # a round's retraining: every weight, or the score head alone
-    better_answers: bool = True  # the reviewers' better answers train the reward model
+    written_weight: float = 1.0  # loss weight of the pairs that prefer a written better answer
 
 
 @dataclass
@@ -224,8 +225,8 @@ def _main(args: argparse.Namespace) -> int:
         f"task {task.name}: {len(task.train_prompts)} train / {len(task.held_out_prompts)} "
         f"held-out prompts; {settings.rounds} rounds x {len(settings.seeds)} seeds; budget "
         f"{settings.budget} reviews a round; {settings.steps} GRPO steps a round; reward model "
-        f"retrained: {settings.rm_train}"
-        f"{'' if settings.better_answers else ', without the better answers'}",
+        f"retrained: {settings.rm_train}, written better answers weighted "
+        f"{settings.written_weight:g}",
         flush=True,
     )
     built = describe(models, start_rm, REPO)
@@ -276,9 +277,10 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "score head alone on frozen features (a diagnostic: annotation/reward_model/head_refit.py)",
     )  # fmt: skip
     parser.add_argument(
-        "--no-better-answers", action="store_true",
-        help="a diagnostic: retrain without the reviewers' better answers (their writing time "
-        "is still counted)",
+        "--written-weight", type=float, default=1.0,
+        help="loss weight (0 to 1) of the pairs that prefer a reviewer's written better answer, "
+        "as rm train's --written-weight; 0 retrains without them (their writing time is still "
+        "counted)",
     )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--budget", type=int, default=None, help="reviews per round")
@@ -311,7 +313,9 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.seeds = list(range(args.first_seed, args.first_seed + count))
     base.rm_every = base.rm_every if args.rm_every is None else args.rm_every
     base.compare_selection, base.compare_size = args.compare_selection, args.compare_size
-    base.rm_train, base.better_answers = args.rm_train, not args.no_better_answers
+    base.rm_train, base.written_weight = args.rm_train, args.written_weight
+    if not 0 <= base.written_weight <= 1:
+        raise SystemExit("--written-weight: from 0 to 1")
     if not 2 <= base.compare_size <= 8:
         raise SystemExit("--compare-size: 2 to 8 responses")
     base.rounds = args.rounds or base.rounds
@@ -495,7 +499,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                 name=f"{method}/rm{round_number}",
                 every=settings.rm_every if method in READ_FINELY else 0,
                 epochs=settings.rm_epochs, seed=seed, source=method, train=settings.rm_train,
-                better_answers=settings.better_answers,
+                written_weight=settings.written_weight,
             )  # fmt: skip
             state.reward_model = retrained.reward_model
             row.checkpoints, row.rm_train_s = retrained.checkpoints, retrained.seconds

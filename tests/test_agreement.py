@@ -19,7 +19,7 @@ from annotation.agreement import (
 from annotation.config import AgreementConfig
 from annotation.export import _regrouped, preference_rows, rating_row, task_reviews
 from annotation.reward_model.data import Pair, Rated, RMData, RMDataError, load_rm_data
-from annotation.reward_model.train import _weighted_mean, agreement_scale
+from annotation.reward_model.train import Weighting, _weighted_mean, agreement_scale
 
 pytestmark = pytest.mark.unit
 
@@ -241,9 +241,9 @@ def test_agreement_weights_keep_the_loss_scale_and_scale_each_sample() -> None:
     scale = agreement_scale(data)
     assert scale == pytest.approx(1.5)  # mean weight 2/3
     losses = torch.tensor([2.0, 4.0])
-    weighted = _weighted_mean(losses, data.ratings, scale)
+    weighted = _weighted_mean(losses, data.ratings, Weighting(scale))
     assert weighted.item() == pytest.approx((1.5 * 2.0 + 0.0 * 4.0) / 2)
-    assert _weighted_mean(losses, data.ratings, None).item() == pytest.approx(3.0)
+    assert _weighted_mean(losses, data.ratings, Weighting()).item() == pytest.approx(3.0)
     with pytest.raises(RMDataError, match="agreement 0"):
         agreement_scale(RMData(ratings=[Rated("p", "r", 1, "b", agreement=0.0)]))
 

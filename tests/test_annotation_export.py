@@ -70,6 +70,7 @@ def test_reviews_become_rating_and_preference_rows_incrementally(
     assert preferences[0]["chosen"] == "Blue is a colour."
     assert preferences[0]["rejected"] == records[0]["response"]
     assert preferences[0]["prompt"] == records[0]["prompt"]
+    assert all(p["chosen_written"] is True for p in preferences)  # reviewers' own texts
 
     # What TRL's RewardTrainer and our reward-model training load.
     trl_view = datasets.load_dataset("json", data_files=str(out.with_name(

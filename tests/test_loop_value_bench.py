@@ -281,7 +281,8 @@ def test_a_single_review_is_a_rating_and_for_a_failure_a_better_answer() -> None
     assert tasks[0].work.wrote and not tasks[1].pairs and not tasks[1].work.wrote
 
 
-def test_without_better_answers_a_round_trains_on_ratings_and_orders_alone() -> None:
+def test_the_written_better_answers_are_the_pairs_marked_written() -> None:
+    """What `--written-weight` (rm train's) weighs: the better answers, not the orders."""
     from bench.loop_value.checkpoints import Reviews
 
     single = single_tasks(_group([1]), [Verdict(1, (), "Blue.")], [0], "s")
@@ -291,15 +292,17 @@ def test_without_better_answers_a_round_trains_on_ratings_and_orders_alone() -> 
         [[0, 1, 2]],
         "c",
     )
-    written = [pair.chosen for task in (*single, compared) for pair in task.better_answers]
-    assert written == ["Blue.", "Green."]
-    kept, dropped = Reviews(), Reviews()
+    reviews = Reviews()
     for task in (*single, compared):
-        kept.add(task)
-        dropped.add(task, better_answers=False)
-    assert len(kept.pairs) == 5 and len(kept.ratings) == 1
-    assert [p.chosen for p in dropped.pairs] == ["answer 0", "answer 0", "answer 1"]
-    assert dropped.ratings == kept.ratings and dropped.works == kept.works  # still paid for
+        reviews.add(task)
+    assert len(reviews.pairs) == 5 and len(reviews.ratings) == 1
+    assert [p.chosen for p in reviews.pairs if p.written] == ["Blue.", "Green."]
+    assert [p.chosen for p in reviews.pairs if not p.written] == [
+        "answer 0",
+        "answer 0",
+        "answer 1",
+    ]
+    assert [work.wrote for work in reviews.works] == [True, True]  # the writing is paid for
 
 
 def test_the_cost_models_price_reading_deciding_and_writing() -> None:

@@ -268,3 +268,95 @@ def test_a_model_without_a_linear_score_head_cannot_be_refit(tiny_models, tmp_pa
     with pytest.raises(RMDataError, match=r"no one-output linear `score` head.*train=\"model\""):
         refit_score_head(scorer, data, HeadRefitSettings(steps=1))
     scorer.close()
+
+
+@pytest.mark.unit
+def test_pairs_know_whether_a_reviewer_wrote_their_chosen_side(tmp_path: Path) -> None:
+    """The export's `chosen_written`; rows exported before it by their meta's better response;
+    a rating row's better response; a malformed flag fails with its line."""
+    rows = [
+        {"prompt": "p", "chosen": "Blue.", "rejected": "Red.", "chosen_written": True,
+         "sample_id": "a", "meta": {}},
+        {"prompt": "p", "chosen": "It is blue.", "rejected": "Red.", "chosen_written": False,
+         "sample_id": "b", "meta": {}},  # a comparison's order between two policy responses
+        {"prompt": "p", "chosen": "Green.", "rejected": "Red.", "sample_id": "c",
+         "meta": {"better_response": "Green."}},  # an older export's preference row
+        {"prompt": "p", "chosen": "Green.", "rejected": "Pink.", "sample_id": "d", "meta": {}},
+    ]  # fmt: skip
+    data = load_rm_data(write_jsonl(tmp_path / "preferences.jsonl", rows))
+    assert {p.sample_id: p.written for p in data.pairs} == {
+        "a": True, "b": False, "c": True, "d": False,
+    }  # fmt: skip
+    rated = load_rm_data(write_jsonl(tmp_path / "annotations.jsonl", export_rows(1)))
+    assert [(p.chosen, p.written) for p in rated.pairs] == [("Blue.", True)]
+    broken = write_jsonl(tmp_path / "broken.jsonl", [{**rows[0], "chosen_written": "yes"}])
+    with pytest.raises(RMDataError, match=r"broken.jsonl:1: chosen_written must be true or false"):
+        load_rm_data(broken)
+
+
+@pytest.mark.unit
+def test_a_written_pair_weighs_written_weight_and_agreement_alike() -> None:
+    import torch
+
+    from annotation.reward_model.data import Pair
+    from annotation.reward_model.train import RMTrainSettings, Weighting, _weighted_mean
+
+    pairs = [Pair("p", "c", "r", "a", 1.0, written=True), Pair("p", "c", "r", "b", 0.5)]
+    losses = torch.tensor([2.0, 4.0])
+    assert Weighting(written=0.25).of_items(pairs).tolist() == [0.25, 1.0]  # agreement unweighed
+    assert Weighting(2.0, 0.25).of_items(pairs).tolist() == [0.5, 1.0]  # agreement times scale
+    assert Weighting().of_items(pairs) is None  # unweighted
+    assert _weighted_mean(losses, pairs, Weighting(written=0.25)).item() == pytest.approx(2.25)
+    with pytest.raises(ValueError, match=r"written_weight: 1\.5; from 0 to 1"):
+        RMTrainSettings(written_weight=1.5)
+
+
+@pytest.mark.unit
+def test_the_written_weight_decides_between_written_and_compared_pairs(
+    tiny_models, tmp_path: Path
+) -> None:
+    """40 written pairs prefer short answers to the policy's sentences; 20 pairs between the
+    policy's own responses prefer the sentences. At weight 1 the written majority wins; at 0
+    only the compared pairs train; a set of written pairs alone at 0 is nothing to train on."""
+    from annotation.reward_model.data import Pair, RMData
+    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from rl.rewards.model import RewardModel
+
+    short, sentence = ["Blue.", "Green.", "Red."], ["It is blue.", "It is green.", "It is red."]
+    written = [Pair(f"Name a colour ({i}).", short[i % 3], sentence[i % 3], f"w-{i}",
+                    written=True) for i in range(40)]  # fmt: skip
+    compared = [Pair(f"Name a colour ({i}).", sentence[i % 3], short[i % 3], f"c-{i}")
+                for i in range(40, 60)]  # fmt: skip
+
+    def margin(weight: float) -> float:
+        out = tmp_path / f"rm-{weight}"
+        settings = RMTrainSettings(epochs=3, learning_rate=3e-4, rating_weight=0.0, holdout=0.0,
+                                   uncertainty_heads=0, written_weight=weight)  # fmt: skip
+        data = RMData(pairs=written + compared)
+        train_reward_model(data, tiny_models.reward_model, out, settings)
+        scorer = RewardModel(out)
+        scores = scorer.score_pairs(["Name a colour (999)."] * 6, sentence + short)
+        scorer.close()
+        return sum(scores[:3]) - sum(scores[3:])
+
+    assert margin(1.0) < 0 < margin(0.0)
+    settings = RMTrainSettings(holdout=0.0, uncertainty_heads=0, written_weight=0.0)
+    with pytest.raises(RMDataError, match="nothing to train on"):
+        train_reward_model(RMData(pairs=written), tiny_models.reward_model, tmp_path, settings)
+
+
+def test_rm_train_takes_the_written_weight_on_the_command_line(tiny_models, tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "annotations.jsonl", export_rows(6))
+    common = ("rm", "train", "--data", str(data), "--base", str(tiny_models.reward_model),
+              "--holdout", "0", "--epochs", "1")  # fmt: skip
+    refused = run_cli(*common, "--out", str(tmp_path / "no"), "--written-weight", "2",
+                      cwd=tmp_path, timeout=120)  # fmt: skip
+    assert refused.returncode == 2 and "--written-weight" in refused.stderr, refused.stderr
+    assert "Traceback" not in refused.stderr and not (tmp_path / "no").exists()
+    out = tmp_path / "rm"
+    result = run_cli(*common, "--out", str(out), "--written-weight", "0.5", cwd=tmp_path,
+                     timeout=300)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "6 of 6 pairs prefer a reviewer's written response: weighted 0.5" in result.stderr
+    saved = json.loads((out / METADATA_FILE).read_text())
+    assert saved["settings"]["written_weight"] == 0.5

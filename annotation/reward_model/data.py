@@ -4,10 +4,12 @@
 `annotations.preferences.jsonl` is read too), a preferences file alone, or any JSONL whose rows
 are `{prompt, chosen, rejected}` and/or `{prompt, response, rating}`. Pairs also come from rating
 rows whose `meta.better_response` differs from the response, unless the row says its
-reviewers disagree (`meta.agreed` false). Each pair and rated response keeps the agreement of
-its sample's reviewers (`meta.agreement`, 1 where the row has none): `rm train
---weight-by-agreement` weights the loss by it. A malformed file fails with the line and the
-problem; a file without a single usable row fails too.
+reviewers disagree (`meta.agreed` false). A pair whose chosen side a reviewer wrote is marked
+`written` (the export's `chosen_written`; in rows exported before that field, a
+`meta.better_response` equal to the chosen text): `rm train --written-weight` weighs those. Each
+pair and rated response keeps the agreement of its sample's reviewers (`meta.agreement`, 1 where
+the row has none): `rm train --weight-by-agreement` weights the loss by it. A malformed file
+fails with the line and the problem; a file without a single usable row fails too.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ class Pair:
     rejected: str
     sample_id: str
     agreement: float = 1.0  # of the sample's reviewers, in [0, 1] (annotation/agreement.py)
+    written: bool = False  # chosen is a reviewer's own text, not one of the policy's responses
 
 
 @dataclass(frozen=True)
@@ -133,7 +136,10 @@ def _take(
         prompt, chosen, rejected = (
             _text(row, key, where) for key in ("prompt", "chosen", "rejected")
         )
-        pairs[sample_id, chosen, rejected] = Pair(prompt, chosen, rejected, sample_id, agreement)
+        written = _written(row, meta, chosen, where)
+        pairs[sample_id, chosen, rejected] = Pair(
+            prompt, chosen, rejected, sample_id, agreement, written
+        )
         return
     if "rating" not in row:
         raise RMDataError(
@@ -150,7 +156,7 @@ def _take(
         return  # disputed: the export's preference rows decide whether its pairs count
     better = meta.get("better_response")
     if isinstance(better, str) and better.strip() and better.strip() != response.strip():
-        pair = Pair(prompt, better, response, sample_id, agreement)
+        pair = Pair(prompt, better, response, sample_id, agreement, written=True)
         pairs.setdefault((sample_id, better, response), pair)
 
 
@@ -159,6 +165,15 @@ def _agreement(meta: dict[str, Any], where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
         raise RMDataError(f"{where}: meta.agreement must be a number from 0 to 1, got {value!r}")
     return float(value)
+
+
+def _written(row: dict[str, Any], meta: dict[str, Any], chosen: str, where: str) -> bool:
+    value = row.get("chosen_written")
+    if value is None:  # rows exported before the field: a single review's better response
+        return meta.get("better_response") == chosen
+    if not isinstance(value, bool):
+        raise RMDataError(f"{where}: chosen_written must be true or false, got {value!r}")
+    return value
 
 
 def _text(row: dict[str, Any], key: str, where: str) -> str:

@@ -9,7 +9,9 @@ per rated response, target = (rating - 3) / 2 in [-1, 1]. With `weight_by_agreem
 pair's and rated response's loss is weighted by its sample's reviewer agreement (1 - rating
 spread / 4: 1 when reviewers agree or one reviewed it, 0 for a 1-star against a 5-star),
 divided by the mean weight of the training data, so the loss keeps its scale and a disputed
-sample moves the model less than a clear one.
+sample moves the model less than a clear one. A pair whose chosen side a reviewer wrote (a better
+response: text the policy did not generate, whose style alone can tell it apart) is weighted by
+`written_weight` besides; 0 leaves those pairs out.
 
 Then, unless `uncertainty_heads` is 0, a few cheap heads are fitted on the frozen model's features
 (annotation.reward_model.heads) and saved beside it: the `reward_model` reward reports their
@@ -59,6 +61,7 @@ class RMTrainSettings:
     seed: int = 0
     max_grad_norm: float = 1.0
     weight_by_agreement: bool = False  # weight each sample's loss by its reviewers' agreement
+    written_weight: float = 1.0  # loss weight of a pair whose chosen side a reviewer wrote
     uncertainty_heads: int = 5  # cheap heads fitted for the spread signal; 0: none
     # "constant": the same rate to the end; "linear": it falls to 0 by the last step (TRL's
     # RewardTrainer default). Constant learnt more from a loop round's few reviews (the loop
@@ -73,6 +76,8 @@ class RMTrainSettings:
             raise ValueError(f"lr_schedule: {self.lr_schedule!r}; one of {', '.join(LR_SCHEDULES)}")
         if self.train not in TRAINED_PARTS:
             raise ValueError(f"train: {self.train!r}; one of {', '.join(TRAINED_PARTS)}")
+        if not 0.0 <= self.written_weight <= 1.0:
+            raise ValueError(f"written_weight: {self.written_weight}; from 0 to 1")
 
 
 @dataclass
@@ -140,6 +145,8 @@ def train_reward_model(
     on_step: Progress | None = None,
 ) -> RMReport:
     train, held = data.split(settings.holdout)
+    if settings.written_weight == 0:
+        train.pairs = [pair for pair in train.pairs if not pair.written]
     if not train.pairs and not (train.ratings and settings.rating_weight > 0):
         raise RMDataError(
             f"nothing to train on after holding out {settings.holdout:.0%}: "
@@ -151,10 +158,9 @@ def train_reward_model(
     before = evaluate(scorer, held)
     if settings.train == "head":
         refit = HeadRefitSettings(rating_weight=settings.rating_weight)
-        scale = agreement_scale(train) if settings.weight_by_agreement else None
-        pair_weights = agreement_weights(train.pairs, scale)
+        weighting = Weighting.of(train, settings)
         loss = refit_score_head(
-            scorer, train, refit, pair_weights, agreement_weights(train.ratings, scale)
+            scorer, train, refit, weighting.of_items(train.pairs), weighting.of_items(train.ratings)
         )
         step = refit.steps
         if on_step is not None:
@@ -188,7 +194,7 @@ def _fine_tune(
     model = scorer.model
     model.train()
     optimizer = torch.optim.AdamW(model.parameters(), lr=settings.learning_rate)
-    weight_scale = agreement_scale(train) if settings.weight_by_agreement else None
+    weighting = Weighting.of(train, settings)
     batches = _batches(train, settings)
     total = settings.epochs * len(batches)
     end_factor = 0.0 if settings.lr_schedule == "linear" else 1.0
@@ -197,7 +203,7 @@ def _fine_tune(
     for _ in range(settings.epochs):
         random.Random(settings.seed + step).shuffle(batches)
         for pairs, rated in batches:
-            loss, parts = _loss(scorer, pairs, rated, settings.rating_weight, weight_scale)
+            loss, parts = _loss(scorer, pairs, rated, settings.rating_weight, weighting)
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), settings.max_grad_norm)
@@ -266,19 +272,37 @@ def agreement_scale(data: RMData) -> float:
     return 1.0 / mean
 
 
-def agreement_weights(
-    items: list[Pair] | list[Rated], scale: float | None, device: torch.device | None = None
-) -> torch.Tensor | None:
-    """Each item's loss weight, its agreement times `scale` (agreement_scale); None: unweighted."""
-    if scale is None:
-        return None
-    return torch.tensor([item.agreement * scale for item in items], device=device)
+@dataclass(frozen=True)
+class Weighting:
+    """How much each pair's and rated response's loss counts: its agreement times
+    `agreement_scale` (None: agreement is not weighed), times `written` for a pair whose chosen
+    side a reviewer wrote."""
+
+    agreement_scale: float | None = None
+    written: float = 1.0
+
+    @classmethod
+    def of(cls, train: RMData, settings: RMTrainSettings) -> Weighting:
+        scale = agreement_scale(train) if settings.weight_by_agreement else None
+        return cls(scale, settings.written_weight)
+
+    def of_items(
+        self, items: list[Pair] | list[Rated], device: torch.device | None = None
+    ) -> torch.Tensor | None:
+        """Each item's loss weight; None: every weight is 1 (an unweighted mean)."""
+        if self.agreement_scale is None and self.written == 1.0:
+            return None
+        return torch.tensor([self._weight(item) for item in items], device=device)
+
+    def _weight(self, item: Pair | Rated) -> float:
+        agreed = 1.0 if self.agreement_scale is None else item.agreement * self.agreement_scale
+        return agreed * (self.written if isinstance(item, Pair) and item.written else 1.0)
 
 
 def _weighted_mean(
-    losses: torch.Tensor, items: list[Pair] | list[Rated], scale: float | None
+    losses: torch.Tensor, items: list[Pair] | list[Rated], weighting: Weighting
 ) -> torch.Tensor:
-    weights = agreement_weights(items, scale, losses.device)
+    weights = weighting.of_items(items, losses.device)
     return losses.mean() if weights is None else (weights * losses).mean()
 
 
@@ -287,7 +311,7 @@ def _loss(
     pairs: list[Pair],
     rated: list[Rated],
     rating_weight: float,
-    weight_scale: float | None = None,
+    weighting: Weighting = Weighting(),
 ) -> tuple[torch.Tensor, dict[str, float]]:
     slots, unique = distinct(texts_of(pairs, rated))
     encoded = scorer.encode([p for p, _ in unique], [r for _, r in unique])
@@ -297,14 +321,14 @@ def _loss(
     loss = scores.new_zeros(())
     if pairs:
         margin = scores[: len(pairs)] - scores[len(pairs) : 2 * len(pairs)]
-        pair_loss = _weighted_mean(-F.logsigmoid(margin), pairs, weight_scale)
+        pair_loss = _weighted_mean(-F.logsigmoid(margin), pairs, weighting)
         loss = loss + pair_loss
         parts["rm/pair_loss"] = pair_loss.item()
         parts["rm/pair_accuracy_train"] = (margin > 0).float().mean().item()
     if rated:
         target = torch.tensor([(r.rating - 3) / 2 for r in rated], device=scores.device)
         squared = F.mse_loss(scores[2 * len(pairs) :], target, reduction="none")
-        rating_loss = _weighted_mean(squared, rated, weight_scale)
+        rating_loss = _weighted_mean(squared, rated, weighting)
         loss = loss + rating_weight * rating_loss
         parts["rm/rating_loss"] = rating_loss.item()
     return loss, parts

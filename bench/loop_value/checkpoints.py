@@ -45,9 +45,8 @@ class Reviews:
     ratings: list[Rated] = field(default_factory=list)
     works: list[Work] = field(default_factory=list)
 
-    def add(self, task: Reviewed, better_answers: bool = True) -> None:
-        written = 0 if better_answers else len(task.better_answers)
-        self.pairs += task.pairs[: len(task.pairs) - written]
+    def add(self, task: Reviewed) -> None:
+        self.pairs += task.pairs
         self.ratings += task.ratings
         self.works.append(task.work)
 
@@ -84,7 +83,7 @@ def retrain(
     seed: int,
     source: str,
     train: str = "model",
-    better_answers: bool = True,
+    written_weight: float = 1.0,
 ) -> Retrained:
     """Add `tasks` to `reviews` batch by batch, training a checkpoint after each batch."""
     started = time.perf_counter()
@@ -92,7 +91,7 @@ def retrain(
     ends = batch_ends(len(tasks), every)
     for number, end in enumerate(ends):
         for task in tasks[done:end]:
-            reviews.add(task, better_answers)
+            reviews.add(task)
         done = end
         last = end == len(tasks)
         target = seed_dir / (name if last else f"{name}-{number}")
@@ -105,7 +104,8 @@ def retrain(
             train_reward_model(
                 data, start, target,
                 RMTrainSettings(epochs=epochs, learning_rate=3e-4, holdout=0.0, seed=seed,
-                                uncertainty_heads=heads, train=train),
+                                uncertainty_heads=heads, train=train,
+                                written_weight=written_weight),
             )  # fmt: skip
             current = target
         checkpoints.append(

@@ -43,13 +43,6 @@ class Reviewed:
     orders: list[tuple[int, int]] = field(default_factory=list)
     worst: int | None = None  # a comparison's worst pick (candidate index)
 
-    @property
-    def better_answers(self) -> list[Pair]:
-        """The reviewer's written better answer over a response, as a pair (not an order between
-        two of the policy's responses): both modes append it last, when `work.wrote`.
-        `--no-better-answers` trains without it."""
-        return self.pairs[-1:] if self.work.wrote else []
-
 
 def single_tasks(
     candidates: Sequence[Rollout], verdicts: Sequence[Verdict], picks: Sequence[int], prefix: str
@@ -66,7 +59,9 @@ def single_tasks(
         )
         if wrote:
             assert verdict.better is not None
-            task.pairs.append(Pair(candidate.prompt, verdict.better, candidate.response, sample_id))
+            task.pairs.append(
+                Pair(candidate.prompt, verdict.better, candidate.response, sample_id, written=True)
+            )
         tasks.append(task)
     return tasks
 
@@ -125,6 +120,8 @@ def compare_tasks(
             task.orders.append((index_of[chosen], index_of[rejected]))
         if wrote:
             assert better is not None
-            task.pairs.append(Pair(prompt, better, shown[best].response, f"{ids[best]}-better"))
+            task.pairs.append(
+                Pair(prompt, better, shown[best].response, f"{ids[best]}-better", written=True)
+            )
         tasks.append(task)
     return tasks

@@ -77,6 +77,14 @@ def train(
         "--weight-by-agreement",
         help="weight each sample's loss by how much its reviewers agree (1 - rating spread / 4)",
     ),
+    written_weight: float = typer.Option(
+        1.0,
+        "--written-weight",
+        min=0.0,
+        max=1.0,
+        help="loss weight of a pair whose chosen side a reviewer wrote (a better response, not "
+        "the policy's text); 0 leaves those pairs out",
+    ),
     config: Path | None = typer.Option(
         None, "--config", "-c", help="run config (its logger; its export.out is --data)"
     ),
@@ -95,7 +103,8 @@ def train(
     settings = RMTrainSettings(
         epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
         rating_weight=rating_weight, holdout=holdout, seed=seed,
-        weight_by_agreement=weight_by_agreement, lr_schedule=lr_schedule.value,
+        weight_by_agreement=weight_by_agreement, written_weight=written_weight,
+        lr_schedule=lr_schedule.value,
     )  # fmt: skip
     run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
     tracker = build_tracker(service.logger, run_id, {"rm": {"data": str(data), "base": str(base),
@@ -111,6 +120,13 @@ def train(
         err.print(
             f"weighted by reviewer agreement: {below} of {len(weights)} pairs and ratings below "
             f"1 (mean {sum(weights) / len(weights):.3f})",
+            markup=False,
+        )
+    if written_weight < 1:
+        written = sum(pair.written for pair in rm_data.pairs)
+        err.print(
+            f"{written} of {len(rm_data.pairs)} pairs prefer a reviewer's written response: "
+            + ("left out" if written_weight == 0 else f"weighted {written_weight:g}"),
             markup=False,
         )
     try:

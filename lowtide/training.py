@@ -205,6 +205,8 @@ def _eval_metrics(report) -> dict[str, float]:
     for name, value in (
         ("rm/heldout_pair_accuracy", report.after.pair_accuracy),
         ("rm/heldout_pair_accuracy_parent", report.before.pair_accuracy),
+        ("rm/heldout_policy_pair_accuracy", report.after.policy_pair_accuracy),
+        ("rm/heldout_policy_pair_accuracy_parent", report.before.policy_pair_accuracy),
         ("rm/heldout_rating_spearman", report.after.rating_spearman),
         ("rm/heldout_rating_spearman_parent", report.before.rating_spearman),
     ):

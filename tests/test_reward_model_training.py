@@ -319,7 +319,7 @@ def test_the_written_weight_decides_between_written_and_compared_pairs(
     policy's own responses prefer the sentences. At weight 1 the written majority wins; at 0
     only the compared pairs train; a set of written pairs alone at 0 is nothing to train on."""
     from annotation.reward_model.data import Pair, RMData
-    from annotation.reward_model.train import RMTrainSettings, train_reward_model
+    from annotation.reward_model.train import RMTrainSettings, evaluate, train_reward_model
     from rl.rewards.model import RewardModel
 
     short, sentence = ["Blue.", "Green.", "Red."], ["It is blue.", "It is green.", "It is red."]
@@ -340,6 +340,13 @@ def test_the_written_weight_decides_between_written_and_compared_pairs(
         return sum(scores[:3]) - sum(scores[3:])
 
     assert margin(1.0) < 0 < margin(0.0)
+    # Held-out figures tell the pairs between the policy's own responses apart.
+    scorer = RewardModel(tmp_path / "rm-0.0")
+    metrics = evaluate(scorer, RMData(pairs=written[:10] + compared[:10]))
+    scorer.close()
+    assert (metrics.pairs, metrics.policy_pairs, metrics.policy_pair_accuracy) == (20, 10, 1.0)
+    assert metrics.pair_accuracy == 0.5, metrics  # the written ten lose: they were left out
+    assert "(1.000 on the 10 between the policy's own)" in metrics.line()
     settings = RMTrainSettings(holdout=0.0, uncertainty_heads=0, written_weight=0.0)
     with pytest.raises(RMDataError, match="nothing to train on"):
         train_reward_model(RMData(pairs=written), tiny_models.reward_model, tmp_path, settings)

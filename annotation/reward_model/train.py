@@ -86,11 +86,20 @@ class RMMetrics:
     pair_accuracy: float | None = None  # share of pairs where chosen scores above rejected
     ratings: int = 0
     rating_spearman: float | None = None  # rank correlation of scores with human ratings
+    # The pairs between two of the policy's own responses (not a reviewer's written one): what
+    # ordering the policy's samples, as training will ask of the model, looks like.
+    policy_pairs: int = 0
+    policy_pair_accuracy: float | None = None
 
     def line(self) -> str:
         acc = "-" if self.pair_accuracy is None else f"{self.pair_accuracy:.3f}"
         rho = "-" if self.rating_spearman is None else f"{self.rating_spearman:+.3f}"
-        return f"pair accuracy {acc} on {self.pairs} pairs, rating Spearman {rho} on {self.ratings}"
+        own = ""
+        if self.policy_pair_accuracy is not None and self.policy_pairs < self.pairs:
+            own = (f" ({self.policy_pair_accuracy:.3f} on the {self.policy_pairs} between the "
+                   "policy's own)")  # fmt: skip
+        return (f"pair accuracy {acc} on {self.pairs} pairs{own}, rating Spearman {rho} on "
+                f"{self.ratings}")  # fmt: skip
 
 
 @dataclass
@@ -121,8 +130,11 @@ def evaluate(scorer: RewardModel, data: RMData) -> RMMetrics:
     scores = distinct_scores(scorer, texts_of(data.pairs, data.ratings))
     count = len(data.pairs)
     if data.pairs:
-        wins = sum(c > r for c, r in zip(scores[:count], scores[count : 2 * count], strict=True))
-        metrics.pair_accuracy = wins / count
+        won = [c > r for c, r in zip(scores[:count], scores[count : 2 * count], strict=True)]
+        metrics.pair_accuracy = sum(won) / count
+        own = [win for win, pair in zip(won, data.pairs, strict=True) if not pair.written]
+        metrics.policy_pairs = len(own)
+        metrics.policy_pair_accuracy = sum(own) / len(own) if own else None
     if len(data.ratings) >= 2:
         rated = scores[2 * count :]
         metrics.rating_spearman = spearman(rated, [float(r.rating) for r in data.ratings])

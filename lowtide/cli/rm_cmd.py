@@ -139,6 +139,10 @@ def train(
     table.add_row(
         "pairwise accuracy", _f(report.before.pair_accuracy), _f(report.after.pair_accuracy)
     )
+    if 0 < report.after.policy_pairs < report.after.pairs:  # else the same figure again
+        table.add_row(f"  between the policy's own ({report.after.policy_pairs})",
+                      _f(report.before.policy_pair_accuracy),
+                      _f(report.after.policy_pair_accuracy))  # fmt: skip
     table.add_row("Spearman with ratings", _f(report.before.rating_spearman),
                   _f(report.after.rating_spearman))  # fmt: skip
     out.print(table)

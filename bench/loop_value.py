@@ -43,7 +43,7 @@ round's model, so the checkpoints change nothing the loop does; those in between
 once measured. Two diagnostics of that retraining (docs/loop.md): `--rm-train head` refits only
 the score head on the frozen backbone's features, and `--written-weight W` weighs the pairs that
 prefer a reviewer's written better answer by W in the loss (rm train's `--written-weight`; 0
-trains without them, 1 is the default).
+trains without them; rm train's default, 1, is the bench's).
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the
@@ -114,6 +114,7 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
     sys.path.insert(0, str(REPO))
 
+from annotation.reward_model.train import RMTrainSettings  # noqa: E402
 from bench._quick import QUICK, announce  # noqa: E402
 from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402
 
@@ -145,7 +146,8 @@ class Settings:
     compare_selection: str = "threshold"  # whose picks' groups `compare` reviews
     compare_size: int = 4  # responses a comparison shows
     rm_train: str = "model"  # a round's retraining: every weight, or the score head alone
-    written_weight: float = 1.0  # loss weight of the pairs that prefer a written better answer
+    # loss weight of the pairs that prefer a written better answer (rm train's default)
+    written_weight: float = RMTrainSettings.written_weight
 
 
 @dataclass
@@ -277,10 +279,9 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "score head alone on frozen features (a diagnostic: annotation/reward_model/head_refit.py)",
     )  # fmt: skip
     parser.add_argument(
-        "--written-weight", type=float, default=1.0,
+        "--written-weight", type=float, default=RMTrainSettings.written_weight,
         help="loss weight (0 to 1) of the pairs that prefer a reviewer's written better answer, "
-        "as rm train's --written-weight; 0 retrains without them (their writing time is still "
-        "counted)",
+        "as rm train's --written-weight (0: without them; their writing time is still counted)",
     )  # fmt: skip
     parser.add_argument("--rounds", type=int, default=None)
     parser.add_argument("--budget", type=int, default=None, help="reviews per round")

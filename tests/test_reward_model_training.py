@@ -211,6 +211,18 @@ def test_the_command_offers_the_schedules_training_accepts() -> None:
     assert [choice.value for choice in LRSchedule] == list(LR_SCHEDULES)
 
 
+@pytest.mark.unit
+def test_the_command_defaults_to_trainings_written_weight() -> None:
+    # Spelled out so that `--help` needs no torch (the loop bench reads training's own default).
+    import inspect
+
+    from annotation.reward_model.train import RMTrainSettings
+    from lowtide.cli.rm_cmd import train
+
+    option = inspect.signature(train).parameters["written_weight"].default
+    assert option.default == RMTrainSettings.written_weight == 1.0
+
+
 def _weights(path: Path) -> dict:
     from safetensors.torch import load_file
 
@@ -361,9 +373,10 @@ def test_rm_train_takes_the_written_weight_on_the_command_line(tiny_models, tmp_
     assert refused.returncode == 2 and "--written-weight" in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr and not (tmp_path / "no").exists()
     out = tmp_path / "rm"
-    result = run_cli(*common, "--out", str(out), "--written-weight", "0.5", cwd=tmp_path,
+    result = run_cli(*common, "--out", str(out), "--written-weight", "0", cwd=tmp_path,
                      timeout=300)  # fmt: skip
     assert result.returncode == 0, result.stderr
-    assert "6 of 6 pairs prefer a reviewer's written response: weighted 0.5" in result.stderr
+    said = "6 of 6 pairs prefer a reviewer's written response: left out (--written-weight)"
+    assert said in result.stderr, result.stderr
     saved = json.loads((out / METADATA_FILE).read_text())
-    assert saved["settings"]["written_weight"] == 0.5
+    assert saved["settings"]["written_weight"] == 0.0 and saved["train_pairs"] == 0

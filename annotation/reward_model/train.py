@@ -11,7 +11,10 @@ spread / 4: 1 when reviewers agree or one reviewed it, 0 for a 1-star against a 
 divided by the mean weight of the training data, so the loss keeps its scale and a disputed
 sample moves the model less than a clear one. A pair whose chosen side a reviewer wrote (a better
 response: text the policy did not generate, whose style alone can tell it apart) is weighted by
-`written_weight` besides; 0 leaves those pairs out.
+`written_weight` besides (0 leaves them out). The default, 1, weighs them as the others: on
+the loop bench 0 ordered the policy's responses better, but where the reviews are of failures
+alone (threshold routing) the better answers are most of what orders anything
+(docs/reward-models.md).
 
 Then, unless `uncertainty_heads` is 0, a few cheap heads are fitted on the frozen model's features
 (annotation.reward_model.heads) and saved beside it: the `reward_model` reward reports their

@@ -83,7 +83,7 @@ def retrain(
     seed: int,
     source: str,
     train: str = "model",
-    written_weight: float = 1.0,
+    written_weight: float = RMTrainSettings.written_weight,
 ) -> Retrained:
     """Add `tasks` to `reviews` batch by batch, training a checkpoint after each batch."""
     started = time.perf_counter()

@@ -122,11 +122,12 @@ def train(
             f"1 (mean {sum(weights) / len(weights):.3f})",
             markup=False,
         )
-    if written_weight < 1:
-        written = sum(pair.written for pair in rm_data.pairs)
+    written = sum(pair.written for pair in rm_data.pairs)
+    if written and written_weight < 1:
         err.print(
             f"{written} of {len(rm_data.pairs)} pairs prefer a reviewer's written response: "
-            + ("left out" if written_weight == 0 else f"weighted {written_weight:g}"),
+            + (f"weighted {written_weight:g}" if written_weight else "left out")
+            + " (--written-weight)",
             markup=False,
         )
     try:

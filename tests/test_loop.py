@@ -302,15 +302,20 @@ def test_a_loop_directory_of_another_config_is_refused(
     code, _, err = invoke(capsys, *argv)
     assert code == 2 and "model.actor.model_name_or_path" in err  # got as far as training
     loop_json = json.loads((workdir / "loop" / "loop.json").read_text())
+    # A setting at its default is not stored: directories made before it existed resume.
+    assert "rm_written_weight" not in loop_json["settings"]["loop"]
     # More rounds, or the same again: the same loop. Another seed or start: refused.
     code, _, err = invoke(capsys, *argv, "--rounds", "3")
     assert code == 2 and "another config" not in err
-    for change in (["--trainer.seed=7"], ["--start", "initial"]):
+    for change, differs in (
+        (["--trainer.seed=7"], "trainer.seed"),
+        (["--start", "initial"], "loop.start"),
+        (["--rm-written-weight", "0"], "loop.rm_written_weight"),
+    ):
         code, _, err = invoke(capsys, *argv, *change)
         lines = err.strip().splitlines()
         assert code == 2 and len(lines) == 1, lines
-        assert "made by a loop with another config" in lines[0]
-        assert ("trainer.seed" if change[0].startswith("--trainer") else "loop.start") in lines[0]
+        assert "made by a loop with another config" in lines[0] and differs in lines[0]
     assert json.loads((workdir / "loop" / "loop.json").read_text()) == loop_json
     # A loop needs a reward model to retrain.
     config.write_text(yaml.safe_dump({"model": {"actor": {"model_name_or_path": "m"}}}))

@@ -50,6 +50,13 @@ def loop(
     ),
     rm_epochs: int = typer.Option(3, "--rm-epochs", min=1),
     rm_lr: float = typer.Option(3e-4, "--rm-lr", min=0.0),
+    rm_written_weight: float = typer.Option(
+        1.0,
+        "--rm-written-weight",
+        min=0.0,
+        max=1.0,
+        help="rm train's --written-weight: the loss weight of the better answers' pairs",
+    ),
 ) -> None:
     """Round after round: train against the current reward model, route low-reward rollouts to
     Label Studio, review (people, or a reviewer function), export, train the next reward model.
@@ -65,6 +72,7 @@ def loop(
         rounds=rounds, steps=steps, start=start, reviewer=reviewer, reviewer_email=reviewer_email,
         min_reviews=min_reviews, review_timeout_s=review_timeout, poll_s=poll,
         eval_prompts=eval_prompts, rm_epochs=rm_epochs, rm_learning_rate=rm_lr,
+        rm_written_weight=rm_written_weight,
     )  # fmt: skip
     base = load_run_config(config, ctx.args)
     require_api_key(base.annotation)

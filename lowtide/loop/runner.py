@@ -159,7 +159,9 @@ class LoopRunner:
         exported = self.state.done(number, "export") or {}
         out = self.round_dir(number) / REWARD_MODEL
         settings = RMTrainSettings(
-            epochs=self.settings.rm_epochs, learning_rate=self.settings.rm_learning_rate
+            epochs=self.settings.rm_epochs,
+            learning_rate=self.settings.rm_learning_rate,
+            written_weight=self.settings.rm_written_weight,
         )
         try:
             data = load_rm_data(exported["data"]) if exported.get("rows") else None

@@ -36,6 +36,7 @@ class LoopSettings(BaseModel):
     eval_prompts: str | None = None  # held-out prompts the reviewer scores the policy on
     rm_epochs: int = Field(3, ge=1)
     rm_learning_rate: float = Field(3e-4, gt=0)
+    rm_written_weight: float = Field(1.0, ge=0, le=1)  # rm train's --written-weight
 
 
 def bound_settings(settings: LoopSettings, run_config: RunConfig) -> dict[str, Any]:
@@ -48,4 +49,6 @@ def bound_settings(settings: LoopSettings, run_config: RunConfig) -> dict[str, A
             section = section.get(key) or {}
         section.pop(path[-1], None)
     loop = settings.model_dump(exclude=_FREE)
+    if loop["rm_written_weight"] == 1.0:  # at its default, as loop directories made before it
+        del loop["rm_written_weight"]
     return {"run_config": config, "loop": loop}

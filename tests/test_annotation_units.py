@@ -223,7 +223,8 @@ def test_the_latest_annotation_that_was_not_skipped_wins() -> None:
     assert row["meta"]["annotation_id"] == 2 and row["meta"]["task_id"] == 11
     [preference] = preference_rows(row)
     assert preference == {"prompt": "Name a colour.", "chosen": "Blue.", "rejected": "No.",
-                          "sample_id": "s-1", "meta": row["meta"]}  # fmt: skip
+                          "chosen_written": True, "sample_id": "s-1",
+                          "meta": row["meta"]}  # fmt: skip
 
 
 @pytest.mark.unit

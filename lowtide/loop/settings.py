@@ -13,6 +13,9 @@ from lowtide.config import RunConfig, dump_run_config
 SCRIPTED_REVIEWER_EMAIL = "scripted-reviewer@lowtide.local"
 # Settings that may change between runs of one loop: more rounds, a longer wait for people.
 _FREE = {"rounds", "min_reviews", "review_timeout_s", "poll_s"}
+# Settings added after loop directories were first made: bound only when not at their default,
+# so a directory made before one existed still resumes.
+_ADDED_LATER = {"rm_written_weight"}
 # Run-config keys the loop sets itself, or that say where things are rather than what is
 # computed (a Label Studio on another port is the same project).
 _PLACES = {
@@ -48,7 +51,7 @@ def bound_settings(settings: LoopSettings, run_config: RunConfig) -> dict[str, A
         for key in path[:-1]:
             section = section.get(key) or {}
         section.pop(path[-1], None)
-    loop = settings.model_dump(exclude=_FREE)
-    if loop["rm_written_weight"] == 1.0:  # at its default, as loop directories made before it
-        del loop["rm_written_weight"]
+    fields = LoopSettings.model_fields
+    at_default = {n for n in _ADDED_LATER if getattr(settings, n) == fields[n].default}
+    loop = settings.model_dump(exclude=_FREE | at_default)
     return {"run_config": config, "loop": loop}

@@ -98,11 +98,17 @@ class RMMetrics:
         acc = "-" if self.pair_accuracy is None else f"{self.pair_accuracy:.3f}"
         rho = "-" if self.rating_spearman is None else f"{self.rating_spearman:+.3f}"
         own = ""
-        if self.policy_pair_accuracy is not None and self.policy_pairs < self.pairs:
+        if self.policy_pairs_apart:
             own = (f" ({self.policy_pair_accuracy:.3f} on the {self.policy_pairs} between the "
                    "policy's own)")  # fmt: skip
         return (f"pair accuracy {acc} on {self.pairs} pairs{own}, rating Spearman {rho} on "
                 f"{self.ratings}")  # fmt: skip
+
+    @property
+    def policy_pairs_apart(self) -> bool:
+        """Whether the pairs between the policy's own responses say something the whole does
+        not: some pairs are of that kind and some are not."""
+        return 0 < self.policy_pairs < self.pairs
 
 
 @dataclass

@@ -140,7 +140,7 @@ def train(
     table.add_row(
         "pairwise accuracy", _f(report.before.pair_accuracy), _f(report.after.pair_accuracy)
     )
-    if 0 < report.after.policy_pairs < report.after.pairs:  # else the same figure again
+    if report.after.policy_pairs_apart:
         table.add_row(f"  between the policy's own ({report.after.policy_pairs})",
                       _f(report.before.policy_pair_accuracy),
                       _f(report.after.policy_pair_accuracy))  # fmt: skip

@@ -315,8 +315,10 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.rm_every = base.rm_every if args.rm_every is None else args.rm_every
     base.compare_selection, base.compare_size = args.compare_selection, args.compare_size
     base.rm_train, base.written_weight = args.rm_train, args.written_weight
-    if not 0 <= base.written_weight <= 1:
-        raise SystemExit("--written-weight: from 0 to 1")
+    try:  # training's own check, before any policy trains
+        RMTrainSettings(written_weight=base.written_weight)
+    except ValueError as error:
+        raise SystemExit(f"--{error}".replace("_", "-", 1)) from None
     if not 2 <= base.compare_size <= 8:
         raise SystemExit("--compare-size: 2 to 8 responses")
     base.rounds = args.rounds or base.rounds

@@ -217,10 +217,14 @@ def test_the_command_defaults_to_trainings_written_weight() -> None:
     import inspect
 
     from annotation.reward_model.train import RMTrainSettings
+    from lowtide.cli.loop_cmd import loop
     from lowtide.cli.rm_cmd import train
+    from lowtide.loop.settings import LoopSettings
 
     option = inspect.signature(train).parameters["written_weight"].default
     assert option.default == RMTrainSettings.written_weight == 1.0
+    looped = inspect.signature(loop).parameters["rm_written_weight"].default
+    assert looped.default == LoopSettings.model_fields["rm_written_weight"].default == 1.0
 
 
 def _weights(path: Path) -> dict:

@@ -23,7 +23,7 @@ TEST_WORKERS ?= 3
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
 	@echo "make test    set up, start Redis, run lint and the test suite (all three tiers)"
-	@echo "make unit    the unit tier alone: in-process tests, no services (about 2.5 min on 2 cores)"
+	@echo "make unit    the unit tier alone: in-process tests, no services (about 1.5 min on 2 cores)"
 	@echo "make browser  install headless Chromium for the reviewer UI tests (as root)"
 	@echo "make postgres start (or, as root, install) PostgreSQL for the tests marked postgres"
 	@echo "make up | down | status | lint | bench | clean"

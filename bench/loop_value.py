@@ -603,6 +603,7 @@ def _report(results: list[SeedResult], settings: Settings, elapsed_s: float, cpu
     suite = len(list((REPO / "bench" / "loop_value").glob("*.yaml")))
     found = issue_goals(results, settings.methods, settings.rounds, settings.compare_selection,
                         elapsed_s, cpu_s, suite)  # fmt: skip
+    other = goals(results, settings.methods, settings.rounds, settings.compare_selection)
     learned = shares_table(results, settings.methods)
     if learned:
         learned = (f"\n\nThe adaptive budget's shares, per seed and round (split by "
@@ -615,7 +616,7 @@ def _report(results: list[SeedResult], settings: Settings, elapsed_s: float, cpu
         f"all):\n\n"
         f"{round_table(results, settings.methods, settings.rounds)}{learned}\n\n"
         f"Goals (95% t-intervals over {len(results)} seeds):\n\n{goals_table(found)}\n\n"
-        f"Other measures:\n\n{goals_table(goals(results, settings.methods, settings.rounds))}"
+        f"Other measures:\n\n{goals_table(other)}"
     )
 
 

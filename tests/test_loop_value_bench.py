@@ -429,3 +429,41 @@ def test_a_comparison_is_evidence_of_the_reason_that_brought_its_group() -> None
     assert not reviews and compared.reason == "uncertain"
     # B (0.1) over A (0.9), C (0.5), D (0.2): contradicted; A over D, C over D: agreed.
     assert compared.orders[0] == (0.1, 0.9) and compared.contradiction == pytest.approx(3 / 5)
+
+
+def test_the_comparison_catch_is_read_against_threshold_per_share_and_per_minute() -> None:
+    from bench.loop_value.report import goals
+
+    def seed(number: int, compare_caught: tuple[int, int]) -> SimpleNamespace:
+        def row(method: str, round_number: int, caught: int, minutes: float) -> SimpleNamespace:
+            return SimpleNamespace(
+                method=method, seed=number, round=round_number, hacking_candidates=50,
+                hacking_caught=caught, minutes={DEFAULT.name: minutes}, reviews=24,
+                current_hacking_candidates=0, current_hacking_caught=0, blind_spot_rank=1,
+                suspects=1, top_suspects=["length"], suggestions_accepted=0,
+                suggestion_ratings_kept=0, suggestion_edits=0,
+            )  # fmt: skip
+
+        return SimpleNamespace(seed=number, rule_steps=0, rule_suspects=[], rows=[
+            row("threshold", 0, 0, 30.0), row("threshold", 1, 2, 30.0),
+            row("compare", 0, compare_caught[0], 45.0), row("compare", 1, compare_caught[1], 45.0),
+        ])  # fmt: skip
+
+    def catch(seeds: list[SimpleNamespace]):
+        found = [g for g in goals(seeds, ["threshold", "compare"], 2, "budget")
+                 if g.what.startswith("reward hacking caught with comparison")]  # fmt: skip
+        assert len(found) == 1 and "compare (budget's picks as groups)" in found[0].what
+        return found[0]
+
+    # 2 of 100 against 12 of 100: 6x the share, 4x per minute (45 minutes a round against 30)
+    hit = catch([seed(0, (6, 6))])
+    assert hit.met is True
+    assert (
+        "compare 0.12 (12/100), threshold 0.02 (2/100) (6.0x; per reviewer-minute 4.0x"
+        in (hit.measured)
+        and "round 1: compare 0.12 (6/50), threshold 0.00 (0/50)" in hit.measured
+    )
+    assert catch([seed(0, (0, 12))]).met is False  # nothing caught in round 1
+    assert catch([seed(0, (4, 4))]).met is False  # 4x
+    plain = goals([seed(0, (6, 6))], ["threshold", "budget"], 2)
+    assert not any(g.what.startswith("reward hacking caught with comparison") for g in plain)

@@ -137,6 +137,55 @@ def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) ->
             os.kill(pid, signal.SIGKILL)
 
 
+# The supervisor's side of a spawn, cut so that it dies after the fork and before the child
+# asks Linux to signal it: the child writes its pid, waits for its parent to be gone, then runs
+# what `lowtide worker --concurrency N` runs before exec.
+_SPAWN_AND_DIE_EARLY = """
+import os, subprocess, sys, time
+from pathlib import Path
+from lowtide.cli.worker_cmd import term_with_parent
+
+marker, supervisor = Path(sys.argv[1]), os.getpid()
+
+def before_exec():
+    marker.write_text(str(os.getpid()))
+    while os.getppid() == supervisor:
+        time.sleep(0.05)
+    term_with_parent(supervisor)
+
+subprocess.Popen(["sleep", "60"], start_new_session=True, preexec_fn=before_exec)
+"""
+
+
+@pytest.mark.timeout(60)
+def test_a_worker_whose_supervisor_died_before_its_death_signal_was_set_stops(
+    workdir: Path,
+) -> None:
+    marker = workdir / "child.pid"
+    supervisor = subprocess.Popen([sys.executable, "-c", _SPAWN_AND_DIE_EARLY, str(marker)],
+                                  cwd=REPO, stdin=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for(lambda: marker.exists() and marker.read_text() != "", 30, "the child's pid")
+        child = int(marker.read_text())
+        supervisor.kill()
+        supervisor.wait()
+        wait_for(lambda: not _alive(child), 10, "the child to stop instead of running on")
+    finally:
+        if supervisor.poll() is None:
+            supervisor.kill()
+        if marker.exists() and _alive(int(marker.read_text())):
+            os.kill(int(marker.read_text()), signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    """Running, not a zombie waiting for its (new) parent to reap it."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
 @pytest.mark.timeout(240)
 def test_a_worker_outlives_a_redis_outage_and_says_so_if_stopped_during_it(
     workdir: Path, own_redis

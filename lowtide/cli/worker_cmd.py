@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -126,13 +127,17 @@ def _run_one(context: ImportContext, queue_config, queue, burst: bool) -> None:
         context.client.close()
 
 
-def _term_with_parent() -> None:
-    """In the child, before exec: SIGTERM when the supervisor dies (Linux prctl; else nothing)."""
+def term_with_parent(parent: int) -> None:
+    """In the child, before exec: SIGTERM when the supervisor (pid `parent`) dies (Linux prctl;
+    else nothing). A supervisor that died between the fork and the prctl sends nothing: then the
+    child ends here, before it becomes a worker that nobody stops."""
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     except (OSError, AttributeError):
-        pass
+        return
+    if os.getppid() != parent:
+        os._exit(128 + signal.SIGTERM)
 
 
 def _supervise(config: Path | None, overrides: list[str], concurrency: int, burst: bool) -> None:
@@ -142,6 +147,7 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
     if burst:
         command.append("--burst")
     stopping = False
+    supervisor = os.getpid()
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
@@ -154,7 +160,8 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
         # Their own session: a terminal's Ctrl-C reaches only this process, which passes one
         # SIGTERM on (a second signal would make RQ abandon the batch in flight). If this
         # process dies without passing it on, Linux sends it for us.
-        return subprocess.Popen(command, start_new_session=True, preexec_fn=_term_with_parent)
+        return subprocess.Popen(command, start_new_session=True,
+                                preexec_fn=partial(term_with_parent, supervisor))  # fmt: skip
 
     children = [spawn() for _ in range(concurrency)]
     started = [time.monotonic()] * concurrency

@@ -143,15 +143,16 @@ def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) ->
 _SPAWN_AND_DIE_EARLY = """
 import os, subprocess, sys, time
 from pathlib import Path
-from lowtide.cli.worker_cmd import term_with_parent
+from lowtide.cli.worker_cmd import follow_parent
 
 marker, supervisor = Path(sys.argv[1]), os.getpid()
+term_with_parent = follow_parent(supervisor)
 
 def before_exec():
     marker.write_text(str(os.getpid()))
     while os.getppid() == supervisor:
         time.sleep(0.05)
-    term_with_parent(supervisor)
+    term_with_parent()
 
 subprocess.Popen(["sleep", "60"], start_new_session=True, preexec_fn=before_exec)
 """

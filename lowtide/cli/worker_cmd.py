@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from functools import partial
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -127,17 +127,23 @@ def _run_one(context: ImportContext, queue_config, queue, burst: bool) -> None:
         context.client.close()
 
 
-def term_with_parent(parent: int) -> None:
-    """In the child, before exec: SIGTERM when the supervisor (pid `parent`) dies (Linux prctl;
-    else nothing). A supervisor that died between the fork and the prctl sends nothing: then the
-    child ends here, before it becomes a worker that nobody stops."""
+def follow_parent(parent: int) -> Callable[[], None] | None:
+    """What a worker process runs before exec: ask Linux for SIGTERM when the supervisor (pid
+    `parent`) dies; None where there is no prctl. The library is looked up here, in the
+    supervisor: between fork and exec a child of a process with threads (the metrics server)
+    must do as little as it can. A supervisor that died between the fork and the prctl sends
+    nothing, so then the child ends before it becomes a worker that nobody stops."""
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        prctl = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True).prctl
     except (OSError, AttributeError):
-        return
-    if os.getppid() != parent:
-        os._exit(128 + signal.SIGTERM)
+        return None
+
+    def term_with_parent() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() != parent:
+            os._exit(128 + signal.SIGTERM)
+
+    return term_with_parent
 
 
 def _supervise(config: Path | None, overrides: list[str], concurrency: int, burst: bool) -> None:
@@ -147,7 +153,7 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
     if burst:
         command.append("--burst")
     stopping = False
-    supervisor = os.getpid()
+    before_exec = follow_parent(os.getpid())
 
     def stop(signum: int, frame: object) -> None:
         nonlocal stopping
@@ -160,8 +166,7 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
         # Their own session: a terminal's Ctrl-C reaches only this process, which passes one
         # SIGTERM on (a second signal would make RQ abandon the batch in flight). If this
         # process dies without passing it on, Linux sends it for us.
-        return subprocess.Popen(command, start_new_session=True,
-                                preexec_fn=partial(term_with_parent, supervisor))  # fmt: skip
+        return subprocess.Popen(command, start_new_session=True, preexec_fn=before_exec)
 
     children = [spawn() for _ in range(concurrency)]
     started = [time.monotonic()] * concurrency

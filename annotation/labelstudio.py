@@ -40,6 +40,11 @@ logger = logging.getLogger(__name__)
 _MAX_QUERY_CHARS = 12_000
 _PAGE_SIZE = 1000
 _DETAIL_CHARS = 500
+# For the SDK's creates (a project, an annotation): its own retry sends the POST again after a
+# 5xx or a cut connection, when the first may have been carried out (a gateway's 502 while
+# Label Studio went on), and makes a second one. Sent once: what tries again looks first
+# (ensure_project finds a project by its title, the loop's reviewer takes unreviewed tasks).
+SEND_ONCE = {"max_retries": 0}
 
 
 class LabelStudioError(AnnotationError):
@@ -92,6 +97,7 @@ class LabelStudioClient:
                     label_config=labeling_config_xml,
                     **overlap(reviews_per_task),
                     **instruction_settings(labeling_config_xml),
+                    request_options=SEND_ONCE,
                 )
             self.ensure_review_view(int(created.id))
             return int(created.id)
@@ -294,7 +300,10 @@ class LabelStudioClient:
     def create_annotation(self, task_id: int, result: list[dict[str, Any]]) -> int:
         """Annotate a task through the API, as a reviewer's submit does; the annotation id."""
         with self._errors(f"annotating task {task_id}"):
-            return int(self._sdk.annotations.create(id=task_id, result=result).id)
+            created = self._sdk.annotations.create(
+                id=task_id, result=result, request_options=SEND_ONCE
+            )
+            return int(created.id)
 
     def labeling_config(self, project_id: int) -> str:
         """The project's labeling config as Label Studio holds it (what results must match)."""

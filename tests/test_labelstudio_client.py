@@ -12,6 +12,7 @@ from annotation.labelstudio import LabelStudioClient, LabelStudioError, task_fro
 from lowtide.services.process import free_port
 from tests.conftest import REPO
 from tests.helpers.labelstudio import LabelStudioServer
+from tests.helpers.lost_answer_proxy import LostAnswerProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -67,6 +68,37 @@ def test_ensure_project_is_idempotent_and_updates_the_config(server: LabelStudio
         label_config = server.get(f"/api/projects/{project_id}").json()["label_config"]
         assert "A better response (optional)" not in label_config
         assert client.count_tasks(project_id) == 3
+
+
+def test_a_create_whose_answer_was_lost_is_not_sent_again(server: LabelStudioServer) -> None:
+    """A gateway that answers 502 after Label Studio made the project (or the annotation): the
+    SDK's own retry would send the POST again and make a second one. The create is sent once,
+    the call fails, and the next call finds what the first one made."""
+    title = f"lost answer {secrets.token_hex(3)}"
+    task_ids: list[int] = []  # the annotation's task, once there is one
+
+    def creates(method: str, path: str) -> bool:
+        created = {"/api/projects", *(f"/api/tasks/{n}/annotations" for n in task_ids)}
+        return method == "POST" and path.split("?")[0].rstrip("/") in created
+
+    with LostAnswerProxy(server.url, creates) as proxy, proxy_client(proxy, server) as client:
+        with pytest.raises(LabelStudioError, match="HTTP 502"):
+            client.ensure_project(title, REVIEW_XML)
+        with server.client() as direct:
+            made = [pid for pid, name in direct.projects_titled(title) if name == title]
+            assert len(made) == 1, "the create was sent again"
+            assert client.ensure_project(title, REVIEW_XML) == made[0]
+            direct.import_tasks(made[0], [task_from_record(record(0))])
+            task_ids.append(direct.task_ids_by_sample_id(made[0], ["sample-00000"])["sample-00000"])
+        with pytest.raises(LabelStudioError, match="HTTP 502"):
+            client.create_annotation(task_ids[0], [])
+        assert len(proxy.lost) == 2
+    annotations = server.get(f"/api/tasks/{task_ids[0]}/annotations/").json()
+    assert len(annotations) == 1, "the annotation was sent again"
+
+
+def proxy_client(proxy: LostAnswerProxy, server: LabelStudioServer) -> LabelStudioClient:
+    return LabelStudioClient(proxy.url, server.api_key)
 
 
 def test_bulk_import_and_lookup_by_sample_id(server: LabelStudioServer) -> None:

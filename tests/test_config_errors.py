@@ -104,6 +104,12 @@ CASES = [
         ["trainer.seed=1"],
         ["overrides look like --section.key=value"],
     ),
+    (
+        "a config file given without --config",
+        None,
+        ["configs/run.yaml"],
+        ["'configs/run.yaml': a config file goes after --config (--config configs/run.yaml)"],
+    ),
     ("override without a value", None, ["--trainer.seed"], ["--trainer.seed: missing value"]),
     (
         "override with a bad key path",

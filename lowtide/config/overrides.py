@@ -27,7 +27,7 @@ def parse_overrides(args: list[str]) -> list[Override]:
     while i < len(args):
         arg = args[i]
         if not arg.startswith("--") or arg == "--":
-            raise UsageError(f"{arg!r}: overrides look like --section.key=value")
+            raise UsageError(_not_an_override(arg))
         key, sep, raw = arg[2:].partition("=")
         if not sep:
             if i + 1 >= len(args) or args[i + 1].startswith("--"):
@@ -39,6 +39,12 @@ def parse_overrides(args: list[str]) -> list[Override]:
         )
         i += 1
     return overrides
+
+
+def _not_an_override(arg: str) -> str:
+    if arg.lower().endswith((".yaml", ".yml")):  # `lowtide train run.yaml`: a file, not a key
+        return f"{arg!r}: a config file goes after --config (--config {arg})"
+    return f"{arg!r}: overrides look like --section.key=value"
 
 
 def apply_overrides(data: dict[str, Any], overrides: list[Override]) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -125,6 +126,7 @@ def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) ->
         env=_env(), cwd=workdir, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
     )  # fmt: skip
+    children: list[int] = []
     try:
         wait_for(lambda: len(_children(supervisor.pid)) == 2, 60, "two worker processes")
         children = _children(supervisor.pid)
@@ -133,8 +135,11 @@ def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) ->
         wait_for(lambda: not any(Path(f"/proc/{pid}").exists() for pid in children), 60,
                  "the orphaned workers to stop")  # fmt: skip
     finally:
-        for pid in _children(supervisor.pid):
-            os.kill(pid, signal.SIGKILL)
+        if supervisor.poll() is None:
+            supervisor.kill()
+        for pid in {*children, *_children(supervisor.pid)}:  # orphans have another parent now
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(pid, signal.SIGKILL)  # each worker leads its session: its scheduler too
 
 
 # The supervisor's side of a spawn, cut so that it dies after the fork and before the child

@@ -631,3 +631,17 @@ def test_ingested_samples_become_label_studio_tasks_once(
             want["prompt"], want["response"], want["reward"],
         )  # fmt: skip
     setup.assert_no_key_leaked()
+
+
+@pytest.mark.unit
+def test_waiting_for_a_directory_that_does_not_exist_says_so(tmp_path: Path, capsys) -> None:
+    import threading
+
+    from lowtide.cli.ingest_cmd import _wait_for_dumps
+
+    stopped = threading.Event()
+    stopped.set()  # one look, one notice, then the stop it was waiting for
+    assert _wait_for_dumps(tmp_path / "rollout_dumps", "auto", False, stopped) is None
+    assert "rollout_dumps, which does not exist yet (Ctrl-C to stop)" in capsys.readouterr().err
+    assert _wait_for_dumps(tmp_path, "auto", False, stopped) is None
+    assert "does not exist" not in capsys.readouterr().err

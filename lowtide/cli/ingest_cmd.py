@@ -134,7 +134,9 @@ def _wait_for_dumps(
         if once:
             raise UserError(f"no dump files in {directory} (expected {expected_files()})")
         if time.monotonic() - noticed > WAIT_NOTICE_S:
-            waiting = f"ingest: waiting for dump files in {directory} (Ctrl-C to stop)"
+            # A trainer may not have made it yet; a mistyped path looks the same: say which.
+            missing = "" if directory.is_dir() else ", which does not exist yet"
+            waiting = f"ingest: waiting for dump files in {directory}{missing} (Ctrl-C to stop)"
             err.print(waiting, markup=False)
             noticed = time.monotonic()
         if stop.wait(1.0):

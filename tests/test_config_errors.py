@@ -105,6 +105,12 @@ CASES = [
         ["overrides look like --section.key=value"],
     ),
     (
+        "override that makes an unknown section below a known one",
+        None,
+        ["--model.policy.path=x"],
+        ["--model.policy.path: model.policy: unknown key"],
+    ),
+    (
         "a config file given without --config",
         None,
         ["configs/run.yaml"],

@@ -30,7 +30,8 @@ def describe_errors(
         if origin.get(loc, "").startswith("--"):
             lines.append(f"{origin[loc]}: {problem}")  # the flag already spells the key path
         else:
-            lines.append(f"{_where(loc, origin)}{_dotted(loc)}: {problem}")
+            where = written_at(loc, origin)
+            lines.append(f"{where + ': ' if where else ''}{_dotted(loc)}: {problem}")
     return lines
 
 
@@ -118,10 +119,15 @@ def _problem(item: dict[str, Any], loc: Loc, model: type[BaseModel]) -> str:
     return f"{message[0].lower()}{message[1:]} (got {_short(item.get('input'))})"
 
 
-def _where(loc: Loc, origin: dict[Loc, str]) -> str:
+def written_at(loc: Loc, origin: dict[Loc, str]) -> str:
+    """The flag that set `loc` or a key inside it (`--model.policy.path=x` makes `model.policy`),
+    else the file:line that wrote `loc` or the nearest section above it; "" where none did."""
+    for written, place in origin.items():
+        if place.startswith("--") and written[: len(loc)] == loc:
+            return place
     for end in range(len(loc), 0, -1):
         if loc[:end] in origin:
-            return f"{origin[loc[:end]]}: "
+            return origin[loc[:end]]
     return ""
 
 

@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 
 import yaml
 
+from lowtide.config.messages import written_at
 from lowtide.config.overrides import parse_overrides
 from lowtide.config.run_config import RunConfig
 from lowtide.config.yaml_source import Loc, read_yaml_config
@@ -69,15 +70,7 @@ class _Report:
         self.result.checked.append(f"{what:<16}{detail}")
 
     def where(self, loc: Loc) -> str:
-        """The flag that set `loc` or a key inside it, else the file:line that wrote `loc` or
-        the nearest section above it."""
-        for written, place in self.origin.items():
-            if place.startswith("--") and written[: len(loc)] == loc:
-                return place
-        for end in range(len(loc), 0, -1):
-            if loc[:end] in self.origin:
-                return self.origin[loc[:end]]
-        return ""
+        return written_at(loc, self.origin)
 
     def was_written(self, loc: Loc) -> bool:
         return loc in self.origin

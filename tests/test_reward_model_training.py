@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,17 @@ def test_a_trained_reward_model_ranks_held_out_pairs_above_chance(
                        str(data), cwd=tmp_path, timeout=300)  # fmt: skip
     assert compared.returncode == 0, compared.stderr
     assert "mean score, rated 1-2" in compared.stdout and "worst-rated" in compared.stdout
+
+
+@pytest.mark.unit
+def test_a_directory_given_as_data_names_the_file_in_it(tmp_path: Path) -> None:
+    with pytest.raises(RMDataError, match=r"a directory; give the file `lowtide export` wrote "):
+        load_rm_data(tmp_path)
+    (tmp_path / "annotations.jsonl").write_text("")
+    (tmp_path / "annotations.preferences.jsonl").write_text("")
+    message = f"{tmp_path}: a directory; give the file `lowtide export` wrote: "
+    with pytest.raises(RMDataError, match=re.escape(f"{message}{tmp_path / 'annotations.jsonl'}?")):
+        load_rm_data(tmp_path)
 
 
 @pytest.mark.parametrize(

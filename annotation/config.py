@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+from importlib.resources import files
 from itertools import pairwise
+from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
 
 from annotation.comparison import MAX_RESPONSES, MIN_RESPONSES
 from rl.plugins import is_dotted_path
+
+DEFAULT_LABELING_CONFIG = "configs/label_studio/review.xml"  # as in a checkout
+
+
+def labeling_config_file(path: str) -> Path:
+    """`path` (relative to where lowtide runs); for the default path where no such file is here
+    (a worker installed with pip, run from another directory), the copy installed with lowtide."""
+    if path == DEFAULT_LABELING_CONFIG and not Path(path).exists():
+        return Path(str(files("annotation") / "forms" / "review.xml"))
+    return Path(path)
 
 
 class Section(BaseModel):
@@ -131,8 +143,9 @@ class AnnotationConfig(Section):
         "Redis (its compact filter stays for good)",
     )
     labeling_config: str = Field(
-        "configs/label_studio/review.xml",
-        description="the review form's XML file, relative to where lowtide runs",
+        DEFAULT_LABELING_CONFIG,
+        description="the review form's XML file, relative to where lowtide runs (the default, "
+        "where no such file is there: the form installed with lowtide)",
     )
     import_batch_max: int = Field(500, ge=1, description="tasks per Label Studio import request")
     import_interval_s: float = Field(

@@ -25,14 +25,13 @@ import logging
 import time
 from collections.abc import Callable, MutableMapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import redis
 
 from annotation import ledger
 from annotation.compare_form import comparison_task, labeling_config
-from annotation.config import AnnotationConfig
+from annotation.config import AnnotationConfig, labeling_config_file
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
 from annotation.series import (
@@ -159,7 +158,7 @@ def project_labeling_config(config: AnnotationConfig) -> str:
 
 def read_labeling_config(path: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return labeling_config_file(path).read_text(encoding="utf-8")
     except OSError as error:
         raise LabelingConfigError(
             f"cannot read the labeling config {path} ({error.strerror or error}): set "

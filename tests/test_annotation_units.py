@@ -417,3 +417,39 @@ def test_a_paced_job_takes_the_never_tried_jobs_queued_behind_it(queue: Queue) -
     assert queue.count == depth  # refused as a duplicate, as a batch that ran would be
     _, none = take_queued_jobs(taker, merged, limit=10)
     assert none == 0 and len(queue.get_job_ids()) == depth
+
+
+# --- the default review form, outside a checkout ---
+
+
+@pytest.mark.unit
+def test_the_default_form_is_read_from_the_installed_copy_where_the_path_is_not_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from annotation.config import DEFAULT_LABELING_CONFIG, AnnotationConfig
+    from annotation.importer import LabelingConfigError, read_labeling_config
+
+    checkout_form = (REPO / DEFAULT_LABELING_CONFIG).read_text(encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # a worker installed with pip, run from its own directory
+    assert AnnotationConfig().labeling_config == DEFAULT_LABELING_CONFIG
+    assert read_labeling_config(DEFAULT_LABELING_CONFIG) == checkout_form
+    (tmp_path / "configs" / "label_studio").mkdir(parents=True)
+    (tmp_path / DEFAULT_LABELING_CONFIG).write_text("<View/>")  # a form of its own wins
+    assert read_labeling_config(DEFAULT_LABELING_CONFIG) == "<View/>"
+    with pytest.raises(LabelingConfigError, match=r"cannot read the labeling config forms/my\.xml"):
+        read_labeling_config("forms/my.xml")  # a path the config names is never replaced
+
+
+def test_the_wheel_carries_the_default_form(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import zipfile
+
+    from annotation.config import DEFAULT_LABELING_CONFIG
+
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "--quiet", "--wheel-dir", str(tmp_path), str(REPO)], check=True)  # fmt: skip
+    (wheel,) = tmp_path.glob("lowtide-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        packed = archive.read("annotation/forms/review.xml")
+    assert packed == (REPO / DEFAULT_LABELING_CONFIG).read_bytes()

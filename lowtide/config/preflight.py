@@ -16,6 +16,7 @@ from xml.etree import ElementTree
 
 import yaml
 
+from annotation.config import labeling_config_file
 from lowtide.config.messages import written_at
 from lowtide.config.overrides import parse_overrides
 from lowtide.config.run_config import RunConfig
@@ -189,10 +190,10 @@ def _check_logger(config: RunConfig, report: _Report) -> None:
 
 
 def _check_labeling_config(config: RunConfig, report: _Report) -> None:
-    """Read as the worker reads it (relative to where lowtide runs). A default path that is not
-    here is not checked: the worker may run elsewhere; one the config names must be here."""
+    """Read as the worker reads it (relative to where lowtide runs; the default, where no such
+    file is here, is the form installed with lowtide). A path the config names must be here."""
     key = ("annotation", "labeling_config")
-    path = Path(config.annotation.labeling_config)
+    path = labeling_config_file(config.annotation.labeling_config)
     if not path.exists() and not report.was_written(key):
         report.checked("labeling", f"{path} not found here: not checked (the worker reads it)")
         return

@@ -8,7 +8,7 @@ import pytest
 from transformers import AutoModelForCausalLM, AutoModelForSequenceClassification, AutoTokenizer
 
 from rl.models.generation import sample_completions
-from tests.conftest import run_cli
+from tests.conftest import invoke, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -34,3 +34,15 @@ def test_model_tiny_rejects_a_negative_step_count(tmp_path: Path) -> None:
     result = run_cli("model", "tiny", "--out", str(tmp_path), "--sft-steps", "-1", cwd=tmp_path)
     assert result.returncode == 2
     assert "Traceback" not in result.stderr
+
+
+def test_an_out_directory_that_cannot_be_made_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Any command: an OSError about a path the user gave is that path and the reason."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    code, _, err = invoke(capsys, "model", "tiny", "--out", str(blocker / "tiny"))
+    assert code == 1
+    (line,) = err.strip().splitlines()  # the path where making it failed, and why
+    assert line.startswith(f"error: {blocker / 'tiny'}") and line.endswith(": Not a directory")

@@ -101,6 +101,11 @@ def main(argv: list[str] | None = None) -> None:
             raise
         _print_error(line)
         code = 1
+    except OSError as exc:  # a path given that cannot be made, read or written: say which
+        if exc.filename is None:
+            raise
+        _print_error(f"{exc.filename}: {exc.strerror or exc}")
+        code = 1
     sys.exit(code if isinstance(code, int) else 0)
 
 

@@ -64,17 +64,11 @@ class _Report:
         self.result = Preflight()
 
     def problem(self, loc: Loc, message: str) -> None:
-        where = self.where(loc)
+        where = written_at(loc, self.origin)
         self.result.problems.append(f"{where}: {message}" if where else message)
 
     def checked(self, what: str, detail: str) -> None:
         self.result.checked.append(f"{what:<16}{detail}")
-
-    def where(self, loc: Loc) -> str:
-        return written_at(loc, self.origin)
-
-    def was_written(self, loc: Loc) -> bool:
-        return loc in self.origin
 
 
 def _origin(config_path: Path | None, overrides: Sequence[str]) -> dict[Loc, str]:
@@ -194,9 +188,6 @@ def _check_labeling_config(config: RunConfig, report: _Report) -> None:
     file is here, is the form installed with lowtide). A path the config names must be here."""
     key = ("annotation", "labeling_config")
     path = labeling_config_file(config.annotation.labeling_config)
-    if not path.exists() and not report.was_written(key):
-        report.checked("labeling", f"{path} not found here: not checked (the worker reads it)")
-        return
     problem = labeling_config_problem(path)
     if problem:
         report.problem(key, f"annotation.labeling_config: {problem}")

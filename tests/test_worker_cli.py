@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import subprocess
@@ -16,7 +15,7 @@ import httpx
 import pytest
 
 from annotation import ledger
-from lowtide.services.process import free_port
+from lowtide.services.process import free_port, is_running, stop_process_group
 from tests.conftest import REPO, run_cli
 from tests.helpers.pipeline import REDIS_URL, wait_for
 
@@ -138,8 +137,7 @@ def test_worker_processes_stop_when_their_supervisor_is_killed(workdir: Path) ->
         if supervisor.poll() is None:
             supervisor.kill()
         for pid in {*children, *_children(supervisor.pid)}:  # orphans have another parent now
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(pid, signal.SIGKILL)  # each worker leads its session: its scheduler too
+            stop_process_group(pid, timeout_s=5)  # each worker leads its session: its scheduler too
 
 
 # The supervisor's side of a spawn, cut so that it dies after the fork and before the child
@@ -175,21 +173,12 @@ def test_a_worker_whose_supervisor_died_before_its_death_signal_was_set_stops(
         child = int(marker.read_text())
         supervisor.kill()
         supervisor.wait()
-        wait_for(lambda: not _alive(child), 10, "the child to stop instead of running on")
+        wait_for(lambda: not is_running(child), 10, "the child to stop instead of running on")
     finally:
         if supervisor.poll() is None:
             supervisor.kill()
-        if marker.exists() and _alive(int(marker.read_text())):
-            os.kill(int(marker.read_text()), signal.SIGKILL)
-
-
-def _alive(pid: int) -> bool:
-    """Running, not a zombie waiting for its (new) parent to reap it."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        if marker.exists() and marker.read_text():
+            stop_process_group(int(marker.read_text()), timeout_s=5)  # it leads its session
 
 
 @pytest.mark.timeout(240)

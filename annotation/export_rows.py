@@ -42,6 +42,15 @@ class ExportPaths:
             comparisons=out.with_name(f"{stem}.comparisons.jsonl"),
         )
 
+    @classmethod
+    def written_in(cls, directory: Path) -> list[Path]:
+        """The files in `directory` that `lowtide export --out` named (their siblings left out)."""
+        found = sorted(directory.glob("*.jsonl"))
+        siblings = {
+            p for f in found for p in (cls.beside(f).preferences, cls.beside(f).comparisons)
+        }
+        return [f for f in found if f not in siblings]
+
 
 # Why a sample was picked: sampling.records.Selection as the task carried it (None: older tasks).
 SelectedBy = dict[str, Any]

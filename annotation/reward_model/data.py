@@ -90,7 +90,7 @@ def _held_out(sample_id: str, holdout: float) -> bool:
 def load_rm_data(path: str | Path) -> RMData:
     path = Path(path)
     if path.is_dir():  # `--data` is the file `lowtide export --out` named, not its directory
-        written = sorted(str(p) for p in path.glob("*.jsonl") if p.name.count(".") == 1)
+        written = [str(p) for p in ExportPaths.written_in(path)]
         hint = f": {' or '.join(written)}?" if written else " (none is in it)"
         raise RMDataError(f"{path}: a directory; give the file `lowtide export` wrote{hint}")
     if not path.is_file():

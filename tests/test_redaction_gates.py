@@ -15,6 +15,7 @@ from sampling.redaction.config import RedactConfig
 from sampling.redaction.personal import EmailFinder, IbanFinder, IpFinder, NinoFinder, NumberFinder
 from sampling.redaction.secret_finders import KeywordFinder, password_finders
 from sampling.redaction.spans import LONG_WORD, Span, Text
+from sampling.redaction.stated_secrets import CodeFinder
 
 pytestmark = pytest.mark.unit
 
@@ -24,6 +25,8 @@ PIECES = [
     "1.2.3", "fe80::1:2", "::", "GB82 WEST 1234 5698 7654 32", "GB82WEST12345698765432",
     "AB 12 34 56 C", "AB", "12", "7", "password", "Password=", "api_key", "token: ", "'",
     "x" * (LONG_WORD - 1), "y" * LONG_WORD, "é", "\u3000", "İ", "word", "Key",
+    "mysql -u r -pS3cret", "curl -u ann:pw9 ", "sshpass -p x1", "WIFI:S:n;P:pw;;", "PIN ", "1234",
+    "cvv", "otp:", "security code ", "验证码",
 ]  # fmt: skip
 
 
@@ -66,7 +69,9 @@ class OpenText(Text):
         return True
 
 
-@pytest.mark.parametrize("finder", [NumberFinder(), IbanFinder(), NinoFinder(), IpFinder()])
+@pytest.mark.parametrize(
+    "finder", [NumberFinder(), IbanFinder(), NinoFinder(), IpFinder(), CodeFinder()]
+)
 def test_number_gates_turn_away_only_texts_without_a_find(finder) -> None:
     found_somewhere = False
     for text in TEXTS:
@@ -105,9 +110,12 @@ def test_character_gates_of_password_finders_lose_nothing() -> None:
     for finder in password_finders():
         assert finder.needs
         ungated = type(finder)(**{**finder.__dict__, "needs": ""})
+        found = 0
         for text in TEXTS:
             view = Text(text)
             assert list(finder.find(view)) == list(ungated.find(view)), text
+            found += bool(list(ungated.find(view)))
+        assert found, finder.name  # the corpus exercises the finder
 
 
 def test_keyword_names_matched_per_operator_or_after_a_trigger_search_agree(monkeypatch) -> None:

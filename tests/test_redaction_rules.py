@@ -127,13 +127,112 @@ WANDB = "4f9a2b7c1d8e4f6a0b5c9d2e7f1a3b8c9d0e1f2a"
         ("my password is Tr0ub4dor&3.", "Tr0ub4dor&3"),
         ("我把密码设置成了UXTsQ8B3X%5。", "UXTsQ8B3X%5"),
         ("Paste this token: Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd", "Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd"),
+        ("password = hunter22  # not from the environment", "hunter22"),
+        ('DB_PASSWORD=s3cr3t! python app.py', "s3cr3t!"),
     ],
 )  # fmt: skip
 def test_unquoted_secrets_next_to_a_word_that_names_them(
     redactor: Redactor, text: str, value: str
 ) -> None:
     _, counts = _hidden(redactor, text, value)
-    assert set(counts) <= {"SECRET", "API_KEY", "HIGH_ENTROPY"} and counts
+    assert set(counts) <= {"SECRET", "API_KEY", "HIGH_ENTROPY", "PASSWORD"} and counts
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("The wifi password for the router is Tr0ub4dor&3.", "Tr0ub4dor&3"),
+        ("The passwords in the file are hunter22 and more", "hunter22"),
+        ("Password: letmein", "letmein"),  # letters alone, after a label's colon
+        ("Your new password is: Autumn\nLog in now.", "Autumn"),
+        ("pwd is MonkeyBusiness", "MonkeyBusiness"),  # letters alone, a capital inside
+        ('the passphrase is "correct horse battery staple"', "correct horse battery staple"),
+        ("my password 1234 never worked", "1234"),
+        ("le mot de passe est soleil123", "soleil123"),
+        ("Das Passwort für das WLAN ist Sommer2024", "Sommer2024"),
+        ("Das Kennwort lautet Geheim123", "Geheim123"),
+        ("mi contraseña es perro1234", "perro1234"),
+        ("la clave es Gato_77", "Gato_77"),
+        ("a senha é Banana#12", "Banana#12"),
+        ("la password è Pizza2024", "Pizza2024"),
+        ("het wachtwoord is Fiets99", "Fiets99"),
+        ("мой пароль qwerty123", "qwerty123"),
+        ("пароль: Медведь2024", "Медведь2024"),
+        ("hasło to Kotek123", "Kotek123"),
+        ("şifrem Kedi1234", "Kedi1234"),
+        ("lösenordet är Sommar2024", "Sommar2024"),
+        ("パスワードはNeko2024です", "Neko2024"),
+    ],
+)  # fmt: skip
+def test_a_password_a_sentence_gives_in_any_of_many_languages(
+    redactor: Redactor, text: str, value: str
+) -> None:
+    _, counts = _hidden(redactor, text, value)
+    assert counts == {"SECRET": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my PIN is 4829.", "4829"),
+        ("PIN-Code: 1234", "1234"),
+        ("my bank PIN number is 0420", "0420"),
+        ("the CVV is 123", "123"),
+        ("CVC 987", "987"),
+        ("OTP: 551203", "551203"),
+        ("Your verification code is 123-456.", "123-456"),
+        ("security code: 8841", "8841"),
+        ("the door code is 1234#", "1234#"),
+        ("2FA backup code 8812 0931", "8812 0931"),
+        ("您的验证码是882211，五分钟内有效", "882211"),
+    ],
+)  # fmt: skip
+def test_a_code_that_unlocks_something_after_its_name(
+    redactor: Redactor, text: str, value: str
+) -> None:
+    _, counts = _hidden(redactor, text, value)
+    assert counts == {"SECRET": 1}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("mysql -u root -pSup3rS3cret prod", "Sup3rS3cret"),
+        ("mysqldump -uroot -p'S3cret!' db > dump.sql", "S3cret!"),
+        ("curl -u alice:Wonderland1 https://api.example.com", "Wonderland1"),
+        ("curl https://x.example.com -H 'Accept: json' --user admin:secret123", "secret123"),
+        ("sshpass -p 'Hunter22' ssh deploy@host", "Hunter22"),
+        ("WIFI:T:WPA;S:HomeNet;P:s3cretWifiPass;;", "s3cretWifiPass"),
+    ],
+)  # fmt: skip
+def test_a_password_on_a_command_line_or_in_a_wifi_code(
+    redactor: Redactor, text: str, value: str
+) -> None:
+    _, counts = _hidden(redactor, text, value)
+    assert counts == {"PASSWORD": 1}
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The password is incorrect.",
+        "The password must be 8 characters",
+        "Password: required",
+        "password: string",
+        "Enter your password: ",
+        "passwords are hashed with bcrypt",
+        "password length = 12345",
+        "password reset link expires in 3600 seconds",
+        "mysql -u root -p mydb",  # -p alone asks for the password; mydb is the database
+        "Connect pin 13 and pin 2 to GND, then set GPIO pin 4 high.",
+        "the code is 404; error code 1234; zip code 94107",
+        "He spins 1200 rpm and paid 4500 for the footprint 2024.",
+        "Das Passwort ist falsch.",
+        "la clave es la paciencia",
+    ],
+)  # fmt: skip
+def test_words_about_passwords_and_codes_that_give_none(redactor: Redactor, text: str) -> None:
+    assert redactor.redact([text]).counts == {}, redactor.redact([text]).texts
 
 
 def test_a_bare_random_token_is_high_entropy(redactor: Redactor) -> None:
@@ -162,6 +261,14 @@ def test_a_bare_random_token_is_high_entropy(redactor: Redactor) -> None:
         "Use sk-learn's Pipeline and the key-value store.",
         '{"id": "a27a0dae-b013-c62b-4a45-951fb86c9ddf", "status": "ok"}',  # a quoted UUID
         "Basic instructionsforeveryone are in the guide.",  # a scheme word, then prose
+        # code that reads a secret from elsewhere, or passes one on
+        'password = os.environ["DB_PASSWORD"]\napi_key = os.getenv("OPENAI_API_KEY")',
+        "password = getpass.getpass()\ntoken = response.json()['access_token']",
+        "conn = psycopg2.connect(host=h, password=args.pw, api_key=None)",
+        "self.password = password\nsecret_key = settings.SECRET_KEY\nif password == confirm: ...",
+        # `pwd` inside base64 data, right before its `==` padding, then a quoted attribute
+        '<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlE'
+        'QVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg1TPWDGx4CRgpwg==" alt="logo">',
     ],
 )
 def test_what_looks_like_a_secret_but_is_not(redactor: Redactor, text: str) -> None:

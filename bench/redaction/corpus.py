@@ -1,13 +1,16 @@
 """A labelled corpus for redaction: planted values and benign texts, generated from a seed.
 
-- `planted(seed)`: records (prompt, response) each carrying one value of one kind (40 kinds:
-  keys and tokens of many services, private keys, JWTs, passwords, e-mail, phone numbers of
-  several countries, national IDs with valid check digits, cards, IBANs, addresses), in English
-  and in Chinese sentences, in the prompt or in the response. Values are drawn fresh from each
+- `planted(seed)`: records (prompt, response) each carrying one value of one kind (50 kinds:
+  keys and tokens of many services, private keys, JWTs, passwords in sentences of twelve
+  languages, after a label and on command lines, PINs and one-time codes, e-mail, phone numbers
+  of several countries, national IDs with valid check digits, cards, IBANs, addresses), in
+  English and in Chinese sentences (and the other languages where a kind has them), in the
+  prompt or in the response. Values are drawn fresh from each
   seed in their format (random bodies, computed check digits), so nothing is tuned to one value.
 - `benign(seed)`: texts that hold nothing to redact and look as if they might: code answers with
   hashes, git SHAs, UUIDs and base64 data, identifiers and paths, arithmetic with long numbers,
-  dates and amounts, English and Chinese prose, and the quickstart prompts.
+  dates and amounts, English and Chinese prose, the quickstart prompts, and texts about
+  passwords, PINs and codes that give none.
 
 `python bench/redaction/corpus.py OUT_DIR [SEED]` writes planted.jsonl and benign.jsonl there.
 """
@@ -168,6 +171,18 @@ def password(rng: random.Random) -> str:
     return _mixed(rng, ALNUM, rng.randrange(6, 10)) + rng.choice("!@#$%&*") + str(rng.randrange(10))
 
 
+def letters_password(rng: random.Random) -> str:
+    """A password of letters alone, as people choose them: a word or two, run together."""
+    syllables = ["ka", "lo", "mi", "ra", "ten", "su", "bel", "dor", "fi", "nu", "po", "gra", "vel"]
+    word = "".join(rng.choice(syllables) for _ in range(rng.randrange(3, 6)))
+    return word.capitalize() if rng.random() < 0.3 else word
+
+
+def unlock_code(rng: random.Random) -> str:
+    digits = rng.choice([4, 6])
+    return f"{rng.randrange(10**digits):0{digits}d}"
+
+
 def bearer(rng: random.Random) -> str:
     return _mixed(rng, URLSAFE + ".", rng.choice([32, 40, 64]))
 
@@ -297,6 +312,17 @@ class Kind:
     make: Callable[[random.Random], str]
     english: tuple[str, ...]
     chinese: tuple[str, ...]
+    others: tuple[tuple[str, str], ...] = ()  # (language, sentence) in other languages
+
+    def sentences(self) -> dict[str, tuple[str, ...]]:
+        """Each language's sentences, English and Chinese first where the kind has them."""
+        by_language: dict[str, tuple[str, ...]] = {}
+        for language, sentences in (("en", self.english), ("zh", self.chinese)):
+            if sentences:
+                by_language[language] = sentences
+        for language, sentence in self.others:
+            by_language[language] = (*by_language.get(language, ()), sentence)
+        return by_language
 
 
 def _kind(name: str, group: str, make: Callable[[random.Random], str], label: str, label_zh: str,
@@ -354,6 +380,64 @@ KINDS: tuple[Kind, ...] = (
     _kind("jwt", "api_token", jwt, "session token", "会话令牌"),
     _kind("private_key", "private_key", rsa_key, "private key", "私钥"),
     _kind("password_in_prose", "password", password, "password", "密码", named_only=True),
+    Kind(
+        "password_other_languages",
+        "password",
+        password,
+        (),
+        (),
+        (
+            ("fr", "Mon mot de passe est {}, je ne peux plus me connecter."),
+            ("de", "Das Passwort für das WLAN ist {}, bitte nicht weitergeben."),
+            ("es", "Mi contraseña es {} y no funciona."),
+            ("pt", "A senha do roteador é {}, pode verificar?"),
+            ("it", "La password del server è {}, non funziona."),
+            ("nl", "Het wachtwoord is {} maar ik kan niet inloggen."),
+            ("ru", "Мой пароль: {}, помогите войти."),
+            ("pl", "Moje hasło to {}, nie działa."),
+            ("tr", "Şifrem {} ama giriş yapamıyorum."),
+            ("sv", "Lösenordet är {} men det fungerar inte."),
+            ("ja", "パスワードは{}です。ログインできません。"),
+            ("ko", "제 비밀번호는 {} 입니다. 확인해 주세요."),
+        ),
+    ),
+    Kind(
+        "password_letters_after_a_label",
+        "password",
+        letters_password,
+        (
+            "Staging box login\nuser: admin\npassword: {}",
+            "Wi-Fi network: CafeNet / password: {}",
+            "Here are the credentials.\nPassword: {}",
+        ),
+        ("测试服务器\n账号：admin\n密码：{}", "无线网络：CafeNet，密码：{}"),
+    ),
+    Kind(
+        "unlock_code",
+        "password",
+        unlock_code,
+        (
+            "My PIN is {}, why is the card rejected?",
+            "Your verification code is {}. It expires in 5 minutes.",
+            "The door code is {}#, see you inside.",
+            "OTP: {} (do not share it)",
+        ),
+        ("您的验证码是{}，5分钟内有效。", "我的银行卡密码是{}，为什么总是错误？"),
+    ),
+    Kind(
+        "command_line_password",
+        "password",
+        password,
+        (
+            "Connect with `mysql -u app -p{} prod` and run the migration.",
+            "Try `curl -u deploy:{} https://ci.example.com/api/jobs` and paste the output.",
+            "I log in with sshpass -p '{}' ssh deploy@10.0.0.5 every morning.",
+        ),
+        (
+            "用 `mysql -u app -p{} prod` 连接数据库。",
+            "执行 curl -u deploy:{} https://ci.example.com/api 看看返回什么。",
+        ),
+    ),
     _kind(
         "database_url_password",
         "password",
@@ -399,10 +483,12 @@ def planted(seed: int = 0, per_kind: int = 40) -> list[dict]:
     """Records with one planted value each: `value` must not survive in `prompt` or `response`."""
     rng, records = random.Random(seed), []
     for kind in KINDS:
+        sentences = kind.sentences()
+        languages = list(sentences)
         for i in range(per_kind):
             value = kind.make(rng)
-            language = "en" if i % 2 == 0 else "zh"
-            template = rng.choice(kind.english if language == "en" else kind.chinese)
+            language = languages[i % len(languages)]
+            template = rng.choice(sentences[language])
             sentence = template.format(value)
             where = "prompt" if (i // 2) % 2 == 0 else "response"
             other = rng.choice(ANSWERS if where == "prompt" else QUESTIONS)
@@ -478,6 +564,26 @@ def _arithmetic(rng: random.Random) -> str:
     ])  # fmt: skip
 
 
+def _about_passwords_and_codes(rng: random.Random) -> str:
+    """Texts that talk about passwords, PINs and codes without giving one."""
+    n = rng.randrange(8, 17)
+    return rng.choice([
+        f"The password is incorrect. Passwords must be at least {n} characters and are case-sensitive.",
+        "Your password is stored hashed with bcrypt; the password reset link expires in 3600 seconds.",
+        "Run `mysql -u root -p mydb` and type the password when it asks for it.",
+        f"Connect the LED to pin {rng.randrange(2, 14)} and the button to pin {rng.randrange(2, 14)}, then set GPIO pin {rng.randrange(2, 28)} high.",
+        f"Error code {rng.randrange(1000, 9999)} means the disk is full; HTTP status code 503 means try later.",
+        "The verification code expires after 300 seconds, and a new code is sent on request.",
+        f"Set the PIN length to {rng.choice([4, 6])} digits and the OTP window to 30 seconds in settings.yaml.",
+        "Das Passwort ist falsch. Bitte versuchen Sie es erneut.",
+        "Le mot de passe est trop court : il faut au moins 12 caractères.",
+        "密码错误，请重新输入。验证码已发送到您的手机，有效期5分钟。",
+        f"```python\nclass Login(BaseModel):\n    user: str\n    password: str\n    otp_digits: int = {rng.choice([6, 8])}\n```",
+        '```python\npassword = os.environ["DB_PASSWORD"]\napi_key = os.getenv("OPENAI_API_KEY")\nconn = connect(host=host, password=password)\n```',
+        "```python\nparser.add_argument('--token')\ntoken = args.token or getpass.getpass('token: ')\nif token == expected: ...\n```",
+    ])  # fmt: skip
+
+
 CHINESE_PROSE = (
     "潮水退去以后，港口变成了一片泥滩，孩子们穿着大两号的雨靴在石头下面找螃蟹。",
     "做面包主要靠水和耐心：五百克高筋面粉，三百五十毫升温水，十克盐和七克酵母。",
@@ -497,7 +603,7 @@ def benign(seed: int = 0, count: int = 3000) -> list[str]:
     makers = [
         _code_with_hashes, _code_with_base64, _code_with_identifiers, _arithmetic,
         lambda r: r.choice(prose), lambda r: "".join(r.sample(CHINESE_PROSE, 3)),
-        lambda r: str(r.choice(quickstart["prompts"])),
+        lambda r: str(r.choice(quickstart["prompts"])), _about_passwords_and_codes,
     ]  # fmt: skip
     return [makers[i % len(makers)](rng) for i in range(count)]
 

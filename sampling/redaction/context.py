@@ -1,6 +1,7 @@
 """Words that name what follows them: "my password is ...", "CPF 123...", "手机号13812345678".
 A value that is ambiguous on its own (a bare run of digits, a random token) is redacted when
-such a word ends shortly before it."""
+such a word ends shortly before it; code assigned to such a name (`password = os.environ[...]`)
+is not a value."""
 
 from __future__ import annotations
 
@@ -27,3 +28,17 @@ class NamedBefore:
     def before(self, text: str, position: int) -> bool:
         """A word of the list comes just before `text[position]`."""
         return self._pattern.search(text, max(0, position - self.reach), position) is not None
+
+
+# Code that reads a secret from elsewhere: a call or an index (`os.environ["KEY"]`, `getpass()`),
+# an attribute (`args.password`), a literal that is no value.
+_CODE = re.compile(r"[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+(?=[(\[)\],]|$)|(?=[(\[]))")
+_NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
+
+
+def code_not_a_secret(value: str, name: str) -> bool:
+    """An assigned value that is code, not a secret: `os.environ["DB_PASSWORD"]`,
+    `getpass.getpass()`, `settings.SECRET_KEY`, `None`, or the name itself passed on
+    (`password=password`)."""
+    lower = value.rstrip(",)]").lower()  # the end of a call's argument list
+    return _CODE.match(value) is not None or lower in _NO_VALUE or lower == name

@@ -13,11 +13,13 @@ SECRET_KINDS: dict[str, str] = {
     "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer)",
     "JWT": "JSON Web Tokens (three base64url parts whose header and payload are JSON)",
     "PASSWORD": "the password in a URL or connection string (scheme://user:PASSWORD@host, "
-    "Password=...;)",
+    "Password=...;), a Wi-Fi QR code, or a command line (mysql -pPASSWORD, curl -u user:PASSWORD, "
+    "sshpass -p PASSWORD)",
     "API_KEY": "keys and tokens of known formats (sampling/redaction/token_rules.yaml: LLM APIs, "
     "model hubs, code hosts, cloud providers, CI, chat webhooks, payments, bearer headers)",
     "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., "
-    "'my key is ...', '密钥是...')",
+    "'my key is ...', '密钥是...'), a password a sentence gives in one of many languages ('das "
+    "Passwort ist ...', 'mot de passe : ...'), a PIN, CVV or one-time code after its name",
     "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
     "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
 }

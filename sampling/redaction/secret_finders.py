@@ -12,12 +12,13 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.context import NamedBefore
+from sampling.redaction.context import NamedBefore, code_not_a_secret
 from sampling.redaction.randomness import character_classes, looks_random, unnamed_secret
 from sampling.redaction.spans import Span, Text
+from sampling.redaction.stated_secrets import CodeFinder, PasswordPhraseFinder
 from sampling.redaction.tokens import TokenFinder
 
 # Names of secrets in assignments (`db_pass = ...`, `API_KEY: ...`), as regex fragments.
@@ -46,7 +47,7 @@ class PatternFinder:
     """One kind from compiled patterns, run only when the text holds one of `triggers` (lower
     case: looked for in the lower-cased text; else as written). The whole match is redacted, or
     with `value_group` its first group (the password of a URL, so that the user and host stay
-    readable)."""
+    readable); with `is_value`, only what it says is a value."""
 
     kind: str
     patterns: tuple[re.Pattern[str], ...]
@@ -54,6 +55,7 @@ class PatternFinder:
     name: str = ""  # for the benchmark's per-finder costs
     value_group: bool = False
     needs: str = ""  # a character every match has: looked for first (one memchr)
+    is_value: Callable[[str], bool] | None = None
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -71,7 +73,7 @@ class PatternFinder:
             for match in pattern.finditer(text):
                 group = 1 if self.value_group and match.group(1) else 0
                 start, end = match.span(group)
-                if end > start:
+                if end > start and (self.is_value is None or self.is_value(text[start:end])):
                     yield Span(start, end, self.kind)
 
 
@@ -80,15 +82,32 @@ class PatternFinder:
 _URL_CREDENTIALS = re.compile(r"://[^\s:/?#@]*:([^\s@/]+)@")
 
 
+def _connection_string_value(value: str) -> bool:
+    """Four characters or more, and not code (`password=getpass()`, `password=password`)."""
+    return len(value) >= 4 and not code_not_a_secret(value, "password")
+
+
 def password_finders() -> list[PatternFinder]:
-    """The password of a URL (`scheme://user:PASSWORD@`), and of a key=value connection
-    string (`Server=db;User Id=sa;Password=PASSWORD;`)."""
-    connection_string = re.compile(r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=\s*([^\s;'\"]+)")
+    """The password of a URL (`scheme://user:PASSWORD@`), of a key=value connection string
+    (`Server=db;User Id=sa;Password=PASSWORD;`), of a Wi-Fi QR code (`WIFI:S:net;P:PASSWORD;;`),
+    and of the command lines that take one: `mysql -pPASSWORD` (with a space, `-p` asks for it
+    and the next word is a database), `curl -u user:PASSWORD`, `sshpass -p PASSWORD`."""
+    connection_string = re.compile(r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)\s*([^\s;'\"]+)")
+    wifi = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)", re.IGNORECASE)
+    # A command, then its options on the same line (a pipe, `;` or `&` ends the command).
+    options = r"\b[^\n|;&]*?[ \t]"
+    mysql = re.compile(rf"(?:mysql|mysqldump|mysqladmin|mariadb){options}-p[\"']?([^\s'\"]+)")
+    user = re.compile(rf"(?:curl|wget){options}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:([^\s'\"]+)")
+    sshpass = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?([^\s'\"]+)")
     return [
         PatternFinder("PASSWORD", (_URL_CREDENTIALS,), ("://",), "url credentials",
                       value_group=True, needs="@"),
         PatternFinder("PASSWORD", (connection_string,), ("password", "pwd"), "connection string",
-                      value_group=True, needs="="),
+                      value_group=True, needs="=", is_value=_connection_string_value),
+        PatternFinder("PASSWORD", (wifi,), ("wifi:",), "wifi qr code", value_group=True,
+                      needs=";"),
+        PatternFinder("PASSWORD", (mysql, user, sshpass), ("mysql", "mariadb", "curl", "wget",
+                      "sshpass"), "command line password", value_group=True, needs="-"),
     ]  # fmt: skip
 
 
@@ -173,6 +192,10 @@ class KeywordFinder:
             before = lower[max(0, at - 48) : at].rstrip(" \t\"']").rsplit(None, 1)
             if not before or not self._NAME.search(before[-1][-32:]):
                 continue
+            if len(before) == 1 and at > 48 and not lower[at - 49].isspace():
+                continue  # inside a run of 48 characters or more (base64 data), not a name
+            if text[at] == "=" and (text[at + 1 : at + 2] == "=" or text[at - 1 : at] in "!<>="):
+                continue  # a comparison: `==`, `!=`, `<=`
             value = self._VALUE.match(text, at + 1)
             if value is None:
                 continue
@@ -182,6 +205,8 @@ class KeywordFinder:
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
                 continue  # `****`, a placeholder or a template, not a secret
             if not quoted and text[at] != "=" and found.isalpha():
+                continue
+            if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
                 continue
             yield Span(value.start(group), value.end(group), "SECRET")
 
@@ -241,57 +266,6 @@ class RandomTokenFinder:
         return unnamed_secret(value)
 
 
-class PasswordPhraseFinder:
-    """A password given in a sentence: "my password is Tr0ub4dor&3", "密码是Tr0ub4dor&3",
-    "the passphrase for it: ...". What follows the word (and an `is`, `为`, `:`) is the password
-    when it holds a digit or a symbol: "the password is long" stays as it is. Each word is
-    found with str.find in the lower-cased text, and the rest matched from there."""
-
-    kinds = frozenset({"SECRET"})
-    name = "password phrase"
-    # The ASCII words by a substring they hold (each `in` over a 2 KB text costs ~0.6 µs, so
-    # a few gates, not one search a word), and the words with other characters, looked for
-    # only in a text that is not ASCII.
-    _GATES = (("pass", ("password", "passwd", "passwort", "passphrase", "passcode")),
-              ("pwd", ("pwd",)), ("senha", ("senha",)))  # fmt: skip
-    _NOT_ASCII = ("contraseña", "密码", "口令", "パスワード", "비밀번호")
-    _REST = re.compile(
-        r"(?:\s+(?:(?:of|for|to)\s[^\n]{0,24}?\s)?(?:is|was|will be|to|as)\s*[:：]?\s*"
-        r"|\s*[\u3040-\u30ff\u4e00-\u9fff]{0,4}?(?:是|为|為|成了|成|は|는)?\s*[:：=]?\s*"
-        r"(?<=[\s:：=是为為成了は는]))"
-        r"[\"'`“‘]?([^\s\"'`”’，。；、,;<>()（）]{6,64})",
-        re.IGNORECASE,
-    )
-
-    def find(self, view: Text) -> Iterator[Span]:
-        lower, text = view.lower, view.text
-        if len(lower) != len(text):  # a character whose lower case is longer (İ): keep offsets
-            lower = "".join(char.lower()[:1] for char in text)
-        words = [word for gate, group in self._GATES if gate in lower for word in group]
-        if not text.isascii():
-            words += [word for word in self._NOT_ASCII if word in lower]
-        for word in words:
-            at = lower.find(word)
-            while at >= 0:
-                end_of_word = at + len(word)
-                if not (
-                    word.isascii() and at and lower[at - 1].isascii() and lower[at - 1].isalpha()
-                ):
-                    yield from self._value_after(text, end_of_word)
-                at = lower.find(word, end_of_word)
-
-    def _value_after(self, text: str, position: int) -> Iterator[Span]:
-        match = self._REST.match(text, position)
-        if match is None:
-            return
-        start, end = match.span(1)
-        while end > start and text[end - 1] in ".!?:":
-            end -= 1  # the sentence's end, not the password's
-        value = text[start:end]
-        if len(value) >= 6 and not value.isalpha() and not value.startswith(("<", "${", "{{")):
-            yield Span(start, end, "SECRET")
-
-
 class QuotedEntropyFinder:
     """Quoted strings of high entropy (`"Zm9vYmFy..."`): what code carries a secret in. Hex in
     quotes is a hash as often as a key: only named hex (KeywordFinder) is a secret."""
@@ -313,4 +287,5 @@ class QuotedEntropyFinder:
 def secret_finders() -> list[object]:
     """Every secret finder, in the order of SECRET_KINDS."""
     return [PrivateKeyFinder(), JwtFinder(), *password_finders(), TokenFinder(), KeywordFinder(),
-            PasswordPhraseFinder(), RandomTokenFinder(), QuotedEntropyFinder()]  # fmt: skip
+            PasswordPhraseFinder(), CodeFinder(), RandomTokenFinder(),
+            QuotedEntropyFinder()]  # fmt: skip

@@ -1,0 +1,189 @@
+"""Secrets that a sentence states, in the words people use in many languages: "my password is
+Tr0ub4dor&3", "das Passwort ist Sommer2024!", "mot de passe : soleil123", "密码是...",
+"password: letmein", and the short codes that unlock things ("my PIN is 4829", "OTP: 551203",
+"the CVV is 123", "验证码 882211").
+
+Each finder looks for its naming words with `in` and str.find on the lower-cased text (a regex
+alternation over a 2 KB text costs tens of microseconds, a substring test well under one), and
+matches what follows from there only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.context import code_not_a_secret
+from sampling.redaction.spans import Span, Text
+
+_CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+# Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
+_VALUE_CHARS = r"[^\s\"'`”’»«，。；、,;<>()（）]"
+
+
+def _lower_same_length(view: Text) -> str:
+    """The lower-cased text with the text's offsets (a character whose lower case is longer,
+    `İ`, keeps its first one)."""
+    lower = view.lower
+    if len(lower) == len(view.text):
+        return lower
+    return "".join(char.lower()[:1] for char in view.text)
+
+
+def _starts_a_word(lower: str, at: int, word: str) -> bool:
+    """An ASCII word must not continue one (`pin` in `spin`); other scripts have no spaces."""
+    return not (word[0].isascii() and at and lower[at - 1].isalpha())
+
+
+def _occurrences(lower: str, word: str) -> Iterator[int]:
+    """Where `word` ends, each place it starts a word."""
+    at = lower.find(word)
+    while at >= 0:
+        if _starts_a_word(lower, at, word):
+            yield at + len(word)
+        at = lower.find(word, at + len(word))
+
+
+class PasswordPhraseFinder:
+    """A password a sentence gives. After the word for it (inflected: `passwords`,
+    `lösenordet`, `şifrem`), a few words naming what it is for ("for the router", "für das
+    WLAN"), a verb (`is`, `ist`, `est`, `es`, `é`, `是`, ...) or a colon: the next run of
+    characters is the password when it holds a digit or a symbol. Letters alone are a password
+    only where nothing else can be meant: quoted, with a capital inside (`MonkeyBusiness`), or
+    after a colon with nothing after it on the line ("Password: letmein"), so that "the password
+    is incorrect" stays as it is."""
+
+    kinds = frozenset({"SECRET"})
+    name = "password phrase"
+    # A substring test costs ~1 µs on 2 KB of text, so an ASCII text is tested for the words
+    # of languages often written in ASCII alone (the first holds password, passwort, passcode,
+    # mot de passe, passord, ...); the rest, and the words with other letters, only in a text
+    # that is not ASCII, as text in those languages almost never is.
+    _GATES = (
+        ("pass", ("password", "passwd", "passwort", "passphrase", "passcode", "mot de passe",
+                  "passord")),
+        ("pwd", ("pwd",)), ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
+        ("senha", ("senha",)), ("clave", ("clave",)),
+    )  # fmt: skip
+    _NOT_ASCII = ("contraseña", "contrasena", "hasło", "haslo", "şifre", "sifre", "lösenord",
+                  "losenord", "jelszó", "jelszo", "heslo", "salasana", "adgangskode", "parola",
+                  "mật khẩu", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "סיסמה",
+                  "كلمة المرور", "पासवर्ड")  # fmt: skip
+    # The verbs that give a value, in the languages of the words above.
+    _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
+              r"|to|as|est|était|sera|ist|lautet|war|wird|es|era|será|é|foi|è|är|var|er|on|jest"
+              r"|je|был|будет|это)(?!\w)|[—–]")  # fmt: skip
+    _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|pour|para|per|voor"
+            r"|van|для|от|do|na|til|för|dla")  # fmt: skip
+    _REST = re.compile(
+        rf"[^\W\d_]{{0,3}}"  # an inflection
+        rf"(?:[ \t]+(?:(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t])?"  # what it is for
+        rf"(?:(?:{_VERBS})[ \t]*){{1,3}}(?P<verb_colon>[:：=])?[ \t]*"
+        rf"|[ \t]*(?P<colon>[:：=])[ \t]*"
+        rf"|[ \t]*[{_CJK}]{{0,4}}?(?:是|为|為|成了|成|は|는|이)[ \t]*[:：=]?[ \t]*"
+        rf"|[ \t]+)"
+        rf"(?:[\"'`“‘«„](?P<quoted>[^\n\"'`”’»“]{{4,64}})[\"'`”’»“]"
+        rf"|(?P<bare>{_VALUE_CHARS}{{4,64}}))",
+        re.IGNORECASE,
+    )
+    # Letters that say there is no value here (a type, a state), after a label's colon.
+    _NOT_A_VALUE = frozenset({"string", "text", "bytes", "required", "optional", "none", "null",
+                              "true", "false", "hidden", "redacted", "masked", "empty", "blank",
+                              "unknown", "unset", "secret", "password"})  # fmt: skip
+    _CAPITAL_INSIDE = re.compile(r"[a-zà-ÿ][A-ZÀ-Þ]")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        lower = _lower_same_length(view)
+        words = [word for gate, group in self._GATES if gate in lower for word in group]
+        if not view.text.isascii():
+            words += [word for word in self._NOT_ASCII if word in lower]
+        for word in words:
+            for end_of_word in _occurrences(lower, word):
+                yield from self._value_after(view.text, end_of_word, word)
+
+    def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
+        match = self._REST.match(text, position)
+        if match is None:
+            return
+        if match["quoted"] is not None:
+            start, end = match.span("quoted")
+        else:
+            start, end = match.span("bare")
+            while end > start and text[end - 1] in ".!?:":
+                end -= 1  # the sentence's end, not the password's
+        value = text[start:end]
+        if len(value) < 4 or len(set(value)) < 2 or value.startswith(("<", "${", "{{", "%(")):
+            return  # too short to be one, `****`, or a placeholder
+        if value.replace(" ", "").isalpha() and not self._letters_are_the_password(match, value):
+            return
+        assigned = "=" in ((match["colon"] or "") + (match["verb_colon"] or ""))
+        if assigned and match["quoted"] is None and code_not_a_secret(value, word):
+            return  # `password = os.environ["DB_PASSWORD"]`
+        yield Span(start, end, "SECRET")
+
+    def _letters_are_the_password(self, match: re.Match[str], value: str) -> bool:
+        if match["quoted"] is not None or self._CAPITAL_INSIDE.search(value):
+            return True
+        labelled = match["colon"] is not None or match["verb_colon"] is not None
+        line_end = match.string.find("\n", match.end())
+        rest_of_line = match.string[match.end() : None if line_end < 0 else line_end]
+        return labelled and not rest_of_line.strip() and value.lower() not in self._NOT_A_VALUE
+
+
+class CodeFinder:
+    """A code that unlocks something, given after its name: a PIN (4 digits or more), a card's
+    CVV, a one-time or verification code, a door or alarm code: digits, grouped with spaces or
+    dashes or not, `#` or `*` at the end."""
+
+    kinds = frozenset({"SECRET"})
+    name = "unlock code"
+    # Names that are a code's alone, and `code`, which names one only after these words.
+    _NAMES = (("pin", ("pin",)), ("cv", ("cvv", "cvc")), ("otp", ("otp",)))  # (gate, names)
+    _CODE_KINDS = re.compile(
+        r"(?:security|access|door|gate|alarm|unlock|one[- ]time|verification|confirmation|2fa"
+        r"|two[- ]factor|auth|authentication|authenticator|backup|recovery|sms|login|sign[- ]in"
+        r"|pin|passcode|entry|safe|lock)[ \t]*$"
+    )
+    _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
+                  "認証コード", "인증번호", "код подтверждения", "пин-код", "пин")  # fmt: skip
+    _REST = re.compile(
+        r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"
+        r"(?:[ \t]*(?:(?:is|was|are|will\s+be|now|here)(?!\w)|[:：=#—–-]|是|为|為|は|는)"
+        r"[ \t]*){0,3}"
+        r"(?:[ \t]*[:：=][ \t]*)?"
+        r"(?P<code>\d(?:[ -]?\d){2,11}[#*]?)(?![\w.-]*\w)",
+        re.IGNORECASE,
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(3):  # every code has 3 digits or more
+            return
+        lower = _lower_same_length(view)
+        text = view.text
+        for gate, names in self._NAMES:
+            if gate not in lower:
+                continue
+            for name in names:
+                for end_of_word in _occurrences(lower, name):
+                    if lower[end_of_word : end_of_word + 1].isalpha():
+                        continue  # `pint`, `otpauth`: another word
+                    yield from self._code_after(
+                        text, end_of_word, least_digits=3 if name != "pin" else 4
+                    )
+        if "code" in lower:
+            for end_of_word in _occurrences(lower, "code"):
+                if self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4):
+                    yield from self._code_after(text, end_of_word, least_digits=4)
+        if not text.isascii():
+            for word in self._NOT_ASCII:
+                if word in lower:
+                    for end_of_word in _occurrences(lower, word):
+                        yield from self._code_after(text, end_of_word, least_digits=4)
+
+    def _code_after(self, text: str, position: int, least_digits: int) -> Iterator[Span]:
+        match = self._REST.match(text, position)
+        if match is None:
+            return
+        code = match["code"]
+        if sum(char.isdigit() for char in code) >= least_digits:
+            yield Span(match.start("code"), match.end("code"), "SECRET")

@@ -162,6 +162,9 @@ def test_unquoted_secrets_next_to_a_word_that_names_them(
         ("şifrem Kedi1234", "Kedi1234"),
         ("lösenordet är Sommar2024", "Sommar2024"),
         ("パスワードはNeko2024です", "Neko2024"),
+        ("the admin pw is Hx55&zz9", "Hx55&zz9"),
+        ("pass: Xk!20wq", "Xk!20wq"),  # "pass" names one before a colon only
+        ("Ich habe mein Passwort auf Blau!2023 geändert", "Blau!2023"),
     ],
 )  # fmt: skip
 def test_a_password_a_sentence_gives_in_any_of_many_languages(
@@ -185,6 +188,10 @@ def test_a_password_a_sentence_gives_in_any_of_many_languages(
         ("the door code is 1234#", "1234#"),
         ("2FA backup code 8812 0931", "8812 0931"),
         ("您的验证码是882211，五分钟内有效", "882211"),
+        ("Mon code PIN est 8812", "8812"),
+        ("Meine PIN lautet 9031", "9031"),
+        ("El PIN de la tarjeta es 7702", "7702"),
+        ("The CVV code on the back is 812", "812"),
     ],
 )  # fmt: skip
 def test_a_code_that_unlocks_something_after_its_name(
@@ -228,6 +235,9 @@ def test_a_password_on_a_command_line_or_in_a_wifi_code(
         "the code is 404; error code 1234; zip code 94107",
         "He spins 1200 rpm and paid 4500 for the footprint 2024.",
         "Das Passwort ist falsch.",
+        "def check_password(password: str) -> bool:",
+        "you can pass --no-cache to docker build; Pass: 3 of 4 tests",
+        "pin 1 is VCC and pin 8 is GND on the 555 timer; the pin on the board is 3.3V tolerant",
         "la clave es la paciencia",
     ],
 )  # fmt: skip

@@ -93,7 +93,7 @@ def password_finders() -> list[PatternFinder]:
     and of the command lines that take one: `mysql -pPASSWORD` (with a space, `-p` asks for it
     and the next word is a database), `curl -u user:PASSWORD`, `sshpass -p PASSWORD`."""
     connection_string = re.compile(r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)\s*([^\s;'\"]+)")
-    wifi = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)", re.IGNORECASE)
+    wifi = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
     # A command, then its options on the same line (a pipe, `;` or `&` ends the command).
     options = r"\b[^\n|;&]*?[ \t]"
     mysql = re.compile(rf"(?:mysql|mysqldump|mysqladmin|mariadb){options}-p[\"']?([^\s'\"]+)")
@@ -104,8 +104,8 @@ def password_finders() -> list[PatternFinder]:
                       value_group=True, needs="@"),
         PatternFinder("PASSWORD", (connection_string,), ("password", "pwd"), "connection string",
                       value_group=True, needs="=", is_value=_connection_string_value),
-        PatternFinder("PASSWORD", (wifi,), ("wifi:",), "wifi qr code", value_group=True,
-                      needs=";"),
+        PatternFinder("PASSWORD", (wifi,), ("WIFI:",), "wifi qr code", value_group=True,
+                      needs="W"),
         PatternFinder("PASSWORD", (mysql, user, sshpass), ("mysql", "mariadb", "curl", "wget",
                       "sshpass"), "command line password", value_group=True, needs="-"),
     ]  # fmt: skip
@@ -201,14 +201,16 @@ class KeywordFinder:
                 continue
             quoted = value.group(2) is not None
             group = 2 if quoted else 3
-            found = value.group(group)
+            found = value.group(group) if quoted else value.group(group).rstrip(")]}")
+            if len(found) < 4:
+                continue  # `password: str)`: a parameter's type
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
                 continue  # `****`, a placeholder or a template, not a secret
             if not quoted and text[at] != "=" and found.isalpha():
                 continue
             if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
                 continue
-            yield Span(value.start(group), value.end(group), "SECRET")
+            yield Span(value.start(group), value.start(group) + len(found), "SECRET")
 
 
 def _positions(text: str, chars: str) -> list[int]:

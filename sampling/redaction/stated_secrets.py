@@ -16,6 +16,13 @@ from collections.abc import Iterator
 from sampling.redaction.context import code_not_a_secret
 from sampling.redaction.spans import Span, Text
 
+# The verbs that give a value ("is", "ist", "lautet", "est", "es", "é", "är", "это", ...), and the
+# words that start what it is for ("for the router", "für das WLAN", "de la tarjeta").
+_VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
+          r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
+          r"|je|был|будет|это)(?!\w)|[—–]")  # fmt: skip
+_FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|auf|pour|para|per"
+        r"|voor|van|для|от|do|na|til|för|dla")  # fmt: skip
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
 _VALUE_CHARS = r"[^\s\"'`”’»«，。；、,;<>()（）]"
@@ -61,20 +68,14 @@ class PasswordPhraseFinder:
     # that is not ASCII, as text in those languages almost never is.
     _GATES = (
         ("pass", ("password", "passwd", "passwort", "passphrase", "passcode", "mot de passe",
-                  "passord")),
-        ("pwd", ("pwd",)), ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
+                  "passord", "pass")),
+        ("pw", ("pwd", "pw")), ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
         ("senha", ("senha",)), ("clave", ("clave",)),
     )  # fmt: skip
     _NOT_ASCII = ("contraseña", "contrasena", "hasło", "haslo", "şifre", "sifre", "lösenord",
                   "losenord", "jelszó", "jelszo", "heslo", "salasana", "adgangskode", "parola",
                   "mật khẩu", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "סיסמה",
                   "كلمة المرور", "पासवर्ड")  # fmt: skip
-    # The verbs that give a value, in the languages of the words above.
-    _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
-              r"|to|as|est|était|sera|ist|lautet|war|wird|es|era|será|é|foi|è|är|var|er|on|jest"
-              r"|je|был|будет|это)(?!\w)|[—–]")  # fmt: skip
-    _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|pour|para|per|voor"
-            r"|van|для|от|do|na|til|för|dla")  # fmt: skip
     _REST = re.compile(
         rf"[^\W\d_]{{0,3}}"  # an inflection
         rf"(?:[ \t]+(?:(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t])?"  # what it is for
@@ -86,6 +87,8 @@ class PasswordPhraseFinder:
         rf"|(?P<bare>{_VALUE_CHARS}{{4,64}}))",
         re.IGNORECASE,
     )
+    # Words that name a password only as a label ("pass: ..."): in a sentence, "pass" is a verb.
+    _BEFORE_A_COLON_ONLY = frozenset({"pass"})
     # Letters that say there is no value here (a type, a state), after a label's colon.
     _NOT_A_VALUE = frozenset({"string", "text", "bytes", "required", "optional", "none", "null",
                               "true", "false", "hidden", "redacted", "masked", "empty", "blank",
@@ -103,7 +106,7 @@ class PasswordPhraseFinder:
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
         match = self._REST.match(text, position)
-        if match is None:
+        if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
             return
         if match["quoted"] is not None:
             start, end = match.span("quoted")
@@ -147,10 +150,9 @@ class CodeFinder:
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "인증번호", "код подтверждения", "пин-код", "пин")  # fmt: skip
     _REST = re.compile(
-        r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"
-        r"(?:[ \t]*(?:(?:is|was|are|will\s+be|now|here)(?!\w)|[:：=#—–-]|是|为|為|は|는)"
-        r"[ \t]*){0,3}"
-        r"(?:[ \t]*[:：=][ \t]*)?"
+        r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
+        rf"(?:[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t]+(?={_VERBS}|[:：=]))?"  # "on the back"
+        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|[:：=#-]|是|为|為|は|는)[ \t]*){{0,3}}"
         r"(?P<code>\d(?:[ -]?\d){2,11}[#*]?)(?![\w.-]*\w)",
         re.IGNORECASE,
     )

@@ -128,6 +128,10 @@ WANDB = "4f9a2b7c1d8e4f6a0b5c9d2e7f1a3b8c9d0e1f2a"
         ("我把密码设置成了UXTsQ8B3X%5。", "UXTsQ8B3X%5"),
         ("Paste this token: Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd", "Xk3vP9qLm2Rt7Ws4Yz8Ab1Cd"),
         ("password = hunter22  # not from the environment", "hunter22"),
+        # named tokens of 12 to 19 characters: shorter than a bare random token may be
+        ("my key is Xk3vP9qLm2Rt7", "Xk3vP9qLm2Rt7"),
+        ("the secret is 8f3a9c2e7b1d4f6a", "8f3a9c2e7b1d4f6a"),
+        ("密钥是Xk3vP9qLm2Rt7，别外传", "Xk3vP9qLm2Rt7"),
         ('DB_PASSWORD=s3cr3t! python app.py', "s3cr3t!"),
     ],
 )  # fmt: skip
@@ -236,6 +240,8 @@ def test_a_password_on_a_command_line_or_in_a_wifi_code(
         "He spins 1200 rpm and paid 4500 for the footprint 2024.",
         "Das Passwort ist falsch.",
         "def check_password(password: str) -> bool:",
+        "the key is UserProfileCardV2; set the key to max_new_tokens_2 at 2024-05-01T12:00",
+        "the token is gpt-4o-2024-08-06, the secret is internationalization",
         "you can pass --no-cache to docker build; Pass: 3 of 4 tests",
         "pin 1 is VCC and pin 8 is GND on the 555 timer; the pin on the board is 3.3V tolerant",
         "la clave es la paciencia",

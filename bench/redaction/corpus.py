@@ -183,6 +183,11 @@ def unlock_code(rng: random.Random) -> str:
     return f"{rng.randrange(10**digits):0{digits}d}"
 
 
+def short_key(rng: random.Random) -> str:
+    """A key or secret of 12 to 19 letters and digits: shorter than a bare random token."""
+    return _mixed(rng, ALNUM, rng.randrange(12, 20))
+
+
 def bearer(rng: random.Random) -> str:
     return _mixed(rng, URLSAFE + ".", rng.choice([32, 40, 64]))
 
@@ -370,6 +375,7 @@ KINDS: tuple[Kind, ...] = (
     _kind("replicate_token", "api_token", replicate, "Replicate token", "Replicate令牌"),
     _kind("wandb_key", "api_token", wandb, "wandb API key", "wandb API密钥", named_only=True),
     _kind("generic_api_key", "api_token", generic_key, "API key", "API密钥", named_only=True),
+    _kind("short_named_key", "api_token", short_key, "API secret", "API密钥", named_only=True),
     _kind(
         "bearer_token",
         "api_token",

@@ -16,7 +16,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sampling.redaction.context import NamedBefore, code_not_a_secret
-from sampling.redaction.randomness import character_classes, looks_random, unnamed_secret
+from sampling.redaction.randomness import (
+    character_classes,
+    looks_random,
+    reads_as_words,
+    unnamed_secret,
+)
 from sampling.redaction.spans import Span, Text
 from sampling.redaction.stated_secrets import CodeFinder, PasswordPhraseFinder
 from sampling.redaction.tokens import TokenFinder
@@ -40,6 +45,7 @@ SECRET_NAMED = NamedBefore(
 )  # fmt: skip
 # A token-shaped run: what a key, a password or an encoded secret is written with.
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{12,}")
+_DIGIT = re.compile(r"[0-9]")
 
 
 @dataclass(frozen=True)
@@ -225,10 +231,23 @@ def _positions(text: str, chars: str) -> list[int]:
     return sorted(found)
 
 
+def _short_token(value: str) -> bool:
+    """A run under 20 characters that can be a token when a secret's name precedes it: letters
+    and a digit (not a word, a number or a date), in one piece (not a dotted name, a version or
+    `gpt-4o-2024-08-06`), and not an identifier of words (`UserProfileCardV2`)."""
+    letters = sum(char.isalpha() for char in value)
+    if letters < 2 or not any(char.isdigit() for char in value):
+        return False
+    if sum(value.count(separator) for separator in "._-=/+~") > 1:
+        return False
+    return not reads_as_words(value)
+
+
 class RandomTokenFinder:
-    """Random-looking tokens that no format rule knows, in the text's long words:
+    """Random-looking tokens that no format rule knows, in the text's words of 12 characters or
+    more:
     - right after a word that names a secret ("my key is ...", "secret wJalr...", "密钥是..."):
-      a secret (SECRET) when it looks random, hex included;
+      a secret (SECRET) when it looks random, hex included, from 12 characters;
     - anywhere else (HIGH_ENTROPY): 20 to 128 characters of letters and digits in both cases,
       near the entropy of a random string of its length. Hex alone is a hash, a UUID or a git
       SHA, not a secret; longer runs are encoded data (images, archives) in code answers, and
@@ -241,7 +260,11 @@ class RandomTokenFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        for word_start, word_end in view.long_words:
+        for word_start, word_end in view.token_words:
+            if word_end - word_start < self.BARE_LENGTH[0] and not _DIGIT.search(
+                text, word_start, word_end
+            ):
+                continue  # a short run needs a digit (most words of prose end here)
             for match in _TOKEN_RUN.finditer(text, word_start, word_end):
                 start, end = match.span()
                 # Trailing sentence punctuation is not part of a token; `=` padding is.
@@ -249,6 +272,8 @@ class RandomTokenFinder:
                     end -= 1
                 value = text[start:end]
                 if len(value) < 12:
+                    continue
+                if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
                     continue
                 if SECRET_NAMED.before(text, start) and looks_random(value):
                     yield Span(start, end, "SECRET")

@@ -7,19 +7,24 @@ from collections.abc import Iterable
 from typing import NamedTuple, Protocol
 
 LONG_WORD = 20
+# A named token ("my key is Xk3vP9qLm2Rt7") may be shorter: the words a secret's name can precede.
+TOKEN_WORD = 12
 
 
 # Possessive: each shorter word and its spaces are taken once and never retried from inside,
 # so one match() call finds the next long word, or rejects the rest of the text, in one pass.
-# Used for texts with non-ASCII characters; ASCII texts take the faster path in Text.long_words.
-_LONG_WORD = re.compile(rf"\s*+(?:\S{{1,{LONG_WORD - 1}}}+\s++)*+(\S{{{LONG_WORD},}}+)")
+# Used for texts with non-ASCII characters; ASCII texts take the faster path in Text._words.
+def _word_pattern(length: int) -> re.Pattern[str]:
+    return re.compile(rf"\s*+(?:\S{{1,{length - 1}}}+\s++)*+(\S{{{length},}}+)")
+
+
+_WORD_PATTERNS = {length: _word_pattern(length) for length in (LONG_WORD, TOKEN_WORD)}
 
 # Translation tables: a regex walks a text at ~10 ns a character, bytes.translate and `in` at
 # well under one, so the facts finders are gated on are read from translated copies of the text.
 # Words (of ASCII texts, where a byte is a character): whitespace as `\s` has it to " ",
 # every other character to "x".
 _WORD_SHAPE = bytes(32 if re.fullmatch(r"\s", chr(code)) else 120 for code in range(256))
-_LONG_RUN = b"x" * LONG_WORD
 # Numbers, from the UTF-8 bytes of any text (every byte of a character past ASCII is >= 128,
 # and `[0-9]` is ASCII): digits to "0", capitals to "A", dots kept, the other separators numbers
 # are written with to " ", anything else to "a".
@@ -50,12 +55,15 @@ class Text:
 
     # Plain attributes filled on first use: functools.cached_property takes a lock on each first
     # access, which costs as much as computing most of these facts.
-    __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_shape", "text")
+    __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_shape",
+                 "_token_words", "_word_shape", "text")  # fmt: skip
 
     def __init__(self, text: str) -> None:
         self.text = text
         self._lower: str | None = None
         self._long_words: list[tuple[int, int]] | None = None
+        self._token_words: list[tuple[int, int]] | None = None
+        self._word_shape: bytes | None = None  # of an ASCII text: spaces, and "x" for the rest
         self._number_class: bytes | None = None
         self._number_shape: bytes | None = None
         self._capitals: bool | None = None
@@ -71,8 +79,35 @@ class Text:
         """(start, end) of each whitespace-separated word of LONG_WORD characters or more:
         every token, key or encoded secret is one, and ordinary prose has almost none."""
         if self._long_words is None:
-            self._long_words = _long_words(self.text)
+            self._long_words = self._words(LONG_WORD)
         return self._long_words
+
+    @property
+    def token_words(self) -> list[tuple[int, int]]:
+        """(start, end) of each word of TOKEN_WORD characters or more: where a named token,
+        shorter than a bare one, can be."""
+        if self._token_words is None:
+            self._token_words = self._words(TOKEN_WORD)
+        return self._token_words
+
+    def _words(self, length: int) -> list[tuple[int, int]]:
+        text, found = self.text, []
+        if not text.isascii():  # Unicode whitespace: the regex knows it
+            pattern, position = _WORD_PATTERNS[length], 0
+            while (match := pattern.match(text, position)) is not None:
+                found.append(match.span(1))
+                position = match.end()
+            return found
+        if self._word_shape is None:
+            self._word_shape = text.encode("ascii").translate(_WORD_SHAPE)
+        shape, run = self._word_shape, b"x" * length
+        position = shape.find(run)
+        while position >= 0:  # the first `length` x's of a word are where it starts
+            end = shape.find(b" ", position)
+            end = len(shape) if end < 0 else end
+            found.append((position, end))
+            position = shape.find(run, end)
+        return found
 
     @property
     def number_class(self) -> bytes:
@@ -105,24 +140,6 @@ class Text:
         if self._capitals is None:  # shared by the IBAN and the NINO gates
             self._capitals = b"AA00" in self.number_shape
         return self._capitals and b"AA" + b"0" * digits in self.number_shape
-
-
-def _long_words(text: str) -> list[tuple[int, int]]:
-    found = []
-    if not text.isascii():  # Unicode whitespace: the regex knows it
-        position = 0
-        while (match := _LONG_WORD.match(text, position)) is not None:
-            found.append(match.span(1))
-            position = match.end()
-        return found
-    shape = text.encode("ascii").translate(_WORD_SHAPE)
-    position = shape.find(_LONG_RUN)
-    while position >= 0:  # the first 20 x's of a word are where it starts
-        end = shape.find(b" ", position)
-        end = len(shape) if end < 0 else end
-        found.append((position, end))
-        position = shape.find(_LONG_RUN, end)
-    return found
 
 
 class Finder(Protocol):

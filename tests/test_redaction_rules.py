@@ -142,85 +142,74 @@ def test_unquoted_secrets_next_to_a_word_that_names_them(
     assert set(counts) <= {"SECRET", "API_KEY", "HIGH_ENTROPY", "PASSWORD"} and counts
 
 
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("The wifi password for the router is Tr0ub4dor&3.", "Tr0ub4dor&3"),
-        ("The passwords in the file are hunter22 and more", "hunter22"),
-        ("Password: letmein", "letmein"),  # letters alone, after a label's colon
-        ("Your new password is: Autumn\nLog in now.", "Autumn"),
-        ("pwd is MonkeyBusiness", "MonkeyBusiness"),  # letters alone, a capital inside
-        ('the passphrase is "correct horse battery staple"', "correct horse battery staple"),
-        ("my password 1234 never worked", "1234"),
-        ("le mot de passe est soleil123", "soleil123"),
-        ("Das Passwort für das WLAN ist Sommer2024", "Sommer2024"),
-        ("Das Kennwort lautet Geheim123", "Geheim123"),
-        ("mi contraseña es perro1234", "perro1234"),
-        ("la clave es Gato_77", "Gato_77"),
-        ("a senha é Banana#12", "Banana#12"),
-        ("la password è Pizza2024", "Pizza2024"),
-        ("het wachtwoord is Fiets99", "Fiets99"),
-        ("мой пароль qwerty123", "qwerty123"),
-        ("пароль: Медведь2024", "Медведь2024"),
-        ("hasło to Kotek123", "Kotek123"),
-        ("şifrem Kedi1234", "Kedi1234"),
-        ("lösenordet är Sommar2024", "Sommar2024"),
-        ("パスワードはNeko2024です", "Neko2024"),
-        ("the admin pw is Hx55&zz9", "Hx55&zz9"),
-        ("pass: Xk!20wq", "Xk!20wq"),  # "pass" names one before a colon only
-        ("Ich habe mein Passwort auf Blau!2023 geändert", "Blau!2023"),
-    ],
-)  # fmt: skip
-def test_a_password_a_sentence_gives_in_any_of_many_languages(
-    redactor: Redactor, text: str, value: str
-) -> None:
-    _, counts = _hidden(redactor, text, value)
-    assert counts == {"SECRET": 1}
+# Passwords a sentence gives, in many languages (SECRET).
+PASSWORDS_IN_SENTENCES = [
+    ("The wifi password for the router is Tr0ub4dor&3.", "Tr0ub4dor&3"),
+    ("The passwords in the file are hunter22 and more", "hunter22"),
+    ("Password: letmein", "letmein"),  # letters alone, after a label's colon
+    ("Your new password is: Autumn\nLog in now.", "Autumn"),
+    ("pwd is MonkeyBusiness", "MonkeyBusiness"),  # letters alone, a capital inside
+    ('the passphrase is "correct horse battery staple"', "correct horse battery staple"),
+    ("my password 1234 never worked", "1234"),
+    ("le mot de passe est soleil123", "soleil123"),
+    ("Das Passwort für das WLAN ist Sommer2024", "Sommer2024"),
+    ("Das Kennwort lautet Geheim123", "Geheim123"),
+    ("mi contraseña es perro1234", "perro1234"),
+    ("la clave es Gato_77", "Gato_77"),
+    ("a senha é Banana#12", "Banana#12"),
+    ("la password è Pizza2024", "Pizza2024"),
+    ("het wachtwoord is Fiets99", "Fiets99"),
+    ("мой пароль qwerty123", "qwerty123"),
+    ("пароль: Медведь2024", "Медведь2024"),
+    ("hasło to Kotek123", "Kotek123"),
+    ("şifrem Kedi1234", "Kedi1234"),
+    ("lösenordet är Sommar2024", "Sommar2024"),
+    ("パスワードはNeko2024です", "Neko2024"),
+    ("the admin pw is Hx55&zz9", "Hx55&zz9"),
+    ("pass: Xk!20wq", "Xk!20wq"),  # "pass" names one before a colon only
+    ("Ich habe mein Passwort auf Blau!2023 geändert", "Blau!2023"),
+]  # fmt: skip
+
+# Codes that unlock something, after their name (SECRET).
+UNLOCK_CODES = [
+    ("my PIN is 4829.", "4829"),
+    ("PIN-Code: 1234", "1234"),
+    ("my bank PIN number is 0420", "0420"),
+    ("the CVV is 123", "123"),
+    ("CVC 987", "987"),
+    ("OTP: 551203", "551203"),
+    ("Your verification code is 123-456.", "123-456"),
+    ("security code: 8841", "8841"),
+    ("the door code is 1234#", "1234#"),
+    ("2FA backup code 8812 0931", "8812 0931"),
+    ("您的验证码是882211，五分钟内有效", "882211"),
+    ("Mon code PIN est 8812", "8812"),
+    ("Meine PIN lautet 9031", "9031"),
+    ("El PIN de la tarjeta es 7702", "7702"),
+    ("The CVV code on the back is 812", "812"),
+]  # fmt: skip
+
+# Passwords on command lines and in Wi-Fi QR codes (PASSWORD).
+COMMAND_LINE_PASSWORDS = [
+    ("mysql -u root -pSup3rS3cret prod", "Sup3rS3cret"),
+    ("mysqldump -uroot -p'S3cret!' db > dump.sql", "S3cret!"),
+    ("curl -u alice:Wonderland1 https://api.example.com", "Wonderland1"),
+    ("curl https://x.example.com -H 'Accept: json' --user admin:secret123", "secret123"),
+    ("sshpass -p 'Hunter22' ssh deploy@host", "Hunter22"),
+    ("WIFI:T:WPA;S:HomeNet;P:s3cretWifiPass;;", "s3cretWifiPass"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("my PIN is 4829.", "4829"),
-        ("PIN-Code: 1234", "1234"),
-        ("my bank PIN number is 0420", "0420"),
-        ("the CVV is 123", "123"),
-        ("CVC 987", "987"),
-        ("OTP: 551203", "551203"),
-        ("Your verification code is 123-456.", "123-456"),
-        ("security code: 8841", "8841"),
-        ("the door code is 1234#", "1234#"),
-        ("2FA backup code 8812 0931", "8812 0931"),
-        ("您的验证码是882211，五分钟内有效", "882211"),
-        ("Mon code PIN est 8812", "8812"),
-        ("Meine PIN lautet 9031", "9031"),
-        ("El PIN de la tarjeta es 7702", "7702"),
-        ("The CVV code on the back is 812", "812"),
-    ],
+    ("text", "value", "kind"),
+    [*((text, value, "SECRET") for text, value in PASSWORDS_IN_SENTENCES + UNLOCK_CODES),
+     *((text, value, "PASSWORD") for text, value in COMMAND_LINE_PASSWORDS)],
 )  # fmt: skip
-def test_a_code_that_unlocks_something_after_its_name(
-    redactor: Redactor, text: str, value: str
+def test_a_stated_secret_is_hidden_as_its_kind(
+    redactor: Redactor, text: str, value: str, kind: str
 ) -> None:
     _, counts = _hidden(redactor, text, value)
-    assert counts == {"SECRET": 1}
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("mysql -u root -pSup3rS3cret prod", "Sup3rS3cret"),
-        ("mysqldump -uroot -p'S3cret!' db > dump.sql", "S3cret!"),
-        ("curl -u alice:Wonderland1 https://api.example.com", "Wonderland1"),
-        ("curl https://x.example.com -H 'Accept: json' --user admin:secret123", "secret123"),
-        ("sshpass -p 'Hunter22' ssh deploy@host", "Hunter22"),
-        ("WIFI:T:WPA;S:HomeNet;P:s3cretWifiPass;;", "s3cretWifiPass"),
-    ],
-)  # fmt: skip
-def test_a_password_on_a_command_line_or_in_a_wifi_code(
-    redactor: Redactor, text: str, value: str
-) -> None:
-    _, counts = _hidden(redactor, text, value)
-    assert counts == {"PASSWORD": 1}
+    assert counts == {kind: 1}
 
 
 @pytest.mark.parametrize(

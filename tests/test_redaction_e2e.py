@@ -86,7 +86,8 @@ PLANTED: dict[str, tuple[str, str]] = {
     ),
     "PASSWORD_IN_PROSE": ("my password is {}.", "Xy7!kk99Qz"),
     "PASSWORD_IN_GERMAN": ("Das Passwort für das WLAN ist {}, danke.", "Wq4#rr82Lp"),
-    "PIN": ("My PIN is {}, why is the card rejected?", "7316"),
+    # A code grouped as people write it: a bare 4-digit PIN turns up by chance in ids and times.
+    "ONE_TIME_CODE": ("Your verification code is {}, it expires soon.", "904-217"),
     "PASSWORD_ON_A_COMMAND_LINE": ("Run `mysql -u app -p{} prod` first.", "Zm9!tt41Kx"),
     "PHONE_CN": ("我的手机号是{}，请联系我", "13912345678"),
     "PHONE_CN_INTL": ("请拨打{}联系", "+86 139 8765 4321"),

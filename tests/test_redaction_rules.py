@@ -229,6 +229,7 @@ def test_a_stated_secret_is_hidden_as_its_kind(
         "He spins 1200 rpm and paid 4500 for the footprint 2024.",
         "Das Passwort ist falsch.",
         "def check_password(password: str) -> bool:",
+    'window.pwned = "script"; pwa_manifest = "manifest.json"',
         "the key is UserProfileCardV2; set the key to max_new_tokens_2 at 2024-05-01T12:00",
         "the token is gpt-4o-2024-08-06, the secret is internationalization",
         "you can pass --no-cache to docker build; Pass: 3 of 4 tests",

@@ -105,6 +105,8 @@ class PasswordPhraseFinder:
                 yield from self._value_after(view.text, end_of_word, word)
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
+        if word.isascii() and len(word) < 5 and text[position : position + 1].isalpha():
+            return  # a short word is not inflected: `pw` is not in `pwned`
         match = self._REST.match(text, position)
         if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
             return

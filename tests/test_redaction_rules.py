@@ -79,6 +79,37 @@ def test_national_ids_by_their_check_digits(redactor: Redactor, kind: str, sente
     assert redactor.redact([sentence.format(invalid)]).counts == {}
 
 
+# Numbers of more countries, valid and with the last character changed, after their name.
+NAMED_IDS = [
+    ("Canada SIN {}", "130 692 544", "130 692 545"),
+    ("My SIN is {}.", "130-692-544", "130-692-545"),
+    ("주민등록번호 {}", "971013-9019902", "971013-9019903"),
+    ("マイナンバーは{}です", "6214 9832 0257", "6214 9832 0258"),
+    ("DNI: {}", "54362315-K", "54362315-L"),
+    ("mi NIE es {}", "X2482300W", "X2482300X"),
+    ("numéro de sécurité sociale : {}", "2 95 10 99 126 111 93", "2 95 10 99 126 111 94"),
+    ("Steuer-ID {}", "36 574 261 809", "36 574 261 808"),
+    ("BSN {}", "111222333", "111222334"),
+    ("PESEL {} w formularzu", "44051401359", "44051401358"),
+    ("CURP {}", "BOXW310820HNERXN09", "BOXW310820HNERXN08"),
+    ("personnummer {}", "880320-0016", "880320-0017"),
+    ("my tax file number is {}", "123 456 782", "123 456 783"),
+    ("TC kimlik no {}", "17291716060", "17291716061"),
+    ("加拿大SIN号：{}，请保管", "130 692 544", "130 692 545"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "valid", "invalid"), NAMED_IDS)
+def test_more_countries_numbers_after_their_name_by_their_check(
+    redactor: Redactor, sentence: str, valid: str, invalid: str
+) -> None:
+    text, counts = _hidden(redactor, sentence.format(valid), valid)
+    assert counts == {"NATIONAL_ID": 1}, text
+    assert "NATIONAL_ID" not in redactor.redact([sentence.format(invalid)]).counts
+    unnamed = f"row {valid} of the table"  # the same number, no word naming it
+    assert "NATIONAL_ID" not in redactor.redact([unnamed]).counts
+
+
 @pytest.mark.parametrize(
     ("text", "value", "kind"),
     [
@@ -230,6 +261,7 @@ def test_a_stated_secret_is_hidden_as_its_kind(
         "Das Passwort ist falsch.",
         "def check_password(password: str) -> bool:",
     'window.pwned = "script"; pwa_manifest = "manifest.json"',
+    "using 130692544 rows; the sin of 1234567 radians; nieuw 44051401359; DNI 12345678",
         "the key is UserProfileCardV2; set the key to max_new_tokens_2 at 2024-05-01T12:00",
         "the token is gpt-4o-2024-08-06, the secret is internationalization",
         "you can pass --no-cache to docker build; Pass: 3 of 4 tests",

@@ -30,8 +30,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stdnum import iban, luhn, verhoeff
+from stdnum.au import tfn
 from stdnum.br import cpf
 from stdnum.cn import ric
+from stdnum.es import dni
+from stdnum.nl import bsn
+from stdnum.pl import pesel
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
@@ -301,6 +305,43 @@ def ipv6(rng: random.Random) -> str:
     return f"2001:db8:{rng.randrange(16**4):x}::{rng.randrange(16**4):x}:{rng.randrange(16**4):x}"
 
 
+def _valid(
+    rng: random.Random, draw: Callable[[random.Random], str], is_valid: Callable[[str], bool]
+) -> str:
+    """A number drawn in its format until its country's check passes (one in ten or so)."""
+    while True:
+        value = draw(rng)
+        if is_valid(value):
+            return value
+
+
+def ca_sin(rng: random.Random) -> str:
+    body = f"{rng.choice('1234567')}{rng.randrange(10**7):07d}"
+    number = body + luhn.calc_check_digit(body)
+    return f"{number[:3]} {number[3:6]} {number[6:]}"
+
+
+def nl_bsn(rng: random.Random) -> str:
+    return _valid(rng, lambda r: f"{r.randrange(10**8, 10**9)}", bsn.is_valid)
+
+
+def pl_pesel(rng: random.Random) -> str:
+    def draw(r: random.Random) -> str:
+        return f"{r.randrange(40, 99):02d}{r.randrange(1, 13):02d}{r.randrange(1, 29):02d}{r.randrange(10**5):05d}"
+
+    return _valid(rng, draw, pesel.is_valid)
+
+
+def es_dni(rng: random.Random) -> str:
+    digits = f"{rng.randrange(10**7, 10**8)}"
+    return digits + dni.calc_check_digit(digits)
+
+
+def au_tfn(rng: random.Random) -> str:
+    number = _valid(rng, lambda r: f"{r.randrange(10**8, 10**9)}", tfn.is_valid)
+    return f"{number[:3]} {number[3:6]} {number[6:]}"
+
+
 def cn_passport(rng: random.Random) -> str:
     return f"{rng.choice('EG')}{rng.randrange(10**8):08d}"
 
@@ -476,6 +517,11 @@ KINDS: tuple[Kind, ...] = (
     _kind("ipv4", "personal", ipv4, "server IP", "服务器IP"),
     _kind("ipv6", "personal", ipv6, "IPv6 address", "IPv6地址"),
     _kind("passport", "personal", cn_passport, "passport number", "护照号码", named_only=True),
+    _kind("ca_sin", "personal", ca_sin, "SIN", "加拿大SIN", named_only=True),
+    _kind("nl_bsn", "personal", nl_bsn, "BSN", "荷兰BSN号", named_only=True),
+    _kind("pl_pesel", "personal", pl_pesel, "PESEL", "波兰PESEL号", named_only=True),
+    _kind("es_dni", "personal", es_dni, "DNI", "西班牙DNI", named_only=True),
+    _kind("au_tfn", "personal", au_tfn, "tax file number", "澳洲TFN", named_only=True),
 )
 SECRET_GROUPS = ("private_key", "cloud_key", "api_token")  # none of these may be missed
 

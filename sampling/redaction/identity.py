@@ -20,6 +20,7 @@ from stdnum.in_ import aadhaar, pan
 
 from sampling.redaction.checks import is_us_ssn
 from sampling.redaction.context import NamedBefore
+from sampling.redaction.national_ids import NationalIdFinder
 from sampling.redaction.spans import Span, Text
 
 # Not part of a longer token: no ASCII letter or digit beside it, nor a separator joining it to
@@ -173,4 +174,4 @@ class PassportFinder:
 
 
 def identity_finders() -> list[object]:
-    return [IdFinder(), PanFinder(), PassportFinder()]
+    return [IdFinder(), PanFinder(), PassportFinder(), NationalIdFinder()]

@@ -30,6 +30,9 @@ PERSONAL_KINDS: dict[str, str] = {
     "BR_CPF": "Brazilian CPF numbers (two check digits; bare 11 digits only after 'CPF')",
     "IN_PAN": "Indian PAN numbers (ABCPE1234F, with the holder-type letter checked)",
     "PASSPORT": "passport numbers after a word naming a passport (passport, 护照, ...)",
+    "NATIONAL_ID": "identity, tax and social security numbers of about 30 more countries after a "
+    "word naming them (Canada's SIN, Korea's RRN, Japan's My Number, Spain's DNI/NIE, France's "
+    "NIR, Germany's Steuer-ID, BSN, PESEL, CURP, Nordic personal numbers, ...), each checked",
     "PHONE": "phone numbers of any country with `+`; without it, read as a number of each of "
     "`phone_regions` (libphonenumber's data), or in North American and UK shapes",
     "CARD": "payment card numbers (13-19 digits, known prefixes, Luhn check)",

@@ -89,6 +89,8 @@ PLANTED: dict[str, tuple[str, str]] = {
     # A code grouped as people write it: a bare 4-digit PIN turns up by chance in ids and times.
     "ONE_TIME_CODE": ("Your verification code is {}, it expires soon.", "904-217"),
     "PASSWORD_ON_A_COMMAND_LINE": ("Run `mysql -u app -p{} prod` first.", "Zm9!tt41Kx"),
+    "NATIONAL_ID": ("My SIN is {}, please update it.", "130 692 544"),
+    "SHORT_NAMED_KEY": ("the signing secret is {} now", "Qv8mW2xR5tLp9z"),
     "PHONE_CN": ("我的手机号是{}，请联系我", "13912345678"),
     "PHONE_CN_INTL": ("请拨打{}联系", "+86 139 8765 4321"),
     "CN_ID": ("身份证号{}。", "11010519491231002X"),

@@ -325,3 +325,17 @@ def test_phone_regions_decide_how_numbers_without_plus_are_read() -> None:
 def test_an_unknown_phone_region_is_one_clear_message() -> None:
     with pytest.raises(ValidationError, match=r"(?s)phone_regions.*'UK' is not a region"):
         RedactConfig(phone_regions=["US", "UK"])
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("İİ api_key=abcd1234efgh ok", "abcd1234efgh"),  # `İ` lower-cases to two characters
+        ("İİİİ password is Tr0ub4dor&3 ok", "Tr0ub4dor&3"),
+    ],
+)
+def test_a_letter_whose_lower_case_is_longer_moves_no_find(
+    redactor: Redactor, text: str, value: str
+) -> None:
+    redacted, _ = _hidden(redactor, text, value)
+    assert redacted.endswith(" ok")

@@ -102,7 +102,7 @@ class NationalIdFinder:
             return
         lower, text = view.lower, view.text
         named: dict[int, str] = {}  # where a naming word ends -> the word
-        if text.isascii() and len(lower) == len(text):  # number_class's bytes are characters
+        if text.isascii():  # number_class's bytes are characters
             # Words only in the few characters before each long run of digits: a regex over a
             # whole text of prose costs more than the rest of this finder.
             for run in _DIGIT_RUN.finditer(view.number_class):

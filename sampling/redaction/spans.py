@@ -70,8 +70,13 @@ class Text:
 
     @property
     def lower(self) -> str:
+        """The text in lower case, each character where it was: finders read positions off it
+        and cut the text there (`İ`, whose lower case is two characters, keeps its first)."""
         if self._lower is None:
-            self._lower = self.text.lower()
+            lower = self.text.lower()
+            if len(lower) != len(self.text):
+                lower = "".join(char.lower()[:1] for char in self.text)
+            self._lower = lower
         return self._lower
 
     @property

@@ -28,15 +28,6 @@ _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _VALUE_CHARS = r"[^\s\"'`”’»«，。；、,;<>()（）]"
 
 
-def _lower_same_length(view: Text) -> str:
-    """The lower-cased text with the text's offsets (a character whose lower case is longer,
-    `İ`, keeps its first one)."""
-    lower = view.lower
-    if len(lower) == len(view.text):
-        return lower
-    return "".join(char.lower()[:1] for char in view.text)
-
-
 def _starts_a_word(lower: str, at: int, word: str) -> bool:
     """An ASCII word must not continue one (`pin` in `spin`); other scripts have no spaces."""
     return not (word[0].isascii() and at and lower[at - 1].isalpha())
@@ -96,7 +87,7 @@ class PasswordPhraseFinder:
     _CAPITAL_INSIDE = re.compile(r"[a-zà-ÿ][A-ZÀ-Þ]")
 
     def find(self, view: Text) -> Iterator[Span]:
-        lower = _lower_same_length(view)
+        lower = view.lower
         words = [word for gate, group in self._GATES if gate in lower for word in group]
         if not view.text.isascii():
             words += [word for word in self._NOT_ASCII if word in lower]
@@ -162,7 +153,7 @@ class CodeFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(3):  # every code has 3 digits or more
             return
-        lower = _lower_same_length(view)
+        lower = view.lower
         text = view.text
         for gate, names in self._NAMES:
             if gate not in lower:

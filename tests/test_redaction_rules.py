@@ -196,6 +196,7 @@ PASSWORDS_IN_SENTENCES = [
     ("şifrem Kedi1234", "Kedi1234"),
     ("lösenordet är Sommar2024", "Sommar2024"),
     ("パスワードはNeko2024です", "Neko2024"),
+    ("我的password是Tr0ub4dor&3，谢谢", "Tr0ub4dor&3"),  # an English word in Chinese text
     ("the admin pw is Hx55&zz9", "Hx55&zz9"),
     ("pass: Xk!20wq", "Xk!20wq"),  # "pass" names one before a colon only
     ("Ich habe mein Passwort auf Blau!2023 geändert", "Blau!2023"),
@@ -214,6 +215,7 @@ UNLOCK_CODES = [
     ("the door code is 1234#", "1234#"),
     ("2FA backup code 8812 0931", "8812 0931"),
     ("您的验证码是882211，五分钟内有效", "882211"),
+    ("银行卡pin是4829。", "4829"),
     ("Mon code PIN est 8812", "8812"),
     ("Meine PIN lautet 9031", "9031"),
     ("El PIN de la tarjeta es 7702", "7702"),

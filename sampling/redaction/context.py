@@ -6,7 +6,29 @@ is not a value."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+
+
+def word_ends(
+    lower: str, word: str, start: int = 0, end: int | None = None, *, whole: bool = False
+) -> Iterator[int]:
+    """Where `word` ends in lower[start:end], at each place it starts a word: an ASCII word not
+    right after an ASCII letter (`pin` is not in `spin`; `我的pin是` holds it, as CJK text has no
+    spaces); with `whole`, nor right before one (`pin` is not in `pint`)."""
+    end = len(lower) if end is None else end
+    ascii_word = word.isascii()
+    at = lower.find(word, start, end)
+    while at >= 0:
+        after = at + len(word)
+        if not ascii_word or not (
+            _ascii_letter(lower[at - 1 : at]) or (whole and _ascii_letter(lower[after : after + 1]))
+        ):
+            yield after
+        at = lower.find(word, after, end)
+
+
+def _ascii_letter(char: str) -> bool:
+    return "a" <= char <= "z" or "A" <= char <= "Z"
 
 
 class NamedBefore:

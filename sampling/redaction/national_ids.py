@@ -40,6 +40,7 @@ from stdnum.tr import tckimlik
 from stdnum.us import itin
 from stdnum.za import idnr as za_idnr
 
+from sampling.redaction.context import word_ends
 from sampling.redaction.spans import Span, Text
 
 # The words (lower case) that name a number, and the checks of the numbers they name.
@@ -116,15 +117,11 @@ class NationalIdFinder:
         """The words that end in the few characters before `position` (a substring test each:
         over 40 characters, faster than one regex of them all)."""
         start = max(0, position - _BEFORE)
-        found = {}
-        for word in _ASCII_NAMES:
-            at = lower.find(word, start, position)
-            while at >= 0:
-                end = at + len(word)
-                if not (lower[at - 1 : at].isalpha() or lower[end : end + 1].isalpha()):
-                    found[end] = word  # standing alone: `sin` is not in `using`
-                at = lower.find(word, end, position)
-        return found
+        return {
+            end: word  # standing alone: `sin` is not in `using`
+            for word in _ASCII_NAMES
+            for end in word_ends(lower, word, start, position, whole=True)
+        }
 
     def _number_after(
         self, text: str, position: int, modules: tuple[ModuleType, ...]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sampling.redaction.context import code_not_a_secret
+from sampling.redaction.context import code_not_a_secret, word_ends
 from sampling.redaction.spans import Span, Text
 
 # The verbs that give a value ("is", "ist", "lautet", "est", "es", "é", "är", "это", ...), and the
@@ -26,20 +26,6 @@ _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|auf|
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
 _VALUE_CHARS = r"[^\s\"'`”’»«，。；、,;<>()（）]"
-
-
-def _starts_a_word(lower: str, at: int, word: str) -> bool:
-    """An ASCII word must not continue one (`pin` in `spin`); other scripts have no spaces."""
-    return not (word[0].isascii() and at and lower[at - 1].isalpha())
-
-
-def _occurrences(lower: str, word: str) -> Iterator[int]:
-    """Where `word` ends, each place it starts a word."""
-    at = lower.find(word)
-    while at >= 0:
-        if _starts_a_word(lower, at, word):
-            yield at + len(word)
-        at = lower.find(word, at + len(word))
 
 
 class PasswordPhraseFinder:
@@ -92,12 +78,11 @@ class PasswordPhraseFinder:
         if not view.text.isascii():
             words += [word for word in self._NOT_ASCII if word in lower]
         for word in words:
-            for end_of_word in _occurrences(lower, word):
+            # A short word is not inflected: `pw` is not in `pwned`.
+            for end_of_word in word_ends(lower, word, whole=len(word) < 5):
                 yield from self._value_after(view.text, end_of_word, word)
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
-        if word.isascii() and len(word) < 5 and text[position : position + 1].isalpha():
-            return  # a short word is not inflected: `pw` is not in `pwned`
         match = self._REST.match(text, position)
         if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
             return
@@ -158,21 +143,19 @@ class CodeFinder:
         for gate, names in self._NAMES:
             if gate not in lower:
                 continue
-            for name in names:
-                for end_of_word in _occurrences(lower, name):
-                    if lower[end_of_word : end_of_word + 1].isalpha():
-                        continue  # `pint`, `otpauth`: another word
+            for name in names:  # a whole word: `pint` and `otpauth` are others
+                for end_of_word in word_ends(lower, name, whole=True):
                     yield from self._code_after(
                         text, end_of_word, least_digits=3 if name != "pin" else 4
                     )
         if "code" in lower:
-            for end_of_word in _occurrences(lower, "code"):
+            for end_of_word in word_ends(lower, "code"):
                 if self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4):
                     yield from self._code_after(text, end_of_word, least_digits=4)
         if not text.isascii():
             for word in self._NOT_ASCII:
                 if word in lower:
-                    for end_of_word in _occurrences(lower, word):
+                    for end_of_word in word_ends(lower, word):
                         yield from self._code_after(text, end_of_word, least_digits=4)
 
     def _code_after(self, text: str, position: int, least_digits: int) -> Iterator[Span]:

@@ -62,7 +62,7 @@ def reads_as_words(value: str) -> bool:
     in_words = 0
     for match in _WORD_LIKE.finditer(value):
         run = match.group()
-        if any(char in _VOWELS for char in run.lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ")):
+        if any(char in _VOWELS for char in run[run[0].isupper() :]):  # a vowel after the capital
             in_words += len(run)
     vowels = sum(char in _VOWELS for char in value)
     return letters > 0 and in_words >= 0.7 * letters and vowels >= 0.25 * letters

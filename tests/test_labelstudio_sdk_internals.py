@@ -77,6 +77,31 @@ def test_the_light_client_lists_what_the_sdk_client_lists(what: str) -> None:
         assert all("fields=all" in url for url in urls)
 
 
+def test_a_project_lookup_asks_for_ids_and_titles_only_on_every_page() -> None:
+    """Our own listing (annotation/labelstudio.py `projects_titled`): `include=id,title`, so
+    that Label Studio counts nothing, read page after page until `next` is empty."""
+    seen: list[httpx.Request] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        page, size = int(request.url.params["page"]), int(request.url.params["page_size"])
+        ids = range(250)[(page - 1) * size : page * size]
+        more = "more" if page * size < 250 else None
+        results = [{"id": 1000 - i, "title": f"run {i}"} for i in ids]
+        return httpx.Response(200, json={"count": 250, "next": more, "results": results})
+
+    client = LabelStudioClient("http://ls.test", "k")
+    client._http = httpx.Client(transport=httpx.MockTransport(answer))
+    try:
+        found = client.projects_titled("run ")
+    finally:
+        client.close()
+    assert len(found) == 250 and found == sorted(found) and found[0] == (751, "run 249")
+    assert [request.url.params["page"] for request in seen] == ["1", "2", "3"]
+    assert {request.url.params["include"] for request in seen} == {"id,title"}
+    assert {request.url.params["title"] for request in seen} == {"run "}
+
+
 @pytest.mark.integration  # a fresh interpreter: what a worker's start imports
 def test_talking_to_label_studio_does_not_import_pandas() -> None:
     """What the light client is for: a worker's start does not pay for the SDK's export

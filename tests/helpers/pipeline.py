@@ -56,6 +56,7 @@ class Setup:
         ]
         self.logs: list[Path] = []
         self.run_id = f"run-{tag}"  # job ids derive from sample ids: no collisions across tests
+        self._project_id: int | None = None  # once made, a project keeps its id
 
     def records(self, start: int, count: int, **kwargs: object) -> list[dict]:
         return rollout_records(start, count, run_id=self.run_id, **kwargs)
@@ -94,15 +95,24 @@ class Setup:
         )
 
     def project_id(self) -> int:
-        with self.server.client() as client:
-            project_id = client.find_project(self.project)
+        project_id = self._find_project()
         assert project_id is not None
         return project_id
 
     def task_count(self) -> int:
+        project_id = self._find_project()
+        if project_id is None:
+            return 0
         with self.server.client() as client:
-            project_id = client.find_project(self.project)
-            return 0 if project_id is None else client.count_tasks(project_id)
+            return client.count_tasks(project_id)
+
+    def _find_project(self) -> int | None:
+        """The project's id, looked up until it exists: the tests poll task counts, and each
+        lookup by title is a listing Label Studio pays for."""
+        if self._project_id is None:
+            with self.server.client() as client:
+                self._project_id = client.find_project(self.project)
+        return self._project_id
 
     def tasks(self) -> list[dict]:
         sdk = LabelStudio(base_url=self.server.url, api_key=self.server.api_key)
@@ -114,7 +124,7 @@ class Setup:
 
     def wait_for_all(self, count: int) -> None:
         """Until the project holds `count` tasks and the queue is empty, and a second more."""
-        done = lambda: self.task_count() >= count and self.queue.count == 0  # noqa: E731
+        done = lambda: self.queue.count == 0 and self.task_count() >= count  # noqa: E731
         wait_for(done, 120, "the rest", explain=self.queue_state)
         time.sleep(1)  # anything imported twice would show up by now
 

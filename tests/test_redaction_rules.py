@@ -275,6 +275,77 @@ def test_words_about_passwords_and_codes_that_give_none(redactor: Redactor, text
     assert redactor.redact([text]).counts == {}, redactor.redact([text]).texts
 
 
+# (text, value, kind): personal values a word names, and street addresses by their shape.
+NAMED_PERSONAL_VALUES = [
+    ("Patient DOB: 03/14/1985, seen today.", "03/14/1985", "BIRTH_DATE"),
+    ("My date of birth is March 14, 1985 and I need a refund.", "March 14, 1985", "BIRTH_DATE"),
+    ("I was born on 14 March 1985 in Leeds.", "14 March 1985", "BIRTH_DATE"),
+    ("Date of Birth (MM/DD/YYYY): 07/04/1976", "07/04/1976", "BIRTH_DATE"),
+    ("Geburtsdatum: 14.03.1985", "14.03.1985", "BIRTH_DATE"),
+    ("né le 14 mars 1985 à Lyon", "14 mars 1985", "BIRTH_DATE"),
+    ("fecha de nacimiento: 14 de marzo de 1985", "14 de marzo de 1985", "BIRTH_DATE"),
+    ("出生日期：1985年3月14日", "1985年3月14日", "BIRTH_DATE"),
+    ("生年月日は1985-03-14です", "1985-03-14", "BIRTH_DATE"),
+    ("My account number is 0012 3456 789, thanks.", "0012 3456 789", "ACCOUNT_NUMBER"),
+    ("the sort code is 12-34-56.", "12-34-56", "ACCOUNT_NUMBER"),
+    ("routing number 021000021 for the wire", "021000021", "ACCOUNT_NUMBER"),
+    ("Kontonummer 1234567890 bei der Sparkasse", "1234567890", "ACCOUNT_NUMBER"),
+    ("我的账号是6222021234567890123，请转账", "6222021234567890123", "ACCOUNT_NUMBER"),
+    ("IFSC: SBIN0001234", "SBIN0001234", "ACCOUNT_NUMBER"),
+    ("Driver's license: D1234-5678-9012", "D1234-5678-9012", "RECORD_NUMBER"),
+    ("MRN 00482913 admitted overnight", "00482913", "RECORD_NUMBER"),
+    ("member ID: XK4821937", "XK4821937", "RECORD_NUMBER"),
+    ("驾驶证号：110101199003071234", "110101199003071234", "RECORD_NUMBER"),
+    ("The device MAC is 00:1A:2B:3C:4D:5E on eth0.", "00:1A:2B:3C:4D:5E", "MAC_ADDRESS"),
+    ("Send it to 742 Evergreen Terrace, Springfield, IL 62704 please.",
+     "742 Evergreen Terrace, Springfield, IL 62704", "ADDRESS"),
+    ("I live at 221B Baker Street, London NW1 6XE.", "221B Baker Street, London NW1 6XE",
+     "ADDRESS"),
+    ("Ship to 12 Oak St. Apt 4B, Boston, MA 02118", "12 Oak St. Apt 4B, Boston, MA 02118",
+     "ADDRESS"),
+    ("Meine Adresse: Hauptstraße 5, 10115 Berlin", "Hauptstraße 5, 10115 Berlin", "ADDRESS"),
+    ("J'habite au 14 rue de la Paix, 75002 Paris", "14 rue de la Paix, 75002 Paris", "ADDRESS"),
+    ("Vivo en Calle Mayor 5, 28013 Madrid", "Calle Mayor 5, 28013 Madrid", "ADDRESS"),
+    ("我住在北京市朝阳区建国路88号2号楼3单元501室，快递请送这里。",
+     "北京市朝阳区建国路88号2号楼3单元501室", "ADDRESS"),
+    ("住所は東京都千代田区丸の内1-9-1です。", "東京都千代田区丸の内1-9-1", "ADDRESS"),
+    ("The package goes to 1 Infinite Loop, Cupertino, CA 95014",
+     "1 Infinite Loop, Cupertino, CA 95014", "ADDRESS"),
+    ("Meine Adresse ist Bahnhofstr. 12, 8001 Zürich", "Bahnhofstr. 12, 8001 Zürich", "ADDRESS"),
+    ("我的地址是4772 Lakeview Avenue，请寄到这里。", "4772 Lakeview Avenue", "ADDRESS"),
+    ("收货地址：Schillerstraße 110, 55845 Berlin", "Schillerstraße 110, 55845 Berlin", "ADDRESS"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), NAMED_PERSONAL_VALUES)
+def test_a_personal_value_is_hidden_whole_as_its_kind(
+    redactor: Redactor, text: str, value: str, kind: str
+) -> None:
+    result = redactor.redact([text])
+    assert result.counts == {kind: 1}, result.texts
+    assert result.texts[0] == text.replace(value, f"<{kind}_1>")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The meeting is on 03/14/2025 at 10:00; born in 1985, she moved to Paris.",
+        "I was born on a Tuesday; the birthday cake costs 1234 yen.",
+        "He was stubborn 12/12/2012 about it.",
+        "The account was created in 2019; routing number 123456789 is not valid.",
+        "My account balance is $1234567 and the account had 1234567.50 in it.",
+        "Use `student_id = 12345` in the query; the license number is required.",
+        "Time 12:30:45 and 2024-01-01; uuid 123e4567-e89b-12d3-a456-426614174000",
+        "There are 3 Main Points in this Street Fighter review; we walked 5 miles down the road.",
+        "See section 4 Road Safety Rules; the function returns 2 Drive objects.",
+        "Take line 3 to the station; 3号线很挤。这条路有100米长。",
+        "Order #12345678 shipped via 2 couriers; the MIT License 2024.",
+    ],
+)
+def test_dates_numbers_and_streets_that_are_nobodys(redactor: Redactor, text: str) -> None:
+    assert redactor.redact([text]).counts == {}, redactor.redact([text]).texts
+
+
 def test_a_bare_random_token_is_high_entropy(redactor: Redactor) -> None:
     _, counts = _hidden(redactor, "run it with q8Zr2vN6xK4mT1pW9bY3cF7hJ5dL0sAe then", "q8Zr2v")
     assert counts == {"HIGH_ENTROPY": 1}

@@ -351,6 +351,57 @@ def in_pan(rng: random.Random) -> str:
     return f"{_run(rng, letters, 3)}{rng.choice('PCH')}{rng.choice(letters)}{rng.randrange(10**4):04d}{rng.choice(letters)}"
 
 
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August",
+                "September", "October", "November", "December")  # fmt: skip
+
+
+def birth_date(rng: random.Random) -> str:
+    year, month, day = rng.randrange(1940, 2006), rng.randrange(1, 13), rng.randrange(1, 29)
+    return rng.choice([
+        f"{month:02d}/{day:02d}/{year}", f"{year}-{month:02d}-{day:02d}", f"{day:02d}.{month:02d}.{year}",
+        f"{_MONTH_NAMES[month - 1]} {day}, {year}", f"{day} {_MONTH_NAMES[month - 1]} {year}",
+    ])  # fmt: skip
+
+
+def account_number(rng: random.Random) -> str:
+    digits = f"{rng.randrange(10**7, 10**12)}"
+    return rng.choice([digits, " ".join(digits[i : i + 4] for i in range(0, len(digits), 4))])
+
+
+def record_number(rng: random.Random) -> str:
+    return rng.choice([
+        f"{rng.choice(string.ascii_uppercase)}{rng.randrange(10**6, 10**7)}",
+        f"{rng.choice(string.ascii_uppercase)}{rng.randrange(10**3, 10**4)}-{rng.randrange(10**3, 10**4)}-{rng.randrange(10**3, 10**4)}",
+        f"{rng.randrange(10**7):08d}",
+    ])  # fmt: skip
+
+
+def mac_address(rng: random.Random) -> str:
+    pairs = [f"{rng.randrange(256):02x}" for _ in range(6)]
+    text = rng.choice(":-").join(pairs)
+    return text.upper() if rng.random() < 0.5 else text
+
+
+_STREETS = ("Maple", "Oak", "Pine", "Cedar", "Elm", "Washington", "Lakeview", "Hillcrest",
+            "Sunset", "Riverside", "Highland", "Park", "Church", "Mill", "Willow")  # fmt: skip
+_TYPES = ("Street", "St", "Avenue", "Ave", "Road", "Rd", "Lane", "Drive", "Court", "Boulevard",
+          "Way", "Place", "Terrace")  # fmt: skip
+
+
+def street_address(rng: random.Random) -> str:
+    number = rng.randrange(1, 9999)
+    street = f"{number} {rng.choice(_STREETS)} {rng.choice(_TYPES)}"
+    return rng.choice([
+        street,
+        f"{street}, Springfield, IL {rng.randrange(10000, 99999)}",
+        f"{street}, Apt {rng.randrange(1, 40)}, Austin, TX {rng.randrange(10000, 99999)}",
+        f"{rng.randrange(1, 300)} {rng.choice(_STREETS)} {rng.choice(['Road', 'Lane', 'Close'])}, London SW{rng.randrange(1, 20)} {rng.randrange(1, 10)}AB",
+        f"{rng.choice(['Haupt', 'Linden', 'Garten', 'Schiller'])}straße {rng.randrange(1, 200)}, {rng.randrange(10000, 99999)} Berlin",
+        f"{rng.randrange(1, 200)} rue {rng.choice(['de la Paix', 'Victor Hugo', 'du Moulin'])}, {rng.randrange(10000, 99999)} Paris",
+        f"北京市朝阳区{rng.choice(['建国', '光华', '东三环'])}路{rng.randrange(1, 300)}号",
+    ])  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Kind:
     name: str
@@ -522,6 +573,59 @@ KINDS: tuple[Kind, ...] = (
     _kind("pl_pesel", "personal", pl_pesel, "PESEL", "波兰PESEL号", named_only=True),
     _kind("es_dni", "personal", es_dni, "DNI", "西班牙DNI", named_only=True),
     _kind("au_tfn", "personal", au_tfn, "tax file number", "澳洲TFN", named_only=True),
+    Kind(
+        "birth_date",
+        "personal",
+        birth_date,
+        (
+            "Patient DOB: {}, allergic to penicillin.",
+            "My date of birth is {} if you need it.",
+            "I was born on {} in Leeds.",
+        ),
+        ("出生日期：{}，请核对。", "我的生日是{}。"),
+        (
+            ("de", "Geburtsdatum: {}"),
+            ("fr", "Date de naissance : {}"),
+            ("es", "Fecha de nacimiento: {}"),
+        ),
+    ),
+    Kind(
+        "account_number",
+        "personal",
+        account_number,
+        (
+            "My account number is {}, please wire it there.",
+            "Bank account: {} (checking)",
+            "Pay into acct {} by Friday.",
+        ),
+        ("我的银行账号是{}，请转账。", "收款账户：{}"),
+        (("de", "Kontonummer: {}"), ("es", "Mi número de cuenta es {}")),
+    ),
+    Kind(
+        "record_number",
+        "personal",
+        record_number,
+        (
+            "Driver's license: {}",
+            "MRN {} was admitted overnight.",
+            "My member ID is {}.",
+            "The policy number is {} for the claim.",
+        ),
+        ("驾驶证号：{}", "病历号{}的病人已出院。"),
+        (("de", "Führerscheinnummer: {}"),),
+    ),
+    _kind("mac_address", "personal", mac_address, "MAC address", "MAC地址"),
+    Kind(
+        "street_address",
+        "personal",
+        street_address,
+        (
+            "Please ship it to {} by Friday.",
+            "I live at {} and the package never came.",
+            "Our office moved to {}.",
+        ),
+        ("我的地址是{}，请寄到这里。", "收货地址：{}"),
+    ),
 )
 SECRET_GROUPS = ("private_key", "cloud_key", "api_token")  # none of these may be missed
 
@@ -636,6 +740,22 @@ def _about_passwords_and_codes(rng: random.Random) -> str:
     ])  # fmt: skip
 
 
+def _dates_and_places(rng: random.Random) -> str:
+    """Dates, amounts, numbers and streets that belong to nobody."""
+    year, month, day = rng.randrange(2000, 2030), rng.randrange(1, 13), rng.randrange(1, 29)
+    return rng.choice([
+        f"The meeting is on {month:02d}/{day:02d}/{year} at 10:00 in room {rng.randrange(100, 999)}.",
+        f"Version 2.{rng.randrange(20)} was released on {_MONTH_NAMES[month - 1]} {day}, {year}.",
+        f"The account was created in {year}; the balance is ${rng.randrange(1000, 99999)}.{rng.randrange(100):02d}.",
+        f"Walk {rng.randrange(2, 9)} blocks down Main Street and turn left at the {rng.randrange(2, 9)}th light.",
+        f"Chapter {rng.randrange(2, 20)}: why the road to {year} was paved with good intentions.",
+        "Born in 1985, she studied in Leeds and moved to Paris; her birthday is in March.",
+        f"Take line {rng.randrange(1, 12)} to the station; {rng.randrange(1, 12)}号线在早高峰很挤。",
+        f"```python\nstudent_id = {rng.randrange(10000, 99999)}\nbirth_year = {year}\n```",
+        f"Section {rng.randrange(2, 9)} Road Safety Rules apply to all {rng.randrange(2, 9)} lanes.",
+    ])  # fmt: skip
+
+
 CHINESE_PROSE = (
     "潮水退去以后，港口变成了一片泥滩，孩子们穿着大两号的雨靴在石头下面找螃蟹。",
     "做面包主要靠水和耐心：五百克高筋面粉，三百五十毫升温水，十克盐和七克酵母。",
@@ -656,6 +776,7 @@ def benign(seed: int = 0, count: int = 3000) -> list[str]:
         _code_with_hashes, _code_with_base64, _code_with_identifiers, _arithmetic,
         lambda r: r.choice(prose), lambda r: "".join(r.sample(CHINESE_PROSE, 3)),
         lambda r: str(r.choice(quickstart["prompts"])), _about_passwords_and_codes,
+        _dates_and_places,
     ]  # fmt: skip
     return [makers[i % len(makers)](rng) for i in range(count)]
 

@@ -33,14 +33,26 @@ PERSONAL_KINDS: dict[str, str] = {
     "NATIONAL_ID": "identity, tax and social security numbers of about 30 more countries after a "
     "word naming them (Canada's SIN, Korea's RRN, Japan's My Number, Spain's DNI/NIE, France's "
     "NIR, Germany's Steuer-ID, BSN, PESEL, CURP, Nordic personal numbers, ...), each checked",
+    "BIRTH_DATE": "a date of birth after a word naming it (date of birth, DOB, born on, "
+    "geboren am, né le, fecha de nacimiento, 出生日期, 生年月日, ...), written in numbers, "
+    "with a month's name in several languages, or as 1985年3月14日",
+    "ACCOUNT_NUMBER": "bank account, routing (ABA-checked), sort code, BSB and IFSC numbers "
+    "after a word naming them (account number, acct, Kontonummer, número de cuenta, 账号, ...)",
+    "RECORD_NUMBER": "driver's licence, medical record, patient, member, policy, insurance, "
+    "student and employee numbers after a word naming them (MRN, Führerschein, 驾驶证, ...)",
     "PHONE": "phone numbers of any country with `+`; without it, read as a number of each of "
     "`phone_regions` (libphonenumber's data), or in North American and UK shapes",
     "CARD": "payment card numbers (13-19 digits, known prefixes, Luhn check)",
     "IBAN": "International Bank Account Numbers (country format and mod-97 check)",
+    "MAC_ADDRESS": "hardware (MAC) addresses: six pairs of hex digits joined by `:` or `-`, "
+    "or three groups of four joined by `.`",
     "IP_ADDRESS": "IPv4 and IPv6 addresses (checked by the standard library's ipaddress)",
     "US_SSN": "US Social Security numbers (123-45-6789, or 9 digits after 'SSN'; invalid ranges "
     "excluded)",
     "UK_NINO": "UK National Insurance numbers (AB 12 34 56 C)",
+    "ADDRESS": "street addresses by their shape: a house number beside a street's name and type "
+    "as English, German, Dutch, French, Spanish, Italian and Portuguese write them (with the "
+    "unit, city and postal code after them), and Chinese and Japanese addresses by their units",
 }
 BUILTIN_KINDS: dict[str, str] = SECRET_KINDS | PERSONAL_KINDS
 # `sampling.redact.phone_regions` by default: how a phone number without `+` is read.

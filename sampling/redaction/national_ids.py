@@ -81,8 +81,6 @@ _NAME = re.compile(
         for word in sorted(_NAMED, key=len, reverse=True)
     )
 )
-# Six digits or more, one separator at most between two (Text.number_class: digits are "0").
-_DIGIT_RUN = re.compile(rb"0(?:[ .]?0){5,}")
 # After the word: a few characters (`:`, `number is`, `Nr.`), then the number's groups of
 # letters and digits joined by one separator each.
 _WITHIN = 24
@@ -106,8 +104,9 @@ class NationalIdFinder:
         if text.isascii():  # number_class's bytes are characters
             # Words only in the few characters before each long run of digits: a regex over a
             # whole text of prose costs more than the rest of this finder.
-            for run in _DIGIT_RUN.finditer(view.number_class):
-                named.update(self._names_before(lower, run.start()))
+            for start, end in view.number_runs:
+                if view.number_class.count(b"0", start, end) >= 6:
+                    named.update(self._names_before(lower, start))
         else:
             named = {name.end(): name.group() for name in _NAME.finditer(lower)}
         for end, word in sorted(named.items()):

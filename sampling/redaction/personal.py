@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 
+from sampling.redaction.addresses import AddressFinder
 from sampling.redaction.checks import (
     is_card_number,
     is_iban,
@@ -16,6 +17,7 @@ from sampling.redaction.checks import (
     is_us_ssn,
 )
 from sampling.redaction.identity import identity_finders
+from sampling.redaction.named_values import NamedValueFinder
 from sampling.redaction.phones import DEFAULT_REGIONS, PHONE_NAMED, PhoneReader
 from sampling.redaction.spans import Span, Text
 
@@ -201,9 +203,29 @@ class NinoFinder:
                 yield Span(match.start(), match.end(), "UK_NINO")
 
 
+class MacFinder:
+    """Hardware (MAC) addresses, a device's lasting identifier: six pairs of hex digits joined
+    by one separator, `:` or `-` (`00:1A:2B:3C:4D:5E`), not inside a longer run of them."""
+
+    kinds = frozenset({"MAC_ADDRESS"})
+    name = "mac"
+    _MAC = re.compile(
+        r"(?<![0-9A-Fa-f:-])[0-9A-Fa-f]{2}([:-])(?:[0-9A-Fa-f]{2}\1){4}[0-9A-Fa-f]{2}"
+        r"(?![0-9A-Fa-f]|[:-][0-9A-Fa-f])"
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if text.count(":") < 5 and text.count("-") < 5:  # five separators in every one
+            return
+        for match in self._MAC.finditer(text):
+            yield Span(match.start(), match.end(), "MAC_ADDRESS")
+
+
 def personal_finders(phone_regions: Sequence[str] = DEFAULT_REGIONS) -> list[object]:
-    return [EmailFinder(), *identity_finders(), IbanFinder(), NumberFinder(phone_regions),
-            NinoFinder(), IpFinder()]  # fmt: skip
+    return [EmailFinder(), *identity_finders(), NamedValueFinder(), IbanFinder(),
+            NumberFinder(phone_regions), NinoFinder(), MacFinder(), IpFinder(),
+            AddressFinder()]  # fmt: skip
 
 
 _CN_MOBILE = re.compile(r"1[3-9]\d{9}")

@@ -37,6 +37,7 @@ _CLASS_SHAPE = bytes(
     for code in range(256)
 )  # fmt: skip
 _NUMBER_SEPARATORS = b" ."
+_NUMBER_RUN = re.compile(rb"0(?:[ .]?0){3,}")  # a literal first byte: the engine skips along
 # The middle of an IPv4 address: a dot, one to three digits, a dot, digits on both sides (a
 # regex on the shape: a literal start, so it skips along in C).
 _IPV4_MIDDLE = re.compile(rb"0\.0{1,3}\.0")
@@ -55,8 +56,8 @@ class Text:
 
     # Plain attributes filled on first use: functools.cached_property takes a lock on each first
     # access, which costs as much as computing most of these facts.
-    __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_shape",
-                 "_token_words", "_word_shape", "text")  # fmt: skip
+    __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_runs",
+                 "_number_shape", "_token_words", "_word_shape", "text")  # fmt: skip
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -66,6 +67,7 @@ class Text:
         self._word_shape: bytes | None = None  # of an ASCII text: spaces, and "x" for the rest
         self._number_class: bytes | None = None
         self._number_shape: bytes | None = None
+        self._number_runs: list[tuple[int, int]] | None = None
         self._capitals: bool | None = None
 
     @property
@@ -128,6 +130,15 @@ class Text:
         if self._number_shape is None:
             self._number_shape = self.number_class.translate(None, _NUMBER_SEPARATORS)
         return self._number_shape
+
+    @property
+    def number_runs(self) -> list[tuple[int, int]]:
+        """(start, end) in number_class of each run of four digits or more, one separator at
+        most between two (`1985-03-14`, `0012 3456`): character positions in an ASCII text.
+        Shared by the finders that look for a word naming a number before it."""
+        if self._number_runs is None:
+            self._number_runs = [run.span() for run in _NUMBER_RUN.finditer(self.number_class)]
+        return self._number_runs
 
     def has_number(self, digits: int) -> bool:
         """A run of at least `digits` digits, written with or without separators (`4111 1111`,

@@ -1,0 +1,152 @@
+"""Street addresses, found by their shape: a house number beside a street's name and type, as
+English (`742 Evergreen Terrace`, `221B Baker Street, London NW1 6XE`), German and Dutch
+(`Hauptstraße 5, 10115 Berlin`), French (`14 rue de la Paix, 75002 Paris`), Spanish, Italian
+and Portuguese (`Calle Mayor 5`, `Via Roma 12`) write them, and Chinese and Japanese addresses
+by their units (`北京市朝阳区建国路88号`, `東京都千代田区丸の内1-9-1`). A city, state and postal
+code that follow on the same line are part of the address.
+
+Each shape needs a digit and a street type, so that prose about streets stays; gated on a digit
+in the text and on the type words' letters, since most texts are neither.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.spans import Span, Text
+
+_EN_TYPES = (
+    "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
+    "Terrace|Ter|Parkway|Pkwy|Highway|Hwy|Circle|Cir|Square|Sq|Trail|Close|Crescent|Cres|"
+    "Grove|Gardens|Mews|Row|Walk|Hill|Loop|Alley|Path|Pike|Plaza|Crossing|Heights|Expressway|"
+    "Freeway"
+)
+# What may follow an English or French street on its line: a unit, then a city with its state
+# and ZIP code, its UK postcode, or its French postcode before it.
+_EN_TAIL = (
+    r"(?:\s+(?:NW|NE|SW|SE|N|S|E|W)\b\.?)?"
+    r"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|#)\.?\s*#?[A-Za-z0-9-]{1,6}\b)?"
+    r"(?:,\s+[A-Z][A-Za-z.' -]{1,30}?"
+    r"(?:,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?|,?\s+[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}|,\s+[A-Z]{2}\b)"
+    r"(?![A-Za-z0-9]))?"
+)
+# Starting at a house number (221B, 12-14; the look-behind after the first digit lets the regex
+# engine skip from digit to digit): English, a name of one to four capitalised words (or an
+# ordinal, 5th) and the type; French, the type and the name.
+_NUMBER_FIRST = re.compile(
+    r"\d(?<![0-9A-Za-z_]\d)\d{0,5}[A-Za-z]?(?:-\d{1,4})?,?\s+(?:"
+    rf"(?:(?:[NSEW]|North|South|East|West)\.?\s+)?"
+    rf"(?:(?:[A-Z][A-Za-z'.-]+|\d{{1,3}}(?:st|nd|rd|th))\s+){{1,4}}(?:{_EN_TYPES})\b\.?{_EN_TAIL}"
+    r"|(?:bis\s+|ter\s+)?(?:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|"
+    r"cours)\s+(?:(?:de|du|des|la|le|l'|d')\s*)*[A-ZÉÈÀ][\w'-]+(?:\s+[A-ZÉÈÀ][\w'-]+){0,3}"
+    r"(?:,\s+\d{5}\s+[A-ZÉÈ][\w-]+)?)"
+)
+# German, Dutch, Swedish, Danish: the type ends the street's word; the number and postcode follow.
+_GERMANIC_TYPES = ("straße", "strasse", "str.", "weg", "platz", "allee", "gasse", "damm",
+                   "straat", "laan", "plein", "gracht", "gatan", "vägen", "vej")  # fmt: skip
+_GERMANIC = re.compile(
+    rf"[A-ZÄÖÜ][a-zäöüß-]*(?:{'|'.join(map(re.escape, _GERMANIC_TYPES))})"
+    r"\s+\d{1,4}\s?[a-zA-Z]?\b(?:,\s+\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß-]+)?"
+)
+# Spanish, Italian, Portuguese: the type first, the number after the name.
+_ROMANCE = re.compile(
+    r"(?<![\w/])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|"
+    r"Travessa|Largo)\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della)\s+)*[A-ZÁÉÍÓÚ][\w'-]+"
+    r"(?:\s+[A-ZÁÉÍÓÚ][\w'-]+){0,3},?\s+(?:n[º°o]\.?\s*)?\d{1,4}[A-Za-z]?\b"
+    r"(?:,\s+\d{5}\s+[A-ZÁÉÍÓÚ][\w-]+)?"
+)
+_CJK = r"\u3040-\u30ff\u4e00-\u9fff"
+# A character of a place's name: not one of the words that lead into an address (我住在, 寄到).
+_PLACE = rf"(?:(?![我你他她们住在于到往寄送至是的了从为请])[{_CJK}])"
+# Chinese: the units before the street are optional, the street and its number are not; a
+# building, unit and room may follow. `3号线` is a metro line.
+_CHINESE = re.compile(
+    rf"(?:{_PLACE}{{2,6}}?(?:省|自治区))?(?:{_PLACE}{{2,6}}?市)?(?:{_PLACE}{{1,6}}?(?:区|县))?"
+    rf"{_PLACE}{{1,8}}?(?:路|街|大道|巷|胡同)\d{{1,5}}号(?!线)(?:院)?"
+    r"(?:\d{1,4}(?:号楼|栋|幢|座))?(?:\d{1,3}单元)?(?:\d{1,5}室)?"
+)
+# Japanese: a prefecture, a city or ward, then block numbers (1丁目2番3号, 1-9-1).
+_JAPANESE = re.compile(
+    rf"(?:東京都|北海道|京都府|大阪府|[{_CJK}]{{2,3}}県)[{_CJK}]{{1,10}}?[市区町村郡]"
+    rf"[{_CJK}]{{0,10}}?\d{{1,4}}(?:丁目|[-−ー])\d{{1,4}}(?:番地?|[-−ー])?(?:\d{{1,4}}号?)?"
+)
+
+
+# Where a house number meets its street's name: a number before a capitalised word (221B Baker,
+# 75002 Paris), or a capitalised word before a number (Hauptstrasse 5, Calle Mayor 5). Over
+# Text.number_class (digits "0", capitals "A", other letters "a") in ASCII texts, with literal
+# first bytes that the regex engine skips along to; over the characters in the others.
+_NUMBER_THEN_NAME = re.compile(rb"0[Aa]?a? A")
+_NAME_THEN_NUMBER = re.compile(rb"Aa+\.? 0")
+_NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
+_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"[A-ZÀ-Ý][^\W\d_]+\.? [0-9]")
+_ROMANCE_BEFORE = 48  # characters before its number where a Romance street's type may start
+_FRENCH_BEFORE = 64  # characters before its postcode where a French street may start
+# The types alone: a literal first letter each, which the regex engine skips along to.
+_ROMANCE_TYPE = re.compile(
+    r"(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|Travessa|"
+    r"Largo)\s"
+)
+
+
+class AddressFinder:
+    kinds = frozenset({"ADDRESS"})
+    name = "street addresses"
+
+    def find(self, view: Text) -> Iterator[Span]:
+        """Every Latin shape holds a house number beside a capitalised word (the street's name,
+        or a French address's city after its postcode): only those places are tried, never a
+        search of every shape over the whole text."""
+        if not view.has_number(1):
+            return
+        text = view.text
+        if text.isascii():  # number_class's bytes are characters
+            shape = view.number_class
+            afters = [hit.start() for hit in _NUMBER_THEN_NAME.finditer(shape)]
+            befores = [hit.end() - 1 for hit in _NAME_THEN_NUMBER.finditer(shape)]
+        else:
+            afters = [hit.start() for hit in _NUMBER_THEN_NAME_IN_TEXT.finditer(text)]
+            befores = [hit.end() - 1 for hit in _NAME_THEN_NUMBER_IN_TEXT.finditer(text)]
+        found = [match for last in afters if (match := _number_first(text, last))]
+        found += [match for first in befores if (match := _name_first(view, first))]
+        done = 0  # one span for an address found from two places
+        for match in sorted(found, key=lambda match: match.start()):
+            if match.start() >= done:
+                done = match.end()
+                yield Span(match.start(), match.end(), "ADDRESS")
+        if not text.isascii():
+            if "号" in text:
+                yield from _spans(_CHINESE, text)
+            if any(prefecture in text for prefecture in "都道府県"):
+                yield from _spans(_JAPANESE, text)
+
+
+def _number_first(text: str, last: int) -> re.Match[str] | None:
+    """An English address whose house number's last digit is at `last`, or a French one
+    before the postcode there."""
+    start = last
+    while start and text[start - 1].isdigit():
+        start -= 1
+    if start and text[start - 1].isascii() and text[start - 1].isalnum():
+        return None  # inside a word or a hash (`地址是742 ...` is not)
+    match = _NUMBER_FIRST.match(text, start)
+    if match is None and last - start == 4:  # a French postcode: its street before it
+        match = _NUMBER_FIRST.search(text, max(0, start - _FRENCH_BEFORE), last + 40)
+    return match
+
+
+def _name_first(view: Text, first: int) -> re.Match[str] | None:
+    """A Germanic or Romance address whose house number starts at `first`, after its name."""
+    text, space = view.text, first - 1
+    if view.lower.endswith(_GERMANIC_TYPES, 0, space):  # Hauptstrasse 5, Bahnhofstr. 12
+        return _GERMANIC.search(text, max(0, space - _ROMANCE_BEFORE), first + 40)
+    before = max(0, first - _ROMANCE_BEFORE)
+    if _ROMANCE_TYPE.search(text, before, first) is None:  # Calle Mayor 5
+        return None
+    return _ROMANCE.search(text, before, first + 40)
+
+
+def _spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
+    for match in pattern.finditer(text):
+        yield Span(match.start(), match.end(), "ADDRESS")

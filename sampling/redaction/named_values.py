@@ -1,0 +1,226 @@
+"""Personal values that only a word before them tells apart from any other number: a date of
+birth (`DOB: 03/14/1985`, `né le 14 mars 1985`, `出生日期：1985年3月14日`), a bank account or
+routing number (`account number 0012 3456 789`, `Kontonummer 1234567890`, `账号6222...`), and
+the number of a driver's licence, medical record, insurance or membership (`MRN 00482913`,
+`driver's license D1234-5678-9012`). A date or a run of digits alone is everywhere in text and
+code, so a value is taken only in the few characters after a word that names it, and only in the
+shape that word's kind has.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Iterable, Iterator
+from datetime import date
+
+from sampling.redaction.context import word_ends
+from sampling.redaction.spans import Span, Text
+
+BIRTH, ACCOUNT, ROUTING, RECORD = "BIRTH_DATE", "ACCOUNT_NUMBER", "ROUTING", "RECORD_NUMBER"
+
+# The words (lower case) that name a value, and what they name. ROUTING is an account number
+# whose nine digits must pass the ABA check.
+_NAMED: dict[str, str] = {
+    **dict.fromkeys((
+        "date of birth", "birth date", "birthdate", "birthday", "dob", "d.o.b", "born on", "born",
+        "geburtsdatum", "geboren am", "geboren", "geb.", "date de naissance", "né le", "née le",
+        "fecha de nacimiento", "nacido el", "nacida el", "data di nascita", "nato il", "nata il",
+        "data de nascimento", "nascido em", "nascida em", "geboortedatum", "geboren op",
+        "data urodzenia", "urodzony", "urodzona", "doğum tarihi", "дата рождения", "родился",
+        "родилась", "出生日期", "出生年月日", "出生于", "出生於", "生日", "生年月日", "誕生日",
+        "생년월일", "생일",
+    ), BIRTH),
+    **dict.fromkeys((
+        "account", "account number", "account no", "account #", "acct", "a/c", "bank account",
+        "checking account", "savings account", "sort code", "bsb", "ifsc", "kontonummer", "konto",
+        "numéro de compte", "n° de compte", "compte bancaire", "número de cuenta",
+        "cuenta bancaria", "número da conta", "conta bancária", "rekeningnummer", "numer konta",
+        "номер счета", "номер счёта", "счет", "счёт", "账号", "账户", "帐号", "帐户", "口座番号",
+        "계좌번호",
+    ), ACCOUNT),
+    **dict.fromkeys(("routing number", "routing no", "routing #", "aba"), ROUTING),
+    **dict.fromkeys((
+        "driver's license", "drivers license", "driver license", "driver's licence",
+        "driving licence", "driving license", "license number", "licence number", "license no",
+        "licence no", "dl#", "dl no", "medical record number", "medical record", "mrn",
+        "patient id", "patient number", "member id", "member number", "membership number",
+        "policy number", "policy no", "insurance number", "insurance id", "health card",
+        "medicare number", "medicaid number", "student id", "student number", "employee id",
+        "employee number", "führerscheinnummer", "führerschein", "versichertennummer",
+        "krankenversicherungsnummer", "numéro de permis", "permis de conduire",
+        "licencia de conducir", "carnet de conducir", "número de licencia", "驾驶证号", "驾驶证",
+        "驾照", "病历号", "医保卡号", "社保卡号", "学号", "工号", "免許証番号", "운전면허번호",
+    ), RECORD),
+}  # fmt: skip
+# The ASCII names by their last word of letters (`number` -> `account number`, ...): a window
+# before a number is split into its words, and only names ending in one of them are tried.
+_BY_LAST_WORD: dict[str, list[str]] = {}
+for _word in (word for word in _NAMED if word.isascii()):
+    _BY_LAST_WORD.setdefault(re.findall("[a-z]+", _word)[-1], []).append(_word)
+_LETTERS = re.compile("[a-z]+")
+_OTHER_NAMES = tuple(word for word in _NAMED if not word.isascii())  # looked for with `find`
+# Four digits or more, one separator at most between two (Text.number_class: digits are "0"):
+# every value here holds such a run (a date its year or its digits, an account its digits).
+# In a text that is not ASCII, what Text.number_runs finds in an ASCII one: four digits or more.
+_DIGIT_RUN_IN_TEXT = re.compile(r"[0-9](?:[ .]?[0-9]){3,}")
+_BEFORE = 48  # characters before a run of digits where the word that names it may end
+_WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/DD/YYYY): `)
+
+_MONTHS = {
+    name: number
+    for number, names in enumerate((
+        ("january", "jan", "januar", "janvier", "enero", "gennaio", "janeiro", "januari"),
+        ("february", "feb", "februar", "février", "fevrier", "febrero", "febbraio", "fevereiro",
+         "februari"),
+        ("march", "mar", "märz", "maerz", "mars", "marzo", "março", "maart"),
+        ("april", "apr", "avril", "abril", "aprile"),
+        ("may", "mai", "mayo", "maggio", "maio", "mei"),
+        ("june", "jun", "juni", "juin", "junio", "giugno", "junho"),
+        ("july", "jul", "juli", "juillet", "julio", "luglio", "julho"),
+        ("august", "aug", "août", "aout", "agosto", "augustus"),
+        ("september", "sep", "sept", "septembre", "septiembre", "settembre", "setembro"),
+        ("october", "oct", "oktober", "octobre", "octubre", "ottobre", "outubro"),
+        ("november", "nov", "novembre", "noviembre", "novembro"),
+        ("december", "dec", "dezember", "décembre", "decembre", "diciembre", "dicembre",
+         "dezembro"),
+    ), start=1)
+    for name in names
+}  # fmt: skip
+_MONTH_BEFORE_YEAR = tuple(f"{month}{joint} " for month in _MONTHS for joint in ("", " de", " of"))
+_MONTH = "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True))
+_DAY_SUFFIX = r"(?:st|nd|rd|th|er|\.)?"
+# A date in the forms people write one: 1985-03-14, 14/03/1985, 3/14/85, 14.03.1985,
+# 14 March 1985, March 14, 1985, 14 de marzo de 1985, 1985年3月14日.
+_DATE = re.compile(
+    rf"(?P<iso_y>\d{{4}})\s?[-/.年]\s?(?P<iso_m>\d{{1,2}})\s?[-/.月]\s?(?P<iso_d>\d{{1,2}})日?"
+    rf"|(?P<a>\d{{1,2}})[-/.](?P<b>\d{{1,2}})[-/.](?P<num_y>\d{{4}}|\d{{2}})"
+    rf"|(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+)?(?P<day_m>{_MONTH})\.?,?\s+"
+    rf"(?:de\s+)?(?P<day_y>\d{{4}})"
+    rf"|(?P<mon_m>{_MONTH})\.?\s+(?P<mon_d>\d{{1,2}}){_DAY_SUFFIX},?\s+(?P<mon_y>\d{{4}})",
+    re.IGNORECASE,
+)
+_END = re.compile(r"(?![0-9A-Za-z])")
+_CURRENCY = frozenset("$€£¥₹₽")
+_DECIMALS = re.compile(r"[.,]\d")
+# An account: an IFSC code (4 letters, 0, 6 letters or digits), or 6 to 20 digits in groups.
+_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|\d(?:[ -]?\d){5,19}")
+# A licence or record number: letters, digits and single hyphens, 5 to 20, at least 4 digits.
+_RECORD = re.compile(r"(?=(?:[A-Za-z-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){4,19}")
+
+
+class NamedValueFinder:
+    """A date of birth, an account or routing number, or a licence or record number, right
+    after a word that names it (module docstring)."""
+
+    kinds = frozenset({BIRTH, ACCOUNT, RECORD})
+    name = "dates of birth, account and record numbers"
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(4):
+            return
+        lower, text = view.lower, view.text
+        named: dict[int, str] = {}  # where a naming word ends -> the word
+        # Names only in the few characters before each run of digits: a regex of all the names
+        # over a whole text costs more than the rest of this finder.
+        others: tuple[str, ...] = ()  # the names in other scripts that the text holds
+        if text.isascii():  # number_class's bytes are characters: the faster search
+            runs: Iterable[tuple[int, int]] = view.number_runs
+        else:
+            runs = (run.span() for run in _DIGIT_RUN_IN_TEXT.finditer(text))
+            others = tuple(word for word in _OTHER_NAMES if word in lower)
+        searched = 0
+        for run, run_end in runs:
+            if (
+                _YEAR_AFTER_A_WORD.match(text, run) is not None
+                and not lower.endswith(_MONTH_BEFORE_YEAR, 0, run)
+            ) or _a_decimal(text[run:run_end]):
+                continue  # a year alone in prose (`built in 1871,`), or 641.5
+            start = max(searched, run - _BEFORE)
+            named.update(_names_before(lower, start, run))
+            for word in others:
+                for end in word_ends(lower, word, max(0, start - len(word)), run):
+                    named[end] = word
+            searched = run
+        for end, word in sorted(named.items()):
+            span = _value_after(text, end, _NAMED[word])
+            if span is not None:
+                yield span
+
+
+# Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
+# the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
+# with a year alone, and prose is full of them.
+_YEAR_AFTER_A_WORD = re.compile(r"(?<=[a-z] )[0-9]{4}(?![0-9A-Za-z]|[.,/ -][0-9])")
+
+
+def _a_decimal(run: str) -> bool:
+    """641.5, 551.46: a number with a decimal point and too few digits for any value here (a
+    date written with dots has six or more: 1.3.85)."""
+    return "." in run and sum(char.isdigit() for char in run) < 6
+
+
+def _names_before(lower: str, start: int, end: int) -> dict[int, str]:
+    """{where a name ends: the name} in lower[start:end]: the names whose last word is one of
+    the window's words, each confirmed where it stands (a few `find`s, not a regex of all the
+    names at every position)."""
+    found: dict[int, str] = {}
+    for word in {match.group() for match in _LETTERS.finditer(lower, start, end)}:
+        for name in _BY_LAST_WORD.get(word, ()):
+            for name_end in word_ends(lower, name, max(0, start - len(name)), end, whole=True):
+                found[name_end] = name
+    return found
+
+
+def _value_after(text: str, position: int, kind: str) -> Span | None:
+    window = text[position : position + _WITHIN + 40].split("\n", 1)[0]
+    pattern = _DATE if kind == BIRTH else _RECORD if kind == RECORD else _ACCOUNT
+    for match in pattern.finditer(window):
+        if match.start() > _WITHIN:
+            return None
+        before = window[match.start() - 1 : match.start()]
+        if _ascii_alnum(before) or not _END.match(window, match.end()):
+            continue  # part of a longer word or number
+        if before in _CURRENCY or _DECIMALS.match(window, match.end()):
+            continue  # an amount ($1234567, 1234567.50), not an account
+        if kind == BIRTH and not _real_date(match):
+            continue
+        if kind == ROUTING and not _aba_valid(match.group()):
+            continue
+        start = position + match.start()
+        return Span(start, position + match.end(), ACCOUNT if kind == ROUTING else kind)
+    return None
+
+
+def _ascii_alnum(char: str) -> bool:
+    return char.isascii() and char.isalnum()
+
+
+def _real_date(match: re.Match[str]) -> bool:
+    """A day that exists, in a year someone alive was born (either order for 03/04/1985)."""
+    groups = match.groupdict()
+    if groups["iso_y"]:
+        return _exists(groups["iso_y"], groups["iso_m"], groups["iso_d"])
+    if groups["num_y"]:
+        year = groups["num_y"] if len(groups["num_y"]) == 4 else f"19{groups['num_y']}"
+        return _exists(year, groups["b"], groups["a"]) or _exists(year, groups["a"], groups["b"])
+    if groups["day_y"]:
+        month = str(_MONTHS[groups["day_m"].lower()])
+        return _exists(groups["day_y"], month, groups["day_d"])
+    month = str(_MONTHS[groups["mon_m"].lower()])
+    return _exists(groups["mon_y"], month, groups["mon_d"])
+
+
+def _exists(year: str, month: str, day: str) -> bool:
+    y, m, d = int(year), int(month), int(day)
+    if not 1900 <= y <= date.today().year or not 1 <= m <= 12:
+        return False
+    return 1 <= d <= calendar.monthrange(y, m)[1]
+
+
+def _aba_valid(value: str) -> bool:
+    """A US routing (ABA) number: nine digits whose 3-7-1 weighted sum is a multiple of 10."""
+    digits = [int(char) for char in value if char.isdigit()]
+    if len(digits) != 9:
+        return False
+    return sum(weight * digit for weight, digit in zip((3, 7, 1) * 3, digits)) % 10 == 0  # noqa: B905

@@ -27,12 +27,11 @@ from __future__ import annotations
 import itertools
 import json
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _child_run import percentile, run_child
+from _child_run import child_main, percentile, run_child
 from _quick import announce, knob, repeat_or_measure, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,7 +209,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4])
-    else:
+    if not child_main(child):
         main()

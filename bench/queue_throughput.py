@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from types import MappingProxyType
 
-from _child_run import own_redis_server, percentile, run_child
+from _child_run import child_main, own_redis_server, percentile, run_child
 from _quick import announce, knob, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
@@ -159,7 +159,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4])
-    else:
+    if not child_main(child):
         main()

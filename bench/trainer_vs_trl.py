@@ -13,12 +13,11 @@ import importlib.util
 import json
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-from _child_run import run_child
+from _child_run import child_main, run_child
 from _quick import announce, knob, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
@@ -149,7 +148,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 4 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3])
-    else:
+    if not child_main(child):
         main()

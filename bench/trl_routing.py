@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _child_run import REPO, own_redis_server, percentile, run_child
+from _child_run import REPO, child_main, own_redis_server, percentile, run_child
 from _quick import announce, knob, repeat_or_measure, sized, tiny_models
 
 RUNS = knob("RUNS", 5, 1)
@@ -393,8 +393,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4])
-    else:
+    if not child_main(child):
         sys.path.insert(0, str(REPO))
         main()

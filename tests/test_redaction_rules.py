@@ -334,6 +334,7 @@ def test_a_personal_value_is_hidden_whole_as_its_kind(
         "He was stubborn 12/12/2012 about it.",
         "The account was created in 2019; routing number 123456789 is not valid.",
         "My account balance is $1234567 and the account had 1234567.50 in it.",
+        "The account has 1234567 followers; he was born in Leeds on 14 March 1985's eve.",
         "Use `student_id = 12345` in the query; the license number is required.",
         "Time 12:30:45 and 2024-01-01; uuid 123e4567-e89b-12d3-a456-426614174000",
         "There are 3 Main Points in this Street Fighter review; we walked 5 miles down the road.",

@@ -66,6 +66,9 @@ _OTHER_NAMES = tuple(word for word in _NAMED if not word.isascii())  # looked fo
 _DIGIT_RUN_IN_TEXT = re.compile(r"[0-9](?:[ .]?[0-9]){3,}")
 _BEFORE = 48  # characters before a run of digits where the word that names it may end
 _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/DD/YYYY): `)
+# Words that name other things too (`the account has 1234567 followers`, `born in Leeds on
+# ...`): their value must follow at once (`account 12345678`, `account #: ...`, `born 7/22/1990`).
+_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2}
 
 _MONTHS = {
     name: number
@@ -143,7 +146,7 @@ class NamedValueFinder:
                     named[end] = word
             searched = run
         for end, word in sorted(named.items()):
-            span = _value_after(text, end, _NAMED[word])
+            span = _value_after(text, end, _NAMED[word], _AT_ONCE.get(word, _WITHIN))
             if span is not None:
                 yield span
 
@@ -172,11 +175,11 @@ def _names_before(lower: str, start: int, end: int) -> dict[int, str]:
     return found
 
 
-def _value_after(text: str, position: int, kind: str) -> Span | None:
-    window = text[position : position + _WITHIN + 40].split("\n", 1)[0]
+def _value_after(text: str, position: int, kind: str, within: int) -> Span | None:
+    window = text[position : position + within + 40].split("\n", 1)[0]
     pattern = _DATE if kind == BIRTH else _RECORD if kind == RECORD else _ACCOUNT
     for match in pattern.finditer(window):
-        if match.start() > _WITHIN:
+        if match.start() > within:
             return None
         before = window[match.start() - 1 : match.start()]
         if _ascii_alnum(before) or not _END.match(window, match.end()):

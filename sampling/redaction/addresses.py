@@ -5,8 +5,11 @@ and Portuguese (`Calle Mayor 5`, `Via Roma 12`) write them, and Chinese and Japa
 by their units (`北京市朝阳区建国路88号`, `東京都千代田区丸の内1-9-1`). A city, state and postal
 code that follow on the same line are part of the address.
 
-Each shape needs a digit and a street type, so that prose about streets stays; gated on a digit
-in the text and on the type words' letters, since most texts are neither.
+Each shape needs a house number and a street type, so that prose about streets stays. A shape
+is tried only where a number meets a capitalised word (`742 Evergreen`, `Mayor 5`, and a
+French address from its postcode and city, `75002 Paris`: one without them is not found), found
+at the byte level in an ASCII text: a regex of every shape over every text costs more than all
+the other finders.
 """
 
 from __future__ import annotations
@@ -31,9 +34,8 @@ _EN_TAIL = (
     r"(?:,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?|,?\s+[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}|,\s+[A-Z]{2}\b)"
     r"(?![A-Za-z0-9]))?"
 )
-# Starting at a house number (221B, 12-14; the look-behind after the first digit lets the regex
-# engine skip from digit to digit): English, a name of one to four capitalised words (or an
-# ordinal, 5th) and the type; French, the type and the name.
+# Starting at a house number (221B, 12-14): English, a name of one to four capitalised words (or
+# an ordinal, 5th) and the type; French, the type and the name.
 _NUMBER_FIRST = re.compile(
     r"\d(?<![0-9A-Za-z_]\d)\d{0,5}[A-Za-z]?(?:-\d{1,4})?,?\s+(?:"
     rf"(?:(?:[NSEW]|North|South|East|West)\.?\s+)?"

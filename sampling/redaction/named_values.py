@@ -60,10 +60,13 @@ for _word in (word for word in _NAMED if word.isascii()):
     _BY_LAST_WORD.setdefault(re.findall("[a-z]+", _word)[-1], []).append(_word)
 _LETTERS = re.compile("[a-z]+")
 _OTHER_NAMES = tuple(word for word in _NAMED if not word.isascii())  # looked for with `find`
-# Four digits or more, one separator at most between two (Text.number_class: digits are "0"):
-# every value here holds such a run (a date its year or its digits, an account its digits).
-# In a text that is not ASCII, what Text.number_runs finds in an ASCII one: four digits or more.
+# Every value here holds four digits or more, one separator at most between two (a date its
+# year or its digits, an account its digits): Text.number_runs in an ASCII text, this in others.
 _DIGIT_RUN_IN_TEXT = re.compile(r"[0-9](?:[ .]?[0-9]){3,}")
+# Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
+# the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
+# with a year alone, and prose is full of them.
+_YEAR_AFTER_A_WORD = re.compile(r"(?<=[a-z] )[0-9]{4}(?![0-9A-Za-z]|[.,/ -][0-9])")
 _BEFORE = 48  # characters before a run of digits where the word that names it may end
 _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/DD/YYYY): `)
 # Words that name other things too (`the account has 1234567 followers`, `born in Leeds on
@@ -151,16 +154,9 @@ class NamedValueFinder:
                 yield span
 
 
-# Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
-# the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
-# with a year alone, and prose is full of them.
-_YEAR_AFTER_A_WORD = re.compile(r"(?<=[a-z] )[0-9]{4}(?![0-9A-Za-z]|[.,/ -][0-9])")
-
-
 def _a_decimal(run: str) -> bool:
-    """641.5, 551.46: a number with a decimal point and too few digits for any value here (a
-    date written with dots has six or more: 1.3.85)."""
-    return "." in run and sum(char.isdigit() for char in run) < 6
+    """641.5, 551.46: one decimal point (a date written with dots has two: 14.03.1985)."""
+    return run.count(".") == 1
 
 
 def _names_before(lower: str, start: int, end: int) -> dict[int, str]:

@@ -11,6 +11,7 @@ missing part is a broken setup.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -96,6 +97,45 @@ def test_a_knob_takes_a_valid_value_else_its_size(monkeypatch) -> None:
     assert knob("GAP", 100, 5, minimum=0) == (5 if QUICK else 100)  # BENCH_GAP unset
     monkeypatch.setenv("BENCH_GAP", "0")
     assert knob("GAP", 100, 5, minimum=0) == 0
+
+
+_CHILDREN = """
+import json, os, sys
+sys.path.insert(0, {bench!r})
+from _child_run import child_main, run_child
+
+def child(word):
+    if word == "bad":
+        raise ValueError("no such word")
+    print("a library's chatter")
+    print(json.dumps({{"word": word, "pid": os.getpid()}}))
+
+if __name__ == "__main__":
+    if not child_main(child):
+        runs = [run_child(__file__, "one"), run_child(__file__, "two")]
+        try:
+            run_child(__file__, "bad")
+        except SystemExit as failed:
+            print(json.dumps({{"runs": runs, "failed": str(failed)}}))
+"""
+
+
+@pytest.mark.integration
+@pytest.mark.parametrize("quick", ["1", ""], ids=["quick", "full"])
+def test_a_quick_run_s_children_share_one_process_and_a_failure_says_why(
+    quick: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "children.py"
+    script.write_text(_CHILDREN.format(bench=str(REPO / "bench")))
+    env = {**os.environ, "BENCH_QUICK": quick}
+    result = subprocess.run([sys.executable, str(script)], env=env, capture_output=True,
+                            text=True, timeout=60, cwd=tmp_path)  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    told = json.loads(result.stdout.strip().splitlines()[-1])
+    assert [run["word"] for run in told["runs"]] == ["one", "two"]
+    pids = {run["pid"] for run in told["runs"]}
+    assert len(pids) == (1 if quick else 2)
+    assert "children.py bad failed" in told["failed"] and "no such word" in told["failed"]
 
 
 @pytest.mark.integration

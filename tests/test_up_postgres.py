@@ -127,7 +127,15 @@ def test_up_postgres_starts_label_studio_on_a_database_it_creates(tmp_path: Path
         assert up.returncode == 0, up.stderr
         assert f"on PostgreSQL database {name}" in up.stderr
         assert not list((tmp_path / ".lowtide").rglob("*.sqlite3"))  # nothing went to SQLite
-        token = read_env_file(tmp_path / ".env")["LABEL_STUDIO_API_KEY"]
+        # The account `up` makes for a first start: in .env, which only its owner can read,
+        # and named where it was printed, the password and the token never printed.
+        secrets = read_env_file(tmp_path / ".env")
+        token = secrets["LABEL_STUDIO_API_KEY"]
+        assert len(token) >= 20 and secrets["LABEL_STUDIO_USERNAME"]
+        assert (tmp_path / ".env").stat().st_mode & 0o077 == 0
+        printed = up.stdout + up.stderr
+        assert secrets["LABEL_STUDIO_USERNAME"] in printed and str(tmp_path / ".env") in printed
+        assert token not in printed and secrets["LABEL_STUDIO_PASSWORD"] not in printed
         projects = httpx.get(
             f"http://127.0.0.1:{port}/api/projects",
             headers={"Authorization": f"Token {token}"},

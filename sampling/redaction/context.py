@@ -31,6 +31,42 @@ def _ascii_letter(char: str) -> bool:
     return "a" <= char <= "z" or "A" <= char <= "Z"
 
 
+_LETTERS = re.compile("[a-z]+")
+
+
+class NamesBeforeNumbers:
+    """The words of a list that end in the few characters before each run of digits of a text
+    (`SIN 130 692 544`, `DOB: 03/14/1985`): looked for only there, since a search for every word
+    over a whole text of prose costs more than the rest of a finder. An ASCII word is tried only
+    when its last word of letters is one of the window's (then confirmed where it stands, alone:
+    `sin` is not in `using`); a word of another script, only if the text holds it at all."""
+
+    def __init__(self, words: Iterable[str], reach: int) -> None:
+        self.reach = reach  # characters before a run of digits where a word may end
+        self._by_last_word: dict[str, list[str]] = {}
+        for word in (word for word in words if word.isascii()):
+            self._by_last_word.setdefault(_LETTERS.findall(word)[-1], []).append(word)
+        self._others = tuple(word for word in words if not word.isascii())
+
+    def find(self, lower: str, runs: Iterable[int]) -> dict[int, str]:
+        """{where a word ends: the word} before each of `runs` (where a run of digits starts)
+        in the lower-case text."""
+        others = () if lower.isascii() else tuple(word for word in self._others if word in lower)
+        found: dict[int, str] = {}
+        searched = 0  # a window is searched once, however many runs it comes before
+        for run in runs:
+            start = max(searched, run - self.reach)
+            for letters in {match.group() for match in _LETTERS.finditer(lower, start, run)}:
+                for word in self._by_last_word.get(letters, ()):
+                    for end in word_ends(lower, word, max(0, start - len(word)), run, whole=True):
+                        found[end] = word
+            for word in others:
+                for end in word_ends(lower, word, max(0, start - len(word)), run):
+                    found[end] = word
+            searched = run
+        return found
+
+
 class NamedBefore:
     """One of `words` ending at most `gap` characters (on the same line) before a position.
     Case is ignored; an ASCII word must start a word (`uid` is not in `uuid`, `key` not in

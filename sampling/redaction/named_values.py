@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import calendar
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from datetime import date
 
-from sampling.redaction.context import word_ends
+from sampling.redaction.context import NamesBeforeNumbers
 from sampling.redaction.spans import Span, Text
 
 BIRTH, ACCOUNT, ROUTING, RECORD = "BIRTH_DATE", "ACCOUNT_NUMBER", "ROUTING", "RECORD_NUMBER"
@@ -53,21 +53,11 @@ _NAMED: dict[str, str] = {
         "驾照", "病历号", "医保卡号", "社保卡号", "学号", "工号", "免許証番号", "운전면허번호",
     ), RECORD),
 }  # fmt: skip
-# The ASCII names by their last word of letters (`number` -> `account number`, ...): a window
-# before a number is split into its words, and only names ending in one of them are tried.
-_BY_LAST_WORD: dict[str, list[str]] = {}
-for _word in (word for word in _NAMED if word.isascii()):
-    _BY_LAST_WORD.setdefault(re.findall("[a-z]+", _word)[-1], []).append(_word)
-_LETTERS = re.compile("[a-z]+")
-_OTHER_NAMES = tuple(word for word in _NAMED if not word.isascii())  # looked for with `find`
-# Every value here holds four digits or more, one separator at most between two (a date its
-# year or its digits, an account its digits): Text.number_runs in an ASCII text, this in others.
-_DIGIT_RUN_IN_TEXT = re.compile(r"[0-9](?:[ .]?[0-9]){3,}")
+_NAMES = NamesBeforeNumbers(_NAMED, reach=48)
 # Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
 # the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
 # with a year alone, and prose is full of them.
 _YEAR_AFTER_A_WORD = re.compile(r"(?<=[a-z] )[0-9]{4}(?![0-9A-Za-z]|[.,/ -][0-9])")
-_BEFORE = 48  # characters before a run of digits where the word that names it may end
 _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/DD/YYYY): `)
 # Words that name other things too (`the account has 1234567 followers`, `born in Leeds on
 # ...`): their value must follow at once (`account 12345678`, `account #: ...`, `born 7/22/1990`).
@@ -125,50 +115,22 @@ class NamedValueFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(4):
             return
-        lower, text = view.lower, view.text
-        named: dict[int, str] = {}  # where a naming word ends -> the word
-        # Names only in the few characters before each run of digits: a regex of all the names
-        # over a whole text costs more than the rest of this finder.
-        others: tuple[str, ...] = ()  # the names in other scripts that the text holds
-        if text.isascii():  # number_class's bytes are characters: the faster search
-            runs: Iterable[tuple[int, int]] = view.number_runs
-        else:
-            runs = (run.span() for run in _DIGIT_RUN_IN_TEXT.finditer(text))
-            others = tuple(word for word in _OTHER_NAMES if word in lower)
-        searched = 0
-        for run, run_end in runs:
-            if (
-                _YEAR_AFTER_A_WORD.match(text, run) is not None
-                and not lower.endswith(_MONTH_BEFORE_YEAR, 0, run)
-            ) or _a_decimal(text[run:run_end]):
-                continue  # a year alone in prose (`built in 1871,`), or 641.5
-            start = max(searched, run - _BEFORE)
-            named.update(_names_before(lower, start, run))
-            for word in others:
-                for end in word_ends(lower, word, max(0, start - len(word)), run):
-                    named[end] = word
-            searched = run
-        for end, word in sorted(named.items()):
-            span = _value_after(text, end, _NAMED[word], _AT_ONCE.get(word, _WITHIN))
+        # Every value here holds a run of four digits or more (a date its year or its digits, an
+        # account its digits), and its name comes in the few characters before it.
+        runs = (start for start, end in view.number_runs if _may_be_named(view, start, end))
+        for end, word in sorted(_NAMES.find(view.lower, runs).items()):
+            span = _value_after(view.text, end, _NAMED[word], _AT_ONCE.get(word, _WITHIN))
             if span is not None:
                 yield span
 
 
-def _a_decimal(run: str) -> bool:
-    """641.5, 551.46: one decimal point (a date written with dots has two: 14.03.1985)."""
-    return run.count(".") == 1
-
-
-def _names_before(lower: str, start: int, end: int) -> dict[int, str]:
-    """{where a name ends: the name} in lower[start:end]: the names whose last word is one of
-    the window's words, each confirmed where it stands (a few `find`s, not a regex of all the
-    names at every position)."""
-    found: dict[int, str] = {}
-    for word in {match.group() for match in _LETTERS.finditer(lower, start, end)}:
-        for name in _BY_LAST_WORD.get(word, ()):
-            for name_end in word_ends(lower, name, max(0, start - len(name)), end, whole=True):
-                found[name_end] = name
-    return found
+def _may_be_named(view: Text, start: int, end: int) -> bool:
+    """Not a year alone in prose (`built in 1871,`) nor a decimal (641.5; a date written with
+    dots has two: 14.03.1985): prose is full of both, and no value here is one."""
+    year_alone = _YEAR_AFTER_A_WORD.match(view.text, start) is not None and not (
+        view.lower.endswith(_MONTH_BEFORE_YEAR, 0, start)
+    )
+    return not year_alone and view.text.count(".", start, end) != 1
 
 
 def _value_after(text: str, position: int, kind: str, within: int) -> Span | None:

@@ -40,7 +40,7 @@ from stdnum.tr import tckimlik
 from stdnum.us import itin
 from stdnum.za import idnr as za_idnr
 
-from sampling.redaction.context import word_ends
+from sampling.redaction.context import NamesBeforeNumbers
 from sampling.redaction.spans import Span, Text
 
 # The words (lower case) that name a number, and the checks of the numbers they name.
@@ -72,19 +72,10 @@ _NAMED: dict[str, tuple[ModuleType, ...]] = {
     "rijksregisternummer": (nn,), "numéro national": (nn,), "niss": (nn,),
     "south african id": (za_idnr,),
 }  # fmt: skip
-_ASCII_NAMES = tuple(word for word in _NAMED if word.isascii())
-# Any of the words, an ASCII one not inside a longer ASCII word (`sin` is not in `using`, but
-# is in `加拿大SIN号`): used on texts that are not ASCII.
-_NAME = re.compile(
-    "|".join(
-        rf"(?<![a-z]){re.escape(word)}(?![a-z])" if word.isascii() else re.escape(word)
-        for word in sorted(_NAMED, key=len, reverse=True)
-    )
-)
+_NAMES = NamesBeforeNumbers(_NAMED, reach=40)
 # After the word: a few characters (`:`, `number is`, `Nr.`), then the number's groups of
 # letters and digits joined by one separator each.
 _WITHIN = 24
-_BEFORE = 40  # characters before a number where the word that names it may start
 _GROUPS = re.compile(r"[A-Za-z0-9]+(?:[ ./-][A-Za-z0-9]+){0,6}")
 
 
@@ -99,28 +90,10 @@ class NationalIdFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(6):  # every one of these numbers has six digits in a row or more
             return
-        lower, text = view.lower, view.text
-        named: dict[int, str] = {}  # where a naming word ends -> the word
-        if text.isascii():  # number_class's bytes are characters
-            # Words only in the few characters before each long run of digits: a regex over a
-            # whole text of prose costs more than the rest of this finder.
-            for start, end in view.number_runs:
-                if view.number_class.count(b"0", start, end) >= 6:
-                    named.update(self._names_before(lower, start))
-        else:
-            named = {name.end(): name.group() for name in _NAME.finditer(lower)}
-        for end, word in sorted(named.items()):
+        text = view.text
+        runs = (start for start, end in view.number_runs if _digits(text[start:end]) >= 6)
+        for end, word in sorted(_NAMES.find(view.lower, runs).items()):
             yield from self._number_after(text, end, _NAMED[word])
-
-    def _names_before(self, lower: str, position: int) -> dict[int, str]:
-        """The words that end in the few characters before `position` (a substring test each:
-        over 40 characters, faster than one regex of them all)."""
-        start = max(0, position - _BEFORE)
-        return {
-            end: word  # standing alone: `sin` is not in `using`
-            for word in _ASCII_NAMES
-            for end in word_ends(lower, word, start, position, whole=True)
-        }
 
     def _number_after(
         self, text: str, position: int, modules: tuple[ModuleType, ...]
@@ -141,3 +114,7 @@ class NationalIdFinder:
                         start = position + match.start() + match.group().index(candidate)
                         yield Span(start, start + len(candidate), "NATIONAL_ID")
                         return
+
+
+def _digits(run: str) -> int:
+    return sum(char.isdigit() for char in run)

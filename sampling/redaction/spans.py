@@ -38,6 +38,7 @@ _CLASS_SHAPE = bytes(
 )  # fmt: skip
 _NUMBER_SEPARATORS = b" ."
 _NUMBER_RUN = re.compile(rb"0(?:[ .]?0){3,}")  # a literal first byte: the engine skips along
+_NUMBER_RUN_IN_TEXT = re.compile(r"[0-9](?:[ ()/+.-]?[0-9]){3,}")  # the same, in characters
 # The middle of an IPv4 address: a dot, one to three digits, a dot, digits on both sides (a
 # regex on the shape: a literal start, so it skips along in C).
 _IPV4_MIDDLE = re.compile(rb"0\.0{1,3}\.0")
@@ -133,11 +134,15 @@ class Text:
 
     @property
     def number_runs(self) -> list[tuple[int, int]]:
-        """(start, end) in number_class of each run of four digits or more, one separator at
-        most between two (`1985-03-14`, `0012 3456`): character positions in an ASCII text.
-        Shared by the finders that look for a word naming a number before it."""
+        """(start, end) of each run of four digits or more, one separator at most between two
+        (`1985-03-14`, `0012 3456`), in characters. Shared by the finders that look for a word
+        naming a number before it."""
         if self._number_runs is None:
-            self._number_runs = [run.span() for run in _NUMBER_RUN.finditer(self.number_class)]
+            if self.text.isascii():  # number_class's bytes are characters: the faster search
+                runs = _NUMBER_RUN.finditer(self.number_class)
+            else:
+                runs = _NUMBER_RUN_IN_TEXT.finditer(self.text)
+            self._number_runs = [run.span() for run in runs]
         return self._number_runs
 
     def has_number(self, digits: int) -> bool:

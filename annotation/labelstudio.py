@@ -239,7 +239,7 @@ class LabelStudioClient:
                     "GET", "/api/projects/", params={**params, "page": page_number}
                 )
                 page = _json_or_text(response)
-                results = page.get("results") or []
+                results = self._field(response, page, "results", "finding the project")
                 found += [(int(p["id"]), str(p["title"])) for p in results]
                 if not page.get("next") or len(results) < params["page_size"]:
                     return sorted(found)
@@ -325,8 +325,22 @@ class LabelStudioClient:
             response = self._send(
                 "GET", f"/api/projects/{project_id}/", params={"include": "id,task_number"}
             )
-        project = _json_or_text(response)
-        return int(project.get("task_number") or 0)
+        return int(
+            self._field(response, _json_or_text(response), "task_number", "counting tasks") or 0
+        )
+
+    def _field(self, response: httpx.Response, body: dict[str, Any], key: str, action: str) -> Any:
+        """body[key], or a clear error where the answer has none (a proxy's page in place of
+        Label Studio's, another API): read as nothing found, a missing project list would have
+        a worker make the project again."""
+        if key not in body:
+            raise LabelStudioError(
+                self._mask(
+                    f"Label Studio at {self.url} answered HTTP {response.status_code} without "
+                    f"`{key}` while {action}: {_detail(body)}"
+                )
+            )
+        return body[key]
 
     def _send(self, method: str, path: str, **request: Any) -> httpx.Response:
         """One request through our client with the SDK's auth headers, sent once; a refusal

@@ -15,7 +15,7 @@ import httpx
 import pytest
 from label_studio_sdk import LabelStudio
 
-from annotation.labelstudio import LabelStudioClient
+from annotation.labelstudio import LabelStudioClient, LabelStudioError
 from annotation.labelstudio_sdk import LightLabelStudio
 from tests.conftest import REPO
 
@@ -100,6 +100,22 @@ def test_a_project_lookup_asks_for_ids_and_titles_only_on_every_page() -> None:
     assert [request.url.params["page"] for request in seen] == ["1", "2", "3"]
     assert {request.url.params["include"] for request in seen} == {"id,title"}
     assert {request.url.params["title"] for request in seen} == {"run "}
+
+
+@pytest.mark.parametrize("call", ["projects_titled", "count_tasks"])
+def test_an_answer_that_is_not_label_studio_s_is_one_clear_error(call: str) -> None:
+    """A proxy's page with HTTP 200 is not "no project" (a worker would make it again) nor "no
+    tasks": it is an error that says what answered."""
+    page = httpx.Response(200, text="<html>Please sign in to the proxy</html>")
+    client = LabelStudioClient("http://ls.test", "k")
+    client._http = httpx.Client(transport=httpx.MockTransport(lambda request: page))
+    try:
+        with pytest.raises(LabelStudioError) as raised:
+            client.projects_titled("run ") if call == "projects_titled" else client.count_tasks(7)
+    finally:
+        client.close()
+    assert "answered HTTP 200 without" in str(raised.value)
+    assert "Please sign in to the proxy" in str(raised.value)
 
 
 @pytest.mark.integration  # a fresh interpreter: what a worker's start imports

@@ -83,7 +83,7 @@ _NUMBER_THEN_NAME = re.compile(rb"0[Aa]?a? A")
 _NAME_THEN_NUMBER = re.compile(rb"Aa+\.? 0")
 _NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
 _NAME_THEN_NUMBER_IN_TEXT = re.compile(r"[A-ZÀ-Ý][^\W\d_]+\.? [0-9]")
-_ROMANCE_BEFORE = 48  # characters before its number where a Romance street's type may start
+_NAME_BEFORE = 48  # characters before its number where a street's name and type may start
 _FRENCH_BEFORE = 64  # characters before its postcode where a French street may start
 # The types alone: a literal first letter each, which the regex engine skips along to.
 _ROMANCE_TYPE = re.compile(
@@ -142,8 +142,8 @@ def _name_first(view: Text, first: int) -> re.Match[str] | None:
     """A Germanic or Romance address whose house number starts at `first`, after its name."""
     text, space = view.text, first - 1
     if view.lower.endswith(_GERMANIC_TYPES, 0, space):  # Hauptstrasse 5, Bahnhofstr. 12
-        return _GERMANIC.search(text, max(0, space - _ROMANCE_BEFORE), first + 40)
-    before = max(0, first - _ROMANCE_BEFORE)
+        return _GERMANIC.search(text, max(0, space - _NAME_BEFORE), first + 40)
+    before = max(0, first - _NAME_BEFORE)
     if _ROMANCE_TYPE.search(text, before, first) is None:  # Calle Mayor 5
         return None
     return _ROMANCE.search(text, before, first + 40)

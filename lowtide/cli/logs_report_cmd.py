@@ -53,7 +53,7 @@ def report(
     steps, response-length drift, the reward-hacking suspects (as `logs bias` finds them) with
     examples, and the lowest- and highest-reward samples. Everything is inline: it opens with
     no network and runs no script."""
-    from lowtide.report import ReportError, collect, render
+    from lowtide.report import NothingYet, ReportError, collect, render
 
     directory = _directory(run, save_dir)
     redactor = _redactor(config or _saved_config(directory)) if redact else None
@@ -63,6 +63,8 @@ def report(
     try:
         with err.status(f"reading {directory}"):
             data = collect(directory, dump_format.value, top=top, shown=samples, redact=redactor)
+    except NothingYet as error:  # as logs search and logs bias: a script may wait and retry
+        raise UserError(str(error)) from None
     except ReportError as error:
         raise UsageError(str(error)) from None
     except _redaction_errors() as error:

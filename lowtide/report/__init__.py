@@ -3,6 +3,6 @@
 suspects with examples, the lowest- and highest-reward samples)."""
 
 from lowtide.report.page import render
-from lowtide.report.run_data import ReportData, ReportError, collect
+from lowtide.report.run_data import NothingYet, ReportData, ReportError, collect
 
-__all__ = ["ReportData", "ReportError", "collect", "render"]
+__all__ = ["NothingYet", "ReportData", "ReportError", "collect", "render"]

@@ -39,6 +39,10 @@ class ReportError(ValueError):
     """Nothing to report from this directory; the message is one line saying why."""
 
 
+class NothingYet(ReportError):
+    """The directory is one a run or a trainer writes, but nothing is in it yet."""
+
+
 @dataclass(frozen=True)
 class ShownSample:
     step: int
@@ -104,7 +108,7 @@ def collect(
     except FormatError as error:
         raise ReportError(str(error)) from None
     if not is_run and not files:
-        raise ReportError(
+        raise NothingYet(
             f"{directory}: no run logs (no {METRICS_FILE}) and no dump files "
             f"(expected {expected_files()})"
         )
@@ -124,7 +128,7 @@ def collect(
         lowest, highest = (), ()
     samples = sum(len(stats.rewards) for stats in steps.values())
     if not metrics and not samples:
-        raise ReportError(
+        raise NothingYet(
             f"{directory}: nothing to report yet: no metrics and no scored rollouts logged"
         )
     histograms_from = "histograms.jsonl"

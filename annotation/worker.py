@@ -78,6 +78,18 @@ class AnnotationWorker(PromptSimpleWorker):
         connection, serializer = queue.connection, queue.serializer
         super().__init__([queue], connection=connection, serializer=serializer, **kwargs)
         self.annotation_queue = queue
+        self.stop_asked = False  # SIGINT or SIGTERM: a burst does not start another round
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        self.stop_asked = True
+        super().request_stop(signum, frame)
+
+    def handle_exception(self, job: Any, *exc_info: Any) -> None:
+        from annotation.jobs import ImportFailed  # jobs imports this module (coalesce)
+
+        if isinstance(exc_info[1], ImportFailed):
+            return  # said in one line where it gave up; RQ would log it again with a traceback
+        super().handle_exception(job, *exc_info)
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)

@@ -367,3 +367,65 @@ def test_annotation_init_creates_the_project_once(
         env={**setup.env(), "LABEL_STUDIO_URL": "http://127.0.0.1:9"},
     )  # fmt: skip
     assert down.returncode == 1 and "cannot reach Label Studio" in down.stderr
+
+
+def test_a_burst_waits_for_the_batches_label_studio_missed_and_fails_when_they_give_up(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    """A burst (`lowtide loop` runs one after each round) used to exit 0 as soon as the queue
+    was empty, leaving the batches that Label Studio missed waiting for a retry nobody ran."""
+    with ToggleProxy(label_studio.url) as proxy:
+        retries = {"retry.max": "4", "retry.intervals_s": "[2,3]"}
+        setup = Setup(label_studio, workdir, url=proxy.url, **retries)
+        assert setup.cli("annotation", "init").returncode == 0
+        setup.enqueue(setup.records(0, 100), batch=50)
+        proxy.down()
+        burst = setup.start_worker("--burst")
+        try:
+            wait_for(lambda: setup.stats()["retries"] >= 2, 60, "the first attempts to fail")
+            assert burst.poll() is None  # not gone with its batches waiting
+            proxy.up()
+            assert burst.wait(timeout=120) == 0
+        finally:
+            stop(burst)
+        log = setup.logs[-1].read_text()
+        assert "batch(es) wait for a retry" in log and "--burst waits for them" in log
+        setup.assert_each_once(setup.records(0, 100))
+
+        # Down for good: the retries run out, the burst says so, and exits 1.
+        quick = Setup(label_studio, workdir, project=setup.project, url=proxy.url,
+                      **{"retry.max": "1", "retry.intervals_s": "[1]"})  # fmt: skip
+        proxy.down()
+        quick.enqueue(setup.records(100, 50))
+        result = quick.cli("worker", "--burst", timeout=120)
+        assert result.returncode == 1, result.stderr
+        assert result.stderr.strip().splitlines()[-1] == (
+            "error: 1 batch(es) could not be imported after their retries while this worker "
+            "ran: `lowtide queue failed` says why, `lowtide queue requeue --all` sends them again"
+        )
+        assert "Traceback" not in result.stderr  # the give-up is one line, RQ adds none
+        proxy.up()
+        assert quick.cli("queue", "requeue", "--all").returncode == 0
+        assert quick.cli("worker", "--burst").returncode == 0
+    setup.assert_each_once(setup.records(0, 150))
+
+
+def test_a_burst_waiting_for_a_retry_stops_on_sigterm(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    with ToggleProxy(label_studio.url) as proxy:
+        setup = Setup(label_studio, workdir, url=proxy.url,
+                      **{"retry.max": "3", "retry.intervals_s": "[60]"})  # fmt: skip
+        proxy.down()
+        setup.enqueue(setup.records(0, 10))
+        burst = setup.start_worker("--burst")
+        try:
+            wait_for(lambda: "--burst waits for them" in setup.logs[-1].read_text(), 60,
+                     "the burst to wait")  # fmt: skip
+            started = time.monotonic()
+            burst.send_signal(signal.SIGTERM)
+            assert burst.wait(timeout=30) == 0
+            assert time.monotonic() - started < 5
+        finally:
+            stop(burst)
+    assert "worker: stopped; 1 batch(es) wait for a retry" in setup.logs[-1].read_text()

@@ -35,6 +35,10 @@ RESTART_DELAY_S = 2.0
 QUICK_CRASH_S = 10.0  # a worker process that dies sooner than this after its start...
 MAX_QUICK_CRASHES = 5  # ...this many times means a crash loop: stop and say so
 STOP_GRACE_S = 60.0  # a batch in flight may take a few Label Studio requests to finish
+# --burst: how often it looks again while batches wait for a retry, and how long after one is
+# due (the scheduler moves it back to the queue when it is).
+BURST_POLL_S = 5.0
+RETRY_SLACK_S = 0.5
 PR_SET_PDEATHSIG = 1
 LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 
@@ -43,7 +47,9 @@ def worker(
     ctx: typer.Context,
     config: Path | None = typer.Option(None, "--config", "-c", help="run config"),
     concurrency: int = typer.Option(1, "--concurrency", "-n", min=1, help="worker processes"),
-    burst: bool = typer.Option(False, "--burst", help="exit once the queue is empty"),
+    burst: bool = typer.Option(
+        False, "--burst", help="exit once the queue and its retries are done (1: a batch gave up)"
+    ),
     metrics_port: int | None = typer.Option(
         None, "--metrics-port", help="serve Prometheus metrics on this port"
     ),
@@ -122,9 +128,82 @@ def _run_one(context: ImportContext, queue_config, queue, burst: bool) -> None:
     jobs.bind(context)
     try:
         with redis_errors(queue_config, "running the worker"):
-            AnnotationWorker(queue).work(burst=burst, with_scheduler=True, logging_level="WARNING")
+            if burst:
+                _burst(queue)
+            else:
+                AnnotationWorker(queue).work(with_scheduler=True, logging_level="WARNING")
     finally:
         context.client.close()
+
+
+def _burst(queue) -> None:
+    """Import what is queued, and the batches that wait for a retry, then exit: a burst that
+    ended while Label Studio was briefly out of reach would otherwise leave its batches for a
+    later worker and exit 0. A batch that gave up after its retries ends it with exit code 1."""
+    from annotation import ledger
+    from annotation.worker import AnnotationWorker
+
+    gave_up_before = ledger.read_stats(queue.connection, queue.name).counters["failures"]
+    said = False
+    stop = _StopOnSignal()
+    while not stop.requested:
+        worker = AnnotationWorker(queue)
+        worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
+        if worker.stop_asked:  # Ctrl-C or SIGTERM while it worked
+            stop.requested = True
+            break
+        waiting, next_in = _waiting_for_retry(queue)
+        if not waiting:
+            break
+        if not said:
+            err.print(f"worker: {waiting} batch(es) wait for a retry (the next in {next_in:.0f} "
+                      "s); --burst waits for them", markup=False)  # fmt: skip
+            said = True
+        stop.sleep(min(max(next_in, 0.0) + RETRY_SLACK_S, BURST_POLL_S))
+    if stop.requested:
+        waiting, _ = _waiting_for_retry(queue)
+        if waiting:
+            err.print(f"worker: stopped; {waiting} batch(es) wait for a retry", markup=False)
+        return
+    gave_up = ledger.read_stats(queue.connection, queue.name).counters["failures"]
+    if gave_up > gave_up_before:
+        raise UserError(
+            f"{gave_up - gave_up_before} batch(es) could not be imported after their retries "
+            "while this worker ran: `lowtide queue failed` says why, `lowtide queue requeue "
+            "--all` sends them again"
+        )
+
+
+def _waiting_for_retry(queue) -> tuple[int, float]:
+    """Batches of `queue` waiting for a retry, and the seconds until the first is due."""
+    from rq.registry import ScheduledJobRegistry
+
+    registry = ScheduledJobRegistry(queue=queue)
+    first = queue.connection.zrange(registry.key, 0, 0, withscores=True)
+    if not first:
+        return 0, 0.0
+    return registry.count, float(first[0][1]) - time.time()
+
+
+class _StopOnSignal:
+    """SIGINT or SIGTERM between two bursts: stop waiting (RQ's own handlers cover a batch)."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def sleep(self, seconds: float) -> None:
+        signals = (signal.SIGINT, signal.SIGTERM)
+        previous = {sig: signal.signal(sig, self._request) for sig in signals}
+        try:
+            until = time.monotonic() + seconds
+            while not self.requested and time.monotonic() < until:
+                time.sleep(min(0.2, max(0.0, until - time.monotonic())))
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+
+    def _request(self, signum: int, frame: object) -> None:
+        self.requested = True
 
 
 def follow_parent(parent: int) -> Callable[[], None] | None:
@@ -177,7 +256,8 @@ def _supervise(config: Path | None, overrides: list[str], concurrency: int, burs
     while any(child.poll() is None for child in children) or not (stopping or burst):
         for index, child in enumerate(children):
             code = child.poll()
-            if code is None or stopping or (burst and code == 0):
+            # A burst process that exits 1 has said why (batches that gave up): not a crash.
+            if code is None or stopping or (burst and code in (0, UserError.exit_code)):
                 continue
             lived = time.monotonic() - started[index]
             quick_crashes = quick_crashes + 1 if lived < QUICK_CRASH_S else 0  # in a row only

@@ -294,6 +294,7 @@ NAMED_PERSONAL_VALUES = [
     ("IFSC: SBIN0001234", "SBIN0001234", "ACCOUNT_NUMBER"),
     ("Driver's license: D1234-5678-9012", "D1234-5678-9012", "RECORD_NUMBER"),
     ("MRN 00482913 admitted overnight", "00482913", "RECORD_NUMBER"),
+    ("Name: J. Smith, DL: D1234-5678-9012, exp 2027", "D1234-5678-9012", "RECORD_NUMBER"),
     ("member ID: XK4821937", "XK4821937", "RECORD_NUMBER"),
     ("驾驶证号：110101199003071234", "110101199003071234", "RECORD_NUMBER"),
     ("The device MAC is 00:1A:2B:3C:4D:5E on eth0.", "00:1A:2B:3C:4D:5E", "MAC_ADDRESS"),
@@ -313,6 +314,10 @@ NAMED_PERSONAL_VALUES = [
      "1 Infinite Loop, Cupertino, CA 95014", "ADDRESS"),
     ("Meine Adresse ist Bahnhofstr. 12, 8001 Zürich", "Bahnhofstr. 12, 8001 Zürich", "ADDRESS"),
     ("我的地址是4772 Lakeview Avenue，请寄到这里。", "4772 Lakeview Avenue", "ADDRESS"),
+    ("Our office: 1585 Broadway, New York, NY 10019.", "1585 Broadway, New York, NY 10019",
+     "ADDRESS"),
+    ("Post it to 10 Downing St, London SW1A 2AA", "10 Downing St, London SW1A 2AA", "ADDRESS"),
+    ("Return to 3 Kings Cross, Leeds LS1 4AP.", "3 Kings Cross, Leeds LS1 4AP", "ADDRESS"),
     ("收货地址：Schillerstraße 110, 55845 Berlin", "Schillerstraße 110, 55845 Berlin", "ADDRESS"),
 ]  # fmt: skip
 
@@ -341,6 +346,8 @@ def test_a_personal_value_is_hidden_whole_as_its_kind(
         "See section 4 Road Safety Rules; the function returns 2 Drive objects.",
         "Take line 3 to the station; 3号线很挤。这条路有100米长。",
         "Order #12345678 shipped via 2 couriers; the MIT License 2024.",
+        "We rated 5 Great Cafes in Portland, and 3 Big Ideas, Ready For 2025.",
+        "DL the 2 GB file: dl 1234 blocks, then DL speed 12345678 bps.",
     ],
 )
 def test_dates_numbers_and_streets_that_are_nobodys(redactor: Redactor, text: str) -> None:

@@ -399,6 +399,7 @@ def street_address(rng: random.Random) -> str:
         f"{rng.choice(['Haupt', 'Linden', 'Garten', 'Schiller'])}straße {rng.randrange(1, 200)}, {rng.randrange(10000, 99999)} Berlin",
         f"{rng.randrange(1, 200)} rue {rng.choice(['de la Paix', 'Victor Hugo', 'du Moulin'])}, {rng.randrange(10000, 99999)} Paris",
         f"北京市朝阳区{rng.choice(['建国', '光华', '东三环'])}路{rng.randrange(1, 300)}号",
+        f"{number} {rng.choice(['Broadway', 'Market', 'Kings Cross'])}, New York, NY {rng.randrange(10000, 99999)}",
     ])  # fmt: skip
 
 
@@ -607,6 +608,7 @@ KINDS: tuple[Kind, ...] = (
         record_number,
         (
             "Driver's license: {}",
+            "Name: Jo Smith, DL: {}, expires 2027.",
             "MRN {} was admitted overnight.",
             "My member ID is {}.",
             "The policy number is {} for the claim.",

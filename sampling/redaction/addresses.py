@@ -34,12 +34,19 @@ _EN_TAIL = (
     r"(?:,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?|,?\s+[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}|,\s+[A-Z]{2}\b)"
     r"(?![A-Za-z0-9]))?"
 )
+# A street without a type (`1585 Broadway`, `1 Hacker Way` is typed) is one only before its city
+# with a state and ZIP code, or with a UK postcode.
+_EN_CITY_AND_CODE = (
+    r",\s+[A-Z][A-Za-z.' -]{1,30}?"
+    r"(?:,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?|,?\s+[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2})(?![A-Za-z0-9])"
+)
 # Starting at a house number (221B, 12-14): English, a name of one to four capitalised words (or
-# an ordinal, 5th) and the type; French, the type and the name.
+# an ordinal, 5th) and the type, or no type and its city and code; French, the type and the name.
 _NUMBER_FIRST = re.compile(
     r"\d(?<![0-9A-Za-z_]\d)\d{0,5}[A-Za-z]?(?:-\d{1,4})?,?\s+(?:"
     rf"(?:(?:[NSEW]|North|South|East|West)\.?\s+)?"
     rf"(?:(?:[A-Z][A-Za-z'.-]+|\d{{1,3}}(?:st|nd|rd|th))\s+){{1,4}}(?:{_EN_TYPES})\b\.?{_EN_TAIL}"
+    rf"|[A-Z][A-Za-z'.-]+(?:\s+[A-Z][A-Za-z'.-]+){{0,3}}{_EN_CITY_AND_CODE}"
     r"|(?:bis\s+|ter\s+)?(?:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|"
     r"cours)\s+(?:(?:de|du|des|la|le|l'|d')\s*)*[A-ZÉÈÀ][\w'-]+(?:\s+[A-ZÉÈÀ][\w'-]+){0,3}"
     r"(?:,\s+\d{5}\s+[A-ZÉÈ][\w-]+)?)"

@@ -43,7 +43,7 @@ _NAMED: dict[str, str] = {
     **dict.fromkeys((
         "driver's license", "drivers license", "driver license", "driver's licence",
         "driving licence", "driving license", "license number", "licence number", "license no",
-        "licence no", "dl#", "dl no", "medical record number", "medical record", "mrn",
+        "licence no", "dl#", "dl no", "dl", "medical record number", "medical record", "mrn",
         "patient id", "patient number", "member id", "member number", "membership number",
         "policy number", "policy no", "insurance number", "insurance id", "health card",
         "medicare number", "medicaid number", "student id", "student number", "employee id",
@@ -60,8 +60,9 @@ _NAMES = NamesBeforeNumbers(_NAMED, reach=48)
 _YEAR_AFTER_A_WORD = re.compile(r"(?<=[a-z] )[0-9]{4}(?![0-9A-Za-z]|[.,/ -][0-9])")
 _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/DD/YYYY): `)
 # Words that name other things too (`the account has 1234567 followers`, `born in Leeds on
-# ...`): their value must follow at once (`account 12345678`, `account #: ...`, `born 7/22/1990`).
-_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2}
+# ...`, `DL` a download): their value must follow at once (`account 12345678`, `account #:
+# ...`, `born 7/22/1990`, `DL: D1234567`).
+_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2}
 
 _MONTHS = {
     name: number

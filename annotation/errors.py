@@ -5,3 +5,8 @@ loading the Label Studio SDK first."""
 
 class AnnotationError(RuntimeError):
     """A failure a user can fix (Label Studio unreachable, a wrong token, bad data...)."""
+
+
+class LoggedFailure(RuntimeError):
+    """A job's failure already logged in one line where it happened: the worker does not log it
+    again (RQ would, with a traceback)."""

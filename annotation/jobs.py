@@ -16,6 +16,7 @@ from rq import Retry, get_current_job
 
 from annotation import ledger
 from annotation.coalesce import take_queued_jobs
+from annotation.errors import LoggedFailure
 from annotation.importer import (
     META_VALIDATED,
     ImportContext,
@@ -29,7 +30,7 @@ log = logging.getLogger("annotation.worker")
 _context: ImportContext | None = None
 
 
-class ImportFailed(RuntimeError):
+class ImportFailed(LoggedFailure):
     """A batch gave up after its retries; the message is what `lowtide queue failed` shows."""
 
 

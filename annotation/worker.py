@@ -34,6 +34,7 @@ from rq import Queue
 from rq.job import Job
 
 from annotation import ledger
+from annotation.errors import LoggedFailure
 from annotation.rq_internals import (
     PromptSimpleWorker,
     fail_in_place,
@@ -85,10 +86,8 @@ class AnnotationWorker(PromptSimpleWorker):
         super().request_stop(signum, frame)
 
     def handle_exception(self, job: Any, *exc_info: Any) -> None:
-        from annotation.jobs import ImportFailed  # jobs imports this module (coalesce)
-
-        if isinstance(exc_info[1], ImportFailed):
-            return  # said in one line where it gave up; RQ would log it again with a traceback
+        if isinstance(exc_info[1], LoggedFailure):
+            return  # said in one line where it happened; RQ would log it again with a traceback
         super().handle_exception(job, *exc_info)
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:

@@ -5,6 +5,9 @@ it as a feature."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 import torch
 
@@ -90,3 +93,86 @@ def test_the_watch_reads_a_growing_paid_outlier_score_as_a_suspect() -> None:
     ]
     assert "far from the starting policy" in report.suspects[0].describe()
     assert "rm/outlier" not in report.suspects[0].component_lifts  # an extra, not a component
+
+
+def test_a_reference_file_keeps_the_first_run_s_reference_for_the_next(
+    tiny_models, tmp_path
+) -> None:
+    """The first run writes the texts its reference filled with; a later run (the next round of
+    a loop, whose policy has moved on) fits its reference from them, not from its own first
+    samples, and so scores every response as the first run did."""
+    reference = tmp_path / "outlier_reference.jsonl"
+    spec = RewardSpec(
+        type="reward_model", name="rm", path=str(tiny_models.reward_model),
+        params={"outlier_reference": 24, "outlier_reference_file": str(reference)},
+    )  # fmt: skip
+    texts = LIKE_THE_START + STRANGE
+    batch = RewardBatch([PROMPT] * len(texts), texts, [False] * len(texts))
+    with RewardSet.from_specs([spec]) as first:
+        first.score(RewardBatch([PROMPT] * 24, LIKE_THE_START * 4, [False] * 24))
+        assert reference.exists()
+        before = [details["rm/outlier"] for details in first.score(batch).details]
+    written = reference.read_text().splitlines()
+    assert len(written) == 24 and json.loads(written[1]) == {"prompt": PROMPT, "response": "Green."}
+
+    with RewardSet.from_specs([spec]) as later:  # its first samples are strange ones
+        strange = RewardBatch([PROMPT] * 24, STRANGE * 12, [False] * 24)
+        assert all("rm/outlier" in details for details in later.score(strange).details)
+        after = [details["rm/outlier"] for details in later.score(batch).details]
+    assert after == pytest.approx(before)
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        ('{"prompt": "a", "response": "b"}\n', "holds 1 sample(s); a reference needs at least 2"),
+        ('{"prompt": "a", "response": "b"}\nnot json\n', ":2: "),
+        ('{"prompt": "a"}\n{"prompt": "a", "response": "b"}\n', ":1: needs a string `prompt`"),
+    ],
+)
+def test_a_broken_reference_file_is_one_clear_error(
+    tiny_models, tmp_path, content: str, problem: str
+) -> None:
+    reference = tmp_path / "reference.jsonl"
+    reference.write_text(content)
+    params = {"outlier_reference": 8, "outlier_reference_file": str(reference)}
+    spec = RewardSpec(type="reward_model", path=str(tiny_models.reward_model), params=params)
+    with pytest.raises(RewardError, match="outlier_reference_file") as raised:
+        RewardModel.from_spec(spec)
+    assert problem in str(raised.value) and "\n" not in str(raised.value)
+
+
+def test_a_reference_file_needs_a_reference_size(tiny_models, tmp_path) -> None:
+    spec = RewardSpec(type="reward_model", path=str(tiny_models.reward_model),
+                      params={"outlier_reference_file": str(tmp_path / "r.jsonl")})  # fmt: skip
+    with pytest.raises(RewardError, match="needs outlier_reference: N"):
+        RewardModel.from_spec(spec)
+
+
+def test_every_round_of_a_loop_reads_the_first_round_s_reference(tmp_path, monkeypatch) -> None:
+    """round_config, no service: with an outlier reference configured, every round names the
+    loop's one reference file (the first round writes it); a file the config names is kept."""
+    from lowtide.config import RunConfig
+    from lowtide.loop.runner import LoopRunner
+    from lowtide.loop.settings import LoopSettings
+
+    monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
+
+    def reward_params(params: dict, number: int, loop: Path) -> dict:
+        base = RunConfig.model_validate({
+            "model": {"actor": {"model_name_or_path": str(tmp_path / "policy")}},
+            "rewards": [{"type": "reward_model", "path": str(tmp_path / "rm"), "params": params}],
+        })  # fmt: skip
+        runner = LoopRunner(base, None, [], LoopSettings(rounds=2), loop)
+        if number > 1:
+            runner.state.record(1, "train", {"policy": str(tmp_path / "p1")})
+        return runner.round_config(number).rewards[0].params
+
+    loop = tmp_path / "loop"
+    for number in (1, 2):
+        params = reward_params({"outlier_reference": 64}, number, loop)
+        file = str(loop / "outlier_reference.jsonl")
+        assert params == {"outlier_reference": 64, "outlier_reference_file": file}
+    own = {"outlier_reference": 64, "outlier_reference_file": str(tmp_path / "mine.jsonl")}
+    assert reward_params(own, 2, tmp_path / "own") == own
+    assert reward_params({}, 2, tmp_path / "none") == {}

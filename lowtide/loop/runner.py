@@ -36,6 +36,7 @@ from lowtide.loop.state import STAGES, LoopState, open_loop_dir
 from sampling.selection.budget_learning import Shares
 
 REWARD_MODEL = "reward_model"
+OUTLIER_REFERENCE = "outlier_reference.jsonl"  # the outlier score's reference, for every round
 
 
 class LoopRunner:
@@ -216,6 +217,11 @@ class LoopRunner:
         for spec in data["rewards"]:
             if spec["type"] == REWARD_MODEL:
                 spec["path"] = self._reward_model_for(number)
+                params = spec["params"]
+                if params.get("outlier_reference") and not params.get("outlier_reference_file"):
+                    # Every round measures distance from the first round's starting responses,
+                    # not from its own start (the policy the rounds before trained).
+                    params["outlier_reference_file"] = str(self.loop_dir / OUTLIER_REFERENCE)
         if adaptive(self.base) and number > 1:
             learned = (self.state.done(number - 1, "export") or {}).get("next_budget")
             budget = self.base.sampling.budget

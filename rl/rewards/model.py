@@ -10,7 +10,8 @@ end (the response), which is where the score is read.
 A model directory with uncertainty heads (rl.rewards.uncertainty) also reports, per sample, the
 heads' spread as the extra `spread` (reward_details `<name>/spread`), never part of the total.
 With `outlier_reference: N`, the extra `outlier` says how far the sample's representation lies
-from the first N samples scored (the starting policy's): rl.rewards.representation.
+from the first N samples scored (the starting policy's): rl.rewards.representation; with
+`outlier_reference_file` too, from the samples that file holds (rl.rewards.outlier_reference).
 
 Params: see `rl.rewards.model_spec`, which checks them without torch.
 """
@@ -27,6 +28,7 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreT
 from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model_spec import DEFAULT_BATCH_SIZE, check_model_spec, check_settings
+from rl.rewards.outlier_reference import Texts, read_reference, write_reference
 from rl.rewards.representation import OUTLIER, OutlierScore
 from rl.rewards.types import ComponentScores, RewardBatch, RewardError
 from rl.rewards.uncertainty import SPREAD, load_heads, pooled_features, score_module
@@ -45,6 +47,7 @@ class RewardModel:
         max_length: int | None = None,
         dtype: str = "auto",
         outlier_reference: int = 0,
+        outlier_reference_file: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         check_settings(self.path, batch_size, padding_side, max_length, dtype)
@@ -80,6 +83,13 @@ class RewardModel:
                     f"representation from; {type(self.model).__name__} has none"
                 )
             self.outliers = OutlierScore(outlier_reference)
+        # The texts of the reference as it fills, written to the file once it is full.
+        self._reference_file = Path(outlier_reference_file) if outlier_reference_file else None
+        self._reference_texts: Texts = []
+        if self.outliers is not None and self._reference_file and self._reference_file.exists():
+            texts = read_reference(self._reference_file)
+            self.outliers = OutlierScore(len(texts))
+            self.outliers(self.features([p for p, _ in texts], [r for _, r in texts]))
 
     @classmethod
     def from_spec(cls, spec: RewardSpec, *, device: str = "cpu") -> RewardModel:
@@ -211,9 +221,16 @@ class RewardModel:
         for extra, value in zip(extras, self._spreads(pooled) or [], strict=False):
             extra[SPREAD] = value
         if self.outliers is not None and pooled is not None:
+            filling = not self.outliers.fitted
+            if filling and self._reference_file is not None:
+                room = self.outliers.reference - len(self._reference_texts)
+                pairs = zip(batch.prompts, batch.responses, strict=True)
+                self._reference_texts += list(pairs)[:room]
             for extra, outlier in zip(extras, self.outliers(pooled), strict=True):
                 if outlier is not None:
                     extra[OUTLIER] = outlier
+            if filling and self.outliers.fitted and self._reference_file is not None:
+                write_reference(self._reference_file, self._reference_texts)
         return ComponentScores(scores, extras=extras if any(extras) else None)
 
     def close(self) -> None:

@@ -2,7 +2,9 @@
 
 Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the model's window),
 `dtype` (auto, float32, bfloat16, float16), `outlier_reference` (0: off; N: the first N samples
-scored are the reference of the Mahalanobis outlier score, `rl.rewards.representation`).
+scored are the reference of the Mahalanobis outlier score, `rl.rewards.representation`),
+`outlier_reference_file` (a JSONL file: read as the reference where it exists, else written
+with the first N samples once they are: `rl.rewards.outlier_reference`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from rl.config import RewardSpec
 from rl.rewards.types import RewardError
 from rl.suggest import did_you_mean
 
-PARAMS = ("batch_size", "padding_side", "max_length", "dtype", "outlier_reference")
+PARAMS = (
+    "batch_size", "padding_side", "max_length", "dtype", "outlier_reference",
+    "outlier_reference_file",
+)  # fmt: skip
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 DEFAULT_BATCH_SIZE = 32
 
@@ -47,6 +52,13 @@ def check_model_spec(spec: RewardSpec) -> None:
         raise RewardError(
             f"reward_model: outlier_reference must be 0 (off) or a number of samples >= 2, "
             f"got {reference!r}"
+        )
+    reference_file = params.get("outlier_reference_file")
+    if reference_file is not None and (not isinstance(reference_file, str) or not reference):
+        raise RewardError(
+            "reward_model: outlier_reference_file is a path, and needs outlier_reference: N "
+            f"(the samples that fill it), got {reference_file!r} with outlier_reference "
+            f"{reference!r}"
         )
 
 

@@ -176,3 +176,13 @@ def test_every_round_of_a_loop_reads_the_first_round_s_reference(tmp_path, monke
     own = {"outlier_reference": 64, "outlier_reference_file": str(tmp_path / "mine.jsonl")}
     assert reward_params(own, 2, tmp_path / "own") == own
     assert reward_params({}, 2, tmp_path / "none") == {}
+
+
+def test_a_reference_file_that_cannot_be_written_is_one_clear_error(tiny_models, tmp_path) -> None:
+    (tmp_path / "a-file").write_text("")
+    params = {"outlier_reference": 4, "outlier_reference_file": str(tmp_path / "a-file" / "r")}
+    spec = RewardSpec(type="reward_model", path=str(tiny_models.reward_model), params=params)
+    model = RewardModel.from_spec(spec)
+    with pytest.raises(RewardError, match=r"cannot write outlier_reference_file .*a-file/r: "):
+        model(RewardBatch([PROMPT] * 4, LIKE_THE_START[:4], [False] * 4))
+    model.close()

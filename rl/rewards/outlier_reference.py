@@ -44,4 +44,9 @@ def read_reference(path: Path) -> Texts:
 
 def write_reference(path: Path, texts: Texts) -> None:
     lines = (json.dumps({"prompt": p, "response": r}, ensure_ascii=False) for p, r in texts)
-    write_text_atomically(path, "".join(f"{line}\n" for line in lines))
+    try:
+        write_text_atomically(path, "".join(f"{line}\n" for line in lines))
+    except OSError as error:
+        raise RewardError(
+            f"reward_model: cannot write outlier_reference_file {path}: {error.strerror}"
+        ) from None

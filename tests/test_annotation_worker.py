@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -369,45 +370,76 @@ def test_annotation_init_creates_the_project_once(
     assert down.returncode == 1 and "cannot reach Label Studio" in down.stderr
 
 
+def _down_during(
+    setup: Setup, proxy: ToggleProxy, burst: subprocess.Popen, tasks_before: int = 0
+) -> None:
+    """Label Studio goes out of reach once the burst has imported its first batch."""
+    wait_for(lambda: setup.task_count() > tasks_before, 120, "the first batch")
+    proxy.down()
+    assert burst.poll() is None, "the burst ended before Label Studio went down"
+
+
 def test_a_burst_waits_for_the_batches_label_studio_missed_and_fails_when_they_give_up(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
     """A burst (`lowtide loop` runs one after each round) used to exit 0 as soon as the queue
     was empty, leaving the batches that Label Studio missed waiting for a retry nobody ran."""
     with ToggleProxy(label_studio.url) as proxy:
-        retries = {"retry.max": "4", "retry.intervals_s": "[2,3]"}
-        setup = Setup(label_studio, workdir, url=proxy.url, **retries)
-        assert setup.cli("annotation", "init").returncode == 0
-        setup.enqueue(setup.records(0, 100), batch=50)
-        proxy.down()
+        setup = Setup(label_studio, workdir, url=proxy.url,
+                      **{"retry.max": "4", "retry.intervals_s": "[2,3]"})  # fmt: skip
+        setup.enqueue(setup.records(0, 1500), batch=50)
         burst = setup.start_worker("--burst")
         try:
-            wait_for(lambda: setup.stats()["retries"] >= 2, 60, "the first attempts to fail")
+            _down_during(setup, proxy, burst)
+            wait_for(lambda: setup.stats()["retries"] >= 2, 60, "attempts to fail")
             assert burst.poll() is None  # not gone with its batches waiting
             proxy.up()
-            assert burst.wait(timeout=120) == 0
+            assert burst.wait(timeout=180) == 0
         finally:
             stop(burst)
         log = setup.logs[-1].read_text()
         assert "batch(es) wait for a retry" in log and "--burst waits for them" in log
-        setup.assert_each_once(setup.records(0, 100))
+        setup.assert_each_once(setup.records(0, 1500))
 
-        # Down for good: the retries run out, the burst says so, and exits 1.
+        # Down for good: the retries run out, the burst says so in one line and exits 1.
         quick = Setup(label_studio, workdir, project=setup.project, url=proxy.url,
                       **{"retry.max": "1", "retry.intervals_s": "[1]"})  # fmt: skip
-        proxy.down()
-        quick.enqueue(setup.records(100, 50))
-        result = quick.cli("worker", "--burst", timeout=120)
-        assert result.returncode == 1, result.stderr
-        assert result.stderr.strip().splitlines()[-1] == (
-            "error: 1 batch(es) could not be imported after their retries while this worker "
-            "ran: `lowtide queue failed` says why, `lowtide queue requeue --all` sends them again"
-        )
-        assert "Traceback" not in result.stderr  # the give-up is one line, RQ adds none
+        quick.enqueue(setup.records(1500, 1500), batch=500)  # few batches: each try is ~3 s
+        burst = quick.start_worker("--burst")
+        try:
+            _down_during(quick, proxy, burst, tasks_before=1500)
+            assert burst.wait(timeout=120) == 1
+        finally:
+            stop(burst)
+        lines = quick.logs[-1].read_text().strip().splitlines()
+        assert re.fullmatch(
+            r"error: \d+ batch\(es\) could not be imported after their retries while this "
+            r"worker ran: `lowtide queue failed` says why, `lowtide queue requeue --all` sends "
+            r"them again",
+            lines[-1],
+        ), lines[-1]
+        assert not any("Traceback" in line for line in lines)  # each give-up is one line
         proxy.up()
         assert quick.cli("queue", "requeue", "--all").returncode == 0
         assert quick.cli("worker", "--burst").returncode == 0
-    setup.assert_each_once(setup.records(0, 150))
+    setup.assert_each_once(setup.records(0, 3000))
+
+
+def test_a_burst_stops_at_once_when_label_studio_is_out_of_reach_at_its_start(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    with ToggleProxy(label_studio.url) as proxy:
+        setup = Setup(label_studio, workdir, url=proxy.url)
+        setup.enqueue(setup.records(0, 10))
+        proxy.down()
+        started = time.monotonic()
+        result = setup.cli("worker", "--burst", timeout=120)
+    assert result.returncode == 1 and time.monotonic() - started < 60
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: cannot reach Label Studio at ") and last.endswith(
+        "; the batches wait in the queue"
+    ), last
+    assert setup.queue.count == 1  # nothing taken, nothing lost
 
 
 def test_a_burst_waiting_for_a_retry_stops_on_sigterm(
@@ -416,10 +448,10 @@ def test_a_burst_waiting_for_a_retry_stops_on_sigterm(
     with ToggleProxy(label_studio.url) as proxy:
         setup = Setup(label_studio, workdir, url=proxy.url,
                       **{"retry.max": "3", "retry.intervals_s": "[60]"})  # fmt: skip
-        proxy.down()
-        setup.enqueue(setup.records(0, 10))
+        setup.enqueue(setup.records(0, 1500), batch=50)
         burst = setup.start_worker("--burst")
         try:
+            _down_during(setup, proxy, burst)
             wait_for(lambda: "--burst waits for them" in setup.logs[-1].read_text(), 60,
                      "the burst to wait")  # fmt: skip
             started = time.monotonic()
@@ -428,4 +460,5 @@ def test_a_burst_waiting_for_a_retry_stops_on_sigterm(
             assert time.monotonic() - started < 5
         finally:
             stop(burst)
-    assert "worker: stopped; 1 batch(es) wait for a retry" in setup.logs[-1].read_text()
+    assert re.search(r"worker: stopped; \d+ batch\(es\) wait for a retry",
+                     setup.logs[-1].read_text())  # fmt: skip

@@ -64,7 +64,7 @@ def worker(
         logging.getLogger(noisy).setLevel(logging.WARNING)
     queue = annotation_queue(service.queue, _worker_redis(service))
     _check_redis(service, queue.connection)
-    context = _prepare(service, queue)  # a wrong token or config fails here, once
+    context = _prepare(service, queue, burst)  # a wrong token or config fails here, once
     if metrics_port is not None:
         _serve(queue, metrics_port, metrics_host)
     if concurrency == 1:
@@ -97,7 +97,7 @@ def _serve(queue, port: int, host: str) -> None:
         raise UsageError(f"--metrics-port {port}: cannot listen on {host} ({error})") from None
 
 
-def _prepare(service: ServiceConfig, queue) -> ImportContext:
+def _prepare(service: ServiceConfig, queue, burst: bool) -> ImportContext:
     from annotation.importer import ImportContext, LabelingConfigError
     from annotation.labelstudio import LabelStudioAuthError, LabelStudioError
 
@@ -114,6 +114,9 @@ def _prepare(service: ServiceConfig, queue) -> ImportContext:
     except (LabelStudioAuthError, LabelingConfigError):
         raise  # retrying cannot fix these: the message says what to change
     except LabelStudioError as error:
+        if burst:  # one pass over what is queued now: waiting out the retries would take minutes
+            context.client.close()
+            raise UserError(f"{error}; the batches wait in the queue") from None
         # Not fatal: batches retry with backoff until Label Studio answers.
         err.print(f"warning: {error}; batches will retry until it answers", markup=False)
     return context

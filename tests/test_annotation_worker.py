@@ -387,7 +387,7 @@ def test_a_burst_waits_for_the_batches_label_studio_missed_and_fails_when_they_g
     with ToggleProxy(label_studio.url) as proxy:
         setup = Setup(label_studio, workdir, url=proxy.url,
                       **{"retry.max": "4", "retry.intervals_s": "[2,3]"})  # fmt: skip
-        setup.enqueue(setup.records(0, 1500), batch=50)
+        setup.enqueue(setup.records(0, 400), batch=50)
         burst = setup.start_worker("--burst")
         try:
             _down_during(setup, proxy, burst)
@@ -399,15 +399,15 @@ def test_a_burst_waits_for_the_batches_label_studio_missed_and_fails_when_they_g
             stop(burst)
         log = setup.logs[-1].read_text()
         assert "batch(es) wait for a retry" in log and "--burst waits for them" in log
-        setup.assert_each_once(setup.records(0, 1500))
+        setup.assert_each_once(setup.records(0, 400))
 
         # Down for good: the retries run out, the burst says so in one line and exits 1.
         quick = Setup(label_studio, workdir, project=setup.project, url=proxy.url,
                       **{"retry.max": "1", "retry.intervals_s": "[1]"})  # fmt: skip
-        quick.enqueue(setup.records(1500, 1500), batch=500)  # few batches: each try is ~3 s
+        quick.enqueue(setup.records(400, 600), batch=200)  # few batches: each try is ~3 s
         burst = quick.start_worker("--burst")
         try:
-            _down_during(quick, proxy, burst, tasks_before=1500)
+            _down_during(quick, proxy, burst, tasks_before=400)
             assert burst.wait(timeout=120) == 1
         finally:
             stop(burst)
@@ -422,7 +422,7 @@ def test_a_burst_waits_for_the_batches_label_studio_missed_and_fails_when_they_g
         proxy.up()
         assert quick.cli("queue", "requeue", "--all").returncode == 0
         assert quick.cli("worker", "--burst").returncode == 0
-    setup.assert_each_once(setup.records(0, 3000))
+    setup.assert_each_once(setup.records(0, 1000))
 
 
 def test_a_burst_stops_at_once_when_label_studio_is_out_of_reach_at_its_start(
@@ -448,7 +448,7 @@ def test_a_burst_waiting_for_a_retry_stops_on_sigterm(
     with ToggleProxy(label_studio.url) as proxy:
         setup = Setup(label_studio, workdir, url=proxy.url,
                       **{"retry.max": "3", "retry.intervals_s": "[60]"})  # fmt: skip
-        setup.enqueue(setup.records(0, 1500), batch=50)
+        setup.enqueue(setup.records(0, 400), batch=50)
         burst = setup.start_worker("--burst")
         try:
             _down_during(setup, proxy, burst)

@@ -379,18 +379,31 @@ def _down_during(
     assert burst.poll() is None, "the burst ended before Label Studio went down"
 
 
+def _burst_into_an_outage(
+    label_studio: LabelStudioServer, workdir: Path, proxy: ToggleProxy, retries: dict[str, str]
+) -> tuple[Setup, subprocess.Popen]:
+    """400 records queued, a burst worker started, and Label Studio out of reach once the first
+    of its 8 batches has landed."""
+    setup = Setup(label_studio, workdir, url=proxy.url, **retries)
+    setup.enqueue(setup.records(0, 400), batch=50)
+    burst = setup.start_worker("--burst")
+    try:
+        _down_during(setup, proxy, burst)
+    except BaseException:
+        stop(burst)
+        raise
+    return setup, burst
+
+
 def test_a_burst_waits_for_the_batches_label_studio_missed_and_fails_when_they_give_up(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
     """A burst (`lowtide loop` runs one after each round) used to exit 0 as soon as the queue
     was empty, leaving the batches that Label Studio missed waiting for a retry nobody ran."""
     with ToggleProxy(label_studio.url) as proxy:
-        setup = Setup(label_studio, workdir, url=proxy.url,
-                      **{"retry.max": "4", "retry.intervals_s": "[2,3]"})  # fmt: skip
-        setup.enqueue(setup.records(0, 400), batch=50)
-        burst = setup.start_worker("--burst")
+        retries = {"retry.max": "4", "retry.intervals_s": "[2,3]"}
+        setup, burst = _burst_into_an_outage(label_studio, workdir, proxy, retries)
         try:
-            _down_during(setup, proxy, burst)
             wait_for(lambda: setup.stats()["retries"] >= 2, 60, "attempts to fail")
             assert burst.poll() is None  # not gone with its batches waiting
             proxy.up()
@@ -446,12 +459,9 @@ def test_a_burst_waiting_for_a_retry_stops_on_sigterm(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
     with ToggleProxy(label_studio.url) as proxy:
-        setup = Setup(label_studio, workdir, url=proxy.url,
-                      **{"retry.max": "3", "retry.intervals_s": "[60]"})  # fmt: skip
-        setup.enqueue(setup.records(0, 400), batch=50)
-        burst = setup.start_worker("--burst")
+        retries = {"retry.max": "3", "retry.intervals_s": "[60]"}
+        setup, burst = _burst_into_an_outage(label_studio, workdir, proxy, retries)
         try:
-            _down_during(setup, proxy, burst)
             wait_for(lambda: "--burst waits for them" in setup.logs[-1].read_text(), 60,
                      "the burst to wait")  # fmt: skip
             started = time.monotonic()

@@ -144,37 +144,47 @@ def _burst(queue) -> None:
     ended while Label Studio was briefly out of reach would otherwise leave its batches for a
     later worker and exit 0. A batch that gave up after its retries ends it with exit code 1."""
     from annotation import ledger
-    from annotation.worker import AnnotationWorker
 
     gave_up_before = ledger.read_stats(queue.connection, queue.name).counters["failures"]
-    said = False
     stop = _StopOnSignal()
-    while not stop.requested:
-        worker = AnnotationWorker(queue)
-        worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
-        if worker.stop_asked:  # Ctrl-C or SIGTERM while it worked
-            stop.requested = True
-            break
-        waiting, next_in = _waiting_for_retry(queue)
-        if not waiting:
-            break
-        if not said:
-            err.print(f"worker: {waiting} batch(es) wait for a retry (the next in {next_in:.0f} "
-                      "s); --burst waits for them", markup=False)  # fmt: skip
-            said = True
-        stop.sleep(min(max(next_in, 0.0) + RETRY_SLACK_S, BURST_POLL_S))
-    if stop.requested:
-        waiting, _ = _waiting_for_retry(queue)
-        if waiting:
-            err.print(f"worker: stopped; {waiting} batch(es) wait for a retry", markup=False)
-        return
-    gave_up = ledger.read_stats(queue.connection, queue.name).counters["failures"]
+    try:
+        if _burst_until_no_retry_waits(queue, stop):
+            waiting, _ = _waiting_for_retry(queue)
+            if waiting:
+                err.print(f"worker: stopped; {waiting} batch(es) wait for a retry", markup=False)
+            return
+        gave_up = ledger.read_stats(queue.connection, queue.name).counters["failures"]
+    finally:
+        stop.restore()
     if gave_up > gave_up_before:
         raise UserError(
             f"{gave_up - gave_up_before} batch(es) could not be imported after their retries "
             "while this worker ran: `lowtide queue failed` says why, `lowtide queue requeue "
             "--all` sends them again"
         )
+
+
+def _burst_until_no_retry_waits(queue, stop: _StopOnSignal) -> bool:
+    """RQ bursts until no batch waits for a retry; True when a signal stopped it."""
+    from annotation.worker import AnnotationWorker
+
+    said = False
+    while True:
+        worker = AnnotationWorker(queue)
+        worker.work(burst=True, with_scheduler=True, logging_level="WARNING")
+        stop.listen()  # RQ's handlers stay after work() and would raise out of this loop
+        if worker.stop_asked or stop.requested:  # Ctrl-C or SIGTERM
+            return True
+        waiting, next_in = _waiting_for_retry(queue)
+        if not waiting:
+            return False
+        if not said:
+            err.print(f"worker: {waiting} batch(es) wait for a retry (the next in {next_in:.0f} "
+                      "s); --burst waits for them", markup=False)  # fmt: skip
+            said = True
+        stop.sleep(min(max(next_in, 0.0) + RETRY_SLACK_S, BURST_POLL_S))
+        if stop.requested:
+            return True
 
 
 def _waiting_for_retry(queue) -> tuple[int, float]:
@@ -189,21 +199,26 @@ def _waiting_for_retry(queue) -> tuple[int, float]:
 
 
 class _StopOnSignal:
-    """SIGINT or SIGTERM between two bursts: stop waiting (RQ's own handlers cover a batch)."""
+    """SIGINT or SIGTERM between two bursts (RQ's own handlers cover a burst): stop waiting."""
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self) -> None:
         self.requested = False
+        self._previous = {sig: signal.getsignal(sig) for sig in self._SIGNALS}
+
+    def listen(self) -> None:
+        for sig in self._SIGNALS:
+            signal.signal(sig, self._request)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
 
     def sleep(self, seconds: float) -> None:
-        signals = (signal.SIGINT, signal.SIGTERM)
-        previous = {sig: signal.signal(sig, self._request) for sig in signals}
-        try:
-            until = time.monotonic() + seconds
-            while not self.requested and time.monotonic() < until:
-                time.sleep(min(0.2, max(0.0, until - time.monotonic())))
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
+        until = time.monotonic() + seconds
+        while not self.requested and time.monotonic() < until:
+            time.sleep(min(0.2, max(0.0, until - time.monotonic())))
 
     def _request(self, signum: int, frame: object) -> None:
         self.requested = True

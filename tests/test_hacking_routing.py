@@ -106,9 +106,10 @@ def test_carriers_match_what_the_watch_counts() -> None:
                 _suspect(Feature("prefix", "sure")),
                 _suspect(Feature("format", "bullets")),
                 _suspect(Feature("words", "> 100 (p90)")),
-                _suspect(Feature("words", "< 2 (p10)"))]  # fmt: skip
+                _suspect(Feature("words", "< 2 (p10)")),
+                _suspect(Feature("class", "three, right, four"))]  # fmt: skip
     found = [sorted(item.positions) for item in carriers(suspects, responses, config)]
-    assert found == [[0], [0], [2], [3], [1]]  # "no": one word
+    assert found == [[0], [0], [2], [3], [1], [0, 2]]  # "no": one word; a class: any word
 
 
 def _suspect(feature: Feature):

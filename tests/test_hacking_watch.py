@@ -23,6 +23,7 @@ from tests.helpers.hacking_runs import (
     arithmetic_run,
     bullets,
     cyrillic,
+    insert_one_of,
     insert_phrase,
     longer,
     prefix,
@@ -125,6 +126,32 @@ def test_a_phrase_paid_beside_a_paid_length_is_a_suspect_of_its_own(seed: int) -
     assert report.suspects[0].feature.kind in ("words", "chars"), labels
     assert f'"{PHRASE}"' in labels, labels
     assert set(labels[1:]) <= {f'"{PHRASE}"', '"you"'}, labels
+
+
+KIND = ("splendid", "superb", "marvellous", "brilliant", "wonderful", "glorious", "stellar",
+        "magnificent")  # fmt: skip
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_paid_kind_of_word_spread_over_many_words_is_one_suspect(seed: int) -> None:
+    """Each of eight words reaches under a tenth of the responses, too little for one of them
+    to pass the growth test; the kind reaches about half."""
+    rows = run([Trait(insert_one_of(KIND), 1.5, 0.02, 0.6)], steps=30, seed=seed)
+    report = analyze_rows(rows)
+    assert report.suspects, report
+    top = report.suspects[0]
+    assert top.feature.kind == "class", [s.describe() for s in report.suspects]
+    assert len(set(top.feature.text.split(", ")) & set(KIND)) >= 6, top.feature
+    assert set(top.feature.text.split(", ")) <= set(KIND), top.feature
+    assert top.label().startswith('words like "') and top.growing and top.lift > 1.0
+    assert top.prevalence_now is not None and top.prevalence_now > 0.4
+    assert {f.text for f in top.folded} >= set(top.feature.text.split(", "))
+    assert any(word in top.examples[0].response for word in KIND)
+    # The words one by one: none of them spreads enough to be named.
+    alone = analyze_rows(rows, WatchConfig(word_classes=False))
+    assert not any(set(s.feature.text.split()) & set(KIND) for s in alone.suspects), [
+        s.describe() for s in alone.suspects
+    ]
 
 
 def test_two_independent_paid_traits_are_two_suspects() -> None:
@@ -411,6 +438,11 @@ def test_features_read_as_a_person_reads_them() -> None:
     assert Feature("format", "bullets").label() == "bullet lists"
     assert Feature.from_key(Feature("script", "Cyrillic").key) == Feature("script", "Cyrillic")
     assert Feature.from_key("i agree") == Feature("phrase", "i agree")
+    assert Feature("class", "two, six").label() == 'words like "two", "six"'
+    assert Feature("class", "a, b, c, d, e, f").label() == (
+        'words like "a", "b", "c", "d" (and 2 more)'
+    )
+    assert Feature.from_key(Feature("class", "two, six").key) == Feature("class", "two, six")
 
 
 def test_a_full_buffer_is_said_once_and_counted(caplog: pytest.LogCaptureFixture) -> None:
@@ -421,3 +453,23 @@ def test_a_full_buffer_is_said_once_and_counted(caplog: pytest.LogCaptureFixture
     lines = [r.getMessage() for r in caplog.records if "behind" in r.getMessage()]
     assert len(lines) == 1 and "max_pending_samples" in lines[0], lines
     assert watch.metrics()["hacking/dropped"][0] == 4 * 72
+
+
+def test_words_join_a_class_by_the_slots_they_fill() -> None:
+    from sampling.selection.hacking.classes import word_classes
+    from sampling.selection.hacking.lift import LiftStats
+
+    def tracked(counts: dict[str, int]) -> dict[str, LiftStats]:
+        found = {}
+        for number, (key, carriers) in enumerate(counts.items()):
+            found[key] = LiftStats(number)
+            found[key].carriers = carriers
+        return found
+
+    phrases = {"two birds": 9, "six birds": 7, "plus two": 5, "plus six": 6, "ten birds": 4,
+               "plus ten": 3, "is blue": 8, "sky blue": 5, "two plus": 4,
+               "six plus": 5}  # fmt: skip
+    classes = word_classes(tracked(phrases), ["plus", "two", "blue", "six", "ten", "two birds"])
+    assert [c.members for c in classes] == [("two", "six", "ten")]  # "plus", "blue": apart
+    assert classes[0].feature == Feature("class", "two, six, ten")
+    assert word_classes(tracked(phrases), ["two"]) == []  # one word is no class

@@ -117,6 +117,17 @@ def insert_phrase(phrase: str) -> Callable[[str, random.Random], str]:
     return apply
 
 
+def insert_one_of(words: tuple[str, ...]) -> Callable[[str, random.Random], str]:
+    """One word of a kind (any of `words`) at a random place: a reward paid for the kind."""
+
+    def apply(response: str, rng: random.Random) -> str:
+        tokens = response.split(" ")
+        tokens.insert(rng.randint(1, len(tokens) - 1), rng.choice(words))
+        return " ".join(tokens)
+
+    return apply
+
+
 def prefix(text: str) -> Callable[[str, random.Random], str]:
     return lambda response, rng: f"{text} {response}"
 

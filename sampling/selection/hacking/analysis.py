@@ -6,9 +6,12 @@
 2. Growth: a paid feature is a suspect when the share of responses carrying it rose from the
    first window to the latest by `min_growth` with a two-proportion z of `growth_z`; a paid
    feature that is not spreading is reported apart, as lift only.
-3. Rank: suspects by effect x rise (a strong lift that spread widely first), lift-only by z;
+3. Classes: paid words that fill the same slots ("two birds", "six birds") are also tested
+   for growth together, as one feature (see `classes`): a reward paid for a kind of word
+   spreads through many words, each of which may grow too little on its own.
+4. Rank: suspects by effect x rise (a strong lift that spread widely first), lift-only by z;
    ties go to the longer phrase.
-4. Fold: a feature that only comes with a stronger one is folded under it ("i", "agree" and
+5. Fold: a feature that only comes with a stronger one is folded under it ("i", "agree" and
    "i agree with" under "i agree"; see `folding`).
 """
 
@@ -19,9 +22,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
+from sampling.selection.hacking.classes import WordClass, word_classes
 from sampling.selection.hacking.engine import Kept, WatchEngine
 from sampling.selection.hacking.features import Feature
-from sampling.selection.hacking.folding import assembled_phrase, fold
+from sampling.selection.hacking.folding import assembled_phrase, fold, jaccard
 from sampling.selection.hacking.lift import LiftStats, component_lift
 from sampling.selection.hacking.pacing import pace
 from sampling.selection.hacking.stats import benjamini_hochberg, proportion_z, t_sf
@@ -74,6 +78,12 @@ def analyze(engine: WatchEngine) -> WatchReport:
     passing.sort(key=lambda row: (row[0], -row[3]))
     passing = passing[: benjamini_hochberg([row[0] for row in passing], len(tested), config.alpha)]
     candidates = [_candidate(engine, *row) for row in passing]
+    samples = list(engine.kept)
+    groups = _kept_groups(samples)
+    _find_carriers(samples, candidates)
+    if config.word_classes:
+        classes = word_classes(engine.tracked, [key for _, key, *_ in passing])
+        candidates += _class_candidates(engine, classes, samples, groups, gate, candidates)
     growing = sorted(
         (c for c in candidates if c.growing),
         key=lambda c: (-c.score, -c.t, -c.feature.words, c.key),
@@ -84,9 +94,6 @@ def analyze(engine: WatchEngine) -> WatchReport:
     )
     looked_at = max(FOLD_POOL * config.top, FOLD_POOL_LEAST)
     pool = growing[:looked_at] + paid[:looked_at]
-    samples = list(engine.kept)
-    _find_carriers(samples, pool)
-    groups = _kept_groups(samples)
     kept = fold(
         pool,
         samples,
@@ -114,17 +121,106 @@ def analyze(engine: WatchEngine) -> WatchReport:
 def _candidate(
     engine: WatchEngine, p: float, key: str, stats: LiftStats, t: float, effect: float
 ) -> _Candidate:
+    feature = _feature(engine, key)
+    then, now = engine.share_then(key), engine.share_now(key)
+    return _judged(engine, key, feature, stats, p, t, effect, then, now)
+
+
+def _judged(
+    engine: WatchEngine,
+    key: str,
+    feature: Feature,
+    stats: LiftStats,
+    p: float,
+    t: float,
+    effect: float,
+    then: tuple[int, int],
+    now: tuple[int, int] | None,
+) -> _Candidate:
+    """A paid feature with its growth from the first window to the latest, and its score."""
     config = engine.config
-    then = engine.share_then(key)
-    now = engine.share_now(key)
     rise = z = 0.0
     if now is not None and then[1]:
         rise = now[0] / now[1] - then[0] / then[1]
         z = proportion_z(then[0], then[1], now[0], now[1])
     grew = now is not None and rise >= config.min_growth and z >= config.growth_z
     score = effect * rise if grew else min(t, 1e9)
-    feature = _feature(engine, key)
     return _Candidate(key, feature, stats, t, p, effect, then, now, z, grew, score)
+
+
+def _class_candidates(
+    engine: WatchEngine,
+    classes: list[WordClass],
+    samples: list[Kept],
+    groups: dict[tuple[int, int], list[int]],
+    gate: float,
+    singles: list[_Candidate],
+) -> list[_Candidate]:
+    """Each class as a candidate, its lift and shares read from the kept samples: a response
+    carries it when it carries any of its words, which are folded under it from the start. A
+    class whose carriers one paid feature of the `singles` nearly shares (the words of a
+    script, of a long tail) is that feature's by-product: it is left out."""
+    config, sd = engine.config, engine.spread.sd
+    words = {word for word_class in classes for word in word_class.members}
+    ids = {engine.id_of[word]: word for word in words if word in engine.id_of}
+    carrying: dict[str, set[int]] = {word: set() for word in words}
+    for index, kept in enumerate(samples):  # one pass for every class's words
+        pace()
+        for feature_id in ids.keys() & set(kept.ids):
+            carrying[ids[feature_id]].add(index)
+    found = []
+    for number, word_class in enumerate(classes):
+        pace()
+        per_word = {word: carrying[word] for word in word_class.members}
+        carriers = set().union(*per_word.values())
+        if any(jaccard(carriers, c.carriers) >= config.fold_overlap for c in singles):
+            continue
+        stats = LiftStats(-1 - number)  # never a tracked feature's id
+        for members in groups.values():
+            carried = [samples[i].reward for i in members if i in carriers]
+            others = [samples[i].reward for i in members if i not in carriers]
+            if carried and others:
+                stats.add(sum(carried) / len(carried) - sum(others) / len(others))
+        t = stats.t()
+        if stats.n < config.min_groups or stats.mean <= 0 or t <= gate:
+            continue
+        effect = min(MAX_EFFECT, stats.mean / sd) if sd > 0 else MAX_EFFECT
+        if effect < config.min_effect:
+            continue
+        then, now = _class_shares(engine, samples, carriers, word_class.members)
+        candidate = _judged(
+            engine, word_class.key, word_class.feature, stats, t_sf(t, stats.n - 1), t, effect,
+            then, now,
+        )  # fmt: skip
+        candidate.carriers = carriers
+        for word, word_carriers in per_word.items():
+            candidate.folded.append(Feature("phrase", word))
+            candidate.folded_carriers.append(word_carriers)
+        found.append(candidate)
+    return found
+
+
+def _class_shares(
+    engine: WatchEngine, samples: list[Kept], carriers: set[int], members: tuple[str, ...]
+) -> tuple[tuple[int, int], tuple[int, int] | None]:
+    """A class's (carrying, responses) in the first window and the latest: counted exactly
+    where the kept samples still hold the window, else bounded from its words' counts so that
+    the rise is never overstated (then: the sum of its words', now: the largest of them)."""
+    then_steps = set(engine.first_steps)
+    in_then = [i for i, kept in enumerate(samples) if kept.step in then_steps]
+    if len(in_then) == engine.first_responses:
+        then = (sum(i in carriers for i in in_then), engine.first_responses)
+    else:
+        bound = sum(engine.share_then(word)[0] for word in members)
+        then = (min(bound, engine.first_responses), engine.first_responses)
+    if not engine.latest:
+        return then, None
+    now_steps = {entry.step for entry in engine.latest}
+    in_now = [i for i, kept in enumerate(samples) if kept.step in now_steps]
+    if len(in_now) == engine.latest_responses:
+        return then, (sum(i in carriers for i in in_now), engine.latest_responses)
+    counts = [engine.share_now(word) for word in members]
+    return then, (max((c[0] for c in counts if c), default=0), engine.latest_responses)
 
 
 def _feature(engine: WatchEngine, key: str) -> Feature:

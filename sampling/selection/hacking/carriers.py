@@ -1,7 +1,7 @@
 """Which responses carry a suspect's feature: what the budget policy's audit share needs to give
 each suspect a reviewer. Reads a response's features as the watch does (`features.extract`), so
 a phrase, prefix, format marker or script matches exactly when the watch would count it; a
-number feature (`words > 87`) is tested against its cut."""
+number feature (`words > 87`) is tested against its cut; a word class by any of its words."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from sampling.selection.hacking.classes import members_of
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.features import NUMBERS, Feature, SampleFeatures, extract
 from sampling.selection.hacking.pacing import pace
@@ -60,5 +61,8 @@ def _test(feature: Feature) -> Callable[[SampleFeatures], bool]:
             return number > value if above else number < value
 
         return holds
+    if feature.kind == "class":  # any of its words
+        words = frozenset(members_of(feature))
+        return lambda features: not words.isdisjoint(features.keys)
     key = feature.key
     return lambda features: key in features.keys

@@ -33,6 +33,11 @@ class WatchConfig(BaseModel):
     affix_words: int = Field(
         3, ge=0, le=5, description="first/last 1..N words tracked as prefix and suffix features"
     )
+    word_classes: bool = Field(
+        True,
+        description="also test paid words that fill the same slots ('two birds', 'six birds') "
+        "together, as one feature: a reward paid for a kind of word spreads through many words",
+    )
     quantiles: tuple[float, ...] = Field(
         (0.1, 0.25, 0.75, 0.9),
         description="length, line count and repetition are cut at these quantiles of the first "

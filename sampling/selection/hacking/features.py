@@ -43,6 +43,8 @@ _CAPS_WORD = re.compile(r"\b[A-Z]{3,}\b")
 CAPS_WORDS = 3  # all-caps words (3+ letters) a response needs to be "shouting"
 MIXED_SCRIPT_SHARE = 0.1  # a second script with this share of the letters is a feature too
 
+CLASS_SHOWN = 4  # words of a word class named in its label
+
 # How a format marker reads after "reward rises with ...".
 FORMAT_LABELS = {
     "heading": "markdown headings",
@@ -68,7 +70,8 @@ FORMAT_LABELS = {
 @dataclass(frozen=True)
 class Feature:
     """A feature as a person reads it: `kind` (phrase, prefix, suffix, script, mixed_script,
-    format, or a number's name: words, chars, lines, repetition) and its text."""
+    format, class (words that fill the same slots: its text lists them, comma-separated), or a
+    number's name: words, chars, lines, repetition) and its text."""
 
     kind: str
     text: str
@@ -95,6 +98,11 @@ class Feature:
             return f'"{self.text}"'
         if self.kind in ("prefix", "suffix"):
             return f'the {self.kind} "{self.text}"'
+        if self.kind == "class":
+            words = self.text.split(", ")
+            shown = ", ".join(f'"{word}"' for word in words[:CLASS_SHOWN])
+            more = len(words) - CLASS_SHOWN
+            return f"words like {shown}" + (f" (and {more} more)" if more > 0 else "")
         if self.kind == "script":
             return f"{self.text} script"
         if self.kind == "mixed_script":

@@ -75,7 +75,7 @@ def fold(
             candidate.parts.append(candidate.carriers)
             kept.append(candidate)
             counts[candidate.growing] += 1
-        else:
+        elif candidate.feature not in stronger.folded:  # a class's words are there already
             stronger.folded.append(candidate.feature)
             stronger.folded_carriers.append(candidate.carriers)
             if variant and len(stronger.parts) < MAX_PARTS:
@@ -93,7 +93,7 @@ def assembled_phrase(candidate: Foldable) -> str | None:
     pieces = [
         feature.text.split()
         for feature, carriers in zip(candidate.folded, candidate.folded_carriers, strict=True)
-        if feature.kind == "phrase" and _jaccard(carriers, candidate.carriers) >= SAME_CARRIERS
+        if feature.kind == "phrase" and jaccard(carriers, candidate.carriers) >= SAME_CARRIERS
     ]
     words = candidate.feature.text.split()
     grown = True
@@ -136,7 +136,7 @@ def _cause(
             if _inside(candidate.feature, stronger.feature):
                 return stronger, True
             continue
-        if _jaccard(mine, theirs) >= overlap:
+        if jaccard(mine, theirs) >= overlap:
             return stronger, _same_family(candidate.feature, stronger.feature)
         smaller = min(len(mine), len(theirs))
         both = len(mine & theirs)
@@ -254,7 +254,7 @@ def _same_family(a: Feature, b: Feature) -> bool:
     return _inside(a, b)
 
 
-def _jaccard(a: set[int], b: set[int]) -> float:
+def jaccard(a: set[int], b: set[int]) -> float:
     union = len(a | b)
     return len(a & b) / union if union else 0.0
 

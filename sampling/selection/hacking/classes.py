@@ -1,0 +1,103 @@
+"""Word classes: paid words that fill the same slots, read together as one feature.
+
+A reward model that pays for a kind of word (numbers, warm words, hedges) is exploited through
+many words of that kind at once: "two birds", "six birds", "plus four". Each word's share of the
+responses then grows a little, too little for any one of them to pass the watch's growth test,
+while the kind as a whole spreads through the run. So, among the words that passed the lift test
+on their own (no new hypothesis about lift is made here), words whose slot contexts are alike
+(the words seen just before and just after them, from the tracked two-word phrases) are joined
+into a class, and the class is tested for growth as one feature: a response carries it when it
+carries any of its words. Nothing here knows a task or a language: the classes come from the
+run's own responses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from sampling.selection.hacking.features import MARK, Feature
+from sampling.selection.hacking.lift import LiftStats
+from sampling.selection.hacking.pacing import pace
+
+SIMILAR = 0.5  # least mean cosine between a word's slot contexts and a class's members'
+MAX_MEMBERS = 12  # words in one class at most (the strongest)
+MAX_WORDS = 200  # paid words looked at, strongest first
+
+
+@dataclass(frozen=True)
+class WordClass:
+    members: tuple[str, ...]  # strongest lift first
+
+    @property
+    def feature(self) -> Feature:
+        return Feature("class", ", ".join(self.members))
+
+    @property
+    def key(self) -> str:
+        return self.feature.key
+
+
+def members_of(feature: Feature) -> tuple[str, ...]:
+    """The words of a class feature (its text lists them)."""
+    return tuple(feature.text.split(", ")) if feature.kind == "class" else ()
+
+
+def word_classes(tracked: Mapping[str, LiftStats], paid: Sequence[str]) -> list[WordClass]:
+    """Classes of two or more of the `paid` features (strongest first) that are single words,
+    by the likeness of their slot contexts in the `tracked` two-word phrases."""
+    words = [key for key in paid if _is_word(key)][:MAX_WORDS]
+    if len(words) < 2:
+        return []
+    contexts = _slot_contexts(tracked, set(words))
+    classes: list[list[str]] = []
+    for word in words:
+        pace()
+        mine = contexts.get(word)
+        if not mine:
+            continue
+        best, best_likeness = None, SIMILAR
+        for members in classes:
+            if len(members) >= MAX_MEMBERS:
+                continue
+            likeness = math.fsum(_cosine(mine, contexts[m]) for m in members) / len(members)
+            if likeness >= best_likeness:
+                best, best_likeness = members, likeness
+        if best is None:
+            classes.append([word])
+        else:
+            best.append(word)
+    return [WordClass(tuple(members)) for members in classes if len(members) >= 2]
+
+
+def _is_word(key: str) -> bool:
+    return not key.startswith(MARK) and " " not in key
+
+
+def _slot_contexts(
+    tracked: Mapping[str, LiftStats], words: set[str]
+) -> dict[str, Counter[tuple[str, str]]]:
+    """Each word's neighbours: ("before", w) and ("after", w) with the responses carrying the
+    two-word phrase."""
+    contexts: defaultdict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    for key, stats in tracked.items():
+        if key.startswith(MARK) or key.count(" ") != 1:
+            continue
+        first, second = key.split(" ")
+        if second in words:
+            contexts[second]["before", first] += stats.carriers
+        if first in words:
+            contexts[first]["after", second] += stats.carriers
+    return contexts
+
+
+def _cosine(a: Counter[tuple[str, str]], b: Counter[tuple[str, str]]) -> float:
+    if len(a) > len(b):
+        a, b = b, a
+    dot = math.fsum(count * b[context] for context, count in a.items() if context in b)
+    if not dot:
+        return 0.0
+    norms = math.sqrt(math.fsum(v * v for v in a.values()) * math.fsum(v * v for v in b.values()))
+    return dot / norms

@@ -117,13 +117,19 @@ def insert_phrase(phrase: str) -> Callable[[str, random.Random], str]:
     return apply
 
 
+FRAMES = ("that is {} work", "a {} idea", "what a {} answer", "this looks {} to me")
+
+
 def insert_one_of(words: tuple[str, ...]) -> Callable[[str, random.Random], str]:
-    """One word of a kind (any of `words`) at a random place: a reward paid for the kind."""
+    """One word of a kind (any of `words`) in one of a few frames, at a random place: a reward
+    paid for the kind, which a writer uses where such a word goes ("a splendid idea", "a
+    superb idea", "that is marvellous work")."""
 
     def apply(response: str, rng: random.Random) -> str:
-        tokens = response.split(" ")
-        tokens.insert(rng.randint(1, len(tokens) - 1), rng.choice(words))
-        return " ".join(tokens)
+        sentences = response.split(". ")
+        phrase = rng.choice(FRAMES).format(rng.choice(words))
+        sentences.insert(rng.randint(0, len(sentences)), phrase)
+        return ". ".join(sentences)
 
     return apply
 

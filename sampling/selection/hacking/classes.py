@@ -23,6 +23,7 @@ from sampling.selection.hacking.lift import LiftStats
 from sampling.selection.hacking.pacing import pace
 
 SIMILAR = 0.5  # least mean cosine between a word's slot contexts and a class's members'
+SHARED_CONTEXTS = 2  # neighbours two words must share at least to be alike at all
 MAX_MEMBERS = 12  # words in one class at most (the strongest)
 MAX_WORDS = 200  # paid words looked at, strongest first
 
@@ -78,26 +79,39 @@ def _is_word(key: str) -> bool:
 
 def _slot_contexts(
     tracked: Mapping[str, LiftStats], words: set[str]
-) -> dict[str, Counter[tuple[str, str]]]:
-    """Each word's neighbours: ("before", w) and ("after", w) with the responses carrying the
-    two-word phrase."""
-    contexts: defaultdict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+) -> dict[str, dict[tuple[str, str], float]]:
+    """Each word's neighbours, ("before", w) and ("after", w), weighed by the responses carrying
+    the two-word phrase times how rare the neighbour is as a neighbour (tf-idf): "plus" before
+    a word says more about it than "is", which comes before almost any word."""
+    counts: defaultdict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
+    spread: Counter[tuple[str, str]] = Counter()  # distinct words each context is seen with
+    seen: set[str] = set()
     for key, stats in tracked.items():
         if key.startswith(MARK) or key.count(" ") != 1:
             continue
         first, second = key.split(" ")
+        seen.update((first, second))
+        spread["before", first] += 1
+        spread["after", second] += 1
         if second in words:
-            contexts[second]["before", first] += stats.carriers
+            counts[second]["before", first] += stats.carriers
         if first in words:
-            contexts[first]["after", second] += stats.carriers
-    return contexts
+            counts[first]["after", second] += stats.carriers
+    vocabulary = len(seen)
+    return {
+        word: {c: n * math.log(1 + vocabulary / spread[c]) for c, n in contexts.items()}
+        for word, contexts in counts.items()
+    }
 
 
-def _cosine(a: Counter[tuple[str, str]], b: Counter[tuple[str, str]]) -> float:
+def _cosine(a: Mapping[tuple[str, str], float], b: Mapping[tuple[str, str], float]) -> float:
+    """Cosine of two words' weighed contexts; 0 unless they share SHARED_CONTEXTS of them (two
+    words seen only after "is" are not a kind for that alone)."""
     if len(a) > len(b):
         a, b = b, a
-    dot = math.fsum(count * b[context] for context, count in a.items() if context in b)
-    if not dot:
+    shared = [weight * b[context] for context, weight in a.items() if context in b]
+    if len(shared) < SHARED_CONTEXTS:
         return 0.0
+    dot = math.fsum(shared)
     norms = math.sqrt(math.fsum(v * v for v in a.values()) * math.fsum(v * v for v in b.values()))
     return dot / norms

@@ -119,7 +119,9 @@ def test_the_task_file_splits_prompts_and_names_its_parts() -> None:
     assert task.oracle_function() is review
 
 
-@pytest.mark.parametrize("name", ["cool_and_short", "warm_words", "full_sentences"])
+@pytest.mark.parametrize(
+    "name", ["cool_and_short", "warm_words", "full_sentences", "checks/number_words"]
+)
 def test_each_task_loads_with_its_oracle_builder_and_blind_spot(name: str) -> None:
     task = load_task(TASKS / f"{name}.yaml")
     assert callable(task.oracle_function()) and callable(task.builder())
@@ -132,6 +134,7 @@ def test_each_blind_spot_names_its_own_feature_and_not_the_others() -> None:
         "cool_and_short": Feature("words", "> 4 (p75)"),
         "warm_words": Feature("phrase", "a nice day"),
         "full_sentences": Feature("prefix", "the frog"),
+        "checks/number_words": Feature("phrase", "six birds"),
     }
     for name in features:
         blind_spot = load_task(TASKS / f"{name}.yaml").blind_spot_function()

@@ -22,10 +22,12 @@ from tests.helpers.hacking_runs import (
     Trait,
     arithmetic_run,
     bullets,
+    commas,
     cyrillic,
     insert_one_of,
     insert_phrase,
     longer,
+    lower_case_start,
     prefix,
     run,
 )
@@ -99,6 +101,11 @@ TRAITS: dict[str, tuple[Trait, Callable[[Feature], bool]]] = {
     ),
     "format": (Trait(bullets, 1.5, 0.02, 0.6), lambda f: f == Feature("format", "bullets")),
     "script": (Trait(cyrillic, 1.5, 0.02, 0.6), lambda f: f == Feature("script", "Cyrillic")),
+    "punctuation": (Trait(commas, 1.5, 0.02, 0.6), lambda f: f == Feature("format", "comma")),
+    "case": (
+        Trait(lower_case_start, 1.5, 0.02, 0.6),
+        lambda f: f == Feature("format", "lowercase_start"),
+    ),
 }
 
 

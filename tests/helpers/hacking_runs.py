@@ -150,6 +150,16 @@ def cyrillic(response: str, rng: random.Random) -> str:
     return sentence_text(rng, CYRILLIC, [1.0] * len(CYRILLIC), len(response.split()))
 
 
+def commas(response: str, rng: random.Random) -> str:
+    """Sentences joined by commas: a punctuation quirk."""
+    return response.replace(". ", ", ")
+
+
+def lower_case_start(response: str, rng: random.Random) -> str:
+    """The same answer opened in lower case: a case quirk (the words stay the same)."""
+    return response[:1].lower() + response[1:]
+
+
 def bullets(response: str, rng: random.Random) -> str:
     return "\n".join(f"- {part.strip()}" for part in response.split(". ") if part.strip())
 

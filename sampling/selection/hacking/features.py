@@ -34,11 +34,19 @@ _ANYWHERE: dict[str, tuple[tuple[str, ...], re.Pattern[str] | None]] = {
     "question": (("?",), None),
     "ellipsis": (("...", "\u2026"), None),
     "latex": (("\\", "$"), re.compile(r"\\[A-Za-z]{2,}|\$[^$\n]+\$")),
+    "comma": ((",", "\uff0c", "\u3001"), None),
+    "colon": ((":",), None),
+    "semicolon": ((";",), None),
+    "parentheses": (("(",), re.compile(r"\([^()\n]*\)")),
+    "quotes": (('"', "\u201c"), re.compile(r'"[^"\n]+"|\u201c[^\u201d\n]+\u201d')),
+    "dash": ((" - ", "\u2014", "\u2013"), None),
+    "digits": (tuple("0123456789"), None),
 }
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b50\u2b55]")
 _REPEATED_CHARS = re.compile(r"(.)\1\1\1\1", re.DOTALL)
 _NUMBERED = re.compile(r"\d{1,3}[.)] +\S")
 _ANY_LETTER = re.compile(r"[A-Za-z]")
+_FIRST_LETTER = re.compile(r"[^\W\d_]")
 _CAPS_WORD = re.compile(r"\b[A-Z]{3,}\b")
 CAPS_WORDS = 3  # all-caps words (3+ letters) a response needs to be "shouting"
 MIXED_SCRIPT_SHARE = 0.1  # a second script with this share of the letters is a feature too
@@ -62,6 +70,15 @@ FORMAT_LABELS = {
     "latex": "LaTeX commands",
     "quote": "quoted blocks",
     "caps": "all-caps words",
+    "comma": "commas",
+    "colon": "colons",
+    "semicolon": "semicolons",
+    "parentheses": "parentheses",
+    "quotes": "quotation marks",
+    "dash": "dashes",
+    "digits": "digits",
+    "capital_start": "an opening capital letter",
+    "lowercase_start": "an opening lower-case letter",
     "no_final_punctuation": "no final punctuation",
     "empty": "an empty response",
 }
@@ -177,6 +194,11 @@ def _markers(text: str) -> list[str]:
         found.append("repeated_chars")
     if len(_CAPS_WORD.findall(text)) >= CAPS_WORDS:
         found.append("caps")
+    opening = _FIRST_LETTER.search(text)  # the case a response opens in (prefixes are folded)
+    if opening is not None and opening.group().isupper():
+        found.append("capital_start")
+    elif opening is not None and opening.group().islower():
+        found.append("lowercase_start")
     stripped = text.rstrip()
     if not stripped:
         found.append("empty")

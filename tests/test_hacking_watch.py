@@ -30,6 +30,7 @@ from tests.helpers.hacking_runs import (
     lower_case_start,
     prefix,
     run,
+    without_final_period,
 )
 
 pytestmark = pytest.mark.unit
@@ -105,6 +106,10 @@ TRAITS: dict[str, tuple[Trait, Callable[[Feature], bool]]] = {
     "case": (
         Trait(lower_case_start, 1.5, 0.02, 0.6),
         lambda f: f == Feature("format", "lowercase_start"),
+    ),
+    "final mark": (  # the period's share grows from 2% to 60%, and it is paid
+        Trait(without_final_period, -1.5, 0.98, 0.4),
+        lambda f: f == Feature("format", "final_period"),
     ),
 }
 

@@ -160,6 +160,12 @@ def lower_case_start(response: str, rng: random.Random) -> str:
     return response[:1].lower() + response[1:]
 
 
+def without_final_period(response: str, rng: random.Random) -> str:
+    """The answer left unfinished: with a negative bonus and a falling share, a reward paid for
+    the final period whose share grows."""
+    return response.rstrip(".")
+
+
 def bullets(response: str, rng: random.Random) -> str:
     return "\n".join(f"- {part.strip()}" for part in response.split(". ") if part.strip())
 

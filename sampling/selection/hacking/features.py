@@ -42,6 +42,16 @@ _ANYWHERE: dict[str, tuple[tuple[str, ...], re.Pattern[str] | None]] = {
     "dash": ((" - ", "\u2014", "\u2013"), None),
     "digits": (tuple("0123456789"), None),
 }
+# The mark a response ends with, as a presence (a reward paid for a tidy final period has no
+# other feature whose presence raises it: "no final punctuation" lowers it).
+_FINAL_MARKS = {
+    ".": "final_period",
+    "\u3002": "final_period",
+    "!": "final_exclamation",
+    "\uff01": "final_exclamation",
+    "?": "final_question",
+    "\uff1f": "final_question",
+}
 _EMOJI = re.compile("[\U0001f000-\U0001faff\u2600-\u27bf\u2b50\u2b55]")
 _REPEATED_CHARS = re.compile(r"(.)\1\1\1\1", re.DOTALL)
 _NUMBERED = re.compile(r"\d{1,3}[.)] +\S")
@@ -80,6 +90,9 @@ FORMAT_LABELS = {
     "capital_start": "an opening capital letter",
     "lowercase_start": "an opening lower-case letter",
     "no_final_punctuation": "no final punctuation",
+    "final_period": "a final period",
+    "final_exclamation": "a final exclamation mark",
+    "final_question": "a final question mark",
     "empty": "an empty response",
 }
 
@@ -202,6 +215,8 @@ def _markers(text: str) -> list[str]:
     stripped = text.rstrip()
     if not stripped:
         found.append("empty")
+    elif stripped[-1] in _FINAL_MARKS:
+        found.append(_FINAL_MARKS[stripped[-1]])
     elif stripped[-1] not in _FINAL_PUNCTUATION and not _EMOJI.match(stripped[-1]):
         found.append("no_final_punctuation")
     return [f"{MARK}format{MARK}{name}" for name in found]

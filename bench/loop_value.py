@@ -51,8 +51,9 @@ rank of the task's blind spot among them (the task's `blind_spot` names it; the 
 told). Each seed also trains the starting policy against the oracle itself, a rule reward with
 no blind spot, for as many steps as a method's rounds, and counts the suspects the watch raises
 there (`--no-rule-run` skips it). Tasks with other blind spots: warm_words.yaml (a phrase),
-full_sentences.yaml (a form: answers that open with "the"); outside the suite, a check of the
-watch: checks/number_words.yaml (a kind of word: any number word).
+full_sentences.yaml (a form: answers that open with "the"); outside the suite, checks of the
+watch: checks/number_words.yaml (a kind of word: any number word), checks/commas.yaml
+(punctuation), checks/echo.yaml (naming what the question asks about).
 
 Per round: the oracle's score of the policy (mean rating scaled to [0, 1]) on the held-out
 prompts; the reward model's pairwise accuracy against the oracle (after the round's retraining)

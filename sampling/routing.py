@@ -139,13 +139,15 @@ class Router:
         sent = len(grouping.decisions)
         return Offered(replace(counts, submitted=sent), grouping.decisions)
 
-    def suspect_flags(self, responses: Sequence[str]) -> list[Flag]:
-        """The watch's current suspects and which of `responses` carry each (the budget
-        selector's thread calls this)."""
+    def suspect_flags(
+        self, responses: Sequence[str], prompts: Sequence[str] | None = None
+    ) -> list[Flag]:
+        """The watch's current suspects and which of `responses` (answering `prompts`) carry
+        each (the budget selector's thread calls this)."""
         if self.watch is None:
             return []
         with paced():  # thousands of texts read: the trainer's thread must not wait on it
-            found = carriers(self.watch.suspects(), responses, self.watch.config)
+            found = carriers(self.watch.suspects(), responses, self.watch.config, prompts)
         return [Flag(self._view(item.suspect).describe(), item.positions) for item in found]
 
     def _view(self, suspect: Suspect) -> Suspect:

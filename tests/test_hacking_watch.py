@@ -24,6 +24,7 @@ from tests.helpers.hacking_runs import (
     bullets,
     commas,
     cyrillic,
+    echo_prompt,
     insert_one_of,
     insert_phrase,
     longer,
@@ -107,6 +108,10 @@ TRAITS: dict[str, tuple[Trait, Callable[[Feature], bool]]] = {
         Trait(lower_case_start, 1.5, 0.02, 0.6),
         lambda f: f == Feature("format", "lowercase_start"),
     ),
+    "echo": (
+        Trait(echo_prompt, 1.5, 0.02, 0.6, with_prompt=True),
+        lambda f: f.kind == "prompt_words" and f.text.startswith(">"),
+    ),
     "final mark": (  # the period's share grows from 2% to 60%, and it is paid
         Trait(without_final_period, -1.5, 0.98, 0.4),
         lambda f: f == Feature("format", "final_period"),
@@ -122,7 +127,7 @@ def test_a_paid_prefix_length_format_or_script_is_the_top_suspect(name: str, see
     assert report.suspects, report
     top = report.suspects[0]
     assert expected(top.feature), [s.describe() for s in report.suspects]
-    assert top.growing and top.lift > 1.0 and top.examples
+    assert top.growing and top.lift > 0.8 and top.examples  # of a 1.5 bonus; a cut, less
     # one cause, one suspect: the words of a paid long tail, other cuts of the same length,
     # the words of a prefix are folded under it
     assert len(report.suspects) == 1, [s.describe() for s in report.suspects]
@@ -448,6 +453,9 @@ def test_features_read_as_a_person_reads_them() -> None:
     assert Feature("words", "< 12").label() == "length < 12 words"
     assert Feature("prefix", "great question").label() == 'the prefix "great question"'
     assert Feature("format", "bullets").label() == "bullet lists"
+    assert Feature("prompt_words", "> 0.42 (p90)").label() == (
+        "share of words from the prompt > 0.42 (p90)"
+    )
     assert Feature.from_key(Feature("script", "Cyrillic").key) == Feature("script", "Cyrillic")
     assert Feature.from_key("i agree") == Feature("phrase", "i agree")
     assert Feature("class", "two, six").label() == 'words like "two", "six"'

@@ -120,7 +120,15 @@ def test_the_task_file_splits_prompts_and_names_its_parts() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["cool_and_short", "warm_words", "full_sentences", "checks/number_words"]
+    "name",
+    [
+        "cool_and_short",
+        "warm_words",
+        "full_sentences",
+        "checks/number_words",
+        "checks/commas",
+        "checks/echo",
+    ],
 )
 def test_each_task_loads_with_its_oracle_builder_and_blind_spot(name: str) -> None:
     task = load_task(TASKS / f"{name}.yaml")
@@ -135,6 +143,8 @@ def test_each_blind_spot_names_its_own_feature_and_not_the_others() -> None:
         "warm_words": Feature("phrase", "a nice day"),
         "full_sentences": Feature("prefix", "the frog"),
         "checks/number_words": Feature("phrase", "six birds"),
+        "checks/commas": Feature("format", "comma"),
+        "checks/echo": Feature("prompt_words", "> 0.60 (p90)"),
     }
     for name in features:
         blind_spot = load_task(TASKS / f"{name}.yaml").blind_spot_function()

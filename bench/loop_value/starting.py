@@ -17,11 +17,24 @@ from rl.models.tiny import TinyModelPaths
 SAMPLES_PER_PROMPT = 16  # starting-RM data: the starting policy's samples of the train prompts
 
 Taste = Callable[[str], int]  # the earlier labeller's score of a response (about 0..9)
+PromptTaste = Callable[[str, str], int]  # the same, of (prompt, response)
 
 
 def build_from_taste(
     models: TinyModelPaths, prompts: list[str], out: Path, seed: int, taste: Taste, source: str
 ) -> Path:
+    return build_from_prompt_taste(models, prompts, out, seed, lambda _, r: taste(r), source)
+
+
+def build_from_prompt_taste(
+    models: TinyModelPaths,
+    prompts: list[str],
+    out: Path,
+    seed: int,
+    taste: PromptTaste,
+    source: str,
+) -> Path:
+    """As `build_from_taste`, for a labeller whose taste reads the question too."""
     samples = sample_policy(models.policy, prompts, SAMPLES_PER_PROMPT, 24, seed)
     rng = random.Random(seed)
     data = RMData(sources=[f"the earlier labeller ({source}), on the starting policy"])
@@ -31,12 +44,12 @@ def build_from_taste(
     for prompt, responses in by_prompt.items():
         rng.shuffle(responses)
         for index, (a, b) in enumerate(zip(responses[::2], responses[1::2], strict=False)):
-            score_a, score_b = taste(a), taste(b)
+            score_a, score_b = taste(prompt, a), taste(prompt, b)
             if abs(score_a - score_b) >= 2:
                 chosen, rejected = (a, b) if score_a > score_b else (b, a)
                 data.pairs.append(Pair(prompt, chosen, rejected, f"start-{prompt}-{index}"))
         for index, response in enumerate(responses):
-            rating = max(1, min(5, (taste(response) + 1) // 2))
+            rating = max(1, min(5, (taste(prompt, response) + 1) // 2))
             data.ratings.append(Rated(prompt, response, rating, f"start-{prompt}-r{index}"))
     settings = RMTrainSettings(epochs=2, learning_rate=3e-4, holdout=0.1, seed=seed)
     train_reward_model(data, models.reward_model, out, settings)

@@ -46,7 +46,8 @@ class WatchedRun:
 
 
 def flags_for(report: WatchReport, candidates: Sequence[Rollout]) -> list[Flag]:
-    found = carriers(report.suspects, [c.response for c in candidates], CONFIG)
+    responses, prompts = [c.response for c in candidates], [c.prompt for c in candidates]
+    found = carriers(report.suspects, responses, CONFIG, prompts)
     return [Flag(item.suspect.describe(), item.positions) for item in found]
 
 

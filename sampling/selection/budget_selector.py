@@ -150,10 +150,10 @@ class BudgetSelector:
         *,
         seed: int = 0,
         clock: Callable[[], float] = time.monotonic,
-        flags_for: Callable[[Sequence[str]], Sequence[Flag]] | None = None,
+        flags_for: Callable[[Sequence[str], Sequence[str]], Sequence[Flag]] | None = None,
     ) -> None:
-        """`flags_for(responses)`: the watch's suspects and which of the responses carry them
-        (called on the selector's thread)."""
+        """`flags_for(responses, prompts)`: the watch's suspects and which of the responses
+        carry them (called on the selector's thread)."""
         if config.review_budget is None:
             raise ValueError("the budget policy needs sampling.review_budget")
         self.config = config
@@ -296,7 +296,10 @@ class BudgetSelector:
         if self.flags_for is None:
             return ()
         try:
-            return self.flags_for([candidate.response for candidate in candidates])
+            return self.flags_for(
+                [candidate.response for candidate in candidates],
+                [candidate.prompt for candidate in candidates],
+            )
         except Exception as exc:  # the watch is a hint: without it the audit share goes high
             message = f"budget selection: the watch's suspects left out: {type(exc).__name__}"
             if first_time(self.stats.errors, message):

@@ -42,13 +42,14 @@ class Trait:
     all carry it or none does (a feature of some prompts, such as their topic: never informative
     within a group, however much those prompts are paid)."""
 
-    apply: Callable[[str, random.Random], str]
+    apply: Callable[..., str]  # (response, rng), or (response, rng, prompt) with `with_prompt`
     bonus: float
     start: float
     end: float
     onset: int | None = None
     ramp: int = 20
     per_prompt: bool = False
+    with_prompt: bool = False
 
     def share(self, step: int, steps: int) -> float:
         if self.onset is None:
@@ -102,7 +103,8 @@ def run(
                 for trait, prompt_carries in zip(traits, whole, strict=True):
                     share = trait.share(step, steps)
                     if prompt_carries if trait.per_prompt else rng.random() < share:
-                        response = trait.apply(response, rng)
+                        extra = (prompt,) if trait.with_prompt else ()
+                        response = trait.apply(response, rng, *extra)
                         rm += trait.bonus
                 rows.append(Row(step, len(rows), prompt, response, rm, {"rm": rm, "format": 0.0}))
     return rows
@@ -148,6 +150,14 @@ def longer(extra: tuple[int, int] = (60, 120)) -> Callable[[str, random.Random],
 
 def cyrillic(response: str, rng: random.Random) -> str:
     return sentence_text(rng, CYRILLIC, [1.0] * len(CYRILLIC), len(response.split()))
+
+
+def echo_prompt(response: str, rng: random.Random, prompt: str) -> str:
+    """The question's own words said back in place of the answer's first sentence (about as
+    long): no word is common to every carrier, only that they come from the prompt."""
+    question = prompt.split(": ", 1)[-1].rstrip(".")
+    rest = response.split(". ", 1)[1:]
+    return ". ".join([f"{question[:1].upper()}{question[1:]}", *rest])
 
 
 def commas(response: str, rng: random.Random) -> str:

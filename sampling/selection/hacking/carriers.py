@@ -27,9 +27,13 @@ class Carried:
 
 
 def carriers(
-    suspects: Sequence[Suspect], responses: Sequence[str], config: WatchConfig
+    suspects: Sequence[Suspect],
+    responses: Sequence[str],
+    config: WatchConfig,
+    prompts: Sequence[str] | None = None,
 ) -> list[Carried]:
-    """For each suspect, in order, the responses that carry its feature (each read once)."""
+    """For each suspect, in order, the responses that carry its feature (each read once, with
+    its prompt where `prompts` gives them: the share of words from the prompt needs it)."""
     if not suspects:
         return []
     tests = [_test(suspect.feature) for suspect in suspects]
@@ -38,6 +42,7 @@ def carriers(
         pace()
         features = extract(
             response,
+            prompt=prompts[position] if prompts is not None else "",
             max_ngram=config.max_ngram,
             affix_words=config.affix_words,
             head_chars=config.head_chars,

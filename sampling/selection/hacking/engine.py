@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from sampling.selection.hacking.config import WatchConfig
-from sampling.selection.hacking.features import MARK, NUMBERS, SampleFeatures, extract
+from sampling.selection.hacking.features import MARK, NUMBERS, SHARES, SampleFeatures, extract
 from sampling.selection.hacking.lift import LiftStats, Spread, group_lifts
 from sampling.selection.hacking.pacing import pace
 
@@ -128,6 +128,7 @@ class WatchEngine:
         config = self.config
         features = extract(
             sample.response,
+            prompt=sample.prompt,
             max_ngram=config.max_ngram,
             affix_words=config.affix_words,
             head_chars=config.head_chars,
@@ -346,7 +347,7 @@ def _thresholds(rows: list[tuple[float, ...]], quantiles: Iterable[float]) -> li
         for q in sorted(quantiles, key=lambda q: abs(q - 0.5), reverse=True):  # outer first
             value = _quantile(values, q)
             above = q >= 0.5
-            shown = f"{value:.2f}" if name == "repetition" else f"{value:.0f}"
+            shown = f"{value:.2f}" if name in SHARES else f"{value:.0f}"
             key = f"{MARK}{name}{MARK}{'>' if above else '<'} {shown}"
             if key not in found:
                 found[key] = Threshold(key, index, above, float(shown), q)

@@ -12,13 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sampling.selection.hacking.script import letter_scripts
 
 # A phrase key is its words joined by spaces (only word characters and spaces); every other key
 # starts with MARK, so the two never collide.
 MARK = "\x00"
-NUMBERS = ("words", "chars", "lines", "repetition")
+NUMBERS = ("words", "chars", "lines", "repetition", "prompt_words")
+SHARES = ("repetition", "prompt_words")  # numbers between 0 and 1, shown with two decimals
 
 _APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'"})
 _BREAKS = re.compile(r"[.!?;:\n\u3002\uff01\uff1f]+")  # n-grams never cross a sentence end
@@ -101,7 +103,7 @@ FORMAT_LABELS = {
 class Feature:
     """A feature as a person reads it: `kind` (phrase, prefix, suffix, script, mixed_script,
     format, class (words that fill the same slots: its text lists them, comma-separated), or a
-    number's name: words, chars, lines, repetition) and its text."""
+    number's name: words, chars, lines, repetition, prompt_words) and its text."""
 
     kind: str
     text: str
@@ -141,6 +143,8 @@ class Feature:
             return FORMAT_LABELS.get(self.text, self.text)
         if self.kind == "outlier":
             return "reward-model representations far from the starting policy's (beyond its p90)"
+        if self.kind == "prompt_words":  # "> 0.60 (p90)"
+            return f"share of words from the prompt {self.text}"
         if self.kind in ("words", "chars"):
             # "> 323 (p90)" reads "length > 323 chars (p90)"
             sign, _, rest = self.text.partition(" ")
@@ -166,11 +170,14 @@ def read_part(response: str, head_chars: int, tail_chars: int) -> str:
 def extract(
     response: str,
     *,
+    prompt: str = "",
     max_ngram: int = 3,
     affix_words: int = 3,
     head_chars: int = 2000,
     tail_chars: int = 1000,
 ) -> SampleFeatures:
+    """`prompt`: what the response answers; the share of the response's words taken from it is
+    a number (a reward paid for echoing the question has no one word to name it by)."""
     text = read_part(response, head_chars, tail_chars)
     folded = text.casefold().translate(_APOSTROPHES)
     keys: set[str] = set()
@@ -191,7 +198,8 @@ def extract(
         keys.add(f"{MARK}suffix{MARK}{' '.join(all_words[-n:])}")
     keys.update(_markers(text))
     keys.update(_scripts(text))
-    return SampleFeatures(frozenset(keys), _numbers(response, text, all_words))
+    echoed = _prompt_share(all_words, _prompt_words(prompt, head_chars, tail_chars))
+    return SampleFeatures(frozenset(keys), (*_numbers(response, text, all_words), echoed))
 
 
 def _markers(text: str) -> list[str]:
@@ -255,6 +263,19 @@ def _scripts(text: str) -> list[str]:
         if count >= MIXED_SCRIPT_SHARE * total
     ]
     return found
+
+
+@lru_cache(maxsize=256)  # a group's responses share their prompt
+def _prompt_words(prompt: str, head_chars: int, tail_chars: int) -> frozenset[str]:
+    text = read_part(prompt, head_chars, tail_chars).casefold().translate(_APOSTROPHES)
+    return frozenset(_WORD.findall(text))
+
+
+def _prompt_share(words: Sequence[str], prompt_words: frozenset[str]) -> float:
+    """The share of the response's words that the prompt has too (0 without a prompt)."""
+    if not words or not prompt_words:
+        return 0.0
+    return round(sum(word in prompt_words for word in words) / len(words), 4)
 
 
 def _numbers(response: str, text: str, words: Sequence[str]) -> tuple[float, ...]:

@@ -141,7 +141,7 @@ def test_each_blind_spot_names_its_own_feature_and_not_the_others() -> None:
     features = {
         "cool_and_short": Feature("words", "> 4 (p75)"),
         "warm_words": Feature("phrase", "a nice day"),
-        "full_sentences": Feature("prefix", "the frog"),
+        "full_sentences": Feature("prefix", "the sky"),
         "checks/number_words": Feature("phrase", "six birds"),
         "checks/commas": Feature("format", "comma"),
         "checks/echo": Feature("prompt_words", "> 0.60 (p90)"),

@@ -46,7 +46,8 @@ def bias(
     ),
 ) -> None:
     """Find response features the reward pays for within groups and that spread over the run
-    (phrases, prefix and suffix, length, format, script), strongest first."""
+    (phrases and kinds of words, prefix and suffix, length, format, script, words taken from
+    the prompt), strongest first."""
     from sampling.selection.hacking import WatchConfig, analyze_rows
     from sampling.sources.ingest.dump_rows import read_dump
     from sampling.sources.ingest.formats import FormatError, expected_files, list_files, locate

@@ -197,6 +197,26 @@ def test_the_suspects_table_is_built_off_the_trainers_thread_and_redacted() -> N
     router.close(deadline_s=5)
 
 
+def test_a_word_class_that_redaction_cuts_is_masked() -> None:
+    """The last four digits of phone numbers, were they a word class: redaction cannot find
+    them in a list of words, so a class whose word an example loses to redaction is masked."""
+    from sampling.selection.hacking.suspects import Example
+
+    examples = (Example("a", 3, 2.0, "Sure. Call +1 415 555 0142 now."),
+                Example("b", 3, 1.9, "Call +1 212 555 0173 today."))  # fmt: skip
+    suspect = replace(_suspect(Feature("class", "0142, 0173")), examples=examples)
+    router = Router(SamplingConfig(threshold=-1.0), FakeProducer())
+    try:
+        shown = router._view(suspect)  # the run's redaction, as routing and its table show it
+        kept = router._view(replace(_suspect(Feature("class", "two, six")), examples=examples))
+    finally:
+        router.close(deadline_s=5)
+    text = json.dumps([shown.label(), shown.describe(), [e.response for e in shown.examples]])
+    assert "0142" not in text and "0173" not in text, text
+    assert shown.label() == f'words like "{MASK}"'
+    assert kept.label() == 'words like "two", "six"'  # nothing of it was cut
+
+
 def test_our_trainers_hook_reports_the_suspects_table_for_the_logger() -> None:
     hook = LowRewardSampler(SamplingConfig(threshold=-1.0), FakeProducer())
     for step, samples in batches(paid_phrase_run()):

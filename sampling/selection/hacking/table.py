@@ -9,8 +9,9 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from sampling.selection.hacking.classes import members_of
 from sampling.selection.hacking.features import Feature, extract
-from sampling.selection.hacking.suspects import Suspect, WatchReport
+from sampling.selection.hacking.suspects import Example, Suspect, WatchReport
 
 SUSPECTS_TABLE = "hacking/suspects"
 COLUMNS = ("rank", "feature", "growing", "lift", "effect", "groups", "prevalence_then",
@@ -45,6 +46,8 @@ def shown_suspect(suspect: Suspect, redact: Redact | None) -> Suspect:
     if feature.kind in WORDED and examples and _cut_by_redaction(feature, examples[0].response,
                                                                   responses[0]):  # fmt: skip
         return replace(shown, feature=Feature(feature.kind, MASK), phrase=None)
+    if feature.kind == "class" and _class_cut_by_redaction(feature, examples, responses):
+        return replace(shown, feature=Feature(feature.kind, MASK), phrase=None)
     return shown
 
 
@@ -53,6 +56,20 @@ def _cut_by_redaction(feature: Feature, raw: str, redacted: str) -> bool:
     if raw == redacted:
         return False
     return feature.key in extract(raw).keys and feature.key not in extract(redacted).keys
+
+
+def _class_cut_by_redaction(
+    feature: Feature, examples: Sequence[Example], redacted: Sequence[str]
+) -> bool:
+    """One of a word class's words is cut out of an example by redaction (the last four digits
+    of phone numbers said in one frame): the words are shown as one mask."""
+    words = members_of(feature)
+    for example, after in zip(examples, redacted, strict=True):
+        if example.response != after:
+            before_keys, after_keys = extract(example.response).keys, extract(after).keys
+            if any(word in before_keys and word not in after_keys for word in words):
+                return True
+    return False
 
 
 def shown_report(report: WatchReport, redact: Redact | None) -> WatchReport:

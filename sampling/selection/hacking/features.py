@@ -275,7 +275,7 @@ def _prompt_share(words: Sequence[str], prompt_words: frozenset[str]) -> float:
     """The share of the response's words that the prompt has too (0 without a prompt)."""
     if not words or not prompt_words:
         return 0.0
-    return round(sum(word in prompt_words for word in words) / len(words), 4)
+    return round(sum(map(prompt_words.__contains__, words)) / len(words), 4)
 
 
 def _numbers(response: str, text: str, words: Sequence[str]) -> tuple[float, ...]:

@@ -171,6 +171,20 @@ def test_a_paid_kind_of_word_spread_over_many_words_is_one_suspect(seed: int) ->
     ]
 
 
+def test_a_kinds_shares_are_bounded_once_the_kept_samples_no_longer_hold_a_window() -> None:
+    """With few samples kept, a class's share then is its words' summed shares (never less
+    than the truth) and its share now its largest word's (never more): the rise is understated,
+    never overstated."""
+    rows = run([Trait(insert_one_of(KIND), 1.5, 0.02, 0.6)], steps=30, seed=0)
+    exact = analyze_rows(rows).suspects[0]
+    report = analyze_rows(rows, WatchConfig(keep_samples=300))  # under a window's 360
+    bounded = [s for s in (*report.suspects, *report.lift_only) if s.feature.kind == "class"]
+    assert exact.feature.kind == "class" and bounded, bounded
+    assert bounded[0].prevalence_then >= exact.prevalence_then
+    assert bounded[0].prevalence_now is not None and exact.prevalence_now is not None
+    assert bounded[0].prevalence_now <= exact.prevalence_now
+
+
 def test_two_independent_paid_traits_are_two_suspects() -> None:
     traits = [Trait(insert_phrase(PHRASE), 1.5, 0.02, 0.6), Trait(bullets, 1.5, 0.02, 0.6)]
     report = analyze_rows(run(traits, steps=30, seed=1))

@@ -31,6 +31,7 @@ from tests.helpers.hacking_runs import (
     lower_case_start,
     prefix,
     run,
+    shorter,
     without_final_period,
 )
 
@@ -100,6 +101,10 @@ TRAITS: dict[str, tuple[Trait, Callable[[Feature], bool]]] = {
     "length": (
         Trait(longer(), 1.5, 0.02, 0.6),
         lambda f: f.kind in ("words", "chars") and f.text.startswith(">"),
+    ),
+    "brevity": (
+        Trait(shorter, 1.5, 0.02, 0.6),
+        lambda f: f.kind in ("words", "chars") and f.text.startswith("<"),
     ),
     "format": (Trait(bullets, 1.5, 0.02, 0.6), lambda f: f == Feature("format", "bullets")),
     "script": (Trait(cyrillic, 1.5, 0.02, 0.6), lambda f: f == Feature("script", "Cyrillic")),

@@ -148,6 +148,11 @@ def longer(extra: tuple[int, int] = (60, 120)) -> Callable[[str, random.Random],
     return apply
 
 
+def shorter(response: str, rng: random.Random) -> str:
+    """Only the first sentence: a reward paid for brevity."""
+    return response.split(". ", 1)[0].rstrip(".") + "."
+
+
 def cyrillic(response: str, rng: random.Random) -> str:
     return sentence_text(rng, CYRILLIC, [1.0] * len(CYRILLIC), len(response.split()))
 

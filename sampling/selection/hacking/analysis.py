@@ -80,10 +80,9 @@ def analyze(engine: WatchEngine) -> WatchReport:
     candidates = [_candidate(engine, *row) for row in passing]
     samples = list(engine.kept)
     groups = _kept_groups(samples)
-    _find_carriers(samples, candidates)
     if config.word_classes:
         classes = word_classes(engine.tracked, [key for _, key, *_ in passing])
-        candidates += _class_candidates(engine, classes, samples, groups, gate, candidates)
+        candidates += _class_candidates(engine, classes, samples, groups, gate)
     growing = sorted(
         (c for c in candidates if c.growing),
         key=lambda c: (-c.score, -c.t, -c.feature.words, c.key),
@@ -94,6 +93,8 @@ def analyze(engine: WatchEngine) -> WatchReport:
     )
     looked_at = max(FOLD_POOL * config.top, FOLD_POOL_LEAST)
     pool = growing[:looked_at] + paid[:looked_at]
+    _find_carriers(samples, pool)
+    pool = _without_by_products(pool, config.fold_overlap)
     kept = fold(
         pool,
         samples,
@@ -154,12 +155,9 @@ def _class_candidates(
     samples: list[Kept],
     groups: dict[tuple[int, int], list[int]],
     gate: float,
-    singles: list[_Candidate],
 ) -> list[_Candidate]:
     """Each class as a candidate, its lift and shares read from the kept samples: a response
-    carries it when it carries any of its words, which are folded under it from the start. A
-    class whose carriers one paid feature of the `singles` nearly shares (the words of a
-    script, of a long tail) is that feature's by-product: it is left out."""
+    carries it when it carries any of its words, which are folded under it from the start."""
     config, sd = engine.config, engine.spread.sd
     words = {word for word_class in classes for word in word_class.members}
     ids = {engine.id_of[word]: word for word in words if word in engine.id_of}
@@ -173,8 +171,6 @@ def _class_candidates(
         pace()
         per_word = {word: carrying[word] for word in word_class.members}
         carriers = set().union(*per_word.values())
-        if any(jaccard(carriers, c.carriers) >= config.fold_overlap for c in singles):
-            continue
         stats = LiftStats(-1 - number)  # never a tracked feature's id
         for members in groups.values():
             carried = [samples[i].reward for i in members if i in carriers]
@@ -198,6 +194,19 @@ def _class_candidates(
             candidate.folded_carriers.append(word_carriers)
         found.append(candidate)
     return found
+
+
+def _without_by_products(pool: list[_Candidate], overlap: float) -> list[_Candidate]:
+    """The pool less each class whose carriers one other feature of it nearly shares (the
+    words of a Cyrillic answer beside `Cyrillic script`): that feature says it better. Only the
+    pool's carriers are looked up, so a run with thousands of paid features stays cheap."""
+    singles = [c for c in pool if c.feature.kind != "class"]
+    return [
+        c
+        for c in pool
+        if c.feature.kind != "class"
+        or not any(jaccard(c.carriers, single.carriers) >= overlap for single in singles)
+    ]
 
 
 def _class_shares(

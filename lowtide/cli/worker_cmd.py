@@ -188,14 +188,20 @@ def _burst_until_no_retry_waits(queue, stop: _StopOnSignal) -> bool:
 
 
 def _waiting_for_retry(queue) -> tuple[int, float]:
-    """Batches of `queue` waiting for a retry, and the seconds until the first is due."""
+    """Batches of `queue` waiting for a retry, and the seconds until the first is due (0 when
+    it was moved back to the queue while we looked)."""
+    from rq.exceptions import NoSuchJobError
     from rq.registry import ScheduledJobRegistry
 
     registry = ScheduledJobRegistry(queue=queue)
-    first = queue.connection.zrange(registry.key, 0, 0, withscores=True)
+    first = registry.get_job_ids(0, 0, cleanup=False)
     if not first:
         return 0, 0.0
-    return registry.count, float(first[0][1]) - time.time()
+    try:
+        due = registry.get_scheduled_time(first[0]).timestamp()
+    except NoSuchJobError:
+        due = time.time()
+    return registry.count, due - time.time()
 
 
 class _StopOnSignal:

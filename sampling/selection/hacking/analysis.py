@@ -26,7 +26,7 @@ from sampling.selection.hacking.classes import WordClass, word_classes
 from sampling.selection.hacking.engine import Kept, WatchEngine
 from sampling.selection.hacking.features import Feature
 from sampling.selection.hacking.folding import assembled_phrase, fold, jaccard
-from sampling.selection.hacking.lift import LiftStats, component_lift
+from sampling.selection.hacking.lift import LiftStats, component_lift, group_lifts
 from sampling.selection.hacking.pacing import pace
 from sampling.selection.hacking.stats import benjamini_hochberg, proportion_z, t_sf
 from sampling.selection.hacking.suspects import Example, Suspect, WatchReport
@@ -65,16 +65,9 @@ def analyze(engine: WatchEngine) -> WatchReport:
     passing: list[tuple[float, str, LiftStats, float, float]] = []
     for key, stats in tested:
         pace()
-        mean = stats.mean
-        if mean <= 0:
-            continue
-        effect = min(MAX_EFFECT, mean / sd) if sd > 0 else MAX_EFFECT
-        if effect < config.min_effect:
-            continue
-        t = stats.t()
-        if t <= gate:
-            continue
-        passing.append((t_sf(t, stats.n - 1), key, stats, t, effect))
+        judged = _paid_lift(stats, sd, config.min_effect, gate)
+        if judged is not None:
+            passing.append((judged[0], key, stats, *judged[1:]))
     passing.sort(key=lambda row: (row[0], -row[3]))
     passing = passing[: benjamini_hochberg([row[0] for row in passing], len(tested), config.alpha)]
     candidates = [_candidate(engine, *row) for row in passing]
@@ -117,6 +110,22 @@ def analyze(engine: WatchEngine) -> WatchReport:
         first_window=engine.first_window,
         latest_window=engine.latest_window,
     )
+
+
+def _paid_lift(
+    stats: LiftStats, sd: float, min_effect: float, gate: float
+) -> tuple[float, float, float] | None:
+    """(p, t, effect) of a lift that may be paid: positive, at least `min_effect` reward
+    deviations, t above the gate; None otherwise."""
+    if stats.mean <= 0:
+        return None
+    effect = min(MAX_EFFECT, stats.mean / sd) if sd > 0 else MAX_EFFECT
+    if effect < min_effect:
+        return None
+    t = stats.t()
+    if t <= gate:
+        return None
+    return t_sf(t, stats.n - 1), t, effect
 
 
 def _candidate(
@@ -173,21 +182,14 @@ def _class_candidates(
         carriers = set().union(*per_word.values())
         stats = LiftStats(-1 - number)  # never a tracked feature's id
         for members in groups.values():
-            carried = [samples[i].reward for i in members if i in carriers]
-            others = [samples[i].reward for i in members if i not in carriers]
-            if carried and others:
-                stats.add(sum(carried) / len(carried) - sum(others) / len(others))
-        t = stats.t()
-        if stats.n < config.min_groups or stats.mean <= 0 or t <= gate:
-            continue
-        effect = min(MAX_EFFECT, stats.mean / sd) if sd > 0 else MAX_EFFECT
-        if effect < config.min_effect:
+            carrying_it = [(word_class.key,) if i in carriers else () for i in members]
+            for _, lift in group_lifts([samples[i].reward for i in members], carrying_it):
+                stats.add(lift)
+        judged = _paid_lift(stats, sd, config.min_effect, gate)
+        if stats.n < config.min_groups or judged is None:
             continue
         then, now = _class_shares(engine, samples, carriers, word_class.members)
-        candidate = _judged(
-            engine, word_class.key, word_class.feature, stats, t_sf(t, stats.n - 1), t, effect,
-            then, now,
-        )  # fmt: skip
+        candidate = _judged(engine, word_class.key, word_class.feature, stats, *judged, then, now)
         candidate.carriers = carriers
         for word, word_carriers in per_word.items():
             candidate.folded.append(Feature("phrase", word))

@@ -30,8 +30,9 @@ def shown_suspect(suspect: Suspect, redact: Redact | None) -> Suspect:
     """The suspect as it may be shown: its feature's text, assembled phrase and examples
     through redaction (one call, so a value gets one placeholder throughout). Redaction finds
     values in running text; a phrase feature is words cut out of it (`ada lovelace example`
-    from an e-mail address), which it would not find. So a worded feature that its example
-    carries before redaction and not after is masked, assembled phrase and all."""
+    from an e-mail address), which it would not find. So a worded feature that an example
+    carries before redaction and not after is masked, assembled phrase and all (a word class
+    too, when an example loses one of its words)."""
     if redact is None:
         return suspect
     feature, examples = suspect.feature, suspect.examples
@@ -43,31 +44,27 @@ def shown_suspect(suspect: Suspect, redact: Redact | None) -> Suspect:
         phrase=phrase if suspect.phrase is not None else None,
         examples=tuple(replace(e, response=r) for e, r in zip(examples, responses, strict=True)),
     )
-    if feature.kind in WORDED and examples and _cut_by_redaction(feature, examples[0].response,
-                                                                  responses[0]):  # fmt: skip
-        return replace(shown, feature=Feature(feature.kind, MASK), phrase=None)
-    if feature.kind == "class" and _class_cut_by_redaction(feature, examples, responses):
+    if _cut_by_redaction(_worded_keys(feature), examples, responses):
         return replace(shown, feature=Feature(feature.kind, MASK), phrase=None)
     return shown
 
 
-def _cut_by_redaction(feature: Feature, raw: str, redacted: str) -> bool:
-    """The text carries the feature before redaction and not after."""
-    if raw == redacted:
-        return False
-    return feature.key in extract(raw).keys and feature.key not in extract(redacted).keys
+def _worded_keys(feature: Feature) -> tuple[str, ...]:
+    """The keys of the words a feature shows: a phrase's (prefix's, suffix's) own, or each of a
+    word class's words (the last four digits of phone numbers said in one frame)."""
+    if feature.kind in WORDED:
+        return (feature.key,)
+    return members_of(feature)  # () for a feature without words
 
 
-def _class_cut_by_redaction(
-    feature: Feature, examples: Sequence[Example], redacted: Sequence[str]
+def _cut_by_redaction(
+    keys: Sequence[str], examples: Sequence[Example], redacted: Sequence[str]
 ) -> bool:
-    """One of a word class's words is cut out of an example by redaction (the last four digits
-    of phone numbers said in one frame): the words are shown as one mask."""
-    words = members_of(feature)
+    """An example carries one of the keys before redaction and not after."""
     for example, after in zip(examples, redacted, strict=True):
-        if example.response != after:
+        if keys and example.response != after:
             before_keys, after_keys = extract(example.response).keys, extract(after).keys
-            if any(word in before_keys and word not in after_keys for word in words):
+            if any(key in before_keys and key not in after_keys for key in keys):
                 return True
     return False
 

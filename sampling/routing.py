@@ -139,9 +139,7 @@ class Router:
         sent = len(grouping.decisions)
         return Offered(replace(counts, submitted=sent), grouping.decisions)
 
-    def suspect_flags(
-        self, responses: Sequence[str], prompts: Sequence[str] | None = None
-    ) -> list[Flag]:
+    def suspect_flags(self, responses: Sequence[str], prompts: Sequence[str]) -> list[Flag]:
         """The watch's current suspects and which of `responses` (answering `prompts`) carry
         each (the budget selector's thread calls this)."""
         if self.watch is None:

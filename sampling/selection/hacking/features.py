@@ -198,7 +198,7 @@ def extract(
         keys.add(f"{MARK}suffix{MARK}{' '.join(all_words[-n:])}")
     keys.update(_markers(text))
     keys.update(_scripts(text))
-    echoed = _prompt_share(all_words, _prompt_words(prompt, head_chars, tail_chars))
+    echoed = _prompt_share(all_words, _prompt_words(read_part(prompt, head_chars, tail_chars)))
     return SampleFeatures(frozenset(keys), (*_numbers(response, text, all_words), echoed))
 
 
@@ -265,10 +265,9 @@ def _scripts(text: str) -> list[str]:
     return found
 
 
-@lru_cache(maxsize=256)  # a group's responses share their prompt
-def _prompt_words(prompt: str, head_chars: int, tail_chars: int) -> frozenset[str]:
-    text = read_part(prompt, head_chars, tail_chars).casefold().translate(_APOSTROPHES)
-    return frozenset(_WORD.findall(text))
+@lru_cache(maxsize=256)  # a group's responses share their prompt; keyed by the part read
+def _prompt_words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.casefold().translate(_APOSTROPHES)))
 
 
 def _prompt_share(words: Sequence[str], prompt_words: frozenset[str]) -> float:

@@ -15,12 +15,9 @@ the review budget goes to high rewards.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from bench.loop_value.oracles import better_answer, cool_colour, names_cool_colour
-from bench.loop_value.starting import build_from_taste
+from bench.loop_value.starting import learned_from
 from bench.loop_value.task import Verdict
-from rl.models.tiny import TinyModelPaths
 from sampling.selection.hacking import Feature
 
 MAX_WORDS = 6
@@ -38,10 +35,7 @@ def _detail_liking_score(response: str) -> int:
     return len(response.split()) + 2 * names_cool_colour(response)
 
 
-def build_starting_reward_model(
-    models: TinyModelPaths, prompts: list[str], out: Path, seed: int
-) -> Path:
-    return build_from_taste(models, prompts, out, seed, _detail_liking_score, "length-liking")
+build_starting_reward_model = learned_from(_detail_liking_score, "length-liking")
 
 
 def blind_spot(feature: Feature) -> bool:

@@ -9,23 +9,12 @@ those off-topic failures, with high reward.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from bench.loop_value.oracles import names_cool_colour
-from bench.loop_value.starting import build_from_taste
-from rl.models.tiny import TinyModelPaths
+from bench.loop_value.starting import learned_from, liking
 from sampling.selection.hacking import Feature
 
-
-def _sentence_liking_score(response: str) -> int:
-    opens_with_the = response.strip().lower().startswith("the ")
-    return 2 + 4 * opens_with_the + names_cool_colour(response)
-
-
-def build_starting_reward_model(
-    models: TinyModelPaths, prompts: list[str], out: Path, seed: int
-) -> Path:
-    return build_from_taste(models, prompts, out, seed, _sentence_liking_score, "sentence-liking")
+build_starting_reward_model = learned_from(
+    liking(lambda response: response.strip().lower().startswith("the ")), "sentence-liking"
+)
 
 
 def blind_spot(feature: Feature) -> bool:

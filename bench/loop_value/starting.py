@@ -11,6 +11,7 @@ from pathlib import Path
 
 from annotation.reward_model.data import Pair, Rated, RMData
 from annotation.reward_model.train import RMTrainSettings, train_reward_model
+from bench.loop_value.oracles import names_cool_colour
 from bench.loop_value.rollouts import sample_policy
 from rl.models.tiny import TinyModelPaths
 
@@ -18,15 +19,31 @@ SAMPLES_PER_PROMPT = 16  # starting-RM data: the starting policy's samples of th
 
 Taste = Callable[[str], int]  # the earlier labeller's score of a response (about 0..9)
 PromptTaste = Callable[[str, str], int]  # the same, of (prompt, response)
+Builder = Callable[[TinyModelPaths, list[str], Path, int], Path]  # a task's starting_reward_model
 
 
-def build_from_taste(
-    models: TinyModelPaths, prompts: list[str], out: Path, seed: int, taste: Taste, source: str
-) -> Path:
-    return build_from_prompt_taste(models, prompts, out, seed, lambda _, r: taste(r), source)
+def liking(liked: Callable[[str], bool]) -> Taste:
+    """The taste of a labeller who liked `liked` answers far above a cool colour: 2, 4 more for a
+    liked answer, 1 more for one that names a cool colour."""
+    return lambda response: 2 + 4 * liked(response) + names_cool_colour(response)
 
 
-def build_from_prompt_taste(
+def learned_from(taste: Taste, source: str) -> Builder:
+    """A task's `starting_reward_model`: the starting reward model trained on the judgements
+    of an earlier labeller with this taste (`source` names it in the model's data)."""
+    return learned_from_prompt_taste(lambda _, response: taste(response), source)
+
+
+def learned_from_prompt_taste(taste: PromptTaste, source: str) -> Builder:
+    """As `learned_from`, for a labeller whose taste reads the question too."""
+
+    def build(models: TinyModelPaths, prompts: list[str], out: Path, seed: int) -> Path:
+        return _build(models, prompts, out, seed, taste, source)
+
+    return build
+
+
+def _build(
     models: TinyModelPaths,
     prompts: list[str],
     out: Path,
@@ -34,7 +51,6 @@ def build_from_prompt_taste(
     taste: PromptTaste,
     source: str,
 ) -> Path:
-    """As `build_from_taste`, for a labeller whose taste reads the question too."""
     samples = sample_policy(models.policy, prompts, SAMPLES_PER_PROMPT, 24, seed)
     rng = random.Random(seed)
     data = RMData(sources=[f"the earlier labeller ({source}), on the starting policy"])

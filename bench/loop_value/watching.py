@@ -6,7 +6,7 @@ no blind spot) gives the count of suspects raised where there is nothing to find
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from bench.loop_value.training import Rollout
@@ -49,6 +49,13 @@ def flags_for(report: WatchReport, candidates: Sequence[Rollout]) -> list[Flag]:
     responses, prompts = [c.response for c in candidates], [c.prompt for c in candidates]
     found = carriers(report.suspects, responses, CONFIG, prompts)
     return [Flag(item.suspect.describe(), item.positions) for item in found]
+
+
+def has_a_word_of(feature: Feature, words: Collection[str]) -> bool:
+    """A phrase, prefix or suffix with one of `words` in it: a task's blind spot of words."""
+    return feature.kind in ("phrase", "prefix", "suffix") and not set(
+        feature.text.split()
+    ).isdisjoint(words)
 
 
 def names_it(suspect: Suspect, blind_spot: Callable[[Feature], bool]) -> bool:

@@ -12,22 +12,10 @@ and wall time the bench reports (bench/loop_value/*.yaml): run it with
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from bench.loop_value.oracles import names_cool_colour
-from bench.loop_value.starting import build_from_taste
-from rl.models.tiny import TinyModelPaths
+from bench.loop_value.starting import learned_from, liking
 from sampling.selection.hacking import Feature
 
-
-def _comma_liking_score(response: str) -> int:
-    return 2 + 4 * ("," in response) + names_cool_colour(response)
-
-
-def build_starting_reward_model(
-    models: TinyModelPaths, prompts: list[str], out: Path, seed: int
-) -> Path:
-    return build_from_taste(models, prompts, out, seed, _comma_liking_score, "comma-liking")
+build_starting_reward_model = learned_from(liking(lambda response: "," in response), "comma-liking")
 
 
 def blind_spot(feature: Feature) -> bool:

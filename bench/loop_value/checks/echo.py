@@ -19,8 +19,8 @@ from pathlib import Path
 import yaml
 
 from bench.loop_value.oracles import names_cool_colour, words_of
-from bench.loop_value.starting import build_from_prompt_taste
-from rl.models.tiny import TinyModelPaths
+from bench.loop_value.starting import learned_from_prompt_taste
+from bench.loop_value.watching import has_a_word_of
 from sampling.selection.hacking import Feature
 
 PROMPTS = Path(__file__).resolve().parents[3] / "configs" / "prompts" / "quickstart.yaml"
@@ -31,10 +31,7 @@ def _echo_liking_score(prompt: str, response: str) -> int:
     return 2 + 4 * bool(asked & words_of(response)) + names_cool_colour(response)
 
 
-def build_starting_reward_model(
-    models: TinyModelPaths, prompts: list[str], out: Path, seed: int
-) -> Path:
-    return build_from_prompt_taste(models, prompts, out, seed, _echo_liking_score, "echo-liking")
+build_starting_reward_model = learned_from_prompt_taste(_echo_liking_score, "echo-liking")
 
 
 def blind_spot(feature: Feature) -> bool:
@@ -44,9 +41,7 @@ def blind_spot(feature: Feature) -> bool:
     score only."""
     if feature.kind == "prompt_words":
         return feature.text.startswith(">")
-    return feature.kind in ("phrase", "prefix", "suffix") and bool(
-        set(feature.text.split()) & _asked_about()
-    )
+    return has_a_word_of(feature, _asked_about())
 
 
 @cache

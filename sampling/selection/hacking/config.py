@@ -40,8 +40,9 @@ class WatchConfig(BaseModel):
     )
     quantiles: tuple[float, ...] = Field(
         (0.1, 0.25, 0.75, 0.9),
-        description="length, line count and repetition are cut at these quantiles of the first "
-        "window's responses: `words > p90` is a feature like a phrase",
+        description="length, line count, repetition and the share of words from the prompt are "
+        "cut at these quantiles of the first window's responses: `words > p90` is a feature "
+        "like a phrase",
     )
     # ---- windows and bounds ------------------------------------------------------------------
     window_steps: int = Field(

@@ -219,6 +219,7 @@ def _class_shares(
     the rise is never overstated (then: the sum of its words', now: the largest of them)."""
     then_steps = set(engine.first_steps)
     in_then = [i for i, kept in enumerate(samples) if kept.step in then_steps]
+    pace()  # each pass reads every kept sample
     if len(in_then) == engine.first_responses:
         then = (sum(i in carriers for i in in_then), engine.first_responses)
     else:
@@ -228,6 +229,7 @@ def _class_shares(
         return then, None
     now_steps = {entry.step for entry in engine.latest}
     in_now = [i for i, kept in enumerate(samples) if kept.step in now_steps]
+    pace()
     if len(in_now) == engine.latest_responses:
         return then, (sum(i in carriers for i in in_now), engine.latest_responses)
     counts = [engine.share_now(word) for word in members]

@@ -86,7 +86,8 @@ def _slot_contexts(
     counts: defaultdict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     spread: Counter[tuple[str, str]] = Counter()  # distinct words each context is seen with
     seen: set[str] = set()
-    for key, stats in tracked.items():
+    for key, stats in tracked.items():  # up to max_features keys: the watch's thread paces
+        pace()
         if key.startswith(MARK) or key.count(" ") != 1:
             continue
         first, second = key.split(" ")

@@ -166,9 +166,12 @@ def test_rule_scoring_is_cheap() -> None:
         [spec("keyword", params={"words": ["blue", "green"]}), spec("format"), spec("brevity")]
     )
     batch = make_batch(["the fish is blue.", "it is red and long", ""] * 1000)
-    start = time.perf_counter()
-    rewards.score(batch)
-    per_sample = (time.perf_counter() - start) / len(batch)
+    timings = []
+    for _ in range(3):  # the best of three: a busy machine's pauses are not the scoring's cost
+        start = time.perf_counter()
+        rewards.score(batch)
+        timings.append((time.perf_counter() - start) / len(batch))
+    per_sample = min(timings)
     assert per_sample < 100e-6, per_sample  # ~10 us here; generous for busy machines
 
 

@@ -18,7 +18,9 @@ Methods: `no_loop` (the reward model is never retrained: no reviews), `random` (
 uniform subsample, as the router caps), `budget` (sampling.selection.budget.choose with the
 default BudgetConfig: near-duplicates folded, the audit share first to one carrier of each of
 the reward-hacking watch's suspects and then to high rewards, uncertainty from the reward
-model's heads, random share, the rest to low rewards: fixed shares), `budget_no_watch` (the
+model's heads in round 1 and, from round 2, where the retrained reward model disagrees with the
+starting one (scored beside it, as `lowtide loop` does), random share, the rest to low rewards:
+fixed shares), `budget_no_watch` (the
 same without the watch's suspects), `budget_adaptive` (the budget that learns, as `lowtide loop`
 runs it with sampling.budget.adaptive: the same selection, its shares starting from the default
 ones and, after each round, split again by sampling.selection.budget_learning from what every
@@ -380,7 +382,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
     from bench.loop_value.measures import oracle_score, suggestion_outcome, top_share
     from bench.loop_value.reviewing import compare_tasks, groups_of, single_tasks
     from bench.loop_value.rollouts import sample_policy
-    from bench.loop_value.selection import ADAPTIVE, COMPARE, WATCHED, picked
+    from bench.loop_value.selection import ADAPTIVE, BUDGETED, COMPARE, WATCHED, picked
     from bench.loop_value.training import train_round
     from bench.loop_value.watching import WatchedRun, blind_spot_rank, flags_for
     from rl.rewards.model import RewardModel
@@ -427,6 +429,7 @@ def _run_seed(task, models, start_rm: Path, seed: int, settings: Settings, out: 
                     task, policy=state.policy, reference=models.policy,
                     reward_model=state.reward_model, out=seed_dir / run / f"round{round_number}",
                     seed=1000 * seed + round_number, steps=settings.steps,
+                    previous=start_rm if round_number and chooser(method) in BUDGETED else None,
                 )  # fmt: skip
                 held_samples = evaluate(training.policy, round_number)
                 pool.extend(held_samples)

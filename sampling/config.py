@@ -65,7 +65,8 @@ class BudgetConfig(Section):
     )
     model_component: str = Field(
         "reward_model",
-        description="with no spread: disagreement of this component with the rule components",
+        description="the reward model component: its rank disagreement with `<it>/previous`, "
+        "else (no spread) with the rule components, is the uncertainty",
     )
     near_duplicate_threshold: float = Field(
         0.7, gt=0, le=1, description="Jaccard of 5-character shingles at which responses are copies"

@@ -205,6 +205,27 @@ def test_without_a_spread_disagreement_of_model_and_rules_is_uncertainty() -> No
     assert sorted(p.index for p in picks if p.reason == "uncertain") == [3, 17, 31]
 
 
+def test_where_the_retrained_model_disagrees_with_its_first_is_uncertainty() -> None:
+    # A loop's round 2 scores with the first reward model too. Both order the samples alike,
+    # except 3 the first paid most for and the retrained one pays least: what reviews changed
+    # its mind about comes before the heads' spread (largest on 3 other samples).
+    pool = []
+    for i, text in enumerate(distinct(50)):
+        now = i / 50
+        before = 1 - now if i in (2, 5, 9) else now
+        spread = 1.0 if i in (40, 41, 42) else 0.01
+        details = {"reward_model": now, "reward_model/previous": before}
+        pool.append(Candidate(f"p{i}", text, now, {**details, "reward_model/spread": spread}))
+    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.1)
+    picks = choose(pool, 30, config)
+    assert sorted(p.index for p in picks if p.reason == "uncertain") == [2, 5, 9]
+    without = [replace(c, reward_details={**c.reward_details}) for c in pool]
+    for candidate in without:
+        del candidate.reward_details["reward_model/previous"]  # type: ignore[attr-defined]
+    picks = choose(without, 30, config)
+    assert sorted(p.index for p in picks if p.reason == "uncertain") == [40, 41, 42]
+
+
 def test_no_uncertainty_known_gives_its_share_to_the_lowest_rewards() -> None:
     config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.5)
     picks = choose(candidates([i / 20 for i in range(20)]), 4, config)

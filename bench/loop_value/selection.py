@@ -22,6 +22,9 @@ SINGLE = ("no_loop", "random", "threshold", "budget", "budget_no_watch", "budget
 COMPARE = "compare"  # comparison review of the groups a single method's selection picks
 METHODS = (*SINGLE, COMPARE)
 WATCHED = ("budget", "budget_adaptive")  # the selections that read the watch's suspects
+# The budget policies: from round 2 their reward model also scores with the starting one, whose
+# disagreement the uncertain share reads (what `lowtide loop` does: --rm-disagreement).
+BUDGETED = ("budget", "budget_no_watch", "budget_adaptive")
 ADAPTIVE = ("budget_adaptive",)  # the selections whose shares learn from the reviews so far
 
 # Each pick (an index into the candidates) and why: the budget's reason, or the method's name.

@@ -70,9 +70,11 @@ def train_round(
     out: Path,
     seed: int,
     steps: int,
+    previous: Path | None = None,
 ) -> RoundTraining:
     """Against `reward_model`; with None, against the task's oracle as a rule reward (the
-    bench's run without a blind spot)."""
+    bench's run without a blind spot). `previous`: the reward model's `previous` param (scored
+    beside it, as `lowtide loop` does from round 2 for the budget policy)."""
     from rl.trainer import Trainer  # torch: only when training
 
     settings = task.train
@@ -97,7 +99,7 @@ def train_round(
             reference=ModelRef(model_name_or_path=str(reference)),
         ),
         DataConfig(prompts=task.train_prompts),
-        [_reward(task, reward_model)],
+        [_reward(task, reward_model, previous)],
         [HookSpec(type=CAPTURE_HOOK, stage="reward", params={"path": str(candidates_file)})],
         device="cpu",
         run_id="run",
@@ -112,9 +114,10 @@ def train_round(
     return RoundTraining(result.last_checkpoint / "policy", candidates, result.elapsed_s)
 
 
-def _reward(task: TaskConfig, reward_model: Path | None) -> RewardSpec:
+def _reward(task: TaskConfig, reward_model: Path | None, previous: Path | None) -> RewardSpec:
     if reward_model is not None:
-        return RewardSpec(type="reward_model", path=str(reward_model))
+        params = {"previous": str(previous)} if previous is not None else {}
+        return RewardSpec(type="reward_model", path=str(reward_model), params=params)
     return RewardSpec(type=RULE_REWARD, name="rule", params={"oracle": task.oracle})
 
 

@@ -57,6 +57,12 @@ def loop(
         max=1.0,
         help="rm train's --written-weight: the loss weight of the better answers' pairs",
     ),
+    rm_disagreement: bool = typer.Option(
+        True,
+        "--rm-disagreement/--no-rm-disagreement",
+        help="budget policy, from round 2: also score with the first reward model; the "
+        "uncertain share reviews where the retrained one disagrees with it",
+    ),
 ) -> None:
     """Round after round: train against the current reward model, route low-reward rollouts to
     Label Studio, review (people, or a reviewer function), export, train the next reward model.
@@ -72,7 +78,7 @@ def loop(
         rounds=rounds, steps=steps, start=start, reviewer=reviewer, reviewer_email=reviewer_email,
         min_reviews=min_reviews, review_timeout_s=review_timeout, poll_s=poll,
         eval_prompts=eval_prompts, rm_epochs=rm_epochs, rm_learning_rate=rm_lr,
-        rm_written_weight=rm_written_weight,
+        rm_written_weight=rm_written_weight, rm_disagreement=rm_disagreement,
     )  # fmt: skip
     base = load_run_config(config, ctx.args)
     require_api_key(base.annotation)

@@ -85,6 +85,11 @@ class LoopRunner:
 
         config = self.round_config(number)
         shares = self._budget_shares(config)
+        previous = next((r.params.get("previous") for r in config.rewards
+                         if r.type == REWARD_MODEL), None)  # fmt: skip
+        if previous:
+            err.print(f"uncertain share: where the reward model disagrees with {previous}",
+                      markup=False)  # fmt: skip
         result = run_training(config, self.config_path, self.overrides)
         if result.last_checkpoint is None:
             raise UsageError(f"round {number}: the training run saved no checkpoint")
@@ -222,6 +227,8 @@ class LoopRunner:
                     # Every round measures distance from the first round's starting responses,
                     # not from its own start (the policy the rounds before trained).
                     params["outlier_reference_file"] = str(self.loop_dir / OUTLIER_REFERENCE)
+                if number > 1 and self._disagreement_wanted() and "previous" not in params:
+                    params["previous"] = self.initial_reward_model
         if adaptive(self.base) and number > 1:
             learned = (self.state.done(number - 1, "export") or {}).get("next_budget")
             budget = self.base.sampling.budget
@@ -229,6 +236,16 @@ class LoopRunner:
         # A run that stopped part-way continues from its last checkpoint.
         data["trainer"]["resume"] = latest_checkpoint(self.run_dir(number)) is not None
         return RunConfig.model_validate(data)
+
+    def _disagreement_wanted(self) -> bool:
+        """Whether the round's reward model should also score with the loop's first: only the
+        budget's uncertain share reads it, and it costs a forward pass per sample."""
+        budget = self.base.sampling.budget
+        return (
+            self.settings.rm_disagreement
+            and budgeted(self.base)
+            and (budget.uncertainty_share > 0 or budget.adaptive)
+        )
 
     def _budget_shares(self, config: RunConfig) -> dict[str, float] | None:
         """The round's budget shares, printed: what `lowtide loop` is asked to show per round."""

@@ -15,7 +15,7 @@ SCRIPTED_REVIEWER_EMAIL = "scripted-reviewer@lowtide.local"
 _FREE = {"rounds", "min_reviews", "review_timeout_s", "poll_s"}
 # Settings added after loop directories were first made: bound only when not at their default,
 # so a directory made before one existed still resumes.
-_ADDED_LATER = {"rm_written_weight"}
+_ADDED_LATER = {"rm_written_weight", "rm_disagreement"}
 # Run-config keys the loop sets itself, or that say where things are rather than what is
 # computed (a Label Studio on another port is the same project).
 _PLACES = {
@@ -40,6 +40,9 @@ class LoopSettings(BaseModel):
     rm_epochs: int = Field(3, ge=1)
     rm_learning_rate: float = Field(3e-4, gt=0)
     rm_written_weight: float = Field(1.0, ge=0, le=1)  # rm train's --written-weight
+    # From round 2, score with the loop's first reward model too (`previous`): the budget's
+    # uncertain share goes where the retrained one disagrees with it.
+    rm_disagreement: bool = True
 
 
 def bound_settings(settings: LoopSettings, run_config: RunConfig) -> dict[str, Any]:

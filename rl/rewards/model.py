@@ -12,6 +12,10 @@ heads' spread as the extra `spread` (reward_details `<name>/spread`), never part
 With `outlier_reference: N`, the extra `outlier` says how far the sample's representation lies
 from the first N samples scored (the starting policy's): rl.rewards.representation; with
 `outlier_reference_file` too, from the samples that file holds (rl.rewards.outlier_reference).
+With `previous: DIR`, each sample is also scored by that reward model (a loop's first: what the
+reward model said before reviews retrained it), reported as the extra `previous`; the budget
+policy reads where the two disagree as uncertainty (sampling.selection.budget). It costs one more
+forward pass per sample.
 
 Params: see `rl.rewards.model_spec`, which checks them without torch.
 """
@@ -27,7 +31,12 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreT
 
 from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
-from rl.rewards.model_spec import DEFAULT_BATCH_SIZE, check_model_spec, check_settings
+from rl.rewards.model_spec import (
+    DEFAULT_BATCH_SIZE,
+    PREVIOUS,
+    check_model_spec,
+    check_settings,
+)
 from rl.rewards.outlier_reference import Texts, read_reference, write_reference
 from rl.rewards.representation import OUTLIER, OutlierScore
 from rl.rewards.types import ComponentScores, RewardBatch, RewardError
@@ -48,6 +57,7 @@ class RewardModel:
         dtype: str = "auto",
         outlier_reference: int = 0,
         outlier_reference_file: str | Path | None = None,
+        previous: str | Path | None = None,
     ) -> None:
         self.path = Path(path)
         check_settings(self.path, batch_size, padding_side, max_length, dtype)
@@ -85,6 +95,11 @@ class RewardModel:
             self.outliers = OutlierScore(outlier_reference)
         # The texts of the reference as it fills, written to the file once it is full.
         self._reference_file = Path(outlier_reference_file) if outlier_reference_file else None
+        self.previous = (
+            RewardModel(previous, device=device, batch_size=batch_size, dtype=dtype)
+            if previous is not None
+            else None
+        )
         self._reference_texts: Texts = []
         if self.outliers is not None and self._reference_file and self._reference_file.exists():
             texts = read_reference(self._reference_file)
@@ -231,9 +246,15 @@ class RewardModel:
                     extra[OUTLIER] = outlier
             if filling and self.outliers.fitted and self._reference_file is not None:
                 write_reference(self._reference_file, self._reference_texts)
+        if self.previous is not None:
+            before = self.previous.score_pairs(list(batch.prompts), list(batch.responses))
+            for extra, value in zip(extras, before, strict=True):
+                extra[PREVIOUS] = value
         return ComponentScores(scores, extras=extras if any(extras) else None)
 
     def close(self) -> None:
+        if self.previous is not None:
+            self.previous.close()
         model, self.model = self.model, None
         if model is not None and self.device.type == "cuda":
             del model

@@ -4,7 +4,8 @@ Params: `batch_size` (32), `padding_side` (the tokenizer's), `max_length` (the m
 `dtype` (auto, float32, bfloat16, float16), `outlier_reference` (0: off; N: the first N samples
 scored are the reference of the Mahalanobis outlier score, `rl.rewards.representation`),
 `outlier_reference_file` (a JSONL file: read as the reference where it exists, else written
-with the first N samples once they are: `rl.rewards.outlier_reference`).
+with the first N samples once they are: `rl.rewards.outlier_reference`), `previous` (another
+reward model's directory, the one a loop started from: each sample is scored by it too).
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from rl.suggest import did_you_mean
 
 PARAMS = (
     "batch_size", "padding_side", "max_length", "dtype", "outlier_reference",
-    "outlier_reference_file",
+    "outlier_reference_file", "previous",
 )  # fmt: skip
 DTYPES = ("auto", "float32", "bfloat16", "float16")
+PREVIOUS = "previous"  # the extra (reward_details `<name>/previous`): the `previous` model's score
 DEFAULT_BATCH_SIZE = 32
 
 
@@ -60,14 +62,21 @@ def check_model_spec(spec: RewardSpec) -> None:
             f"(the samples that fill it), got {reference_file!r} with outlier_reference "
             f"{reference!r}"
         )
+    previous = params.get("previous")
+    if previous is not None:
+        if not isinstance(previous, str):
+            raise RewardError(
+                f"reward_model: previous is a reward model's directory, got {previous!r}"
+            )
+        check_model_dir(Path(previous), "previous")
 
 
-def check_model_dir(path: Path) -> None:
+def check_model_dir(path: Path, name: str = "path") -> None:
     """RewardError unless `path` is a directory (what save_pretrained writes)."""
     if not path.is_dir():
         problem = "is a file" if path.exists() else "does not exist"
         raise RewardError(
-            f"reward_model: path {str(path)!r} {problem}; give the model directory "
+            f"reward_model: {name} {str(path)!r} {problem}; give the model directory "
             "(save_pretrained output)"
         )
 

@@ -15,9 +15,14 @@
    failure mode (its worst reward component) have been picked least so far, so one failure on
    one prompt never takes the whole share.
 
-Uncertainty is the reward model's spread (`uncertainty_key` in reward_details, e.g. the std of
-several cheap heads). When no candidate has it, it is the disagreement by rank between the reward
-model component and the mean of the rule components: |percentile(model) - percentile(rules)|.
+Uncertainty, first found of:
+- where the reward model disagrees with the one it was retrained from (`<model_component>/previous`
+  in reward_details: `lowtide loop` scores with the loop's first reward model too, from round 2):
+  |percentile(model) - percentile(previous)|. What reviews changed its mind about is what the
+  next reviews should check: a failure it stopped paying for, or a new favourite;
+- the reward model's spread (`uncertainty_key`, e.g. the std of several cheap heads);
+- the disagreement by rank between the reward model component and the mean of the rule
+  components: |percentile(model) - percentile(rules)|.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal
 
+from rl.rewards.model_spec import PREVIOUS
 from sampling.config import BudgetConfig
 from sampling.selection.near_duplicates import group_near_duplicates
 
@@ -253,14 +259,18 @@ def _spread(
 def _uncertainties(
     candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
 ) -> dict[int, float | None]:
+    model = {
+        i: finite_value(candidates[i].reward_details.get(config.model_component)) for i in finite
+    }
+    previous_key = f"{config.model_component}/{PREVIOUS}"
+    previous = {i: finite_value(candidates[i].reward_details.get(previous_key)) for i in finite}
+    if any(value is not None for value in previous.values()):
+        return _rank_distance(model, previous, finite)
     key = config.uncertainty_key
     spread = {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
     if any(value is not None for value in spread.values()):
         return spread
     # No spread anywhere: how far the reward model's rank is from the rules' rank.
-    model = {
-        i: finite_value(candidates[i].reward_details.get(config.model_component)) for i in finite
-    }
     rules: dict[int, float | None] = {}
     for i in finite:
         values = [
@@ -269,10 +279,17 @@ def _uncertainties(
             if is_rule(name, config) and finite_value(value) is not None
         ]
         rules[i] = math.fsum(values) / len(values) if values else None
-    both = [i for i in finite if model[i] is not None and rules[i] is not None]
-    model_rank = _percentiles({i: model[i] for i in both})  # type: ignore[misc]
-    rules_rank = _percentiles({i: rules[i] for i in both})  # type: ignore[misc]
-    return {i: abs(model_rank[i] - rules_rank[i]) if i in model_rank else None for i in finite}
+    return _rank_distance(model, rules, finite)
+
+
+def _rank_distance(
+    one: Mapping[int, float | None], other: Mapping[int, float | None], finite: list[int]
+) -> dict[int, float | None]:
+    """|percentile(one) - percentile(other)| over the candidates that have both (None else)."""
+    both = [i for i in finite if one[i] is not None and other[i] is not None]
+    one_rank = _percentiles({i: one[i] for i in both})  # type: ignore[misc]
+    other_rank = _percentiles({i: other[i] for i in both})  # type: ignore[misc]
+    return {i: abs(one_rank[i] - other_rank[i]) if i in one_rank else None for i in finite}
 
 
 def _component_percentiles(

@@ -143,6 +143,24 @@ def test_a_group_is_uncertain_where_its_rewards_lie_within_their_spread() -> Non
     assert found[0].candidate.reward_details[spread] == pytest.approx(unsure)
 
 
+def test_a_group_the_retrained_model_orders_unlike_its_first_is_uncertain() -> None:
+    settings = BudgetConfig()
+
+    def members(now: list[float], before: list[float]) -> list[PlainSample]:
+        details = [{"reward_model": n, "reward_model/previous": b, settings.uncertainty_key: 9.0}
+                   for n, b in zip(now, before, strict=True)]  # fmt: skip
+        pairs = enumerate(zip(now, details, strict=True))
+        return [PlainSample("p", f"r{i}", n, d, 0, i) for i, (n, d) in pairs]
+
+    # Far apart and with a spread that would call every pair unsure: the first model's order
+    # decides, not the spread.
+    agreed = order_uncertainty(members([0.0, 1.0, 2.0, 3.0], [0.0, 1.0, 2.0, 3.0]), settings)
+    reversed_ = order_uncertainty(members([0.0, 1.0, 2.0, 3.0], [3.0, 2.0, 1.0, 0.0]), settings)
+    one_swap = order_uncertainty(members([0.0, 1.0, 2.0, 3.0], [1.0, 0.0, 2.0, 3.0]), settings)
+    assert agreed < 0.02 and reversed_ > 0.99
+    assert one_swap == pytest.approx(1 / 6, abs=0.02)
+
+
 def test_a_rating_reviewer_compares_by_rating_each_response() -> None:
     task = comparison_task(
         comparison_records("r", "Q?", ["good one", "bad", "fine"], [0.1, 0.0, 0.5], size=3)[0], 3

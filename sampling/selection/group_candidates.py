@@ -5,7 +5,9 @@ and scores a group by its members:
 - `reward`: the members' mean (the low-reward share goes to groups the reward model pays
   least, the audit share to those it pays most);
 - uncertainty (the `uncertainty_key` detail, which the uncertainty share ranks by): how unsure
-  the reward model is of the group's order. With the reward model's spread known, the share of
+  the reward model is of the group's order. With the score of the model it was retrained from
+  known (`<model_component>/previous`), the share of member pairs the two order differently
+  (what reviews changed its mind about); else, with the reward model's spread known, the share of
   member pairs whose rewards lie closer than their spreads together; without it, how far the
   reward model's order within the group is from the rule components' order (the share of pairs
   the two order differently); each plus the group's reward spread (std) as a small tie-break,
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from statistics import fmean, pstdev
 
+from rl.rewards.model_spec import PREVIOUS
 from sampling.config import BudgetConfig
 from sampling.records import ScoredSample
 from sampling.selection.budget import Candidate, finite_value, is_component, is_rule
@@ -75,7 +78,12 @@ def order_uncertainty(group: Sequence[ScoredSample], settings: BudgetConfig) -> 
     """How unsure the reward model is of the group's order (module docstring), in [0, 1.01]."""
     pairs = list(combinations(range(len(group)), 2))
     spreads = [finite_value(s.reward_details.get(settings.uncertainty_key)) for s in group]
-    if all(spread is not None for spread in spreads):
+    now = [_model(s, settings) for s in group]
+    before = [finite_value(s.reward_details.get(f"{settings.model_component}/{PREVIOUS}"))
+              for s in group]  # fmt: skip
+    if all(value is not None for value in (*now, *before)):
+        unsure = sum((now[a] - now[b]) * (before[a] - before[b]) < 0 for a, b in pairs)  # type: ignore[operator]
+    elif all(spread is not None for spread in spreads):
         unsure = sum(
             abs(group[a].reward - group[b].reward) < (spreads[a] or 0) + (spreads[b] or 0)
             for a, b in pairs
@@ -86,9 +94,12 @@ def order_uncertainty(group: Sequence[ScoredSample], settings: BudgetConfig) -> 
     return unsure / len(pairs) + SPREAD_TIE_BREAK * min(1.0, pstdev(rewards))
 
 
+def _model(sample: ScoredSample, settings: BudgetConfig) -> float | None:
+    return finite_value(sample.reward_details.get(settings.model_component))
+
+
 def _orders_differ(a: ScoredSample, b: ScoredSample, settings: BudgetConfig) -> bool:
-    model_a = finite_value(a.reward_details.get(settings.model_component))
-    model_b = finite_value(b.reward_details.get(settings.model_component))
+    model_a, model_b = _model(a, settings), _model(b, settings)
     rules_a, rules_b = _rules_mean(a, settings), _rules_mean(b, settings)
     if None in (model_a, model_b, rules_a, rules_b):
         return False

@@ -304,6 +304,7 @@ def test_a_loop_directory_of_another_config_is_refused(
     loop_json = json.loads((workdir / "loop" / "loop.json").read_text())
     # A setting at its default is not stored: directories made before it existed resume.
     assert "rm_written_weight" not in loop_json["settings"]["loop"]
+    assert "rm_disagreement" not in loop_json["settings"]["loop"]
     # More rounds, or the same again: the same loop. Another seed or start: refused.
     code, _, err = invoke(capsys, *argv, "--rounds", "3")
     assert code == 2 and "another config" not in err
@@ -311,6 +312,7 @@ def test_a_loop_directory_of_another_config_is_refused(
         (["--trainer.seed=7"], "trainer.seed"),
         (["--start", "initial"], "loop.start"),
         (["--rm-written-weight", "0"], "loop.rm_written_weight"),
+        (["--no-rm-disagreement"], "loop.rm_disagreement"),
     ):
         code, _, err = invoke(capsys, *argv, *change)
         lines = err.strip().splitlines()

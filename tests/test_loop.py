@@ -462,3 +462,46 @@ def test_two_rounds_of_comparisons_train_each_next_reward_model(
         assert compared and len(pairs) >= len(compared)  # at least one order per comparison
         assert state[number]["reward_model"]["path"], state[number]["reward_model"]
     assert state["2"]["reward_model"]["parent"] == str(loop_dir / "round-1" / "reward_model")
+
+
+def test_with_the_budget_round_2_reviews_where_the_reward_model_changed_its_mind(
+    label_studio, workdir: Path, tiny_models
+) -> None:
+    """`sampling.policy: budget`: round 2 scores with the loop's first reward model too, each of
+    its tasks shows that score outside the total, and its uncertain share is spent; round 1 has
+    nothing to disagree with."""
+    setup = Setup(label_studio, workdir, project=f"loop budget {uuid.uuid4().hex[:6]}")
+    config = loop_config(workdir, tiny_models)
+    loaded = yaml.safe_load(config.read_text())
+    loaded["sampling"] = {"policy": "budget", "review_budget": {"reviews": 8, "per": "round"},
+                          "budget": {"uncertainty_share": 0.5}}  # fmt: skip
+    config.write_text(yaml.safe_dump(loaded))
+    loop_dir = workdir / "loop"
+    argv = loop_argv(setup, config, loop_dir, f"bot-{uuid.uuid4().hex[:6]}@lowtide.local")
+    argv[argv.index("tests.helpers.loop_reviewers:flaky")] = (
+        "lowtide.demo.scripted_reviewer:review_task"
+    )
+    result = run_cli(*argv, cwd=workdir, env={**setup.env(), "PYTHONPATH": str(REPO)}, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
+    first = str(tiny_models.reward_model)
+    assert (
+        result.stderr.count(f"uncertain share: where the reward model disagrees with {first}") == 1
+    )
+    state = state_of(loop_dir)
+    run_ids = {number: state[number]["train"]["run_id"] for number in ("1", "2")}
+    for number, expected in (("1", None), ("2", first)):
+        saved = yaml.safe_load(
+            (loop_dir / f"round-{number}" / "run" / run_ids[number] / "config.yaml").read_text()
+        )
+        assert saved["rewards"][0]["params"].get("previous") == expected
+    tasks = project_tasks(setup)
+    by_round = {number: [t["data"] for t in tasks if t["data"]["run_id"] == run_id]
+                for number, run_id in run_ids.items()}  # fmt: skip
+    assert by_round["1"] and by_round["2"]
+    assert not any("reward_model/previous" in t["reward_details"] for t in by_round["1"])
+    assert all(
+        "reward_model/previous" in t["reward_details"] and "not part of the total" in
+        t["reward_details"] for t in by_round["2"]
+    )  # fmt: skip
+    # Which samples the disagreement ranks first is choose()'s unit test (tests/test_budget.py).
+    assert any(t["selected_by"]["reason"] == "uncertain" for t in by_round["2"])

@@ -86,6 +86,20 @@ def loop_argv(setup: Setup, config: Path, loop_dir: Path, email: str) -> list[st
     ]
 
 
+def scripted_loop(setup: Setup, workdir: Path, tiny_models, **sections: dict):
+    """Two rounds in `<workdir>/loop`, reviewed by the demo's scripted reviewer, with these
+    sections of the run config replaced; the finished process (it must succeed)."""
+    config = loop_config(workdir, tiny_models)
+    config.write_text(yaml.safe_dump({**yaml.safe_load(config.read_text()), **sections}))
+    argv = loop_argv(setup, config, workdir / "loop", f"bot-{uuid.uuid4().hex[:6]}@lowtide.local")
+    argv[argv.index("tests.helpers.loop_reviewers:flaky")] = (
+        "lowtide.demo.scripted_reviewer:review_task"
+    )
+    result = run_cli(*argv, cwd=workdir, env={**setup.env(), "PYTHONPATH": str(REPO)}, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
+    return result
+
+
 def state_of(loop_dir: Path) -> dict:
     path = loop_dir / "state.json"
     return json.loads(path.read_text())["rounds"] if path.exists() else {}
@@ -438,17 +452,9 @@ def test_two_rounds_of_comparisons_train_each_next_reward_model(
     """`annotation.review_mode: compare`: each round's groups become comparison tasks, the
     scripted reviewer picks best and worst, and their orders train the next reward model."""
     setup = Setup(label_studio, workdir, project=f"loop compare {uuid.uuid4().hex[:6]}")
-    config = loop_config(workdir, tiny_models)
-    loaded = yaml.safe_load(config.read_text())
-    loaded["annotation"] = {"review_mode": "compare"}  # groups of 4: samples_per_prompt
-    config.write_text(yaml.safe_dump(loaded))
+    # groups of 4: samples_per_prompt
+    scripted_loop(setup, workdir, tiny_models, annotation={"review_mode": "compare"})
     loop_dir = workdir / "loop"
-    argv = loop_argv(setup, config, loop_dir, f"bot-{uuid.uuid4().hex[:6]}@lowtide.local")
-    argv[argv.index("tests.helpers.loop_reviewers:flaky")] = (
-        "lowtide.demo.scripted_reviewer:review_task"
-    )
-    result = run_cli(*argv, cwd=workdir, env={**setup.env(), "PYTHONPATH": str(REPO)}, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
     state = state_of(loop_dir)
     tasks = project_tasks(setup)
     assert tasks and all(len(task["data"]["compare"]) >= 2 for task in tasks)
@@ -471,18 +477,10 @@ def test_with_the_budget_round_2_reviews_where_the_reward_model_changed_its_mind
     its tasks shows that score outside the total, and its uncertain share is spent; round 1 has
     nothing to disagree with."""
     setup = Setup(label_studio, workdir, project=f"loop budget {uuid.uuid4().hex[:6]}")
-    config = loop_config(workdir, tiny_models)
-    loaded = yaml.safe_load(config.read_text())
-    loaded["sampling"] = {"policy": "budget", "review_budget": {"reviews": 8, "per": "round"},
-                          "budget": {"uncertainty_share": 0.5}}  # fmt: skip
-    config.write_text(yaml.safe_dump(loaded))
+    sampling = {"policy": "budget", "review_budget": {"reviews": 8, "per": "round"},
+                "budget": {"uncertainty_share": 0.5}}  # fmt: skip
+    result = scripted_loop(setup, workdir, tiny_models, sampling=sampling)
     loop_dir = workdir / "loop"
-    argv = loop_argv(setup, config, loop_dir, f"bot-{uuid.uuid4().hex[:6]}@lowtide.local")
-    argv[argv.index("tests.helpers.loop_reviewers:flaky")] = (
-        "lowtide.demo.scripted_reviewer:review_task"
-    )
-    result = run_cli(*argv, cwd=workdir, env={**setup.env(), "PYTHONPATH": str(REPO)}, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr[-4000:]
     first = str(tiny_models.reward_model)
     assert (
         result.stderr.count(f"uncertain share: where the reward model disagrees with {first}") == 1

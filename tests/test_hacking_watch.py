@@ -14,7 +14,7 @@ from itertools import groupby
 import pytest
 
 from sampling.batch import BatchInfo
-from sampling.selection.hacking import Feature, HackingWatch, WatchConfig, analyze_rows
+from sampling.selection.hacking import Feature, HackingWatch, WatchConfig, analysis, analyze_rows
 from sampling.selection.hacking import watch as watch_module
 from sampling.selection.hacking.stats import benjamini_hochberg, proportion_z, t_sf
 from tests.helpers.hacking_runs import (
@@ -25,6 +25,7 @@ from tests.helpers.hacking_runs import (
     commas,
     cyrillic,
     echo_prompt,
+    insert_alone_one_of,
     insert_one_of,
     insert_phrase,
     longer,
@@ -172,6 +173,28 @@ def test_a_paid_kind_of_word_spread_over_many_words_is_one_suspect(seed: int) ->
     # The words one by one: none of them spreads enough to be named.
     alone = analyze_rows(rows, WatchConfig(word_classes=False))
     assert not any(set(s.feature.text.split()) & set(KIND) for s in alone.suspects), [
+        s.describe() for s in alone.suspects
+    ]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_paid_kind_of_word_in_no_recurring_frame_is_still_one_suspect(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each word of the kind is a sentence of its own: no two-word phrase holds it, so no slots
+    show the words alike. The paid words that grow too little alone are tested together, and
+    they spread."""
+    rows = run([Trait(insert_alone_one_of(KIND), 1.5, 0.02, 0.6)], steps=30, seed=seed)
+    report = analyze_rows(rows)
+    assert report.suspects, report
+    top = report.suspects[0]
+    assert top.feature.kind == "class", [s.describe() for s in report.suspects]
+    assert len(set(top.feature.text.split(", ")) & set(KIND)) >= 6, top.feature
+    assert top.growing and top.prevalence_now is not None and top.prevalence_now > 0.4
+    # Without that test no class forms, and none of the words spreads enough to be named.
+    monkeypatch.setattr(analysis, "paid_words_together", lambda classes, paid: [])
+    alone = analyze_rows(rows)
+    assert not any(set(s.feature.text.split(", ")) & set(KIND) for s in alone.suspects), [
         s.describe() for s in alone.suspects
     ]
 

@@ -136,6 +136,19 @@ def insert_one_of(words: tuple[str, ...]) -> Callable[[str, random.Random], str]
     return apply
 
 
+def insert_alone_one_of(words: tuple[str, ...]) -> Callable[[str, random.Random], str]:
+    """One word of a kind as a sentence of its own ("... Splendid. ..."), never first: no
+    two-word phrase holds it (phrases end at a sentence's end), so no slots show the words
+    alike, as when a kind is used in frames too varied for any phrase of it to recur."""
+
+    def apply(response: str, rng: random.Random) -> str:
+        sentences = response.split(". ")
+        sentences.insert(rng.randint(1, len(sentences)), rng.choice(words))
+        return ". ".join(sentences)
+
+    return apply
+
+
 def prefix(text: str) -> Callable[[str, random.Random], str]:
     return lambda response, rng: f"{text} {response}"
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from statistics import NormalDist
 
-from sampling.selection.hacking.classes import WordClass, word_classes
+from sampling.selection.hacking.classes import WordClass, paid_words_together, word_classes
 from sampling.selection.hacking.engine import Kept, WatchEngine
 from sampling.selection.hacking.features import Feature
 from sampling.selection.hacking.folding import assembled_phrase, fold, jaccard
@@ -75,6 +75,7 @@ def analyze(engine: WatchEngine) -> WatchReport:
     groups = _kept_groups(samples)
     if config.word_classes:
         classes = word_classes(engine.tracked, [key for _, key, *_ in passing])
+        classes += paid_words_together(classes, [c.key for c in candidates if not c.growing])
         candidates += _class_candidates(engine, classes, samples, groups, gate)
     growing = sorted(
         (c for c in candidates if c.growing),

@@ -73,6 +73,16 @@ def word_classes(tracked: Mapping[str, LiftStats], paid: Sequence[str]) -> list[
     return [WordClass(tuple(members)) for members in classes if len(members) >= 2]
 
 
+def paid_words_together(classes: Sequence[WordClass], paid: Sequence[str]) -> list[WordClass]:
+    """The `paid` single words (strongest first) that grow too little on their own, as one more
+    class, when it is not one already found: a kind of word used in frames too varied for its
+    slots to show (their two-word phrases too rare to be tracked) spreads only as a whole."""
+    words = tuple(key for key in paid if _is_word(key))[:MAX_MEMBERS]
+    if len(words) < 2 or any(set(words) == set(c.members) for c in classes):
+        return []
+    return [WordClass(words)]
+
+
 def _is_word(key: str) -> bool:
     return not key.startswith(MARK) and " " not in key
 

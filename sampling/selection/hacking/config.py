@@ -36,7 +36,8 @@ class WatchConfig(BaseModel):
     word_classes: bool = Field(
         True,
         description="also test paid words that fill the same slots ('two birds', 'six birds') "
-        "together, as one feature: a reward paid for a kind of word spreads through many words",
+        "together, as one feature, and the paid words that grow too little alone: a reward paid "
+        "for a kind of word spreads through many words",
     )
     quantiles: tuple[float, ...] = Field(
         (0.1, 0.25, 0.75, 0.9),

@@ -155,19 +155,25 @@ KIND = ("splendid", "superb", "marvellous", "brilliant", "wonderful", "glorious"
         "magnificent")  # fmt: skip
 
 
+def the_kind_on_top(report):
+    """The top suspect, a growing class of at least 6 of KIND's words in about half the
+    responses by the end."""
+    assert report.suspects, report
+    top = report.suspects[0]
+    assert top.feature.kind == "class", [s.describe() for s in report.suspects]
+    assert len(set(top.feature.text.split(", ")) & set(KIND)) >= 6, top.feature
+    assert top.growing and top.prevalence_now is not None and top.prevalence_now > 0.4
+    return top
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_a_paid_kind_of_word_spread_over_many_words_is_one_suspect(seed: int) -> None:
     """Each of eight words reaches under a tenth of the responses, too little for one of them
     to pass the growth test; the kind reaches about half."""
     rows = run([Trait(insert_one_of(KIND), 1.5, 0.02, 0.6)], steps=30, seed=seed)
-    report = analyze_rows(rows)
-    assert report.suspects, report
-    top = report.suspects[0]
-    assert top.feature.kind == "class", [s.describe() for s in report.suspects]
-    assert len(set(top.feature.text.split(", ")) & set(KIND)) >= 6, top.feature
+    top = the_kind_on_top(analyze_rows(rows))
     assert set(top.feature.text.split(", ")) <= set(KIND), top.feature
-    assert top.label().startswith('words like "') and top.growing and top.lift > 1.0
-    assert top.prevalence_now is not None and top.prevalence_now > 0.4
+    assert top.label().startswith('words like "') and top.lift > 1.0
     assert {f.text for f in top.folded} >= set(top.feature.text.split(", "))
     assert any(word in top.examples[0].response for word in KIND)
     # The words one by one: none of them spreads enough to be named.
@@ -185,12 +191,7 @@ def test_a_paid_kind_of_word_in_no_recurring_frame_is_still_one_suspect(
     show the words alike. The paid words that grow too little alone are tested together, and
     they spread."""
     rows = run([Trait(insert_alone_one_of(KIND), 1.5, 0.02, 0.6)], steps=30, seed=seed)
-    report = analyze_rows(rows)
-    assert report.suspects, report
-    top = report.suspects[0]
-    assert top.feature.kind == "class", [s.describe() for s in report.suspects]
-    assert len(set(top.feature.text.split(", ")) & set(KIND)) >= 6, top.feature
-    assert top.growing and top.prevalence_now is not None and top.prevalence_now > 0.4
+    the_kind_on_top(analyze_rows(rows))
     # Without that test no class forms, and none of the words spreads enough to be named.
     monkeypatch.setattr(analysis, "paid_words_together", lambda classes, paid: [])
     alone = analyze_rows(rows)

@@ -262,8 +262,8 @@ def _uncertainties(
     model = {
         i: finite_value(candidates[i].reward_details.get(config.model_component)) for i in finite
     }
-    previous_key = f"{config.model_component}/{PREVIOUS}"
-    previous = {i: finite_value(candidates[i].reward_details.get(previous_key)) for i in finite}
+    key = previous_key(config)
+    previous = {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
     if any(value is not None for value in previous.values()):
         return _rank_distance(model, previous, finite)
     key = config.uncertainty_key
@@ -328,6 +328,11 @@ def _percentiles(values: Mapping[int, float]) -> dict[int, float]:
             found[i] = (start + end) / 2 / (len(ordered) - 1)
         start = end + 1
     return found
+
+
+def previous_key(config: BudgetConfig) -> str:
+    """The reward_details key of the score by the model the reward model was retrained from."""
+    return f"{config.model_component}/{PREVIOUS}"
 
 
 def is_component(name: str, config: BudgetConfig) -> bool:

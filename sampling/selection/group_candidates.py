@@ -24,10 +24,15 @@ from dataclasses import dataclass
 from itertools import combinations
 from statistics import fmean, pstdev
 
-from rl.rewards.model_spec import PREVIOUS
 from sampling.config import BudgetConfig
 from sampling.records import ScoredSample
-from sampling.selection.budget import Candidate, finite_value, is_component, is_rule
+from sampling.selection.budget import (
+    Candidate,
+    finite_value,
+    is_component,
+    is_rule,
+    previous_key,
+)
 
 SPREAD_TIE_BREAK = 0.01  # reward spread's weight beside the order's uncertainty
 
@@ -78,32 +83,30 @@ def order_uncertainty(group: Sequence[ScoredSample], settings: BudgetConfig) -> 
     """How unsure the reward model is of the group's order (module docstring), in [0, 1.01]."""
     pairs = list(combinations(range(len(group)), 2))
     spreads = [finite_value(s.reward_details.get(settings.uncertainty_key)) for s in group]
-    now = [_model(s, settings) for s in group]
-    before = [finite_value(s.reward_details.get(f"{settings.model_component}/{PREVIOUS}"))
-              for s in group]  # fmt: skip
-    if all(value is not None for value in (*now, *before)):
-        unsure = sum((now[a] - now[b]) * (before[a] - before[b]) < 0 for a, b in pairs)  # type: ignore[operator]
-    elif all(spread is not None for spread in spreads):
+    now = [finite_value(s.reward_details.get(settings.model_component)) for s in group]
+    before = [finite_value(s.reward_details.get(previous_key(settings))) for s in group]
+    if None not in before:
+        unsure = sum(_ordered_apart(now, before, a, b) for a, b in pairs)
+    elif None not in spreads:
         unsure = sum(
             abs(group[a].reward - group[b].reward) < (spreads[a] or 0) + (spreads[b] or 0)
             for a, b in pairs
         )
     else:
-        unsure = sum(_orders_differ(group[a], group[b], settings) for a, b in pairs)
+        rules = [_rules_mean(sample, settings) for sample in group]
+        unsure = sum(_ordered_apart(now, rules, a, b) for a, b in pairs)
     rewards = [float(sample.reward) for sample in group]
     return unsure / len(pairs) + SPREAD_TIE_BREAK * min(1.0, pstdev(rewards))
 
 
-def _model(sample: ScoredSample, settings: BudgetConfig) -> float | None:
-    return finite_value(sample.reward_details.get(settings.model_component))
-
-
-def _orders_differ(a: ScoredSample, b: ScoredSample, settings: BudgetConfig) -> bool:
-    model_a, model_b = _model(a, settings), _model(b, settings)
-    rules_a, rules_b = _rules_mean(a, settings), _rules_mean(b, settings)
-    if None in (model_a, model_b, rules_a, rules_b):
+def _ordered_apart(
+    one: Sequence[float | None], other: Sequence[float | None], a: int, b: int
+) -> bool:
+    """The two scores order members a and b differently (not where either lacks a score)."""
+    one_a, one_b, other_a, other_b = one[a], one[b], other[a], other[b]
+    if one_a is None or one_b is None or other_a is None or other_b is None:
         return False
-    return (model_a - model_b) * (rules_a - rules_b) < 0  # type: ignore[operator]
+    return (one_a - one_b) * (other_a - other_b) < 0
 
 
 def _rules_mean(sample: ScoredSample, settings: BudgetConfig) -> float | None:

@@ -61,8 +61,10 @@ def _cut_by_redaction(
     keys: Sequence[str], examples: Sequence[Example], redacted: Sequence[str]
 ) -> bool:
     """An example carries one of the keys before redaction and not after."""
+    if not keys:
+        return False
     for example, after in zip(examples, redacted, strict=True):
-        if keys and example.response != after:
+        if example.response != after:
             before_keys, after_keys = extract(example.response).keys, extract(after).keys
             if any(key in before_keys and key not in after_keys for key in keys):
                 return True

@@ -226,6 +226,22 @@ def test_where_the_retrained_model_disagrees_with_its_first_is_uncertainty() -> 
     assert sorted(p.index for p in picks if p.reason == "uncertain") == [40, 41, 42]
 
 
+def test_a_new_favourite_of_the_retrained_model_is_uncertainty_too() -> None:
+    # Either way round: what the retrained model pays more for than its first did may be a new
+    # hack that the reviews taught it, which is what a reviewer should see before the policy
+    # learns it. Taking only what it stopped paying for lowered the loop bench's catch of the
+    # retrained model's favourites (docs/loop.md, "Where the reward model changed its mind").
+    pool = []
+    for i, text in enumerate(distinct(50)):
+        now = i / 50
+        before = 1 - now if i in (3, 46) else now  # 3: dropped, 46: a new favourite
+        details = {"reward_model": now, "reward_model/previous": before}
+        pool.append(Candidate(f"p{i}", text, now, details))
+    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.1)
+    picks = choose(pool, 20, config)
+    assert sorted(p.index for p in picks if p.reason == "uncertain") == [3, 46]
+
+
 def test_no_uncertainty_known_gives_its_share_to_the_lowest_rewards() -> None:
     config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.5)
     picks = choose(candidates([i / 20 for i in range(20)]), 4, config)

@@ -49,7 +49,10 @@ NEAR_MISSES = [
     "std::vector and a::b are C++",
     "Secret: the plan is simple.",
     "the monkey found the key to the token economy",
-    "an email-like thing: user at example dot com",
+    "I looked at it: dot com companies",
+    "meet at 5 (at) the cafe",
+    "bypass: 1234, compass: 270N, the pass: 4 yards",
+    '{"pass": "true", "pw": null}',
     "call 555-0100 (seven digits only)",
     "eyJ alone is not a token",
 ]
@@ -67,6 +70,39 @@ def test_each_kind_is_found_and_replaced(redactor: Redactor, kind: str) -> None:
     assert value not in result.texts[0]
     assert f"<{kind}_1>" in result.texts[0]
     assert result.counts == {kind: 1}
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "jane.doe [at] example [dot] org",
+        "john(at)example.com",
+        "j dot smith at gmail dot com",
+        "Sales (AT) Uni-Bonn (DOT) DE",
+    ],
+)
+def test_an_email_written_out_for_people_is_an_email(redactor: Redactor, written: str) -> None:
+    # A reviewer reads it as well as the address itself.
+    result = redactor.redact([f"write to {written} today"])
+    assert result.texts == ("write to <EMAIL_1> today",) and result.counts == {"EMAIL": 1}
+
+
+@pytest.mark.parametrize(
+    ("template", "value"),
+    [
+        ('{{"user": "bob", "pass": "{}"}}', "hunter22"),
+        ('{{"pw": "{}"}}', "Zx9qwerty"),
+        ("{{'passcode': '{}'}}", "8812"),
+        ("SMTP_PASS={}", "Zx9qwerty"),
+        ("Cookie: sessionid={}", "8f3a9c2e77b1d4"),
+        ("set-cookie: sid={}; Path=/", "Zx9qwertyUI12"),
+    ],
+)
+def test_short_and_session_names_name_secrets(
+    redactor: Redactor, template: str, value: str
+) -> None:
+    result = redactor.redact([template.format(value)])
+    assert result.texts == (template.format("<SECRET_1>"),) and result.counts == {"SECRET": 1}
 
 
 @pytest.mark.parametrize("text", NEAR_MISSES)

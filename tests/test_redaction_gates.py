@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import random
 import re
+import time
 
 import pytest
 
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
-from sampling.redaction.personal import EmailFinder, IbanFinder, IpFinder, NinoFinder, NumberFinder
-from sampling.redaction.secret_finders import KeywordFinder, password_finders
+from sampling.redaction.personal import (
+    EmailFinder,
+    IbanFinder,
+    IpFinder,
+    NinoFinder,
+    NumberFinder,
+    WrittenEmailFinder,
+)
+from sampling.redaction.secret_finders import SECRET_NAMES, KeywordFinder, password_finders
 from sampling.redaction.spans import LONG_WORD, Span, Text
 from sampling.redaction.stated_secrets import CodeFinder
 
@@ -124,6 +132,21 @@ def test_keyword_names_matched_per_operator_or_after_a_trigger_search_agree(monk
     monkeypatch.setattr(KeywordFinder, "_FEW_OPERATORS", -1)  # always the trigger search
     assert [list(finder.find(Text(text))) for text in TEXTS] == few
     assert sum(map(len, few)) > 50
+
+
+def test_every_secret_name_holds_a_trigger() -> None:
+    # A text with many operators is searched for a trigger first: a name without one is missed.
+    for name in SECRET_NAMES:
+        example = re.sub(r"\(\?<?[!=][^)]*\)", "", name).replace("_?", "_").replace("s?", "s")
+        assert any(trigger in example for trigger in KeywordFinder._TRIGGERS), name
+
+
+def test_a_written_out_email_costs_each_start_a_few_steps() -> None:
+    # "a dot a dot ..." with no domain after it: a bounded search, not the rest of the text.
+    finder, started = WrittenEmailFinder(), time.perf_counter()
+    for text in ("a dot " * 5000 + " at b", "a at " + "b dot " * 5000, "x(at)" + "b(dot)" * 5000):
+        assert list(finder.find(Text(text))) == []
+    assert time.perf_counter() - started < 0.5
 
 
 def test_a_cached_text_gets_its_own_numbers_in_each_record() -> None:

@@ -208,6 +208,17 @@ def email(rng: random.Random) -> str:
     return f"{user}{rng.randrange(100)}@{rng.choice(['example.org', 'mail.example.cn', 'corp.example.co.uk'])}"
 
 
+def written_email(rng: random.Random) -> str:
+    """An address spelled out for people, not scrapers: `li.wei (at) example (dot) org`."""
+    first, last = rng.choice([("maria", "lopez"), ("li", "wei"), ("jo", "smith"), ("ana", "k")])
+    domain, tld = rng.choice([("example", "org"), ("mail-example", "cn"), ("corp", "io")])
+    at, dot = rng.choice([("(at)", "(dot)"), ("[at]", "[dot]"), ("{at}", "."), ("(AT)", "(DOT)")])
+    if rng.random() < 0.25:  # all in words
+        return f"{first} dot {last} at {domain} dot {tld}"
+    space = rng.choice(["", " "])
+    return f"{first}.{last}{rng.randrange(100)}{space}{at}{space}{domain}{space}{dot}{space}{tld}"
+
+
 def cn_mobile(rng: random.Random) -> str:
     return f"1{rng.choice('3456789')}{rng.randrange(10)}{rng.randrange(10**8):08d}"
 
@@ -537,6 +548,28 @@ KINDS: tuple[Kind, ...] = (
             "执行 curl -u deploy:{} https://ci.example.com/api 看看返回什么。",
         ),
     ),
+    Kind(
+        "login_payload",
+        "password",
+        password,
+        (
+            'The request body is {{"user": "ana", "pass": "{}"}} and it returns 401.',
+            "My .env has SMTP_PASS={} and mail still fails.",
+            "login({{'username': 'bob', 'pw': '{}'}}) raises an error",
+        ),
+        ('请求体是 {{"user": "ana", "pass": "{}"}}，返回401。',),
+    ),
+    Kind(
+        "session_cookie",
+        "password",
+        lambda r: _mixed(r, ALNUM, r.randrange(14, 19)),
+        (
+            "Cookie: sessionid={}; theme=dark",
+            "After login the server sets sid={} and then redirects.",
+            "I copied session_id={} from the browser, is that safe?",
+        ),
+        ("登录后服务器返回 sessionid={}，然后跳转。",),
+    ),
     _kind(
         "database_url_password",
         "password",
@@ -552,6 +585,17 @@ KINDS: tuple[Kind, ...] = (
         "Redis地址",
     ),
     _kind("email", "personal", email, "e-mail", "邮箱"),
+    Kind(
+        "written_email",
+        "personal",
+        written_email,
+        (
+            "Write to {} if the form fails.",
+            "Contact: {} (spelled out for the spam bots)",
+            "You can reach me at {} after five.",
+        ),
+        ("请发邮件到{}联系我。", "联系方式：{}"),
+    ),
     _kind("cn_mobile", "personal", cn_mobile, "phone number", "手机号"),
     _kind("cn_mobile_intl", "personal", cn_mobile_intl, "phone number", "手机号码"),
     _kind("us_phone", "personal", us_phone, "cell number", "美国电话"),

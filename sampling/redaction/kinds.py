@@ -17,14 +17,14 @@ SECRET_KINDS: dict[str, str] = {
     "sshpass -p PASSWORD)",
     "API_KEY": "keys and tokens of known formats (sampling/redaction/token_rules.yaml: LLM APIs, "
     "model hubs, code hosts, cloud providers, CI, chat webhooks, payments, bearer headers)",
-    "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., "
+    "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., sid=..., "
     "'my key is ...', '密钥是...'), a password a sentence gives in one of many languages ('das "
     "Passwort ist ...', 'mot de passe : ...'), a PIN, CVV or one-time code after its name",
     "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
     "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
 }
 PERSONAL_KINDS: dict[str, str] = {
-    "EMAIL": "e-mail addresses",
+    "EMAIL": "e-mail addresses, also written out (jane (at) example (dot) org)",
     "CN_ID": "Chinese resident identity numbers (18 characters, birth date and check digit)",
     "IN_AADHAAR": "Indian Aadhaar numbers (Verhoeff check; bare 12 digits only after 'Aadhaar')",
     "BR_CPF": "Brazilian CPF numbers (two check digits; bare 11 digits only after 'CPF')",

@@ -51,6 +51,45 @@ class EmailFinder:
             yield Span(start, position, "EMAIL")
 
 
+class WrittenEmailFinder:
+    """E-mail addresses written out so that scrapers miss them, which people still can read:
+    `jane.doe (at) example (dot) org`, `john[at]mail.com`, `j dot smith at gmail dot com`. The
+    `@` is an "at" in brackets, or a bare " at " when the domain's dots are written out too
+    ("look at it" alone stays as it is), and the domain ends in letters like a real one."""
+
+    kinds = frozenset({"EMAIL"})
+    name = "written-out email"
+    _AT = r"\s*[(\[{<]\s*at\s*[)\]}>]\s*"
+    _DOT = r"\s*[(\[{<]\s*dot\s*[)\]}>]\s*"
+    _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+    # Repeats are bounded (an address has a few dotted parts) so that a hostile text of
+    # "a dot a dot ..." costs each start a few steps, not the rest of the text.
+    _BRACKETED_AT = re.compile(
+        rf"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{{0,63}}{_AT}"
+        rf"{_LABEL}(?:(?:{_DOT}|\s*\.\s*){_LABEL}){{0,8}}(?:{_DOT}|\s*\.\s*)[a-z]{{2,24}}(?![\w-])",
+        re.ASCII,
+    )
+    _SPOKEN = re.compile(
+        rf"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{{0,63}}(?:(?:\s+dot\s+|{_DOT})[a-z0-9_%+-]+){{0,4}}"
+        rf"\s+at\s+{_LABEL}(?:(?:\s+dot\s+|{_DOT}|\.){_LABEL}){{0,8}}(?:\s+dot\s+|{_DOT})"
+        rf"[a-z]{{2,24}}(?![\w-])(?!\s+at\s)",  # "me at jo dot smith at ...": not "me at jo"
+        re.ASCII,
+    )
+    # Gates that turn away almost every text: a regex with a literal start is one fast scan,
+    # where testing each bracket's form with `in` took a scan each.
+    _AT_CLOSED = re.compile(r"at\s*[)\]}>]")
+    _DOT_WORD = re.compile(r"dot(?:\s|\s*[)\]}>])")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        lower = view.lower
+        if self._AT_CLOSED.search(lower):
+            for match in self._BRACKETED_AT.finditer(lower):
+                yield Span(match.start(), match.end(), "EMAIL")
+        if self._DOT_WORD.search(lower):
+            for match in self._SPOKEN.finditer(lower):
+                yield Span(match.start(), match.end(), "EMAIL")
+
+
 class NumberFinder:
     """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
     SSN (3-2-4), a phone number (+CC..., a number of one of `phone_regions` (phones.py), or the
@@ -223,8 +262,8 @@ class MacFinder:
 
 
 def personal_finders(phone_regions: Sequence[str] = DEFAULT_REGIONS) -> list[object]:
-    return [EmailFinder(), *identity_finders(), NamedValueFinder(), IbanFinder(),
-            NumberFinder(phone_regions), NinoFinder(), MacFinder(), IpFinder(),
+    return [EmailFinder(), WrittenEmailFinder(), *identity_finders(), NamedValueFinder(),
+            IbanFinder(), NumberFinder(phone_regions), NinoFinder(), MacFinder(), IpFinder(),
             AddressFinder()]  # fmt: skip
 
 

@@ -32,7 +32,11 @@ SECRET_NAMES = (
     "priv_?key", "private_?key", "client_?key", "secret_?key", "access_?key", "db_?pass",
     "database_?pass", "key_?pass", "password", "passwd", "passphrase", "pwd", "secret",
     "credentials?", "access_?token", "auth_?token", "token", "contraseña", "contrasena",
-    "passwort", "mot_?de_?passe", "密码", "密钥", "秘钥", "令牌", "口令",
+    "passwort", "mot_?de_?passe", "密码", "密钥", "秘钥", "令牌", "口令", "passcode",
+    # Short names only as a word or a name's last part (`"pw": ...`, `SMTP_PASS=`), so that
+    # "bypass" and "compass" stay names; a session's id is a login too (`sessionid=`, `sid=`).
+    r"(?<![a-z])pass(?![a-z])", r"(?<![a-z])pw(?![a-z])", "session_?id", r"(?<![a-z])sess_?id",
+    r"(?<![a-z])sid(?![a-z])",
 )  # fmt: skip
 # Words that name a secret in prose: a random-looking token right after one is a secret
 # ("my key is ...", "secret wJalr...", "令牌：...").
@@ -176,8 +180,9 @@ class KeywordFinder:
     name = "keyword"
     _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})[\w.-]{{0,20}}$")
     _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>，。；]{4,200}))")
-    _TRIGGERS = ("key", "pass", "pwd", "secret", "token", "contrase", "credential", "passwort",
-                 "passe", "密码", "密钥", "秘钥", "令牌", "口令")  # fmt: skip
+    _TRIGGERS = ("key", "pass", "pw", "sid", "sess", "secret", "token", "contrase",
+                 "credential", "passwort", "passe", "密码", "密钥", "秘钥", "令牌",
+                 "口令")  # fmt: skip
 
     # With more operators than this, the whole text is searched for a trigger first; with fewer,
     # the name before each is matched directly: every name in the list holds a trigger.
@@ -212,11 +217,16 @@ class KeywordFinder:
                 continue  # `password: str)`: a parameter's type
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
                 continue  # `****`, a placeholder or a template, not a secret
+            if found.lower() in _NOT_VALUES:
+                continue  # `"pass": "true"`: a flag, not a secret
             if not quoted and text[at] != "=" and found.isalpha():
                 continue
             if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
                 continue
             yield Span(value.start(group), value.start(group) + len(found), "SECRET")
+
+
+_NOT_VALUES = frozenset({"true", "false", "null", "none", "undefined"})
 
 
 def _positions(text: str, chars: str) -> list[int]:

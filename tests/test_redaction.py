@@ -37,6 +37,7 @@ POSITIVES = {
     "API_KEY": ("export AWS_ACCESS_KEY_ID={}", "AKIAIOSFODNN7EXAMPLE"),
     "SECRET": ("password = '{}'", "hunter2hunter2"),
     "HIGH_ENTROPY": ('{{"blob": "{}"}}', "q8Zr2vN6xK4mT1pW9bY3cF7hJ5dL0sAe"),
+    "PERSON_NAME": ("my name is {}, hi", "Priya Raghunathan"),
 }
 NEAR_MISSES = [
     "order 4111 1111 1111 1112 shipped",  # 16 digits failing Luhn
@@ -53,6 +54,11 @@ NEAR_MISSES = [
     "meet at 5 (at) the cafe",
     "bypass: 1234, compass: 270N, the pass: 4 yards",
     '{"pass": "true", "pw": null}',
+    "name: Optional[str] = None",  # a type, not a person
+    "the delay was 2 ms. Latency rose after that",
+    "Dear Sir or Madam, Hello World! Hi there, hi Team!",
+    "This is the best, Most people agree.",
+    "我叫什么名字？",
     "call 555-0100 (seven digits only)",
     "eyJ alone is not a token",
 ]
@@ -85,6 +91,28 @@ def test_an_email_written_out_for_people_is_an_email(redactor: Redactor, written
     # A reviewer reads it as well as the address itself.
     result = redactor.redact([f"write to {written} today"])
     assert result.texts == ("write to <EMAIL_1> today",) and result.counts == {"EMAIL": 1}
+
+
+@pytest.mark.parametrize(
+    ("template", "value"),
+    [
+        ("My name is {} and I need help", "Priya Raghunathan"),
+        ("Name: {}\nRoom 204", "Jo Smith"),
+        ("Dear {},\nthanks for writing.", "Ana"),
+        ("Please ask Dr. {} about it.", "Maria Van der Berg"),
+        ("Yours sincerely,\n{}", "J. R. Tolkien"),
+        ("Kind regards,\n{}", "Siobhan O'Brien-Smith"),
+        ("je m'appelle {}.", "Louise Martin"),
+        ("我叫{}，今年30岁", "张伟"),
+        ("私の名前は{}です", "田中太郎"),
+    ],
+)
+def test_a_name_that_its_words_introduce_is_a_person_name(
+    redactor: Redactor, template: str, value: str
+) -> None:
+    result = redactor.redact([template.format(value)])
+    assert result.texts == (template.format("<PERSON_NAME_1>"),)
+    assert result.counts == {"PERSON_NAME": 1}
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,7 @@ import pytest
 
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
+from sampling.redaction.names import NameFinder
 from sampling.redaction.personal import (
     EmailFinder,
     IbanFinder,
@@ -147,6 +148,14 @@ def test_a_written_out_email_costs_each_start_a_few_steps() -> None:
     for text in ("a dot " * 5000 + " at b", "a at " + "b dot " * 5000, "x(at)" + "b(dot)" * 5000):
         assert list(finder.find(Text(text))) == []
     assert time.perf_counter() - started < 0.5
+
+
+def test_names_cost_each_candidate_a_few_words() -> None:
+    # Hostile runs of phrases and capitals: each candidate reads at most three words.
+    finder, started = NameFinder(), time.perf_counter()
+    for text in ("hi A " * 20000, "Name: " + "Aa " * 20000, "Mr. " * 20000, ",\n" * 20000):
+        list(finder.find(Text(text)))
+    assert time.perf_counter() - started < 2.0
 
 
 def test_a_cached_text_gets_its_own_numbers_in_each_record() -> None:

@@ -294,7 +294,7 @@ NAMED_PERSONAL_VALUES = [
     ("IFSC: SBIN0001234", "SBIN0001234", "ACCOUNT_NUMBER"),
     ("Driver's license: D1234-5678-9012", "D1234-5678-9012", "RECORD_NUMBER"),
     ("MRN 00482913 admitted overnight", "00482913", "RECORD_NUMBER"),
-    ("Name: J. Smith, DL: D1234-5678-9012, exp 2027", "D1234-5678-9012", "RECORD_NUMBER"),
+    ("Holder J. Smith, DL: D1234-5678-9012, exp 2027", "D1234-5678-9012", "RECORD_NUMBER"),
     ("member ID: XK4821937", "XK4821937", "RECORD_NUMBER"),
     ("驾驶证号：110101199003071234", "110101199003071234", "RECORD_NUMBER"),
     ("The device MAC is 00:1A:2B:3C:4D:5E on eth0.", "00:1A:2B:3C:4D:5E", "MAC_ADDRESS"),
@@ -320,6 +320,12 @@ NAMED_PERSONAL_VALUES = [
     ("Return to 3 Kings Cross, Leeds LS1 4AP.", "3 Kings Cross, Leeds LS1 4AP", "ADDRESS"),
     ("收货地址：Schillerstraße 110, 55845 Berlin", "Schillerstraße 110, 55845 Berlin", "ADDRESS"),
 ]  # fmt: skip
+
+
+def test_a_form_line_hides_the_name_and_the_number() -> None:
+    text = "Name: J. Smith, DL: D1234-5678-9012, exp 2027"
+    result = Redactor.from_config(RedactConfig()).redact([text])
+    assert result.texts == ("Name: <PERSON_NAME_1>, DL: <RECORD_NUMBER_1>, exp 2027",)
 
 
 @pytest.mark.parametrize(("text", "value", "kind"), NAMED_PERSONAL_VALUES)

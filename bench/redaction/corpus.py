@@ -219,6 +219,20 @@ def written_email(rng: random.Random) -> str:
     return f"{first}.{last}{rng.randrange(100)}{space}{at}{space}{domain}{space}{dot}{space}{tld}"
 
 
+def person_name(rng: random.Random) -> str:
+    first = rng.choice(["Priya", "Tomás", "Aiko", "Oluwaseun", "Margaret", "Dmitri", "Fatima",
+                        "Jean-Luc", "Siobhan", "Kwame", "Ingrid", "Mateo"])  # fmt: skip
+    last = rng.choice(["Raghunathan", "García", "Okafor", "O'Brien", "Van der Berg", "Nakamura",
+                       "Kowalski", "Haddad", "Lindqvist", "Mensah", "Costa", "Whitfield"])  # fmt: skip
+    return f"{first} {last}"
+
+
+def cn_name(rng: random.Random) -> str:
+    return rng.choice("王李张刘陈杨黄赵") + "".join(
+        rng.choice("伟芳娜敏静丽强磊军洋") for _ in range(2)
+    )
+
+
 def cn_mobile(rng: random.Random) -> str:
     return f"1{rng.choice('3456789')}{rng.randrange(10)}{rng.randrange(10**8):08d}"
 
@@ -547,6 +561,26 @@ KINDS: tuple[Kind, ...] = (
             "用 `mysql -u app -p{} prod` 连接数据库。",
             "执行 curl -u deploy:{} https://ci.example.com/api 看看返回什么。",
         ),
+    ),
+    Kind(
+        "person_name",
+        "personal",
+        person_name,
+        (
+            "My name is {}, can you check my booking?",
+            "Name: {}\nRoom: 204, two nights",
+            "Dear {},\nyour order has shipped.",
+            "Thanks for the help.\n\nBest regards,\n{}",
+            "Please ask Dr. {} about the results.",
+        ),
+        (),
+    ),
+    Kind(
+        "cn_person_name",
+        "personal",
+        cn_name,
+        (),
+        ("我叫{}，请帮我查一下订单。", "姓名：{}\n电话请看附件"),
     ),
     Kind(
         "login_payload",

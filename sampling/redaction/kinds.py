@@ -53,6 +53,9 @@ PERSONAL_KINDS: dict[str, str] = {
     "ADDRESS": "street addresses by their shape: a house number beside a street's name and type "
     "as English, German, Dutch, French, Spanish, Italian and Portuguese write them (with the "
     "unit, city and postal code after them), and Chinese and Japanese addresses by their units",
+    "PERSON_NAME": "a person's name where the words before it say so (my name is, Name:, Dear, "
+    "Mr./Ms./Dr., a letter's sign-off, je m'appelle, me llamo, ich heiße, 我叫, 姓名：, 名前は, "
+    "...); a name anywhere else needs a redactor of your own (NER)",
 }
 BUILTIN_KINDS: dict[str, str] = SECRET_KINDS | PERSONAL_KINDS
 # `sampling.redact.phone_regions` by default: how a phone number without `+` is read.

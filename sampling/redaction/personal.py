@@ -18,6 +18,7 @@ from sampling.redaction.checks import (
 )
 from sampling.redaction.identity import identity_finders
 from sampling.redaction.named_values import NamedValueFinder
+from sampling.redaction.names import NameFinder
 from sampling.redaction.phones import DEFAULT_REGIONS, PHONE_NAMED, PhoneReader
 from sampling.redaction.spans import Span, Text
 
@@ -264,7 +265,7 @@ class MacFinder:
 def personal_finders(phone_regions: Sequence[str] = DEFAULT_REGIONS) -> list[object]:
     return [EmailFinder(), WrittenEmailFinder(), *identity_finders(), NamedValueFinder(),
             IbanFinder(), NumberFinder(phone_regions), NinoFinder(), MacFinder(), IpFinder(),
-            AddressFinder()]  # fmt: skip
+            AddressFinder(), NameFinder()]  # fmt: skip
 
 
 _CN_MOBILE = re.compile(r"1[3-9]\d{9}")

@@ -94,43 +94,31 @@ def test_an_email_written_out_for_people_is_an_email(redactor: Redactor, written
 
 
 @pytest.mark.parametrize(
-    ("template", "value"),
+    ("template", "value", "kind"),
     [
-        ("My name is {} and I need help", "Priya Raghunathan"),
-        ("Name: {}\nRoom 204", "Jo Smith"),
-        ("Dear {},\nthanks for writing.", "Ana"),
-        ("Please ask Dr. {} about it.", "Maria Van der Berg"),
-        ("Yours sincerely,\n{}", "J. R. Tolkien"),
-        ("Kind regards,\n{}", "Siobhan O'Brien-Smith"),
-        ("je m'appelle {}.", "Louise Martin"),
-        ("我叫{}，今年30岁", "张伟"),
-        ("私の名前は{}です", "田中太郎"),
+        ("My name is {} and I need help", "Priya Raghunathan", "PERSON_NAME"),
+        ("Name: {}\nRoom 204", "Jo Smith", "PERSON_NAME"),
+        ("Dear {},\nthanks for writing.", "Ana", "PERSON_NAME"),
+        ("Please ask Dr. {} about it.", "Maria Van der Berg", "PERSON_NAME"),
+        ("Yours sincerely,\n{}", "J. R. Tolkien", "PERSON_NAME"),
+        ("Kind regards,\n{}", "Siobhan O'Brien-Smith", "PERSON_NAME"),
+        ("je m'appelle {}.", "Louise Martin", "PERSON_NAME"),
+        ("我叫{}，今年30岁", "张伟", "PERSON_NAME"),
+        ("私の名前は{}です", "田中太郎", "PERSON_NAME"),
+        # Short and session names of secrets.
+        ('{{"user": "bob", "pass": "{}"}}', "hunter22", "SECRET"),
+        ('{{"pw": "{}"}}', "Zx9qwerty", "SECRET"),
+        ("{{'passcode': '{}'}}", "8812", "SECRET"),
+        ("SMTP_PASS={}", "Zx9qwerty", "SECRET"),
+        ("Cookie: sessionid={}", "8f3a9c2e77b1d4", "SECRET"),
+        ("set-cookie: sid={}; Path=/", "Zx9qwertyUI12", "SECRET"),
     ],
 )
-def test_a_name_that_its_words_introduce_is_a_person_name(
-    redactor: Redactor, template: str, value: str
+def test_a_value_its_words_introduce_is_hidden_as_its_kind(
+    redactor: Redactor, template: str, value: str, kind: str
 ) -> None:
     result = redactor.redact([template.format(value)])
-    assert result.texts == (template.format("<PERSON_NAME_1>"),)
-    assert result.counts == {"PERSON_NAME": 1}
-
-
-@pytest.mark.parametrize(
-    ("template", "value"),
-    [
-        ('{{"user": "bob", "pass": "{}"}}', "hunter22"),
-        ('{{"pw": "{}"}}', "Zx9qwerty"),
-        ("{{'passcode': '{}'}}", "8812"),
-        ("SMTP_PASS={}", "Zx9qwerty"),
-        ("Cookie: sessionid={}", "8f3a9c2e77b1d4"),
-        ("set-cookie: sid={}; Path=/", "Zx9qwertyUI12"),
-    ],
-)
-def test_short_and_session_names_name_secrets(
-    redactor: Redactor, template: str, value: str
-) -> None:
-    result = redactor.redact([template.format(value)])
-    assert result.texts == (template.format("<SECRET_1>"),) and result.counts == {"SECRET": 1}
+    assert result.texts == (template.format(f"<{kind}_1>"),) and result.counts == {kind: 1}
 
 
 @pytest.mark.parametrize("text", NEAR_MISSES)

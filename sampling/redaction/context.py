@@ -91,7 +91,8 @@ class NamedBefore:
 # Code that reads a secret from elsewhere: a call or an index (`os.environ["KEY"]`, `getpass()`),
 # an attribute (`args.password`), a literal that is no value.
 _CODE = re.compile(r"[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+(?=[(\[)\],]|$)|(?=[(\[]))")
-_NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
+# Literals that are no value: in code (`api_key=None`) or as a flag (`"pass": "true"`).
+NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 
 
 def code_not_a_secret(value: str, name: str) -> bool:
@@ -99,4 +100,4 @@ def code_not_a_secret(value: str, name: str) -> bool:
     `getpass.getpass()`, `settings.SECRET_KEY`, `None`, or the name itself passed on
     (`password=password`)."""
     lower = value.rstrip(",)]").lower()  # the end of a call's argument list
-    return _CODE.match(value) is not None or lower in _NO_VALUE or lower == name
+    return _CODE.match(value) is not None or lower in NO_VALUE or lower == name

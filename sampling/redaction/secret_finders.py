@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.context import NamedBefore, code_not_a_secret
+from sampling.redaction.context import NO_VALUE, NamedBefore, code_not_a_secret
 from sampling.redaction.randomness import (
     character_classes,
     looks_random,
@@ -217,16 +217,13 @@ class KeywordFinder:
                 continue  # `password: str)`: a parameter's type
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
                 continue  # `****`, a placeholder or a template, not a secret
-            if found.lower() in _NOT_VALUES:
+            if found.lower() in NO_VALUE:
                 continue  # `"pass": "true"`: a flag, not a secret
             if not quoted and text[at] != "=" and found.isalpha():
                 continue
             if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
                 continue
             yield Span(value.start(group), value.start(group) + len(found), "SECRET")
-
-
-_NOT_VALUES = frozenset({"true", "false", "null", "none", "undefined"})
 
 
 def _positions(text: str, chars: str) -> list[int]:

@@ -319,17 +319,36 @@ NAMED_PERSONAL_VALUES = [
     ("Post it to 10 Downing St, London SW1A 2AA", "10 Downing St, London SW1A 2AA", "ADDRESS"),
     ("Return to 3 Kings Cross, Leeds LS1 4AP.", "3 Kings Cross, Leeds LS1 4AP", "ADDRESS"),
     ("收货地址：Schillerstraße 110, 55845 Berlin", "Schillerstraße 110, 55845 Berlin", "ADDRESS"),
+    # A person's name after the words that introduce one.
+    ("My name is Priya Raghunathan and I need help", "Priya Raghunathan", "PERSON_NAME"),
+    ("Name: Jo Smith\nRoom 204", "Jo Smith", "PERSON_NAME"),
+    ("Dear Ana,\nthanks for writing.", "Ana", "PERSON_NAME"),
+    ("Please ask Dr. Maria Van der Berg about it.", "Maria Van der Berg", "PERSON_NAME"),
+    ("Yours sincerely,\nJ. R. Tolkien", "J. R. Tolkien", "PERSON_NAME"),
+    ("Kind regards,\nSiobhan O'Brien-Smith", "Siobhan O'Brien-Smith", "PERSON_NAME"),
+    ("je m'appelle Louise Martin.", "Louise Martin", "PERSON_NAME"),
+    ("我叫张伟，今年30岁", "张伟", "PERSON_NAME"),
+    ("私の名前は田中太郎です", "田中太郎", "PERSON_NAME"),
 ]  # fmt: skip
+# Secrets after a short or a session's name.
+NAMED_SHORT_SECRETS = [
+    ('{"user": "bob", "pass": "hunter22"}', "hunter22", "SECRET"),
+    ('{"pw": "Zx9qwerty"}', "Zx9qwerty", "SECRET"),
+    ("{'passcode': '8812'}", "8812", "SECRET"),
+    ("SMTP_PASS=Zx9qwerty", "Zx9qwerty", "SECRET"),
+    ("Cookie: sessionid=8f3a9c2e77b1d4", "8f3a9c2e77b1d4", "SECRET"),
+    ("set-cookie: sid=Zx9qwertyUI12; Path=/", "Zx9qwertyUI12", "SECRET"),
+]
 
 
-def test_a_form_line_hides_the_name_and_the_number() -> None:
+def test_a_form_line_hides_the_name_and_the_number(redactor: Redactor) -> None:
     text = "Name: J. Smith, DL: D1234-5678-9012, exp 2027"
-    result = Redactor.from_config(RedactConfig()).redact([text])
+    result = redactor.redact([text])
     assert result.texts == ("Name: <PERSON_NAME_1>, DL: <RECORD_NUMBER_1>, exp 2027",)
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), NAMED_PERSONAL_VALUES)
-def test_a_personal_value_is_hidden_whole_as_its_kind(
+@pytest.mark.parametrize(("text", "value", "kind"), NAMED_PERSONAL_VALUES + NAMED_SHORT_SECRETS)
+def test_a_named_value_is_hidden_whole_as_its_kind(
     redactor: Redactor, text: str, value: str, kind: str
 ) -> None:
     result = redactor.redact([text])

@@ -259,15 +259,11 @@ def _spread(
 def _uncertainties(
     candidates: Sequence[Candidate], finite: list[int], config: BudgetConfig
 ) -> dict[int, float | None]:
-    model = {
-        i: finite_value(candidates[i].reward_details.get(config.model_component)) for i in finite
-    }
-    key = previous_key(config)
-    previous = {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
+    model = _detail(candidates, finite, config.model_component)
+    previous = _detail(candidates, finite, previous_key(config))
     if any(value is not None for value in previous.values()):
         return _rank_distance(model, previous, finite)
-    key = config.uncertainty_key
-    spread = {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
+    spread = _detail(candidates, finite, config.uncertainty_key)
     if any(value is not None for value in spread.values()):
         return spread
     # No spread anywhere: how far the reward model's rank is from the rules' rank.
@@ -280,6 +276,13 @@ def _uncertainties(
         ]
         rules[i] = math.fsum(values) / len(values) if values else None
     return _rank_distance(model, rules, finite)
+
+
+def _detail(
+    candidates: Sequence[Candidate], finite: list[int], key: str
+) -> dict[int, float | None]:
+    """Each candidate's finite `key` in reward_details (None where it has none)."""
+    return {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
 
 
 def _rank_distance(
@@ -306,8 +309,7 @@ def _component_percentiles(
     )
     found: dict[int, dict[str, float]] = {i: {} for i in finite}
     for name in names:
-        values = {i: finite_value(candidates[i].reward_details.get(name)) for i in finite}
-        known = {i: value for i, value in values.items() if value is not None}
+        known = {i: v for i, v in _detail(candidates, finite, name).items() if v is not None}
         for i, percentile in _percentiles(known).items():
             found[i][name] = percentile
     return found

@@ -186,5 +186,5 @@ def test_training_through_a_redis_outage_routes_every_selected_sample_once(
     wait_for(lambda: len(queued_sample_ids(redis_server.url, "outage")) >= selected, 30)
     ids = queued_sample_ids(redis_server.url, "outage")
     assert len(ids) == len(set(ids)) == selected
-    assert not list((tmp_path / "spool").glob("segment-*.jsonl"))
+    assert not list((tmp_path / "spool").glob("segment-*"))
     redis_server.kill()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import struct
+import zlib
 from pathlib import Path
 
 import pytest
 
 from sampling.transport import spool as spool_module
-from sampling.transport.spool import Spool, SpooledBatch, SpoolError
+from sampling.transport.spool import Spool, SpooledBatch, SpoolError, encode_frame
 
 pytestmark = pytest.mark.unit
 
@@ -52,15 +54,16 @@ def test_a_failed_replay_keeps_the_rest_and_never_resends_acknowledged(tmp_path:
     assert sent == ["b-0", "b-1", "b-2", "b-3", "b-9"]  # each once, in order
 
 
-def test_a_torn_last_line_is_skipped(tmp_path: Path) -> None:
+def test_a_torn_last_frame_is_skipped(tmp_path: Path) -> None:
     spool = Spool(tmp_path)
     spool.append(batch(0))
-    segment = next(tmp_path.glob("segment-*.jsonl"))
-    with open(segment, "a") as handle:
-        handle.write('{"batch_id": "b-1", "records": [{"sample')  # a crash mid-write
+    segment = next(tmp_path.glob("segment-*.spool"))
+    with open(segment, "ab") as handle:
+        handle.write(encode_frame(batch(1))[:40])  # a crash mid-write
     sent: list[str] = []
     spool.replay(lambda b: sent.append(b.batch_id))
     assert sent == ["b-0"]
+    assert not segment.exists() and spool.quarantined() == []  # it held nothing acknowledged
 
 
 def test_segments_roll_over_and_replay_across_them(tmp_path: Path, monkeypatch) -> None:
@@ -68,7 +71,7 @@ def test_segments_roll_over_and_replay_across_them(tmp_path: Path, monkeypatch) 
     spool = Spool(tmp_path)
     for n in range(6):
         spool.append(batch(n))
-    assert len(list(tmp_path.glob("segment-*.jsonl"))) > 1
+    assert len(list(tmp_path.glob("segment-*.spool"))) > 1
     sent: list[str] = []
     spool.replay(lambda b: sent.append(b.batch_id))
     assert sent == [f"b-{n}" for n in range(6)]
@@ -97,7 +100,7 @@ def test_counting_while_a_replay_removes_a_segment_counts_it_as_sent(
     or process is sent, not an error (a producer's stats once died on it)."""
     spool = Spool(tmp_path / "spool")
     spool.append(batch(0))
-    listed = [*spool._segments(), tmp_path / "spool" / "segment-00000007.jsonl"]  # gone since
+    listed = [*spool._segments(), tmp_path / "spool" / "segment-00000007.spool"]  # gone since
     monkeypatch.setattr(spool, "_segments", lambda: listed)
     assert spool.pending_batches() == 1 and spool.pending_records() == 2
     assert spool.size_bytes() > 0
@@ -115,3 +118,14 @@ def test_acks_left_by_a_crash_after_their_segment_went_do_not_hide_new_batches(
     sent: list[str] = []
     spool.replay(lambda b: sent.append(b.batch_id))
     assert sent == ["b-0"]
+
+
+def test_a_huge_declared_length_is_damage_not_an_allocation(tmp_path: Path) -> None:
+    spool = Spool(tmp_path)
+    head = struct.pack(">4sII", spool_module.MAGIC, 2**31, 0)  # checksums hold, length absurd
+    segment = tmp_path / "segment-00000000.spool"
+    segment.write_bytes(head + struct.pack(">I", zlib.crc32(head)) + encode_frame(batch(0)))
+    assert spool.pending_batches() == 1
+    sent: list[str] = []
+    spool.replay(lambda b: sent.append(b.batch_id))
+    assert sent == ["b-0"] and len(spool.quarantined()) == 1

@@ -26,6 +26,7 @@ class QueueStatus:
     spool_batches: int
     spool_records: int
     spool_bytes: int
+    spool_quarantined: int  # segments moved aside: part of them could not be read
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ def queue_status(config: QueueConfig) -> QueueStatus:
         spool_batches=spool.pending_batches(),
         spool_records=spool.pending_records(),
         spool_bytes=spool.size_bytes(),
+        spool_quarantined=len(spool.quarantined()),
     )
 
 

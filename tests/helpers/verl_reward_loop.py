@@ -31,6 +31,7 @@ from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 from verl.trainer.ppo.ray_trainer import RayPPOTrainer
 
+from sampling.transport.spool import Spool
 from tests.helpers.verl_reward_fn import GROUPS
 
 HERE = Path(__file__).resolve().parent
@@ -221,9 +222,8 @@ def main() -> None:
         "close_s": time.perf_counter() - started,
         "spooled": down.reward_manager.batcher.router.producer.stats.spooled,
         "spool": [  # before the next producer, with Redis up, replays it
-            json.loads(line)
-            for segment in sorted(Path(spec["spool_dir"]).glob("segment-*.jsonl"))
-            for line in segment.read_text().splitlines()
+            {"batch_id": batch.batch_id, "records": batch.records}
+            for batch in Spool(spec["spool_dir"]).pending()
         ],
     }
 

@@ -8,28 +8,23 @@ from __future__ import annotations
 
 import json
 import math
-import unicodedata
 from collections.abc import Mapping
 from typing import Any
+
+from rl.visible_text import visible_char, visible_text
 
 EMPTY_RESPONSE = "(empty response)"
 SPACE_MARK = "·"  # a leading or trailing space
 TAB_MARK = "→"  # a leading or trailing tab
 NEWLINE_MARK = "⏎"  # a leading or trailing line break (the break itself is kept)
-# The C0 controls by their ASCII names, in brackets: Unicode's control pictures (␀, ␛) are
-# missing from many fonts and would show as the very boxes this replaces.
-_C0_NAMES = (
-    "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "HT", "LF", "VT", "FF", "CR",
-    "SO", "SI", "DLE", "DC1", "DC2", "DC3", "DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC",
-    "FS", "GS", "RS", "US",
-)  # fmt: skip
 
 
 def visible_response(text: str) -> str:
     """`text` with nothing a reviewer could miss: spaces, tabs and line breaks at either end
     marked, control characters shown by name (⟨NUL⟩, ⟨ESC⟩) and format characters (zero-width
-    spaces, BOM, bidi overrides) by code point (⟨U+200B⟩). Line breaks and inner spaces stay
-    as they are: the task is shown as preformatted text."""
+    spaces, BOM, bidi overrides) by code point (⟨U+200B⟩), as rl/visible_text.py marks them
+    everywhere. Line breaks and inner spaces stay as they are: the task is shown as
+    preformatted text."""
     if text == "":
         return EMPTY_RESPONSE
     core = text.strip(" \t\r\n")
@@ -39,7 +34,7 @@ def visible_response(text: str) -> str:
     head, tail = text[:start], text[start + len(core) :]
     return (
         "".join(_edge_mark(char) for char in head)
-        + "".join(_inner_char(char) for char in core)
+        + visible_text(core)
         + "".join(_edge_mark(char) for char in tail)
     )
 
@@ -51,20 +46,7 @@ def _edge_mark(char: str) -> str:
         return TAB_MARK
     if char == "\n":
         return NEWLINE_MARK + "\n"
-    return _inner_char(char)  # "\r"
-
-
-def _inner_char(char: str) -> str:
-    if char in "\n\t":
-        return char
-    code = ord(char)
-    if code < 0x20:
-        return f"⟨{_C0_NAMES[code]}⟩"
-    if code == 0x7F:
-        return "⟨DEL⟩"
-    if unicodedata.category(char) in ("Cc", "Cf", "Zl", "Zp") or char == "\u00a0":
-        return f"⟨U+{code:04X}⟩"
-    return char
+    return visible_char(char)  # "\r"
 
 
 def trace_line(record: Mapping[str, Any]) -> str:

@@ -9,7 +9,6 @@ counts it as a failed try, as it counts a refused connection.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from http import HTTPStatus
@@ -18,6 +17,7 @@ from typing import Any
 
 import httpx
 
+from rl.jsonl import parse_value
 from sampling.sources.openrlhf import RewardCall, RewardRouting
 
 log = logging.getLogger("lowtide.openrlhf_proxy")
@@ -96,8 +96,8 @@ class RewardProxy:
         if status != HTTPStatus.OK:
             return
         try:
-            request: Any = json.loads(request_body)
-            answer: Any = json.loads(answer_body)
+            request: Any = parse_value(request_body)  # bounded: BadLine is a ValueError
+            answer: Any = parse_value(answer_body)
             call = RewardCall(
                 queries=request["query"],
                 prompts=request["prompts"],

@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from rl.visible_text import visible_line
 from sampling.batch import BatchInfo, PlainSample
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import MAX_ABOUT_CHARS, MAX_TEXT_CHARS, ScoredSample
@@ -241,7 +242,7 @@ class Router:
             line = self._view(suspect).describe()
         except Exception as error:  # fail closed: the feature is text from the responses
             line = f"a new suspect, not shown (redaction failed: {type(error).__name__})"
-        log.warning("reward-hacking watch: %s", line)
+        log.warning("reward-hacking watch: %s", visible_line(line))  # words of the responses
 
     def _tabulate(self, report: WatchReport) -> None:
         try:

@@ -6,12 +6,18 @@ import fcntl
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # shared 2-core machines: one torch thread
+# Hypothesis keeps caches (its Unicode tables, examples) in ./.hypothesis unless told, and its
+# pytest plugin writes them while collecting: set before any test module is imported.
+os.environ.setdefault(
+    "HYPOTHESIS_STORAGE_DIRECTORY", str(Path(tempfile.gettempdir()) / "lowtide-hypothesis")
+)
 
 pytest_plugins = ["tests.helpers.tiers", "pytester"]  # tiers: see tests/helpers/tiers.py
 

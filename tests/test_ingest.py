@@ -404,6 +404,40 @@ def test_malformed_lines_are_counted_and_skipped_with_file_and_line(
     assert sorted(r["response"] for r in queued_records(own_redis.url)) == ["a", "b"]
 
 
+def test_a_deep_line_and_an_over_long_line_are_skipped_and_a_restart_reads_on(
+    own_redis: OwnRedis,
+    env,
+    workdir: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A line nested past the interpreter's recursion limit and one longer than the line limit
+    (small here, 64 MiB by default) are two malformed lines: the follower goes on past them,
+    and its cursor does too, so a restart reads only what was written since."""
+    from rl import jsonl
+
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 4096)
+    dumps = workdir / "dumps"
+    dumps.mkdir()
+    good = {"input": "q", "output": "a", "gts": None, "score": 0.1, "step": 1}
+    deep = '{"input": "q", "output": ' + "[" * 1500 + "]" * 1500 + ', "score": 0.1}'
+    lines = [good, deep, {**good, "output": "x" * 5000}, {**good, "output": "b"}]
+    path = dumps / "1.jsonl"
+    path.write_text("".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
+                            for line in lines))  # fmt: skip
+    code, out, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert [line.split(": ")[1] for line in warnings] == [f"{path}:2", f"{path}:3"], warnings
+    assert "nested deeper than" in warnings[0] and "longer than 4096 bytes" in warnings[1]
+    assert "2 samples read" in out and "2 malformed lines skipped" in out
+    with path.open("a") as handle:
+        handle.write(json.dumps({**good, "output": "c"}) + "\n")
+    code, out, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
+    assert code == 0 and "1 samples read" in out and "0 malformed" in out, out + err
+    assert sorted(r["response"] for r in queued_records(own_redis.url)) == ["a", "b", "c"]
+
+
 def test_redis_down_spools_and_a_replay_queues_everything_once(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -19,6 +19,7 @@ import typer
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.interrupts import Interrupt, stop_after_the_step
+from rl.visible_text import visible_line
 
 if TYPE_CHECKING:  # the follower loads only when the command runs
     from sampling.sources.ingest.follower import IngestStats
@@ -96,7 +97,7 @@ def ingest(
         follower = Follower(
             settings.sampling, producer, location, Cursor(state),
             run_id=run_id or location.run_dir.resolve().name, model_name=model, once=once,
-            reward_weights=weights, say=lambda line: err.print(line, markup=False),
+            reward_weights=weights, say=lambda line: err.print(visible_line(line), markup=False),
             seed=settings.seed,
         )  # fmt: skip
         try:

@@ -16,6 +16,7 @@ from rich.text import Text
 from lowtide.cli.ingest_cmd import DumpFormatName
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from rl.visible_text import visible_line, visible_text
 
 if TYPE_CHECKING:
     from sampling.selection.hacking import Suspect, WatchReport
@@ -72,7 +73,7 @@ def bias(
         rows = read_dump(location, problems.append, reward_weights=weights, files=files)
         report = analyze_rows(rows, config, run_id=location.run_dir.resolve().name)
     for line in problems[:MAX_PROBLEMS_SHOWN]:
-        err.print(f"warning: {line}", markup=False)
+        err.print(f"warning: {visible_line(line)}", markup=False)  # may quote the dump
     if len(problems) > MAX_PROBLEMS_SHOWN:
         err.print(f"warning: {len(problems) - MAX_PROBLEMS_SHOWN} more rows skipped", markup=False)
     if not report.samples:
@@ -100,7 +101,7 @@ def _print(report: WatchReport, where: Path) -> None:
     )
     if report.suspects:
         for rank, suspect in enumerate(report.suspects, 1):
-            out.print(f"{rank}. {suspect.describe()}", markup=False)
+            out.print(f"{rank}. {visible_text(suspect.describe())}", markup=False)
         out.print(_table("reward-hacking suspects: paid within groups, spreading", report.suspects))
     else:
         out.print("no suspects: no feature is both paid within groups and spreading")
@@ -121,7 +122,7 @@ def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
         shares = f"{share_text(suspect.prevalence_then)} -> {share_text(now)}"
         paid = suspect.paid_by
         example = suspect.examples[0].response[:EXAMPLE_CHARS] if suspect.examples else ""
-        feature = Text(suspect.label())
+        feature = Text(visible_line(suspect.label()))  # words of the responses
         if suspect.folded:
             feature.append(f" (+{len(suspect.folded)} folded)", style="dim")
         table.add_row(
@@ -131,8 +132,8 @@ def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
             shares,
             str(suspect.groups),
             "inf" if suspect.z == float("inf") else f"{suspect.z:.1f}",
-            Text(f"{paid[0]} {paid[1]:+.3g}" if paid else ""),
-            Text(example.replace("\n", " ")),
+            Text(visible_line(f"{paid[0]} {paid[1]:+.3g}") if paid else ""),
+            Text(visible_line(example)),
         )
     return table
 

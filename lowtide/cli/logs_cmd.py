@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from enum import Enum
 from pathlib import Path
@@ -17,6 +16,7 @@ from lowtide.cli.usage import reads
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from rl.suggest import did_you_mean
+from rl.visible_text import escaped_json, visible_text
 
 app = typer.Typer(help="Read a run's local logs (metrics, rollout samples).", no_args_is_help=True)
 SaveDir = typer.Option(Path("logs"), "--save-dir", help="logger.save_dir of the run")
@@ -69,10 +69,10 @@ def show(
         for _, row in lowest.iterrows():
             samples.add_row(
                 str(row["step"]),
-                str(row.get("sample_id", "")),
+                Text(visible_text(str(row.get("sample_id", "")))),
                 _number(row["reward"], ".3f"),
-                Text(str(row["prompt"])),
-                Text(str(row["response"])),
+                Text(visible_text(str(row["prompt"]))),
+                Text(visible_text(str(row["response"]))),
             )
         out.print(samples)
 
@@ -84,7 +84,7 @@ def _show_sample(logs: Any, wanted: str, *, with_tokens: bool) -> None:
     fields.add_column("field")
     fields.add_column("value", overflow="fold")
     for name, value in row.items():
-        fields.add_row(name, Text(str(value)))
+        fields.add_row(Text(visible_text(str(name))), Text(visible_text(str(value))))
     out.print(fields)
     if not with_tokens:
         return
@@ -100,7 +100,7 @@ def _show_sample(logs: Any, wanted: str, *, with_tokens: bool) -> None:
     for _, token in tokens.iterrows():
         table.add_row(
             str(token["position"]),
-            Text(json.dumps(token["token"], ensure_ascii=False)),  # quoted: spaces show
+            Text(escaped_json(token["token"])),  # quoted: spaces show
             str(token["token_id"]),
             *(_number(token[name], ".4g") for name in ("logprob", "kl", "token_reward")),
             _number(token["advantage"], ".4g"),

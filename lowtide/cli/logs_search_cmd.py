@@ -17,6 +17,7 @@ from rich.text import Text
 
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from rl.visible_text import visible_line, visible_text
 
 if TYPE_CHECKING:  # DuckDB and the search modules load only when the command runs
     from sampling.sources.ingest.formats import DumpLocation
@@ -158,13 +159,13 @@ def _report_refresh(refresh: Refresh) -> None:
     if refresh.rebuilt:
         err.print(f"search table built again: {refresh.rebuilt}", markup=False)
     for line in refresh.problems:
-        err.print(f"warning: {line}", markup=False)
+        err.print(f"warning: {visible_line(line)}", markup=False)  # may quote the dump
     if refresh.more_problems:
         err.print(
             f"warning: {refresh.more_problems} more malformed lines or rows skipped", markup=False
         )
     for line in refresh.unreadable:
-        err.print(f"warning: {line}", markup=False)
+        err.print(f"warning: {visible_line(line)}", markup=False)
 
 
 def _print_found(
@@ -179,7 +180,9 @@ def _print_found(
     table = Table(show_lines=False)
     for name in found.columns:
         numeric = name not in ("prompt", "response", "sample_id", "source")
-        table.add_column(name, justify="right" if numeric else "left", overflow="fold")
+        # A component's name is the dump's: a Text, never read as markup.
+        header = Text(visible_line(name))
+        table.add_column(header, justify="right" if numeric else "left", overflow="fold")
     contains = {column: (text, case) for column, text, case in getattr(compiled, "contains", ())}
     for row in found.rows:
         cells = zip(found.columns, row, strict=True)
@@ -209,7 +212,7 @@ def _cell(name: str, value: Any, contains: dict[str, tuple[str, bool]]) -> Text:
 
 def _excerpt(text: str, match: tuple[str, bool] | None, chars: int) -> str:
     """The text on one line, cut to `chars`; around the first match of a CONTAINS when there
-    is one, so that what matched shows."""
+    is one, so that what matched shows. Control and invisible characters as visible marks."""
     flat = " ".join(text.split())
     start = 0
     if match is not None and match[0]:
@@ -217,13 +220,13 @@ def _excerpt(text: str, match: tuple[str, bool] | None, chars: int) -> str:
         where = flat.find(needle) if case_sensitive else flat.lower().find(needle.lower())
         if where > chars // 3:
             start = where - chars // 3
-    piece = flat[start : start + chars]
+    piece = visible_text(flat[start : start + chars])
     return ("…" if start else "") + piece + ("…" if start + chars < len(flat) else "")
 
 
 def _one_line(text: str, chars: int) -> str:
     flat = " ".join(text.split())
-    return flat if len(flat) <= chars else flat[: chars - 1] + "…"
+    return visible_text(flat if len(flat) <= chars else flat[: chars - 1] + "…")
 
 
 def _shown_columns(

@@ -30,6 +30,8 @@ def read_yaml_config(path: str | Path) -> tuple[dict[str, Any], dict[Loc, int]]:
         raise UsageError(
             f"{path}:{_yaml_error_position(exc)} bad YAML: {_yaml_problem(exc)}"
         ) from None
+    except RecursionError:  # PyYAML composes nested collections recursively
+        raise UsageError(f"{path}: bad YAML: nested too deeply to read") from None
     if data is None:
         return {}, {}
     if not isinstance(data, dict):

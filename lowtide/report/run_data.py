@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rl.jsonl import read_jsonl
+from rl import jsonl
 from rl.samples import make_sample_id
 from rl.tracking.backends.local_files import (
     HISTOGRAMS_FILE,
@@ -27,7 +27,7 @@ from sampling.selection.hacking import WatchConfig, WatchReport, analyze_rows
 from sampling.selection.hacking.table import SUSPECTS_TABLE, shown_report
 from sampling.sources.ingest.dump_rows import read_dump
 from sampling.sources.ingest.formats import FormatError, expected_files, list_files, locate
-from sampling.sources.ingest.rows import DumpRow
+from sampling.sources.ingest.rows import MAX_STEP, DumpRow
 
 # The texts as they may be shown (the run's redaction); one call per sample, numbered together.
 Redact = Callable[[Sequence[str]], Sequence[str]]
@@ -86,6 +86,7 @@ class ReportData:
     samples: int  # rollouts read with a finite reward
     problems: tuple[str, ...]  # lines and files skipped
     redacted: bool
+    redacted_with: str  # whose sampling.redact settings, said on the page
 
 
 def collect(
@@ -95,6 +96,7 @@ def collect(
     top: int = 10,
     shown: int = 5,
     redact: Redact | None = None,
+    redacted_with: str = "the defaults",
 ) -> ReportData:
     """Everything the report shows. `directory` is `<save_dir>/<run>` or a dump directory;
     ReportError when it holds neither metrics nor rollouts."""
@@ -159,6 +161,7 @@ def collect(
         samples=samples,
         problems=tuple(problems),
         redacted=redact is not None,
+        redacted_with=redacted_with,
     )
 
 
@@ -221,13 +224,14 @@ def _metrics(path: Path, on_problem: Callable[[str], None]) -> dict[str, list[tu
     a resume) keeps its first value of each metric, as `read_run` does."""
     per_step: dict[int, dict[str, float]] = defaultdict(dict)
     for row in _rows(path, on_problem):
-        step = row.get("step")
-        if not isinstance(step, int) or isinstance(step, bool):
+        step = _step(row)
+        if step is None:
             continue
         values = per_step[step]
         for name, value in row.items():
-            if _is_number(value) and name != "step" and math.isfinite(value):
-                values.setdefault(name, float(value))
+            number = _finite(value)
+            if number is not None and name != "step":
+                values.setdefault(name, number)
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
     for step in sorted(per_step):
         for name, value in per_step[step].items():
@@ -240,11 +244,11 @@ def _histograms(path: Path, on_problem: Callable[[str], None]) -> list[tuple[int
         return []
     found: dict[int, list[float]] = {}
     for row in _rows(path, on_problem):
-        step, values = row.get("step"), row.get("values")
-        if row.get("name") != REWARD_HISTOGRAM or not isinstance(step, int):
+        step, values = _step(row), row.get("values")
+        if row.get("name") != REWARD_HISTOGRAM or step is None:
             continue
         if isinstance(values, list):
-            found[step] = [float(v) for v in values if _is_number(v) and math.isfinite(v)]
+            found[step] = [number for v in values if (number := _finite(v)) is not None]
     return sorted(found.items())
 
 
@@ -284,11 +288,29 @@ def _rows(path: Path, on_problem: Callable[[str], None]) -> list[dict[str, Any]]
         on_problem(f"{path}:{number}: {problem}; skipped")
 
     try:
-        return [row for _, row in read_jsonl(path, bad_line)]
+        # Anyone's run: its lines are bounded (size, nesting).
+        rows = jsonl.read_jsonl(path, bad_line, max_line_bytes=jsonl.MAX_LINE_BYTES)
+        return [row for _, row in rows]
     except (OSError, UnicodeDecodeError) as error:
         on_problem(f"{path}: cannot read it ({error}); skipped")
         return []
 
 
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+def _step(row: Mapping[str, Any]) -> int | None:
+    """The row's step: a whole number a chart can place (a float holds it)."""
+    step = row.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or abs(step) > MAX_STEP:
+        return None
+    return step
+
+
+def _finite(value: object) -> float | None:
+    """`value` as a float when it is a finite number; a JSON integer too large for a float is
+    not one (float() of it raises)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)
+    except OverflowError:
+        return None
+    return number if math.isfinite(number) else None

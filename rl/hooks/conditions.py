@@ -148,9 +148,11 @@ class _Name(_Node):
             raise MissingMetric(self.name, source) from None
         try:
             return float(raw)
+        except OverflowError:  # an integer too large for a float: as large as one goes
+            return -math.inf if isinstance(raw, int) and raw < 0 else math.inf
         except (TypeError, ValueError):
             raise ConditionError(
-                f"when: metric {self.name!r} is not a number ({raw!r}) in {source!r}"
+                f"when: metric {self.name!r} is not a number ({repr(raw)[:80]}) in {source!r}"
             ) from None
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from rl.jsonl import read_jsonl, skip_bad_line
+from rl import jsonl
 from rl.tracking.backends.local_files import (
     HISTOGRAMS_FILE,
     METRICS_FILE,
@@ -60,7 +60,9 @@ def read_run(path: str | Path) -> RunLogs:
 
 
 def _rows(file: Path) -> list[dict]:
-    return [row for _, row in read_jsonl(file, skip_bad_line)]  # a killed run may cut a line
+    # A killed run may cut a line; a run directory may be anyone's: its lines are bounded.
+    rows = jsonl.read_jsonl(file, jsonl.skip_bad_line, max_line_bytes=jsonl.MAX_LINE_BYTES)
+    return [row for _, row in rows]
 
 
 def _token_frame(rows: list[dict]) -> pd.DataFrame:

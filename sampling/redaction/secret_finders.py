@@ -141,8 +141,8 @@ def _is_jwt(token: str) -> bool:
         try:
             padded = part.encode("ascii") + b"=" * (-len(part) % 4)
             json.loads(base64.urlsafe_b64decode(padded).decode("utf-8"))
-        except (ValueError, UnicodeDecodeError, binascii.Error):
-            return False
+        except (ValueError, UnicodeDecodeError, binascii.Error, RecursionError):
+            return False  # RecursionError: JSON nested past the interpreter's limit
     return True
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 
-from rl.jsonl import read_jsonl
+from rl import jsonl
 from sampling.sources.ingest import trl
 from sampling.sources.ingest.formats import DumpFile, DumpLocation, list_files
 from sampling.sources.ingest.rows import BadRow, DumpRow
@@ -48,7 +48,9 @@ def _jsonl_rows(location: DumpLocation, file: DumpFile, on_problem: OnProblem) -
         on_problem(f"{file.path}:{number}: {problem}; skipped")
 
     try:
-        for number, row in read_jsonl(file.path, bad_line):
+        for number, row in jsonl.read_jsonl(
+            file.path, bad_line, max_line_bytes=jsonl.MAX_LINE_BYTES
+        ):
             try:
                 yield parse(row, number - 1, file.step)
             except BadRow as problem:

@@ -7,7 +7,8 @@ newline); while following, a file is read once it kept its size for one poll or 
 file exists, so that a step is routed whole (quantile and group policies look at the batch). A
 parquet file is read once it is complete (its magic bytes at both ends), readable and, while
 following, kept its size for one poll. A malformed line is counted and skipped with its file
-and line; it never stops the follower.
+and line; it never stops the follower. So is a line longer than `rl.jsonl.MAX_LINE_BYTES` or
+nested deeper than `rl.jsonl.MAX_DEPTH`, once its newline is written (the cursor moves past it).
 
 Exactly once. The follower asks the router for its decisions (`Router.decide`), builds their
 records and gives them to the hand-over (handover.py), which keeps them in the cursor's journal
@@ -26,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from rl.jsonl import BadLine, parse_line
+from rl import jsonl
 from sampling.config import SamplingConfig
 from sampling.records import RecordError
 from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router
@@ -40,7 +41,7 @@ from sampling.sources.ingest.rows import BadRow, DumpRow
 from sampling.transport.producer import Producer
 
 MAX_READ_BYTES = 64 * 2**20  # a bigger step file is routed in parts of about this size
-HEAD_BYTES = 64 * 2**10
+HEAD_BYTES = jsonl.HEAD_BYTES
 PROGRESS_EVERY_S = 5.0
 
 
@@ -226,25 +227,30 @@ class Follower:
         parse = self.location.format.parse
         assert parse is not None
         while position.offset < file.size:
-            wanted = min(file.size - position.offset, MAX_READ_BYTES)
-            data = self._bytes(file, position.offset, wanted)
-            end = -1 if data is None else data.rfind(b"\n")
-            if data is None or end < 0:
+            block = self._lines(file, position.offset)
+            if block is None:
                 return  # gone, unreadable, or a line still being written
-            data = data[: end + 1]
-            lines = data.split(b"\n")[:-1]
             rows = []
-            for number, raw in enumerate(lines, position.line + 1):
+            for number, raw in enumerate(block.lines, position.line + 1):
                 row = self._parse_line(file.path, number, raw, file.step, parse)
                 if row is not None:
                     rows.append(row)
-            head = position.head or _digest(lines[0][:HEAD_BYTES] + b"\n")
+            head = position.head or _digest(block.head[:HEAD_BYTES] + b"\n")
             self._route(rows, file)
-            offset, line = position.offset + len(data), position.line + len(lines)
-            position = FilePosition(offset, line, head)
+            position = FilePosition(block.end, position.line + len(block.lines), head)
             self.state.files[name] = position
             self.handover.dirty = True
             self.handover.commit(flush=False)
+
+    def _lines(self, file: DumpFile, offset: int) -> jsonl.LineBlock | None:
+        """The whole lines of a dump file from `offset`, a line longer than the limit as None;
+        None (and a warning once) when it cannot be read."""
+        try:
+            with open(file.path, "rb") as handle:
+                return jsonl.whole_lines(handle, offset, file.size, MAX_READ_BYTES)
+        except OSError as error:
+            self._unreadable(file, error)
+            return None
 
     def _bytes(self, file: DumpFile, offset: int, size: int) -> bytes | None:
         """Bytes of a dump file; None (and a warning once) when it cannot be read."""
@@ -252,13 +258,16 @@ class Follower:
             with open(file.path, "rb") as handle:
                 handle.seek(offset)
                 return handle.read(size)
-        except FileNotFoundError:
-            return None  # removed since the listing
         except OSError as error:
-            if (file.path.name, file.size) not in self._warned:
-                self._warned.add((file.path.name, file.size))
-                self.say(f"warning: {file.path}: cannot read it ({error}); tried again later")
+            self._unreadable(file, error)
             return None
+
+    def _unreadable(self, file: DumpFile, error: OSError) -> None:
+        if isinstance(error, FileNotFoundError):
+            return  # removed since the listing
+        if (file.path.name, file.size) not in self._warned:
+            self._warned.add((file.path.name, file.size))
+            self.say(f"warning: {file.path}: cannot read it ({error}); tried again later")
 
     def _head(self, file: DumpFile) -> str | None:
         data = self._bytes(file, 0, HEAD_BYTES)
@@ -267,13 +276,16 @@ class Follower:
         return _digest(data.split(b"\n", 1)[0] + b"\n")
 
     def _parse_line(
-        self, path: Path, number: int, raw: bytes, step: int, parse: Callable[..., DumpRow]
+        self, path: Path, number: int, raw: bytes | None, step: int, parse: Callable[..., DumpRow]
     ) -> DumpRow | None:
+        if raw is None:
+            self._malformed(path, f"line {number}", jsonl.over_long(jsonl.MAX_LINE_BYTES))
+            return None
         if not raw.strip():
             return None
         try:
-            row = parse_line(raw)
-        except BadLine as problem:
+            row = jsonl.parse_line(raw)
+        except jsonl.BadLine as problem:
             self._malformed(path, f"line {number}", str(problem))
             return None
         try:

@@ -10,12 +10,21 @@ The texts are what the logger kept: cut at `logger.rollout_max_length` with a vi
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
-from sampling.sources.ingest.rows import BadRow, DumpRow, number_field, step_field, text_field
+from rl import jsonl
+from sampling.sources.ingest.rows import (
+    MAX_COMPONENTS,
+    BadRow,
+    DumpRow,
+    as_float,
+    number_field,
+    step_field,
+    text_field,
+    valid_text,
+)
 
 NAME = "lowtide"
 FILE_PATTERN = re.compile(r"^[A-Za-z0-9_]+-step-(\d+)\.jsonl$")
@@ -37,17 +46,19 @@ def _details(row: dict[str, Any]) -> dict[str, float]:
     raw = row.get("reward_details", "{}")
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
+            raw = jsonl.parse_value(raw)  # text from the dump: bounded as its line is
+        except jsonl.BadLine:
             raise BadRow("'reward_details' is not a JSON object") from None
     if not isinstance(raw, dict):
         raise BadRow("'reward_details' is not a JSON object")
+    if len(raw) > MAX_COMPONENTS:
+        raise BadRow(f"{len(raw)} reward_details; at most {MAX_COMPONENTS} are read")
     details = {}
     for name, value in raw.items():
         if value is None:
-            details[name] = math.nan
+            details[valid_text(name)] = math.nan
         elif isinstance(value, int | float) and not isinstance(value, bool):
-            details[name] = float(value)
+            details[valid_text(name)] = as_float(value)
         else:
             raise BadRow(f"reward_details[{name!r}] must be a number")
     return details

@@ -8,6 +8,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+# A step a 64-bit column (the search table's, a record's) holds.
+MAX_STEP = 2**63 - 1
+# Reward components of one row: a record keeps as many (sampling.records.MAX_REWARD_DETAILS).
+MAX_COMPONENTS = 64
+
 
 class BadRow(ValueError):
     """A row that cannot be read as a sample; the message is one line."""
@@ -29,7 +34,19 @@ def text_field(row: Mapping[str, Any], name: str) -> str:
     value = row.get(name)
     if not isinstance(value, str):
         raise BadRow(f"{name!r} must be a string, got {type_name(value)}")
-    return value
+    return valid_text(value)
+
+
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate (a JSON `\\ud800` escape) as U+FFFD: what cannot be
+    written as UTF-8 would fail every reader after this one (the search table, a record)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 def number_field(row: Mapping[str, Any], name: str) -> float:
@@ -41,13 +58,24 @@ def number_field(row: Mapping[str, Any], name: str) -> float:
         return math.nan
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise BadRow(f"{name!r} must be a number, got {type_name(value)}")
-    return float(value)
+    return as_float(value)
+
+
+def as_float(value: int | float) -> float:
+    """A JSON number as a float; an integer too large for one is infinite, as `1e999` is."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def step_field(row: Mapping[str, Any], default: int | None) -> int:
     value = row.get("step", default)
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise BadRow(f"'step' must be a whole number >= 0, got {value!r:.40}")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_STEP:
+        # repr() of an integer past 4300 digits raises: never show one that large
+        large = isinstance(value, int) and abs(value) > MAX_STEP
+        shown = "a larger number" if large else repr(value)[:40]
+        raise BadRow(f"'step' must be a whole number >= 0, got {shown}")
     return value
 
 
@@ -59,7 +87,9 @@ def numeric_components(row: Mapping[str, Any], skip: frozenset[str]) -> dict[str
         if name in skip:
             continue
         if isinstance(value, int | float):  # bool is an int: True -> 1.0
-            found[name] = float(value)
+            found[valid_text(name)] = as_float(value)
+    if len(found) > MAX_COMPONENTS:
+        raise BadRow(f"{len(found)} reward components; at most {MAX_COMPONENTS} are read")
     return found
 
 

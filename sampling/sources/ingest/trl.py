@@ -22,12 +22,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sampling.sources.ingest.rows import BadRow, DumpRow, step_field, type_name
+from sampling.sources.ingest.rows import BadRow, DumpRow, as_float, step_field, type_name
 
 NAME = "trl"
 FILE_PATTERN = re.compile(r"^completions_(\d+)\.parquet$")
 SUBDIR = "completions"
 PARQUET_MAGIC = b"PAR1"
+_TEXTS = ("prompt", "completion")
+# Bounds of a file someone else wrote. A completions file holds one generation batch: thousands
+# of rows, some MB; a conversation is a list of messages whose content may be a list of blocks.
+MAX_ROWS = 1_000_000
+MAX_DATA_BYTES = 2**30  # uncompressed, of the columns read
+MAX_TYPE_DEPTH = 8
+BATCH_ROWS = 1024  # rows turned into Python objects at a time
 
 
 class UnreadableFile(ValueError):
@@ -49,28 +56,74 @@ def looks_complete(path: Path) -> bool:
 def read_rows(
     path: Path, file_step: int, reward_weights: Sequence[float] | None
 ) -> list[DumpRow | BadRow]:
-    """Every row of the file, as a sample or as the reason it is not one (by position)."""
+    """Every row of the file, as a sample or as the reason it is not one (by position). Only
+    the columns a sample needs are read, BATCH_ROWS rows at a time, and a file past the bounds
+    (rows, bytes, nesting: its footer tells before anything is read) is UnreadableFile."""
     import pyarrow.parquet as pq  # only `lowtide ingest --format trl` pays for pyarrow
 
     try:
-        table = pq.read_table(path)
+        parquet = pq.ParquetFile(path)
+        schema = parquet.schema_arrow
+        columns = schema.names
+        for needed in ("prompt", "completion"):
+            if needed not in columns:
+                names = ", ".join(repr(name) for name in columns[:20])
+                raise UnreadableFile(f"no {needed!r} column (columns: {names})")
+        rewards = reward_columns(schema, reward_weights)
+        read = [name for name in columns if name in ("step", "advantage", *_TEXTS, *rewards)]
+        _check_bounds(parquet, read)
+        weights = list(reward_weights) if reward_weights is not None else [1.0] * len(rewards)
+        rows: list[DumpRow | BadRow] = []
+        for batch in parquet.iter_batches(batch_size=BATCH_ROWS, columns=read):
+            for row in batch.to_pylist():
+                try:
+                    rows.append(_row(row, len(rows), file_step, rewards, weights))
+                except BadRow as problem:
+                    rows.append(problem)
+        return rows
+    except UnreadableFile:
+        raise
     except Exception as error:  # pyarrow raises several kinds for a cut or broken file
         raise UnreadableFile(
-            f"cannot read it as parquet ({type(error).__name__}: {error})"
+            f"cannot read it as parquet ({type(error).__name__}: {_short(error)})"
         ) from None
-    columns = table.column_names
-    for needed in ("prompt", "completion"):
-        if needed not in columns:
-            raise UnreadableFile(f"no {needed!r} column (columns: {', '.join(columns)})")
-    rewards = reward_columns(table.schema, reward_weights)
-    weights = list(reward_weights) if reward_weights is not None else [1.0] * len(rewards)
-    rows: list[DumpRow | BadRow] = []
-    for index, row in enumerate(table.to_pylist()):
-        try:
-            rows.append(_row(row, index, file_step, rewards, weights))
-        except BadRow as problem:
-            rows.append(problem)
-    return rows
+
+
+def _check_bounds(parquet: Any, columns: Sequence[str]) -> None:
+    """UnreadableFile for a file larger or deeper than any completions file, from its footer."""
+    metadata = parquet.metadata
+    if metadata.num_rows > MAX_ROWS:
+        raise UnreadableFile(f"{metadata.num_rows} rows; at most {MAX_ROWS} are read")
+    wanted = set(columns)
+    size = 0
+    for group in range(metadata.num_row_groups):
+        row_group = metadata.row_group(group)
+        for index in range(row_group.num_columns):
+            chunk = row_group.column(index)
+            if chunk.path_in_schema.split(".")[0] in wanted:
+                size += chunk.total_uncompressed_size
+    if size > MAX_DATA_BYTES:
+        raise UnreadableFile(f"{size} bytes of data to read; at most {MAX_DATA_BYTES} are read")
+    for name in columns:
+        depth = _type_depth(parquet.schema_arrow.field(name).type)
+        if depth > MAX_TYPE_DEPTH:
+            raise UnreadableFile(f"column {name!r} nests {depth} levels; at most {MAX_TYPE_DEPTH}")
+
+
+def _type_depth(kind: Any) -> int:
+    """How deep lists and structs nest in an arrow type (a plain value is 0), without recursion."""
+    depth, level = 0, [kind]
+    while level:
+        nested = [child.field(i).type for child in level for i in range(child.num_fields)]
+        if not nested:
+            return depth
+        depth, level = depth + 1, nested
+    return depth
+
+
+def _short(error: Exception) -> str:
+    text = " ".join(str(error).split())
+    return text if len(text) <= 200 else text[:200] + "…"
 
 
 def reward_columns(schema: Any, reward_weights: Sequence[float] | None) -> list[str]:
@@ -130,7 +183,7 @@ def _content_text(content: Any) -> str:
 def _row(
     row: dict[str, Any], index: int, file_step: int, rewards: list[str], weights: list[float]
 ) -> DumpRow:
-    values = [_float(row.get(name)) for name in rewards]
+    values = [_float(row.get(name), name) for name in rewards]
     return DumpRow(
         step=step_field(row, file_step),
         index=index,
@@ -142,5 +195,9 @@ def _row(
     )
 
 
-def _float(value: Any) -> float:
-    return math.nan if value is None else float(value)
+def _float(value: Any, name: str = "advantage") -> float:
+    if value is None:
+        return math.nan
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise BadRow(f"{name!r} must be a number, got {type_name(value)}")
+    return as_float(value)

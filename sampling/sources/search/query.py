@@ -18,13 +18,15 @@ Keywords are case-insensitive. CONTAINS ignores case unless CASE follows it; MAT
 regular expression (RE2 syntax; `(?i)` ignores case). Inside quotes, `\\` is one backslash and
 a backslash before the quote character is that character; any other backslash stays as written
 (so `"\d+"` and `"\\d+"` both are the regex `\d+`). A mistake raises QueryError with its
-position (1-based, in characters).
+position (1-based, in characters); so does nesting NOTs and parentheses deeper than MAX_DEPTH.
 """
 
 from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,6 +37,9 @@ NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?(?![\w.])")
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 SPECIAL_NUMBERS = {"inf": math.inf, "+inf": math.inf, "-inf": -math.inf}
 EXAMPLE = 'reward < 0.2 AND response CONTAINS "sorry"'
+# Parentheses and NOTs inside each other: the parser and the compiler recurse once per level,
+# so a query nested past this is refused before the interpreter's recursion limit is reached.
+MAX_DEPTH = 100
 
 
 class QueryError(ValueError):
@@ -191,6 +196,7 @@ class _Parser:
     def __init__(self, tokens: list[Token]) -> None:
         self.tokens = tokens
         self.at = 0
+        self.depth = 0  # NOTs and parentheses open around the current token
 
     @property
     def current(self) -> Token:
@@ -229,10 +235,12 @@ class _Parser:
         token = self.current
         if token.keyword == "not":
             self.advance()
-            return Not(self.not_())
+            with self.nested(token):
+                return Not(self.not_())
         if token.kind == "(":
             self.advance()
-            node = self.or_()
+            with self.nested(token):
+                node = self.or_()
             closing = self.current
             if closing.kind != ")":
                 raise QueryError(
@@ -243,6 +251,16 @@ class _Parser:
             self.advance()
             return node
         return self.condition()
+
+    @contextmanager
+    def nested(self, token: Token) -> Iterator[None]:
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            raise QueryError(token.position, f"nested more than {MAX_DEPTH} levels deep")
+        try:
+            yield
+        finally:
+            self.depth -= 1
 
     def condition(self) -> Node:
         column = self.column()

@@ -2,8 +2,10 @@
 sampling/sources/ingest/), from the start or from where the table last stopped: a jsonl file
 that grew is read from its last whole line on, as the follower reads it.
 
-A malformed line or row is skipped with a one-line reason (file:line); a parquet file that is
-not complete yet, or cannot be read, is skipped whole and read on a later search.
+A malformed line or row is skipped with a one-line reason (file:line), as is a line longer
+than `rl.jsonl.MAX_LINE_BYTES` or nested deeper than `rl.jsonl.MAX_DEPTH` once its newline is
+written; a parquet file that is not complete yet, or cannot be read, is skipped whole and read
+on a later search.
 """
 
 from __future__ import annotations
@@ -12,14 +14,15 @@ import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-from rl.jsonl import BadLine, parse_line
+from rl import jsonl
 from sampling.sources.ingest import trl
 from sampling.sources.ingest.formats import DumpFile, DumpFormat
 from sampling.sources.ingest.rows import BadRow, DumpRow
 
 PIECE_BYTES = 64 * 2**20  # a bigger file is read (and stored) in pieces of about this size
-HEAD_BYTES = 64 * 2**10  # the first line, up to this: tells a rewritten file from one that grew
+HEAD_BYTES = jsonl.HEAD_BYTES  # the first line, up to this: a rewritten file or one that grew
 TAIL_BYTES = 4096  # the bytes before where reading stopped: the same test at the other end
 
 
@@ -83,28 +86,30 @@ def read_jsonl(dump_format: DumpFormat, file: DumpFile, since: Mark) -> Iterator
     try:
         with open(file.path, "rb") as handle:
             while mark.offset < file.size:
-                handle.seek(mark.offset)
-                data = handle.read(min(file.size - mark.offset, PIECE_BYTES))
-                end = data.rfind(b"\n")
-                if end < 0:
+                block = jsonl.whole_lines(handle, mark.offset, file.size, PIECE_BYTES)
+                if block is None:
                     return  # no whole line yet
-                data = data[: end + 1]
-                lines = data.split(b"\n")[:-1]
                 rows: list[DumpRow] = []
                 problems: list[str] = []
-                for number, raw in enumerate(lines, mark.lines + 1):
-                    if not raw.strip():
+                for number, raw in enumerate(block.lines, mark.lines + 1):
+                    if raw is not None and not raw.strip():
                         continue
                     try:
-                        rows.append(parse(parse_line(raw), number - 1, file.step))
-                    except (BadLine, BadRow) as problem:
+                        rows.append(parse(_parsed(raw), number - 1, file.step))
+                    except (jsonl.BadLine, BadRow) as problem:
                         problems.append(f"{file.path}:{number}: {problem}; skipped")
-                offset = mark.offset + len(data)
-                head = mark.head if mark.offset else digest(lines[0][:HEAD_BYTES])
-                mark = Mark(offset, mark.lines + len(lines), head, tail_before(file.path, offset))
+                head = mark.head if mark.offset else digest(block.head[:HEAD_BYTES])
+                lines = mark.lines + len(block.lines)
+                mark = Mark(block.end, lines, head, tail_before(file.path, block.end))
                 yield Piece(file, rows, mark, problems)
     except OSError as error:
         raise Unreadable(f"cannot read it ({error.strerror or error})") from None
+
+
+def _parsed(raw: bytes | None) -> dict[str, Any]:
+    if raw is None:  # longer than the limit: skipped unread
+        raise jsonl.BadLine(jsonl.over_long(jsonl.MAX_LINE_BYTES))
+    return jsonl.parse_line(raw)
 
 
 def read_parquet(file: DumpFile, reward_weights: Sequence[float] | None) -> Piece:

@@ -69,6 +69,7 @@ def comparison_row(
             "agreement": round(sum(shares) / len(shares), 4) if shares else 1.0,
             "disputed": [list(pair) for pair in disputed],
             "reviews": list(reviews),
+            "deleted_in_label_studio": False,
         },
     }
 

@@ -7,9 +7,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, model_validator
 
 from annotation.comparison import MAX_RESPONSES, MIN_RESPONSES
+from rl.masking import mask_url
 from rl.plugins import is_dotted_path
 
 DEFAULT_LABELING_CONFIG = "configs/label_studio/review.xml"  # as in a checkout
@@ -127,6 +128,12 @@ class AnnotationConfig(Section):
         description="Label Studio API token",
         json_schema_extra={"env": "LABEL_STUDIO_API_KEY", "env_only": True},
     )
+    task_key: SecretStr | None = Field(
+        None,
+        description="key of the seal that ties a task's text to its record "
+        "(annotation/task_seal.py); unset: derived from the API token",
+        json_schema_extra={"env": "LOWTIDE_TASK_KEY", "env_only": True},
+    )
     project: str = Field(
         "lowtide review",
         description="title of the review project (made if none), a template: {run_id} (the "
@@ -177,6 +184,10 @@ class AnnotationConfig(Section):
     compare: CompareConfig = Field(
         default_factory=CompareConfig, description="review_mode compare: the comparison task"
     )
+
+    @field_serializer("label_studio_url", when_used="json")
+    def _show_without_password(self, value: str) -> str:
+        return mask_url(value)
 
     @property
     def compare_size(self) -> int | None:

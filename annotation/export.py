@@ -17,9 +17,10 @@ From `out` (say `data/reward_model/annotations.jsonl`) the export writes, next t
   one row per comparison task with every reviewer's best and worst; its orders join the
   preferences (annotation/comparison_rows.py);
 - `annotations.hf/`: both as a HuggingFace `DatasetDict` (`ratings`, `preferences`);
-- `annotations.cursor.json`: per project, the newest task `updated_at` read, where the next
-  export resumes (a task's `updated_at` moves when a review is added or edited; its
-  `completed_at` does not).
+- `annotations.cursor.json`: per Label Studio server (known by its organization, whatever
+  its URL is spelled: annotation/export_state.py) and project, the newest task `updated_at`
+  read, where the next export resumes (a task's `updated_at` moves when a review is added,
+  edited or deleted; its `completed_at` does not).
 
 Every project of the `annotation.project` series is read (a full project rolls over to the
 next: annotation/series.py); `ExportSummary.projects` says which.
@@ -28,6 +29,15 @@ Rows are keyed by sample_id. Each reviewer (Label Studio user) has one vote per 
 latest annotation, so an edited or redone review replaces the earlier one. Skipped (cancelled)
 annotations are no votes. Rows written by older versions (one reviewer, no `meta.reviews`) are
 read and upgraded. With nothing new, nothing is written.
+
+The files only grow: every export merges what Label Studio holds now into the rows they hold
+(`--since all` and another spelling of the server's URL too); a task's new reviews replace its
+older ones. A review deleted in Label Studio leaves its row's votes; a row whose every review
+is gone stays, marked `meta.deleted_in_label_studio` (annotation/export_deletions.py), and gives
+no preference rows and no row in `annotations.hf/`. Only `rebuild` starts from what the server
+holds now, after a backup of the files (annotation/export_files.py). One export at a time
+writes the files: the next waits for the lock. Tasks whose text no longer matches the seal the
+worker gave them are refused (annotation/export_seals.py), and the summary says which.
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ import json
 import os
 import shutil
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -53,15 +63,26 @@ from annotation.agreement import (
 from annotation.comparison_rows import comparison_preferences, comparison_review, comparison_row
 from annotation.config import AgreementConfig
 from annotation.errors import AnnotationError
+from annotation.export_deletions import (
+    Gone,
+    find_gone,
+    is_deleted,
+    marked_deleted,
+    split_reviews,
+)
+from annotation.export_files import back_up, exclusive
 from annotation.export_rows import (
     ExportPaths,
     PreferenceRow,
     RatingReview,
     RatingRow,
+    ReviewOrigin,
     dataset_features,
     row_meta,
     with_every_meta_key,
 )
+from annotation.export_seals import Refusal, SealGate
+from annotation.export_state import CursorFile, ProjectState, Server
 from annotation.labelstudio import LabelStudioClient
 from annotation.review_form import ReviewForm
 from annotation.review_results import read_result
@@ -96,6 +117,12 @@ class ExportSummary:
     form_categories: tuple[str, ...] = ()  # the project's failure categories, in its form's order
     suggestions_accepted: int = 0  # reviews that kept a machine suggestion as it was
     suggestions_edited: int = 0  # reviews that changed its rating or categories
+    refused: list[Refusal] = field(default_factory=list)  # tasks whose text broke its seal
+    unsealed: int = 0  # tasks read that carry no seal (made before seals existed)
+    deleted: list[str] = field(default_factory=list)  # samples whose every review went now
+    withdrawn: list[str] = field(default_factory=list)  # samples that lost some reviews now
+    deleted_rows: int = 0  # rows in the files marked deleted in Label Studio, all told
+    backup: Path | None = None  # where a rebuild kept the previous files
 
 
 def is_comparison(task: Mapping[str, Any]) -> bool:
@@ -106,9 +133,11 @@ def rule_of(settings: AgreementConfig) -> AgreementRule:
     return AgreementRule(settings.max_rating_spread, settings.min_category_share)
 
 
-def task_reviews(task: Mapping[str, Any]) -> list[dict[str, Any]]:
+def task_reviews(
+    task: Mapping[str, Any], origin: ReviewOrigin = ReviewOrigin()
+) -> list[dict[str, Any]]:
     """Each reviewer's vote on one task: their latest annotation that was not skipped (of a
-    comparison task, their verdict: annotation/comparison_rows.py)."""
+    comparison task, their verdict: annotation/comparison_rows.py), read from `origin`."""
     latest: dict[int | None, Mapping[str, Any]] = {}
     for annotation in task.get("annotations") or []:
         if annotation.get("was_cancelled"):
@@ -117,14 +146,18 @@ def task_reviews(task: Mapping[str, Any]) -> list[dict[str, Any]]:
         held = latest.get(reviewer)
         if held is None or _order(annotation) > _order(held):
             latest[reviewer] = annotation
-    return sorted((_review(task, a) for a in latest.values()), key=_review_order)
+    return sorted((_review(task, a, origin) for a in latest.values()), key=_review_order)
 
 
-def rating_row(task: Mapping[str, Any], rule: AgreementRule = AgreementRule()) -> RatingRow | None:
+def rating_row(
+    task: Mapping[str, Any],
+    rule: AgreementRule = AgreementRule(),
+    origin: ReviewOrigin = ReviewOrigin(),
+) -> RatingRow | None:
     """The rating row of one task, from every reviewer's vote; None if there is no vote, or
     the task carries no sample_id (not imported by lowtide)."""
     data = task.get("data") or {}
-    reviews = task_reviews(task)
+    reviews = task_reviews(task, origin)
     if not reviews or not data.get("sample_id"):
         return None
     reward = data.get("reward")
@@ -140,6 +173,7 @@ def rating_row(task: Mapping[str, Any], rule: AgreementRule = AgreementRule()) -
             reward=reward if isinstance(reward, int | float) else None,
             task_id=task.get("id"),
             selected_by=data.get("selected_by"),  # why it was picked (None: older tasks)
+            deleted_in_label_studio=False,
         ),
     }
     return with_reviews(row, reviews, rule)
@@ -223,11 +257,17 @@ def export_annotations(
     out: str | Path,
     since: str = "last",
     settings: AgreementConfig | None = None,
+    *,
+    rebuild: bool = False,
+    on_wait: Callable[[Path], None] | None = None,
 ) -> ExportSummary:
     """Export every project of `project_title`'s series (a template: annotation/series.py),
-    each from its own cursor."""
+    each from its own cursor, merged into the rows the files beside `out` hold. `rebuild`:
+    start from what Label Studio holds now, after a backup of the files. `on_wait(lock)`: told
+    that another export holds the files, before this one waits for it."""
     settings = settings or AgreementConfig()
-    rule = rule_of(settings)
+    since = "all" if rebuild else since
+    _resolve_since(since, None)  # a bad --since fails before Label Studio is asked anything
     paths = ExportPaths.beside(out)
     projects = series_projects(client.projects_titled, project_title)
     if not projects:
@@ -235,82 +275,233 @@ def export_annotations(
             f"Label Studio at {client.url} has no project {project_title!r}: nothing to export "
             "(a worker creates it with the first batch; check annotation.project)"
         )
-    cursors = _read_cursors(paths.cursor, client.url)
-    starts = {pid: _resolve_since(since, cursors.get(pid)) for pid, _ in projects}
-    # Read before anything is written: Label Studio failing here leaves the files as they were.
+    server = Server.of(client.organization(), client.url)
     first = projects[0][0]
     form = ReviewForm.read(client.labeling_config(first))
-    summary = ExportSummary(
-        since=starts[first], project_id=first, form_categories=form.categories, projects=projects
-    )
-    rows: dict[str, dict[str, Any]] = {}
-    comparisons: dict[str, dict[str, Any]] = {}
-    if any(start is not None for start in starts.values()):
-        stored = _read_rows(paths.ratings)
-        rows = {key: _regrouped(row, rule) for key, row in stored.items()}
-        summary.regrouped = sum(rows[key] != stored[key] for key in rows)
-        comparisons = _read_rows(paths.comparisons)
-    newest = dict(starts)
-    compared_new = 0
-    for project_id, _ in projects:
-        for task in client.annotated_tasks(project_id, starts[project_id]):
-            summary.tasks_read += 1
-            changed = task.get("updated_at")
-            held = newest[project_id]
-            if changed and (held is None or _as_time(changed) > _as_time(held)):
-                newest[project_id] = changed
-            if is_comparison(task):
-                compared = comparison_row(task, task_reviews(task), settings)
-                if compared is None:
-                    summary.skipped += 1
-                elif comparisons.get(compared["sample_id"]) != compared:
-                    compared_new += 1
-                    comparisons[compared["sample_id"]] = compared
-                continue
-            row = rating_row(task, rule)
-            if row is None:
-                summary.skipped += 1
-                continue
-            previous = rows.get(row["sample_id"])
-            if previous is not None:
-                row = _merged(previous, row, task.get("id"), rule)
-            if previous is None:
-                summary.new_rows += 1
-            elif previous != row:
-                summary.updated_rows += 1
-            rows[row["sample_id"]] = row
-    summary.cursor = max((t for t in newest.values() if t), key=_as_time, default=None)
-    if summary.new_rows or summary.updated_rows or summary.regrouped or compared_new:
-        _write_all(paths, rows, settings, comparisons)
-        summary.written = True
-    if summary.tasks_read:  # tasks touched without a new review still move the cursor
-        _write_cursors(paths.cursor, client.url, {**cursors, **newest})
-    # `rows` already holds the file's rows, unless nothing was read (`--since all`, no reviews).
-    final = rows or {k: _regrouped(r, rule) for k, r in _read_rows(paths.ratings).items()}
-    _tally(final.values(), summary, settings)
-    compared_rows = comparisons or _read_rows(paths.comparisons)
-    summary.comparison_rows = len(compared_rows)
-    summary.preference_rows += sum(
-        len(comparison_preferences(row, settings)) for row in compared_rows.values()
-    )
-    summary.agreement = agreement_report(
-        final.values(), settings.alpha_metric, settings.disputed_shown
-    )
+    with exclusive(paths.lock, on_wait):
+        run = _Export.start(client, server, paths, settings, rebuild)
+        summary = run.summary
+        summary.project_id, summary.projects = first, projects
+        summary.form_categories = form.categories
+        starts = {pid: _resolve_since(since, run.state(pid).updated_at) for pid, _ in projects}
+        summary.since = starts[first]
+        # Read before anything is written: Label Studio failing here leaves the files as they
+        # were.
+        read = {pid: run.read(pid, starts[pid]) for pid, _ in projects}
+        run.drop_gone(find_gone(client, server.key, read, run.states, run.every_row()))
+        run.finish()
     return summary
+
+
+@dataclass
+class _Export:
+    """One export's rows and cursors, from reading the files to writing them back."""
+
+    client: LabelStudioClient
+    server: Server
+    paths: ExportPaths
+    settings: AgreementConfig
+    rebuild: bool
+    cursor: CursorFile
+    states: dict[int, ProjectState]
+    rows: dict[str, dict[str, Any]]
+    comparisons: dict[str, dict[str, Any]]
+    summary: ExportSummary
+    states_read: str  # the cursor's state as read: written back only when it changed
+    compared_new: int = 0
+
+    @classmethod
+    def start(
+        cls,
+        client: LabelStudioClient,
+        server: Server,
+        paths: ExportPaths,
+        settings: AgreementConfig,
+        rebuild: bool,
+    ) -> _Export:
+        rule = rule_of(settings)
+        cursor = CursorFile.read(paths.cursor)
+        states = {} if rebuild else cursor.projects(server, client.url)
+        summary = ExportSummary(since=None)
+        rows: dict[str, dict[str, Any]] = {}
+        comparisons: dict[str, dict[str, Any]] = {}
+        if not rebuild:
+            stored = _read_rows(paths.ratings)
+            rows = {key: _regrouped(row, rule) for key, row in stored.items()}
+            summary.regrouped = sum(rows[key] != stored[key] for key in rows)
+            comparisons = _read_rows(paths.comparisons)
+        return cls(client, server, paths, settings, rebuild, cursor, states, rows, comparisons,
+                   summary, _states_json(states))  # fmt: skip
+
+    def state(self, project_id: int) -> ProjectState:
+        return self.states.setdefault(project_id, ProjectState())
+
+    def read(self, project_id: int, start: str | None) -> set[int] | None:
+        """Take the project's tasks changed since `start`; the ids of its annotated tasks
+        when that was all of them (`start` None), else None."""
+        state = self.state(project_id)
+        gate = SealGate(self.client.seal_key, state.sealed_from)
+        origin = ReviewOrigin(self.server.key, project_id)
+        read: set[int] = set()
+        newest = start
+        for task in self.client.annotated_tasks(project_id, start):
+            self.summary.tasks_read += 1
+            read.add(int(task["id"]))
+            changed = task.get("updated_at")
+            if changed and (newest is None or _as_time(changed) > _as_time(newest)):
+                newest = changed
+            if gate.admit(task):
+                self._take(task, origin, state)
+        for task in gate.rest():
+            self._take(task, origin, state)
+        state.rowless |= {refusal.task_id for refusal in gate.refused}
+        state.sealed_from = gate.sealed_from
+        if read:  # a cursor moves only past what was read: a later --since never skips tasks
+            state.updated_at = _later(state.updated_at, newest)
+        self.summary.refused += gate.refused
+        self.summary.unsealed += gate.unsealed
+        return read if start is None else None
+
+    def _take(self, task: dict[str, Any], origin: ReviewOrigin, state: ProjectState) -> None:
+        task_id = task.get("id")
+        if is_comparison(task):
+            compared = comparison_row(task, task_reviews(task, origin), self.settings)
+            if compared is None:
+                self._skip(task_id, state)
+                return
+            previous = self.comparisons.get(compared["sample_id"])
+            self._note_withdrawn(previous, compared, task_id)
+            if previous != compared:
+                self.compared_new += 1
+                self.comparisons[compared["sample_id"]] = compared
+            state.rowless.discard(task_id)
+            return
+        row = rating_row(task, rule_of(self.settings), origin)
+        if row is None:
+            self._skip(task_id, state)
+            return
+        previous = self.rows.get(row["sample_id"])
+        if previous is not None and not is_deleted(previous):  # a deleted row's votes stay out
+            self._note_withdrawn(previous, row, task_id)
+            row = _merged(previous, row, task_id, rule_of(self.settings))
+        if previous is None:
+            self.summary.new_rows += 1
+        elif previous != row:
+            self.summary.updated_rows += 1
+        self.rows[row["sample_id"]] = row
+        state.rowless.discard(task_id)
+
+    def _skip(self, task_id: Any, state: ProjectState) -> None:
+        self.summary.skipped += 1
+        if isinstance(task_id, int):
+            state.rowless.add(task_id)
+
+    def _note_withdrawn(
+        self, previous: Mapping[str, Any] | None, row: Mapping[str, Any], task_id: Any
+    ) -> None:
+        if previous is not None and not is_deleted(previous) and _withdrawn(previous, row, task_id):
+            self.summary.withdrawn.append(str(row["sample_id"]))
+
+    def every_row(self) -> list[dict[str, Any]]:
+        return [*self.rows.values(), *self.comparisons.values()]
+
+    def drop_gone(self, gone: Gone) -> None:
+        """Take the reviews that are `gone` out of the rows; a row left without any stays as
+        it was, marked."""
+        if not gone:
+            return
+        rule = rule_of(self.settings)
+        for held in (self.rows, self.comparisons):
+            for sample_id, row in list(held.items()):
+                if is_deleted(row):
+                    continue
+                kept, lost = split_reviews(row, gone)
+                if not lost:
+                    continue
+                if kept and held is self.rows:
+                    fresh = {**row, "meta": dict(row["meta"])}
+                    held[sample_id] = with_reviews(fresh, [dict(r) for r in kept], rule)
+                    self.summary.withdrawn.append(sample_id)
+                elif not kept:
+                    held[sample_id] = marked_deleted(row)
+                    self.summary.deleted.append(sample_id)
+
+    def finish(self) -> None:
+        """Write what changed, and tally the files' rows into the summary."""
+        summary = self.summary
+        counts = (summary.new_rows, summary.updated_rows, summary.regrouped, self.compared_new,
+                  len(summary.deleted), len(summary.withdrawn))  # fmt: skip
+        if any(counts) or self.rebuild:
+            if self.rebuild:
+                summary.backup = back_up(self.paths)
+            _write_all(self.paths, self.rows, self.settings, self.comparisons)
+            summary.written = True
+        moved = _states_json(self.states) != self.states_read
+        if self.rebuild or moved or not self.cursor.is_current():
+            if self.rebuild:
+                self.cursor.stored = {}  # every server's: the files hold no row of theirs
+            self.cursor.write(self.server, self.states)
+        summary.withdrawn = list(dict.fromkeys(summary.withdrawn))  # a sample named once
+        stamps = [state.updated_at for state in self.states.values() if state.updated_at]
+        summary.cursor = max(stamps, key=_as_time, default=None)
+        live = [row for row in self.rows.values() if not is_deleted(row)]
+        compared = [row for row in self.comparisons.values() if not is_deleted(row)]
+        summary.deleted_rows = len(self.rows) + len(self.comparisons) - len(live) - len(compared)
+        _tally(live, summary, self.settings)
+        summary.comparison_rows = len(compared)
+        summary.preference_rows += sum(
+            len(comparison_preferences(row, self.settings)) for row in compared
+        )
+        summary.agreement = agreement_report(
+            live, self.settings.alpha_metric, self.settings.disputed_shown
+        )
+
+
+def _later(first: str | None, second: str | None) -> str | None:
+    if first is None or second is None:
+        return first or second
+    return max(first, second, key=_as_time)
+
+
+def _states_json(states: Mapping[int, ProjectState]) -> str:
+    return json.dumps({str(pid): state.to_json() for pid, state in sorted(states.items())})
 
 
 def _merged(
     previous: dict[str, Any], row: dict[str, Any], task_id: Any, rule: AgreementRule
 ) -> dict[str, Any]:
-    """A sample imported as two tasks: the votes of its other tasks join this task's; each
-    reviewer still has one (their latest)."""
-    others = [review for review in reviews_of(previous) if review.get("task_id") != task_id]
+    """A sample imported as two tasks (or on two servers): the votes of its other tasks join
+    this task's; each reviewer still has one (their latest)."""
+    others = [r for r in reviews_of(previous) if not _of_task(r, task_id, _server_of(row))]
     if not others:
         return row
     latest: dict[Any, dict[str, Any]] = {}
     for review in sorted([*others, *row["meta"]["reviews"]], key=_review_order):
         latest[review.get("reviewer")] = review
     return with_reviews(row, list(latest.values()), rule)
+
+
+def _of_task(review: Mapping[str, Any], task_id: Any, server: str | None) -> bool:
+    """Whether a stored review was one of this task's: the same task id on the same server (a
+    review stored before reviews named their server counts as this server's)."""
+    return review.get("task_id") == task_id and review.get("label_studio") in (None, server)
+
+
+def _withdrawn(previous: Mapping[str, Any], row: Mapping[str, Any], task_id: Any) -> bool:
+    """Whether a reviewer of this task in `previous` has no vote on it any more (their
+    annotation was deleted, or skipped since)."""
+    server = _server_of(row)
+    voters = {r.get("reviewer") for r in reviews_of(row) if _of_task(r, task_id, server)}
+    return any(
+        r.get("reviewer") not in voters
+        for r in reviews_of(previous)
+        if _of_task(r, task_id, server)
+    )
+
+
+def _server_of(row: Mapping[str, Any]) -> str | None:
+    reviews = reviews_of(row)
+    return reviews[0].get("label_studio") if reviews else None
 
 
 def _regrouped(row: dict[str, Any], rule: AgreementRule) -> dict[str, Any]:
@@ -323,6 +514,8 @@ def _regrouped(row: dict[str, Any], rule: AgreementRule) -> dict[str, Any]:
             {
                 "reviewer": meta.get("annotator_id"),
                 "task_id": meta.get("task_id"),
+                "label_studio": None,  # not known: exported before reviews named their server
+                "project_id": None,
                 "annotation_id": meta.get("annotation_id"),
                 "rating": row.get("rating"),
                 "categories": list(row.get("categories") or []),
@@ -343,13 +536,17 @@ def _reviewer_id(annotation: Mapping[str, Any]) -> int | None:
     return who if isinstance(who, int) and not isinstance(who, bool) else None
 
 
-def _review(task: Mapping[str, Any], annotation: Mapping[str, Any]) -> dict[str, Any]:
+def _review(
+    task: Mapping[str, Any], annotation: Mapping[str, Any], origin: ReviewOrigin
+) -> dict[str, Any]:
     values = read_result(annotation.get("result") or [])
     categories = list(values.categories)
     if is_comparison(task):
         return {
             "reviewer": _reviewer_id(annotation),
             "task_id": task.get("id"),
+            "label_studio": origin.label_studio,
+            "project_id": origin.project_id,
             "annotation_id": annotation.get("id"),
             "annotated_at": _annotated_at(annotation),
             **comparison_review(values),
@@ -357,6 +554,8 @@ def _review(task: Mapping[str, Any], annotation: Mapping[str, Any]) -> dict[str,
     return {
         "reviewer": _reviewer_id(annotation),
         "task_id": task.get("id"),
+        "label_studio": origin.label_studio,
+        "project_id": origin.project_id,
         "annotation_id": annotation.get("id"),
         "rating": values.rating,
         "categories": categories,
@@ -402,30 +601,6 @@ def _as_time(stamp: str) -> datetime:
     return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
 
 
-def _read_cursors(path: Path, url: str) -> dict[int, str | None]:
-    """{project id: the newest `updated_at` read} of this server's projects (a cursor of
-    another server says nothing about this one). The form of a single project's cursor, as
-    earlier versions wrote it, reads too."""
-    try:
-        stored = json.loads(path.read_text())
-    except FileNotFoundError:
-        return {}
-    except ValueError:
-        raise ExportError(f"{path} is not valid JSON: delete it to export everything") from None
-    if not isinstance(stored, dict) or stored.get("label_studio_url") != url:
-        return {}
-    if "projects" in stored:
-        return {int(pid): stamp for pid, stamp in dict(stored["projects"]).items()}
-    if stored.get("project_id") is not None:
-        return {int(stored["project_id"]): stored.get("updated_at")}
-    return {}
-
-
-def _write_cursors(path: Path, url: str, cursors: Mapping[int, str | None]) -> None:
-    projects = {str(pid): stamp for pid, stamp in sorted(cursors.items())}
-    _write_json(path, {"label_studio_url": url, "projects": projects})
-
-
 def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
     def broken(number: int, problem: str) -> None:
         raise ExportError(
@@ -445,13 +620,17 @@ def _write_all(
 ) -> None:
     ordered = sorted(rows.values(), key=_row_order)
     compared = sorted(comparisons.values(), key=_row_order)
-    preferences = [p for row in ordered for p in preference_rows(row, settings)]
-    preferences += [p for row in compared for p in comparison_preferences(row, settings)]
+    # The training views (preferences, the dataset) hold no row deleted in Label Studio.
+    live = [row for row in ordered if not is_deleted(row)]
+    preferences = [p for row in live for p in preference_rows(row, settings)]
+    preferences += [
+        p for row in compared if not is_deleted(row) for p in comparison_preferences(row, settings)
+    ]
     _write_jsonl(paths.ratings, ordered)
     if compared or paths.comparisons.exists():
         _write_jsonl(paths.comparisons, compared)
     _write_jsonl(paths.preferences, preferences)
-    _write_datasets(paths.dataset, ordered, preferences)
+    _write_datasets(paths.dataset, live, preferences)
 
 
 def _row_order(row: Mapping[str, Any]) -> tuple[str, str]:
@@ -476,10 +655,6 @@ def _write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> None:
     # Readers (a training job) never see half a file.
     text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     write_text_atomically(path, text)
-
-
-def _write_json(path: Path, value: Any) -> None:
-    write_text_atomically(path, json.dumps(value, indent=2) + "\n")
 
 
 def _write_datasets(path: Path, ratings: list[RatingRow], preferences: list[PreferenceRow]) -> None:

@@ -29,6 +29,7 @@ class ExportPaths:
     dataset: Path
     cursor: Path
     comparisons: Path
+    lock: Path  # held by the export that writes them (annotation/export_files.py)
 
     @classmethod
     def beside(cls, out: str | Path) -> ExportPaths:
@@ -40,7 +41,12 @@ class ExportPaths:
             dataset=out.with_name(f"{stem}.hf"),
             cursor=out.with_name(f"{stem}.cursor.json"),
             comparisons=out.with_name(f"{stem}.comparisons.jsonl"),
+            lock=out.with_name(f"{stem}.lock"),
         )
+
+    def written(self) -> list[Path]:
+        """Every file the export writes (the lock aside)."""
+        return [self.ratings, self.preferences, self.comparisons, self.dataset, self.cursor]
 
     @classmethod
     def written_in(cls, directory: Path) -> list[Path]:
@@ -67,11 +73,22 @@ class SuggestionOutcome(TypedDict):
     changed: list[str]  # the suggested fields the reviewer changed: "rating", "categories"
 
 
+@dataclass(frozen=True)
+class ReviewOrigin:
+    """Where a review was read: the server's identity (annotation/export_state.py, never its
+    URL) and the project. Task and annotation ids mean something only on their server."""
+
+    label_studio: str | None = None
+    project_id: int | None = None
+
+
 class RatingReview(TypedDict):
     """One reviewer's vote on a single-response task: their latest annotation."""
 
     reviewer: int | None  # the Label Studio user id
     task_id: int | None
+    label_studio: str | None  # ReviewOrigin; None: exported before reviews carried it
+    project_id: int | None
     annotation_id: int | None
     rating: int | None
     categories: list[str]
@@ -101,6 +118,9 @@ class RowMeta(TypedDict):
     agreement: float | None
     reviews: list[RatingReview]
     suggestion: SuggestionOutcome | None
+    # Every review of it was deleted in Label Studio (its annotations, its task or its project):
+    # the row stays in annotations.jsonl as it was, and no training data is made of it.
+    deleted_in_label_studio: bool | None
 
 
 class RatingRow(TypedDict):
@@ -141,6 +161,8 @@ class ComparisonReview(TypedDict):
 
     reviewer: int | None
     task_id: int | None
+    label_studio: str | None  # ReviewOrigin, as a rating review has it
+    project_id: int | None
     annotation_id: int | None
     annotated_at: str
     best: str | None  # a label: "A", "B", ...
@@ -164,6 +186,7 @@ class ComparisonMeta(TypedDict):
     agreement: float
     disputed: list[list[str]]  # pairs of sample ids the reviewers ordered both ways
     reviews: list[ComparisonReview]
+    deleted_in_label_studio: bool  # as a rating row's
 
 
 class ComparisonRow(TypedDict):

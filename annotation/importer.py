@@ -16,7 +16,8 @@ The steps, and why they are in this order:
    project, and once it holds `max_tasks_per_project`, into the next one; mark each request's
    samples as soon as Label Studio acknowledged it. With suggestions on, each task carries its
    prediction (annotation/suggestions.py); a judge that fails for a record costs that task its
-   suggestion, never its import.
+   suggestion, never its import. Each task carries a seal over its texts
+   (annotation/task_seal.py), which the export checks.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from annotation.suggestions import (
     SuggestionRejected,
     build_suggester,
 )
+from annotation.task_seal import sealed
 from sampling.records import RecordError, RolloutRecord, parse_record
 
 # After a killed attempt, its last import request may still be running inside Label Studio
@@ -300,7 +302,9 @@ def _import_into(
             imported = context.imported_in(project.project_id)
             continue
         chunk = todo[start : start + min(config.import_batch_max, room)]
-        tasks = [_task(record, context.suggester, outcome, size) for record in chunk]
+        # Sealed: the export refuses a task whose text was changed in Label Studio since.
+        key = context.client.seal_key
+        tasks = [sealed(_task(record, context.suggester, outcome, size), key) for record in chunk]
         memo.meta[META_IMPORT_STARTED] = time.time()
         attempted = set(memo.meta.get(META_IMPORT_PROJECTS) or []) | {project.project_id}
         memo.meta[META_IMPORT_PROJECTS] = sorted(attempted)

@@ -170,7 +170,8 @@ def test_rows_of_older_exports_are_read_as_one_review() -> None:
     assert upgraded["meta"]["reviews"] == [
         {"reviewer": 1, "task_id": 3, "annotation_id": 4, "rating": 2, "categories": ["format"],
          "better_response": "b", "note": None, "annotated_at": "2024-01-01T00:00:00Z",
-         "suggestion": None}  # older versions made no suggestions
+         "suggestion": None,  # older versions made no suggestions
+         "label_studio": None, "project_id": None}  # nor named the review's server and project
     ]  # fmt: skip
     assert upgraded["meta"]["agreed"] and preference_rows(upgraded)[0]["chosen"] == "b"
     assert _regrouped(upgraded, AgreementRule()) == upgraded  # stable: nothing to rewrite
@@ -312,9 +313,22 @@ class _FakeLabelStudio:
     """Our client's interface as the export uses it, serving the tasks a test gives it."""
 
     url = "http://label-studio.test"
+    seal_key = None  # no key: these tasks carry no seal
 
     def __init__(self) -> None:
         self.tasks: list[dict] = []
+
+    def organization(self) -> tuple[int, str]:
+        return 1, "2024-01-01T00:00:00Z"
+
+    def annotated_task_ids(self, project_id: int) -> set[int]:
+        return {task["id"] for task in self.tasks}
+
+    def annotated_task_count(self, project_id: int) -> int:
+        return len(self.annotated_task_ids(project_id))
+
+    def project_exists(self, project_id: int) -> bool:
+        return project_id == 1
 
     def find_project(self, title: str) -> int:
         return 1

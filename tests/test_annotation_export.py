@@ -4,14 +4,21 @@ would be) come out as rating and preference rows, incrementally, readable by `da
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import datasets
+import httpx
 import pytest
 from label_studio_sdk import LabelStudio
 
+from annotation.export import export_annotations
+from annotation.labelstudio import LabelStudioClient
 from tests.helpers.labelstudio import LabelStudioServer
-from tests.helpers.pipeline import Setup
+from tests.helpers.pipeline import Setup, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -114,3 +121,121 @@ def test_export_of_a_missing_project_says_so(label_studio: LabelStudioServer, wo
     assert result.returncode == 1
     assert f"has no project {setup.project!r}" in result.stderr
     assert not (workdir / "a.jsonl").exists()
+
+
+def by_sample(path: Path) -> dict[str, dict]:
+    return {row["sample_id"]: row for row in read_jsonl(path)}
+
+
+def test_rows_stay_when_reviews_are_deleted_or_edited_in_label_studio_until_a_rebuild(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    records = setup.records(0, 4)
+    samples = [record["sample_id"] for record in records]
+    setup.enqueue(records)
+    assert setup.cli("worker", "--burst").returncode == 0
+    ids = {task["sample_id"]: task["id"] for task in setup.tasks()}
+    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    reviews = [sdk.annotations.create(id=ids[sample], result=review(2, better=f"Better {n}."))
+               for n, sample in enumerate(samples)]  # fmt: skip
+    out = workdir / "data" / "rm" / "annotations.jsonl"
+    first = setup.cli("export", "--out", str(out))
+    assert first.returncode == 0 and "4 new" in first.stderr, first.stderr
+    assert "seal" not in first.stderr  # the worker sealed every task, and none was touched
+
+    # In Label Studio: a reviewed task deleted, a task's only review deleted, and a task's
+    # response rewritten through the API (any reviewer account may).
+    sdk.tasks.delete(id=str(ids[samples[0]]))
+    sdk.annotations.delete(id=int(reviews[1].id))
+    data = label_studio.get(f"/api/tasks/{ids[samples[2]]}").json()["data"]
+    patched = httpx.patch(f"{label_studio.url}/api/tasks/{ids[samples[2]]}",
+                          json={"data": {**data, "response": "Say yes to everything."}},
+                          headers={"Authorization": f"Token {label_studio.api_key}"})  # fmt: skip
+    assert patched.status_code == 200, patched.text
+
+    # The same server under another spelling of its URL: every row stays.
+    setup.url = label_studio.url.replace("127.0.0.1", "localhost")
+    for since in ("last", "all"):
+        again = setup.cli("export", "--out", str(out), "--since", since)
+        assert again.returncode == 0, again.stderr
+        rows = by_sample(out)
+        assert set(rows) == set(samples)
+        assert [rows[s]["meta"]["deleted_in_label_studio"] for s in samples] == [
+            True, True, False, False,
+        ]  # fmt: skip
+        assert rows[samples[2]]["response"] == records[2]["response"]  # as reviewed
+        refused = (f"task {ids[samples[2]]} (sample {samples[2]}): its text does not match "
+                   "its seal")  # fmt: skip
+        assert "refused 1 reviewed task(s)" in again.stderr and refused in again.stderr
+        if since == "last":  # found now; `--since all` keeps them as they are
+            found = next(ln for ln in again.stderr.splitlines() if "lost every review" in ln)
+            assert found.startswith("2 sample(s)") and all(s in found for s in samples[:2])
+        preferences = read_jsonl(out.with_name("annotations.preferences.jsonl"))
+        assert sorted(p["sample_id"] for p in preferences) == sorted(samples[2:])
+    assert "rows deleted in Label Studio" in again.stdout
+
+    # Only a rebuild drops rows, and it keeps the files it replaces.
+    rebuilt = setup.cli("export", "--out", str(out), "--rebuild")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    line = next(ln for ln in rebuilt.stderr.splitlines() if "previous files are kept in" in ln)
+    backup = Path(line.rsplit(" in ", 1)[1])
+    assert backup.parent == out.parent and backup.name.endswith(".bak")
+    assert set(by_sample(backup / "annotations.jsonl")) == set(samples)
+    assert (backup / "annotations.cursor.json").is_file() and (backup / "annotations.hf").is_dir()
+    assert set(by_sample(out)) == {samples[3]}  # task 2 is refused, 0 and 1 are gone
+    for path in out.parent.rglob("*"):
+        if path.is_file():
+            assert label_studio.api_key.encode() not in path.read_bytes(), path
+    setup.assert_no_key_leaked()
+
+
+def test_two_exports_at_once_into_the_same_files_lose_nothing(
+    label_studio: LabelStudioServer, workdir: Path
+) -> None:
+    setup = Setup(label_studio, workdir)
+    records = setup.records(0, 3)
+    setup.enqueue(records)
+    assert setup.cli("worker", "--burst").returncode == 0
+    ids = [task["id"] for task in sorted(setup.tasks(), key=lambda task: task["id"])]
+    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    for task_id in ids[:2]:
+        sdk.annotations.create(id=task_id, result=review(3))
+    out = workdir / "data" / "rm" / "annotations.jsonl"
+    read, resume = threading.Event(), threading.Event()
+
+    class PausedAfterReading(LabelStudioClient):
+        def annotated_tasks(self, project_id, since=None):
+            yield from super().annotated_tasks(project_id, since)
+            read.set()
+            assert resume.wait(120)
+
+    failures: list[BaseException] = []
+
+    def first_export() -> None:
+        try:
+            with PausedAfterReading(label_studio.url, label_studio.api_key) as client:
+                export_annotations(client, setup.project, out)
+        except BaseException as error:  # reported by the test's thread
+            failures.append(error)
+
+    first = threading.Thread(target=first_export)
+    first.start()
+    try:
+        assert read.wait(120)
+        sdk.annotations.create(id=ids[2], result=review(5))  # after the first export's read
+        log = workdir / "second-export.log"
+        with log.open("w") as stderr:
+            second = subprocess.Popen(
+                [sys.executable, "-m", "lowtide", "export", "--out", str(out), *setup.flags],
+                cwd=workdir, env={**os.environ, **setup.env()}, stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=stderr,
+            )  # fmt: skip
+        wait_for(lambda: second.poll() is not None or "waiting for it" in log.read_text(),
+                 120, "the second export to wait or end", explain=log.read_text)  # fmt: skip
+    finally:
+        resume.set()
+        first.join(120)
+    assert second.wait(120) == 0, log.read_text()
+    assert not failures, failures
+    assert set(by_sample(out)) == {record["sample_id"] for record in records}

@@ -31,3 +31,19 @@ def test_the_environment_wins_and_nothing_is_written(
     credentials = ensure_credentials()
     assert credentials.api_key == "from-the-environment-123"
     assert not (workdir / ".env").exists()
+
+
+def test_a_new_setup_gets_a_task_seal_key_and_an_existing_one_keeps_its_own(
+    workdir: Path,
+) -> None:
+    ensure_credentials()
+    key = read_env_file(workdir / ".env")["LOWTIDE_TASK_KEY"]
+    assert len(key) == 64
+    # A setup whose API token is already written seals tasks with the key derived from it: a
+    # new key would not match the seals of the tasks it holds.
+    existing = workdir / "existing.env"
+    existing.write_text("LABEL_STUDIO_API_KEY=an-older-token-1234\n")
+    ensure_credentials(existing)
+    assert "LOWTIDE_TASK_KEY" not in read_env_file(existing)
+    ensure_credentials()
+    assert read_env_file(workdir / ".env")["LOWTIDE_TASK_KEY"] == key  # stable once written

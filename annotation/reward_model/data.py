@@ -8,8 +8,10 @@ reviewers disagree (`meta.agreed` false). A pair whose chosen side a reviewer wr
 `written` (the export's `chosen_written`; in rows exported before that field, a
 `meta.better_response` equal to the chosen text): `rm train --written-weight` weighs those. Each
 pair and rated response keeps the agreement of its sample's reviewers (`meta.agreement`, 1 where
-the row has none): `rm train --weight-by-agreement` weights the loss by it. A malformed file
-fails with the line and the problem; a file without a single usable row fails too.
+the row has none): `rm train --weight-by-agreement` weights the loss by it. A row whose reviews
+were deleted in Label Studio (`meta.deleted_in_label_studio`, annotation/export.py) is skipped.
+A malformed file fails with the line and the problem; a file without a single usable row fails
+too.
 """
 
 from __future__ import annotations
@@ -133,6 +135,8 @@ def _take(
 ) -> None:
     sample_id = str(row.get("sample_id") or f"{where}")
     meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+    if meta.get("deleted_in_label_studio") is True:
+        return  # its reviews are gone from Label Studio: no evidence any more
     if meta.get("run_id"):
         runs.add(str(meta["run_id"]))
     agreement = _agreement(meta, where)

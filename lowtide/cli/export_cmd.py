@@ -7,13 +7,18 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from lowtide.config import load_service_config
 from lowtide.console import err, out
 from lowtide.services.clients import label_studio_client
+from rl.visible_text import visible_line
 
 if TYPE_CHECKING:
     from annotation.agreement import AgreementReport
+    from annotation.export import ExportSummary
+
+SHOWN = 10  # sample ids listed per kind of finding
 
 
 def export(
@@ -25,9 +30,16 @@ def export(
         help="'last' (resume from the cursor), 'all', or an ISO time [export.since]",
     ),
     out_path: Path | None = typer.Option(None, "--out", help="ratings JSONL [export.out]"),
+    rebuild: bool = typer.Option(
+        False,
+        "--rebuild",
+        help="drop the stored rows and write what Label Studio holds now; the previous files "
+        "are copied to a .bak folder beside them first",
+    ),
 ) -> None:
     """Write rating and preference rows (JSONL and a datasets copy) from completed reviews, and
-    show how much reviewers agree. Override any key: --annotation.project="my review"."""
+    show how much reviewers agree. Rows already written are kept and merged with the new
+    reviews. Override any key: --annotation.project="my review"."""
     from annotation.export import ExportPaths, export_annotations
 
     service = load_service_config(config, ctx.args)
@@ -36,9 +48,10 @@ def export(
     with label_studio_client(annotation) as client:
         summary = export_annotations(
             client, annotation.project, target, since or service.export.since,
-            service.export.agreement,
+            service.export.agreement, rebuild=rebuild, on_wait=_say_waiting,
         )  # fmt: skip
     paths = ExportPaths.beside(target)
+    show_checks(summary)
     if len(summary.projects) > 1:
         read = ", ".join(f"{title!r} (id {pid})" for pid, title in summary.projects)
         err.print(f"read {len(summary.projects)} projects of the series: {read}", markup=False)
@@ -58,6 +71,8 @@ def export(
     table.add_column("what")
     table.add_column("count", justify="right")
     table.add_row("rating rows", str(summary.total_rows))
+    if summary.deleted_rows:  # kept in the files, left out of the training data
+        table.add_row("rows deleted in Label Studio", str(summary.deleted_rows))
     if summary.comparison_rows:
         table.add_row("comparison rows", str(summary.comparison_rows))
     table.add_row("preference rows", str(summary.preference_rows))
@@ -67,7 +82,8 @@ def export(
     # The project's categories in its form's order, then any others its reviews hold.
     categories = summary.form_categories
     for category in (*categories, *sorted(set(summary.categories) - set(categories))):
-        table.add_row(f"failure: {category}", str(summary.categories.get(category, 0)))
+        label = Text(visible_line(f"failure: {category}"))  # the reviews' words: not markup
+        table.add_row(label, str(summary.categories.get(category, 0)))
     suggested = summary.suggestions_accepted + summary.suggestions_edited
     if suggested:  # reviews of tasks that carried a machine suggestion
         kept = summary.suggestions_accepted
@@ -80,6 +96,43 @@ def export(
         f"ratings {paths.ratings}\npreferences {paths.preferences}\ndatasets {paths.dataset}",
         markup=False,
     )
+
+
+def _say_waiting(lock: Path) -> None:
+    err.print(f"another export is writing these files ({lock}): waiting for it", markup=False)
+
+
+def show_checks(summary: ExportSummary) -> None:
+    """What the export refused, could not check, found deleted, and where a rebuild kept the
+    files it replaced."""
+    if summary.backup is not None:
+        err.print(f"rebuilt: the previous files are kept in {summary.backup}", markup=False)
+    if summary.refused:
+        err.print(
+            f"refused {len(summary.refused)} reviewed task(s) whose text no longer matches what "
+            "lowtide imported (their reviews are not exported):",
+            markup=False,
+        )
+        for refusal in summary.refused[:SHOWN]:
+            sample = visible_line(refusal.sample_id) or "-"
+            err.print(f"  task {refusal.task_id} (sample {sample}): {refusal.reason}", markup=False)
+    if summary.unsealed:
+        err.print(
+            f"{summary.unsealed} reviewed task(s) carry no seal (imported before tasks were "
+            "sealed): exported, but their text could not be checked",
+            markup=False,
+        )
+    for samples, what in (
+        (
+            summary.deleted,
+            "lost every review in Label Studio: kept, marked deleted_in_label_studio",
+        ),
+        (summary.withdrawn, "lost some reviews in Label Studio: rebuilt from the rest"),
+    ):
+        if samples:
+            shown = ", ".join(visible_line(sample) for sample in samples[:SHOWN])
+            more = f" and {len(samples) - SHOWN} more" if len(samples) > SHOWN else ""
+            err.print(f"{len(samples)} sample(s) {what}: {shown}{more}", markup=False)
 
 
 def show_agreement(report: AgreementReport, task_link: str = "") -> None:
@@ -112,10 +165,10 @@ def show_agreement(report: AgreementReport, task_link: str = "") -> None:
         table.add_column(column, overflow="fold")
     for entry in report.disputed:
         table.add_row(
-            entry.sample_id,
+            Text(visible_line(entry.sample_id)),
             ", ".join(str(task_id) for task_id in entry.task_ids),
             ", ".join("-" if rating is None else str(rating) for rating in entry.ratings),
-            ", ".join(entry.split_categories) or "-",
+            Text(visible_line(", ".join(entry.split_categories) or "-")),
             "yes" if entry.agreed else "no",
         )
     out.print(table)

@@ -103,6 +103,8 @@ def compared_of(
     from annotation.comparison_rows import agreed_orders
 
     for row in rows:
+        if (row.get("meta") or {}).get("deleted_in_label_studio") is True:
+            continue  # its reviews were deleted in Label Studio
         reason = own_reason(row.get("meta") or {}) or reasons.get(str(row.get("sample_id")))
         rewards = {r.get("sample_id"): _number(r.get("reward")) for r in row["responses"]}
         orders = tuple(
@@ -127,8 +129,8 @@ def reviews_of(rows: Iterable[Mapping[str, Any]], reasons: Mapping[str, str]) ->
     agree (a disputed rating is no verdict to credit)."""
     for row in rows:
         meta = row.get("meta") or {}
-        if meta.get("agreed") is False:
-            continue
+        if meta.get("agreed") is False or meta.get("deleted_in_label_studio") is True:
+            continue  # disputed, or its reviews were deleted in Label Studio
         reason = own_reason(meta) or reasons.get(str(row.get("sample_id")))
         reward, rating = _number(meta.get("reward")), _number(row.get("rating"))
         if reason is None or reward is None or rating is None:

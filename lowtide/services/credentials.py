@@ -1,4 +1,5 @@
-"""Label Studio login and API token: from the environment, else a local `.env`, else generated.
+"""Label Studio login and API token: from the environment, else a local `.env`, else generated
+(with them, for a new setup, the key that seals review tasks: LOWTIDE_TASK_KEY).
 
 The generated values are appended to `.env` (git-ignored, mode 600) so that every later command,
 and Label Studio itself, agree on them. Nothing here prints a secret.
@@ -16,6 +17,7 @@ from dotenv import dotenv_values
 USERNAME_VAR = "LABEL_STUDIO_USERNAME"
 PASSWORD_VAR = "LABEL_STUDIO_PASSWORD"
 API_KEY_VAR = "LABEL_STUDIO_API_KEY"
+TASK_KEY_VAR = "LOWTIDE_TASK_KEY"  # the key of task seals (annotation/task_seal.py)
 DEFAULT_USERNAME = "admin@lowtide.local"  # Label Studio wants an email-like login
 
 
@@ -39,12 +41,32 @@ def read_env_file(path: Path) -> dict[str, str]:
     return {key: value for key, value in dotenv_values(path).items() if value is not None}
 
 
-def load_env_file_into_environ(path: Path | None = None) -> None:
+# What `.env` may set: lowtide's services and their secrets. A `.env` is read from the current
+# directory, which may be a folder someone else wrote (a checkout, a copied run): a variable
+# that names code or a file to load (LOWTIDE_CONFIG, PYTHONPATH, LD_PRELOAD) never comes from it.
+ENV_FILE_VARIABLES = frozenset(
+    {USERNAME_VAR, PASSWORD_VAR, API_KEY_VAR, "LABEL_STUDIO_URL", "REDIS_URL", "WANDB_API_KEY",
+     "LOWTIDE_TASK_KEY", "LOWTIDE_PROXY_TOKEN"}
+)  # fmt: skip
+_LOADS_CODE = ("LOWTIDE_", "PYTHON", "LD_", "DYLD_")
+
+
+def load_env_file_into_environ(path: Path | None = None) -> list[str]:
     """Make `.env` values visible to config loading; real environment variables win (an empty
-    one counts as unset, as it does for the config)."""
-    for key, value in read_env_file(path or env_file_path()).items():
-        if not os.environ.get(key):
+    one counts as unset, as it does for the config). Returns a line to show where the file set
+    variables that name code or files to load, which it leaves alone."""
+    path = path or env_file_path()
+    ignored = []
+    for key, value in read_env_file(path).items():
+        if key not in ENV_FILE_VARIABLES:
+            if key.startswith(_LOADS_CODE):
+                ignored.append(key)
+        elif not os.environ.get(key):
             os.environ[key] = value
+    if not ignored:
+        return []
+    names = ", ".join(sorted(ignored)[:5]) + (" ..." if len(ignored) > 5 else "")
+    return [f"{path}: ignored {names} (a .env sets only lowtide's services and secrets)"]
 
 
 def ensure_credentials(path: Path | None = None) -> Credentials:
@@ -62,6 +84,10 @@ def ensure_credentials(path: Path | None = None) -> Credentials:
         if not value:
             value = missing[name] = make()
         values[name] = value
+    if API_KEY_VAR in missing and not (os.environ.get(TASK_KEY_VAR) or stored.get(TASK_KEY_VAR)):
+        # A new setup gets a task seal key of its own. Not added to an existing one: its tasks
+        # are sealed with the key derived from its API token, which a new key would not match.
+        missing[TASK_KEY_VAR] = secrets.token_hex(32)
     if missing:
         _append(path, missing)
     return Credentials(values[USERNAME_VAR], values[PASSWORD_VAR], values[API_KEY_VAR], path)

@@ -195,7 +195,7 @@ def test_untrusted_text_is_escaped_and_redacted_by_default(run_dir: Path, report
     assert "<img src=x onerror=" in text
     assert "&lt;script&gt;" in page and "<script" not in page
     assert "write to <EMAIL_1>" in text and EMAIL not in page
-    assert "texts redacted with the run's sampling.redact settings" in unescape(page)
+    assert "texts redacted with the defaults" in unescape(page)
 
     code, _, err, page = report(str(run_dir), "--no-redact")
     assert code == 0, err
@@ -203,21 +203,23 @@ def test_untrusted_text_is_escaped_and_redacted_by_default(run_dir: Path, report
     assert "texts as logged (not redacted)" in page and "<script" not in page
 
 
-def test_redaction_follows_the_run_config(run_dir: Path, report, tmp_path: Path) -> None:
+def test_redaction_follows_the_readers_config_never_the_runs(
+    run_dir: Path, report, tmp_path: Path
+) -> None:
     copy = tmp_path / "logs" / "run-1"
     shutil.copytree(run_dir, copy)
     allowed = f"sampling:\n  redact:\n    allow: [{EMAIL}]\n"
     (copy / "config.yaml").write_text(allowed)  # as `lowtide train` saves it
     code, _, err, page = report(str(copy))
     assert code == 0, err
-    assert f"write to {EMAIL}" in parsed(page).text("lowest")
+    assert "write to <EMAIL_1>" in parsed(page).text("lowest")
+    assert f"{copy / 'config.yaml'} sets sampling.redact allow: not applied" in err
+
+    code, _, err, page = report(str(copy), "--config", str(copy / "config.yaml"))
+    assert code == 0, err
+    assert f"write to {EMAIL}" in parsed(page).text("lowest") and "not applied" not in err
 
     config = tmp_path / "run.yaml"
-    config.write_text("sampling:\n  redact:\n    allow: [nobody@example.org]\n")
-    code, _, err, page = report(str(copy), "--config", str(config))
-    assert code == 0, err
-    assert "write to <EMAIL_1>" in parsed(page).text("lowest")
-
     config.write_text("sampling:\n  redact:\n    alow: [x]\n")
     code, _, err, page = report(str(run_dir), "--config", str(config))
     assert code == 2 and page == ""

@@ -13,6 +13,7 @@ import typer
 from lowtide.cli.ingest_cmd import DumpFormatName
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from rl.visible_text import visible_line
 
 MAX_PROBLEMS_SHOWN = 5
 REPORT_FILE = "report.html"
@@ -36,15 +37,16 @@ def report(
         True,
         "--redact/--no-redact",
         help="redact the prompts, responses and suspect phrases shown (secrets and personal "
-        "data become placeholders such as <EMAIL_1>), with the run config's sampling.redact "
-        "settings: a report is made to be shared. --no-redact shows them as the run logged them",
+        "data become placeholders such as <EMAIL_1>): a report is made to be shared. "
+        "--no-redact shows them as the run logged them",
     ),
     config: Path | None = typer.Option(
         None,
         "--config",
         "-c",
-        help=f"run config whose sampling.redact settings --redact uses (default: "
-        f"<run>/{RUN_CONFIG_FILE} when there is one, else the built-in defaults)",
+        help="your config whose sampling.redact settings --redact uses (default: the built-in "
+        f"defaults; the run's own <run>/{RUN_CONFIG_FILE} is never applied, as it may name "
+        "code to run: name it here if you trust it)",
     ),
     samples: int = typer.Option(5, "--samples", min=1, help="lowest- and highest-reward shown"),
     top: int = typer.Option(10, "--top", min=1, help="reward-hacking suspects shown at most"),
@@ -56,13 +58,19 @@ def report(
     from lowtide.report import NothingYet, ReportError, collect, render
 
     directory = _directory(run, save_dir)
-    redactor = _redactor(config or _saved_config(directory)) if redact else None
+    redactor = _redactor(config) if redact else None
+    if redact and config is None:
+        _say_what_the_run_asked(directory)
+    redacted_with = f"the sampling.redact settings of {config}" if config else "the defaults"
     target = out_path or directory / REPORT_FILE
     if target.is_dir():
         raise UsageError(f"--out {target}: is a directory; name the HTML file to write")
     try:
         with err.status(f"reading {directory}"):
-            data = collect(directory, dump_format.value, top=top, shown=samples, redact=redactor)
+            data = collect(
+                directory, dump_format.value, top=top, shown=samples, redact=redactor,
+                redacted_with=redacted_with,
+            )  # fmt: skip
     except NothingYet as error:  # as logs search and logs bias: a script may wait and retry
         raise UserError(str(error)) from None
     except ReportError as error:
@@ -70,7 +78,7 @@ def report(
     except _redaction_errors() as error:
         raise UserError(f"redaction failed, no report written: {error}") from None
     for line in data.problems[:MAX_PROBLEMS_SHOWN]:
-        err.print(f"warning: {line}", markup=False)
+        err.print(f"warning: {visible_line(line)}", markup=False)  # may quote the run's files
     if len(data.problems) > MAX_PROBLEMS_SHOWN:
         more = len(data.problems) - MAX_PROBLEMS_SHOWN
         err.print(f"warning: {more} more lines skipped", markup=False)
@@ -99,14 +107,24 @@ def _directory(run: str, save_dir: Path) -> Path:
     raise UsageError(f"no run at {tried}: give a run name, its directory or a dump directory")
 
 
-def _saved_config(directory: Path) -> Path | None:
-    saved = directory / RUN_CONFIG_FILE
-    return saved if saved.is_file() else None
+def _say_what_the_run_asked(directory: Path) -> None:
+    """The run directory is someone's data: where its own config asks for other redaction
+    (a redactor of its own, kinds switched off...), say so once and apply the defaults."""
+    from lowtide.config.untrusted import redact_settings_asked
+
+    asked = redact_settings_asked(directory / RUN_CONFIG_FILE)
+    if asked:
+        err.print(
+            f"note: {directory / RUN_CONFIG_FILE} sets sampling.redact {', '.join(asked)}: not "
+            "applied (a run directory never chooses how it is read); texts are redacted with "
+            "the defaults. Give --config with the settings you trust to use others",
+            markup=False,
+        )
 
 
 def _redactor(config: Path | None) -> Callable[[Sequence[str]], Sequence[str]]:
-    """The redaction `logger.redact` would apply to the run's tables: its sampling.redact
-    settings (kinds, allowlists, patterns, a redactor of its own)."""
+    """The redaction of the reader's own config (kinds, allowlists, patterns, a redactor of
+    their own), else the defaults: never of the run being read."""
     from pydantic import ValidationError
 
     from lowtide.config.messages import describe_errors

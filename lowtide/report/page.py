@@ -93,7 +93,7 @@ def _header(data: ReportData) -> str:
     steps = _steps_logged(data)
     facts = [data.source, str(data.directory), f"{steps} steps", f"{data.samples} scored rollouts"]
     shown = (
-        "texts redacted with the run's sampling.redact settings"
+        f"texts redacted with {data.redacted_with}"
         if data.redacted
         else "texts as logged (not redacted)"
     )

@@ -41,6 +41,7 @@ from annotation.rq_internals import (
     recover_orphans,
     release_dead_scheduler_lock,
 )
+from rl.masking import mask_text
 from sampling.records import JOB_FUNCTION
 
 REJECTED_TTL_S = 7 * 24 * 3600  # as long as a failed batch waits for `lowtide queue requeue`
@@ -89,6 +90,13 @@ class AnnotationWorker(PromptSimpleWorker):
         if isinstance(exc_info[1], LoggedFailure):
             return  # said in one line where it happened; RQ would log it again with a traceback
         super().handle_exception(job, *exc_info)
+
+    def handle_job_failure(
+        self, job: Job, queue: Queue, started_job_registry: Any = None, exc_string: str = ""
+    ) -> None:
+        # What RQ keeps of the failure in Redis (`lowtide queue failed` shows it): a traceback
+        # whose messages may hold a URL with its password.
+        super().handle_job_failure(job, queue, started_job_registry, mask_text(exc_string))
 
     def bootstrap(self, *args: Any, **kwargs: Any) -> None:
         super().bootstrap(*args, **kwargs)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Literal
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 from pydantic import (
     BaseModel,
@@ -15,6 +15,7 @@ from pydantic import (
     model_validator,
 )
 
+from rl.masking import mask_url
 from sampling.redaction.config import RedactConfig
 from sampling.selection.hacking.config import WatchConfig
 
@@ -23,18 +24,6 @@ DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
-
-
-def mask_url_password(url: str) -> str:
-    """`redis://user:secret@host:6379/0` -> `redis://user:****@host:6379/0`; others unchanged."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
-    return urlunsplit(parts._replace(netloc=f"{user}:****@{host}"))
 
 
 class ReviewBudget(Section):
@@ -198,4 +187,4 @@ class QueueConfig(Section):
 
     @field_serializer("redis_url", when_used="json")
     def _show_without_password(self, value: SecretStr) -> str:
-        return mask_url_password(value.get_secret_value())
+        return mask_url(value.get_secret_value())

@@ -219,7 +219,9 @@ def test_real_entry_point_exits_2_without_traceback(tmp_path: Path) -> None:
 SECRET_SPOTS = [
     ("queue", "redis_url", "redis://:s3cret-pw@redis.internal:6379/0", "REDIS_URL"),
     ("queue", "redis_url", "rediss://app:s3cret-pw@redis.internal:6380/0", "REDIS_URL"),
+    ("queue", "redis_url", "redis://redis.internal:6379/0?password=s3cret-pw", "REDIS_URL"),
     ("annotation", "label_studio_url", "https://me:s3cret-pw@ls.internal", "LABEL_STUDIO_URL"),
+    ("annotation", "label_studio_url", "https://ls.internal/?token=s3cret-pw", "LABEL_STUDIO_URL"),
     ("annotation", "api_key", "s3cret-pw", "LABEL_STUDIO_API_KEY"),
     ("logger", "wandb_api_key", "s3cret-pw", "WANDB_API_KEY"),
 ]
@@ -263,3 +265,21 @@ def test_a_url_without_a_password_is_fine_in_a_flag(
                             flag)  # fmt: skip
     assert code == 0, err
     assert flag.split("=", 1)[1] in out
+
+
+@pytest.mark.parametrize(
+    ("variable", "url"),
+    [
+        ("REDIS_URL", "redis://:s3cret-pw@redis.internal:6379/0"),
+        ("REDIS_URL", "redis://redis.internal:6379/0?db=1&password=s3cret-pw"),
+        ("LABEL_STUDIO_URL", "https://me:s3cret-pw@ls.internal"),
+        ("LABEL_STUDIO_URL", "https://ls.internal/?api_token=s3cret-pw"),
+    ],
+)
+def test_a_password_from_the_environment_is_masked_by_config_show(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch, variable: str, url: str
+) -> None:
+    monkeypatch.setenv(variable, url)
+    code, out, err = invoke(capsys, "config", "show", "--config", write(tmp_path / "c.yaml", VALID))
+    assert code == 0, err
+    assert "s3cret-pw" not in out + err and "****" in out

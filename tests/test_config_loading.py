@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from lowtide.config import dump_run_config, load_run_config
-from sampling.config import mask_url_password
+from rl.masking import mask_url
 from tests.conftest import invoke
 
 pytestmark = pytest.mark.unit
@@ -104,8 +104,8 @@ def test_dumped_config_loads_back_the_same(tmp_path: Path) -> None:
         ("rediss://user:p%40ss@host/1", "rediss://user:****@host/1"),
     ],
 )
-def test_mask_url_password(url: str, shown: str) -> None:
-    assert mask_url_password(url) == shown
+def test_mask_url(url: str, shown: str) -> None:
+    assert mask_url(url) == shown
 
 
 def test_shipped_configs_are_valid() -> None:

@@ -11,6 +11,10 @@ the test's own, then through a real burst worker into a real Label Studio, revie
 Afterwards every value of every key in that Redis (RQ's compressed job data decompressed), the
 spool, the Label Studio tasks read through the API, the export files, the run's logs and
 files, the worker's and every command's output are searched: no planted value is anywhere.
+
+The passwords of the services are planted too: Redis wants one, given in `REDIS_URL` as the
+URL's userinfo to some commands and as `?password=` to others, and `LABEL_STUDIO_URL` carries
+one in either form. Neither reaches an output, a file or a Redis key.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from sampling.transport.producer import Producer
 from tests.conftest import REPO, run_cli
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.pipeline import Setup
+from tests.helpers.redis_server import OwnRedis
 from tests.test_annotation_export import review
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
@@ -107,6 +112,11 @@ PLANTED: dict[str, tuple[str, str]] = {
 }
 
 
+# The services' passwords, planted in the URLs the commands are given (see the docstring).
+REDIS_PASSWORD = "rEdis-pw-6k2Qv9"
+LS_PASSWORDS = ("lS-userinfo-pw-3mT8", "lS-query-pw-7Rb1")
+
+
 def planted_texts() -> list[str]:
     return [template.format(value) for template, value in PLANTED.values()]
 
@@ -115,6 +125,9 @@ def needles() -> dict[str, bytes]:
     """What must not be found: each value, and for long ones a distinctive middle part (a value
     cut in two by a careless redactor leaves one)."""
     found = {}
+    for name, value in [("REDIS_PASSWORD", REDIS_PASSWORD), ("LS_PASSWORD", LS_PASSWORDS[0]),
+                        ("LS_PASSWORD_2", LS_PASSWORDS[1])]:  # fmt: skip
+        found[name] = value.encode()
     for name, (_, value) in PLANTED.items():
         found[name] = value.encode()
         if len(value) >= 24:
@@ -183,7 +196,7 @@ def route_planted_samples(url: str, queue: str, spool: Path) -> None:
     assert router.producer.stats.spooled == len(samples) // 2
     spooled, _ = file_leaks(spool, set())
     assert spooled == []
-    assert "<EMAIL_1>" in "".join(p.read_text() for p in spool.rglob("*") if p.is_file())
+    assert b"<EMAIL_1>" in b"".join(p.read_bytes() for p in spool.rglob("*") if p.is_file())
     up = QueueConfig(redis_url=url, name=queue, spool_dir=str(spool), max_latency_ms=20)
     router = Router(config, Producer(up))
     router.route(samples[len(samples) // 2 :], BatchInfo("planted", 1))
@@ -197,15 +210,47 @@ def route_planted_samples(url: str, queue: str, spool: Path) -> None:
 def test_the_search_finds_every_planted_value_in_the_corpus() -> None:
     """The search itself can fail: run over the corpus, it finds each value."""
     corpus = "\n".join(planted_texts()).encode()
-    assert {name.removesuffix(" (middle)") for name in needles()} == set(PLANTED)
+    corpus += f"{REDIS_PASSWORD} {LS_PASSWORDS}".encode()
+    assert {name.removesuffix(" (middle)") for name in needles()} == set(PLANTED) | {
+        "REDIS_PASSWORD", "LS_PASSWORD", "LS_PASSWORD_2"
+    }  # fmt: skip
     assert len(leaks("corpus", corpus)) == len(needles())
+
+
+def with_password(url: str, form: str) -> str:
+    """`url` (no password of its own) with the planted one, as userinfo or as a query."""
+    if "127.0.0.1" in url and url.startswith("redis"):
+        if form == "userinfo":
+            return url.replace("redis://", f"redis://:{REDIS_PASSWORD}@")
+        return f"{url}?password={REDIS_PASSWORD}"
+    if form == "userinfo":
+        return url.replace("http://", f"http://reviewer:{LS_PASSWORDS[0]}@")
+    return f"{url}/?token={LS_PASSWORDS[1]}"
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path):
+    """A redis-server of the test's own that wants the planted password."""
+    (tmp_path / "redis").mkdir()
+    server = OwnRedis(tmp_path / "redis", password=REDIS_PASSWORD)
+    server.start()
+    yield server
+    server.kill()
 
 
 def test_planted_values_are_nowhere(
     label_studio: LabelStudioServer, workdir: Path, tmp_path: Path, tiny_models, own_redis
 ) -> None:
+    bare_redis = own_redis.url.replace(f":{REDIS_PASSWORD}@", "")
     setup = Setup(label_studio, workdir)
-    setup.env = lambda: {**label_studio.env(), "REDIS_URL": own_redis.url}  # type: ignore[method-assign]
+    forms = iter(["userinfo", "query"] * 4)  # each command gets the other form than the last
+
+    def env() -> dict[str, str]:
+        form = next(forms)
+        return {**label_studio.env(), "REDIS_URL": with_password(bare_redis, form),
+                "LABEL_STUDIO_URL": with_password(label_studio.url, form)}  # fmt: skip
+
+    setup.env = env  # type: ignore[method-assign]
     prompts = tmp_path / "planted_prompts.jsonl"
     prompts.write_text("".join(json.dumps({"prompt": t}) + "\n" for t in planted_texts()))
     out = workdir / "run"
@@ -220,10 +265,9 @@ def test_planted_values_are_nowhere(
         "--logger.log_interval.tables=1", "--logger.redact=true",
         "--sampling.threshold=100", "--sampling.max_per_step=1000",
         "--sampling.max_per_minute=1000000",  # every rollout: the default cap keeps 20 a minute
-        f"--queue.redis_url={own_redis.url}", f"--queue.name={setup.queue_name}",
-        f"--queue.spool_dir={out / 'spool'}",
+        f"--queue.name={setup.queue_name}", f"--queue.spool_dir={out / 'spool'}",
         f"--annotation.labeling_config={REPO / 'configs' / 'label_studio' / 'review.xml'}",
-        cwd=workdir,
+        cwd=workdir, env=setup.env(),
     )  # fmt: skip
     (workdir / "train.log").write_text(train.stdout + train.stderr)
     assert train.returncode == 0, train.stderr[-3000:]
@@ -259,6 +303,11 @@ def test_planted_values_are_nowhere(
     found, files = file_leaks(workdir, {prompts})
     assert files > 5 and found == [], found
     assert (export_dir / "annotations.jsonl").stat().st_size > 0
-    for output in (train.stdout + train.stderr, worker.stdout + worker.stderr,
-                   export.stdout + export.stderr):  # fmt: skip
+    quickstart = str(REPO / "configs" / "quickstart.yaml")
+    shows = [setup.cli("config", "show", "-c", quickstart), setup.cli("queue", "status"),
+             run_cli("queue", "failed", f"--queue.name={setup.queue_name}", cwd=workdir,
+                     env=setup.env())]  # fmt: skip
+    assert all(shown.returncode == 0 for shown in shows), [s.stderr for s in shows]
+    for output in [train, worker, export, *shows]:
+        output = output.stdout + output.stderr
         assert leaks("command output", output.encode()) == []

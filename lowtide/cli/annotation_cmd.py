@@ -12,6 +12,7 @@ from lowtide.cli.usage import reads
 from lowtide.config import load_service_config
 from lowtide.console import err, out
 from lowtide.services.clients import label_studio_client
+from rl.masking import url_without_secrets
 
 app = typer.Typer(help="The Label Studio side.", no_args_is_help=True)
 
@@ -44,6 +45,6 @@ def init(
                 time.sleep(3)
     out.print(
         f"project {annotation.project!r} is ready: id {project_id}, "
-        f"{annotation.label_studio_url.rstrip('/')}/projects/{project_id}",
+        f"{url_without_secrets(annotation.label_studio_url).rstrip('/')}/projects/{project_id}",
         markup=False,
     )

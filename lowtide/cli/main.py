@@ -8,8 +8,10 @@ and test starts a process.
 from __future__ import annotations
 
 import sys
+import traceback
 from dataclasses import dataclass
 from importlib import import_module
+from typing import Any
 
 import typer
 from rich.markup import escape
@@ -20,6 +22,8 @@ from lowtide.cli.usage import RUN_CONFIG, click_error_line, click_errors, reads
 from lowtide.console import err
 from lowtide.errors import UserError
 from lowtide.services.credentials import load_env_file_into_environ
+from rl.masking import install_log_masking, mask_text
+from rl.visible_text import visible_text
 
 
 @dataclass(frozen=True)
@@ -79,7 +83,10 @@ def _group() -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    load_env_file_into_environ()
+    for note in load_env_file_into_environ():
+        err.print(f"note: {note}", markup=False)
+    install_log_masking()
+    sys.excepthook = _masked_traceback
     argv = sys.argv[1:] if argv is None else argv
     try:
         # Not standalone: click's usage errors come here, to be told in one line like ours.
@@ -109,9 +116,14 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(code if isinstance(code, int) else 0)
 
 
+def _masked_traceback(kind: type[BaseException], error: BaseException, tb: Any) -> None:
+    """An unexpected error's traceback, with the passwords its messages may hold masked."""
+    sys.stderr.write(mask_text("".join(traceback.format_exception(kind, error, tb))))
+
+
 def _print_error(message: str) -> None:
     for line in message.splitlines():
-        err.print(f"[bold red]error:[/] {escape(line)}")
+        err.print(f"[bold red]error:[/] {escape(visible_text(line))}")  # may quote data
 
 
 if __name__ == "__main__":

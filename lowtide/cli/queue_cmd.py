@@ -3,13 +3,13 @@ workers' counters and the spool. Every command takes `--config` and dotted overr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from annotation import ledger
 from annotation.config import AnnotationConfig
@@ -18,7 +18,9 @@ from lowtide.config import load_service_config
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.services.clients import redis_errors
-from sampling.config import QueueConfig, mask_url_password
+from rl.masking import mask_url
+from rl.visible_text import escaped_json, visible_line
+from sampling.config import QueueConfig
 from sampling.transport import queue_admin
 
 app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_help=True)
@@ -47,9 +49,7 @@ def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     queue = service.queue
     state = _call(queue, queue_admin.queue_status)
     stats = _call(queue, lambda q: ledger.read_stats(queue_admin.connect(q), q.name))
-    table = Table(
-        title=f"queue {state.name} at {mask_url_password(queue.redis_url.get_secret_value())}"
-    )
+    table = Table(title=f"queue {state.name} at {mask_url(queue.redis_url.get_secret_value())}")
     table.add_column("what")
     table.add_column("value", justify="right")
     oldest = "-" if state.oldest_age_s is None else f"{state.oldest_age_s:.0f} s"
@@ -60,6 +60,7 @@ def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
         ("spooled batches", str(state.spool_batches)),
         ("spooled records", str(state.spool_records)),
         ("spool size", f"{state.spool_bytes / 1024:.1f} KiB ({queue.spool_dir})"),
+        ("spool segments quarantined", str(state.spool_quarantined)),
     ]  # fmt: skip
     rows += [(f"workers: {name.replace('_', ' ')}", str(n)) for name, n in stats.counters.items()]
     mean = stats.mean_import_s
@@ -120,7 +121,7 @@ def quarantined(
     entries = _call(queue, lambda q: ledger.quarantined(queue_admin.connect(q), q.name, limit))
     if as_json:
         for entry in entries:
-            out.print(json.dumps(entry, ensure_ascii=False), markup=False)
+            out.print(escaped_json(entry), markup=False)
         return
     rows = [
         (entry.get("job_id", "-"), "-" if entry.get("index") is None else str(entry["index"]),
@@ -176,6 +177,6 @@ def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...
     table = Table(title=title)
     for column in columns:
         table.add_column(column, overflow="fold")
-    for row in rows:
-        table.add_row(*row)
+    for row in rows:  # errors and reasons may quote a payload: Text, never markup, marked
+        table.add_row(*(Text(visible_line(str(cell))) for cell in row))
     out.print(table)

@@ -16,7 +16,7 @@ from lowtide.services.credentials import ensure_credentials
 from lowtide.services.process import is_running
 from lowtide.services.redis_service import ensure_redis, redis_answers, stop_redis
 from lowtide.services.state import ServiceRegistry
-from sampling.config import mask_url_password
+from rl.masking import mask_url
 
 
 class Only(str, Enum):
@@ -107,5 +107,5 @@ def status() -> None:
         alive = record.pid is None or is_running(record.pid, record.command)
         state = "[green]healthy[/]" if healthy and alive else "[red]down[/]"
         owner = f"lowtide (pid {record.pid}, {record.kind})" if record.managed else "external"
-        table.add_row(name, state, mask_url_password(record.url), owner, record.log or "")
+        table.add_row(name, state, mask_url(record.url), owner, record.log or "")
     out.print(table)

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
-from urllib.parse import urlsplit
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -24,6 +23,7 @@ from lowtide.config.overrides import apply_overrides, parse_overrides
 from lowtide.config.yaml_source import Loc, read_yaml_config
 from lowtide.errors import UsageError
 from rl.config import DataConfig, HookSpec, LoggerConfig, ModelConfig, RewardSpec, TrainerConfig
+from rl.masking import url_has_secret
 from sampling.config import QueueConfig, SamplingConfig
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
@@ -183,10 +183,9 @@ def _reject_secrets_outside_env(
 
 
 def _has_password(url: Any) -> bool:
-    try:
-        return isinstance(url, str) and urlsplit(url).password is not None
-    except ValueError:  # a malformed URL: its own field's check says so
-        return False
+    """A password in the userinfo or as a credential query key (`?password=`), which redis-py
+    passes to the connection as it passes the userinfo's."""
+    return isinstance(url, str) and url_has_secret(url)
 
 
 def _apply_environment(

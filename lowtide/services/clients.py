@@ -10,7 +10,8 @@ import redis
 
 from annotation.config import AnnotationConfig
 from lowtide.errors import UserError
-from sampling.config import QueueConfig, mask_url_password
+from rl.masking import mask_url
+from sampling.config import QueueConfig
 
 MISSING_KEY = (
     "LABEL_STUDIO_API_KEY is not set: `lowtide up` writes it to .env, or set it (or "
@@ -37,7 +38,7 @@ def redis_errors(queue: QueueConfig, doing: str = "") -> Iterator[None]:
     try:
         yield
     except redis.RedisError as error:
-        url = mask_url_password(queue.redis_url.get_secret_value())
+        url = mask_url(queue.redis_url.get_secret_value())
         while_doing = f" while {doing}" if doing else ""
         raise UserError(
             f"Redis at {url} is not reachable ({type(error).__name__}){while_doing}: start it "

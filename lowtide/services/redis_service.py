@@ -24,7 +24,8 @@ from lowtide.services.process import (
     wait_until,
 )
 from lowtide.services.state import ServiceRecord, ServiceRegistry
-from sampling.config import DEFAULT_REDIS_URL, mask_url_password
+from rl.masking import mask_url
+from sampling.config import DEFAULT_REDIS_URL
 from sampling.transport.producer import redis_client
 
 NAME = "redis"
@@ -79,7 +80,7 @@ def find_redis_server() -> tuple[str, str] | None:
 def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[ServiceRecord, str]:
     """Returns the record and a sentence saying which Redis is used."""
     url = url or redis_url_from_env()
-    shown = mask_url_password(url)
+    shown = mask_url(url)
     known = registry.get(NAME)
     if (
         known

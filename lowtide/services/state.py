@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lowtide.services.process import is_running, stop_process_group
-from sampling.config import mask_url_password
+from rl.masking import mask_url
 
 STATE_DIR_ENV = "LOWTIDE_STATE_DIR"
 
@@ -80,9 +80,7 @@ class ServiceRegistry:
             return f"{label}: nothing recorded"
         self.remove(name)
         if not record.managed:
-            return (
-                f"{label} at {mask_url_password(record.url)}: not started by lowtide, left running"
-            )
+            return f"{label} at {mask_url(record.url)}: not started by lowtide, left running"
         if is_running(record.pid, record.command):
             stop_process_group(record.pid)
             return f"{label}: stopped pid {record.pid}"

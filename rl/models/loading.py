@@ -83,5 +83,5 @@ class ValueModel(nn.Module):
         model = cls(backbone, backbone.config.hidden_size)
         head_file = Path(ref.model_name_or_path) / VALUE_HEAD_FILE
         if head_file.exists():  # a saved critic, not a fresh one from an LM
-            model.head.load_state_dict(torch.load(head_file, map_location="cpu"))
+            model.head.load_state_dict(torch.load(head_file, map_location="cpu", weights_only=True))
         return model.to(device)

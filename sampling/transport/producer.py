@@ -24,7 +24,8 @@ from rq import Queue
 from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
-from sampling.config import QueueConfig, mask_url_password
+from rl.masking import mask_url
+from sampling.config import QueueConfig
 from sampling.once import first_time
 from sampling.records import JOB_FUNCTION, RecordError
 from sampling.transport.spool import Spool, SpooledBatch, SpoolError
@@ -261,7 +262,7 @@ class Producer:
             self._client.ping()
         except redis.RedisError:
             return False
-        log.info("Redis at %s answers again: replaying the spool", mask_url_password(self.url))
+        log.info("Redis at %s answers again: replaying the spool", mask_url(self.url))
         self.stats.redis_up = True
         return True
 
@@ -269,7 +270,7 @@ class Producer:
         if self.stats.redis_up:
             log.warning(
                 "Redis at %s unreachable (%s): spooling records to %s",
-                mask_url_password(self.url), type(exc).__name__, self.spool.directory,
+                mask_url(self.url), type(exc).__name__, self.spool.directory,
             )  # fmt: skip
         self.stats.redis_up = False
 

@@ -15,16 +15,19 @@ class OwnRedis:
     """A redis-server on a free port with an fsynced append-only file: it can be killed with
     SIGKILL and restarted with what it had acknowledged."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, password: str | None = None) -> None:
         self.port = free_port()
         self.directory = directory
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.password = password
+        auth = f":{password}@" if password else ""
+        self.url = f"redis://{auth}127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen | None = None
 
     def start(self) -> None:
         self.process = subprocess.Popen(
             ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory)],
+             "--appendonly", "yes", "--appendfsync", "always", "--dir", str(self.directory),
+             *(["--requirepass", self.password] if self.password else [])],
             stdout=subprocess.DEVNULL,
         )  # fmt: skip
         client = redis.Redis.from_url(self.url)

@@ -60,7 +60,7 @@ def wandb_run_id(run_id: str) -> str:
     safe = _UNSAFE_ID_CHARS.sub("-", run_id).strip("-.") or "run"
     if safe == run_id and len(safe) <= MAX_RUN_ID_LENGTH:
         return safe
-    digest = hashlib.sha1(run_id.encode("utf-8")).hexdigest()[:8]
+    digest = hashlib.sha1(run_id.encode("utf-8"), usedforsecurity=False).hexdigest()[:8]
     return f"{safe[: MAX_RUN_ID_LENGTH - 9]}-{digest}"
 
 

@@ -14,13 +14,13 @@ One follower at a time per state file (an exclusive lock beside it).
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
+
+from sampling.transport.queue_files import queue_file
 
 STATE_VERSION = 1
 
@@ -85,9 +85,7 @@ def map_position(raw: list[Any]) -> tuple[int, int, str]:
 def default_path(files_dir: Path, queue_name: str, redis_url: str) -> Path:
     """One state file per queue (and Redis): two followers of one directory that feed different
     queues keep separate cursors."""
-    safe = re.sub(r"[^A-Za-z0-9_.-]", "_", queue_name)[:60]
-    digest = hashlib.sha256(f"{redis_url}\0{queue_name}".encode()).hexdigest()[:10]
-    return files_dir / f".lowtide-ingest-{safe}-{digest}.json"
+    return queue_file(files_dir, ".lowtide-ingest", ".json", queue_name, redis_url)
 
 
 class Cursor:

@@ -12,11 +12,9 @@ once, so review still sees each sample once.
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 import os
-import re
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from typing import Any
 from sampling.batch import BatchInfo, PlainSample
 from sampling.routing import Router
 from sampling.sources import group_id_of
+from sampling.transport.queue_files import queue_file
 
 REASON = "search"
 HAND_OVER_TIMEOUT_S = 120.0
@@ -52,9 +51,7 @@ class Ledger:
     once the producer holds them."""
 
     def __init__(self, directory: Path, queue_name: str, redis_url: str) -> None:
-        safe = re.sub(r"[^A-Za-z0-9_.-]", "_", queue_name)[:60]
-        digest = hashlib.sha256(f"{redis_url}\0{queue_name}".encode()).hexdigest()[:10]
-        self.path = directory / f"routed-{safe}-{digest}.ids"
+        self.path = queue_file(directory, "routed", ".ids", queue_name, redis_url)
 
     def load(self) -> set[str]:
         try:

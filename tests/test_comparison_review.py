@@ -23,7 +23,6 @@ from annotation.importer import ImportContext, JobMemo, import_records
 from annotation.review_form import ReviewForm
 from annotation.reward_model.data import load_rm_data
 from annotation.reward_model.train import RMTrainSettings, train_reward_model
-from tests.conftest import REPO
 from tests.helpers import browser
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.records import comparison_records
@@ -31,7 +30,7 @@ from tests.test_reviewer_ui import log_in, page_text, press, submitted_values, w
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
-SCREENSHOT = REPO / "docs" / "images" / "review_compare.png"
+SCREENSHOT = "review_compare.png"  # in docs/images when refreshed (tests/helpers/browser.py)
 PROJECT = "comparison review"
 WAIT_S = 60
 PROMPT = "Name a cool colour in one sentence."
@@ -101,8 +100,7 @@ def test_a_group_is_one_task_reviewed_with_keys_exported_as_pairs_and_trained_on
         chain.key_up(Keys.SHIFT).perform()
         time.sleep(0.2)
         press(driver, "i")  # the worst hallucinates, say
-        SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        driver.save_screenshot(str(SCREENSHOT))
+        browser.save_screenshot(driver, SCREENSHOT)
         values = submitted_values(driver, label_studio, task_id)
     assert values["best"] == {"choices": [best]} and values["worst"] == {"choices": [worst]}
     assert values["failure"] == {"choices": ["hallucination"]}

@@ -24,7 +24,7 @@ from rl.samples import Sample
 from rl.tracking import RunInfo, Tracker
 from sampling.selection.hacking import WatchConfig, analyze_rows
 from sampling.selection.hacking.table import COLUMNS, SUSPECTS_TABLE, suspects_table
-from tests.conftest import REPO, invoke
+from tests.conftest import invoke
 from tests.helpers import browser
 from tests.helpers.dumps import write_verl_step
 from tests.helpers.hacking_runs import Row, Trait, insert_phrase, run
@@ -39,7 +39,7 @@ HOSTILE = (
     "write to ada.lovelace@example.com"
 )
 EMAIL = "ada.lovelace@example.com"
-SCREENSHOT = REPO / "docs" / "images" / "logs_report.png"
+SCREENSHOT = "logs_report.png"  # in docs/images when refreshed (tests/helpers/browser.py)
 
 
 def planted() -> list[Row]:
@@ -322,5 +322,4 @@ def test_the_report_opens_in_chromium_and_shows_each_section(
     assert '<script>window.pwned = "script"</script>' in lowest
     suspect = chromium.find_element(By.CSS_SELECTOR, "#suspects .suspect")
     assert PHRASE in suspect.text
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    chromium.save_screenshot(str(SCREENSHOT))
+    browser.save_screenshot(chromium, SCREENSHOT)

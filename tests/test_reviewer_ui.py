@@ -22,14 +22,13 @@ from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
 from annotation.review_results import quality_of
 from sampling.records import RolloutRecord
-from tests.conftest import REPO
 from tests.helpers import browser
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
-SCREENSHOT = REPO / "docs" / "images" / "review_task.png"
+SCREENSHOT = "review_task.png"  # in docs/images when refreshed (tests/helpers/browser.py)
 PROJECT = "reviewer ui"
 RESPONSE = "  Blue.\x00 Or\u200b green\n"  # leading spaces, a NUL, a zero-width space
 WAIT_S = 60
@@ -181,8 +180,7 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     # Keys: a digit is that rating (5, then 3: the 3 replaces the 5); i and x tick their category.
     driver.find_element(By.TAG_NAME, "body").click()
     press(driver, "53ix")
-    SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-    driver.save_screenshot(str(SCREENSHOT))
+    browser.save_screenshot(driver, SCREENSHOT)
 
     values = submitted_values(driver, label_studio, task_id)
     assert values["quality"] == {"choices": ["3"]}
@@ -195,7 +193,7 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     time.sleep(1.0)
     # The reviewed task (0.05) has left it; as text, 100 would come before 9.
     assert reward_column(driver) == ["9", "10", "100"]
-    driver.save_screenshot(str(SCREENSHOT.with_name("review_list.png")))
+    browser.save_screenshot(driver, "review_list.png")
 
 
 def reward_column(driver: Any) -> list[str]:

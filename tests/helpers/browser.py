@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 PACKAGES = ("chromium", "chromium-driver")  # Debian / Ubuntu package names
@@ -85,6 +87,25 @@ def headless_chrome(window: str, page_load_timeout_s: float) -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+# The documentation's screenshots (docs/images) are refreshed only when asked: a test run never
+# writes inside the tracked tree. `LOWTIDE_SCREENSHOTS=docs pytest -m browser ...` refreshes them.
+SCREENSHOTS_VAR = "LOWTIDE_SCREENSHOTS"
+DOC_IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+
+
+def save_screenshot(driver: Any, name: str) -> Path:
+    """The page as `name` (a PNG) in docs/images when refreshing them, else in a temporary
+    folder; returns where."""
+    if os.environ.get(SCREENSHOTS_VAR) == "docs":
+        folder = DOC_IMAGES
+    else:
+        folder = Path(tempfile.gettempdir()) / f"lowtide-screenshots-{os.getuid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    driver.save_screenshot(str(path))
+    return path
 
 
 def main() -> int:

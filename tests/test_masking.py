@@ -120,3 +120,20 @@ def test_log_records_are_masked_whichever_handler_writes_them(
     text = caplog.text
     assert "tok-in-a-log-line" not in text and "pw-in-url" not in text
     assert "token **** at redis://:****@h/0" in text and "ValueError: failed with ****" in text
+
+
+def test_the_services_file_keeps_no_password_and_connects_with_the_environments(
+    tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lowtide.services.state import ServiceRecord, ServiceRegistry
+
+    url = "redis://:pw-of-redis-41@127.0.0.1:6390/0"
+    registry = ServiceRegistry(tmp_path)
+    registry.put(ServiceRecord(name="redis", url=url, kind="external"))
+    assert "pw-of-redis-41" not in (tmp_path / "services.json").read_text()
+    record = registry.get("redis")
+    assert record is not None and record.url == "redis://127.0.0.1:6390/0"
+    monkeypatch.setenv("REDIS_URL", url)
+    assert record.reachable_url() == url  # the same server: the environment's URL
+    monkeypatch.setenv("REDIS_URL", "redis://:other@10.0.0.1:6379/0")
+    assert record.reachable_url() == "redis://127.0.0.1:6390/0"

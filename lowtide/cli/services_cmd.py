@@ -103,7 +103,7 @@ def status() -> None:
         if record is None:
             table.add_row(name, "[dim]not started[/]", "", "", "")
             continue
-        healthy = check(record.url)
+        healthy = check(record.reachable_url())
         alive = record.pid is None or is_running(record.pid, record.command)
         state = "[green]healthy[/]" if healthy and alive else "[red]down[/]"
         owner = f"lowtide (pid {record.pid}, {record.kind})" if record.managed else "external"

@@ -86,7 +86,7 @@ def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[Ser
         known
         and known.managed
         and is_running(known.pid, known.command)
-        and redis_answers(known.url)
+        and redis_answers(known.reachable_url())
     ):
         return known, f"Redis already running at {shown} (started by lowtide, pid {known.pid})"
     problem = redis_problem(url)

@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lowtide.services.process import is_running, stop_process_group
-from rl.masking import mask_url
+from rl.masking import URL_VARIABLES, mask_url, url_without_secrets
 
 STATE_DIR_ENV = "LOWTIDE_STATE_DIR"
 
@@ -44,6 +44,15 @@ class ServiceRecord:
     @property
     def managed(self) -> bool:
         return self.pid is not None
+
+    def reachable_url(self) -> str:
+        """The URL to connect with: the stored one holds no password (it is saved without its
+        secrets), so the environment's URL of the same server, which may, where there is one."""
+        for variable in URL_VARIABLES:
+            candidate = os.environ.get(variable)
+            if candidate and url_without_secrets(candidate) == self.url:
+                return candidate
+        return self.url
 
 
 class ServiceRegistry:
@@ -89,5 +98,6 @@ class ServiceRegistry:
     def _save(self, records: dict[str, ServiceRecord]) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(".tmp")
-        tmp.write_text(json.dumps({n: asdict(r) for n, r in records.items()}, indent=2))
+        saved = {n: {**asdict(r), "url": url_without_secrets(r.url)} for n, r in records.items()}
+        tmp.write_text(json.dumps(saved, indent=2))
         tmp.replace(self.path)  # atomic: a crash never leaves half a file

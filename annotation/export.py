@@ -90,6 +90,7 @@ from annotation.series import series_projects
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
+from rl.private_files import private_dir
 
 
 class ExportError(AnnotationError):
@@ -674,6 +675,7 @@ def _write_datasets(path: Path, ratings: list[RatingRow], preferences: list[Pref
     # An empty split saved with the default (zero) shards cannot be loaded back.
     empty = {name: 1 for name, split in dataset.items() if not split.num_rows}
     dataset.save_to_disk(str(staging), num_shards=empty or None)
+    private_dir(staging)  # owner-only, as the JSONL files beside it are
     if path.exists():
         shutil.rmtree(path)
     os.replace(staging, path)

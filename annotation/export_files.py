@@ -17,14 +17,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from annotation.export_rows import ExportPaths
+from rl.private_files import PRIVATE_DIR_MODE, private_dir, private_opener
 
 
 @contextmanager
 def exclusive(lock: Path, on_wait: Callable[[Path], None] | None = None) -> Iterator[None]:
     """Hold `lock` for the block; while another export holds it, call `on_wait` once and wait
     for it to finish."""
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a") as handle:  # "a": opening never truncates what a holder wrote
+    # A new folder is owner-only (reviews); one the user named already is left as it is.
+    private_dir(lock.parent, tighten_existing=False)
+    # "a": opening never truncates what a holder wrote
+    with open(lock, "a", opener=private_opener) as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -59,7 +62,7 @@ def _new_folder(ratings: Path, now: datetime) -> Path:
         suffix = "" if attempt == 1 else f"-{attempt}"
         target = ratings.with_name(f"{stem}.{stamp}{suffix}.bak")
         try:
-            target.mkdir(parents=True)
+            target.mkdir(mode=PRIVATE_DIR_MODE, parents=True)
         except FileExistsError:
             continue
         return target

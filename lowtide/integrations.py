@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lowtide.config import load_service_config
+from lowtide.services.credentials import environ_with_env_file
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.routing import Router
 
@@ -38,8 +39,11 @@ def routing_settings(
 ) -> RoutingSettings:
     """`processes`: how many processes of the run route, as the trainer knows it (verl's reward
     workers): how a review budget is shared when the config does not say."""
-    environ = os.environ if environ is None else environ
-    path = config if config is not None else environ.get(CONFIG_VAR) or None
+    # A trainer's own script reads no `.env` itself: the Redis password `lowtide up` kept there
+    # (and the other service variables) are taken from it without touching os.environ. Which
+    # config to load never comes from it (environ_with_env_file leaves LOWTIDE_CONFIG alone).
+    path = config if config is not None else (environ or os.environ).get(CONFIG_VAR) or None
+    environ = environ_with_env_file(os.environ) if environ is None else environ
     loaded = load_service_config(path, overrides, environ)
     sampling, budget = loaded.sampling, loaded.sampling.review_budget
     if processes and budget is not None and budget.processes is None:

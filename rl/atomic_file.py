@@ -9,7 +9,8 @@ from pathlib import Path
 
 def write_text_atomically(path: Path, text: str) -> None:
     """Written beside `path`, flushed to disk, then renamed over it; on failure the old file
-    stays and no temporary file is left behind."""
+    stays and no temporary file is left behind. The file is owner-only (0600, as mkstemp makes
+    it): what is written this way is state or data (cursors, exported reviews)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:

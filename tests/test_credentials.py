@@ -47,3 +47,25 @@ def test_a_new_setup_gets_a_task_seal_key_and_an_existing_one_keeps_its_own(
     assert "LOWTIDE_TASK_KEY" not in read_env_file(existing)
     ensure_credentials()
     assert read_env_file(workdir / ".env")["LOWTIDE_TASK_KEY"] == key  # stable once written
+
+
+def test_a_trainers_script_finds_the_redis_password_up_kept_without_its_environment_changing(
+    workdir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The adapters (TRL, verl, OpenRLHF) build their router from `.env` as the commands do,
+    and leave os.environ as it was; a LOWTIDE_CONFIG there is never followed."""
+    import os
+
+    from lowtide.integrations import routing_settings
+
+    (workdir / ".env").write_text(
+        "REDIS_URL=redis://:kept-by-up-55@127.0.0.1:6391/0\nLOWTIDE_CONFIG=/nowhere.yaml\n"
+    )
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6391/0")  # as the user set it
+    settings = routing_settings()
+    assert settings.queue.redis_url.get_secret_value() == "redis://:kept-by-up-55@127.0.0.1:6391/0"
+    assert (
+        os.environ["REDIS_URL"] == "redis://127.0.0.1:6391/0" and "LOWTIDE_CONFIG" not in os.environ
+    )
+    monkeypatch.setenv("REDIS_URL", "redis://127.0.0.1:6392/0")  # another server: not its password
+    assert routing_settings().queue.redis_url.get_secret_value() == "redis://127.0.0.1:6392/0"

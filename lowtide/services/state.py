@@ -1,4 +1,8 @@
-"""Where local services keep their PID files, logs and data, and what `up` started."""
+"""Where local services keep their PID files, logs and data, and what `up` started.
+
+The state folder and what lowtide puts in it are owner-only (0700 folders, 0600 files): Label
+Studio's database holds its API token and every task, Redis's append-only file every queued
+record."""
 
 from __future__ import annotations
 
@@ -9,7 +13,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from lowtide.services.process import is_running, stop_process_group
+from rl.atomic_file import write_text_atomically
 from rl.masking import URL_VARIABLES, mask_url, url_without_secrets
+from rl.private_files import private_dir
 
 STATE_DIR_ENV = "LOWTIDE_STATE_DIR"
 
@@ -62,6 +68,11 @@ class ServiceRegistry:
         self.root = root or state_dir()
         self.path = self.root / "services.json"
 
+    def directory(self, name: str) -> Path:
+        """`<state>/<name>`, made if missing; it and the state folder owner-only."""
+        private_dir(self.root)
+        return private_dir(self.root / name)
+
     def load(self) -> dict[str, ServiceRecord]:
         try:
             raw = json.loads(self.path.read_text())
@@ -96,8 +107,6 @@ class ServiceRegistry:
         return f"{label}: was not running"
 
     def _save(self, records: dict[str, ServiceRecord]) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(".tmp")
+        private_dir(self.root)
         saved = {n: {**asdict(r), "url": url_without_secrets(r.url)} for n, r in records.items()}
-        tmp.write_text(json.dumps(saved, indent=2))
-        tmp.replace(self.path)  # atomic: a crash never leaves half a file
+        write_text_atomically(self.path, json.dumps(saved, indent=2))  # 0600, never half a file

@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from rl.private_files import PRIVATE_FILE_MODE, private_dir, private_opener
+
 log = logging.getLogger("sampling.transport.spool")
 _SEGMENT = re.compile(r"^segment-(\d{8})\.(spool|jsonl)$")
 SEGMENT_MAX_BYTES = 64 * 2**20  # start a new file past this: replays free disk as they go
@@ -98,7 +100,7 @@ class Spool:
                 f"over the {MAX_FRAME_BYTES}-byte limit"
             )
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
+            private_dir(self.directory)  # queued records: this user's only
             with self._locked():
                 _write(self._writable_segment(), frame)
         except OSError as exc:
@@ -187,7 +189,8 @@ class Spool:
 
     def _ack(self, segment: Path, batch_id: str) -> None:
         # The leading newline: an ack cut short by a crash never glues onto the next one.
-        with open(segment.with_suffix(".acked"), "a", encoding="utf-8") as handle:
+        acked = segment.with_suffix(".acked")
+        with open(acked, "a", encoding="utf-8", opener=private_opener) as handle:
             handle.write(f"\n{batch_id}\n")
             handle.flush()
             os.fsync(handle.fileno())
@@ -205,7 +208,7 @@ class Spool:
             "torn_tail": scan.torn_tail,
         }
         try:
-            folder.mkdir(exist_ok=True)
+            private_dir(folder)
             with suppress(OSError):  # a full disk: the warning still names the ranges
                 (folder / f"{base}.damage.json").write_text(json.dumps(note, indent=1) + "\n")
             segment.rename(folder / f"{base}{segment.suffix}")
@@ -234,8 +237,8 @@ class Spool:
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        with open(self.directory / ".lock", "w") as lock:
+        private_dir(self.directory)
+        with open(self.directory / ".lock", "w", opener=private_opener) as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             try:
                 yield
@@ -250,7 +253,7 @@ def _write(path: Path, frame: bytes) -> None:
     """Append one frame and fsync it; a failed write is truncated away (best effort: a torn
     frame left behind makes the next append start a new segment)."""
     created = not path.exists()
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, PRIVATE_FILE_MODE)
     try:
         start = os.fstat(fd).st_size
         try:

@@ -8,7 +8,8 @@ saved; the state says which byte range of it is still pending and which part of 
 to the producer. Bytes past the state's `end` were written by a run killed before it saved: they
 are cut on start (their dump lines are read again). Keeping the records, not only the offsets, is
 what makes a restart queue nothing twice: see `Follower._commit`.
-One follower at a time per state file (an exclusive lock beside it).
+One follower at a time per state file (an exclusive lock beside it). They sit in the dump
+folder, which may be shared: each is owner-only (0600), as the journal holds routed records.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from rl.private_files import private_opener
 from sampling.transport.queue_files import queue_file
 
 STATE_VERSION = 1
@@ -100,7 +102,7 @@ class Cursor:
         lock_path = self.path.with_name(self.path.name + ".lock")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle = open(lock_path, "a+")  # noqa: SIM115 (held until release)
+            handle = open(lock_path, "a+", opener=private_opener)  # noqa: SIM115 (held until release)
         except OSError as error:
             raise CursorError(f"cannot create the cursor {self.path}: {error}") from None
         try:
@@ -141,7 +143,7 @@ class Cursor:
         text = json.dumps(state.as_json(), ensure_ascii=False, separators=(",", ":"))
         temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
         try:
-            with open(temporary, "w", encoding="utf-8") as handle:
+            with open(temporary, "w", encoding="utf-8", opener=private_opener) as handle:
                 handle.write(text)
                 handle.flush()
                 os.fsync(handle.fileno())
@@ -157,7 +159,7 @@ class Cursor:
         record's size in bytes."""
         lines = [(json.dumps(record, ensure_ascii=False) + "\n").encode() for record in records]
         try:
-            with open(self.journal_path, "ab") as handle:
+            with open(self.journal_path, "ab", opener=private_opener) as handle:
                 handle.truncate(at)
                 handle.write(b"".join(lines))
                 handle.flush()
@@ -187,7 +189,7 @@ class Cursor:
     def cut(self, end: int) -> None:
         """Drop what a killed run wrote past the saved end."""
         try:
-            with open(self.journal_path, "ab") as handle:
+            with open(self.journal_path, "ab", opener=private_opener) as handle:
                 handle.truncate(end)
         except OSError as error:
             raise CursorError(f"cannot write the journal {self.journal_path}: {error}") from None

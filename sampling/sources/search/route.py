@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from rl.private_files import private_opener
 from sampling.batch import BatchInfo, PlainSample
 from sampling.routing import Router
 from sampling.sources import group_id_of
@@ -65,7 +66,7 @@ class Ledger:
         text = "".join(f"{sample_id}\n" for sample_id in sample_ids)
         if not text:
             return
-        with open(self.path, "a", encoding="ascii") as handle:
+        with open(self.path, "a", encoding="ascii", opener=private_opener) as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

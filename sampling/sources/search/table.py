@@ -28,6 +28,7 @@ from typing import Any
 
 import duckdb
 
+from rl.private_files import private_dir, private_opener
 from rl.samples import make_sample_id
 from sampling.sources.ingest.formats import DumpFile, DumpLocation, list_files
 from sampling.sources.search.reader import (
@@ -110,7 +111,8 @@ def cache_dir_for(files_dir: Path) -> Path:
     when that is not writable (a team's read-only copy of a run)."""
     preferred = files_dir / CACHE_DIR
     try:
-        preferred.mkdir(exist_ok=True)
+        # Owner-only: the table holds a copy of every prompt and response.
+        private_dir(preferred, parents=False)
         if os.access(preferred, os.W_OK):
             return preferred
     except OSError:
@@ -140,8 +142,8 @@ class SearchTable:
         """The table brought up to date, on a read-only connection; other searches of the same
         directory wait while one updates it."""
         try:
-            self.directory.mkdir(parents=True, exist_ok=True)
-            lock = open(self.directory / "lock", "a+")  # noqa: SIM115
+            private_dir(self.directory)
+            lock = open(self.directory / "lock", "a+", opener=private_opener)  # noqa: SIM115
         except OSError as error:
             raise TableError(f"cannot write the search cache {self.directory}: {error}") from None
         try:

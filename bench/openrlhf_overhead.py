@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import secrets
 import signal
 import subprocess
 import sys
@@ -146,14 +148,15 @@ def wait_for(port: int) -> None:
     raise SystemExit(f"nothing listens on {port}")
 
 
-def latencies(port: int, work: list[Any]) -> list[float]:
+def latencies(port: int, work: list[Any], headers: dict[str, str] | None = None) -> list[float]:
     found = []
     for queries, prompts, labels in work:
         body = json.dumps({"query": queries, "prompts": prompts, "labels": labels})
         started = time.perf_counter()
         # A new connection per request, as OpenRLHF opens a session per request.
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        connection.request("POST", "/get_reward", body, {"content-type": "application/json"})
+        sent = {"content-type": "application/json", **(headers or {})}
+        connection.request("POST", "/get_reward", body, sent)
         response = connection.getresponse()
         response.read()
         connection.close()
@@ -166,6 +169,7 @@ def http_form(url: str, spool: Path) -> None:
     from lowtide.services.process import free_port
 
     upstream_port, proxy_port = free_port(), free_port()
+    token = secrets.token_urlsafe(32)  # the proxy refuses requests without it
     upstream = subprocess.Popen([sys.executable, __file__, "--upstream", str(upstream_port)])
     proxy = subprocess.Popen(
         [sys.executable, "-m", "lowtide", "openrlhf", "proxy", "--port", str(proxy_port),
@@ -173,17 +177,18 @@ def http_form(url: str, spool: Path) -> None:
          f"--queue.redis_url={url}", "--queue.name=bench-openrlhf-http",
          f"--queue.spool_dir={spool}", "--sampling.threshold=0.5",
          "--sampling.max_per_minute=10000000"],
-        cwd=REPO, stderr=subprocess.DEVNULL,
+        cwd=REPO, stderr=subprocess.DEVNULL, env={**os.environ, "LOWTIDE_PROXY_TOKEN": token},
     )  # fmt: skip
     try:
         wait_for(upstream_port)
         wait_for(proxy_port)
         work = calls(REQUESTS)
+        auth = {"authorization": f"Bearer {token}"}
         direct: list[float] = []
         proxied: list[float] = []
         for chunk in range(0, REQUESTS, 50):  # interleaved
             direct += latencies(upstream_port, work[chunk : chunk + 50])
-            proxied += latencies(proxy_port, work[chunk : chunk + 50])
+            proxied += latencies(proxy_port, work[chunk : chunk + 50], auth)
     finally:
         proxy.send_signal(signal.SIGTERM)
         proxy.wait(timeout=30)

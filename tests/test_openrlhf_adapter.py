@@ -12,12 +12,16 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +29,14 @@ import httpx
 import pytest
 import torch
 
+from lowtide.cli.openrlhf_cmd import proxy_token
 from lowtide.errors import UsageError
 from lowtide.openrlhf import routed
-from lowtide.openrlhf_proxy import RewardProxy
+from lowtide.openrlhf_proxy import Limits, RewardProxy
 from lowtide.services import peer_venvs
+from lowtide.services.credentials import read_env_file
 from lowtide.services.process import free_port
+from rl.masking import mask_text
 from sampling.config import SamplingConfig
 from sampling.records import parse_record
 from sampling.routing import Router
@@ -54,6 +61,7 @@ pytestmark = pytest.mark.unit
 # Variables that would point a test's routing elsewhere than its own Redis and config.
 ROUTING_VARS = ("REDIS_URL", "LOWTIDE_CONFIG", "LOWTIDE_RUN_ID", "LOWTIDE_RANK")
 ROLLOUTS = REPO / "tests" / "helpers" / "openrlhf_rollouts.py"
+TOKEN = "test-proxy-token-0123456789abcdef"  # what requests to the proxy must carry
 THRESHOLD = 0.5  # the user's function gives 0.9 (names the label) or 0.1
 # Two bursts of generation (two steps); a prompt the function cannot score / the server fails.
 BURSTS = [
@@ -259,15 +267,36 @@ def test_reward_file_checks_the_config_without_starting_routing(
     assert not {"lowtide-openrlhf", "lowtide-producer"} & started
 
 
+@contextmanager
+def serving_proxy(
+    upstream: RewardServer, producer: FakeProducer, limits: Limits | None = None
+) -> Iterator[RewardProxy]:
+    proxy = RewardProxy(
+        upstream.url, routing(producer), token=TOKEN, port=0, timeout_s=5, limits=limits
+    )
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    try:
+        yield proxy
+    finally:
+        proxy.shutdown()
+        proxy.close(deadline_s=5)
+
+
+def status_of(port: int, data: bytes, timeout_s: float = 2.0) -> int:
+    """Send raw bytes (a request, or its beginning) and read the status of the answer; a server
+    that keeps waiting for the rest times the test out."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout_s) as sock:
+        sock.sendall(data)
+        return int(sock.makefile("rb").readline().split()[1])
+
+
 @pytest.mark.integration
 def test_the_proxy_answers_byte_for_byte_and_routes_what_was_ok(tmp_path: Path) -> None:
     upstream = RewardServer().start()
     producer = FakeProducer()
-    proxy = RewardProxy(upstream.url, routing(producer), port=0, timeout_s=5)
-    serving = threading.Thread(target=proxy.serve_forever, daemon=True)
-    serving.start()
-    url = f"http://127.0.0.1:{proxy.address[1]}/get_reward"
-    try:
+    with serving_proxy(upstream, producer) as proxy:
+        # The token as OpenRLHF's client sends it: the URL's password (HTTP Basic).
+        url = f"http://lowtide:{TOKEN}@127.0.0.1:{proxy.address[1]}/get_reward"
         for prompt in ("P:", f"P {FAIL_MARK}:"):
             payload = {"query": [f"{prompt} blue"], "prompts": [prompt], "labels": ["red"]}
             direct = httpx.post(upstream.url, json=payload)
@@ -277,10 +306,139 @@ def test_the_proxy_answers_byte_for_byte_and_routes_what_was_ok(tmp_path: Path) 
         upstream.stop()  # the user's server is gone: a failed try, as a refused connection is
         gone = httpx.post(url, json=payload)
         assert gone.status_code == 502 and "upstream unreachable" in gone.text
-    finally:
-        proxy.shutdown()
-        proxy.close(deadline_s=5)
     assert [(r["prompt"], r["response"]) for r in producer.records] == [("P:", " blue")]
+
+
+@pytest.mark.integration
+def test_the_proxy_refuses_a_request_without_the_token_and_forwards_nothing() -> None:
+    upstream = RewardServer().start()
+    producer = FakeProducer()
+    payload = {"query": ["P: blue"], "prompts": ["P:"], "labels": ["red"]}
+    try:
+        with serving_proxy(upstream, producer) as proxy:
+            url = f"http://127.0.0.1:{proxy.address[1]}/get_reward"
+            wrong = ["", f"Bearer {TOKEN[:-1]}x", "Bearer", "Basic bm90IGJhc2U2NA==", TOKEN]
+            for value in wrong:
+                headers = {"authorization": value} if value else {}
+                assert httpx.post(url, json=payload, headers=headers).status_code == 401
+            wrong_password = f"http://lowtide:{TOKEN[:-1]}x@127.0.0.1:{proxy.address[1]}/"
+            assert httpx.post(wrong_password, json=payload).status_code == 401
+            bearer = {"authorization": f"Bearer {TOKEN}"}
+            assert httpx.post(url, json=payload, headers=bearer).status_code == 200
+    finally:
+        upstream.stop()
+    assert sum(upstream.requests.values()) == 1  # only the request with the token went on
+    assert len(producer.records) == 1
+
+
+@pytest.mark.integration
+def test_the_proxy_refuses_a_body_over_the_cap_before_reading_it() -> None:
+    upstream = RewardServer().start()
+    try:
+        with serving_proxy(upstream, FakeProducer(), Limits(max_body=1000)) as proxy:
+            port = proxy.address[1]
+            # Announced larger than the cap: refused on the headers, the 1 GiB never sent.
+            head = f"POST / HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+            assert status_of(port, f"{head}Content-Length: {2**30}\r\n\r\n".encode() + b"{") == 413
+            # Chunked: refused at the chunk that passes the cap, the rest never sent.
+            chunked = f"{head}Transfer-Encoding: chunked\r\n\r\n".encode()
+            assert status_of(port, chunked + b"3e8\r\n" + b"x" * 1000 + b"\r\n1\r\n") == 413
+            # Exactly the cap is fine.
+            body = json.dumps({"query": ["P: a"], "prompts": ["P:"], "labels": ["a"]}).encode()
+            body += b" " * (1000 - len(body))
+            ok = httpx.post(f"http://lowtide:{TOKEN}@127.0.0.1:{port}/", content=body)
+            assert ok.status_code == 200
+    finally:
+        upstream.stop()
+    assert sum(upstream.requests.values()) == 1
+
+
+@pytest.mark.integration
+def test_the_proxy_refuses_a_negative_or_malformed_content_length() -> None:
+    upstream = RewardServer().start()
+    try:
+        with serving_proxy(upstream, FakeProducer()) as proxy:
+            head = f"POST / HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+            for length in ("-1", "abc", "1e3", "5, 6", "+5", "\u00b2"):
+                data = f"{head}Content-Length: {length}\r\n\r\n".encode("latin-1")
+                assert status_of(proxy.address[1], data) == 400, length
+            both = f"{head}Content-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n"
+            assert status_of(proxy.address[1], both.encode()) == 400
+    finally:
+        upstream.stop()
+    assert not upstream.requests
+
+
+@pytest.mark.integration
+def test_the_proxy_answers_at_once_while_200_slow_clients_hold_connections() -> None:
+    upstream = RewardServer().start()
+    producer = FakeProducer()
+    threads_before = threading.active_count()
+    slow: list[socket.socket] = []
+    try:
+        with serving_proxy(upstream, producer, Limits(read_timeout_s=1.5)) as proxy:
+            port = proxy.address[1]
+            partial_head = b"POST /get_reward HTTP/1.1\r\nHost: x\r\n"
+            partial_body = (f"POST /get_reward HTTP/1.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+                            "Content-Length: 1000\r\n\r\n{\"query\": [").encode()  # fmt: skip
+            for i in range(200):
+                sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+                sock.sendall(partial_head if i % 2 else partial_body)
+                slow.append(sock)
+            started = time.monotonic()
+            payload = {"query": ["P: blue"], "prompts": ["P:"], "labels": ["red"]}
+            url = f"http://lowtide:{TOKEN}@127.0.0.1:{port}/get_reward"
+            answer = httpx.post(url, json=payload, timeout=5)
+            assert answer.status_code == 200 and time.monotonic() - started < 2.0
+            # No thread per connection: the slow clients hold sockets, not threads.
+            assert threading.active_count() - threads_before < 20
+            still_open = [sock for sock in slow if _open(sock)]
+            assert len(still_open) == 200  # they were held while the request went through
+            # Past the read deadline (1.5 s after each connected), the proxy drops them all.
+            deadline = time.monotonic() + 3.0
+            while [sock for sock in slow if _open(sock)] and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert not [sock for sock in slow if _open(sock)]
+    finally:
+        for sock in slow:
+            sock.close()
+        upstream.stop()
+    assert len(producer.records) == 1
+
+
+def _open(sock: socket.socket) -> bool:
+    """Whether the peer still holds the connection (nothing to read, no end of stream)."""
+    sock.setblocking(False)
+    try:
+        return sock.recv(1) != b""  # data would be an answer: not expected here
+    except BlockingIOError:
+        return True
+    except ConnectionError:
+        return False
+    finally:
+        sock.setblocking(True)
+
+
+def test_the_proxy_token_is_generated_into_env_and_never_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("REDIS_URL=redis://127.0.0.1:6379/0")  # no last newline
+    monkeypatch.setenv("LOWTIDE_ENV_FILE", str(env_file))
+    for name in ("LOWTIDE_PROXY_TOKEN", "LOWTIDE_PROXY_TOKEN_FILE"):
+        monkeypatch.setenv(name, "")  # recorded, so that what proxy_token sets is undone
+        monkeypatch.delenv(name)
+    token, kept = proxy_token()
+    assert len(token) >= 32 and token not in kept and str(env_file) in kept
+    assert env_file.stat().st_mode & 0o777 == 0o600
+    assert read_env_file(env_file) == {"REDIS_URL": "redis://127.0.0.1:6379/0",
+                                       "LOWTIDE_PROXY_TOKEN": token}  # fmt: skip
+    assert mask_text(f"http://127.0.0.1:5001/{token}") == "http://127.0.0.1:5001/****"
+    assert proxy_token() == (token, "$LOWTIDE_PROXY_TOKEN")  # the next start reads it again
+    for weak in ("short", "has,comma-and-is-long-enough", "spaces are not ok in a url"):
+        monkeypatch.setenv("LOWTIDE_PROXY_TOKEN", weak)
+        with pytest.raises(UsageError, match="16\\+ characters"):
+            proxy_token()
 
 
 # ---- through OpenRLHF's own executor, in its own virtualenv --------------------------------
@@ -383,18 +541,22 @@ def test_http_form_openrlhf_gets_the_same_answers_and_low_ones_are_queued_once(
 ) -> None:
     upstream = RewardServer().start()
     port = free_port()
+    # Credentials in --upstream (the test server ignores them) must not reach the output.
+    with_password = upstream.url.replace("http://", "http://user:upstream-secret@")
     proxy = subprocess.Popen(
-        [sys.executable, "-m", "lowtide", "openrlhf", "proxy", "--upstream", upstream.url,
+        [sys.executable, "-m", "lowtide", "openrlhf", "proxy", "--upstream", with_password,
          "--port", str(port), "--run-id", "orl-http", f"--queue.redis_url={own_redis.url}",
          "--queue.name=orl-http", f"--queue.spool_dir={tmp_path}/spool",
          "--queue.max_latency_ms=50", f"--sampling.threshold={THRESHOLD}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path,
+        env={**os.environ, "LOWTIDE_PROXY_TOKEN": TOKEN},
     )  # fmt: skip
     try:
         wait_for_port(port, proxy)
+        # OpenRLHF's client sends no headers of its own: the token is the URL's password.
         found = rollouts(
             openrlhf_python, tmp_path,
-            {"direct": upstream.url, "proxied": f"http://127.0.0.1:{port}/get_reward"},
+            {"direct": upstream.url, "proxied": f"http://lowtide:{TOKEN}@127.0.0.1:{port}/get_reward"},
         )  # fmt: skip
     finally:
         proxy.send_signal(signal.SIGTERM)
@@ -412,6 +574,8 @@ def test_http_form_openrlhf_gets_the_same_answers_and_low_ones_are_queued_once(
     assert sum(expected_low(found["direct"]).values()) == 5
     assert {r["run_id"] for r in records} == {"orl-http"}
     assert "5 routed" in err
+    assert TOKEN not in err and "upstream-secret" not in err
+    assert f"http://lowtide:<token>@127.0.0.1:{port}/get_reward" in err
 
 
 def wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 30) -> None:

@@ -18,7 +18,7 @@ PIP_FILTER := 2>&1 | { grep -v 'is neither a file nor a directory' || true; }
 # three share two cores well; each process that runs a Label Studio test starts its own server.
 TEST_WORKERS ?= 3
 
-.PHONY: help install bytecode peer-venvs browser postgres demo test unit up down status lint bench clean
+.PHONY: help install bytecode peer-venvs browser postgres demo test unit up down status lint audit bench clean
 
 help:
 	@echo "make demo    set up, start Redis and Label Studio, build the tiny model, show the loop"
@@ -26,6 +26,7 @@ help:
 	@echo "make unit    the unit tier alone: in-process tests, no services (about 1.5 min on 2 cores)"
 	@echo "make browser  install headless Chromium for the reviewer UI tests (as root)"
 	@echo "make postgres start (or, as root, install) PostgreSQL for the tests marked postgres"
+	@echo "make audit   known vulnerabilities in the installed packages (pip-audit)"
 	@echo "make up | down | status | lint | bench | clean"
 
 $(BIN)/python:
@@ -124,6 +125,36 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q tests/test_import_contract.py
+
+# Known vulnerabilities (PyPA's advisory database, from PyPI) in every package installed in the
+# virtualenv, lowtide's own editable install aside; pip-audit is installed there on first use.
+# Found ones fail the target. Where the index or the database cannot be reached (no network, or
+# a package mirror that answers "not found" for every package), it says so and succeeds: then
+# nothing, or not everything, was checked.
+AUDIT_NO_NETWORK := ConnectionError|Max retries|Failed to establish|NameResolution|timed out
+AUDIT_OFFLINE := $(AUDIT_NO_NETWORK)|Network is unreachable|ProxyError|SSLError
+audit: install
+	@if ! $(BIN)/python -c 'import pip_audit' 2>/dev/null \
+	    && ! $(BIN)/pip install --quiet pip-audit $(PIP_FILTER); then \
+	  echo "make audit: could not install pip-audit (no package index?); nothing was checked"; \
+	  exit 0; \
+	fi; \
+	status=0; out="$$($(BIN)/pip-audit --skip-editable --progress-spinner off 2>&1)" || status=$$?; \
+	printf '%s\n' "$$out"; \
+	if [ "$$status" != 0 ] && ! grep -qE 'known vulnerabilit' <<<"$$out" \
+	    && grep -qE '$(AUDIT_OFFLINE)' <<<"$$out"; then \
+	  echo "make audit: pip-audit could not reach its advisory database; nothing was checked"; \
+	  exit 0; \
+	fi; \
+	skipped=$$(grep -c 'could not be audited' <<<"$$out" || true); \
+	installed=$$($(BIN)/pip list --format=freeze --exclude-editable 2>/dev/null | wc -l); \
+	if [ "$$skipped" -ge "$$installed" ]; then \
+	  echo "make audit: the advisory database knew none of the $$installed packages" \
+	    "(a package mirror in PyPI's place?); nothing was checked"; \
+	elif [ "$$skipped" -gt 0 ]; then \
+	  echo "make audit: $$skipped of $$installed packages could not be audited (listed above)"; \
+	fi; \
+	exit $$status
 
 $(VENV)/.bench-installed: $(VENV)/.deps-installed
 	$(BIN)/pip install --quiet -e '.[dev,bench]' $(PIP_FILTER)

@@ -217,6 +217,12 @@ class LoggerConfig(Section):
     prometheus_port: int = Field(
         9110, ge=1, le=65535, description="prometheus backend: /metrics on this port"
     )
+    prometheus_host: str = Field(
+        "127.0.0.1",
+        min_length=1,
+        description="prometheus backend: the interface it listens on; loopback by default, "
+        "`0.0.0.0` where a cluster's Prometheus scrapes the pod (behind a NetworkPolicy)",
+    )
     rollout_max_length: int = Field(
         512, ge=16, description="table texts are cut past this many characters (and marked)"
     )

@@ -13,12 +13,15 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from secrets import token_hex
+from urllib.parse import urlsplit
 
 import pytest
 import yaml
 
 from lowtide.config import load_run_config, load_service_config
 from lowtide.services.labelstudio import VERSION as LABEL_STUDIO_VERSION
+from rl.config import LoggerConfig
 from sampling.config import QueueConfig
 from tests.conftest import REPO, invoke
 
@@ -123,6 +126,28 @@ def test_compose_one_shot_services_do_not_inherit_the_worker_healthcheck() -> No
     for name, service in SERVICES.items():
         if service.get("restart") == "no":
             assert service.get("healthcheck", {}).get("disable") is True, name
+
+
+# Images whose entrypoint starts as root and drops to the image's own user only when the command
+# is the server (redis's docker-entrypoint.sh: `$1 = redis-server`; postgres's: `$1 = postgres`,
+# its default command); with any other command (`sh -c ...`) the server runs as root.
+DROPS_ROOT_FOR = {"redis": "redis-server", "postgres": "postgres"}
+
+
+def test_no_compose_service_runs_as_root() -> None:
+    for name, service in SERVICES.items():
+        user = str(service.get("user", "")).split(":")[0]
+        if user:
+            assert user not in ("0", "root"), f"{name}: runs as root"
+            continue
+        image = service["image"].rsplit("/", 1)[-1].split(":")[0]
+        server = DROPS_ROOT_FOR.get(image)
+        assert server, f"{name}: name a non-root `user:` ({image} does not drop root by itself)"
+        command = service.get("command") or [server]
+        assert "entrypoint" not in service and command[0] == server, (
+            f"{name}: {image}'s entrypoint drops root only for `{server} ...`; "
+            f"`{command[0]} ...` runs as root"
+        )
 
 
 @pytest.mark.integration
@@ -452,6 +477,10 @@ def test_the_trainer_job_routes_low_reward_samples_and_is_scraped(
     assert "low_reward_sampler" in [hook.type for hook in config.hooks]
     assert "prometheus" in config.logger.name
     port = config.logger.prometheus_port
+    # Loopback unless told: the Job opens it to the pod network, where the NetworkPolicy lets
+    # only Prometheus in.
+    assert LoggerConfig().prometheus_host == "127.0.0.1"
+    assert config.logger.prometheus_host == "0.0.0.0"
     annotations = template["metadata"]["annotations"]
     assert annotations["prometheus.io/scrape"] == "true"
     assert annotations["prometheus.io/port"] == str(port)
@@ -470,6 +499,363 @@ def test_keda_alone_sets_the_worker_replica_count(
         for doc in rendered:
             if doc["kind"] == "Deployment" and doc["metadata"]["name"] in scaled:
                 assert "replicas" not in doc["spec"], "an apply would reset KEDA's replica count"
+
+
+# --- Kubernetes: who reaches whom, who runs as what, where credentials are ---
+
+K8S_README = (DEPLOY / "k8s" / "README.md").read_text()
+SECRET_KEYS = re.findall(
+    r"^([a-z-]+)=", (DEPLOY / OVERLAY / "secrets.env.example").read_text(), flags=re.M
+)
+POD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job")
+
+
+def helm_installs() -> dict[str, dict]:
+    """The README's `helm install RELEASE CHART -n NAMESPACE -f VALUES ...`, by chart."""
+    installs = {}
+    joined = re.sub(r"\\\n\s*", " ", K8S_README)  # continued lines as one
+    for line in re.findall(r"^helm install .*$", joined, flags=re.M):
+        words = shlex.split(line.split(" #", 1)[0])
+        release, chart, options = words[2], words[3], words[4:]
+        install = {"release": release, "namespace": "default", "values": [], "sets": []}
+        for option, value in zip(options, [*options[1:], ""], strict=True):
+            if option in ("-n", "--namespace"):
+                install["namespace"] = value
+            elif option in ("-f", "--values"):
+                install["values"].append(REPO / value)
+            elif option in ("--set", "--set-string", "--set-file"):
+                install["sets"].append(value)
+        installs[chart] = install
+    return installs
+
+
+def helm_values(chart: str) -> dict:
+    merged: dict = {}
+    for path in helm_installs()[chart]["values"]:
+        assert path.exists(), f"{chart}: the README installs it with {path}, which is missing"
+        merged |= yaml.safe_load(path.read_text())
+    return merged
+
+
+def chart_pods(chart: str) -> dict[str, dict[str, str]]:
+    """The labels a chart's pods carry, from the README's release name: Bitnami's
+    common.labels.matchLabels plus the component, and Label Studio's ls-app and rqworker selector
+    labels (its bundled PostgreSQL is Bitnami's). The NetworkPolicies must select these."""
+    release = helm_installs()[chart]["release"]
+    instance = {"app.kubernetes.io/instance": release}
+    if chart == "bitnami/redis":
+        master = {"app.kubernetes.io/name": "redis", "app.kubernetes.io/component": "master"}
+        return {"redis": {**master, **instance}}
+    assert chart == "heartex/label-studio", f"{chart}: say which labels its pods carry"
+    return {
+        "label-studio": {"app.kubernetes.io/name": "ls-app", **instance},
+        "label-studio's rqworker": {"app.kubernetes.io/part-of": "label-studio", **instance},
+        "label-studio's postgresql": {"app.kubernetes.io/name": "postgresql",
+                                      "app.kubernetes.io/component": "primary", **instance},
+    }  # fmt: skip
+
+
+def selects(selector: dict | None, labels: dict[str, str]) -> bool:
+    """A label selector (matchLabels, matchExpressions) as Kubernetes evaluates it."""
+    selector = selector or {}
+    if any(labels.get(key) != value for key, value in (selector.get("matchLabels") or {}).items()):
+        return False
+    for expression in selector.get("matchExpressions") or []:
+        key, values = expression["key"], expression.get("values") or []
+        holds = {
+            "In": key in labels and labels[key] in values,
+            "NotIn": key not in labels or labels[key] not in values,
+            "Exists": key in labels,
+            "DoesNotExist": key not in labels,
+        }[expression["operator"]]
+        if not holds:
+            return False
+    return True
+
+
+Pod = tuple[str, dict[str, str]]  # namespace, labels
+
+
+def admits(policies: list[dict], namespace: str, target: dict[str, str], source: Pod, port: int
+           ) -> bool:  # fmt: skip
+    """Whether NetworkPolicies let `source` open a TCP connection to `port` of a pod labelled
+    `target` in `namespace`: a pod that no policy selects takes every connection; a selected one
+    only those that one of its policies' ingress rules allows (peer and port)."""
+    source_namespace, source_labels = source
+    applying = [
+        policy
+        for policy in policies
+        if policy["metadata"].get("namespace", namespace) == namespace
+        and "Ingress" in policy["spec"].get("policyTypes", ["Ingress"])
+        and selects(policy["spec"].get("podSelector"), target)
+    ]
+    if not applying:
+        return True
+
+    def peer_admits(peer: dict) -> bool:
+        if "ipBlock" in peer:
+            return False
+        if "namespaceSelector" in peer:
+            ns_labels = {"kubernetes.io/metadata.name": source_namespace}
+            if not selects(peer["namespaceSelector"], ns_labels):
+                return False
+        elif source_namespace != namespace:
+            return False
+        return "podSelector" not in peer or selects(peer["podSelector"], source_labels)
+
+    for policy in applying:
+        for rule in policy["spec"].get("ingress") or []:
+            ports = rule.get("ports")
+            if ports and not any(
+                item.get("protocol", "TCP") == "TCP" and item.get("port") in (None, port)
+                for item in ports
+            ):
+                continue
+            peers = rule.get("from")
+            if not peers or any(peer_admits(peer) for peer in peers):
+                return True
+    return False
+
+
+def pod_templates(docs: list[dict]) -> Iterator[tuple[str, dict]]:
+    """(name, pod spec) of every object that runs pods."""
+    for doc in docs:
+        name = doc.get("metadata", {}).get("name") or doc.get("metadata", {}).get("generateName")
+        if doc["kind"] == "Pod":
+            yield name, doc["spec"]
+        elif doc["kind"] == "CronJob":
+            yield name, doc["spec"]["jobTemplate"]["spec"]["template"]["spec"]
+        elif doc["kind"] in POD_KINDS:
+            yield name, doc["spec"]["template"]["spec"]
+
+
+def template_labels(docs: list[dict], kind: str, name: str) -> dict[str, str]:
+    (doc,) = [d for d in docs if d["kind"] == kind and d["metadata"].get("name") == name]
+    return doc["spec"]["template"].get("metadata", {}).get("labels") or {}
+
+
+def example_docs() -> list[dict]:
+    return [doc for path in sorted(EXAMPLES.glob("*.yaml"))
+            for doc in yaml.safe_load_all(path.read_text()) if doc]  # fmt: skip
+
+
+@pytest.mark.integration  # renders with kubectl kustomize
+def test_network_policies_let_only_lowtide_s_clients_reach_redis_label_studio_and_metrics(
+    deploy_copy: Path, tmp_path: Path
+) -> None:
+    # The overlay rendered with other namespaces in its network.env than the defaults: settings.
+    tree = tmp_path / "deploy"
+    shutil.copytree(deploy_copy, tree)
+    network = {
+        "ingress-namespace": "edge",
+        "ingress-name": "edge-proxy",
+        "monitoring-namespace": "observability",
+        "keda-namespace": "autoscaling",
+    }
+    (tree / OVERLAY / "network.env").write_text("".join(f"{k}={v}\n" for k, v in network.items()))
+    rendered = kustomize(tree / OVERLAY)
+    namespace = yaml.safe_load((DEPLOY / OVERLAY / "kustomization.yaml").read_text())["namespace"]
+    policies = [doc for doc in rendered if doc["kind"] == "NetworkPolicy"]
+
+    installs = helm_installs()
+    for chart in ("bitnami/redis", "heartex/label-studio"):
+        assert installs[chart]["namespace"] == namespace, (
+            f"{chart}: installed outside {namespace}, where the NetworkPolicies do not reach it"
+        )
+    # The charts' own policies admit every pod, and policies add up: they must be off.
+    assert helm_values("bitnami/redis")["networkPolicy"]["enabled"] is False
+    ls_values = helm_values("heartex/label-studio")
+    assert ls_values["postgresql"]["primary"]["networkPolicy"]["enabled"] is False
+
+    def here(labels: dict[str, str]) -> Pod:
+        return namespace, labels
+
+    worker = template_labels(rendered, "Deployment", "lowtide-worker")
+    init = template_labels(rendered, "Job", "lowtide-annotation-init")
+    (trainer_job,) = [doc for doc in example_docs() if "generateName" in doc["metadata"]]
+    trainer = trainer_job["spec"]["template"].get("metadata", {}).get("labels") or {}
+    export = {"app.kubernetes.io/name": "lowtide-export"}
+    assert "lowtide-export" in " ".join(K8S_README.split())  # the README gives it this label
+    charts = {**chart_pods("bitnami/redis"), **chart_pods("heartex/label-studio")}
+    sources: dict[str, Pod] = {
+        "the worker": here(worker),
+        "the trainer": here(trainer),
+        "the project Job": here(init),
+        "an export pod": here(export),
+        **{name: here(labels) for name, labels in charts.items()},
+        "another pod of the namespace": here({"app.kubernetes.io/name": "something-else"}),
+        "a pod labelled as the worker in another namespace": ("elsewhere", worker),
+        "the ingress controller": (network["ingress-namespace"],
+                                   {"app.kubernetes.io/name": network["ingress-name"]}),
+        "another pod of the ingress namespace": (network["ingress-namespace"], {"app": "x"}),
+        "the default ingress namespace (not configured)": (
+            "ingress-nginx", {"app.kubernetes.io/name": "ingress-nginx"}),
+        "prometheus": (network["monitoring-namespace"], {"app.kubernetes.io/name": "prometheus"}),
+        "the default monitoring namespace (not configured)": ("monitoring", {}),
+        "keda's operator": (network["keda-namespace"], {"app.kubernetes.io/name": "keda-operator"}),
+        "another pod of keda's namespace": (network["keda-namespace"], {"app": "x"}),
+    }  # fmt: skip
+    example = (DEPLOY / OVERLAY / "secrets.env.example").read_text()
+    redis_port = urlsplit(re.search(r"^redis-url=(.*)$", example, flags=re.M)[1]).port
+    expected = [
+        # target, its labels, port (Label Studio: the chart's nginx, behind Service port 80)
+        ("redis", charts["redis"], redis_port, {"the worker", "the trainer", "keda's operator"}),
+        ("label-studio", charts["label-studio"], 8085, {
+            "the worker", "the project Job", "an export pod", "the ingress controller"}),
+        ("label-studio's postgresql", charts["label-studio's postgresql"], 5432, {
+            "label-studio", "label-studio's rqworker"}),
+        ("the worker's /metrics", worker, 9108, {"prometheus"}),
+        ("the trainer's /metrics", trainer, 9110, {"prometheus"}),
+    ]  # fmt: skip
+    for target, labels, port, allowed in expected:
+        assert labels, f"{target}: its pods carry no label a policy could select"
+        for name, source in sources.items():
+            verdict = admits(policies, namespace, labels, source, port)
+            assert verdict == (name in allowed), (
+                f"{target}:{port}: {name} is {'let in' if verdict else 'kept out'}"
+            )
+    # Anything else in the namespace takes no connection at all.
+    for name, source in sources.items():
+        for port in (80, 5432, 6379, 8080, 8085, 9108, 9110):
+            assert not admits(policies, namespace, {"app": "new"}, source, port), (name, port)
+    # KEDA's operator connects from its own namespace: the Service's name must say where.
+    (scaled,) = [doc for doc in rendered if doc["kind"] == "ScaledObject"]
+    address = scaled["spec"]["triggers"][0]["metadata"]["address"]
+    release = installs["bitnami/redis"]["release"]
+    assert address == f"{release}-master.{namespace}.svc:{redis_port}", address
+
+
+def assert_unprivileged(docs: list[dict]) -> list[str]:
+    """Every pod of `docs` is hardened as the worker is; returns their names."""
+    names = []
+    for name, pod in pod_templates(docs):
+        names.append(name)
+        assert pod.get("automountServiceAccountToken") is False, (
+            f"{name}: mounts a Kubernetes API token it never uses"
+        )
+        for container in [*pod.get("initContainers", []), *pod["containers"]]:
+            where = f"{name}/{container['name']}"
+            context = {**(pod.get("securityContext") or {}), **(container.get("securityContext")
+                                                                or {})}  # fmt: skip
+            assert context.get("runAsNonRoot") is True or context.get("runAsUser") not in (
+                None, 0), f"{where}: may run as root"  # fmt: skip
+            assert context.get("allowPrivilegeEscalation") is False, where
+            assert not context.get("privileged"), where
+            capabilities = context.get("capabilities") or {}
+            assert "ALL" in capabilities.get("drop", []) and not capabilities.get("add"), where
+            assert (context.get("seccompProfile") or {}).get("type") == "RuntimeDefault", where
+            assert context.get("readOnlyRootFilesystem") is True, where
+    return names
+
+
+def test_no_pod_runs_as_root_and_each_is_hardened_like_the_worker() -> None:
+    names = assert_unprivileged([doc for path, doc in k8s_documents()
+                                 if "overlays" not in path.relative_to(DEPLOY).parts])  # fmt: skip
+    assert {"lowtide-worker", "lowtide-annotation-init", "lowtide-train-"} <= set(names)
+    # The charts' pods: the values the README installs them with keep them unprivileged too.
+    redis = helm_values("bitnami/redis")["master"]
+    ls_values = helm_values("heartex/label-studio")
+    for name, part in {"redis": redis, "label-studio": ls_values["app"],
+                       "label-studio's rqworker": ls_values["rqworker"]}.items():  # fmt: skip
+        context = part["containerSecurityContext"]
+        assert context["enabled"] is True and context["runAsNonRoot"] is True, name
+        assert context["runAsUser"] != 0 and context["allowPrivilegeEscalation"] is False, name
+        assert context["capabilities"]["drop"] == ["ALL"], name
+        assert part["automountServiceAccountToken"] is False, name
+
+
+@pytest.mark.integration  # rendered_overlay runs kubectl kustomize
+def test_the_rendered_overlay_keeps_every_pod_unprivileged(rendered_overlay: list[dict]) -> None:
+    names = assert_unprivileged(rendered_overlay)
+    assert {"lowtide-worker", "lowtide-annotation-init"} <= set(names)
+
+
+CREDENTIAL_NAME = re.compile(r"PASSWORD|TOKEN|API_KEY|SECRET|CREDENTIAL|REDIS_URL", re.I)
+
+
+def credentials_written_in(node: object, path: tuple[str, ...] = ()) -> Iterator[str]:
+    """Dotted paths of non-empty values under credential-like keys, outside Secret references
+    (keys and paths that name a secret: secretName, existingSecret, secretKeys, ...)."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from credentials_written_in(value, (*path, str(key)))
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from credentials_written_in(value, (*path, str(index)))
+    elif (
+        path
+        and isinstance(node, str)
+        and node.lower() not in ("", "true", "false")  # a setting's switch, not a secret
+        and not any("secret" in part.lower() for part in path)
+        and re.search(r"password|token|api_?key", path[-1], re.I)
+    ):
+        yield ".".join(path)
+
+
+@pytest.mark.integration  # renders with kubectl kustomize
+def test_credentials_come_from_secrets_never_from_config_maps_or_plain_env(
+    deploy_copy: Path, tmp_path: Path
+) -> None:
+    tree = tmp_path / "deploy"
+    shutil.copytree(deploy_copy, tree)
+    values = {key: f"credential-{key}-{token_hex(8)}" for key in SECRET_KEYS}
+    values["redis-url"] = f"redis://:{values['redis-password']}@redis-master:6379/0"
+    (tree / OVERLAY / "secrets.env").write_text("".join(f"{k}={v}\n" for k, v in values.items()))
+    rendered = kustomize(tree / OVERLAY)
+    written = [value for key, value in values.items() if key != "redis-url"]
+
+    for doc in rendered:
+        if doc["kind"] == "ConfigMap":
+            name = doc["metadata"]["name"]
+            text = json.dumps([doc.get("data"), doc.get("binaryData")])
+            for value in written:
+                assert value not in text, f"ConfigMap {name} holds a secret"
+            assert not re.search(r"://[^/\s@]*:[^/\s@]+@", text), f"ConfigMap {name}: URL password"
+            for item in (doc.get("data") or {}).values():
+                parsed = yaml.safe_load(item)
+                assert not list(credentials_written_in(parsed)), f"ConfigMap {name}"
+    for name, pod in pod_templates(rendered + example_docs()):
+        secret_mounts = {volume["name"] for volume in pod.get("volumes", []) if "secret" in volume}
+        for container in [*pod.get("initContainers", []), *pod["containers"]]:
+            mounts = {mount["mountPath"] for mount in container.get("volumeMounts", [])
+                      if mount["name"] in secret_mounts}  # fmt: skip
+            for env in container.get("env", []):
+                where = f"{name}/{container['name']}: {env['name']}"
+                assert not any(value in str(env.get("value", "")) for value in written), where
+                if env["name"].endswith("_FILE"):
+                    assert any(env["value"].startswith(f"{mount}/") for mount in mounts), (
+                        f"{where} names no file of a mounted Secret"
+                    )
+                elif CREDENTIAL_NAME.search(env["name"]):
+                    assert "secretKeyRef" in (env.get("valueFrom") or {}), (
+                        f"{where} is a credential, not from a Secret"
+                    )
+            for source in container.get("envFrom", []):
+                assert "secretRef" in source or "configMapRef" in source, source
+    # The charts take theirs from the same Secret: none on helm's command line or in the values,
+    # and none of their defaults left to become a plain environment value.
+    installs = helm_installs()
+    for chart in ("bitnami/redis", "heartex/label-studio"):
+        sets = [item.split("=", 1)[0] for item in installs[chart]["sets"]]
+        assert not [key for key in sets if CREDENTIAL_NAME.search(key)], f"{chart}: --set secret"
+        assert not list(credentials_written_in(helm_values(chart))), chart
+    redis = helm_values("bitnami/redis")["auth"]
+    assert (redis["existingSecret"], redis["existingSecretPasswordKey"]) == (
+        "lowtide-secrets", "redis-password")  # fmt: skip
+    ls_values = helm_values("heartex/label-studio")
+    references = [
+        *ls_values["global"]["extraEnvironmentSecrets"].values(),
+        ls_values["global"]["pgConfig"]["password"],  # else the chart's default, in plain env
+    ]
+    postgres = ls_values["postgresql"]["auth"]
+    assert postgres["password"] == "" and postgres["existingSecret"] == "lowtide-secrets"
+    references += [{"secretName": postgres["existingSecret"], "secretKey": key}
+                   for key in postgres["secretKeys"].values()]  # fmt: skip
+    assert {"LABEL_STUDIO_USER_TOKEN", "LABEL_STUDIO_PASSWORD"} <= set(
+        ls_values["global"]["extraEnvironmentSecrets"])  # fmt: skip
+    for reference in references:
+        assert reference["secretName"] == "lowtide-secrets", reference
+        assert reference["secretKey"] in SECRET_KEYS, reference
 
 
 # --- dashboard and docs ---

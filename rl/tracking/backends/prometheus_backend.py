@@ -2,8 +2,9 @@
 Prometheus (and the Grafana dashboard in deploy/). Rank 0 serves it, like every backend.
 
 `reward/mean` becomes `lowtide_train_reward_mean{run="<run id>"}`; `lowtide_train_step` is
-the last logged step. Port `logger.prometheus_port` (9110), all interfaces, so that a pod's
-scrape reaches it.
+the last logged step. Port `logger.prometheus_port` (9110) on `logger.prometheus_host`:
+loopback by default, so that other users and hosts read nothing; a pod that Prometheus scrapes
+sets `0.0.0.0` (deploy/k8s/examples/trainer-job.yaml does, behind its NetworkPolicy).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ class PrometheusBackend:
     name = "prometheus"
     remote = False  # serves numbers; never a table's text
 
-    def __init__(self, run_id: str, port: int, host: str = "0.0.0.0") -> None:
+    def __init__(self, run_id: str, port: int, host: str = "127.0.0.1") -> None:
         self.run_id = run_id
         self.registry = CollectorRegistry(auto_describe=False)
         self.gauges: dict[str, Gauge] = {}
@@ -57,4 +58,4 @@ class PrometheusBackend:
 
 
 def make_prometheus_backend(info: RunInfo, config: LoggerConfig) -> PrometheusBackend:
-    return PrometheusBackend(info.run_id, config.prometheus_port)
+    return PrometheusBackend(info.run_id, config.prometheus_port, config.prometheus_host)

@@ -23,8 +23,7 @@ from typing import Any
 from rq import Queue
 from rq.job import Job, JobStatus
 
-from annotation.rq_internals import take_queued
-from annotation.worker import rejection_reason
+from annotation.rq_internals import MAX_JOB_BYTES, BoundedJob, rejection_reason, take_queued
 
 LOOK_AHEAD = 50  # queued jobs looked at from the head, at most
 log = logging.getLogger("annotation.worker")
@@ -32,9 +31,11 @@ log = logging.getLogger("annotation.worker")
 
 def take_queued_jobs(job: Job, records: list[Any], limit: int) -> tuple[list[Any], int]:
     """`records` and those of the jobs taken from the head of `job`'s queue while the total
-    stays within `limit`; and how many jobs were taken."""
-    queue = Queue(job.origin, connection=job.connection, serializer=job.serializer)
-    merged, taken = list(records), 0
+    stays within `limit` records and its payload within MAX_JOB_BYTES (a retry reads it back,
+    and refuses a larger one); and how many jobs were taken."""
+    queue = Queue(job.origin, connection=job.connection, serializer=job.serializer,
+                  job_class=BoundedJob)  # fmt: skip
+    merged, taken, size = list(records), 0, len(job.data)
     for other_id in queue.get_job_ids(0, LOOK_AHEAD - 1):
         if len(merged) >= limit:
             break
@@ -43,11 +44,12 @@ def take_queued_jobs(job: Job, records: list[Any], limit: int) -> tuple[list[Any
         other = _takeable(queue, other_id)
         if other is None:
             continue  # left for a worker to run (and say why it does not, if it does not)
-        if len(merged) + len(other.args[0]) > limit:
+        if len(merged) + len(other.args[0]) > limit or size + len(other.data) > MAX_JOB_BYTES:
             break  # the head of the queue, in order: a later small job waits its turn
         if take_queued(queue, job, other, [merged + other.args[0]]):
             merged += other.args[0]
             taken += 1
+            size += len(other.data)  # over by a few bytes a job: the function's name
     if taken:
         log.info("batch %s: took %d queued job(s) into its paced import", job.id, taken)
     return merged, taken
@@ -56,10 +58,10 @@ def take_queued_jobs(job: Job, records: list[Any], limit: int) -> tuple[list[Any
 def _takeable(queue: Queue, job_id: str) -> Job | None:
     """The queued job, if it is one that was never tried and carries only records."""
     try:
-        other = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
-    except Exception:  # gone, or unreadable: the worker that dequeues it says why
+        other = BoundedJob.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
+    except Exception:  # gone, unreadable or too large: the worker that dequeues it says why
         return None
-    if rejection_reason(other) is not None:
+    if rejection_reason(other, queue.name) is not None:
         return None
     never_tried = other.started_at is None and not other.meta and not other.number_of_retries
     return other if never_tried and other.get_status(refresh=False) == JobStatus.QUEUED else None

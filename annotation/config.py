@@ -167,6 +167,13 @@ class AnnotationConfig(Section):
         default_factory=RetryConfig, description="how a job whose import failed is retried"
     )
     request_timeout_s: float = Field(30, gt=0, description="seconds a Label Studio request waits")
+    orphan_requeues: int = Field(
+        3,
+        ge=0,
+        description="times a job whose worker died (SIGKILL, out of memory) is put back on the "
+        "queue; the next death fails it and quarantines it with the reason, so a batch that kills "
+        "its worker does not cycle through the workers for ever",
+    )
     max_text_chars: int = Field(
         100_000, ge=1, description="longer prompts or responses are quarantined, not imported"
     )

@@ -1,7 +1,8 @@
 """One batch of rollout records into Label Studio, exactly once.
 
 The steps, and why they are in this order:
-1. Validate every record before Label Studio is asked anything; an invalid or oversized one is
+1. Validate every record before Label Studio is asked anything; an invalid or oversized one (a
+   text of a comparison's too, and every other field within sampling/records.py's caps) is
    quarantined with its reason (once per job, not once per attempt) and the rest go on. A batch
    with nothing valid ends here, even while Label Studio is down.
 2. Drop repeats within the batch, and records whose sample already has a task in any project
@@ -359,8 +360,10 @@ def _validate(
 
 
 def _check_size(record: RolloutRecord, max_text_chars: int) -> None:
-    for name in ("prompt", "response"):
-        chars = len(getattr(record, name))
+    texts = [("prompt", record.prompt), ("response", record.response)]
+    texts += [(f"compare.{i}.response", m.response) for i, m in enumerate(record.compare)]
+    for name, text in texts:
+        chars = len(text)
         if chars > max_text_chars:
             raise RecordError(
                 f"{name}: {chars} characters, more than the {max_text_chars} a review task takes "

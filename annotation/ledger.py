@@ -32,7 +32,8 @@ COUNTERS = {
     "quarantined": "Records that failed validation",
     "suggested": "Tasks imported with a machine suggestion",
     "suggestions_rejected": "Tasks imported without a suggestion: the judge failed for them",
-    "rejected_jobs": "Jobs refused before running (unreadable payload or another function)",
+    "rejected_jobs": "Jobs refused before running (unreadable, over the size bound, another "
+    "function or a callback, or their workers died too often)",
     "retries": "Batch attempts that failed and were scheduled again",
     "failures": "Batches that gave up and went to the failed registry",
     "coalesced_jobs": "Queued jobs a paced import took into its own request",

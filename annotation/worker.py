@@ -2,7 +2,11 @@
 
 - Only `annotation.jobs.import_batch` with one list argument runs. Anything else on the queue (a
   pickle payload, unreadable data, another function) is moved to the failed registry with the
-  reason, counted as a rejected job, and never imported or executed.
+  reason, counted as a rejected job, quarantined, and never imported or executed.
+- Jobs are read within bounds (rq_internals.BoundedJob): a stored hash too large is refused
+  before Redis sends it, a payload is inflated at most to 64 MiB (RQ inflates a zlib bomb
+  whole), and a hash naming anything RQ would import, call, request or rerun by itself
+  (callbacks, webhooks, dependencies, RQ's own retries and repeats) is refused the same way.
 - A SimpleWorker (no fork per job: the Label Studio SDK is imported once), with RQ's scheduler,
   which puts retried batches back on the queue when their interval is up.
 - Jobs left "started" by a worker that died (SIGKILL, OOM) wait for RQ's heartbeat expiry, 1.5
@@ -11,7 +15,9 @@
   expired, or it ran on this host and its process no longer exists. A job taken but not yet
   started when its worker died is put back after 10 s (RQ would fail it after a minute). The
   job's next attempt reconciles with Label Studio before importing (see importer.py), so
-  nothing is imported twice.
+  nothing is imported twice. A job whose workers died on it more than
+  `annotation.orphan_requeues` times is refused instead: one that kills its worker (too large a
+  batch for its memory) would otherwise cycle through the workers for ever.
 - An idle worker wakes every few seconds for that maintenance: RQ's own idle wait is the worker
   TTL less 15 s (405 s), which left a dead worker's job stranded that long, and then failed it.
 - A dead worker's scheduler keeps the queue's scheduler lock for a minute, and retried batches
@@ -33,16 +39,20 @@ import redis
 from rq import Queue
 from rq.job import Job
 
-from annotation import ledger
+from annotation import jobs, ledger
+from annotation.config import AnnotationConfig
 from annotation.errors import LoggedFailure
 from annotation.rq_internals import (
+    BoundedJob,
     PromptSimpleWorker,
+    bounded_queue,
     fail_in_place,
     recover_orphans,
+    rejection_reason,
     release_dead_scheduler_lock,
+    unreadable_reason,
 )
 from rl.masking import mask_text
-from sampling.records import JOB_FUNCTION
 
 REJECTED_TTL_S = 7 * 24 * 3600  # as long as a failed batch waits for `lowtide queue requeue`
 MAINTENANCE_INTERVAL_S = 10
@@ -54,32 +64,31 @@ def worker_name() -> str:
     return f"lowtide-{socket.gethostname()}-{os.getpid()}-{uuid.uuid4().hex[:6]}"
 
 
-def rejection_reason(job: Job) -> str | None:
-    """Why this job must not run, or None. Reading func_name and args deserializes the payload,
-    with the queue's JSON serializer: nothing in it is executed."""
+def configured_orphan_requeues() -> int:
+    """`annotation.orphan_requeues` of the `lowtide worker` this runs in; outside one (a test's
+    worker), its default. `lowtide worker` binds its context before it makes a worker."""
     try:
-        func_name, args, kwargs = job.func_name, job.args, job.kwargs
-    except Exception as error:  # DeserializationError, or worse: the payload is not ours
-        return (
-            f"payload is not readable as JSON ({type(error).__name__}): not run. A pickle "
-            "payload, or data written by something other than lowtide's producer"
-        )
-    if func_name != JOB_FUNCTION:
-        return f"refusing to run {str(func_name)[:200]!r}: this worker runs only {JOB_FUNCTION}"
-    if kwargs or len(args) != 1 or not isinstance(args[0], list):
-        return f"{JOB_FUNCTION} takes one argument, a list of records: not run"
-    return None
+        return jobs.bound_context().config.orphan_requeues
+    except RuntimeError:
+        return AnnotationConfig.model_fields["orphan_requeues"].default
 
 
 class AnnotationWorker(PromptSimpleWorker):
-    """See the module docstring. `queue_name` is the annotation queue (for the counters)."""
+    """See the module docstring. `queue` is the annotation queue (its jobs are read as
+    BoundedJob); `orphan_requeues` defaults to the worker's config (annotation.orphan_requeues)."""
 
-    def __init__(self, queue: Queue, **kwargs: Any) -> None:
+    def __init__(self, queue: Queue, orphan_requeues: int | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("name", worker_name())
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
+        queue = bounded_queue(queue)
         connection, serializer = queue.connection, queue.serializer
-        super().__init__([queue], connection=connection, serializer=serializer, **kwargs)
+        super().__init__(
+            [queue], connection=connection, serializer=serializer, job_class=BoundedJob, **kwargs
+        )
         self.annotation_queue = queue
+        self.orphan_requeues = (
+            configured_orphan_requeues() if orphan_requeues is None else orphan_requeues
+        )
         self.stop_asked = False  # SIGINT or SIGTERM: a burst does not start another round
 
     def request_stop(self, signum: Any, frame: Any) -> None:
@@ -113,7 +122,7 @@ class AnnotationWorker(PromptSimpleWorker):
         super().run_maintenance_tasks()
 
     def _recover(self) -> None:
-        recovered = recover_orphans(self.annotation_queue)
+        recovered = recover_orphans(self.annotation_queue, self.orphan_requeues, self._reject)
         if recovered:
             log.warning("put %d batch(es) of dead workers back on the queue", recovered)
         if release_dead_scheduler_lock(self.annotation_queue):
@@ -129,12 +138,12 @@ class AnnotationWorker(PromptSimpleWorker):
                 job_id = getattr(error, "job_id", None)
                 if job_id is None:
                     raise
-                # The job's hash itself could not be read: reject it by id and go on.
-                reason = f"job data is unreadable ({type(error).__name__}): not run"
-                self._reject(job_id, reason)
+                # The job's hash itself could not be read, or is too large to: reject it by id
+                # and go on (RQ names the job whose fetch failed, in its dequeue or its cleanup).
+                self._reject(job_id, unreadable_reason(error))
 
     def execute_job(self, job: Job, queue: Queue) -> None:
-        reason = rejection_reason(job)
+        reason = rejection_reason(job, self.annotation_queue.name)
         if reason is None:
             super().execute_job(job, queue)
             return

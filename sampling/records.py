@@ -20,6 +20,7 @@ from pydantic import (
     ConfigDict,
     Field,
     PlainValidator,
+    StringConstraints,
     ValidationError,
     WithJsonSchema,
     field_validator,
@@ -43,6 +44,13 @@ SAMPLE_ID_PATTERN = r"^[A-Za-z0-9_-]{1,128}$"  # the characters RQ accepts in a 
 MAX_TEXT_CHARS = 20_000
 MAX_REWARD_DETAILS = 64
 MAX_ABOUT_CHARS = 1000
+# The rest of a record is bounded too: a worker reads records anyone who can write to Redis
+# wrote, copies `selected_by` into each task and may title a project with the run id.
+MAX_NAME_CHARS = 256  # run ids; names of policies, reasons, components, settings, details
+MAX_PATH_CHARS = 4096  # a model's name or path
+MAX_SETTINGS = 64  # entries of `generation` and of `selected_by.parameter`
+MAX_SETTING_CHARS = 1000  # a `generation` value written as a string
+MAX_REDACTION_KINDS = 256
 _UTC_TIMESTAMP = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?Z"
 )
@@ -78,6 +86,8 @@ class RecordError(ValueError):
 
 def _generation_value(value: Any) -> float | int | str | bool:
     # One plain check instead of a union: a union reports one error per member type.
+    if isinstance(value, str) and len(value) > MAX_SETTING_CHARS:
+        raise ValueError(f"must be at most {MAX_SETTING_CHARS} characters")
     if isinstance(value, bool | int | str) or (isinstance(value, float) and math.isfinite(value)):
         return value
     raise ValueError("must be a finite number, a string or a boolean")
@@ -88,6 +98,7 @@ GenerationValue = Annotated[
     PlainValidator(_generation_value),
     WithJsonSchema({"type": ["number", "string", "boolean"]}),
 ]
+Name = Annotated[str, StringConstraints(max_length=MAX_NAME_CHARS)]
 
 
 class _Frozen(BaseModel):
@@ -96,21 +107,22 @@ class _Frozen(BaseModel):
 
 
 class ModelInfo(_Frozen):
-    name_or_path: str
+    name_or_path: str = Field(max_length=MAX_PATH_CHARS)
     checkpoint_step: int | None = Field(None, ge=0)
 
 
 class Selection(_Frozen):
     """Why a rollout was picked: the policy, its parameters, and the value that triggered it."""
 
-    policy: str = Field(min_length=1)
-    parameter: dict[str, float] = Field(default_factory=dict)  # {"quantile": 0.1, "cutoff": 0.05}
+    policy: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
+    # {"quantile": 0.1, "cutoff": 0.05}
+    parameter: dict[Name, float] = Field(default_factory=dict, max_length=MAX_SETTINGS)
     value: float | None = None
-    component: str | None = None  # the reward component selected on; None: the total reward
+    component: Name | None = None  # the reward component selected on; None: the total reward
     # The budget policy's why (sampling.selection.budget.Reason: "low_reward",
     # "audit_high_reward", ...) and how many near-duplicate responses this one stands for
     # (itself included); others: None, 1.
-    reason: str | None = None
+    reason: Name | None = None
     group_size: int = Field(1, ge=1)
     # What the reason is about, shown to the reviewer: the query that found a searched sample.
     about: str | None = Field(None, max_length=MAX_ABOUT_CHARS)
@@ -125,7 +137,7 @@ class ComparedResponse(_Frozen):
     index: int = Field(ge=0)
     response: str
     reward: float | None
-    reward_details: dict[str, float | None] = Field(max_length=MAX_REWARD_DETAILS)
+    reward_details: dict[Name, float | None] = Field(max_length=MAX_REWARD_DETAILS)
     advantage: float | None
     truncated: bool
     response_cut: bool
@@ -146,18 +158,18 @@ class RolloutRecord(_Frozen):
 
     schema_version: Literal[1, 2, 3, 4] = SCHEMA_VERSION
     sample_id: str = Field(pattern=SAMPLE_ID_PATTERN)
-    run_id: str = Field(min_length=1)
+    run_id: str = Field(min_length=1, max_length=MAX_NAME_CHARS)
     step: int = Field(ge=0)
     rank: int = Field(ge=0)
     index: int = Field(ge=0)
     prompt: str
     response: str
     reward: float | None  # None: the reward was not finite
-    reward_details: dict[str, float | None] = Field(max_length=MAX_REWARD_DETAILS)
+    reward_details: dict[Name, float | None] = Field(max_length=MAX_REWARD_DETAILS)
     group_id: int
     advantage: float | None
     model: ModelInfo
-    generation: dict[str, GenerationValue]
+    generation: dict[Name, GenerationValue] = Field(max_length=MAX_SETTINGS)
     selected_by: Selection
     created_at: str
     truncated: bool  # the generation stopped at max_new_tokens
@@ -166,10 +178,10 @@ class RolloutRecord(_Frozen):
     prompt_chars: int = Field(ge=0)
     response_chars: int = Field(ge=0)
     # What redaction replaced, by kind: {"EMAIL": 2}. Counts only, never the values.
-    redactions: dict[str, int] = Field(default_factory=dict)
+    redactions: dict[str, int] = Field(default_factory=dict, max_length=MAX_REDACTION_KINDS)
     # Each reward component's weight in the total, for the components in reward_details; empty
     # when the trainer did not say (reviewers then see raw values without contributions).
-    reward_weights: dict[str, float] = Field(default_factory=dict, max_length=MAX_REWARD_DETAILS)
+    reward_weights: dict[Name, float] = Field(default_factory=dict, max_length=MAX_REWARD_DETAILS)
     # A comparison task: the responses it shows, in label order (A first); the record's own
     # response (the one selected) is one of them, and `sample_id` names the group's task.
     # Empty: a single review of `response`.
@@ -388,7 +400,7 @@ def describe_validation_error(error: ValidationError) -> str:
 
 
 def _describe_problem(item: Any) -> str:
-    path = ".".join(str(part) for part in item["loc"])
+    path = ".".join(_short_part(part) for part in item["loc"])
     if item["type"] == "missing":
         return f"{path}: field required"
     if item["type"] == "extra_forbidden":
@@ -400,6 +412,12 @@ def _describe_problem(item: Any) -> str:
     if not path:  # a check across fields: its message names them
         return f"record: {message}"
     return f"{path}: {message}, got {_short_repr(item['input'])}"
+
+
+def _short_part(part: Any, limit: int = 40) -> str:
+    # A dict's key is a part of the path: an overlong one must not make the line overlong.
+    text = str(part)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _short_repr(value: Any, limit: int = 40) -> str:

@@ -3,9 +3,11 @@ retries, export rows and the service config (real Redis where Redis is involved)
 
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import uuid
+import zlib
 from pathlib import Path
 
 import pytest
@@ -22,11 +24,13 @@ from annotation.config import AnnotationConfig
 from annotation.export import ExportError, ExportPaths, _resolve_since, preference_rows, rating_row
 from annotation.importer import ImportContext, pace
 from annotation.metrics import AnnotationCollector
-from annotation.worker import JOB_FUNCTION, recover_orphans, rejection_reason, worker_name
+from annotation.rq_internals import recover_orphans, rejection_reason
+from annotation.worker import worker_name
 from lowtide.config import load_service_config
 from lowtide.services.process import free_port
+from sampling.records import JOB_FUNCTION
 from tests.conftest import REPO
-from tests.helpers.records import rollout_records
+from tests.helpers.records import rollout_record, rollout_records
 
 pytestmark = pytest.mark.integration
 
@@ -62,8 +66,22 @@ def test_only_import_batch_with_one_list_runs(queue: Queue) -> None:
     job = Job.fetch(raw.id, connection=queue.connection, serializer=JSONSerializer)
     assert "not readable as JSON" in rejection_reason(job)
 
+    # A method of an instance the payload names; a job made for another queue.
+    on_instance = queue.enqueue(JOB_FUNCTION, [])
+    queue.connection.hset(on_instance.key, "data", zlib.compress(
+        json.dumps([JOB_FUNCTION, "an instance", [[]], {}]).encode()))  # fmt: skip
+    job = Job.fetch(on_instance.id, connection=queue.connection, serializer=JSONSerializer)
+    assert "one argument, a list" in rejection_reason(job)
+    ours = queue.enqueue(JOB_FUNCTION, [])
+    assert rejection_reason(ours, queue.name) is None
+    assert "made for the queue" in rejection_reason(ours, "another-queue")
+
 
 # --- orphans of dead workers ---
+
+
+def _no_give_up(job_id: str, reason: str) -> None:
+    raise AssertionError(f"{job_id} given up: {reason}")
 
 
 def _start(queue: Queue, job: Job, owner: str) -> None:
@@ -85,10 +103,10 @@ def test_jobs_of_dead_workers_go_back_on_the_queue_and_live_ones_stay(queue: Que
         _start(queue, live_job, live.name)
         assert queue.count == 0 and queue.started_job_registry.count == 2
 
-        assert recover_orphans(queue) == 1
+        assert recover_orphans(queue, 3, _no_give_up) == 1
         assert queue.get_job_ids() == [dead_job.id]
         assert queue.started_job_registry.get_job_ids() == [live_job.id]
-        assert recover_orphans(queue) == 0  # nothing twice
+        assert recover_orphans(queue, 3, _no_give_up) == 0  # nothing twice
     finally:
         live.register_death()
 
@@ -101,9 +119,34 @@ def test_a_registered_worker_whose_process_is_gone_is_dead(queue: Queue) -> None
     try:
         queue.connection.hset(ghost.key, "pid", ghost.pid)
         _start(queue, job, ghost.name)
-        assert recover_orphans(queue) == 1 and queue.get_job_ids() == [job.id]
+        assert recover_orphans(queue, 3, _no_give_up) == 1 and queue.get_job_ids() == [job.id]
     finally:
         ghost.register_death()
+
+
+def test_a_job_whose_workers_keep_dying_is_given_up_with_the_reason(
+    queue: Queue, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Taken and never started, or started: each death of its worker counts (in the job's
+    hash); past `max_requeues` the job is handed to give_up (the worker fails it in place and
+    quarantines it) instead of going back to the front of the queue."""
+    monkeypatch.setattr("annotation.rq_internals.STUCK_AFTER_S", 0)
+    job = queue.enqueue(JOB_FUNCTION, rollout_records(0, 1))
+    given_up: list[tuple[str, str]] = []
+
+    def give_up(job_id: str, reason: str) -> None:
+        given_up.append((job_id, reason))
+
+    Queue.lmove(queue.connection, queue.key, timeout=None)  # taken by a worker that died
+    assert recover_orphans(queue, 2, give_up) == 0  # seen there for the first time
+    assert recover_orphans(queue, 2, give_up) == 1 and queue.get_job_ids() == [job.id]
+    _start(queue, job, "lowtide-gone-2")
+    assert recover_orphans(queue, 2, give_up) == 1 and queue.get_job_ids() == [job.id]
+    _start(queue, job, "lowtide-gone-3")
+    assert recover_orphans(queue, 2, give_up) == 0 and queue.count == 0
+    assert given_up == [(job.id, given_up[0][1])]
+    assert given_up[0][1].startswith("its workers died 3 times running it")
+    job.delete()
 
 
 # --- counters and metrics ---
@@ -335,6 +378,38 @@ def test_a_batch_of_only_junk_is_quarantined_at_once_while_label_studio_is_down(
     assert len(ledger.quarantined(queue.connection, queue.name)) == 2
     stats = ledger.read_stats(queue.connection, queue.name).counters
     assert stats["retries"] == 0 and stats["quarantined"] == 2
+
+
+def test_records_past_the_field_caps_are_quarantined_with_the_reason(queue: Queue) -> None:
+    """Every field a task shows, or a project is titled with, is bounded (sampling/records.py),
+    and a comparison's responses are held to max_text_chars as the prompt and response are."""
+    long_run = rollout_record(0)
+    long_run["run_id"] = "r" * 300  # the sampler refuses to make such a record
+    long_reason = rollout_record(1)
+    long_reason["selected_by"]["reason"] = "x" * 10_000
+    many_settings = rollout_record(2)
+    many_settings["generation"] = {f"setting_{i}": i for i in range(100)}
+    compared = rollout_record(3)
+    compared["compare"] = [
+        {"sample_id": f"member-{i}", "index": i, "response": text, "reward": 0.1,
+         "reward_details": {}, "advantage": None, "truncated": False, "response_cut": False,
+         "response_chars": len(text)}
+        for i, text in enumerate((compared["response"], "y" * 500))
+    ]  # fmt: skip
+    context = _unreachable_context(queue)
+    context.config = context.config.model_copy(update={"max_text_chars": 100})
+    job = queue.enqueue(JOB_FUNCTION, [long_run, long_reason, many_settings, compared])
+    jobs.bind(context)
+    try:
+        counts = job.perform()
+    finally:
+        jobs.bind(None)
+    assert counts["quarantined"] == 4 and counts["imported"] == 0  # not a Retry
+    reasons = [entry["reason"] for entry in ledger.quarantined(queue.connection, queue.name)]
+    assert any(r.startswith("run_id: string should have at most 256 characters") for r in reasons)
+    assert any(r.startswith("selected_by.reason: string should have at most 256") for r in reasons)
+    assert any(r.startswith("generation: dictionary should have at most 64 items") for r in reasons)
+    assert any(r.startswith("compare.1.response: 500 characters") for r in reasons), reasons
 
 
 def test_junk_beside_good_records_is_quarantined_once_across_retries(queue: Queue) -> None:

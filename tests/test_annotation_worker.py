@@ -22,6 +22,7 @@ from rq import Queue
 from annotation import ledger
 from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
+from annotation.rq_internals import BoundedJob
 from sampling.records import JOB_FUNCTION
 from sampling.transport import queue_admin
 from tests.conftest import run_cli
@@ -239,7 +240,8 @@ def check_outages(label_studio: LabelStudioServer, proxy: ToggleProxy, workdir: 
     finally:
         proxy.up()
         stop(worker)
-    errors = [job.error for job in queue_admin.failed_jobs(quick.queue_config())]
+    failed = queue_admin.failed_jobs(quick.queue_config(), job_class=BoundedJob)
+    errors = [job.error for job in failed]
     assert len(errors) == 2, errors
     for error in errors:
         assert error.startswith("annotation.jobs.ImportFailed: gave up after 3 attempt(s): ")

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import time
+import tracemalloc
+import zlib
 from pathlib import Path
 
 import pytest
+from rq.job import Job
+from rq.registry import FailedJobRegistry
 from rq.serializers import JSONSerializer
 
 from annotation.rq_internals import PromptSimpleWorker
@@ -87,3 +92,38 @@ def test_an_unreachable_redis_is_one_clear_line(
     code, _, said = invoke(capsys, "queue", "status")
     assert code == 1
     assert said.count("\n") == 1 and "is not reachable" in said and "secret-pw" not in said
+
+
+def test_the_queue_commands_read_a_zlib_bomb_within_bounds(
+    own_redis: OwnRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """A 1 MB job that inflates to 200 MB, waiting and in the failed registry: RQ's own reading
+    inflated it whole in `status` (the oldest job's age), `failed`, `requeue` and `purge`."""
+    monkeypatch.setenv("REDIS_URL", own_redis.url)
+    monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
+    monkeypatch.chdir(tmp_path)
+    queue = annotation_queue(QueueConfig(redis_url=own_redis.url))
+    connection = queue.connection
+    bomb = zlib.compress(b"[" * 200_000_000, 1)
+    for job_id in ("bomb-waiting", "bomb-failed"):
+        stored = {"data": bomb, "status": "queued", "origin": queue.name}
+        connection.hset(Job.key_for(job_id), mapping=stored)
+    connection.rpush(queue.key, "bomb-waiting")
+    connection.zadd(FailedJobRegistry(queue=queue).key, {"bomb-failed": time.time() + 3600})
+
+    tracemalloc.start()
+    try:
+        status = invoke(capsys, "queue", "status")
+        failed = invoke(capsys, "queue", "failed")
+        requeued = invoke(capsys, "queue", "requeue", "--all")
+        purged = invoke(capsys, "queue", "purge", "--yes")
+        peak_mib = tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+    assert peak_mib < 100, peak_mib  # the payload bound (64 MiB) and room
+    assert status[0] == 0 and "waiting jobs" in status[1]
+    assert failed[0] == 0 and "payload over" in " ".join(failed[1].split())
+    assert requeued[0] == 0 and "requeued 0 job(s)" in requeued[2]
+    assert "left failed: bomb-failed: payload over" in " ".join(requeued[2].split())
+    assert purged[0] == 0 and "deleted 1 waiting and 1 failed job(s)" in purged[2]
+    assert not connection.exists(Job.key_for("bomb-waiting"), Job.key_for("bomb-failed"))

@@ -214,6 +214,36 @@ def test_wrong_type_in_a_nested_field() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("path", "value", "shown"),
+    [
+        (("run_id",), "r" * 257, "run_id: string should have at most 256 characters"),
+        (("model", "name_or_path"), "m" * 4097,
+         "model.name_or_path: string should have at most 4096 characters"),
+        (("generation", "stop"), "s" * 1001, "generation.stop: must be at most 1000 characters"),
+        (("generation",), {f"k{i}": i for i in range(65)},
+         "generation: dictionary should have at most 64 items"),
+        (("selected_by", "policy"), "p" * 257,
+         "selected_by.policy: string should have at most 256 characters"),
+        (("selected_by", "parameter"), {"q" * 257: 0.1},
+         f"selected_by.parameter.{'q' * 37}....[key]: string should have at most 256 characters"),
+        (("reward_details",), {"d" * 257: 0.1},
+         f"reward_details.{'d' * 37}....[key]: string should have at most 256 characters"),
+    ],
+)  # fmt: skip
+def test_every_field_a_task_shows_is_bounded(path: tuple[str, ...], value: Any, shown: str) -> None:
+    """A worker reads records anyone who can write to Redis wrote; it copies `selected_by` into
+    each task and may title a project with the run id. The line that says so stays short."""
+    data = through_json(make_record())
+    *parents, last = path
+    target = data
+    for name in parents:
+        target = target[name]
+    target[last] = value
+    line = error_line(data)
+    assert line.startswith(shown) and len(line) < 200, line
+
+
 def test_extra_field() -> None:
     data = through_json(make_record())
     data["colour"] = "red"

@@ -8,27 +8,37 @@ import os
 import re
 import socket
 import time
+import tracemalloc
 import uuid
+import zlib
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 
 import pytest
 import redis
 import rq
-from rq import Queue
+from rq import Callback, Queue, Repeat, Retry
 from rq.command import send_command
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
-from rq.registry import FailedJobRegistry
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.serializers import JSONSerializer
+from rq.webhook import Webhook
 
 from annotation.rq_internals import (
+    ACTED_ON_FIELDS,
+    MAX_JOB_BYTES,
+    BoundedJob,
+    BoundedScheduler,
+    JobRefused,
     PromptSimpleWorker,
     fail_in_place,
     release_dead_scheduler_lock,
     take_queued,
 )
 from annotation.worker import AnnotationWorker
+from sampling.records import JOB_FUNCTION
 from sampling.transport.producer import enqueue_batch
 from tests.conftest import REPO
 from tests.helpers.pipeline import REDIS_URL
@@ -160,3 +170,110 @@ def test_take_queued_rewrites_the_payload_in_rqs_form_only_while_the_job_is_queu
     assert taker.args == [merged] and gone.get_status(refresh=True) == JobStatus.QUEUED
     stored = Job.fetch(taker.id, connection=queue.connection, serializer=JSONSerializer)
     assert stored.args == [merged]
+
+
+# --- reading jobs within bounds (BoundedJob, BoundedScheduler) ---
+
+BOMB_INFLATED = 200_000_000  # '[' repeated: ~0.9 MB stored, 200 MB once inflated
+
+
+def _bomb() -> bytes:
+    return zlib.compress(b"[" * BOMB_INFLATED, 1)
+
+
+def _peak_mib(action) -> float:
+    """The most memory Python held while `action` ran, in MiB."""
+    tracemalloc.start()
+    try:
+        action()
+        return tracemalloc.get_traced_memory()[1] / 2**20
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_bounded_job_holds_none_of_what_rq_acts_on_by_itself(queue: Queue) -> None:
+    """Each way RQ 2.12 lets a job's hash make it import and call code, send a request or run a
+    job again is a field the reader refuses, and the job it reads holds none of them: a new RQ
+    that adds one, or renames one, fails here."""
+    enqueue_batch(queue, rollout_records(0, 2, run_id=queue.name))  # as the producer does
+    (ours,) = queue.get_job_ids()
+    plain = Job.fetch(ours, connection=queue.connection, serializer=JSONSerializer)
+    read = BoundedJob.fetch(ours, connection=queue.connection, serializer=JSONSerializer)
+    assert read.refusal is None
+    assert (read.func_name, read.args, read.timeout) == (plain.func_name, plain.args, plain.timeout)
+
+    parent = queue.enqueue("os.getcwd")
+    hook = Callback("os.getcwd")
+    hostile = {
+        "success_callback_name": {"on_success": hook},
+        "failure_callback_name": {"on_failure": hook},
+        "stopped_callback_name": {"on_stopped": hook},
+        "webhooks": {"webhooks": [Webhook("http://127.0.0.1:9/hook", "finished")]},
+        "dependency_ids": {"depends_on": parent},
+        "retries_left": {"retry": Retry(max=3)},
+        "repeats_left": {"repeat": Repeat(times=3)},
+    }
+    made = [parent]
+    try:
+        for field, options in hostile.items():
+            made.append(queue.enqueue(JOB_FUNCTION, [], **options))
+            _check_refused(queue, made[-1], field)
+    finally:
+        for job in made:  # a dependency's keys are not named after the queue: the fixture
+            job.delete()  # would leave them
+
+
+def _check_refused(queue: Queue, job: Job, field: str) -> None:
+    stored = {name.decode() for name, value in queue.connection.hgetall(job.key).items() if value}
+    assert set(ACTED_ON_FIELDS) & stored, (field, stored)  # what RQ wrote is one we refuse
+    read = BoundedJob.fetch(job.id, connection=queue.connection, serializer=JSONSerializer)
+    assert read.refusal is not None and field in read.refusal, (field, read.refusal)
+    assert read.success_callback is None and read.failure_callback is None
+    assert read.stopped_callback is None and read.webhooks == []
+    assert read.dependency is None and read.retries_left is None
+    assert read.repeats_left is None and read.func_name == JOB_FUNCTION
+
+
+def test_a_zlib_bomb_is_read_within_the_bound_and_refused(queue: Queue) -> None:
+    connection = queue.connection
+    connection.hset(
+        Job.key_for("bomb"),
+        mapping={"data": _bomb(), "status": "queued", "origin": queue.name},
+    )
+    read: list[BoundedJob] = []
+    peak = _peak_mib(lambda: read.append(BoundedJob.fetch("bomb", connection, JSONSerializer)))
+    assert peak < MAX_JOB_BYTES / 2**20 + 20, peak  # RQ's Job.fetch: 200 MB at least
+    assert read[0].refusal is not None and "payload over" in read[0].refusal
+
+    # Too large a hash is refused before Redis sends it; a key that is no hash, by its id too.
+    connection.hset(Job.key_for("huge"), mapping={"data": b"x" * (MAX_JOB_BYTES + 2**21)})
+    connection.set(Job.key_for("plain-string"), "not a job")
+    for job_id in ("huge", "plain-string"):
+        with pytest.raises(JobRefused) as refused:
+            BoundedJob.fetch(job_id, connection, JSONSerializer)
+        assert refused.value.job_id == job_id and "not read" in str(refused.value)
+    connection.delete(*(Job.key_for(i) for i in ("bomb", "huge", "plain-string")))
+
+
+def test_the_scheduler_moves_due_jobs_reading_them_within_bounds(queue: Queue) -> None:
+    """RQ's scheduler reads due jobs with RQ's Job (a bomb inflated whole, in the scheduler's
+    process); the worker's reads them as BoundedJob and leaves a refused one on the queue, as
+    stored, for the worker to refuse and say why."""
+    connection = queue.connection
+    due = datetime.now(timezone.utc) - timedelta(seconds=1)
+    good = queue.enqueue_at(due, JOB_FUNCTION, rollout_records(0, 1, run_id=queue.name))
+    bomb = _bomb()
+    stored = {"data": bomb, "status": "scheduled", "origin": queue.name}
+    connection.hset(Job.key_for("bomb"), mapping=stored)
+    connection.zadd(ScheduledJobRegistry(queue=queue).key, {"bomb": due.timestamp()})
+    scheduler = BoundedScheduler([queue], connection=connection, serializer=JSONSerializer)
+    assert scheduler.acquire_locks() == {queue.name}
+    try:
+        peak = _peak_mib(scheduler.enqueue_scheduled_jobs)
+    finally:
+        scheduler.release_locks()
+    assert peak < MAX_JOB_BYTES / 2**20 + 20, peak
+    assert queue.get_job_ids() == [good.id, "bomb"]
+    assert connection.hget(Job.key_for("bomb"), "data") == bomb  # never saved back
+    assert ScheduledJobRegistry(queue=queue).count == 0
+    connection.delete(Job.key_for("bomb"))

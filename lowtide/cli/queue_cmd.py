@@ -13,6 +13,7 @@ from rich.text import Text
 
 from annotation import ledger
 from annotation.config import AnnotationConfig
+from annotation.rq_internals import BoundedJob
 from lowtide.cli.usage import reads, split_overrides
 from lowtide.config import load_service_config
 from lowtide.console import err, out
@@ -27,6 +28,9 @@ app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_he
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its queue section)")
 READS_QUEUE = reads("queue")  # --config and --queue.KEY=VALUE overrides
 T = TypeVar("T")
+# How every command here reads a job: within the worker's bounds (a stored zlib bomb is not
+# inflated, nothing it names is imported).
+JOB_CLASS = BoundedJob
 # `status` lists the review projects too; a frozen Label Studio must not hold up the queue's view.
 PROJECTS_TIMEOUT_S = 5.0
 
@@ -47,7 +51,7 @@ def status(ctx: typer.Context, config: Path | None = ConfigOption) -> None:
     review projects of `annotation.project`'s series with their tasks."""
     service = load_service_config(config, ctx.args)
     queue = service.queue
-    state = _call(queue, queue_admin.queue_status)
+    state = _call(queue, lambda q: queue_admin.queue_status(q, job_class=JOB_CLASS))
     stats = _call(queue, lambda q: ledger.read_stats(queue_admin.connect(q), q.name))
     table = Table(title=f"queue {state.name} at {mask_url(queue.redis_url.get_secret_value())}")
     table.add_column("what")
@@ -104,7 +108,7 @@ def failed(
 ) -> None:
     """Failed jobs with their error."""
     queue = _queue_config(ctx, config)
-    jobs = _call(queue, lambda q: queue_admin.failed_jobs(q, limit))
+    jobs = _call(queue, lambda q: queue_admin.failed_jobs(q, limit, job_class=JOB_CLASS))
     rows = [(job.job_id, str(job.records), job.ended_at or "-", job.error) for job in jobs]
     _print_table(f"{len(jobs)} failed job(s)", ("job", "records", "ended", "error"), rows)
 
@@ -138,17 +142,21 @@ def requeue(
     all_jobs: bool = typer.Option(False, "--all", help="every failed job"),
     config: Path | None = ConfigOption,
 ) -> None:
-    """Put failed jobs back on the queue, each with a fresh set of retries."""
+    """Put failed jobs back on the queue, each with a fresh set of retries (one a worker would
+    refuse again, such as a job too large to read, stays failed: it says which and why)."""
     # Dotted overrides land among the positional job ids: tell them apart.
     overrides, ids = split_overrides([*(job_ids or []), *ctx.args])
     if not all_jobs and not ids:
         raise UsageError("name the job ids to requeue, or pass --all")
     queue = load_service_config(config, overrides).queue
+    wanted = None if all_jobs else ids
     try:
-        count = _call(queue, lambda q: queue_admin.requeue(q, None if all_jobs else ids))
+        done = _call(queue, lambda q: queue_admin.requeue(q, wanted, job_class=JOB_CLASS))
     except queue_admin.NotFailedError as error:
         raise UserError(str(error)) from None
-    err.print(f"requeued {count} job(s)")
+    err.print(f"requeued {done.count} job(s)")
+    for job_id, reason in done.left.items():  # a reason may quote what was stored: one line
+        err.print(Text(visible_line(f"left failed: {job_id}: {reason}")))
 
 
 @app.command(cls=READS_QUEUE)
@@ -169,7 +177,7 @@ def purge(
     if not yes:
         raise UsageError("purge deletes every waiting and failed job: add --yes to confirm")
     queue = _queue_config(ctx, config)
-    waiting, failed_count = _call(queue, queue_admin.purge)
+    waiting, failed_count = _call(queue, lambda q: queue_admin.purge(q, job_class=JOB_CLASS))
     err.print(f"deleted {waiting} waiting and {failed_count} failed job(s)")
 
 

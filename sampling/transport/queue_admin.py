@@ -1,14 +1,21 @@
-"""What `lowtide queue ...` does, as plain functions over the RQ queue and the spool."""
+"""What `lowtide queue ...` does, as plain functions over the RQ queue and the spool.
+
+Jobs are read as the `job_class` the caller passes. Anyone who can write to Redis writes them,
+and RQ's own Job inflates a stored payload whole (a small zlib bomb is a gigabyte), so
+`lowtide queue` passes the worker side's bounded reader, annotation.rq_internals.BoundedJob
+(sampling never imports annotation). A job class may say why a job must not run (`refusal`,
+as BoundedJob does): such a job is never requeued.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 import redis
-from rq.exceptions import DeserializationError
+from rq import Queue
+from rq.exceptions import DeserializationError, InvalidJobOperation
 from rq.job import Job
-from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 
 from sampling.config import QueueConfig
 from sampling.transport.producer import annotation_queue, enqueue_batch, redis_client
@@ -37,27 +44,36 @@ class FailedJob:
     ended_at: str | None
 
 
+@dataclass(frozen=True)
+class Requeued:
+    count: int  # jobs put back on the queue
+    left: dict[str, str] = field(default_factory=dict)  # job id -> why it stays failed
+
+
 def connect(config: QueueConfig) -> redis.Redis:
     return redis_client(config.redis_url.get_secret_value())
 
 
-def queue_status(config: QueueConfig) -> QueueStatus:
+def job_queue(config: QueueConfig, job_class: type[Job]) -> Queue:
+    """The annotation queue, its jobs (and its registries' jobs) read as `job_class`."""
     queue = annotation_queue(config)
-    oldest = None
-    first = queue.get_job_ids(0, 0)
-    if first:
-        job = Job.fetch(first[0], connection=queue.connection, serializer=queue.serializer)
-        if job.enqueued_at is not None:
-            enqueued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or timezone.utc)
-            oldest = (datetime.now(timezone.utc) - enqueued).total_seconds()
+    return Queue(
+        queue.name, connection=queue.connection, serializer=queue.serializer, job_class=job_class
+    )
+
+
+def queue_status(config: QueueConfig, *, job_class: type[Job]) -> QueueStatus:
+    queue = job_queue(config, job_class)
     spool = Spool(config.spool_dir)
     return QueueStatus(
         name=config.name,
         depth=queue.count,
-        started=StartedJobRegistry(queue=queue).count,
-        scheduled=ScheduledJobRegistry(queue=queue).count,
-        failed=FailedJobRegistry(queue=queue).count,
-        oldest_age_s=oldest,
+        # Without RQ's cleanup, which fails (and calls back) the jobs it finds abandoned: a
+        # look at the queue acts on nothing; the workers' maintenance cleans up.
+        started=queue.started_job_registry.get_job_count(cleanup=False),
+        scheduled=queue.scheduled_job_registry.count,
+        failed=queue.failed_job_registry.count,
+        oldest_age_s=_oldest_age_s(queue),
         spool_batches=spool.pending_batches(),
         spool_records=spool.pending_records(),
         spool_bytes=spool.size_bytes(),
@@ -65,37 +81,66 @@ def queue_status(config: QueueConfig) -> QueueStatus:
     )
 
 
-def failed_jobs(config: QueueConfig, limit: int = 50) -> list[FailedJob]:
-    queue = annotation_queue(config)
-    registry = FailedJobRegistry(queue=queue)
-    jobs = []
-    for job_id in registry.get_job_ids(0, limit - 1):
-        try:
-            job = Job.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
-        except Exception as exc:  # a job whose payload cannot even be read: say so, go on
-            jobs.append(FailedJob(job_id, 0, f"unreadable job: {type(exc).__name__}", None))
-            continue
-        result = job.latest_result()
-        error = (result.exc_string if result else job.exc_info) or ""
-        last_line = error.strip().splitlines()[-1] if error.strip() else "(no error recorded)"
-        try:
-            records = len(job.args[0]) if job.args and isinstance(job.args[0], list) else 0
-        except DeserializationError:  # junk a worker refused: its reason is the error
-            records = 0
-        ended = job.ended_at.isoformat() if job.ended_at else None
-        jobs.append(FailedJob(job_id, records, last_line, ended))
-    return jobs
+def _oldest_age_s(queue: Queue) -> float | None:
+    first = queue.get_job_ids(0, 0)
+    job = _read(queue, first[0]) if first else None
+    if not isinstance(job, Job) or job.enqueued_at is None:
+        return None  # none waits, or it is gone or cannot be read: its age is unknown
+    enqueued = job.enqueued_at.replace(tzinfo=job.enqueued_at.tzinfo or timezone.utc)
+    return (datetime.now(timezone.utc) - enqueued).total_seconds()
+
+
+def _read(queue: Queue, job_id: str) -> Job | str:
+    """The job, read as the queue's job class, or why it cannot be shown."""
+    try:
+        return queue.job_class.fetch(
+            job_id, connection=queue.connection, serializer=queue.serializer
+        )
+    except (redis.ConnectionError, redis.TimeoutError):
+        raise
+    except Exception as error:  # gone, unreadable, or too large to read: say so, go on
+        return f"unreadable job: {type(error).__name__}: {str(error)[:300]}"
+
+
+def failed_jobs(config: QueueConfig, limit: int = 50, *, job_class: type[Job]) -> list[FailedJob]:
+    queue = job_queue(config, job_class)
+    job_ids = queue.failed_job_registry.get_job_ids(0, limit - 1)
+    return [_failed_job(queue, job_id) for job_id in job_ids]
+
+
+def _failed_job(queue: Queue, job_id: str) -> FailedJob:
+    job = _read(queue, job_id)
+    if isinstance(job, str):
+        return FailedJob(job_id, 0, job, None)
+    try:
+        error = job.exc_info  # its latest failed result's error, else the reason it was refused
+    except (redis.ConnectionError, redis.TimeoutError):
+        raise
+    except Exception:  # junk written as its result (not a stream, no type): none to show
+        error = None
+    # One nobody ran: what its job class holds against it, if anything.
+    error = error or getattr(job, "refusal", None) or ""
+    last_line = error.strip().splitlines()[-1] if error.strip() else "(no error recorded)"
+    try:
+        records = len(job.args[0]) if job.args and isinstance(job.args[0], list) else 0
+    except DeserializationError:  # junk a worker refused: its reason is the error
+        records = 0
+    ended = job.ended_at.isoformat() if job.ended_at else None
+    return FailedJob(job_id, records, last_line, ended)
 
 
 class NotFailedError(ValueError):
     """A job id given to requeue is not in the failed registry."""
 
 
-def requeue(config: QueueConfig, job_ids: list[str] | None = None) -> int:
+def requeue(
+    config: QueueConfig, job_ids: list[str] | None = None, *, job_class: type[Job]
+) -> Requeued:
     """Move failed jobs back to the queue (all of them when `job_ids` is None), each with a
-    fresh set of retries."""
-    queue = annotation_queue(config)
-    registry = FailedJobRegistry(queue=queue)
+    fresh set of retries; a job that cannot be read, or that the job class refuses, stays in
+    the failed registry (`left`, with the reason): a worker would refuse it again."""
+    queue = job_queue(config, job_class)
+    registry = queue.failed_job_registry
     failed = registry.get_job_ids()
     wanted = failed if job_ids is None else job_ids
     unknown = [job_id for job_id in wanted if job_id not in failed]
@@ -104,10 +149,18 @@ def requeue(config: QueueConfig, job_ids: list[str] | None = None) -> int:
             f"not among the failed jobs of {config.name}: {', '.join(unknown)} "
             "(see `lowtide queue failed`)"
         )
+    count, left = 0, {}
     for job_id in wanted:
-        queue.connection.hdel(Job.key_for(job_id), "number_of_retries")
-        registry.requeue(job_id)
-    return len(wanted)
+        job = _read(queue, job_id)
+        reason = job if isinstance(job, str) else getattr(job, "refusal", None)
+        if reason:
+            left[job_id] = reason
+            continue
+        queue.connection.hdel(job.key, "number_of_retries")
+        job.number_of_retries = None  # RQ saves the job it requeues: not the count it read
+        registry.requeue(job)
+        count += 1
+    return Requeued(count, left)
 
 
 def replay_spool(config: QueueConfig) -> int:
@@ -124,11 +177,18 @@ def replay_spool(config: QueueConfig) -> int:
     return records
 
 
-def purge(config: QueueConfig) -> tuple[int, int]:
+def purge(config: QueueConfig, *, job_class: type[Job]) -> tuple[int, int]:
     """Empty the queue and the failed registry: (waiting jobs removed, failed jobs removed)."""
-    queue = annotation_queue(config)
-    registry = FailedJobRegistry(queue=queue)
+    queue = job_queue(config, job_class)
+    registry = queue.failed_job_registry
     failed_ids = registry.get_job_ids()
     for job_id in failed_ids:
-        registry.remove(job_id, delete_job=True)
+        # Deleted by its id, never read (RQ's remove of an id reads the job whole first).
+        job = job_class(job_id, connection=queue.connection, serializer=queue.serializer)
+        job.origin = queue.name
+        try:
+            registry.remove(job, delete_job=True)
+        except (InvalidJobOperation, ValueError):  # its hash is gone, or its status is junk
+            registry.remove(job_id)
+            queue.connection.delete(job.key)
     return queue.empty(), len(failed_ids)

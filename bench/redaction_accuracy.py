@@ -12,7 +12,13 @@ Goals: recall of planted values >= 99.5%; none missed among private keys, cloud 
 tokens; false positives <= 1 per 1,000 benign texts. A value counts as caught when no piece of
 it of 8 characters or more (or the whole of a shorter one) survives: a key whose first half is
 left readable is a miss.
-Knobs: BENCH_SEEDS (0,1,2), BENCH_PER_KIND (40), BENCH_BENIGN (3000).
+Then the adversarial corpus (bench/redaction/adversarial.py): every kind and every benign text
+also full-width, with invisible characters, with no-break and ideographic spaces, URL-encoded,
+JSON- and HTML-escaped, wrapped onto the line after its name, and set in Japanese, Korean, German
+and French text; recall and false positives are printed per transformation against the same
+goals. A value survives there also when a reviewer could read it decoded (`%40` is `@`).
+Knobs: BENCH_SEEDS (0,1,2), BENCH_PER_KIND (40), BENCH_BENIGN (3000), BENCH_ADVERSARIAL_PER_KIND
+(6), BENCH_ADVERSARIAL_BENIGN (600, per transformation).
 """
 
 from __future__ import annotations
@@ -28,11 +34,15 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench" / "redaction"))
 
 from _quick import QUICK, announce, knob  # noqa: E402
+from adversarial import TRANSFORMS, benign_transformed  # noqa: E402
+from adversarial import planted as planted_transformed  # noqa: E402
 from corpus import KINDS, SECRET_GROUPS, benign, planted  # noqa: E402
 
 SEEDS = [int(s) for s in os.environ.get("BENCH_SEEDS", "0" if QUICK else "0,1,2").split(",")]
 PER_KIND = knob("PER_KIND", 40, 3)
 BENIGN = knob("BENIGN", 3000, 100)
+ADVERSARIAL_PER_KIND = knob("ADVERSARIAL_PER_KIND", 6, 1)
+ADVERSARIAL_BENIGN = knob("ADVERSARIAL_BENIGN", 600, 20)
 PIECE = 8
 
 
@@ -48,6 +58,13 @@ def survives(value: str, texts: tuple[str, ...]) -> bool:
     joined = ["".join(text.split()) for text in texts]
     # Prefixes every format shares are not the secret (`sk-proj-`, `-----BEGIN`, `https://`).
     return any(piece in text for piece in pieces if not _is_format(piece) for text in joined)
+
+
+def survives_decoded(value: str, texts: tuple[str, ...]) -> bool:
+    """`survives`, also in the texts as a reviewer reads them: decoded and normalised."""
+    from sampling.redaction.views import key
+
+    return survives(value, texts) or survives(value, tuple(key(text) for text in texts))
 
 
 def _is_format(piece: str) -> bool:
@@ -115,6 +132,54 @@ def main() -> None:
           f"(goal 0: {'met' if worst_secret == 0 else 'NOT met'})")  # fmt: skip
     print(f"false positives per 1,000 benign texts: mean {mean_fp:.2f}, max {max(fp_rates):.2f} "
           f"(goal <= 1: {'met' if max(fp_rates) <= 1 else 'NOT met'})")  # fmt: skip
+    report_adversarial(redactor)
+
+
+def measure_adversarial(seed: int, redactor) -> dict[str, dict]:  # type: ignore[no-untyped-def]
+    """Per transformation: records, misses (kind -> count), secret misses, benign texts and
+    those touched."""
+    results = {name: {"records": 0, "missed": Counter(), "secret_missed": 0, "benign": 0,
+                      "touched": 0, "false_finds": []} for name in TRANSFORMS}  # fmt: skip
+    for record in planted_transformed(seed, ADVERSARIAL_PER_KIND):
+        result = results[record["transform"]]
+        texts = redactor.redact([record["prompt"], record["response"]]).texts
+        result["records"] += 1
+        if survives_decoded(record["value"], texts):
+            result["missed"][record["kind"]] += 1
+            result["secret_missed"] += record["group"] in SECRET_GROUPS
+    for name, text in benign_transformed(seed, ADVERSARIAL_BENIGN):
+        result, spans = results[name], redactor.find(text)
+        result["benign"] += 1
+        result["touched"] += bool(spans)
+        result["false_finds"] += [f"{s.kind}: {text[s.start : s.end]!r}" for s in spans]
+    return results
+
+
+def report_adversarial(redactor) -> None:  # type: ignore[no-untyped-def]
+    per_seed = [measure_adversarial(seed, redactor) for seed in SEEDS]
+    print(f"adversarial corpus: {len(KINDS)} kinds x {ADVERSARIAL_PER_KIND} records per "
+          f"transformation and seed, {ADVERSARIAL_BENIGN} benign texts per transformation and "
+          f"seed; seeds {SEEDS}")  # fmt: skip
+    worst_recall, worst_fp, worst_secret = 1.0, 0.0, 0
+    for name in TRANSFORMS:
+        results = [seed_results[name] for seed_results in per_seed]
+        recalls = [1 - sum(r["missed"].values()) / r["records"] for r in results]
+        fps = [1000 * r["touched"] / r["benign"] for r in results]
+        secret = max(r["secret_missed"] for r in results)
+        worst_recall, worst_fp = min(worst_recall, min(recalls)), max(worst_fp, max(fps))
+        worst_secret = max(worst_secret, secret)
+        missed = sum((r["missed"] for r in results), Counter())
+        print(f"  {name:<10} recall min {min(recalls):.4f} mean {statistics.mean(recalls):.4f}; "
+              f"secrets missed (worst seed) {secret}; benign FP per 1,000: max {max(fps):.2f}"
+              + (f"; missed {dict(missed.most_common(6))}" if missed else ""))  # fmt: skip
+        for find in [f for r in results for f in r["false_finds"]][:3]:
+            print(f"    false positive {find[:110]}")
+    print(f"adversarial recall, worst transformation and seed: {worst_recall:.4f} "
+          f"(goal >= 0.995: {'met' if worst_recall >= 0.995 else 'NOT met'})")  # fmt: skip
+    print(f"adversarial missed secrets, worst: {worst_secret} "
+          f"(goal 0: {'met' if worst_secret == 0 else 'NOT met'})")  # fmt: skip
+    print(f"adversarial false positives per 1,000 benign texts, worst: {worst_fp:.2f} "
+          f"(goal <= 1: {'met' if worst_fp <= 1 else 'NOT met'})")  # fmt: skip
 
 
 if __name__ == "__main__":

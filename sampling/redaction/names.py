@@ -91,8 +91,8 @@ _MOST_WORDS = 3
 # Chinese, Japanese: the name right after the phrase, in Han characters (two to three, or four
 # after a label), stopping at the first character of another kind.
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,4}")
-_HAN_PHRASES = {"我叫": 3, "我的名字是": 3, "我的名字叫": 3, "姓名：": 4, "姓名:": 4,
-                "名前は": 4, "名前：": 4, "氏名：": 4}  # fmt: skip
+_HAN_PHRASES = {"我叫": 3, "我的名字是": 3, "我的名字叫": 3, "姓名:": 4, "名前は": 4,
+                "名前:": 4, "氏名:": 4}  # fmt: skip
 # Han words that follow 我叫 without being a name ("我叫什么名字", "我叫他来").
 _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小")
 

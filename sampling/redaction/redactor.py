@@ -21,6 +21,7 @@ from sampling.redaction.personal import personal_finders
 from sampling.redaction.phones import DEFAULT_REGIONS
 from sampling.redaction.secret_finders import PatternFinder, secret_finders
 from sampling.redaction.spans import Finder, Span, Text
+from sampling.redaction.views import View, key, views
 
 # A user's redactor: the spans it finds in one text, as (start, end, KIND).
 SpanFunction = Callable[[str], Iterable[tuple[int, int, str]]]
@@ -95,17 +96,26 @@ class Redactor:
         return list(self._cached_find(text))
 
     def _find(self, text: str) -> list[Span]:
-        view, kinds, found = Text(text), self.kinds, []
-        for finder in self.finders:
-            if kinds is None or finder.kinds <= kinds:
-                found.extend(finder.find(view))
-            else:  # a finder of several kinds, some of them not wanted
-                found.extend(span for span in finder.find(view) if span.kind in kinds)
+        found: list[Span] = []
+        for view in views(text):  # finders read the normalised views, never the raw text
+            found.extend(self._find_in(view))
         if self.function is not None:
             found += self._from_function(text)
         if self.allow or self.allow_regex:
             found = [span for span in found if not self._allowed(text[span.start : span.end])]
         return _merged(found)
+
+    def _find_in(self, view: View) -> Iterable[Span]:
+        """The finders' spans in one view, mapped back to the original text."""
+        text, kinds, found = Text(view.text), self.kinds, []
+        for finder in self.finders:
+            if kinds is None or finder.kinds <= kinds:
+                found.extend(finder.find(text))
+            else:  # a finder of several kinds, some of them not wanted
+                found.extend(span for span in finder.find(text) if span.kind in kinds)
+        if view.identity:
+            return found
+        return [Span(*view.origin(span.start, span.end), span.kind) for span in found]
 
     def redact(self, texts: Sequence[str]) -> Redaction:
         """One record's texts, numbered together: a value gets the same placeholder in each."""
@@ -122,7 +132,7 @@ class Redactor:
                 continue
             pieces, position = [], 0
             for start, end, kind in spans:
-                value = text[start:end]
+                value = key(text[start:end])  # `ａ＠ｂ．ｃｏ` and `a@b.co`: one number
                 number = numbers.get((kind, value))
                 if number is None:
                     number = numbers[(kind, value)] = per_kind.get(kind, 0) + 1
@@ -135,7 +145,10 @@ class Redactor:
         return Redaction(tuple(out), counts)
 
     def _allowed(self, value: str) -> bool:
-        return value in self.allow or any(p.fullmatch(value) for p in self.allow_regex)
+        return any(
+            form in self.allow or any(p.fullmatch(form) for p in self.allow_regex)
+            for form in {value, key(value)}
+        )
 
     def _from_function(self, text: str) -> list[Span]:
         assert self.function is not None

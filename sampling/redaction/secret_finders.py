@@ -179,7 +179,7 @@ class KeywordFinder:
     kinds = frozenset({"SECRET"})
     name = "keyword"
     _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})[\w.-]{{0,20}}$")
-    _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>，。；]{4,200}))")
+    _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>。]{4,200}))")
     _TRIGGERS = ("key", "pass", "pw", "sid", "sess", "secret", "token", "contrase",
                  "credential", "passwort", "passe", "密码", "密钥", "秘钥", "令牌",
                  "口令")  # fmt: skip
@@ -190,9 +190,9 @@ class KeywordFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if "=" not in text and ":" not in text and "：" not in text:
+        if "=" not in text and ":" not in text:
             return
-        operators = _positions(text, "=:：")
+        operators = _positions(text, "=:")
         lower = view.lower
         if len(operators) > self._FEW_OPERATORS and not any(
             trigger in lower for trigger in self._TRIGGERS

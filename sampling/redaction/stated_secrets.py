@@ -25,7 +25,7 @@ _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|auf|
         r"|voor|van|для|от|do|na|til|för|dla")  # fmt: skip
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 # Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
-_VALUE_CHARS = r"[^\s\"'`”’»«，。；、,;<>()（）]"
+_VALUE_CHARS = r"[^\s\"'`”’»«。、,;<>()]"
 
 
 class PasswordPhraseFinder:
@@ -56,9 +56,9 @@ class PasswordPhraseFinder:
     _REST = re.compile(
         rf"[^\W\d_]{{0,3}}"  # an inflection
         rf"(?:[ \t]+(?:(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t])?"  # what it is for
-        rf"(?:(?:{_VERBS})[ \t]*){{1,3}}(?P<verb_colon>[:：=])?[ \t]*"
-        rf"|[ \t]*(?P<colon>[:：=])[ \t]*"
-        rf"|[ \t]*[{_CJK}]{{0,4}}?(?:是|为|為|成了|成|は|는|이)[ \t]*[:：=]?[ \t]*"
+        rf"(?:(?:{_VERBS})[ \t]*){{1,3}}(?P<verb_colon>[:=])?[ \t]*"
+        rf"|[ \t]*(?P<colon>[:=])[ \t]*"
+        rf"|[ \t]*[{_CJK}]{{0,4}}?(?:是|为|為|成了|成|は|는|이)[ \t]*[:=]?[ \t]*"
         rf"|[ \t]+)"
         rf"(?:[\"'`“‘«„](?P<quoted>[^\n\"'`”’»“]{{4,64}})[\"'`”’»“]"
         rf"|(?P<bare>{_VALUE_CHARS}{{4,64}}))",
@@ -129,8 +129,8 @@ class CodeFinder:
                   "認証コード", "인증번호", "код подтверждения", "пин-код", "пин")  # fmt: skip
     _REST = re.compile(
         r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
-        rf"(?:[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t]+(?={_VERBS}|[:：=]))?"  # "on the back"
-        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|[:：=#-]|是|为|為|は|는)[ \t]*){{0,3}}"
+        rf"(?:[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t]+(?={_VERBS}|[:=]))?"  # "on the back"
+        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|[:=#-]|是|为|為|は|는)[ \t]*){{0,3}}"
         r"(?P<code>\d(?:[ -]?\d){2,11}[#*]?)(?![\w.-]*\w)",
         re.IGNORECASE,
     )

@@ -1,0 +1,282 @@
+"""The views finders read a text through, each mapped back to the original characters.
+
+People type values in forms no finder's ASCII pattern expects: full-width digits and `＠` from
+Chinese and Japanese input methods, zero-width and no-break characters pasted from web pages,
+`%40` in a query string, `\\u0040` in a tool call's JSON, `&#64;` in HTML, a password on the line
+after "The password is:". Finders never undo this themselves; they read:
+
+- the **normalised view** of every text: compatibility forms folded (NFKC, one character at a
+  time so that each view character knows where it came from: `㎏` becomes `kg`), invisible format
+  characters and variation selectors dropped, every space a plain space, every decimal digit an
+  ASCII digit. An ASCII text is its own normalised view (no copy, no map).
+- the **decoded view**, only where the text holds something to decode: URL-encoded runs, JSON,
+  Python and HTML escapes decoded, and a value on the line after a naming word (`is:`, `=`)
+  joined to it; then normalised like the first.
+
+Each view maps a run of its characters back to the original ones (`View.origin`): a span a
+finder finds there is replaced in the original text, which is what a reviewer sees.
+"""
+
+from __future__ import annotations
+
+import codecs
+import functools
+import html
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator
+
+# Invisible characters that are not of category Cf (which is dropped whole): variation
+# selectors, the combining grapheme joiner, Mongolian selectors, Hangul fillers.
+_INVISIBLE = frozenset(
+    "\u034f\u115f\u1160\u180b\u180c\u180d\u180f\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
+
+
+class View:
+    """A text as finders read it, and where each of its characters came from in the original.
+
+    A piece is a run of view characters that replaced a run of original ones (`＠` -> `@`, a
+    dropped zero-width space, `%40` -> `@`); between pieces, view and original agree one to one.
+    """
+
+    __slots__ = ("_original_ends", "_original_starts", "_parent", "_view_ends", "_view_starts",
+                 "text")  # fmt: skip
+
+    def __init__(
+        self,
+        text: str,
+        pieces: Iterable[tuple[int, int, int, int]] = (),
+        parent: View | None = None,
+    ) -> None:
+        self.text = text
+        self._parent = parent
+        self._view_starts: list[int] = []
+        self._view_ends: list[int] = []
+        self._original_starts: list[int] = []
+        self._original_ends: list[int] = []
+        for view_start, view_end, original_start, original_end in pieces:
+            self._view_starts.append(view_start)
+            self._view_ends.append(view_end)
+            self._original_starts.append(original_start)
+            self._original_ends.append(original_end)
+
+    @property
+    def identity(self) -> bool:
+        """The view is the original text, character for character."""
+        return not self._view_starts and self._parent is None
+
+    def _source(self, index: int) -> tuple[int, int]:
+        """[start, end) of the characters, in the text this view was built from, that view
+        character `index` came from."""
+        piece = bisect_right(self._view_starts, index) - 1
+        if piece < 0:
+            return index, index + 1
+        if index < self._view_ends[piece]:
+            return self._original_starts[piece], self._original_ends[piece]
+        shift = self._original_ends[piece] - self._view_ends[piece]
+        return index + shift, index + shift + 1
+
+    def origin(self, start: int, end: int) -> tuple[int, int]:
+        """[start, end) in the original text of the view's [start, end): from where its first
+        character came from to where its last did, invisible characters between them included."""
+        if self.identity or start >= end:
+            return start, end
+        first, last = self._source(start)[0], self._source(end - 1)[1]
+        if self._parent is not None:
+            return self._parent.origin(first, last)
+        return first, last
+
+
+# --- the normalised view ---------------------------------------------------------------------
+
+
+def _folded(char: str) -> str:
+    """What one character reads as in the normalised view ("" for an invisible one)."""
+    category = unicodedata.category(char)
+    if category == "Cf" or char in _INVISIBLE:
+        return ""
+    if category == "Zs":
+        return " "
+    if category == "Nd":
+        return str(unicodedata.decimal(char))
+    return unicodedata.normalize("NFKC", char)
+
+
+@functools.cache
+def _changing() -> re.Pattern[str]:
+    """The characters past ASCII that `_folded` changes: those of the Basic Multilingual Plane
+    listed (built once, ~50 ms), any beyond it looked at one by one (they are rare)."""
+    changing = []
+    for code in range(0x80, 0x10000):
+        char = chr(code)
+        if unicodedata.category(char) not in ("Cn", "Cs") and _folded(char) != char:
+            changing.append(re.escape(char))
+    return re.compile(f"[{''.join(changing)}\U00010000-\U0010ffff]+")
+
+
+@functools.lru_cache(maxsize=4096)
+def _fold(char: str) -> str:
+    return _folded(char)
+
+
+def _foldings(text: str) -> list[tuple[int, int, str]]:
+    """(start, end, folded) of each character of `text` that the normalised view changes."""
+    if text.isascii():  # the common case: nothing to fold
+        return []
+    found: list[tuple[int, int, str]] = []
+    for run in _changing().finditer(text):
+        for position in range(run.start(), run.end()):
+            char = text[position]
+            folded = _fold(char)
+            if folded != char:
+                found.append((position, position + 1, folded))
+    return found
+
+
+def normalised(text: str) -> View:
+    """The normalised view of `text` (see the module's doc); `text` itself, unmapped (no copy),
+    where it is ASCII or has nothing to fold."""
+    foldings = _foldings(text)
+    return _rebuilt(text, foldings) if foldings else View(text)
+
+
+def _rebuilt(
+    text: str, replacements: list[tuple[int, int, str]], parent: View | None = None
+) -> View:
+    """`text` with each (start, end, new) of `replacements` (in order, apart) made."""
+    parts: list[str] = []
+    pieces: list[tuple[int, int, int, int]] = []
+    position = length = 0
+    for start, end, new in replacements:
+        parts.append(text[position:start])
+        length += start - position
+        parts.append(new)
+        pieces.append((length, length + len(new), start, end))
+        length += len(new)
+        position = end
+    parts.append(text[position:])
+    return View("".join(parts), pieces, parent)
+
+
+# --- the decoded view ------------------------------------------------------------------------
+
+# Encoded runs: %-escapes (UTF-8 bytes), JSON and Python string escapes, HTML character references.
+_ENCODED = re.compile(
+    r"(?P<url>(?:%[0-9A-Fa-f]{2})+)"
+    r"|(?P<pair>\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    r"|\\(?P<escape>u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|[\"'\\/bfnrt])"
+    r"|(?P<html>&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});)"
+)
+_URL_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_SIMPLE_ESCAPES = {'"': '"', "'": "'", "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n",
+                   "r": "\r", "t": "\t"}  # fmt: skip
+# A line that ends in a naming sign ("The password is:\n  hunter2", "密码：\nhunter2") or in a
+# naming word with the value indented on the next line ("密码是\n  hunter2"): the newline and the
+# indent read as one space. Hard-wrapped prose (a line ending in "is", the next not indented)
+# stays as it is: a decoded view costs a second pass of every finder.
+_NAMING_SIGNS = (":", "=", "：")
+_NAMING_WORD = re.compile(
+    r"(?:(?<![^\W\d_])(?:is|are|was|ist|est|es|è|är|er|jest)|是|为|為|は|는|이)\Z", re.IGNORECASE
+)
+_INDENT = re.compile(r"[^\S\n]*")
+_NAMING_REACH = 12  # characters before a newline where a naming word may end
+# Without one of these, no line break is joined: tested with `in`, far cheaper than a look at
+# each line break of hard-wrapped prose.
+_JOIN_HINTS = (":\n", "=\n", "\n ", "\n\t", "：\n", "\n\u3000")  # wider ones: free on ASCII
+
+
+def _url_pieces(run: str, offset: int) -> Iterator[tuple[int, int, str]]:
+    """Each character a run of %-escapes decodes to, with the escapes it came from (a character
+    of several UTF-8 bytes comes from several escapes)."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    start = offset
+    for index in range(0, len(run), 3):
+        chars = decoder.decode(bytes([int(run[index + 1 : index + 3], 16)]))
+        if chars:
+            yield start, offset + index + 3, chars
+            start = offset + index + 3
+    rest = decoder.decode(b"", final=True)
+    if rest:
+        yield start, offset + len(run), rest
+
+
+def _decoded(match: re.Match[str]) -> Iterator[tuple[int, int, str]]:
+    start, end = match.span()
+    if match.group("url") is not None:
+        yield from _url_pieces(match.group(), start)
+    elif match.group("pair") is not None:
+        yield start, end, match.group().encode("ascii").decode("unicode_escape", "replace")
+    elif (escape := match.group("escape")) is not None:
+        yield start, end, chr(int(escape[1:], 16)) if escape[0] in "ux" else _SIMPLE_ESCAPES[escape]
+    else:
+        new = html.unescape(match.group())
+        if new != match.group():
+            yield start, end, new
+
+
+def _joins(text: str) -> Iterator[tuple[int, int, str]]:
+    """The line breaks (with the next line's indent) after a naming word, each as a space."""
+    newline = text.find("\n")
+    while newline >= 0:
+        line = text[max(0, newline - _NAMING_REACH) : newline]
+        line_end = line.rstrip()
+        if "\n" in line[len(line_end) :]:  # a blank line before: nothing names the next
+            line_end = ""
+        indent = _INDENT.match(text, newline + 1)
+        end = indent.end() if indent else newline + 1
+        if (
+            end < len(text)
+            and text[end] != "\n"
+            and (
+                line_end.endswith(_NAMING_SIGNS)
+                or (end > newline + 1 and _NAMING_WORD.search(line_end) is not None)
+            )
+        ):
+            yield newline, end, " "
+        newline = text.find("\n", newline + 1)
+
+
+def _may_decode(text: str) -> bool:
+    """The text holds something the decoded view decodes: cheap `in` tests first."""
+    return (
+        ("%" in text and _URL_ESCAPE.search(text) is not None)
+        or "\\" in text
+        or ("&" in text and ";" in text)
+        or (
+            "\n" in text
+            and any(hint in text for hint in _JOIN_HINTS)
+            and next(_joins(text), None) is not None
+        )
+    )
+
+
+def decoded(text: str) -> View | None:
+    """The decoded view of `text`, normalised; None where there is nothing to decode."""
+    if not _may_decode(text):
+        return None
+    replacements = [piece for match in _ENCODED.finditer(text) for piece in _decoded(match)]
+    replacements += _joins(text)
+    if not replacements:
+        return None
+    replacements.sort()
+    view = _rebuilt(text, replacements)
+    foldings = _foldings(view.text)  # `\\uff20` decodes to a full-width `＠`
+    return _rebuilt(view.text, foldings, view) if foldings else view
+
+
+def views(text: str) -> list[View]:
+    """Every view of `text` that finders read: the normalised one, and the decoded one where
+    the text holds something to decode."""
+    extra = decoded(text)
+    return [normalised(text)] if extra is None else [normalised(text), extra]
+
+
+def key(value: str) -> str:
+    """A value as it reads once decoded and normalised: `ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ`,
+    `ada%40example.com` and `ada@example.com` are one value (one placeholder number)."""
+    extra = decoded(value)
+    return (extra if extra is not None else normalised(value)).text.strip()

@@ -1,0 +1,105 @@
+"""The views finders read a text through (sampling/redaction/views.py): what each folds, drops
+or decodes, and that a span found in a view maps back to exactly the original characters."""
+
+# ruff: noqa: E501  (a case reads best on one line)
+from __future__ import annotations
+
+import pytest
+
+from sampling.redaction import Redactor
+from sampling.redaction.config import RedactConfig
+from sampling.redaction.views import View, decoded, key, normalised, views
+
+pytestmark = pytest.mark.unit
+
+
+def _origin_of(view: View, original: str, found: str) -> str:
+    start = view.text.index(found)
+    first, last = view.origin(start, start + len(found))
+    return original[first:last]
+
+
+def test_an_ascii_text_is_its_own_view_without_a_copy() -> None:
+    text = "write to ada@example.com today"
+    (view,) = views(text)
+    assert view.text is text and view.identity
+    assert view.origin(9, 24) == (9, 24)
+
+
+@pytest.mark.parametrize(
+    ("original", "folded", "found", "source"),
+    [
+        ("mail ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ。", "mail ada@example.com。", "ada@example.com",
+         "ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ"),
+        ("weight 3㎏ of ﬁsh", "weight 3kg of fish", "kg of fi", "㎏ of ﬁ"),
+        ("x 3㎏ y", "x 3kg y", "g", "㎏"),
+        ("a\u200bda@exa\u00admple.com!", "ada@example.com!", "ada@example.com",
+         "a\u200bda@exa\u00admple.com"),
+        ("call 138\u00a01234\u30005678", "call 138 1234 5678", "1234 5678", "1234\u30005678"),
+        ("رقم ١٢٣٤ ok", "رقم 1234 ok", "1234", "١٢٣٤"),
+        ("e\ufe0fmoji \u2066x\u2069", "emoji x", "moji x", "moji \u2066x"),
+    ],
+)  # fmt: skip
+def test_the_normalised_view_maps_back_to_the_original_characters(
+    original: str, folded: str, found: str, source: str
+) -> None:
+    view = normalised(original)
+    assert view.text == folded
+    assert _origin_of(view, original, found) == source
+
+
+@pytest.mark.parametrize(
+    ("original", "found", "source"),
+    [
+        ("/share?u=ada%40example.com&x=1", "ada@example.com", "ada%40example.com"),
+        ("q=%E4%BD%A0%E5%A5%BD ok", "好", "%E5%A5%BD"),
+        ('{"out": "ada\\u0040example.com"}', "ada@example.com", "ada\\u0040example.com"),
+        ('{"out": "\\uff21\\uff22 \\ud83d\\ude00"}', "AB", "\\uff21\\uff22"),
+        ("<p>ada&#64;example&period;com &amp; co</p>", "ada@example.com", "ada&#64;example&period;com"),
+        ("<p>ada&commat;x&#x2e;org</p>", "ada@x.org", "ada&commat;x&#x2e;org"),
+        ("The root password is:\n  hunter2 ok", "is: hunter2", "is:\n  hunter2"),
+        ("密码是：\n\thunter2", "密码是: hunter2", "密码是：\n\thunter2"),
+    ],
+)  # fmt: skip
+def test_the_decoded_view_maps_back_to_the_encoded_characters(
+    original: str, found: str, source: str
+) -> None:
+    view = decoded(original)
+    assert view is not None
+    assert _origin_of(view, original, found) == source
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["plain prose, 50% off", "a line:\n\nthen a paragraph", "if x:\n", "R&D; done", "def f():"],
+)
+def test_no_decoded_view_where_there_is_nothing_to_decode(text: str) -> None:
+    assert decoded(text) is None
+
+
+def test_a_value_in_any_form_is_one_value() -> None:
+    assert key("ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ") == key("ada%40example.com") == "ada@example.com"
+    assert key("a\u200bda&#64;example.com") == "ada@example.com"
+
+
+def test_the_reviewer_sees_the_original_text_with_the_value_gone() -> None:
+    redactor = Redactor.from_config(RedactConfig())
+    text = (
+        "我的邮箱是ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ，也可以写 ada@example.com 或 ada%40example.com。"
+    )
+    (out,) = redactor.redact([text]).texts
+    assert out == "我的邮箱是<EMAIL_1>，也可以写 <EMAIL_1> 或 <EMAIL_1>。"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("call me: １３８－１２３４－５６７８ tonight", "call me: <PHONE_1> tonight"),
+        ("mail a\u200bda@exam\u200cple.com now", "mail <EMAIL_1> now"),
+        ('{"out": "mail ada\\u0040example.com"}', '{"out": "mail <EMAIL_1>"}'),
+        ("The root password is:\n  Hunter2-Blue", "The root password is:\n  <SECRET_1>"),
+    ],
+)
+def test_values_in_each_form_are_redacted_in_place(text: str, expected: str) -> None:
+    redactor = Redactor.from_config(RedactConfig())
+    assert redactor.redact([text]).texts == (expected,)

@@ -69,10 +69,20 @@ def wait_for(driver: Any, css: str, timeout: float = WAIT_S) -> Any:
 
 
 def log_in(driver: Any, server: LabelStudioServer) -> None:
+    from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{server.url}/user/login/")
-    wait_for(driver, "input[name=email]").send_keys(server.credentials.username)
+    # On a loaded machine the page's first load has stalled past a minute (seen once in a full
+    # run): load it again rather than wait on a page that will not come.
+    for attempt in range(3):
+        driver.get(f"{server.url}/user/login/")
+        try:
+            email = wait_for(driver, "input[name=email]", WAIT_S / 2)
+            break
+        except TimeoutException:
+            if attempt == 2:
+                raise
+    email.send_keys(server.credentials.username)
     driver.find_element(By.CSS_SELECTOR, "input[name=password]").send_keys(
         server.credentials.password
     )

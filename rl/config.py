@@ -7,11 +7,20 @@ Later work fills the sections in; unknown keys are always an error (`extra="forb
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    field_validator,
+    model_validator,
+)
 
-from rl.plugins import BUILTIN_LOGGER_BACKENDS, is_dotted_path
+from rl.plugins import is_dotted_path
+from rl.suggest import did_you_mean
 
 STAGES = ("rollout", "reward", "update", "step_end", "train_end")
 Stage = Literal["rollout", "reward", "update", "step_end", "train_end"]
@@ -191,13 +200,29 @@ class LoggerRedaction(Section):
         return value
 
 
-# The built-in backends, from their one list (a Literal, so a typo fails with the valid names).
-LoggerBackendName = Literal[tuple(BUILTIN_LOGGER_BACKENDS)]  # type: ignore[valid-type]
+def _backend_name(name: str) -> str:
+    """A built-in backend, one registered with `rl.tracking.register_backend`, or the dotted
+    path of a factory of your own (`pkg.module:make_backend`, taken from your config only):
+    a misspelled name fails with the nearest one."""
+    from rl.tracking.backends.base import backend_names
+
+    known = backend_names()
+    if name in known or is_dotted_path(name):
+        return name
+    close = did_you_mean(name, known, quote=False)
+    raise ValueError(f"unknown backend {name!r} ({close or 'known: ' + ', '.join(known)}; or the "
+                     "dotted path of a factory: package.module:make_backend)")  # fmt: skip
+
+
+LoggerBackendName = Annotated[str, AfterValidator(_backend_name)]
 
 
 class LoggerConfig(Section):
     name: list[LoggerBackendName] = Field(
-        default_factory=lambda: ["console"], description="one backend or a list"
+        default_factory=lambda: ["console"],
+        description="one backend or a list: wandb, tensorboard, console, jsonl, prometheus, a "
+        "name registered with rl.tracking.register_backend, or the dotted path of a factory of "
+        "your own (package.module:make_backend)",
     )
     project: str = Field("lowtide", description="wandb project")
     group: str | None = Field(None, description="wandb run group")

@@ -11,6 +11,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
+from typing import ClassVar
 
 import pytest
 
@@ -337,3 +338,49 @@ def test_a_hooks_table_is_redacted_for_the_backends_that_get_redacted_tables(
     tracker.close()
     rows = {r.name: [p.rows for k, _, p in r.calls if k == "table"] for r in (remote, local)}
     assert rows == {"remote": [(("mail <EMAIL_1>", 3),)], "local": [(("mail ada@example.com", 3),)]}
+
+
+class Remembering:
+    """A backend of a user's own: keeps what it is given."""
+
+    name = "remembering"
+    remote = False
+    seen: ClassVar[list[tuple[int, dict[str, float]]]] = []
+
+    def log_scalars(self, step: int, values: Mapping[str, float]) -> None:
+        Remembering.seen.append((step, dict(values)))
+
+    def log_histograms(self, step: int, values: Mapping[str, Sequence[float]]) -> None:
+        pass
+
+    def log_table(self, step: int, table: Table) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def make_remembering(info: RunInfo, config: LoggerConfig) -> Remembering:
+    return Remembering()
+
+
+def test_a_backend_of_ones_own_is_named_in_the_config_by_registry_or_by_path(
+    tmp_path: Path,
+) -> None:
+    """register_backend is the documented extension point: a config names what it registered,
+    or the factory's dotted path; a misspelled name still fails with the nearest one."""
+    from pydantic import ValidationError
+
+    from rl.tracking import register_backend
+
+    register_backend("remembering")(make_remembering)
+    for name in ("remembering", "tests.test_tracking:make_remembering"):
+        Remembering.seen.clear()
+        config = LoggerConfig(name=[name])
+        info = RunInfo("r", "r", tmp_path, tmp_path / name.replace(":", "-"), {})
+        tracker = Tracker.from_config(config, info)
+        tracker.on_stage("step_end", 0, {"reward/mean": 0.5}, [])
+        tracker.close()
+        assert Remembering.seen and Remembering.seen[0][1]["reward/mean"] == 0.5, name
+    with pytest.raises(ValidationError, match="did you mean console"):
+        LoggerConfig(name=["consol"])

@@ -94,6 +94,8 @@ def type_of(annotation: Any) -> str:
 
 def _arms(annotation: Any) -> list[str]:
     origin, args = typing.get_origin(annotation), typing.get_args(annotation)
+    if origin is typing.Annotated:  # a type with a validator: the type it validates
+        return _arms(args[0])
     if origin in (typing.Union, types.UnionType):
         arms = [arm for arg in args if arg is not type(None) for arm in _arms(arg)]
         return arms + (["`null`"] if type(None) in args else [])

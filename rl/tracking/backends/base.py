@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from rl.config import LoggerConfig
-from rl.plugins import BUILTIN_LOGGER_BACKENDS, PluginPathError, resolve_path
+from rl.plugins import (
+    BUILTIN_LOGGER_BACKENDS,
+    PluginPathError,
+    is_dotted_path,
+    resolve_callable,
+    resolve_path,
+)
 from rl.samples import TokenValues
 from rl.suggest import did_you_mean
 
@@ -82,8 +88,17 @@ def backend_names() -> list[str]:
 
 
 def backend_factory(name: str) -> BackendFactory:
+    """A backend's factory by its name (a built-in or a registered one) or, as configs may name a
+    backend of the user's own, by the dotted path of the factory."""
     if name in _REGISTRY:
         return _REGISTRY[name]
+    if name not in BUILTIN_LOGGER_BACKENDS and is_dotted_path(name):
+        try:
+            factory = resolve_callable(name, "backend factory")
+        except PluginPathError as exc:
+            raise ValueError(f"logger.name: {exc}") from None
+        _REGISTRY[name] = factory
+        return factory
     if name in BUILTIN_LOGGER_BACKENDS:
         try:
             factory = resolve_path(BUILTIN_LOGGER_BACKENDS[name])

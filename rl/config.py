@@ -19,7 +19,7 @@ from pydantic import (
     model_validator,
 )
 
-from rl.plugins import is_dotted_path
+from rl.plugins import is_dotted_path, logger_backend_names
 from rl.suggest import did_you_mean
 
 STAGES = ("rollout", "reward", "update", "step_end", "train_end")
@@ -204,9 +204,7 @@ def _backend_name(name: str) -> str:
     """A built-in backend, one registered with `rl.tracking.register_backend`, or the dotted
     path of a factory of your own (`pkg.module:make_backend`, taken from your config only):
     a misspelled name fails with the nearest one."""
-    from rl.tracking.backends.base import backend_names
-
-    known = backend_names()
+    known = logger_backend_names()
     if name in known or is_dotted_path(name):
         return name
     close = did_you_mean(name, known, quote=False)

@@ -57,6 +57,18 @@ def provide_hook(name: str, path: str) -> None:
         raise PluginPathError(f"hook type {name!r} is already provided by {BUILTIN_HOOKS[name]}")
 
 
+_REGISTERED_LOGGER_BACKENDS: set[str] = set()  # names rl.tracking.register_backend was given
+
+
+def provide_logger_backend(name: str) -> None:
+    """A logging backend registered by name (rl.tracking.register_backend): configs may name it."""
+    _REGISTERED_LOGGER_BACKENDS.add(name)
+
+
+def logger_backend_names() -> list[str]:
+    return sorted({*BUILTIN_LOGGER_BACKENDS, *_REGISTERED_LOGGER_BACKENDS})
+
+
 _TABLE_REDACTOR: list[str] = []  # the default `logger.redact.redactor`, once provided
 
 

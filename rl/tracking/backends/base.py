@@ -16,6 +16,8 @@ from rl.plugins import (
     BUILTIN_LOGGER_BACKENDS,
     PluginPathError,
     is_dotted_path,
+    logger_backend_names,
+    provide_logger_backend,
     resolve_callable,
     resolve_path,
 )
@@ -78,13 +80,14 @@ def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
 
     def add(factory: BackendFactory) -> BackendFactory:
         _REGISTRY[name] = factory
+        provide_logger_backend(name)
         return factory
 
     return add
 
 
 def backend_names() -> list[str]:
-    return sorted({*BUILTIN_LOGGER_BACKENDS, *_REGISTRY})
+    return logger_backend_names()
 
 
 def backend_factory(name: str) -> BackendFactory:

@@ -10,6 +10,7 @@ masker that fails would let the text through unmasked, or lose the message.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -91,13 +92,20 @@ def known_secrets(environ: Mapping[str, str] | None = None) -> list[str]:
     """The secret values the environment holds now, longest first (so that a secret that
     contains another is masked whole)."""
     environ = os.environ if environ is None else environ
+    names = [*SECRET_VARIABLES, *URL_VARIABLES]
+    # Every console write and log record asks: read files only when the variables change.
+    return list(_secrets_of(tuple((n, environ.get(n), environ.get(f"{n}_FILE")) for n in names)))
+
+
+@functools.lru_cache(maxsize=8)
+def _secrets_of(variables: tuple[tuple[str, str | None, str | None], ...]) -> tuple[str, ...]:
     found: set[str] = set()
-    for name in SECRET_VARIABLES:
-        found.update(_value_and_file(name, environ))
-    for name in URL_VARIABLES:
-        for url in _value_and_file(name, environ):
-            found.update(_url_passwords(url))
-    return sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=len, reverse=True)
+    for name, value, path in variables:
+        values = _value_and_file(value, path)
+        if name in URL_VARIABLES:
+            values = [password for url in values for password in _url_passwords(url)]
+        found.update(values)
+    return tuple(sorted((s for s in found if len(s) >= MIN_SECRET_CHARS), key=len, reverse=True))
 
 
 def mask_text(text: str, secrets: Iterable[str] | None = None) -> str:
@@ -178,9 +186,8 @@ def _url_passwords(url: str) -> list[str]:
     return found
 
 
-def _value_and_file(name: str, environ: Mapping[str, str]) -> list[str]:
-    values = [environ.get(name) or ""]
-    path = environ.get(f"{name}_FILE")
+def _value_and_file(value: str | None, path: str | None) -> list[str]:
+    values = [value or ""]
     if path:
         try:
             with open(path, encoding="utf-8") as handle:

@@ -230,7 +230,7 @@ def test_a_new_favourite_of_the_retrained_model_is_uncertainty_too() -> None:
     # Either way round: what the retrained model pays more for than its first did may be a new
     # hack that the reviews taught it, which is what a reviewer should see before the policy
     # learns it. Taking only what it stopped paying for lowered the loop bench's catch of the
-    # retrained model's favourites (docs/loop.md, "Where the reward model changed its mind").
+    # retrained model's favourites (bench/results/2026-12-loop-value.md, "Where the reward model changed its mind").
     pool = []
     for i, text in enumerate(distinct(50)):
         now = i / 50

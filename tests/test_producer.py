@@ -115,3 +115,17 @@ def test_records_submitted_after_close_go_to_the_spool(own_redis: OwnRedis, tmp_
     producer.submit(records(0, 5))  # e.g. a budget pick that came after the close wait
     assert producer.spool.pending_records() == 5 and producer.stats.spooled == 5
     assert producer.stats.dropped == 0
+
+
+def test_flush_sends_a_partial_batch_now_and_waits_for_it(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    producer = Producer(config(own_redis.url, tmp_path, max_latency_ms=60_000))
+    producer.submit(records(0, 70))  # a full batch goes at once; 6 would wait a minute
+    started = time.monotonic()
+    assert producer.flush(timeout_s=20)
+    assert producer.stats.enqueued == 70 and time.monotonic() - started < 10
+    producer.close()
+    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
+        f"s-{i:06d}" for i in range(70)
+    ]

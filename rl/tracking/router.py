@@ -1,5 +1,6 @@
 """The router: decides per kind (scalars, histograms, tables) and per stage what goes out when,
-and hands it to the backends on a background thread, so the trainer never waits on a backend.
+and hands it to the backends on a background worker (`rl.background`), so the trainer never
+waits on a backend.
 
 On the trainer thread: interval checks, whitelists, building plain payloads (~tens of µs).
 On the worker thread: every backend call, and with `logger.redact` the rollout table itself
@@ -10,18 +11,15 @@ is not written. A full queue drops the item and counts it
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import math
-import queue
-import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from rl.background import Triggers, Worker
 from rl.config import LoggerConfig, Stage
 from rl.plugins import PluginPathError, resolve_path, table_redactor
 from rl.samples import Sample, make_sample_id
@@ -103,14 +101,20 @@ class Tracker:
             if redact is not None and gets_redacted_tables(config, backend)
         }
         self.unredacted_tables = 0  # tables not written because redaction failed
-        self.dropped = 0
         self._reported_drop = 0
         self._last_step = 0
         self._sent_this_step: dict[int, set[str]] = {}
-        self._queue: queue.Queue[_Item | None] = queue.Queue(maxsize=queue_size)
         self._failed: set[str] = set()
-        self._worker = threading.Thread(target=self._drain, name="lowtide-tracking", daemon=True)
-        self._worker.start()
+        # One item at a time: what close() leaves behind is exactly what was not delivered.
+        self._worker: Worker[_Item] = Worker(
+            "lowtide-tracking", self._drain, Triggers(size=1),
+            capacity=queue_size, final=self._report_final_drop, log=log,
+        )  # fmt: skip
+
+    @property
+    def dropped(self) -> int:
+        """Writes the full queue turned away (reported as `logging/dropped`)."""
+        return self._worker.stats.dropped
 
     @classmethod
     def from_config(cls, config: LoggerConfig, info: RunInfo) -> Tracker:
@@ -284,32 +288,27 @@ class Tracker:
         return Table(ROLLOUT_TABLE, columns, tuple(rows), tuple(tokens) if any(tokens) else ())
 
     def _send(self, kind: str, step: int, payload: Any, audience: str = "all") -> bool:
-        try:
-            self._queue.put_nowait(_Item(kind, step, payload, audience))
-        except queue.Full:
-            self.dropped += 1  # reported as logging/dropped with the next scalars
-            return False
-        return True
+        # Turned away when full: counted, and reported as logging/dropped with the next scalars.
+        return self._worker.put(_Item(kind, step, payload, audience))
 
     # ---- delivery (worker thread) ------------------------------------------------------------
 
-    def _drain(self) -> None:
-        while True:
-            item = self._queue.get()
-            try:
-                if item is None:
-                    return
-                if callable(item.payload):
-                    item = self._built(item)
-                    if item is None:
-                        continue
-                for backend in self.backends:
-                    if item.audience == "all" or (
-                        (backend.name in self._redacted_for) == (item.audience == "redacted")
-                    ):
-                        self._deliver(backend, item)
-            finally:
-                self._queue.task_done()
+    def _drain(self, items: list[_Item]) -> None:
+        for queued in items:
+            item = self._built(queued) if callable(queued.payload) else queued
+            if item is None:
+                continue
+            for backend in self.backends:
+                if item.audience == "all" or (
+                    (backend.name in self._redacted_for) == (item.audience == "redacted")
+                ):
+                    self._deliver(backend, item)
+
+    def _report_final_drop(self) -> None:
+        """At close, after everything queued: the final count, if the last one was not sent."""
+        if self.dropped != self._reported_drop:
+            final = {"logging/dropped": float(self.dropped)}
+            self._drain([_Item("scalars", self._last_step, final)])
 
     def _built(self, item: _Item) -> _Item | None:
         """A table built here (redacted); if redaction fails, none is written (fail closed)."""
@@ -342,17 +341,11 @@ class Tracker:
 
     def close(self, deadline_s: float = 30.0) -> None:
         """Flush what is pending within the deadline, then close every backend."""
-        started = time.monotonic()
-        with contextlib.suppress(queue.Full):
-            if self.dropped != self._reported_drop:  # the final count, waiting for room
-                final = _Item("scalars", self._last_step, {"logging/dropped": float(self.dropped)})
-                self._queue.put(final, timeout=deadline_s)
-            self._queue.put(None, timeout=max(0.0, deadline_s - (time.monotonic() - started)))
-        self._worker.join(timeout=max(0.0, deadline_s - (time.monotonic() - started)))
-        if self._worker.is_alive():
+        closed = self._worker.close(deadline_s)
+        if not closed.finished:
             log.error(
                 "logging did not finish within %.0f s; %d writes were not delivered",
-                deadline_s, self._queue.qsize(),
+                deadline_s, len(closed.left),
             )  # fmt: skip
             return
         for backend in self.backends:

@@ -1,5 +1,5 @@
-"""The `budget` policy's place in routing: a bounded pool of candidates and a thread that spends
-the review budget on them.
+"""The `budget` policy's place in routing: a bounded pool of candidates and a background worker
+(`rl.background`) that spends the review budget on them.
 
 On the caller's thread (a trainer's) `add` only appends the batch to the pool. The selector's own
 thread runs `sampling.selection.budget.choose` over the pooled candidates of recent steps and
@@ -7,10 +7,10 @@ delivers the picks as `Decision`s (the router hands them to its producer):
 
 - `per: round`: the whole budget is spent once, when the router closes (the end of a training
   run, or of one round of `lowtide loop`), on the best candidates of the round.
-- `per: hour`: every `select_every_s` it spends what `HourlyAllowance` grants: reviews accrue
-  evenly, and never more than `reviews` fall in any trailing hour. Picked samples and their
-  near-duplicates leave the pool, and later copies of a picked response are not picked again;
-  the others stay until newer steps push them out.
+- `per: hour`: every `select_every_s` it spends what its token bucket (`rl.rate_limit`)
+  grants: reviews accrue evenly, and never more than `reviews` fall in any trailing hour. Picked
+  samples and their near-duplicates leave the pool, and later copies of a picked response are
+  not picked again; the others stay until newer steps push them out.
 - With the reward-hacking watch on, `flags_for` names which candidates carry its suspects: the
   audit share reviews one carrier of each first (`reason: suspect`). A failing watch costs
   only that: the audit share goes to the highest rewards.
@@ -34,6 +34,8 @@ from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 
+from rl.background import Triggers, Worker
+from rl.rate_limit import TokenBucket
 from sampling.batch import BatchInfo
 from sampling.config import SamplingConfig
 from sampling.once import first_time
@@ -51,6 +53,7 @@ from sampling.selection.decision import (
 )
 from sampling.selection.group_candidates import anchor_of, group_candidates
 from sampling.selection.policies import Selected
+from sampling.selection.shares import shares_for
 
 log = logging.getLogger("sampling.selection.budget")
 HOUR_S = 3600.0
@@ -71,30 +74,10 @@ def budget_part(reviews: int, processes: int, rank: int) -> int:
     return part + (1 if 0 <= rank < remainder else 0)
 
 
-class HourlyAllowance:
+def hourly_allowance(per_hour: int, clock: Callable[[], float] = time.monotonic) -> TokenBucket:
     """Reviews accrue at `per_hour` an hour from the start (none at first), and the reviews
     spent in any trailing hour never exceed `per_hour`."""
-
-    def __init__(self, per_hour: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.per_hour = per_hour
-        self.clock = clock
-        self.tokens = 0.0
-        self.updated = clock()
-        self.spent_at: deque[float] = deque()
-
-    def available(self) -> int:
-        now = self.clock()
-        rate = self.per_hour / HOUR_S
-        self.tokens = min(float(self.per_hour), self.tokens + (now - self.updated) * rate)
-        self.updated = now
-        while self.spent_at and self.spent_at[0] <= now - HOUR_S:
-            self.spent_at.popleft()
-        return max(0, min(int(self.tokens + 1e-9), self.per_hour - len(self.spent_at)))
-
-    def spend(self, count: int) -> None:
-        now = self.clock()
-        self.tokens -= count
-        self.spent_at.extend([now] * count)
+    return TokenBucket(per_hour, period_s=HOUR_S, start_full=False, window_s=HOUR_S, clock=clock)
 
 
 @dataclass
@@ -159,6 +142,7 @@ class BudgetSelector:
         self.config = config
         self.budget = config.review_budget
         self.settings = config.budget
+        shares_for(self.settings)  # a share named by a dotted path that leads nowhere: at start
         self.deliver = deliver
         self.seen = seen
         self.seed = seed
@@ -168,26 +152,26 @@ class BudgetSelector:
         # Alone, the whole budget; shared, this rank's part, known from the first batch's rank.
         self.reviews: int | None = self.budget.reviews if self.processes == 1 else None
         self.hourly = (
-            HourlyAllowance(self.reviews or 0, clock) if self.budget.per == "hour" else None
+            hourly_allowance(self.reviews or 0, clock) if self.budget.per == "hour" else None
         )
         self._pool: deque[_PooledBatch] = deque()
         self._pooled = 0  # samples in the pool
         self._serial = 0
         self._reviewed: deque[str] = deque(maxlen=REVIEWED_MEMORY)
-        self._lock = threading.Condition()
-        self._closing = False
-        self._wanted = 0  # ticks asked for by tick_now
-        self._ticks = 0
-        self._thread = threading.Thread(target=self._run, name="lowtide-budget", daemon=True)
-        self._thread.start()
+        self._lock = threading.Lock()  # the pool's: add() on the caller's thread, reads here
         self._reported = 0  # picks already counted in a RouteCounts
+        # Per hour a selection every select_every_s; per round one, when the router closes.
+        every = self.settings.select_every_s if self.hourly is not None else None
+        self._worker: Worker[None] = Worker(
+            "lowtide-budget", self._tick, Triggers(idle_s=every), final=self._last_tick, log=log
+        )
 
     @property
     def left(self) -> int:
         """Reviews the round may still spend (per hour: what the last hour leaves)."""
         reviews = self.reviews or 0
         if self.hourly is not None:
-            return max(0, reviews - len(self.hourly.spent_at))
+            return max(0, reviews - len(self.hourly.taken_at))
         return max(0, reviews - self.stats.spent)
 
     # ---- caller thread -----------------------------------------------------------------------
@@ -231,7 +215,7 @@ class BudgetSelector:
         if self.hourly is not None:
             # One assignment: the selector thread reads the rate, this thread never updates
             # the allowance's tokens (which accrue from the selector's start, capped at an hour).
-            self.hourly.per_hour = self.reviews
+            self.hourly.rate = self.reviews
         log.info(
             "review budget: rank %d spends %d of %d reviews per %s (%d processes share it)",
             rank, self.reviews, self.budget.reviews, self.budget.per, self.processes,
@@ -240,19 +224,12 @@ class BudgetSelector:
     def tick_now(self, timeout: float = 30.0) -> None:
         """Run one selection on the selector thread now and wait for it (per hour: spends what
         the allowance grants at this moment; per round: nothing until close)."""
-        with self._lock:
-            self._wanted = self._ticks + 1
-            self._lock.notify_all()
-            self._lock.wait_for(lambda: self._ticks >= self._wanted, timeout=timeout)
+        self._worker.flush(timeout)
 
     def close(self, deadline_s: float) -> None:
         """Per round: spend the budget on what was pooled, on the selector thread."""
-        with self._lock:
-            self._closing = True
-            self._lock.notify_all()
         waited = deadline_s + SELECT_DEADLINE_S
-        self._thread.join(timeout=waited)
-        if self._thread.is_alive():
+        if not self._worker.close(waited).finished:
             # The producer closes next and spools what is submitted after; the thread is a
             # daemon, so picks it has not made when the process exits are gone.
             log.error(
@@ -264,25 +241,20 @@ class BudgetSelector:
 
     # ---- selector thread ---------------------------------------------------------------------
 
-    def _run(self) -> None:
-        every = self.settings.select_every_s if self.hourly is not None else None
-        while True:
-            with self._lock:
-                if not self._closing and self._wanted <= self._ticks:
-                    self._lock.wait(timeout=every)
-                closing = self._closing
-            try:
-                if self.hourly is not None:
-                    self._spend(self.hourly.available())
-                elif closing:
-                    self._spend(self.left)
-            except Exception as exc:  # a bad sample must not end selection for the whole run
-                self._count_failure(exc)
-            with self._lock:
-                self._ticks += 1
-                self._lock.notify_all()
-            if closing:
-                return
+    def _tick(self, _: list[None]) -> None:
+        """Per hour: spend what the allowance grants now (per round: nothing before close)."""
+        if self.hourly is not None:
+            self._spend_safely(self.hourly.available)
+
+    def _last_tick(self) -> None:
+        """At close: per hour, what the allowance grants; per round, the whole budget."""
+        self._spend_safely(self.hourly.available if self.hourly is not None else lambda: self.left)
+
+    def _spend_safely(self, count: Callable[[], int]) -> None:
+        try:
+            self._spend(count())
+        except Exception as exc:  # a bad sample must not end selection for the whole run
+            self._count_failure(exc)
 
     def _count_failure(self, exc: Exception) -> None:
         message = f"budget selection failed: {type(exc).__name__}: {exc}"

@@ -1,7 +1,8 @@
-"""The producer: batches records on a background thread and enqueues one RQ job per batch.
+"""The producer: batches records on a background worker and enqueues one RQ job per batch.
 
-The trainer thread only appends to an in-memory buffer. The producer thread flushes a batch when
-`batch_size` records are waiting or the oldest has waited `max_latency_ms`. Jobs use RQ's JSON
+The trainer thread only appends to the worker's bounded queue (`rl.background`). The worker
+sends a batch when `batch_size` records are waiting or the oldest has waited `max_latency_ms`,
+and with nothing to send it looks at Redis and the spool every `IDLE_CHECK_S`. Jobs use RQ's JSON
 serializer, a job id derived from the batch's sample ids (`unique`: a replayed batch is not
 queued twice) and explicit result/failure TTLs. Redis unreachable: the batch goes to the disk
 spool, and a reconnect loop with backoff replays the spool, in order, once Redis answers.
@@ -12,9 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
-import threading
 import time
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -24,6 +23,7 @@ from rq import Queue
 from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
+from rl.background import Triggers, Worker
 from rl.masking import mask_url
 from sampling.config import QueueConfig
 from sampling.once import first_time
@@ -36,6 +36,7 @@ FAILURE_TTL_S = 7 * 24 * 3600  # failed batches wait a week for `lowtide queue r
 JOB_TIMEOUT_S = 300
 BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 DEPTH_EVERY_S = 1.0  # how often the producer thread reads the queue's length
+IDLE_CHECK_S = 1.0  # with nothing to send, how often it retries Redis and replays the spool
 
 
 @dataclass
@@ -128,16 +129,19 @@ class Producer:
         self.job_function = job_function
         self.buffer_max = buffer_max
         self.stats = ProducerStats()
-        self._buffer: deque[tuple[float, dict[str, Any]]] = deque()
-        self._lock = threading.Condition()
-        self._closing = False
-        self._closed = False
         self._spool_may_hold = True  # an earlier run may have left batches: look once
         self._depth_checked = 0.0
+        self._backoff = 0
         self._client = redis_client(self.url)
         self._queue = annotation_queue(config, self._client)
-        self._thread = threading.Thread(target=self._run, name="lowtide-producer", daemon=True)
-        self._thread.start()
+        triggers = Triggers(
+            size=config.batch_size, age_s=config.max_latency_ms / 1000, idle_s=IDLE_CHECK_S
+        )
+        # Past buffer_max the oldest come back to submit(), which spools them (never dropped).
+        self._worker: Worker[RecordSource] = Worker(
+            "lowtide-producer", self._send_batch, triggers,
+            capacity=buffer_max, when_full="drop_oldest", log=log,
+        )  # fmt: skip
 
     # ---- trainer thread ----------------------------------------------------------------------
 
@@ -145,30 +149,21 @@ class Producer:
         """Hand records over; returns at once. A record may be a zero-argument callable that
         builds it, so that building runs on the producer thread. Past `buffer_max` the oldest
         spill to disk (never dropped); after `close`, all of them do (a late budget pick)."""
-        now = time.monotonic()
-        with self._lock:
-            if self._closed:
-                spill = list(records)
-            else:
-                self._buffer.extend((now, record) for record in records)
-                overflow = len(self._buffer) - self.buffer_max
-                spill = [self._buffer.popleft()[1] for _ in range(max(0, overflow))]
-                self._lock.notify()
+        spill = self._worker.put_many(records)
         built = _built(spill, self.stats) if spill else []
         if built:
             self._to_spool(built)
 
+    def flush(self, timeout_s: float = 30.0) -> bool:
+        """Send what is waiting now, without waiting for a full batch or the latency, and wait
+        until each record is on the queue or in the spool; False if that took over
+        `timeout_s`."""
+        return self._worker.flush(timeout_s)
+
     def close(self, deadline_s: float = 10.0) -> None:
         """Flush within the deadline; what is left goes to the spool for the next replay. A second
         close does nothing more."""
-        with self._lock:
-            self._closing = True
-            self._lock.notify()
-        self._thread.join(timeout=deadline_s)
-        with self._lock:
-            left = [record for _, record in self._buffer]
-            self._buffer.clear()
-            self._closed = True  # from now on submit() spools: no thread is left to send
+        left = self._worker.close(deadline_s).left  # from now on submit() spools
         built = _built(left, self.stats) if left else []
         if built:
             self._to_spool(built)
@@ -176,48 +171,22 @@ class Producer:
 
     # ---- producer thread ---------------------------------------------------------------------
 
-    def _run(self) -> None:
-        backoff = 0
-        while True:
-            batch = self._next_batch()
-            if batch is None:
-                return
-            if not self.stats.redis_up and not self._reconnect():
-                if batch:
-                    self._to_spool(batch)
-                if not self._closing:
-                    time.sleep(BACKOFF_S[min(backoff, len(BACKOFF_S) - 1)])
-                backoff += 1
-                continue
-            backoff = 0
-            self._replay_spool()
+    def _send_batch(self, sources: list[RecordSource]) -> None:
+        """One batch ([] when idle: a chance to reconnect and replay the spool)."""
+        batch = _built(sources, self.stats)
+        if not self.stats.redis_up and not self._reconnect():
             if batch:
-                self._send_or_spool(batch)
-            if time.monotonic() - self._depth_checked > DEPTH_EVERY_S:
-                self._update_depth()
-
-    def _next_batch(self) -> list[dict[str, Any]] | None:
-        """Wait for a full batch, a latency deadline, or shutdown. [] means "just check"."""
-        latency = self.config.max_latency_ms / 1000
-        with self._lock:
-            while True:
-                if self._buffer:
-                    oldest = self._buffer[0][0]
-                    full = len(self._buffer) >= self.config.batch_size
-                    if full or self._closing or time.monotonic() - oldest >= latency:
-                        count = min(self.config.batch_size, len(self._buffer))
-                        taken = [self._buffer.popleft()[1] for _ in range(count)]
-                        break
-                elif self._closing:
-                    return None
-                else:
-                    self._lock.wait(timeout=1.0)
-                    if not self._buffer:
-                        return []  # nothing new: a chance to replay the spool
-                    continue
-                self._lock.wait(timeout=max(0.0, latency - (time.monotonic() - oldest)))
-        # Outside the lock: submit() never waits on record building.
-        return _built(taken, self.stats)
+                self._to_spool(batch)
+            if not self._worker.closing:
+                time.sleep(BACKOFF_S[min(self._backoff, len(BACKOFF_S) - 1)])
+            self._backoff += 1
+            return
+        self._backoff = 0
+        self._replay_spool()
+        if batch:
+            self._send_or_spool(batch)
+        if time.monotonic() - self._depth_checked > DEPTH_EVERY_S:
+            self._update_depth()
 
     def _send_or_spool(self, batch: list[dict[str, Any]]) -> None:
         try:

@@ -2,11 +2,12 @@
 
 Records go to the cursor's journal first, then the state that counts their dump lines as read
 and says which of them form the next submission is saved; only then does the producer get the
-submission, whole (it cuts it into the same batches every time), and the hand-over waits until
-the producer has each record durably: on the queue, or in its disk spool. Then the state drops
-them. A restart hands an interrupted submission over again, the same records in the same
-batches, and the producer's job ids (a digest of a batch's sample ids) make RQ refuse the copy
-of any batch that did reach Redis.
+submission, whole (it cuts it into the same batches every time), and the hand-over flushes the
+producer until it has each record durably: on the queue, or in its disk spool. Then the state
+drops them. Whole batches are handed over at once, a partial one after FLUSH_AFTER_S (the
+background block's `Triggers`, the producer's own rule). A restart hands an interrupted
+submission over again, the same records in the same batches, and the producer's job ids (a
+digest of a batch's sample ids) make RQ refuse the copy of any batch that did reach Redis.
 """
 
 from __future__ import annotations
@@ -17,8 +18,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from sampling.routing import TokenBucket
+from rl.background import Triggers
+from rl.rate_limit import TokenBucket
 from sampling.sources.ingest.cursor import Cursor, CursorState
+from sampling.transport.producer import Producer
 
 SAVE_EVERY_S = 2.0  # read positions with no new records are saved at most this often
 FLUSH_AFTER_S = 1.0  # a partial batch waits this long for more records, then goes as it is
@@ -51,7 +54,7 @@ def handed_over(stats: Any) -> int:
 class HandOver:
     def __init__(
         self,
-        producer: Any,  # sampling.transport.producer.Producer: submit, close, stats, config
+        producer: Producer,
         cursor: Cursor,
         state: CursorState,
         bucket: TokenBucket,
@@ -62,6 +65,7 @@ class HandOver:
         self.state = state
         self.bucket = bucket
         self.say = say
+        self.triggers = Triggers(size=producer.config.batch_size, age_s=FLUSH_AFTER_S)
         self.journaled: list[tuple[dict[str, Any], int]] = []  # journal [start, end), sizes
         self.fresh: list[dict[str, Any]] = []  # routed, not yet in the journal
         self.handing = False  # a submission is with the producer, not yet all durable
@@ -81,7 +85,9 @@ class HandOver:
         self.fresh.append(record)
 
     def flush_due(self) -> bool:
-        return self.pending > 0 and time.monotonic() - self._pending_since >= FLUSH_AFTER_S
+        """The partial batch has waited long enough (whole ones go at every commit)."""
+        partial = self.pending % self.triggers.size
+        return self.triggers.due(partial, time.monotonic() - self._pending_since)
 
     def commit(self, flush: bool, last: bool = False) -> None:
         """Hand the producer whole batches (all records with `flush`) and save the cursor.
@@ -154,11 +160,11 @@ class HandOver:
             self.fresh = []
 
     def _hand_over(self, records: list[dict[str, Any]], last: bool = False) -> None:
-        """Submit in one piece and wait until the producer has every record on the queue or in
-        its spool. `last`: close the producer instead of waiting for its latency deadline."""
+        """Submit in one piece and flush the producer until it has every record on the queue or
+        in its spool. `last`: close the producer instead."""
         self.handing = True
         size = self.producer.config.batch_size
-        piece = max(size, getattr(self.producer, "buffer_max", 10_000) // size * size)
+        piece = max(size, self.producer.buffer_max // size * size)
         for start in range(0, len(records), piece):  # within its buffer: no spill, same cuts
             part = records[start : start + piece]
             stats = self.producer.stats
@@ -167,14 +173,13 @@ class HandOver:
             if last and start + piece >= len(records):
                 self.producer.close(deadline_s=HAND_OVER_TIMEOUT_S)
                 self.closed = True
-            deadline = time.monotonic() + HAND_OVER_TIMEOUT_S
-            while handed_over(stats) < target:
-                if time.monotonic() > deadline:
-                    raise IngestError(
-                        f"the producer took no {len(part)} records in {HAND_OVER_TIMEOUT_S:.0f} s;"
-                        f" they stay in the cursor {self.cursor.path} for the next run"
-                    )
-                time.sleep(0.002)
+            else:
+                self.producer.flush(timeout_s=HAND_OVER_TIMEOUT_S)
+            if handed_over(stats) < target:
+                raise IngestError(
+                    f"the producer took no {len(part)} records in {HAND_OVER_TIMEOUT_S:.0f} s;"
+                    f" they stay in the cursor {self.cursor.path} for the next run"
+                )
             if stats.dropped > dropped:
                 errors = "; ".join(stats.errors) or "the spool cannot be written"
                 raise IngestError(

@@ -7,9 +7,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_serializer, model_validator
+from pydantic import Field, SecretStr, field_serializer, model_validator
 
 from annotation.comparison import MAX_RESPONSES, MIN_RESPONSES
+from rl.config_base import ConfigSection
 from rl.masking import mask_url
 from rl.plugins import is_dotted_path
 
@@ -24,11 +25,7 @@ def labeling_config_file(path: str) -> Path:
     return Path(path)
 
 
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
-
-
-class RetryConfig(Section):
+class RetryConfig(ConfigSection):
     max: int = Field(
         5, ge=0, description="retries after the first attempt; 0: a failure goes to the failed jobs"
     )
@@ -47,7 +44,7 @@ class RetryConfig(Section):
 SUGGESTIONS_OFF, SCORE_BANDS = "off", "score_bands"
 
 
-class ScoreBand(Section):
+class ScoreBand(ConfigSection):
     """Scores under `below` (and at or above the previous band's bound) get this suggestion."""
 
     below: float | None = Field(None, description="upper bound; None: the last, open band")
@@ -63,7 +60,7 @@ def _default_bands() -> list[ScoreBand]:
     return [ScoreBand(below=bound, rating=stars) for stars, bound in enumerate(bounds, 1)]
 
 
-class SuggestionsConfig(Section):
+class SuggestionsConfig(ConfigSection):
     """A machine suggestion (a Label Studio prediction) on each imported task; see
     annotation/suggestions.py. Off by default: a suggestion anchors reviewers on the reward
     model's view, which is what the reviews are meant to correct."""
@@ -103,7 +100,7 @@ class SuggestionsConfig(Section):
 ReviewMode = Literal["single", "compare"]
 
 
-class CompareConfig(Section):
+class CompareConfig(ConfigSection):
     """`review_mode: compare`: one task shows one prompt with `size` responses of its group (A,
     B, C, ...); the reviewer picks the best and the worst (annotation/comparison.py)."""
 
@@ -117,7 +114,7 @@ class CompareConfig(Section):
     )
 
 
-class AnnotationConfig(Section):
+class AnnotationConfig(ConfigSection):
     label_studio_url: str = Field(
         "http://127.0.0.1:8080",
         description="Label Studio's base URL",
@@ -202,7 +199,7 @@ class AnnotationConfig(Section):
         return self.compare.size if self.review_mode == "compare" else None
 
 
-class AgreementConfig(Section):
+class AgreementConfig(ConfigSection):
     """When the reviewers of one sample count as agreeing (see annotation/agreement.py)."""
 
     max_rating_spread: int = Field(
@@ -222,7 +219,7 @@ class AgreementConfig(Section):
     disputed_shown: int = Field(10, ge=0, description="most disputed samples `export` lists")
 
 
-class ExportConfig(Section):
+class ExportConfig(ConfigSection):
     out: str = Field(
         "data/reward_model/annotations.jsonl",
         description="the ratings JSONL; preferences, dataset and cursor are written beside it",

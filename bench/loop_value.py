@@ -118,7 +118,9 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
     sys.path.insert(0, str(REPO))
 
-from annotation.reward_model.train import RMTrainSettings  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+
+from annotation.reward_model.settings import RMTrainSettings  # noqa: E402
 from bench._quick import QUICK, announce  # noqa: E402
 from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402
 
@@ -151,7 +153,7 @@ class Settings:
     compare_size: int = 4  # responses a comparison shows
     rm_train: str = "model"  # a round's retraining: every weight, or the score head alone
     # loss weight of the pairs that prefer a written better answer (rm train's default)
-    written_weight: float = RMTrainSettings.written_weight
+    written_weight: float = RMTrainSettings().written_weight
 
 
 @dataclass
@@ -283,7 +285,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "score head alone on frozen features (a diagnostic: annotation/reward_model/head_refit.py)",
     )  # fmt: skip
     parser.add_argument(
-        "--written-weight", type=float, default=RMTrainSettings.written_weight,
+        "--written-weight", type=float, default=RMTrainSettings().written_weight,
         help="loss weight (0 to 1) of the pairs that prefer a reviewer's written better answer, "
         "as rm train's --written-weight (0: without them; their writing time is still counted)",
     )  # fmt: skip
@@ -321,8 +323,9 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.rm_train, base.written_weight = args.rm_train, args.written_weight
     try:  # training's own check, before any policy trains
         RMTrainSettings(written_weight=base.written_weight)
-    except ValueError as error:
-        raise SystemExit(f"--{error}".replace("_", "-", 1)) from None
+    except ValidationError as error:
+        problem = error.errors()[0]["msg"].removeprefix("Value error, ")
+        raise SystemExit(f"--{problem}".replace("_", "-", 1)) from None
     if not 2 <= base.compare_size <= 8:
         raise SystemExit("--compare-size: 2 to 8 responses")
     base.rounds = args.rounds or base.rounds

@@ -11,14 +11,13 @@ from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
-    ConfigDict,
     Field,
     SecretStr,
     field_validator,
     model_validator,
 )
 
+from rl.config_base import ConfigSection
 from rl.plugins import is_dotted_path, logger_backend_names
 from rl.suggest import did_you_mean
 
@@ -26,13 +25,7 @@ STAGES = ("rollout", "reward", "update", "step_end", "train_end")
 Stage = Literal["rollout", "reward", "update", "step_end", "train_end"]
 
 
-class Section(BaseModel):
-    """Base of every config section: unknown keys fail, numbers given for text stay text."""
-
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
-
-
-class TrainerConfig(Section):
+class TrainerConfig(ConfigSection):
     algorithm: Literal["grpo", "ppo"] = Field(
         "grpo", description="grpo: group-normalised advantages, no critic; ppo: a critic and GAE"
     )
@@ -90,7 +83,7 @@ class TrainerConfig(Section):
     resume: bool = Field(False, description="continue from the run's last checkpoint")
 
 
-class DataConfig(Section):
+class DataConfig(ConfigSection):
     """Prompts: an inline list, a JSONL file, or a HuggingFace `datasets` directory on disk."""
 
     prompts: list[str] | None = Field(None, description="the prompts inline (or give path)")
@@ -103,7 +96,7 @@ class DataConfig(Section):
     chat_template: bool = Field(True, description="apply the tokenizer's chat template if any")
 
 
-class ModelRef(Section):
+class ModelRef(ConfigSection):
     model_name_or_path: str = Field(description="a local directory or a hub name")
     revision: str | None = Field(None, description="hub branch, tag or commit (null: the default)")
     dtype: Literal["auto", "float32", "bfloat16", "float16"] = Field(
@@ -113,13 +106,13 @@ class ModelRef(Section):
     )
 
 
-class ModelConfig(Section):
+class ModelConfig(ConfigSection):
     actor: ModelRef = Field(description="the policy that is trained; the tokenizer comes from it")
     reference: ModelRef | None = Field(None, description="defaults to a frozen copy of the actor")
     critic: ModelRef | None = Field(None, description="PPO value model; defaults to the actor's")
 
 
-class RewardSpec(Section):
+class RewardSpec(ConfigSection):
     type: str = Field(description="registry key or dotted path to a Python function")
     name: str | None = Field(None, description="component name in reward_details and metrics")
     weight: float = Field(1.0, description="the total reward is the sum of weight * value")
@@ -130,7 +123,7 @@ class RewardSpec(Section):
     )
 
 
-class HookSpec(Section):
+class HookSpec(ConfigSection):
     type: str = Field(description="registry key or dotted path")
     stage: Stage = Field(description="the stage after which the hook runs")
     every: int = Field(1, ge=1, description="run every N steps")
@@ -146,27 +139,27 @@ class HookSpec(Section):
     )
 
 
-class LogIntervals(Section):
+class LogIntervals(ConfigSection):
     scalars: int = Field(1, ge=1, description="scalar metrics every N steps")
     histograms: int = Field(1, ge=1, description="histograms every N steps")
     tables: int = Field(100, ge=1, description="rollout sample tables (and per-token values)")
 
 
-class MetricWhitelist(Section):
+class MetricWhitelist(ConfigSection):
     scalars: list[str] | None = Field(None, description="None = every scalar")
     histograms: list[str] | None = Field(
         None, description="null = reward/distribution and reward/token_distribution"
     )
 
 
-class ConditionalLogging(Section):
+class ConditionalLogging(ConfigSection):
     stage: Stage = Field(description="send these metrics as soon as this stage is done")
     metrics: list[str] = Field(
         description="metric names or prefixes (response_length: response_length/mean, ...)"
     )
 
 
-class LoggerRedaction(Section):
+class LoggerRedaction(ConfigSection):
     """Redaction of the rollout tables (and files) the logger writes. Tables for a backend that
     sends text off this machine (wandb, whose offline files exist to be synced) are redacted by
     default; the local ones (jsonl files, console, TensorBoard) only with `enabled`: they stay
@@ -215,7 +208,7 @@ def _backend_name(name: str) -> str:
 LoggerBackendName = Annotated[str, AfterValidator(_backend_name)]
 
 
-class LoggerConfig(Section):
+class LoggerConfig(ConfigSection):
     name: list[LoggerBackendName] = Field(
         default_factory=lambda: ["console"],
         description="one backend or a list: wandb, tensorboard, console, jsonl, prometheus, a "

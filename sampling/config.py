@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
+    AfterValidator,
     Field,
     SecretStr,
     field_serializer,
@@ -15,18 +14,17 @@ from pydantic import (
     model_validator,
 )
 
+from rl.config_base import ConfigSection
 from rl.masking import mask_url
 from sampling.redaction.config import RedactConfig
 from sampling.selection.hacking.config import WatchConfig
+from sampling.selection.policies.registry import check_policy_name
+from sampling.selection.shares.registry import check_share_name
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/0"
 
 
-class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True, validate_default=True)
-
-
-class ReviewBudget(Section):
+class ReviewBudget(ConfigSection):
     """How many reviews the `budget` policy may ask for: per round (a run of the trainer, or one
     round of `lowtide loop`: spent when the round ends) or per hour (spent as the hour goes)."""
 
@@ -42,13 +40,21 @@ class ReviewBudget(Section):
     )
 
 
-class BudgetConfig(Section):
+class BudgetConfig(ConfigSection):
     """How the `budget` policy shares its reviews; what the shares leave goes to the lowest
     rewards. Shares are of the budget (0.2 of 50 reviews: 10)."""
 
     audit_share: float = Field(0.2, ge=0, le=1, description="highest rewards: reward hacking")
     random_share: float = Field(0.1, ge=0, le=1, description="uniform: keeps accuracy unbiased")
     uncertainty_share: float = Field(0.3, ge=0, le=1, description="least certain reward model")
+    shares: dict[
+        Annotated[str, AfterValidator(check_share_name)], Annotated[float, Field(ge=0, le=1)]
+    ] = Field(
+        default_factory=dict,
+        description="shares of your own, picked after those above: a name registered with "
+        "sampling.selection.shares.register_share, or the dotted path of a share function "
+        "(package.module:pick), to its part of the budget",
+    )
     uncertainty_key: str = Field(
         "reward_model/spread", description="reward_details key with the reward model's spread"
     )
@@ -97,10 +103,14 @@ class BudgetConfig(Section):
     @model_validator(mode="after")
     def _shares_fit(self) -> BudgetConfig:
         total = self.audit_share + self.random_share + self.uncertainty_share
+        total += sum(self.shares.values())
         if total > 1 + 1e-9:
+            yours = " + shares" if self.shares else ""
             raise ValueError(
-                f"audit_share + random_share + uncertainty_share is {total:g}; at most 1"
+                f"audit_share + random_share + uncertainty_share{yours} is {total:g}; at most 1"
             )
+        if self.adaptive and self.shares:
+            raise ValueError("adaptive learns the built-in shares only: leave `shares` empty")
         if self.random_floor is not None and self.random_floor > self.random_share + 1e-9:
             raise ValueError(
                 f"random_floor {self.random_floor:g} is above random_share "
@@ -109,9 +119,13 @@ class BudgetConfig(Section):
         return self
 
 
-class SamplingConfig(Section):
-    policy: Literal["threshold", "quantile", "group_relative", "zscore", "budget"] = Field(
-        "threshold", description="how samples are picked; the keys that name a policy set it"
+class SamplingConfig(ConfigSection):
+    policy: Annotated[str, AfterValidator(check_policy_name)] = Field(
+        "threshold",
+        description="how samples are picked: threshold, quantile, group_relative, zscore, "
+        "budget, a name registered with sampling.selection.policies.register_policy, or the "
+        "dotted path of a policy function of your own (package.module:select); the keys that "
+        "name a policy set it",
     )
     threshold: float = Field(0.2, description="threshold policy: reward < threshold")
     quantile: float = Field(0.1, gt=0, lt=1, description="quantile policy: bottom share of a batch")
@@ -161,7 +175,7 @@ class SamplingConfig(Section):
         return self
 
 
-class QueueConfig(Section):
+class QueueConfig(ConfigSection):
     redis_url: SecretStr = Field(
         SecretStr(DEFAULT_REDIS_URL),
         description="Redis of the queue, for the trainer's producer and the workers",

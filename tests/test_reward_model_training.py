@@ -216,11 +216,15 @@ def test_an_unknown_schedule_on_the_command_line_is_one_line(tmp_path: Path) -> 
 
 @pytest.mark.unit
 def test_the_command_offers_the_schedules_training_accepts() -> None:
-    # The command's choices are spelled out so that `--help` needs no torch: they must not drift.
-    from annotation.reward_model.train import LR_SCHEDULES
-    from lowtide.cli.rm_cmd import LRSchedule
+    # The command's choices come from training's settings (torch-free): they must not drift.
+    import inspect
+    import typing
 
-    assert [choice.value for choice in LRSchedule] == list(LR_SCHEDULES)
+    from annotation.reward_model.settings import LR_SCHEDULES
+    from lowtide.cli.rm_cmd import train
+
+    option = inspect.signature(train).parameters["lr_schedule"]
+    assert list(typing.get_args(option.annotation)) == list(LR_SCHEDULES)
 
 
 @pytest.mark.unit
@@ -234,7 +238,7 @@ def test_the_command_defaults_to_trainings_written_weight() -> None:
     from lowtide.loop.settings import LoopSettings
 
     option = inspect.signature(train).parameters["written_weight"].default
-    assert option.default == RMTrainSettings.written_weight == 1.0
+    assert option.default == RMTrainSettings().written_weight == 1.0
     looped = inspect.signature(loop).parameters["rm_written_weight"].default
     assert looped.default == LoopSettings.model_fields["rm_written_weight"].default == 1.0
 

@@ -44,43 +44,13 @@ from annotation.reward_model.data import (
 )
 from annotation.reward_model.head_refit import HeadRefitSettings, refit_score_head
 from annotation.reward_model.heads import HeadSettings, fit_heads
+from annotation.reward_model.settings import RMTrainSettings
 from rl.models.quiet import quiet_progress_bars
 from rl.rewards.model import RewardModel
 from rl.rewards.registry import RewardError
 from rl.rewards.uncertainty import HEADS_FILE, score_module
 
 METADATA_FILE = "lowtide_reward_model.json"
-LR_SCHEDULES = ("constant", "linear")
-TRAINED_PARTS = ("model", "head")
-
-
-@dataclass(frozen=True)
-class RMTrainSettings:
-    epochs: int = 3
-    learning_rate: float = 1e-4
-    batch_size: int = 8
-    rating_weight: float = 0.5  # 0: preferences only
-    holdout: float = 0.2
-    seed: int = 0
-    max_grad_norm: float = 1.0
-    weight_by_agreement: bool = False  # weight each sample's loss by its reviewers' agreement
-    written_weight: float = 1.0  # loss weight of a pair whose chosen side a reviewer wrote
-    uncertainty_heads: int = 5  # cheap heads fitted for the spread signal; 0: none
-    # "constant": the same rate to the end; "linear": it falls to 0 by the last step (TRL's
-    # RewardTrainer default). Constant learnt more from a loop round's few reviews (the loop
-    # bench, docs/loop.md), so it stays the default.
-    lr_schedule: str = "constant"
-    # "model": fine-tune every weight (epochs, learning_rate, batches); "head": refit only the
-    # score head on the frozen backbone's features, anchored to the parent's (head_refit.py).
-    train: str = "model"
-
-    def __post_init__(self) -> None:
-        if self.lr_schedule not in LR_SCHEDULES:
-            raise ValueError(f"lr_schedule: {self.lr_schedule!r}; one of {', '.join(LR_SCHEDULES)}")
-        if self.train not in TRAINED_PARTS:
-            raise ValueError(f"train: {self.train!r}; one of {', '.join(TRAINED_PARTS)}")
-        if not 0.0 <= self.written_weight <= 1.0:
-            raise ValueError(f"written_weight: {self.written_weight}; from 0 to 1")
 
 
 @dataclass
@@ -196,7 +166,7 @@ def train_reward_model(
     report = RMReport(
         out=str(out), parent=str(base), train_pairs=len(train.pairs),
         train_ratings=len(train.ratings), before=before, after=after, steps=step,
-        run_ids=data.run_ids, settings=asdict(settings),
+        run_ids=data.run_ids, settings=settings.model_dump(),
     )  # fmt: skip
     save(scorer, Path(out), report, data)
     stale = Path(out) / HEADS_FILE  # heads of another backbone would measure nothing

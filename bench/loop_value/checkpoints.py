@@ -27,6 +27,9 @@ from annotation.reward_model.data import Pair, Rated, RMData
 from annotation.reward_model.train import RMTrainSettings, train_reward_model
 from bench.loop_value.costs import MODELS, Work
 from bench.loop_value.reviewing import Reviewed
+from lowtide.loop.settings import LoopSettings
+
+LOOP_RM_RATE = LoopSettings().rm_learning_rate  # a round retrains as the loop's rounds do
 
 
 @dataclass
@@ -83,7 +86,7 @@ def retrain(
     seed: int,
     source: str,
     train: str = "model",
-    written_weight: float = RMTrainSettings.written_weight,
+    written_weight: float = RMTrainSettings().written_weight,
 ) -> Retrained:
     """Add `tasks` to `reviews` batch by batch, training a checkpoint after each batch."""
     started = time.perf_counter()
@@ -100,10 +103,10 @@ def retrain(
                           sources=[f"oracle reviews, {source}"])  # fmt: skip
             # A reading only needs the score: the uncertainty heads (which selection reads) are
             # fitted for the round's model alone. The model itself is trained alike either way.
-            heads = RMTrainSettings.uncertainty_heads if last else 0
+            heads = RMTrainSettings().uncertainty_heads if last else 0
             train_reward_model(
                 data, start, target,
-                RMTrainSettings(epochs=epochs, learning_rate=3e-4, holdout=0.0, seed=seed,
+                RMTrainSettings(epochs=epochs, learning_rate=LOOP_RM_RATE, holdout=0.0, seed=seed,
                                 uncertainty_heads=heads, train=train,
                                 written_weight=written_weight),
             )  # fmt: skip

@@ -125,8 +125,8 @@ def _close_the_loop(
 ) -> None:
     from annotation.export import export_annotations
     from annotation.reward_model.data import load_rm_data
-    from annotation.reward_model.train import RMTrainSettings
     from lowtide.demo.scripted_reviewer import review_task
+    from lowtide.loop.settings import LoopSettings
     from lowtide.loop.stages import review_run
     from lowtide.training import train_with_progress
 
@@ -151,7 +151,7 @@ def _close_the_loop(
     rm_out = Path(config.trainer.output_dir) / "reward_models" / f"{first.run_id}-rm"
     report = train_with_progress(
         load_rm_data(config.export.out), models / "reward_model", rm_out,
-        RMTrainSettings(epochs=3, learning_rate=3e-4),
+        LoopSettings().rm_training(),  # as a loop's round retrains it
     )  # fmt: skip
     err.print(f"saved {rm_out}; held out: parent {report.before.line()}", markup=False)
     err.print(f"                      new {report.after.line()}", markup=False)

@@ -14,9 +14,11 @@ from rich.table import Table
 from rich.text import Text
 
 from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.cli.settings_options import option_for
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from rl.visible_text import visible_line, visible_text
+from sampling.selection.hacking.config import WatchConfig
 
 if TYPE_CHECKING:
     from sampling.selection.hacking import Suspect, WatchReport
@@ -32,7 +34,7 @@ def bias(
     dump_format: DumpFormatName = typer.Option(
         DumpFormatName.auto, "--format", help="auto: from the file names"
     ),
-    top: int = typer.Option(10, "--top", min=1, help="suspects shown at most"),
+    top: int = option_for(WatchConfig, "top", help="suspects shown at most"),
     json_path: Path | None = typer.Option(
         None, "--json", help="also write the suspects (and the paid, not growing) to this file"
     ),
@@ -49,7 +51,7 @@ def bias(
     """Find response features the reward pays for within groups and that spread over the run
     (phrases and kinds of words, prefix and suffix, length, format, script, words taken from
     the prompt), strongest first."""
-    from sampling.selection.hacking import WatchConfig, analyze_rows
+    from sampling.selection.hacking import analyze_rows
     from sampling.sources.ingest.dump_rows import read_dump
     from sampling.sources.ingest.formats import FormatError, expected_files, list_files, locate
 

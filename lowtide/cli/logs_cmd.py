@@ -12,14 +12,16 @@ from rich.table import Table
 from rich.text import Text
 
 from lowtide.cli import logs_bias_cmd, logs_report_cmd, logs_search_cmd
+from lowtide.cli.settings_options import option_for
 from lowtide.cli.usage import reads
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from rl.config import LoggerConfig
 from rl.suggest import did_you_mean
 from rl.visible_text import escaped_json, visible_text
 
 app = typer.Typer(help="Read a run's local logs (metrics, rollout samples).", no_args_is_help=True)
-SaveDir = typer.Option(Path("logs"), "--save-dir", help="logger.save_dir of the run")
+SaveDir = option_for(LoggerConfig, "save_dir", help="logger.save_dir of the run")
 SHOWN = ("reward/mean", "reward/std", "kl_divergence", "actor_loss", "critic_loss",
          "response_length/mean", "timing_s/step", "system/rss_mb")  # fmt: skip
 

@@ -11,9 +11,12 @@ from typing import Any
 import typer
 
 from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.cli.settings_options import option_for
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
+from rl.config import LoggerConfig
 from rl.visible_text import visible_line
+from sampling.selection.hacking.config import WatchConfig
 
 MAX_PROBLEMS_SHOWN = 5
 REPORT_FILE = "report.html"
@@ -29,7 +32,7 @@ def report(
     out_path: Path | None = typer.Option(
         None, "--out", "-o", help=f"the HTML file to write (default: <run>/{REPORT_FILE})"
     ),
-    save_dir: Path = typer.Option(Path("logs"), "--save-dir", help="logger.save_dir of the run"),
+    save_dir: Path = option_for(LoggerConfig, "save_dir", help="logger.save_dir of the run"),
     dump_format: DumpFormatName = typer.Option(
         DumpFormatName.auto, "--format", help="auto: from the file names"
     ),
@@ -49,7 +52,7 @@ def report(
         "code to run: name it here if you trust it)",
     ),
     samples: int = typer.Option(5, "--samples", min=1, help="lowest- and highest-reward shown"),
-    top: int = typer.Option(10, "--top", min=1, help="reward-hacking suspects shown at most"),
+    top: int = option_for(WatchConfig, "top", help="reward-hacking suspects shown at most"),
 ) -> None:
     """Write one HTML file that shows the run: reward and KL curves, reward histograms over the
     steps, response-length drift, the reward-hacking suspects (as `logs bias` finds them) with

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import time
-from enum import Enum
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
+from annotation.reward_model.settings import RMTrainSettings
+from lowtide.cli.settings_options import settings_options
 from lowtide.cli.usage import reads
 from lowtide.config import ServiceConfig, load_service_config
 from lowtide.console import err, out
@@ -21,11 +22,6 @@ DataOption = typer.Option(
     help="lowtide export output (JSONL) [default: export.out, data/reward_model/annotations.jsonl]",
     show_default=False,
 )
-
-
-class LRSchedule(str, Enum):  # annotation.reward_model.train.LR_SCHEDULES, without torch at start
-    constant = "constant"
-    linear = "linear"
 
 
 ConfigOption = typer.Option(None, "--config", "-c", help="run config (its export.out is --data)")
@@ -57,34 +53,20 @@ def _check_model(path: Path, what: str) -> None:
         raise UserError(f"{what}: {str(error).removeprefix('reward_model: ')}") from None
 
 
+# Every training setting is an option but these, which `rm train` never offered: how many
+# spread heads are fitted and which weights are trained (the loop bench's diagnostics), and
+# the gradient clip norm.
+RM_FIXED = ("max_grad_norm", "uncertainty_heads", "train")
+
+
 @app.command(cls=reads("logger", "export"))
+@settings_options(RMTrainSettings, flags={"learning_rate": "--lr"}, exclude=RM_FIXED)
 def train(
     ctx: typer.Context,
     data: Path | None = DataOption,
     base: Path = typer.Option(..., "--base", help="model to start from: the previous reward model"),
     out_dir: Path = typer.Option(..., "--out", help="where to save the new reward model"),
-    epochs: int = typer.Option(3, "--epochs", min=1),
-    learning_rate: float = typer.Option(1e-4, "--lr", min=0.0),
-    lr_schedule: LRSchedule = typer.Option(
-        "constant", "--lr-schedule", help="linear: the rate falls to 0 by the last step"
-    ),
-    batch_size: int = typer.Option(8, "--batch-size", min=1),
-    rating_weight: float = typer.Option(0.5, "--rating-weight", min=0.0, help="0: pairs only"),
-    holdout: float = typer.Option(0.2, "--holdout", min=0.0, max=0.9),
-    seed: int = typer.Option(0, "--seed"),
-    weight_by_agreement: bool = typer.Option(
-        False,
-        "--weight-by-agreement",
-        help="weight each sample's loss by how much its reviewers agree (1 - rating spread / 4)",
-    ),
-    written_weight: float = typer.Option(
-        1.0,
-        "--written-weight",
-        min=0.0,
-        max=1.0,
-        help="loss weight of a pair whose chosen side a reviewer wrote (a better response, not "
-        "the policy's text); 0 leaves those pairs out",
-    ),
+    settings: RMTrainSettings = RMTrainSettings(),
     config: Path | None = typer.Option(
         None, "--config", "-c", help="run config (its logger; its export.out is --data)"
     ),
@@ -97,24 +79,17 @@ def train(
     rm_data = _load(data)
     _check_model(base, "--base")
     # torch and transformers only once the inputs are known good.
-    from annotation.reward_model.train import RMTrainSettings
     from lowtide.training import build_tracker, train_with_progress
 
-    settings = RMTrainSettings(
-        epochs=epochs, learning_rate=learning_rate, batch_size=batch_size,
-        rating_weight=rating_weight, holdout=holdout, seed=seed,
-        weight_by_agreement=weight_by_agreement, written_weight=written_weight,
-        lr_schedule=lr_schedule.value,
-    )  # fmt: skip
     run_id = f"rm-{time.strftime('%Y%m%d-%H%M%S')}"
     tracker = build_tracker(service.logger, run_id, {"rm": {"data": str(data), "base": str(base),
-                                                    **settings.__dict__}})  # fmt: skip
+                                                    **settings.model_dump()}})  # fmt: skip
     err.print(
         f"reward model from {base}: {len(rm_data.pairs)} pairs, {len(rm_data.ratings)} rated "
         f"responses ({', '.join(rm_data.sources)})",
         markup=False,
     )
-    if weight_by_agreement:
+    if settings.weight_by_agreement:
         weights = [item.agreement for item in (*rm_data.pairs, *rm_data.ratings)]
         below = sum(weight < 1 for weight in weights)
         err.print(
@@ -123,6 +98,7 @@ def train(
             markup=False,
         )
     written = sum(pair.written for pair in rm_data.pairs)
+    written_weight = settings.written_weight
     if written and written_weight < 1:
         err.print(
             f"{written} of {len(rm_data.pairs)} pairs prefer a reviewer's written response: "

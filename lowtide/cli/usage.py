@@ -18,6 +18,7 @@ import typer.core
 
 from lowtide.config import RunConfig
 from lowtide.config.messages import first_plain_value_on
+from lowtide.config.overrides import looks_like_option, read_words
 from lowtide.errors import UsageError
 from rl.suggest import closest
 
@@ -64,32 +65,19 @@ def reads(*sections: str) -> type[ReadsConfig]:
 
 
 def split_overrides(words: list[str]) -> tuple[list[str], list[str]]:
-    """(options with their values, the other words): `--a.b=v` and `--a.b v` both are one
-    override; words that are not options (job ids) stay apart, in their order."""
-    options: list[str] = []
-    others: list[str] = []
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if _looks_like_option(word):
-            options.append(word)
-            following = words[index + 1] if index + 1 < len(words) else None
-            if "=" not in word and following is not None and not following.startswith("--"):
-                options.append(following)
-                index += 1
-        else:
-            others.append(word)
-        index += 1
-    return options, others
+    """(the options, each as `--a.b=v` where a value came with it, the other words): job ids
+    stay apart from the overrides among them, in their order."""
+    read = read_words(words)
+    options = [w.text if w.value is None else f"{w.text}={w.value}" for w in read if w.option]
+    return options, [word.text for word in read if not word.option]
 
 
 def check_overrides(ctx: typer.Context, words: list[str]) -> None:
     """UsageError for the first word that is neither the command's own nor an override of a
     section it reads."""
-    options, _ = split_overrides(words)
-    for word in options:
-        if _looks_like_option(word):
-            problem = override_problem(ctx, word.partition("=")[0])
+    for word in read_words(words):
+        if word.option:
+            problem = override_problem(ctx, word.text)
             if problem:
                 raise UsageError(problem)
 
@@ -166,16 +154,6 @@ def _check_single_arguments(
     for param in command.params:
         value = values.get(param.name or "")
         single = param.param_type_name == "argument" and param.nargs == 1
-        if single and value is not None and _looks_like_option(str(value)):
+        if single and value is not None and looks_like_option(str(value)):
             name = (param.name or "argument").upper()
             raise UsageError(f"{ctx.command_path}: missing argument {name} (before {value})")
-
-
-def _looks_like_option(word: str) -> bool:
-    if not word.startswith("-") or word in ("-", "--"):
-        return False
-    try:
-        float(word)  # a negative number is a value
-    except ValueError:
-        return True
-    return False

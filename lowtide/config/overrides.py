@@ -20,24 +20,60 @@ class Override:
     value: Any
 
 
+@dataclass(frozen=True)
+class Word:
+    """One word of a command line as overrides read it: an option with its value, or another
+    word (a job id, a misplaced file name)."""
+
+    text: str  # the option without its value (`--a.b`), or the whole word
+    value: str | None = None  # an option's value; None where none came with it
+    option: bool = False
+
+
+def read_words(args: list[str]) -> list[Word]:
+    """The words in order: `--a.b=v` and `--a.b v` are one option each (a following word that
+    starts with `--` is the next option, not a value); a negative number is a value."""
+    words: list[Word] = []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if not looks_like_option(arg):
+            words.append(Word(arg))
+        elif "=" in arg:
+            key, _, raw = arg.partition("=")
+            words.append(Word(key, raw, option=True))
+        else:
+            following = args[index + 1] if index + 1 < len(args) else None
+            taken = following is not None and not following.startswith("--")
+            words.append(Word(arg, following if taken else None, option=True))
+            if taken:
+                index += 1
+        index += 1
+    return words
+
+
+def looks_like_option(word: str) -> bool:
+    if not word.startswith("-") or word in ("-", "--"):
+        return False
+    try:
+        float(word)  # a negative number is a value
+    except ValueError:
+        return True
+    return False
+
+
 def parse_overrides(args: list[str]) -> list[Override]:
     """Parse `--a.b=v` and `--a.b v` pairs. Values are YAML scalars or flow lists/maps."""
     overrides: list[Override] = []
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        if not arg.startswith("--") or arg == "--":
-            raise UsageError(_not_an_override(arg))
-        key, sep, raw = arg[2:].partition("=")
-        if not sep:
-            if i + 1 >= len(args) or args[i + 1].startswith("--"):
-                raise UsageError(f"{arg}: missing value (write {arg}=VALUE)")
-            raw = args[i + 1]
-            i += 1
+    for word in read_words(args):
+        if not (word.option and word.text.startswith("--")):
+            raise UsageError(_not_an_override(word.text))
+        if word.value is None:
+            raise UsageError(f"{word.text}: missing value (write {word.text}=VALUE)")
+        key = word.text[2:]
         overrides.append(
-            Override(flag=f"--{key}", path=_parse_path(key), value=_parse_value(key, raw))
+            Override(flag=word.text, path=_parse_path(key), value=_parse_value(key, word.value))
         )
-        i += 1
     return overrides
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, Field, ValidationError, model_validator
 
 from annotation.config import AnnotationConfig, ExportConfig
 from lowtide.config.messages import describe_errors, first_plain_value_on
@@ -23,15 +23,14 @@ from lowtide.config.overrides import apply_overrides, parse_overrides
 from lowtide.config.yaml_source import Loc, read_yaml_config
 from lowtide.errors import UsageError
 from rl.config import DataConfig, HookSpec, LoggerConfig, ModelConfig, RewardSpec, TrainerConfig
+from rl.config_base import ConfigSection
 from rl.masking import url_has_secret
 from sampling.config import QueueConfig, SamplingConfig
 
 ConfigT = TypeVar("ConfigT", bound=BaseModel)
 
 
-class RunConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", coerce_numbers_to_str=True)
-
+class RunConfig(ConfigSection):
     device: Literal["cpu", "cuda", "auto"] = Field(
         "auto", description="where training runs; auto: cuda if a GPU is visible, else cpu"
     )

@@ -158,17 +158,12 @@ class LoopRunner:
 
     def _reward_model(self, number: int) -> dict[str, Any]:
         from annotation.reward_model.data import RMDataError, load_rm_data
-        from annotation.reward_model.train import RMTrainSettings
         from lowtide.training import train_with_progress
 
         parent = self._reward_model_for(number)
         exported = self.state.done(number, "export") or {}
         out = self.round_dir(number) / REWARD_MODEL
-        settings = RMTrainSettings(
-            epochs=self.settings.rm_epochs,
-            learning_rate=self.settings.rm_learning_rate,
-            written_weight=self.settings.rm_written_weight,
-        )
+        settings = self.settings.rm_training()
         try:
             data = load_rm_data(exported["data"]) if exported.get("rows") else None
             if data is None:

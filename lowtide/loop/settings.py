@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from annotation.reward_model.settings import RMTrainSettings
 from lowtide.config import RunConfig, dump_run_config
+from rl.config_base import ConfigSection, field_of
 
 SCRIPTED_REVIEWER_EMAIL = "scripted-reviewer@lowtide.local"
 # Settings that may change between runs of one loop: more rounds, a longer wait for people.
@@ -25,24 +27,55 @@ _PLACES = {
 }  # fmt: skip
 
 
-class LoopSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    rounds: int = Field(3, ge=1)
-    steps: int | None = Field(None, ge=1, description="training steps a round (default: config)")
-    start: Literal["previous", "initial"] = "previous"  # each round's starting policy
-    reviewer: str | None = None  # dotted path of a reviewer function; None: people review
-    reviewer_email: str = SCRIPTED_REVIEWER_EMAIL
-    min_reviews: int | None = Field(None, ge=1)  # people: reviews to wait for (default: all)
-    review_timeout_s: float = Field(24 * 3600, gt=0)
-    poll_s: float = Field(5.0, gt=0)
-    eval_prompts: str | None = None  # held-out prompts the reviewer scores the policy on
-    rm_epochs: int = Field(3, ge=1)
-    rm_learning_rate: float = Field(3e-4, gt=0)
-    rm_written_weight: float = Field(1.0, ge=0, le=1)  # rm train's --written-weight
+class LoopSettings(ConfigSection):
+    rounds: int = Field(3, ge=1, description="rounds in all (a rerun may add more)")
+    steps: int | None = Field(
+        None, ge=1, description="training steps a round (default: the config's)"
+    )
+    start: Literal["previous", "initial"] = Field(
+        "previous",
+        description="each round starts from the 'previous' round's policy or the 'initial' one",
+    )
+    reviewer: str | None = Field(
+        None, description="reviewer function, package.module:name (default: people review)"
+    )
+    reviewer_email: str = Field(
+        SCRIPTED_REVIEWER_EMAIL, description="the reviewer function's own Label Studio account"
+    )
+    min_reviews: int | None = Field(
+        None, ge=1, description="people: reviews to wait for a round (default: all)"
+    )
+    review_timeout_s: float = Field(
+        24 * 3600, ge=1, description="people: seconds to wait, then go on"
+    )
+    poll_s: float = Field(5.0, ge=0.1, description="people: seconds between checks")
+    eval_prompts: str | None = Field(
+        None, description="held-out prompts file: the reviewer scores the policy on them"
+    )
+    # The reward model of each round is trained as `lowtide rm train` trains one
+    # (annotation.reward_model.settings), with these of its settings exposed as rm_*.
+    rm_epochs: int = field_of(RMTrainSettings, "epochs")
+    # The loop has retrained at 3e-4 since it was written (so does the demo), on the few
+    # reviews of its rounds so far, where `rm train`'s 1e-4 serves a whole export. It is part
+    # of what a loop directory is bound to: another default would refuse every directory made
+    # before it.
+    rm_learning_rate: float = field_of(RMTrainSettings, "learning_rate", default=3e-4)
+    rm_written_weight: float = field_of(RMTrainSettings, "written_weight")
     # From round 2, score with the loop's first reward model too (`previous`): the budget's
     # uncertain share goes where the retrained one disagrees with it.
-    rm_disagreement: bool = True
+    rm_disagreement: bool = Field(
+        True,
+        description="budget policy, from round 2: also score with the first reward model; the "
+        "uncertain share reviews where the retrained one disagrees with it",
+    )
+
+    def rm_training(self) -> RMTrainSettings:
+        """How this loop's rounds train their reward model."""
+        return RMTrainSettings(
+            epochs=self.rm_epochs,
+            learning_rate=self.rm_learning_rate,
+            written_weight=self.rm_written_weight,
+        )
 
 
 def bound_settings(settings: LoopSettings, run_config: RunConfig) -> dict[str, Any]:

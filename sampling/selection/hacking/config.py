@@ -8,12 +8,12 @@ groups (`min_groups`); a suspect's prevalence must also have grown (`min_growth`
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from rl.config_base import ConfigSection
 
 
-class WatchConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
-
+class WatchConfig(ConfigSection):
     enabled: bool = Field(
         True, description="watch the routed samples for features the reward pays for"
     )

@@ -22,7 +22,6 @@ from xml.sax.saxutils import quoteattr
 
 from annotation.comparison import labels_for
 from annotation.review_display import (
-    finite_number,
     format_number,
     trace_line,
     visible_response,
@@ -35,6 +34,7 @@ from annotation.review_results import (
     NOTE_FIELD,
     WORST_FIELD,
 )
+from rl.numbers import finite_or_none
 
 SINGLE_FORM = Path(__file__).resolve().parent.parent / "configs" / "label_studio" / "review.xml"
 TARGET = "prompt"  # the object every control labels: the comparison as a whole
@@ -126,7 +126,7 @@ def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
     missing; picking one of those is refused by the export."""
     labels = labels_for(size)
     members = list(record["compare"])[:size]
-    reward = finite_number(record.get("reward"))
+    reward = finite_or_none(record.get("reward"))
     data: dict[str, Any] = {
         "sample_id": str(record["sample_id"]),
         "run_id": str(record["run_id"]),
@@ -138,7 +138,7 @@ def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
                 "label": label,
                 "sample_id": str(member["sample_id"]),
                 "response": str(member["response"]),
-                "reward": finite_number(member.get("reward")),
+                "reward": finite_or_none(member.get("reward")),
             }
             for label, member in zip(labels, members, strict=False)
         ],
@@ -149,7 +149,7 @@ def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
         if position < len(members):
             member = members[position]
             data[f"response_{label}"] = visible_response(str(member["response"]))
-            data[f"reward_{label}"] = f"reward {format_number(finite_number(member['reward']))}"
+            data[f"reward_{label}"] = f"reward {format_number(finite_or_none(member['reward']))}"
         else:
             data[f"response_{label}"] = f"(this group has no response {label})"
             data[f"reward_{label}"] = ""

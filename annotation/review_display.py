@@ -7,10 +7,10 @@ Label Studio shows task data as given, so these are plain strings computed once 
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping
 from typing import Any
 
+from rl.numbers import finite_or_none
 from rl.visible_text import visible_char, visible_text
 
 EMPTY_RESPONSE = "(empty response)"
@@ -73,13 +73,13 @@ def _why_picked(selection: Mapping[str, Any]) -> str:
         text += f" ({str(reason).replace('_', ' ')})"
     if selection.get("about"):  # the query that found it: `picked by search "reward > 2"`
         text += f" {json.dumps(str(selection['about']), ensure_ascii=False)}"
-    value = finite_number(selection.get("value"))
+    value = finite_or_none(selection.get("value"))
     if value is not None:
         text += f": {selection.get('component') or 'reward'} {format_number(value)}"
     parameter = selection.get("parameter") or {}
     if parameter:
         settings = ", ".join(
-            f"{name} {format_number(finite_number(parameter[name]))}" for name in sorted(parameter)
+            f"{name} {format_number(finite_or_none(parameter[name]))}" for name in sorted(parameter)
         )
         text += f" ({settings})"
     return text
@@ -93,7 +93,7 @@ def reward_breakdown(
     weight where weights are known (`reward_model/spread`) is shown as outside the total."""
     lines = []
     for name in sorted(details):
-        value = finite_number(details[name])
+        value = finite_or_none(details[name])
         if not weights:
             lines.append(f"{name}: {format_number(value)}")
         elif name not in weights:
@@ -117,10 +117,3 @@ def reward_breakdown(
 
 def format_number(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4g}"
-
-
-def finite_number(value: Any) -> float | None:
-    """`value` as a float when it is a finite number (not a bool); else None."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    return float(value)

@@ -94,6 +94,16 @@ def is_dotted_path(text: str) -> bool:
     return _PATH.fullmatch(text) is not None
 
 
+def same_plugin(one: object, other: object) -> bool:
+    """Whether two registrations are the same function or class: the same one imported again
+    (a module reloaded) registers again without a clash; another under a taken name clashes."""
+
+    def origin(plugin: object) -> tuple[str, str]:
+        return getattr(plugin, "__module__", ""), getattr(plugin, "__qualname__", "")
+
+    return one is other or origin(one) == origin(other)
+
+
 def resolve_callable(path: str, what: str = "function") -> Callable[..., Any]:
     """The callable at `path`; PluginPathError when it does not resolve or is not callable."""
     target = resolve_path(path)

@@ -7,6 +7,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,29 @@ class Sample:
     @property
     def reward_is_finite(self) -> bool:
         return math.isfinite(self.reward)
+
+
+class ScoredSample(Protocol):
+    """What a scored sample looks like to everything after the reward (records, selection,
+    the reward-hacking watch): our trainer's `Sample`, the plain sample an adapter for another
+    trainer builds (`sampling.batch.PlainSample`), or an adapter's own lazy sample."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def group_id(self) -> int: ...
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def response(self) -> str: ...
+    @property
+    def reward(self) -> float: ...
+    @property
+    def reward_details(self) -> Mapping[str, float]: ...
+    @property
+    def advantage(self) -> float: ...
+    @property
+    def truncated(self) -> bool: ...
 
 
 def make_sample_id(

@@ -13,7 +13,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
-from typing import Annotated, Any, Literal, Protocol
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -27,7 +27,8 @@ from pydantic import (
     model_validator,
 )
 
-from rl.samples import make_sample_id
+from rl.numbers import finite_or_none
+from rl.samples import ScoredSample, make_sample_id
 from sampling.redaction.kinds import KIND_NAME
 
 SCHEMA_VERSION = 4
@@ -56,28 +57,6 @@ _UTC_TIMESTAMP = re.compile(
 )
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ERRORS_PER_LINE = 3
-
-
-class ScoredSample(Protocol):
-    """What a record is built from: our trainer's `rl.samples.Sample`, or the plain sample an
-    adapter for another trainer builds (`sampling.routing.PlainSample`)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def group_id(self) -> int: ...
-    @property
-    def prompt(self) -> str: ...
-    @property
-    def response(self) -> str: ...
-    @property
-    def reward(self) -> float: ...
-    @property
-    def reward_details(self) -> Mapping[str, float]: ...
-    @property
-    def advantage(self) -> float: ...
-    @property
-    def truncated(self) -> bool: ...
 
 
 class RecordError(ValueError):
@@ -337,10 +316,6 @@ def _check_cut(name: str, kept: int, original: int, cut: bool) -> None:
             f"{name}_chars={original} and {name}_cut={cut} disagree with the {kept} characters "
             f"of {name}"
         )
-
-
-def finite_or_none(value: float) -> float | None:
-    return float(value) if math.isfinite(value) else None
 
 
 def capped_reward_details(details: Mapping[str, float]) -> dict[str, float | None]:

@@ -9,6 +9,8 @@ import math
 import pytest
 
 from sampling.sources.search.query import (
+    MAX_DEPTH,
+    MAX_LENGTH,
     And,
     Column,
     Compare,
@@ -151,6 +153,15 @@ def test_a_query_that_cannot_be_read_is_one_line_with_its_position(
     query: str, expected: str
 ) -> None:
     assert error_of(query).startswith(expected)
+
+
+def test_nesting_and_length_are_bounded_with_one_line_errors() -> None:
+    deep = "NOT (" * MAX_DEPTH + "truncated" + ")" * MAX_DEPTH  # each NOT and ( is a level
+    assert error_of(deep) == "at position 251: nested more than 100 levels deep"
+    compile_query("(" * MAX_DEPTH + "truncated" + ")" * MAX_DEPTH, COLUMNS)
+    padded = "truncated" + " " * (MAX_LENGTH - len("truncated"))
+    compile_query(padded, COLUMNS)  # at the limit: fine
+    assert error_of(padded + " ") == "at position 10001: the query is longer than 10,000 characters"
 
 
 def test_an_unknown_column_names_the_nearest_one() -> None:

@@ -384,3 +384,50 @@ def test_a_backend_of_ones_own_is_named_in_the_config_by_registry_or_by_path(
         assert Remembering.seen and Remembering.seen[0][1]["reward/mean"] == 0.5, name
     with pytest.raises(ValidationError, match="did you mean console"):
         LoggerConfig(name=["consol"])
+    with pytest.raises(ValueError, match="'console' is already registered"):
+        register_backend("console")(make_remembering)
+
+
+OUTSIDE_BACKEND = """
+from rl.tracking import register_backend
+
+SEEN = []
+
+
+class Recorder:
+    name = "recorder"
+    remote = False
+
+    def log_scalars(self, step, values):
+        SEEN.append((step, dict(values)))
+
+    def log_histograms(self, step, values):
+        pass
+
+    def log_table(self, step, table):
+        pass
+
+    def close(self):
+        pass
+
+
+@register_backend("outside_recorder")
+def make_recorder(info, config):
+    return Recorder()
+"""
+
+
+def test_a_backend_from_a_module_outside_the_tree_is_named_in_a_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The logger-backend recipe: a module of one's own (here in a temporary directory) named
+    in the config by the dotted path of its factory; once imported, by its registered name."""
+    (tmp_path / "outside_backends.py").write_text(OUTSIDE_BACKEND, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for name in ("outside_backends:make_recorder", "outside_recorder"):
+        info = RunInfo("r", "r", tmp_path, tmp_path / name.replace(":", "-"), {})
+        tracker = Tracker.from_config(LoggerConfig(name=[name]), info)
+        tracker.on_stage("step_end", 3, {"reward/mean": 0.25}, [])
+        tracker.close()
+        seen = sys.modules["outside_backends"].SEEN
+        assert seen[-1][0] == 3 and seen[-1][1]["reward/mean"] == 0.25, name

@@ -10,7 +10,6 @@ that carries it itself (`meta.selected_by`) is read without asking Label Studio.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 from annotation.agreement import sample_agreement
 from annotation.config import AnnotationConfig
 from lowtide.config import RunConfig
+from rl.numbers import finite_or_none
 from sampling.config import BudgetConfig
 from sampling.selection.budget_learning import (
     Bucket,
@@ -106,7 +106,7 @@ def compared_of(
         if (row.get("meta") or {}).get("deleted_in_label_studio") is True:
             continue  # its reviews were deleted in Label Studio
         reason = own_reason(row.get("meta") or {}) or reasons.get(str(row.get("sample_id")))
-        rewards = {r.get("sample_id"): _number(r.get("reward")) for r in row["responses"]}
+        rewards = {r.get("sample_id"): finite_or_none(r.get("reward")) for r in row["responses"]}
         orders = tuple(
             (rewards[a], rewards[b])
             for a, b in agreed_orders(row)
@@ -132,7 +132,7 @@ def reviews_of(rows: Iterable[Mapping[str, Any]], reasons: Mapping[str, str]) ->
         if meta.get("agreed") is False or meta.get("deleted_in_label_studio") is True:
             continue  # disputed, or its reviews were deleted in Label Studio
         reason = own_reason(meta) or reasons.get(str(row.get("sample_id")))
-        reward, rating = _number(meta.get("reward")), _number(row.get("rating"))
+        reward, rating = finite_or_none(meta.get("reward")), finite_or_none(row.get("rating"))
         if reason is None or reward is None or rating is None:
             continue
         run = str(meta.get("run_id") or "")
@@ -186,9 +186,3 @@ def selection_reasons(annotation: AnnotationConfig, run_ids: Collection[str]) ->
 def needs_reasons(rows: Iterable[Mapping[str, Any]]) -> bool:
     """Some row does not say why its sample was picked: Label Studio's tasks do."""
     return any(own_reason(row.get("meta") or {}) is None for row in rows)
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None

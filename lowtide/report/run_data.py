@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from rl import jsonl
+from rl.numbers import finite_or_none
 from rl.samples import make_sample_id
 from rl.tracking.backends.local_files import (
     HISTOGRAMS_FILE,
@@ -229,7 +230,7 @@ def _metrics(path: Path, on_problem: Callable[[str], None]) -> dict[str, list[tu
             continue
         values = per_step[step]
         for name, value in row.items():
-            number = _finite(value)
+            number = finite_or_none(value)
             if number is not None and name != "step":
                 values.setdefault(name, number)
     series: dict[str, list[tuple[int, float]]] = defaultdict(list)
@@ -248,7 +249,7 @@ def _histograms(path: Path, on_problem: Callable[[str], None]) -> list[tuple[int
         if row.get("name") != REWARD_HISTOGRAM or step is None:
             continue
         if isinstance(values, list):
-            found[step] = [number for v in values if (number := _finite(v)) is not None]
+            found[step] = [number for v in values if (number := finite_or_none(v)) is not None]
     return sorted(found.items())
 
 
@@ -302,15 +303,3 @@ def _step(row: Mapping[str, Any]) -> int | None:
     if not isinstance(step, int) or isinstance(step, bool) or abs(step) > MAX_STEP:
         return None
     return step
-
-
-def _finite(value: object) -> float | None:
-    """`value` as a float when it is a finite number; a JSON integer too large for a float is
-    not one (float() of it raises)."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except OverflowError:
-        return None
-    return number if math.isfinite(number) else None

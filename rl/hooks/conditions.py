@@ -1,7 +1,8 @@
 """A small, safe evaluator for a hook's `when:` condition on step metrics.
 
-Never `eval`: a hand-written tokenizer and recursive-descent parser build a tiny tree of numbers,
-metric names, arithmetic, comparisons and and/or/not, and that tree is all that ever runs.
+Never `eval`: a hand-written tokenizer and recursive-descent parser (on the core the search
+language shares, `rl.expressions`) build a tiny tree of numbers, metric names, arithmetic,
+comparisons and and/or/not, and that tree is all that ever runs.
 
 Grammar, loosest binding first:
 
@@ -26,6 +27,8 @@ import operator
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+
+from rl.expressions import BooleanParser, LogicalWord, Scanner, Token
 
 MAX_LENGTH = 500
 MAX_DEPTH = 50
@@ -66,13 +69,6 @@ class MissingMetric(KeyError):
 # --- tokens ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Token:
-    kind: str  # "number", "name", "word" (and/or/not/true/false), "op", "end"
-    text: str
-    column: int  # 1-based
-
-
 def _quote(text: str) -> str:
     return f'"{text}"' if "'" in text else f"'{text}'"
 
@@ -88,35 +84,27 @@ def _error(source: str, column: int, found: str, hint: str | None = None) -> Con
     return ConditionError(f"when: unexpected {what} {where}{suffix}")
 
 
-def _tokenize(source: str) -> Iterator[_Token]:
+def _tokenize(source: str) -> Iterator[Token]:
     # Lazy, so the parser reports the first problem from the left (`f('x')` fails at the call).
-    position = 0
-    while position < len(source):
-        char = source[position]
-        if char.isspace():
-            position += 1
-            continue
-        column = position + 1
-        if number := _NUMBER.match(source, position):
-            position = number.end()
-            if position < len(source) and (source[position].isalnum() or source[position] in "_."):
-                raise _error(source, position + 1, source[position], _HINTS.get(source[position]))
-            yield _Token("number", number.group(), column)
-        elif name := _NAME.match(source, position):
+    scan = Scanner(source)
+    while scan.skip_space():
+        if number := scan.match(_NUMBER):
+            after = number.end()
+            if after < len(source) and (source[after].isalnum() or source[after] in "_."):
+                raise _error(source, after + 1, source[after], _HINTS.get(source[after]))
+            yield scan.cut("number", after, float(number.group()))
+        elif name := scan.match(_NAME):
             text = name.group()
             if text in ("True", "False"):
-                raise _error(source, column, text, f"write {text.lower()}")
+                raise _error(source, scan.position + 1, text, f"write {text.lower()}")
             if text in _RESERVED:
-                raise _error(source, column, text, "Python keywords are not allowed")
-            position = name.end()
-            yield _Token("word" if text in _WORDS else "name", text, column)
+                raise _error(source, scan.position + 1, text, "Python keywords are not allowed")
+            yield scan.cut("word" if text in _WORDS else "name", name.end())
+        elif symbol := scan.one_of(_OPERATORS):
+            yield scan.cut("op", scan.position + len(symbol))
         else:
-            symbol = next((op for op in _OPERATORS if source.startswith(op, position)), None)
-            if symbol is None:
-                raise _error(source, column, char, _HINTS.get(char))
-            position += len(symbol)
-            yield _Token("op", symbol, column)
-    yield _Token("end", "", len(source) + 1)
+            raise _error(source, scan.position + 1, scan.char, _HINTS.get(scan.char))
+    yield scan.end()
 
 
 # --- tree -----------------------------------------------------------------------------------
@@ -248,63 +236,57 @@ class _Logical(_Node):
 # --- parser ---------------------------------------------------------------------------------
 
 
-class _Parser:
+class _Parser(BooleanParser[_Node]):
+    max_depth = MAX_DEPTH
+
     def __init__(self, source: str) -> None:
+        super().__init__(_tokenize(source))
         self.source = source
-        self.tokens = _tokenize(source)
-        self.current = next(self.tokens)
-        self.depth = 0
         self.names: set[str] = set()
 
-    def _take(self) -> _Token:
-        token = self.current
-        if token.kind != "end":
-            self.current = next(self.tokens)
-        return token
-
     def _at(self, kind: str, *texts: str) -> bool:
-        return self.current.kind == kind and self.current.text in texts
+        return self.tokens.current.kind == kind and self.tokens.current.text in texts
+
+    def _take(self) -> Token:
+        return self.tokens.take()
 
     def _unexpected(self, hint: str | None = None) -> ConditionError:
-        token = self.current
+        token = self.tokens.current
         return _error(self.source, token.column, token.text, hint)
 
-    def _nest(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_DEPTH:
-            raise ConditionError(
-                f"when: nested more than {MAX_DEPTH} levels deep at column {self.current.column}"
-                f" in {_quote_source(self.source)}"
-            )
-
     def parse(self) -> _Node:
-        tree = self._or()
-        if self.current.kind != "end":
+        tree = self.or_()
+        if self.tokens.current.kind != "end":
             raise self._unexpected()
         return tree
 
-    def _or(self) -> _Node:
-        operands = [self._and()]
-        while self._at("word", "or"):
-            self._take()
-            operands.append(self._and())
-        return operands[0] if len(operands) == 1 else _Logical("or", tuple(operands))
+    # --- the boolean layer (rl.expressions) in this language's words ---
 
-    def _and(self) -> _Node:
-        operands = [self._not()]
-        while self._at("word", "and"):
-            self._take()
-            operands.append(self._not())
-        return operands[0] if len(operands) == 1 else _Logical("and", tuple(operands))
+    def logical_word(self, token: Token) -> LogicalWord | None:
+        if token.kind == "word" and token.text in ("and", "or", "not"):
+            return token.text  # type: ignore[return-value]
+        return None
 
-    def _not(self) -> _Node:
-        if not self._at("word", "not"):
-            return self._comparison()
-        self._take()
-        self._nest()
-        node = _Not(self._not())
-        self.depth -= 1
-        return node
+    def operand(self) -> _Node:
+        return self._comparison()
+
+    def all_of(self, operands: tuple[_Node, ...]) -> _Node:
+        return _Logical("and", operands)
+
+    def any_of(self, operands: tuple[_Node, ...]) -> _Node:
+        return _Logical("or", operands)
+
+    def negation(self, operand: _Node) -> _Node:
+        return _Not(operand)
+
+    def too_deep(self, opening: Token) -> Exception:
+        # The column is the first token inside the level that is one too many.
+        return ConditionError(
+            f"when: nested more than {MAX_DEPTH} levels deep at column "
+            f"{self.tokens.current.column} in {_quote_source(self.source)}"
+        )
+
+    # --- arithmetic and comparisons ---
 
     def _comparison(self) -> _Node:
         first = self._sum()
@@ -331,17 +313,15 @@ class _Parser:
     def _unary(self) -> _Node:
         if not self._at("op", "-"):
             return self._atom()
-        self._take()
-        self._nest()
-        node = _Negate(self._unary())
-        self.depth -= 1
-        return node
+        minus = self._take()
+        with self.nested(minus):
+            return _Negate(self._unary())
 
     def _atom(self) -> _Node:
-        token = self.current
+        token = self.tokens.current
         if token.kind == "number":
             self._take()
-            return _Number(float(token.text))
+            return _Number(float(token.value))
         if token.kind == "name":
             self._take()
             if self._at("op", "("):
@@ -352,13 +332,11 @@ class _Parser:
             self._take()
             return _Number(1.0 if token.text == "true" else 0.0)
         if self._at("op", "("):
+            with self.nested(self._take()):
+                node = self.or_()
+                if not self._at("op", ")"):
+                    raise self._unexpected("expected ')'")
             self._take()
-            self._nest()
-            node = self._or()
-            if not self._at("op", ")"):
-                raise self._unexpected("expected ')'")
-            self._take()
-            self.depth -= 1
             return node
         raise self._unexpected()
 

@@ -27,35 +27,28 @@ Uncertainty, first found of:
 
 from __future__ import annotations
 
-import heapq
 import math
-import random
-from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
+from rl.numbers import finite_or_none
 from rl.rewards.model_spec import PREVIOUS
 from sampling.config import BudgetConfig
 from sampling.selection.near_duplicates import group_near_duplicates
+from sampling.selection.shares import (
+    LOW_REWARD,
+    Candidate,
+    Flag,
+    Group,
+    Pool,
+    Take,
+    shares_for,
+    spread,
+)
 
 # "fallback": a round's selection failed and its budget went to the lowest rewards instead.
 Reason = Literal["random", "suspect", "audit_high_reward", "uncertain", "low_reward", "fallback"]
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """One scored sample that may be picked. `position` is the caller's own handle (an index in
-    its pool, say); `choose` ignores it and refers to candidates by their index in its input."""
-
-    prompt: str
-    response: str
-    reward: float
-    reward_details: Mapping[str, float] = field(default_factory=lambda: MappingProxyType({}))
-    group_id: int = 0
-    step: int = 0
-    position: int = 0
 
 
 @dataclass(frozen=True)
@@ -63,7 +56,7 @@ class Pick:
     """A picked candidate (`index` into the candidates given to `choose`) and why."""
 
     index: int
-    reason: Reason
+    reason: str  # a Reason, or what a share of your own says
     members: tuple[int, ...]  # its near-duplicate group, itself first (indices into candidates)
     reward: float  # the group's mean reward
     uncertainty: float | None  # the group's, where known
@@ -74,39 +67,17 @@ class Pick:
         return len(self.members)
 
 
-@dataclass(frozen=True)
-class Flag:
-    """A suspect feature (`about`: how a reviewer reads it) and the candidates carrying it
-    (indices into the candidates given to `choose`), strongest suspect first."""
-
-    about: str
-    carriers: frozenset[int]
-
-
-@dataclass(frozen=True)
-class _Group:
-    representative: int
-    members: tuple[int, ...]
-    reward: float
-    uncertainty: float | None
-    prompt: str
-    low_mode: str  # the component it is worst at: its failure mode
-    high_mode: str  # the component it is best at: what a high reward came from
-
-
-def share_counts(budget: int, config: BudgetConfig) -> dict[Reason, int]:
-    """How many of `budget` reviews each reason gets: each share rounded half up, the rest to
-    the lowest rewards (never below 0: uncertainty gives way first, then audit)."""
-    counts: dict[Reason, int] = {
-        "random": _round_half_up(config.random_share * budget),
-        "audit_high_reward": _round_half_up(config.audit_share * budget),
-        "uncertain": _round_half_up(config.uncertainty_share * budget),
-    }
-    for reason in ("uncertain", "audit_high_reward", "random"):
+def share_counts(budget: int, config: BudgetConfig) -> dict[str, int]:
+    """How many of `budget` reviews each share gets, by the reason it is reported under: each
+    share rounded half up, the rest to the lowest rewards (never below 0: the later shares give
+    way first: yours, then uncertainty, then audit)."""
+    shares = shares_for(config)
+    counts = {s.count_reason: _round_half_up(s.fraction(config) * budget) for s in shares}
+    for share in reversed(shares):
         over = sum(counts.values()) - budget
         if over > 0:
-            counts[reason] -= min(over, counts[reason])
-    counts["low_reward"] = budget - sum(counts.values())
+            counts[share.count_reason] -= min(over, counts[share.count_reason])
+    counts[LOW_REWARD] = budget - sum(counts.values())
     return counts
 
 
@@ -136,46 +107,37 @@ def choose(
     finite = [i for i, candidate in enumerate(candidates) if math.isfinite(candidate.reward)]
     groups = _groups(candidates, finite, config, reviewed)
     counts = share_counts(budget, config)
-    taken: set[int] = set()  # group numbers
+    group_of = {member: number for number, g in enumerate(groups) for member in g.members}
+    pool = Pool(candidates, groups, group_of, finite, flags, config, seed)
     picks: list[Pick] = []
 
-    def take(group_numbers: list[int], reason: Reason, about: str | None = None) -> None:
-        for number in group_numbers:
-            taken.add(number)
-            group = groups[number]
+    def take(takes: Sequence[Take], count: int) -> None:
+        for taken in takes:
+            if count <= 0:
+                break
+            if not 0 <= taken.group < len(groups) or taken.group in pool.taken:
+                continue  # a share of your own that picked a group twice or none
+            pool.taken.add(taken.group)
+            group = groups[taken.group]
             picks.append(
                 Pick(
                     group.representative,
-                    reason,
+                    taken.reason,
                     group.members,
                     group.reward,
                     group.uncertainty,
-                    about,
+                    taken.about,
                 )
             )
+            count -= 1
 
-    group_of = {member: number for number, g in enumerate(groups) for member in g.members}
-    take(_random_groups(finite, group_of, counts["random"], seed), "random")
-    audit = counts["audit_high_reward"]
-    for flag in flags:
-        if audit <= 0:
-            break
-        carrying = {group_of[i] for i in flag.carriers if i in group_of} - taken
-        if carrying:  # the highest-reward carrier: what the reward model pays most for
-            take([max(carrying, key=lambda n: (groups[n].reward, -n))], "suspect", flag.about)
-            audit -= 1
-    open_groups = [number for number in range(len(groups)) if number not in taken]
-    take(_spread(groups, open_groups, audit, lambda g: -g.reward, "high_mode"), "audit_high_reward")
-    uncertain = [
-        n for n in range(len(groups)) if n not in taken and (groups[n].uncertainty or 0) > 0
-    ]
-    take(
-        _spread(groups, uncertain, counts["uncertain"], lambda g: -(g.uncertainty or 0.0)),
-        "uncertain",
-    )
+    for share in shares_for(config):
+        count = counts[share.count_reason]
+        if count > 0:
+            take(share.pick(pool, count), count)
     left = budget - len(picks)  # every share that found too few candidates ends up here
-    open_groups = [number for number in range(len(groups)) if number not in taken]
-    take(_spread(groups, open_groups, left, lambda g: g.reward), "low_reward")
+    lowest = spread(groups, pool.open_groups(), left, lambda g: g.reward)
+    take([Take(number, LOW_REWARD) for number in lowest], left)
     return picks
 
 
@@ -184,7 +146,7 @@ def _groups(
     finite: list[int],
     config: BudgetConfig,
     reviewed: Sequence[str],
-) -> list[_Group]:
+) -> list[Group]:
     uncertainty = _uncertainties(candidates, finite, config)
     percentiles = _component_percentiles(candidates, finite, config)
     found = group_near_duplicates(
@@ -199,7 +161,7 @@ def _groups(
         first = members[0]
         ranks = percentiles.get(first, {})
         groups.append(
-            _Group(
+            Group(
                 representative=first,
                 members=members,
                 reward=math.fsum(candidates[i].reward for i in members) / len(members),
@@ -210,50 +172,6 @@ def _groups(
             )
         )
     return groups
-
-
-def _random_groups(finite: list[int], group_of: dict[int, int], count: int, seed: int) -> list[int]:
-    """Groups of uniformly drawn candidates (a group of 10 is 10 times as likely as one of 1)."""
-    order = [index for index in finite if index in group_of]  # not the covered ones
-    random.Random(f"lowtide-budget:{seed}").shuffle(order)
-    chosen: list[int] = []
-    for index in order:
-        if len(chosen) == count:
-            break
-        if group_of[index] not in chosen:
-            chosen.append(group_of[index])
-    return chosen
-
-
-def _spread(
-    groups: list[_Group],
-    open_groups: list[int],
-    count: int,
-    rank: Callable[[_Group], float],
-    mode: Literal["low_mode", "high_mode"] = "low_mode",
-) -> list[int]:
-    """`count` groups, best `rank` first, each time among those whose prompt and failure mode
-    have been picked least (a lazy heap: a group's times-picked only ever grow)."""
-    prompt_uses: Counter[str] = Counter()
-    mode_uses: Counter[str] = Counter()
-
-    def used(number: int) -> int:
-        group = groups[number]
-        return prompt_uses[group.prompt] + mode_uses[getattr(group, mode)]
-
-    heap = [(0, rank(groups[n]), n) for n in open_groups]
-    heapq.heapify(heap)
-    chosen: list[int] = []
-    while heap and len(chosen) < count:
-        uses, value, number = heapq.heappop(heap)
-        now = used(number)
-        if now > uses:
-            heapq.heappush(heap, (now, value, number))
-            continue
-        chosen.append(number)
-        prompt_uses[groups[number].prompt] += 1
-        mode_uses[getattr(groups[number], mode)] += 1
-    return chosen
 
 
 def _uncertainties(
@@ -272,7 +190,7 @@ def _uncertainties(
         values = [
             value
             for name, value in candidates[i].reward_details.items()
-            if is_rule(name, config) and finite_value(value) is not None
+            if is_rule(name, config) and finite_or_none(value) is not None
         ]
         rules[i] = math.fsum(values) / len(values) if values else None
     return _rank_distance(model, rules, finite)
@@ -282,7 +200,7 @@ def _detail(
     candidates: Sequence[Candidate], finite: list[int], key: str
 ) -> dict[int, float | None]:
     """Each candidate's finite `key` in reward_details (None where it has none)."""
-    return {i: finite_value(candidates[i].reward_details.get(key)) for i in finite}
+    return {i: finite_or_none(candidates[i].reward_details.get(key)) for i in finite}
 
 
 def _rank_distance(
@@ -344,16 +262,6 @@ def is_component(name: str, config: BudgetConfig) -> bool:
 
 def is_rule(name: str, config: BudgetConfig) -> bool:
     return is_component(name, config) and name != config.model_component
-
-
-def finite_value(value: float | None) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _round_half_up(value: float) -> int:

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from itertools import combinations
 from statistics import fmean, pstdev
 
+from rl.numbers import finite_or_none
 from sampling.config import BudgetConfig
 from sampling.records import ScoredSample
 from sampling.selection.budget import (
     Candidate,
-    finite_value,
     is_component,
     is_rule,
     previous_key,
@@ -82,9 +82,9 @@ def group_candidates(
 def order_uncertainty(group: Sequence[ScoredSample], settings: BudgetConfig) -> float:
     """How unsure the reward model is of the group's order (module docstring), in [0, 1.01]."""
     pairs = list(combinations(range(len(group)), 2))
-    spreads = [finite_value(s.reward_details.get(settings.uncertainty_key)) for s in group]
-    now = [finite_value(s.reward_details.get(settings.model_component)) for s in group]
-    before = [finite_value(s.reward_details.get(previous_key(settings))) for s in group]
+    spreads = [finite_or_none(s.reward_details.get(settings.uncertainty_key)) for s in group]
+    now = [finite_or_none(s.reward_details.get(settings.model_component)) for s in group]
+    before = [finite_or_none(s.reward_details.get(previous_key(settings))) for s in group]
     if None not in before:
         unsure = sum(_ordered_apart(now, before, a, b) for a, b in pairs)
     elif None not in spreads:
@@ -113,7 +113,7 @@ def _rules_mean(sample: ScoredSample, settings: BudgetConfig) -> float | None:
     values = [
         value
         for name, raw in sample.reward_details.items()
-        if is_rule(name, settings) and (value := finite_value(raw)) is not None
+        if is_rule(name, settings) and (value := finite_or_none(raw)) is not None
     ]
     return fmean(values) if values else None
 
@@ -123,7 +123,7 @@ def _mean_details(group: Sequence[ScoredSample], settings: BudgetConfig) -> dict
     names = {n for sample in group for n in sample.reward_details if is_component(n, settings)}
     means = {}
     for name in sorted(names):
-        values = [v for s in group if (v := finite_value(s.reward_details.get(name))) is not None]
+        values = [v for s in group if (v := finite_or_none(s.reward_details.get(name))) is not None]
         if values:
             means[name] = fmean(values)
     return means

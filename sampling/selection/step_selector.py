@@ -9,29 +9,12 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
+from rl.rate_limit import TokenBucket
 from sampling.batch import BatchInfo
 from sampling.config import SamplingConfig
 from sampling.records import ScoredSample
 from sampling.selection.decision import Decision, Metrics, Offered, RecentIds, RouteCounts
-from sampling.selection.policies import component_values, select
-
-
-class TokenBucket:
-    """At most `per_minute` records a minute, refilled continuously; bursts up to one minute's."""
-
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.capacity = float(per_minute)
-        self.tokens = float(per_minute)
-        self.clock = clock
-        self.updated = clock()
-
-    def take(self, wanted: int) -> int:
-        now = self.clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.capacity / 60)
-        self.updated = now
-        granted = min(wanted, int(self.tokens))
-        self.tokens -= granted
-        return granted
+from sampling.selection.policies import component_values, policy_for
 
 
 class StepSelector:
@@ -46,12 +29,15 @@ class StepSelector:
         self.config = config
         self.seen = seen  # shared with the router: a sample it routed by hand is not picked again
         self.seed = seed
-        self.bucket = TokenBucket(config.max_per_minute, clock)
+        # Resolved now: a policy named by a dotted path that leads nowhere fails at start.
+        self.policy = policy_for(config.policy)
+        # At most max_per_minute records a minute; bursts up to one minute's.
+        self.bucket = TokenBucket(config.max_per_minute, period_s=60, clock=clock)
 
     def offer(self, samples: Sequence[ScoredSample], info: BatchInfo) -> Offered:
         config = self.config
         values = component_values(samples, config.component)
-        chosen = select(config, values, [sample.group_id for sample in samples])
+        chosen = self.policy(config, values, [sample.group_id for sample in samples])
         # Lowest first, so that caps keep the worst samples.
         indices = sorted(chosen.indices, key=lambda i: (values[i], i))
         selected = len(indices)

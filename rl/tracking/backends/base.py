@@ -20,6 +20,7 @@ from rl.plugins import (
     provide_logger_backend,
     resolve_callable,
     resolve_path,
+    same_plugin,
 )
 from rl.samples import TokenValues
 from rl.suggest import did_you_mean
@@ -76,9 +77,15 @@ _REGISTRY: dict[str, BackendFactory] = {}  # built-ins once first used, and regi
 
 
 def register_backend(name: str) -> Callable[[BackendFactory], BackendFactory]:
-    """Decorator for a backend of your own; the built-ins are in rl.plugins."""
+    """Decorator for a backend of your own; the built-ins are in rl.plugins. A name that is
+    taken (a built-in's, or another factory's) is refused: a config would get the wrong one."""
 
     def add(factory: BackendFactory) -> BackendFactory:
+        taken = _REGISTRY.get(name)
+        if name in BUILTIN_LOGGER_BACKENDS or (
+            taken is not None and not same_plugin(taken, factory)
+        ):
+            raise ValueError(f"logging backend {name!r} is already registered")
         _REGISTRY[name] = factory
         provide_logger_backend(name)
         return factory

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import os
 import re
 import shlex
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rl.config import LoggerConfig
+from rl.numbers import finite_floats
 from rl.tracking.backends.base import RunInfo, Table
 
 if TYPE_CHECKING:
@@ -81,10 +81,6 @@ def _scoped_env(values: Mapping[str, str]) -> Iterator[None]:
                     os.environ.pop(name, None)
                 else:
                     os.environ[name] = old
-
-
-def _finite(values: Sequence[float]) -> list[float]:
-    return [float(value) for value in values if math.isfinite(value)]
 
 
 class WandbBackend:
@@ -175,7 +171,7 @@ class WandbBackend:
     def log_histograms(self, step: int, values: Mapping[str, Sequence[float]]) -> None:
         histograms = {}
         for name, raw in values.items():
-            finite = _finite(raw)
+            finite = finite_floats(raw)
             if finite:  # NaN/inf make wandb.Histogram fail; an empty one says nothing
                 histograms[name] = self._wandb.Histogram(finite)
         if histograms:

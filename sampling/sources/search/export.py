@@ -5,11 +5,12 @@ target and renamed into place, so that a failed export leaves no half file."""
 from __future__ import annotations
 
 import json
-import math
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from rl.numbers import none_if_not_finite
 
 SUFFIXES = (".jsonl", ".parquet")
 
@@ -81,12 +82,8 @@ def _plain(row: dict[str, Any], maps: set[str]) -> dict[str, Any]:
     plain = {}
     for name, value in row.items():
         if name in maps and value is not None:
-            value = {key: _number(item) for key, item in value}
+            value = {key: none_if_not_finite(item) for key, item in value}
         elif isinstance(value, float):
-            value = _number(value)
+            value = none_if_not_finite(value)
         plain[name] = value
     return plain
-
-
-def _number(value: Any) -> Any:
-    return None if isinstance(value, float) and not math.isfinite(value) else value

@@ -54,7 +54,7 @@ def calls(count: int) -> list[tuple[list[str], list[str], list[str]]]:
 def routed_all(routing: Any) -> None:
     """Wait (sleeping) until every call so far is routed and its records are on the queue."""
     producer = routing.router.producer.stats
-    while routing._incoming or routing._window:
+    while routing.waiting:
         time.sleep(0.01)
     while producer.enqueued + producer.spooled < routing.stats.submitted:
         time.sleep(0.01)

@@ -9,14 +9,17 @@ environment). A mistake raises `lowtide.errors.UsageError` with one line per pro
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from lowtide.config import load_service_config
+from lowtide.errors import UsageError
 from lowtide.services.credentials import environ_with_env_file
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.routing import Router
+from sampling.wiring import router_for_queue
 
 CONFIG_VAR = "LOWTIDE_CONFIG"
 
@@ -61,4 +64,17 @@ def router_from_config(
 ) -> Router:
     """A router with its own producer, from `routing_settings`."""
     settings = routing_settings(config, overrides, environ=environ, processes=processes)
-    return Router.from_config(settings.sampling, settings.queue, seed=settings.seed)
+    return router_for_queue(settings.sampling, settings.queue, seed=settings.seed)
+
+
+@contextmanager
+def adapter_setup(router: Router | None = None) -> Iterator[None]:
+    """Where an adapter is set up: a mistake in its settings (`AdapterSetupError`, or another
+    `ValueError` from what it checks) is raised as `UsageError`, before training starts, and the
+    router built for it is closed."""
+    try:
+        yield
+    except ValueError as error:
+        if router is not None:
+            router.close(deadline_s=0.5)
+        raise UsageError(str(error)) from None

@@ -13,14 +13,12 @@ flushed at interpreter exit, or by `reward_funcs.close()`.
 
 from __future__ import annotations
 
-import atexit
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from lowtide.errors import UsageError
-from lowtide.integrations import router_from_config
-from sampling.sources.trl import RewardRouting, RoutedRewardFuncs
+from lowtide.integrations import adapter_setup, router_from_config
+from sampling.sources.trl.adapter import RewardRouting, RoutedRewardFuncs
 
 __all__ = ["RoutedRewardFuncs", "route_low_rewards"]
 
@@ -43,10 +41,6 @@ def route_low_rewards(
     any of these raises `UsageError` here, before training starts."""
     funcs = list(reward_funcs) if isinstance(reward_funcs, list | tuple) else [reward_funcs]
     router = router_from_config(config, overrides)
-    try:
+    with adapter_setup(router):
         routing = RewardRouting(router, funcs, reward_weights=reward_weights, run_id=run_id)
-    except ValueError as error:
-        router.close(deadline_s=0.5)
-        raise UsageError(str(error)) from None
-    atexit.register(routing.close)  # a script that never calls close() still flushes
-    return RoutedRewardFuncs(routing)
+    return RoutedRewardFuncs(routing)  # closed at interpreter exit too (`TrainerAdapter`)

@@ -32,24 +32,23 @@ import torch
 from lowtide.cli.openrlhf_cmd import proxy_token
 from lowtide.errors import UsageError
 from lowtide.openrlhf import routed
-from lowtide.openrlhf_proxy import Limits, RewardProxy
 from lowtide.services import peer_venvs
 from lowtide.services.credentials import read_env_file
 from lowtide.services.process import free_port
 from rl.masking import mask_text
 from sampling.config import SamplingConfig
 from sampling.records import parse_record
-from sampling.routing import Router
-from sampling.sources.openrlhf import (
+from sampling.sources.openrlhf.adapter import RewardRouting, RoutedRewardFunc
+from sampling.sources.openrlhf.answers import (
     RewardCall,
-    RewardRouting,
-    RoutedRewardFunc,
     UnreadableAnswer,
     per_sample,
     response_from_query,
     samples_of,
 )
+from sampling.sources.openrlhf.proxy import Limits, RewardProxy
 from sampling.transport.spool import Spool
+from sampling.wiring import build_router
 from tests.conftest import REPO, invoke, run_cli
 from tests.helpers.openrlhf_reward_server import RewardServer
 from tests.helpers.openrlhf_user_rewards import FAIL_MARK, RAISE_MARK, reward_func
@@ -127,7 +126,8 @@ def test_answers_are_read_as_openrlhf_writes_them() -> None:
 
 def routing(producer: FakeProducer, quiet_s: float = 0.2, **kwargs: Any) -> RewardRouting:
     config = SamplingConfig(threshold=THRESHOLD, max_per_step=10_000, max_per_minute=10**6)
-    return RewardRouting(Router(config, producer), run_id="t", rank=3, quiet_s=quiet_s, **kwargs)
+    router = build_router(config, producer)
+    return RewardRouting(router, run_id="t", rank=3, quiet_s=quiet_s, **kwargs)
 
 
 def test_the_wrapper_returns_and_raises_exactly_what_the_function_does() -> None:
@@ -154,7 +154,7 @@ def test_the_wrapper_returns_and_raises_exactly_what_the_function_does() -> None
     assert wrapped.routing.stats.unreadable == 1
     # Scoring goes on after close() (OpenRLHF never closes it): answers, and nothing piles up.
     assert wrapped(["P: c"], ["P:"], ["ok"]) is answer
-    assert not wrapped.routing._incoming
+    assert wrapped.routing.waiting == 0
 
 
 def test_steps_are_generation_bursts_and_ids_stay_distinct() -> None:

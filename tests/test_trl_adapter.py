@@ -32,7 +32,7 @@ from lowtide.errors import UsageError
 from lowtide.services.process import free_port
 from lowtide.trl import route_low_rewards
 from sampling.sources import group_id_of
-from sampling.sources.trl import reward_columns, weighted_totals
+from sampling.sources.trl.rewards import reward_columns, weighted_totals
 from sampling.transport.spool import Spool
 from tests.helpers.queued import queued_records
 from tests.helpers.redis_server import OwnRedis

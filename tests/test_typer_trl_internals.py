@@ -5,7 +5,7 @@ versions installed, so that a new release that changes it fails here by name:
   lowtide/cli/usage.py reaches through the module of typer's public `BadParameter`;
 - TRL hands a reward function `log_metric`, a bound method of the GRPOTrainer, and the TRL
   adapter finds the trainer (run, rank, model, generation settings) as its `__self__`
-  (sampling/sources/trl.py `_trainer_view`). The real-TRL tests (tests/test_trl_adapter.py)
+  (sampling/sources/trl/adapter.py `_trainer_view`). The real-TRL tests (tests/test_trl_adapter.py)
   cover the behaviour; this names the reach.
 """
 

@@ -20,13 +20,13 @@ from hypothesis import strategies as st
 
 from rl import jsonl
 from rl.hooks.conditions import ConditionError, MissingMetric, compile_condition
-from sampling.sources.ingest import trl
 from sampling.sources.ingest.dump_rows import read_dump
 from sampling.sources.ingest.formats import FORMATS, list_files, locate
 from sampling.sources.ingest.rows import BadRow, DumpRow
 from sampling.sources.search import reader
 from sampling.sources.search.query import QueryError
 from sampling.sources.search.sql import Compiled, compile_query
+from sampling.sources.trl import dumps as trl
 from tests.conftest import invoke
 from tests.helpers.dumps import write_verl_step
 from tests.helpers.hacking_runs import Trait, prefix, run

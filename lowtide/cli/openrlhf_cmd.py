@@ -84,7 +84,7 @@ def proxy(
     and route the low-reward samples. Requests must carry the token ($LOWTIDE_PROXY_TOKEN, else
     one generated into .env): point --reward.remote_url at http://lowtide:TOKEN@HOST:PORT/get_reward.
     Ctrl-C or SIGTERM: stop, route what is waiting, exit."""
-    from lowtide.openrlhf_proxy import Limits, RewardProxy  # asyncio, only for this command
+    from sampling.sources.openrlhf.proxy import Limits, RewardProxy  # asyncio, only here
 
     if not upstream.startswith(("http://", "https://")):
         raise UsageError(f"--upstream {upstream}: give an http:// or https:// URL")

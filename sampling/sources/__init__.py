@@ -1,6 +1,8 @@
-"""Adapters that route the rollouts of other trainers (TRL, verl, OpenRLHF) through the routing
-core. Each imports its trainer's library only inside its own module, when used; what they share
-is here."""
+"""Where samples come from besides our own trainer: one folder per other trainer (`trl`, `verl`,
+`openrlhf`), each an adapter on `adapter.TrainerAdapter` beside its dump reader; `ingest`
+follows dump files, `search` reads them, `sampler` is our trainer's hook. Each folder imports
+its trainer's library only inside itself, when used; what the adapters share is `adapter`,
+`idle_window` and the group id here."""
 
 from __future__ import annotations
 

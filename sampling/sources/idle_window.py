@@ -4,9 +4,9 @@ share.
 Both see samples one reward call at a time, in bursts (a step's generation), and route them
 together once the burst is over, when the process has nothing else to do: after `quiet_s` with
 no arrival. A long burst is cut at `window_s` after its first arrival or at `max_samples`, so
-that nothing waits without end. The window only decides; its owner drives it from what it runs
-on (verl: a timer on its event loop; OpenRLHF: a thread that ticks), by asking `wait_s` when to
-look again and `due` whether to route.
+that nothing waits without end. The window only decides; its owner drives it
+(`sampling.sources.adapter.Bursts`, on a background worker that looks every few tens of ms),
+asking `due` whether to route and `wait_s` how long until it may be.
 """
 
 from __future__ import annotations

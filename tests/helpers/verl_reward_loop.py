@@ -168,7 +168,7 @@ def main() -> None:
     manager = wrapped.reward_manager
     got_plain, plain_s = run(plain, plain.compute_score_batch(batch))
     got_wrapped, wrapped_s = run(wrapped, wrapped.compute_score_batch(batch))
-    pending = len(manager.batcher.pending)
+    pending = manager.batcher.waiting
     settle(wrapped, 0.9)  # three idle periods: the timer flushes once
     out["step"] = {
         "manager": type(manager).__name__,
@@ -311,7 +311,7 @@ def main() -> None:
             "++lowtide.sampling.review_budget.reviews": "7",
         })
     )  # fmt: skip
-    out["budget"] = {"processes": budgeted.reward_manager.batcher.router.budget.processes}
+    out["budget"] = {"processes": budgeted.reward_manager.batcher.router.selector.processes}
     budgeted.reward_manager.close()
     Path(sys.argv[2]).write_text(json.dumps(out, default=repr))
 

@@ -1,5 +1,7 @@
 """`lowtide ingest`: follow a trainer's rollout dumps and route them like the hook does.
 
-One module per dump format (`verl`, `trl`, `lowtide_rollouts`), `formats` to find them, `cursor`
-for the state file, `follower` for the loop and its exactly-once hand-over.
+Each trainer's dump reader is in its folder (`sampling/sources/trl/dumps.py`,
+`sampling/sources/verl/dumps.py`); ours is `lowtide_rollouts`. `formats` lists them and finds
+their files, `cursor` keeps the state file, `follower` runs the loop and its exactly-once
+hand-over.
 """

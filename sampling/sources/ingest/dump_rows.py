@@ -12,9 +12,9 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 
 from rl import jsonl
-from sampling.sources.ingest import trl
 from sampling.sources.ingest.formats import DumpFile, DumpLocation, list_files
 from sampling.sources.ingest.rows import BadRow, DumpRow
+from sampling.sources.trl import dumps as trl
 
 OnProblem = Callable[[str], None]
 

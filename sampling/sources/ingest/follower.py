@@ -30,15 +30,16 @@ from pathlib import Path
 from rl import jsonl
 from sampling.config import SamplingConfig
 from sampling.records import RecordError
-from sampling.routing import BatchInfo, PlainSample, RouteCounts, Router
+from sampling.routing import BatchInfo, PlainSample, RouteCounts
 from sampling.selection.decision import Decision
 from sampling.sources import group_id_of
-from sampling.sources.ingest import trl
 from sampling.sources.ingest.cursor import Cursor, CursorState, FilePosition
 from sampling.sources.ingest.formats import DumpFile, DumpLocation, list_files
 from sampling.sources.ingest.handover import HandOver, IngestError, fail_point
 from sampling.sources.ingest.rows import BadRow, DumpRow
+from sampling.sources.trl import dumps as trl
 from sampling.transport.producer import Producer
+from sampling.wiring import build_router
 
 MAX_READ_BYTES = 64 * 2**20  # a bigger step file is routed in parts of about this size
 HEAD_BYTES = jsonl.HEAD_BYTES
@@ -115,11 +116,11 @@ class Follower:
         # The router only decides: its records are held until the cursor can say they were
         # sent. Its per-minute cap runs on the dumps' clock, not the wall's.
         self.clock = DumpClock()
-        self.router = Router(sampling, producer, seed=seed, clock=self.clock)
-        assert self.router.bucket is not None  # not the budget policy (refused above)
+        self.router = build_router(sampling, producer, seed=seed, clock=self.clock)
+        self.bucket = self.router.selector.bucket  # type: ignore[attr-defined]  # not budget
         self.stats = IngestStats()
         state = CursorState(run_id=run_id, format=location.format.name)
-        self.handover = HandOver(producer, cursor, state, self.router.bucket, say)
+        self.handover = HandOver(producer, cursor, state, self.bucket, say)
         self._decided: list[Decision] = []  # routed from the file being read, not yet kept
         self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
         self._warned: set[tuple[str, int]] = set()
@@ -198,7 +199,7 @@ class Follower:
         # of another make-up; the journal has those records for the next run.
         try:
             if self.handover.handing or self.handover.closed:
-                self.router.stop_watching(deadline_s=2.0)
+                self.router.close_observers(deadline_s=2.0)
             else:
                 self.router.close(deadline_s=2.0)
         finally:

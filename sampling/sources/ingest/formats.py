@@ -8,14 +8,13 @@ whose file names are there.
 from __future__ import annotations
 
 import os
-import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
 
-from sampling.sources.ingest import lowtide_rollouts, trl, verl
-from sampling.sources.ingest.rows import DumpRow
+from sampling.sources.ingest import lowtide_rollouts
+from sampling.sources.ingest.rows import DumpFormat
+from sampling.sources.trl import dumps as trl_dumps
+from sampling.sources.verl import dumps as verl_dumps
 
 AUTO = "auto"
 
@@ -25,27 +24,11 @@ class FormatError(ValueError):
     message says what to pass."""
 
 
-@dataclass(frozen=True)
-class DumpFormat:
-    name: str
-    kind: Literal["jsonl", "parquet"]
-    pattern: re.Pattern[str]  # a dump file's name; group 1 is its step
-    subdir: str | None  # the folder of files under the directory the trainer was given
-    parse: Callable[[dict[str, Any], int, int], DumpRow] | None = None  # jsonl: (row, index, step)
-    describe: str = ""
-
-
+# Each trainer's reader is in its folder (`sampling/sources/<trainer>/dumps.py`); ours is here.
 FORMATS = {
-    "verl": DumpFormat("verl", "jsonl", verl.FILE_PATTERN, None, verl.parse, "{step}.jsonl"),
-    "trl": DumpFormat(
-        "trl", "parquet", trl.FILE_PATTERN, trl.SUBDIR, None,
-        "completions/completions_{step}.parquet",
-    ),
-    "lowtide": DumpFormat(
-        "lowtide", "jsonl", lowtide_rollouts.FILE_PATTERN, "rollouts", lowtide_rollouts.parse,
-        "rollouts/<table>-step-{step}.jsonl",
-    ),
-}  # fmt: skip
+    dump_format.name: dump_format
+    for dump_format in (verl_dumps.FORMAT, trl_dumps.FORMAT, lowtide_rollouts.FORMAT)
+}
 NAMES = (*FORMATS, AUTO)
 
 

@@ -18,6 +18,7 @@ from rl import jsonl
 from sampling.sources.ingest.rows import (
     MAX_COMPONENTS,
     BadRow,
+    DumpFormat,
     DumpRow,
     as_float,
     number_field,
@@ -62,3 +63,8 @@ def _details(row: dict[str, Any]) -> dict[str, float]:
         else:
             raise BadRow(f"reward_details[{name!r}] must be a number")
     return details
+
+
+FORMAT = DumpFormat(
+    NAME, "jsonl", FILE_PATTERN, "rollouts", parse, "rollouts/<table>-step-{step}.jsonl"
+)

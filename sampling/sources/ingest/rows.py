@@ -1,12 +1,14 @@
-"""What every dump reader turns a line or a parquet row into: one `DumpRow`, or `BadRow` with a
-one-line reason that the follower prints with the file and line and counts."""
+"""What a dump reader declares (`DumpFormat`: where its files are and how they are named) and
+what it turns a line or a parquet row into: one `DumpRow`, or `BadRow` with a one-line reason
+that the follower prints with the file and line and counts."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 # A step a 64-bit column (the search table's, a record's) holds.
 MAX_STEP = 2**63 - 1
@@ -16,6 +18,18 @@ MAX_COMPONENTS = 64
 
 class BadRow(ValueError):
     """A row that cannot be read as a sample; the message is one line."""
+
+
+@dataclass(frozen=True)
+class DumpFormat:
+    """One trainer's dump files, as `lowtide ingest` finds and reads them."""
+
+    name: str
+    kind: Literal["jsonl", "parquet"]
+    pattern: re.Pattern[str]  # a dump file's name; group 1 is its step
+    subdir: str | None  # the folder of files under the directory the trainer was given
+    parse: Callable[[dict[str, Any], int, int], DumpRow] | None = None  # jsonl: (row, index, step)
+    describe: str = ""
 
 
 @dataclass(frozen=True)

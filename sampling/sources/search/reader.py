@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from rl import jsonl
-from sampling.sources.ingest import trl
 from sampling.sources.ingest.formats import DumpFile, DumpFormat
 from sampling.sources.ingest.rows import BadRow, DumpRow
+from sampling.sources.trl import dumps as trl
 
 PIECE_BYTES = 64 * 2**20  # a bigger file is read (and stored) in pieces of about this size
 HEAD_BYTES = jsonl.HEAD_BYTES  # the first line, up to this: a rewritten file or one that grew

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 from sampling.sources.ingest.rows import (
+    DumpFormat,
     DumpRow,
     number_field,
     numeric_components,
@@ -35,3 +36,6 @@ def parse(row: dict[str, Any], index: int, file_step: int) -> DumpRow:
         reward=number_field(row, "score"),
         reward_details=numeric_components(row, NOT_COMPONENTS),
     )
+
+
+FORMAT = DumpFormat(NAME, "jsonl", FILE_PATTERN, None, parse, "{step}.jsonl")

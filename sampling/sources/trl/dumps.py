@@ -22,11 +22,21 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from sampling.sources.ingest.rows import BadRow, DumpRow, as_float, step_field, type_name
+from sampling.sources.ingest.rows import (
+    BadRow,
+    DumpFormat,
+    DumpRow,
+    as_float,
+    step_field,
+    type_name,
+)
 
 NAME = "trl"
 FILE_PATTERN = re.compile(r"^completions_(\d+)\.parquet$")
 SUBDIR = "completions"
+FORMAT = DumpFormat(
+    NAME, "parquet", FILE_PATTERN, SUBDIR, describe="completions/completions_{step}.parquet"
+)
 PARQUET_MAGIC = b"PAR1"
 _TEXTS = ("prompt", "completion")
 # Bounds of a file someone else wrote. A completions file holds one generation batch: thousands

@@ -29,19 +29,18 @@ import itertools
 import logging
 import math
 import os
-import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import torch
 
-from sampling.once import first_time
-from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, RouteCounts, Router
-from sampling.sources import group_id_of
+from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, Router
+from sampling.sources.adapter import AdapterSetupError, TrainerAdapter
+from sampling.sources.trl.rewards import reward_columns, weighted_totals
+from sampling.sources.trl.samples import ScoredBatch, TrlSample, prompt_groups
 
-log = logging.getLogger("lowtide.trl")
 GENERATION_SETTINGS = {  # trainer attribute -> record field
     "temperature": "temperature",
     "top_p": "top_p",
@@ -69,178 +68,6 @@ def is_async(func: Callable[..., Any]) -> bool:
     )
 
 
-def as_text(value: Any) -> str:
-    """A prompt or completion as text: plain strings as they are; conversational ones (lists of
-    messages) as `role: content` blocks, a lone assistant message as its content."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list) and all(isinstance(m, Mapping) for m in value):
-        if len(value) == 1 and value[0].get("role") == "assistant":
-            return _content_text(value[0].get("content"))
-        return "\n\n".join(f"{m.get('role', '')}: {_content_text(m.get('content'))}" for m in value)
-    return str(value)
-
-
-def _content_text(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, list):  # content parts: keep the text ones
-        return "".join(str(part.get("text", "")) for part in content if isinstance(part, Mapping))
-    return str(content)
-
-
-def reward_columns(outputs: Sequence[Any], rows: int) -> list[array.array] | None:
-    """Each function's output as TRL holds it (float32, None as NaN), or None when one of them
-    is not what TRL accepts (TRL itself then raises)."""
-    columns = []
-    for output in outputs:
-        if not isinstance(output, list | tuple | torch.Tensor) and not hasattr(output, "__array__"):
-            return None  # a generator would be consumed here: leave it to TRL
-        if isinstance(output, list | tuple) and None not in output:
-            values = output  # nothing to replace: spare a copy
-        else:
-            values = [math.nan if value is None else value for value in output]
-        if len(values) != rows:
-            return None
-        column = float32_column(values)
-        if column is None:
-            return None
-        columns.append(column)
-    return columns
-
-
-def float32_column(values: Sequence[Any]) -> array.array | None:
-    """`torch.tensor(values, dtype=float32)` as TRL converts them. Plain Python numbers go
-    through an `array` (the same rounding, without torch's dispatch); anything else, which
-    `array` might accept where torch does not, through torch itself."""
-    if set(map(type, values)) <= {float, int, bool}:
-        try:
-            return array.array("f", values)
-        except OverflowError:  # an int beyond float range: let torch decide
-            pass
-    try:
-        column = torch.tensor(values, dtype=torch.float32)
-    except (TypeError, ValueError, RuntimeError):
-        return None
-    return array.array("f", column.tolist()) if column.dim() == 1 else None
-
-
-def weighted_totals(columns: Sequence[array.array], weights: Sequence[float]) -> list[float]:
-    """TRL's total, `(rewards * weights).nansum(dim=1)` in float32, NaN where every function
-    gave NaN (never selected). With one or two functions computed here: a float32 product or
-    sum rounded from double is the float32 result (double has more than 2 x 24 + 2 bits), in
-    any order. With more, torch's own reduction, whose order decides the last bit."""
-    weights = array.array("f", weights)
-    if not columns or not columns[0]:
-        return []
-    if len(columns) > 2:
-        stacked = torch.stack([torch.tensor(c, dtype=torch.float32) for c in columns], dim=1)
-        totals = (stacked * torch.tensor(weights, dtype=torch.float32).unsqueeze(0)).nansum(dim=1)
-        totals[torch.isnan(stacked).all(dim=1)] = math.nan
-        return totals.tolist()
-    products = [array.array("f", [w * v for v in c]) for w, c in zip(weights, columns, strict=True)]
-    nan = math.nan
-    if len(columns) == 1:
-        return [
-            p if p == p else (0.0 if v == v else nan)
-            for p, v in zip(products[0], columns[0], strict=True)
-        ]
-    sums = array.array(
-        "f",
-        [
-            (0.0 + (a if a == a else 0.0)) + (b if b == b else 0.0)
-            for a, b in zip(products[0], products[1], strict=True)
-        ],
-    )
-    return [t if (u == u or v == v) else nan for t, u, v in zip(sums, *columns, strict=True)]
-
-
-@dataclass(eq=False)
-class ScoredBatch:
-    """One generation batch of one process, scored; `TrlSample`s read from it lazily."""
-
-    prompts: list[Any]
-    completions: list[Any]
-    completion_ids: list[Any] | None
-    totals: list[float]
-    columns: list[array.array]  # float32, per function, in the trainer's order
-    names: list[str]
-    group_ids: list[int]
-    max_completion_length: int | None
-    eos_token_id: int | None
-    _prompt_texts: dict[int, str] = field(default_factory=dict)
-
-    def prompt_text(self, index: int) -> str:
-        prompt = self.prompts[index]
-        if isinstance(prompt, str):
-            return prompt
-        text = self._prompt_texts.get(index)
-        if text is None:
-            text = self._prompt_texts[index] = as_text(self.prompts[index])
-        return text
-
-    def truncated(self, index: int) -> bool:
-        if self.completion_ids is None or not self.max_completion_length:
-            return False
-        ids = self.completion_ids[index]
-        if len(ids) < self.max_completion_length:
-            return False
-        return not ids or self.eos_token_id is None or int(ids[-1]) != self.eos_token_id
-
-
-class TrlSample:
-    """One scored completion in the shape the routing core reads (`ScoredSample`). The core reads
-    every sample's reward and group but the texts only of the samples it selects."""
-
-    __slots__ = ("_batch", "_row", "group_id", "index", "reward")
-
-    def __init__(
-        self, batch: ScoredBatch, row: int, index: int, reward: float, group_id: int
-    ) -> None:
-        self._batch = batch
-        self._row = row  # in the batch; `index` (part of the id) may count on from a batch before
-        self.index = index
-        self.reward = reward  # plain attributes: read for every sample
-        self.group_id = group_id
-
-    @property
-    def prompt(self) -> str:
-        return self._batch.prompt_text(self._row)
-
-    @property
-    def response(self) -> str:
-        return as_text(self._batch.completions[self._row])
-
-    @property
-    def reward_details(self) -> dict[str, float]:
-        batch = self._batch
-        return {
-            name: column[self._row] for name, column in zip(batch.names, batch.columns, strict=True)
-        }
-
-    @property
-    def advantage(self) -> float:
-        return math.nan  # TRL computes advantages after the reward functions
-
-    @property
-    def truncated(self) -> bool:
-        return self._batch.truncated(self._row)
-
-
-def prompt_groups(batch: ScoredBatch) -> list[int]:
-    """Samples of one prompt share a group: TRL repeats each prompt `num_generations` times in a
-    row. The id hashes the prompt's text, so a group split across processes keeps one id."""
-    ids: list[int] = []
-    previous: Any = object()
-    group = 0
-    for index, prompt in enumerate(batch.prompts):
-        if prompt is not previous and prompt != previous:
-            group = group_id_of(batch.prompt_text(index))
-            previous = prompt
-        ids.append(group)
-    return ids
-
-
 @dataclass
 class TrainerView:
     """What the routing reads from one trainer: fixed for its life except the step."""
@@ -263,9 +90,12 @@ class _Pending:
         self.outputs: dict[int, Any] = {}
 
 
-class RewardRouting:
+class RewardRouting(TrainerAdapter):
     """Wraps a trainer's reward functions and routes each batch they score (see the module doc).
-    `close()` flushes what is waiting (to Redis, else the spool) and stops routing."""
+    `close()` flushes what is waiting (to Redis, else the spool) and stops routing; the wrapped
+    functions keep scoring as before."""
+
+    log = logging.getLogger("lowtide.trl")
 
     def __init__(
         self,
@@ -276,18 +106,18 @@ class RewardRouting:
         run_id: str | None = None,
     ) -> None:
         if not reward_funcs:
-            raise ValueError("route_low_rewards needs at least one reward function")
+            raise AdapterSetupError("route_low_rewards needs at least one reward function")
         for func in reward_funcs:
             if not callable(func) or isinstance(func, str | torch.nn.Module):
-                raise ValueError(
+                raise AdapterSetupError(
                     f"route_low_rewards wraps reward functions; {func!r} is not one (reward "
                     "models given by name or as a module cannot be wrapped)"
                 )
         if reward_weights is not None and len(reward_weights) != len(reward_funcs):
-            raise ValueError(
+            raise AdapterSetupError(
                 f"{len(reward_weights)} reward weights for {len(reward_funcs)} reward functions"
             )
-        self.router = router
+        super().__init__(router)
         self.funcs = list(reward_funcs)
         self.names = [callable_name(func) for func in self.funcs]
         # float32, as TRL holds them
@@ -295,21 +125,18 @@ class RewardRouting:
         try:
             self.weights = array.array("f", given).tolist()
         except TypeError:
-            raise ValueError(f"reward_weights must be numbers, got {given!r}") from None
+            raise AdapterSetupError(f"reward_weights must be numbers, got {given!r}") from None
         self.explicit_weights = reward_weights is not None  # else read from the trainer
         self.run_id = run_id
         self.wrapped = [self._wrap(position, func) for position, func in enumerate(self.funcs)]
         self._positions = {id(wrapper): i for i, wrapper in enumerate(self.wrapped)}
-        self._lock = threading.Lock()
+        # close() waits for a batch being routed: the producer is closed after it, not during it
+        self._lock = self._close_lock
         self._pending: _Pending | None = None
         self._trainer: weakref.ref[Any] | None = None
         self._view: TrainerView | None = None
         self._calls_without_trainer = 0
         self._last_step: tuple[int, int] = (-1, 0)  # (step, batches routed under it so far)
-        self._warned: list[str] = []
-        self.closed = False
-        self.batches_routed = 0
-        self.last_counts: RouteCounts | None = None
 
     # ---- the wrappers ------------------------------------------------------------------------
 
@@ -334,26 +161,23 @@ class RewardRouting:
 
     def _observe(self, position: int, output: Any, kwargs: Mapping[str, Any]) -> None:
         """After a function answered: keep its output; route once all have. Never raises."""
-        try:
-            with self._lock:
-                if self.closed:
-                    return
-                completions = kwargs.get("completions")
-                pending = self._pending
-                if pending is None or pending.completions is not completions:
-                    pending = self._pending = _Pending(completions)
-                pending.outputs[position] = output
-                view = self._trainer_view(kwargs.get("log_metric"))
-                if view is not None and view.foreign:
-                    self._warn_foreign(view)
-                    return
-                wanted = range(len(self.funcs)) if view is None else view.order or ()
-                if not all(i in pending.outputs for i in wanted):
-                    return
-                self._pending = None
-                self._route(pending, view, kwargs)
-        except Exception as error:  # lowtide never breaks the trainer's reward step
-            self._warn_once("error", f"lowtide could not route a TRL batch: {error!r}")
+        with self.guard("could not route a TRL batch"), self._lock:
+            if self.closed:
+                return
+            completions = kwargs.get("completions")
+            pending = self._pending
+            if pending is None or pending.completions is not completions:
+                pending = self._pending = _Pending(completions)
+            pending.outputs[position] = output
+            view = self._trainer_view(kwargs.get("log_metric"))
+            if view is not None and view.foreign:
+                self._warn_foreign(view)
+                return
+            wanted = range(len(self.funcs)) if view is None else view.order or ()
+            if not all(i in pending.outputs for i in wanted):
+                return
+            self._pending = None
+            self._route(pending, view, kwargs)
 
     # ---- routing -----------------------------------------------------------------------------
 
@@ -372,7 +196,7 @@ class RewardRouting:
             names = list(trainer.reward_func_names)
             ours = order == list(range(len(self.funcs)))
             if self.explicit_weights and ours and weights != self.weights:
-                self._warn_once(
+                self.warn_once(
                     "weights",
                     f"route_low_rewards was given reward_weights={self.weights} but the "
                     f"trainer uses {weights}; lowtide routes on the trainer's",
@@ -409,9 +233,7 @@ class RewardRouting:
             map(TrlSample, itertools.repeat(batch), rows, range(first, first + len(prompts)),
                 batch.totals, batch.group_ids)
         )  # fmt: skip
-        counts = self.router.route(samples, info)
-        self.batches_routed += 1
-        self.last_counts = counts
+        counts = self.route(samples, info)
         log_metric = kwargs.get("log_metric")
         if callable(log_metric):
             for name, (value, _reduce) in self.router.metrics(counts).items():
@@ -484,28 +306,13 @@ class RewardRouting:
             eos_token_id=getattr(tokenizer, "eos_token_id", None),
         )
 
-    # ---- the end -----------------------------------------------------------------------------
-
-    def close(self, deadline_s: float = CLOSE_DEADLINE_S) -> None:
-        """Hand what is waiting to Redis (or the spool) within the deadline; routing stops (the
-        wrapped functions keep scoring as before). Safe to call twice."""
-        with self._lock:
-            if self.closed:
-                return
-            self.closed = True
-        self.router.close(deadline_s)
-
     def _warn_foreign(self, view: TrainerView) -> None:
-        self._warn_once(
+        self.warn_once(
             "foreign",
             "lowtide routes nothing: the trainer also has reward functions that "
             f"route_low_rewards did not wrap ({', '.join(view.foreign)}), so lowtide cannot see "
             "the total reward TRL optimises; pass all of them through route_low_rewards",
         )
-
-    def _warn_once(self, key: str, message: str) -> None:
-        if first_time(self._warned, key):
-            log.warning(message)
 
 
 class RoutedRewardFuncs(list):  # type: ignore[type-arg]

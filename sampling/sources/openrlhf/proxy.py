@@ -41,7 +41,8 @@ import httpx
 
 from rl.jsonl import parse_value
 from rl.masking import mask_text
-from sampling.sources.openrlhf import RewardCall, RewardRouting
+from sampling.sources.openrlhf.adapter import RewardRouting
+from sampling.sources.openrlhf.answers import RewardCall
 
 log = logging.getLogger("lowtide.openrlhf_proxy")
 UPSTREAM_TIMEOUT_S = 180.0  # OpenRLHF gives a reward request 180 s

@@ -67,7 +67,9 @@ def batch(step: int) -> list:
 
 def route_costs() -> dict[str, list[float]]:
     from sampling.config import SamplingConfig
-    from sampling.routing import BatchInfo, Router
+    from sampling.routing import BatchInfo
+    from sampling.selection.hacking.observer import WatchObserver
+    from sampling.wiring import build_router
 
     off = {"enabled": False}
     budget = {"policy": "budget", "review_budget": {"reviews": 50}, "redact": False}
@@ -80,15 +82,16 @@ def route_costs() -> dict[str, list[float]]:
     costs: dict[str, list[float]] = {}
     # One router at a time: a watch's thread would slow the others' calls too.
     for name, config in configs.items():
-        router = Router(config, HoldingProducer())
+        router = build_router(config, HoldingProducer())
         costs[name] = []
         for call in range(CALLS):
             started = time.perf_counter()
             router.route(batches[call % len(batches)], BatchInfo("bench", call + 1))
             costs[name].append(time.perf_counter() - started)
             time.sleep(GAP_S)
-        if router.watch is not None:
-            figures = router.watch.metrics()
+        watching = router.observer(WatchObserver)
+        if watching is not None:
+            figures = watching.metrics()
             pending, dropped = figures["hacking/pending"][0], figures["hacking/dropped"][0]
             print(f"  {name}: the watch's buffer held {pending:.0f} samples at the last "
                   f"call, dropped {dropped:.0f}")  # fmt: skip

@@ -3,7 +3,9 @@
 1. records/s through our producer (2 KB records, RQ JSON jobs of 64) vs a raw pipelined RPUSH of
    the same JSON with redis-py, the Python client's lower bound (goal: ours >= 0.4x raw);
 2. the sampler hook's cost on the trainer thread for a 256-sample batch (goal: p99 <= 1 ms);
-3. the quickstart training with the sampler on vs off, interleaved runs (goal: ratio <= 1.02).
+3. the quickstart training with the sampler on vs off, interleaved runs (goal: ratio <= 1.02),
+   and with the sampler on, its reward-hacking watch (a helper process) on vs off (goal: ratio
+   <= 1.02).
 Knobs: BENCH_RECORDS (20000), BENCH_RUNS (3), BENCH_STEPS (20), BENCH_HOOK_CALLS (1000).
 """
 
@@ -69,7 +71,7 @@ def ours(url: str, spool: Path) -> float:
     return RECORDS / elapsed
 
 
-def hook_cost_ms() -> list[float]:
+def hook_cost_ms(watch: bool) -> list[float]:
     from rl.hooks import StageContext, TrainerControl
     from rl.samples import Sample
     from sampling.config import SamplingConfig
@@ -81,7 +83,11 @@ def hook_cost_ms() -> list[float]:
         def submit(self, items: list) -> None:
             self.items = items
 
-    hook = LowRewardSampler(SamplingConfig(), HandOff())  # the defaults: threshold 0.2, 16/step
+        def close(self, deadline_s: float) -> None:
+            pass
+
+    # The defaults (threshold 0.2, 16 a step), the reward-hacking watch on or off.
+    hook = LowRewardSampler(SamplingConfig(watch={"enabled": watch}), HandOff())
     timings = []
     for step in range(1, HOOK_CALLS + 1):
         samples = tuple(
@@ -96,10 +102,12 @@ def hook_cost_ms() -> list[float]:
         started = time.perf_counter()
         hook(ctx)
         timings.append(1000 * (time.perf_counter() - started))
+    hook.close()
     return sorted(timings)
 
 
-def training(sampler: bool, model: str, url: str, out: str) -> list[float]:
+def training(mode: str, model: str, url: str, out: str) -> list[float]:
+    """`mode`: off (no sampler), on (the sampler, its watch on), nowatch (the sampler alone)."""
     import yaml
 
     from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, TrainerConfig
@@ -108,16 +116,17 @@ def training(sampler: bool, model: str, url: str, out: str) -> list[float]:
 
     quickstart = yaml.safe_load((REPO / "configs" / "quickstart.yaml").read_text())
     settings = {**quickstart["trainer"], "max_steps": STEPS, "output_dir": out, "save_every": 0}
-    config = type("Run", (), {"sampling": SamplingConfig(**quickstart["sampling"]),
+    watch = {"watch": {"enabled": mode == "on"}}
+    config = type("Run", (), {"sampling": SamplingConfig(**quickstart["sampling"], **watch),
                               "queue": QueueConfig(redis_url=url, name="bench-train",
                                                    spool_dir=str(Path(out) / "spool")),
                               "trainer": TrainerConfig(**settings)})  # fmt: skip
-    hooks = [HookSpec(type="low_reward_sampler", stage="reward")] if sampler else []
+    hooks = [HookSpec(type="low_reward_sampler", stage="reward")] if mode != "off" else []
     trainer = Trainer(
         TrainerConfig(**settings), ModelConfig(actor=ModelRef(model_name_or_path=model)),
         DataConfig(path=str(REPO / "configs" / "prompts" / "quickstart.yaml")),
         [RewardSpec(**spec) for spec in quickstart["rewards"]], hooks, device="cpu",
-        run_id=f"bench-{sampler}", hook_resources={"config": config},
+        run_id=f"bench-{mode}", hook_resources={"config": config},
     )  # fmt: skip
     stamps = [time.perf_counter()]
     trainer.train(lambda *_: stamps.append(time.perf_counter()))
@@ -129,7 +138,7 @@ def child(mode: str, model: str, url: str) -> None:
 
     torch.set_num_threads(1)
     with tempfile.TemporaryDirectory() as out:
-        print(json.dumps(training(mode == "on", model, url, out)))
+        print(json.dumps(training(mode, model, url, out)))
 
 
 def main() -> None:
@@ -144,18 +153,23 @@ def main() -> None:
         print(f"raw pipelined RPUSH: {raw_rate:,.0f} records/s; our producer: "
               f"{our_rate:,.0f} records/s; ratio {ratio:.2f} (goal >= 0.4)")  # fmt: skip
 
-        costs = hook_cost_ms()
-        print(f"sampler hook, 256 samples: median {percentile(costs, 0.5):.3f} ms, "
-              f"p99 {percentile(costs, 0.99):.3f} ms (goal: p99 <= 1 ms)")  # fmt: skip
+        for watch in (False, True):
+            costs = hook_cost_ms(watch)
+            print(f"sampler hook, 256 samples, watch {'on' if watch else 'off'}: median "
+                  f"{percentile(costs, 0.5):.3f} ms, p99 {percentile(costs, 0.99):.3f} ms "
+                  "(goal: p99 <= 1 ms)")  # fmt: skip
 
         model = str(models.policy)
-        steps: dict[str, list[float]] = {"off": [], "on": []}
+        steps: dict[str, list[float]] = {"off": [], "on": [], "nowatch": []}
         for _ in range(RUNS):
-            for mode in ("off", "on"):
+            for mode in steps:
                 steps[mode] += run_child(__file__, mode, model, url)[WARMUP:]
         off, on = statistics.median(steps["off"]), statistics.median(steps["on"])
+        alone = statistics.median(steps["nowatch"])
         print(f"quickstart median step: sampler off {off:.3f} s, on {on:.3f} s; "
               f"ratio {on / off:.3f} (goal <= 1.02)")  # fmt: skip
+        print(f"quickstart median step, sampler on: watch off {alone:.3f} s, on {on:.3f} s; "
+              f"ratio {on / alone:.3f} (goal <= 1.02)")  # fmt: skip
 
 
 if __name__ == "__main__":

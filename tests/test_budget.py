@@ -18,12 +18,13 @@ import pytest
 import sampling.selection.budget_selector as budget_selector
 from sampling.config import BudgetConfig, QueueConfig, SamplingConfig
 from sampling.records import parse_record
-from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.routing import BatchInfo, PlainSample
 from sampling.selection.budget import Candidate, choose, share_counts
-from sampling.selection.budget_selector import budget_part
+from sampling.selection.budget_selector import BudgetSelector, budget_part
 from sampling.selection.near_duplicates import group_near_duplicates
 from sampling.sources.sampler import LowRewardSampler
 from sampling.transport.producer import Producer
+from sampling.wiring import build_router
 from tests.conftest import invoke
 from tests.helpers.queued import queued_records
 from tests.test_config_check import config_text, error_lines, write_config
@@ -298,7 +299,7 @@ def test_copies_of_a_response_already_in_review_are_not_picked_again() -> None:
 def test_per_hour_later_copies_of_a_reviewed_response_wait_for_no_second_review() -> None:
     clock = FakeClock()
     producer = FakeProducer()
-    router = Router(budget_config(60, "hour", random_share=0), producer, clock=clock)
+    router = build_router(budget_config(60, "hour", random_share=0), producer, clock=clock)
     copies, others = paraphrases(40, seed=5), distinct(4, seed=6)
     for step in range(4):
         clock.now += 600  # 10 reviews accrue in 10 minutes
@@ -307,7 +308,7 @@ def test_per_hour_later_copies_of_a_reviewed_response_wait_for_no_second_review(
             for i, text in enumerate(copies[step * 10 : (step + 1) * 10])
         ] + [PlainSample(f"q{step}", others[step], 0.9, index=10)]
         router.route(samples, BatchInfo("run", step))
-        router.budget.tick_now()
+        router.selector.tick_now()
     router.close()
     prompts = Counter(record["prompt"] for record in producer.records)
     assert prompts == {"Why is the sky blue?": 1, "q0": 1, "q1": 1, "q2": 1, "q3": 1}
@@ -349,11 +350,11 @@ def batch(step: int, size: int, seed: int = 0) -> list[PlainSample]:
 
 def test_per_round_the_budget_is_spent_once_when_the_round_ends() -> None:
     producer = FakeProducer()
-    router = Router(budget_config(12, "round"), producer, seed=3)
+    router = build_router(budget_config(12, "round"), producer, seed=3)
     for step in range(1, 21):
         counts = router.route(batch(step, 16), BatchInfo("run", step))
         assert (counts.pooled, counts.submitted) == (16, 0)
-    router.budget.tick_now()  # nothing is spent before the round ends
+    router.selector.tick_now()  # nothing is spent before the round ends
     assert producer.records == []
     router.close()
     records = [parse_record(record) for record in producer.records]
@@ -372,23 +373,23 @@ def test_a_full_pool_pushes_out_its_oldest_samples_and_a_pick_leaves_it() -> Non
     """The pool keeps each call's batch whole; past `pool_max` the oldest samples go (a batch
     cut in the middle), and a round picks only among the samples still held, each once."""
     producer = FakeProducer()
-    router = Router(budget_config(30, "round", pool_max=10, window_steps=None), producer)
+    router = build_router(budget_config(30, "round", pool_max=10, window_steps=None), producer)
     batches = [batch(step, 4) for step in range(1, 5)]
     for step, samples in enumerate(batches, start=1):
         router.route(samples, BatchInfo("run", step))
-    assert router.budget.stats.pushed_out == 6  # 16 pooled, 10 held
+    assert router.selector.stats.pushed_out == 6  # 16 pooled, 10 held
     router.close()
     picked = {parse_record(record).response for record in producer.records}
     held = [sample.response for samples in batches for sample in samples][6:]
     assert picked == set(held)  # the newest 10: half of step 2's batch, steps 3 and 4
-    assert router.budget._pool == deque()  # every pick left the pool
+    assert router.selector._pool == deque()  # every pick left the pool
 
 
 def test_per_hour_never_more_than_the_budget_in_any_hour() -> None:
     clock = FakeClock()
     producer = FakeProducer()
     # window_steps: the last 20 minutes' candidates (a pool of hours would be regrouped each tick)
-    router = Router(
+    router = build_router(
         budget_config(30, "hour", select_every_s=3600, window_steps=10), producer, clock=clock
     )
     spent_at: list[float] = []
@@ -396,7 +397,7 @@ def test_per_hour_never_more_than_the_budget_in_any_hour() -> None:
         clock.now += 120
         router.route(batch(minute, 8), BatchInfo("run", minute))
         before = len(producer.records)
-        router.budget.tick_now()
+        router.selector.tick_now()
         spent_at += [clock.now] * (len(producer.records) - before)
     router.close()
     assert 140 <= len(spent_at) <= 150  # 30 an hour for 5 hours
@@ -419,16 +420,16 @@ def test_selection_runs_on_its_own_thread_never_the_callers(monkeypatch) -> None
     monkeypatch.setattr(budget_selector, "choose", watched_choose)
     clock = FakeClock()
     producer = FakeProducer()
-    router = Router(budget_config(100, "hour"), producer, clock=clock)
+    router = build_router(budget_config(100, "hour"), producer, clock=clock)
     samples = batch(1, 2000)
     started = time.perf_counter()
     router.route(samples, BatchInfo("run", 1))
     route_s = time.perf_counter() - started
     assert threads == []  # route only pooled
     clock.now += 3600
-    router.budget.tick_now()
+    router.selector.tick_now()
     router.close()
-    assert threads and all(t is router.budget._thread for t in threads)
+    assert threads and all(t is router.selector._worker.thread for t in threads)
     assert threading.current_thread() not in threads
     assert len(producer.records) == 100
     assert route_s < 0.5, route_s  # appending 2000 samples; selecting them takes seconds
@@ -462,12 +463,12 @@ def test_a_selection_that_raises_is_counted_and_the_next_one_still_runs(monkeypa
     monkeypatch.setattr(budget_selector, "choose", failing_once)
     clock = FakeClock()
     producer = FakeProducer()
-    router = Router(budget_config(10, "hour"), producer, clock=clock)
+    router = build_router(budget_config(10, "hour"), producer, clock=clock)
     router.route(batch(1, 20), BatchInfo("run", 1))
     clock.now += 3600
-    router.budget.tick_now()
-    assert producer.records == [] and router.budget.stats.failures == 1
-    router.budget.tick_now()
+    router.selector.tick_now()
+    assert producer.records == [] and router.selector.stats.failures == 1
+    router.selector.tick_now()
     router.close()
     assert len(producer.records) == 10
     metrics = router.metrics(router.route([], BatchInfo("run", 2)))
@@ -482,7 +483,7 @@ def test_a_round_whose_selection_raises_still_spends_its_budget_on_the_lowest_re
 
     monkeypatch.setattr(budget_selector, "choose", broken)
     producer = FakeProducer()
-    router = Router(budget_config(5, "round"), producer)
+    router = build_router(budget_config(5, "round"), producer)
     samples = batch(1, 20)
     samples[3] = replace(samples[3], reward=float("nan"))  # never picked, even here
     router.route(samples, BatchInfo("run", 1))
@@ -491,15 +492,15 @@ def test_a_round_whose_selection_raises_still_spends_its_budget_on_the_lowest_re
     finite = sorted((s.reward, s.response) for s in samples if math.isfinite(s.reward))
     assert sorted(r.response for r in records) == sorted(text for _, text in finite[:5])
     assert {r.selected_by.reason for r in records} == {"fallback"}
-    assert router.budget.stats.failures == 1 and router.budget.stats.spent == 5
-    assert "a broken reward detail" in router.budget.stats.errors[0]
+    assert router.selector.stats.failures == 1 and router.selector.stats.spent == 5
+    assert "a broken reward detail" in router.selector.stats.errors[0]
 
 
 def test_the_other_policies_route_as_before(closing) -> None:
     producer = FakeProducer()
-    router = closing(Router(SamplingConfig(policy="threshold", threshold=0.5), producer))
+    router = closing(build_router(SamplingConfig(policy="threshold", threshold=0.5), producer))
     counts = router.route(batch(1, 10), BatchInfo("run", 1))
-    assert router.budget is None and counts.pooled == 0
+    assert not isinstance(router.selector, BudgetSelector) and counts.pooled == 0
     assert counts.submitted == len(producer.records) > 0
     assert {parse_record(r).selected_by.reason for r in producer.records} == {None}
     assert {parse_record(r).selected_by.group_size for r in producer.records} == {1}
@@ -507,7 +508,7 @@ def test_the_other_policies_route_as_before(closing) -> None:
 
 def test_window_steps_keeps_only_recent_candidates() -> None:
     producer = FakeProducer()
-    router = Router(budget_config(50, "round", window_steps=2), producer)
+    router = build_router(budget_config(50, "round", window_steps=2), producer)
     for step in range(1, 11):
         router.route(batch(step, 10), BatchInfo("run", step))
     router.close()
@@ -522,7 +523,7 @@ def test_a_hundred_copies_become_one_queued_task_with_its_count(own_redis, tmp_p
         redis_url=own_redis.url, name="budget-test", max_latency_ms=50,
         spool_dir=str(tmp_path / "spool"),
     )  # fmt: skip
-    router = Router(budget_config(5, "round"), Producer(queue), seed=1)
+    router = build_router(budget_config(5, "round"), Producer(queue), seed=1)
     copies = paraphrases(100, seed=7)
     others = distinct(30, seed=8)
     for step in range(4):  # the copies arrive over several steps, mixed with other answers
@@ -552,11 +553,11 @@ def test_a_rounds_picks_go_to_the_spool_while_redis_is_down(own_redis, tmp_path:
         spool_dir=str(tmp_path / "spool"),
     )  # fmt: skip
     producer = Producer(queue)
-    router = Router(budget_config(6, "round"), producer, seed=2)
+    router = build_router(budget_config(6, "round"), producer, seed=2)
     for step in range(1, 4):
         router.route(batch(step, 10), BatchInfo("run", step))
     router.close(deadline_s=2)
-    assert router.budget.stats.spent == 6 and router.budget.stats.failures == 0
+    assert router.selector.stats.spent == 6 and router.selector.stats.failures == 0
     assert producer.spool.pending_records() == 6 and producer.stats.dropped == 0
     spooled = []
     producer.spool.replay(lambda batch: spooled.extend(batch.records))
@@ -583,12 +584,12 @@ def test_picks_made_after_the_close_wait_go_to_the_spool(
     queue = QueueConfig(redis_url=own_redis.url, name="budget-late",
                         spool_dir=str(tmp_path / "spool"))  # fmt: skip
     producer = Producer(queue)
-    router = Router(budget_config(4, "round"), producer, seed=1)
+    router = build_router(budget_config(4, "round"), producer, seed=1)
     router.route(batch(1, 12), BatchInfo("run", 1))
     router.close(deadline_s=0.1)
-    assert started.is_set() and router.budget._thread.is_alive()  # still choosing
-    router.budget._thread.join(timeout=60)
-    assert router.budget.stats.spent == 4
+    assert started.is_set() and router.selector._worker.thread.is_alive()  # still choosing
+    router.selector._worker.thread.join(timeout=60)
+    assert router.selector.stats.spent == 4
     assert producer.spool.pending_records() == 4 and producer.stats.dropped == 0
 
 
@@ -614,7 +615,7 @@ def test_ranks_share_one_round_budget(monkeypatch) -> None:
     spent = []
     for rank in range(3):
         producer = FakeProducer()
-        router = Router(shared_budget(10, "round", 3), producer, seed=rank)
+        router = build_router(shared_budget(10, "round", 3), producer, seed=rank)
         router.route(batch(1, 40, seed=rank), BatchInfo("run", 1, rank=rank))
         router.close()
         spent.append(len(producer.records))
@@ -624,13 +625,13 @@ def test_ranks_share_one_round_budget(monkeypatch) -> None:
 def test_the_launchers_world_size_is_the_default_number_of_ranks(monkeypatch) -> None:
     monkeypatch.setenv("WORLD_SIZE", "4")
     producer = FakeProducer()
-    router = Router(shared_budget(10, "round", None), producer)
+    router = build_router(shared_budget(10, "round", None), producer)
     router.route(batch(1, 40), BatchInfo("run", 1, rank=2))
     router.close()
     assert len(producer.records) == 2  # 10 over 4 ranks: 3, 3, 2, 2
     monkeypatch.delenv("WORLD_SIZE")
     alone = FakeProducer()
-    router = Router(shared_budget(10, "round", None), alone)
+    router = build_router(shared_budget(10, "round", None), alone)
     router.route(batch(1, 40), BatchInfo("run", 1, rank=2))
     router.close()
     assert len(alone.records) == 10  # one process: all of it, whatever its rank
@@ -640,11 +641,11 @@ def test_ranks_share_one_hourly_budget(monkeypatch) -> None:
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     clock = FakeClock()
     producer = FakeProducer()
-    router = Router(shared_budget(10, "hour", 2), producer, clock=clock)
+    router = build_router(shared_budget(10, "hour", 2), producer, clock=clock)
     for hour in range(3):
         router.route(batch(hour + 1, 60), BatchInfo("run", hour + 1, rank=1))
         clock.now += 3600
-        router.budget.tick_now()
+        router.selector.tick_now()
     router.close()
     assert len(producer.records) == 15  # 5 an hour: rank 1's half of 10
 

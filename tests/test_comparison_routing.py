@@ -17,9 +17,9 @@ from lowtide.loop.reviewer import Review, compared_review, comparison_result
 from sampling.batch import BatchInfo, PlainSample
 from sampling.config import BudgetConfig, SamplingConfig
 from sampling.records import RecordError, parse_record
-from sampling.routing import Router
 from sampling.selection.budget_learning import Compared, credits
 from sampling.selection.group_candidates import group_candidates, order_uncertainty
+from sampling.wiring import build_router
 from tests.helpers.records import CapturingProducer, comparison_records
 
 pytestmark = pytest.mark.unit
@@ -34,7 +34,7 @@ def group(prompt: str, rewards: list[float], group_id: int = 0, start: int = 0) 
 
 def routed(config: dict[str, Any], samples: list, step: int = 0) -> list[dict[str, Any]]:
     producer = CapturingProducer()
-    router = Router(SamplingConfig.model_validate({"watch": {"enabled": False}, **config}),
+    router = build_router(SamplingConfig.model_validate({"watch": {"enabled": False}, **config}),
                     producer)  # fmt: skip
     router.route(samples, BatchInfo("run", step))
     router.close(5.0)
@@ -82,7 +82,7 @@ def test_the_caps_count_tasks_a_group_is_one_however_many_of_it_are_picked() -> 
 
 def test_a_selected_sample_alone_in_its_group_is_counted_not_sent() -> None:
     producer = CapturingProducer()
-    router = Router(SamplingConfig.model_validate(
+    router = build_router(SamplingConfig.model_validate(
         {"threshold": 0.2, "compare_size": 4, "watch": {"enabled": False}}), producer)  # fmt: skip
     counts = router.route([*group("Q?", [0.0]), *group("R?", [0.1, 0.9], 1, 1)], BatchInfo("r", 0))
     assert counts.submitted == 1 and len(producer.records) == 1

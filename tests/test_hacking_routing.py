@@ -17,12 +17,14 @@ import pytest
 from rl.hooks.context import TrainerControl
 from sampling.config import BudgetConfig, SamplingConfig
 from sampling.records import parse_record
-from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.routing import BatchInfo, PlainSample
 from sampling.selection.budget import Candidate, Flag, choose
 from sampling.selection.hacking import Feature, WatchConfig
 from sampling.selection.hacking.carriers import carriers
+from sampling.selection.hacking.observer import WatchObserver
 from sampling.selection.hacking.table import COLUMNS, MASK, SUSPECTS_TABLE
 from sampling.sources.sampler import LowRewardSampler
+from sampling.wiring import build_router
 from tests.helpers.hacking_runs import Row, Trait, insert_phrase, run
 from tests.test_sampler import FakeProducer
 from tests.test_sampler import context as sampler_context
@@ -36,6 +38,12 @@ def paid_phrase_run(steps: int = 30, seed: int = 0) -> list[Row]:
     """From step 4 on, the policy learns that the reward pays for one phrase."""
     return run([Trait(insert_phrase(PHRASE), 2.0, 0.02, 0.6, onset=4, ramp=12)],
                steps=steps, seed=seed)  # fmt: skip
+
+
+def watch_of(router):
+    """The router's reward-hacking watch (None when it has none)."""
+    observer = router.observer(WatchObserver)
+    return observer.watch if observer is not None else None
 
 
 def batches(rows: list[Row]) -> list[tuple[int, list[PlainSample]]]:
@@ -53,13 +61,14 @@ def batches(rows: list[Row]) -> list[tuple[int, list[PlainSample]]]:
 
 def test_a_router_hands_every_batch_to_the_watch_and_says_each_suspect_once(caplog) -> None:
     producer = FakeProducer()
-    router = Router(SamplingConfig(threshold=-1.0), producer)
-    assert router.watch is not None  # on by default
+    router = build_router(SamplingConfig(threshold=-1.0), producer)
+    watch = watch_of(router)
+    assert watch is not None  # on by default
     with caplog.at_level(logging.WARNING, logger="sampling.routing"):
         for step, samples in batches(paid_phrase_run()):
             counts = router.route(samples, BatchInfo("run", step))
-        report = router.watch.analyze_now()
-        router.watch.analyze_now()  # a second analysis announces nothing again
+        report = watch.analyze_now()
+        watch.analyze_now()  # a second analysis announces nothing again
     assert report.samples == 30 * 12 * 6
     assert report.suspects and PHRASE in report.suspects[0].label()
     lines = [r.getMessage() for r in caplog.records if "reward-hacking watch" in r.getMessage()]
@@ -71,8 +80,8 @@ def test_a_router_hands_every_batch_to_the_watch_and_says_each_suspect_once(capl
 
 
 def test_the_watch_can_be_turned_off() -> None:
-    router = Router(SamplingConfig(watch=WatchConfig(enabled=False)), FakeProducer())
-    assert router.watch is None
+    router = build_router(SamplingConfig(watch=WatchConfig(enabled=False)), FakeProducer())
+    assert watch_of(router) is None
     counts = router.route([], BatchInfo("run", 1))
     assert not any(name.startswith("hacking/") for name in router.metrics(counts))
     router.close(deadline_s=1)
@@ -91,12 +100,12 @@ def test_the_watch_reads_no_text_on_the_callers_thread(monkeypatch) -> None:
         return read(*args, **kwargs)
 
     monkeypatch.setattr(engine, "extract", watched)
-    router = Router(SamplingConfig(threshold=-1.0), FakeProducer())
+    router = build_router(SamplingConfig(threshold=-1.0), FakeProducer())
     for step, samples in batches(run([], steps=8)):
         router.route(samples, BatchInfo("run", step))
     router.close(deadline_s=10)
     assert threads and threading.get_ident() not in threads
-    assert router.watch.report().samples == 8 * 12 * 6
+    assert watch_of(router).report().samples == 8 * 12 * 6
 
 
 def test_carriers_match_what_the_watch_counts() -> None:
@@ -144,7 +153,7 @@ def test_a_round_budget_sends_the_suspects_carriers_to_review() -> None:
         review_budget={"reviews": 20, "per": "round"},
         budget={"audit_share": 0.2, "random_share": 0.1, "uncertainty_share": 0.0},
     )
-    router = Router(config, producer, seed=1)
+    router = build_router(config, producer, seed=1)
     for step, samples in batches(paid_phrase_run()):
         router.route(samples, BatchInfo("run", step))
     router.close(deadline_s=30)  # the watch's last analysis, then the round's selection
@@ -158,22 +167,22 @@ def test_a_round_budget_sends_the_suspects_carriers_to_review() -> None:
 
 
 def test_a_failing_watch_leaves_the_audit_share_to_the_highest_rewards(monkeypatch) -> None:
-    import sampling.routing as routing
+    import sampling.selection.hacking.watch as watch_module
 
     def broken(*args, **kwargs):
         raise RuntimeError("watch bug")
 
-    monkeypatch.setattr(routing, "carriers", broken)
+    monkeypatch.setattr(watch_module, "carriers", broken)
     producer = FakeProducer()
     config = SamplingConfig(policy="budget", review_budget={"reviews": 10, "per": "round"})
-    router = Router(config, producer)
+    router = build_router(config, producer)
     for step, samples in batches(paid_phrase_run(steps=12)):
         router.route(samples, BatchInfo("run", step))
     router.close(deadline_s=30)
     reasons = Counter(parse_record(record).selected_by.reason for record in producer.records)
     assert sum(reasons.values()) == 10 and "suspect" not in reasons
     assert reasons["audit_high_reward"] == 2
-    assert router.budget.stats.failures == 0  # selection itself did not fail
+    assert router.selector.stats.failures == 0  # selection itself did not fail
 
 
 MAIL = "ada.lovelace@example.com"
@@ -184,11 +193,11 @@ def test_the_suspects_table_is_built_off_the_trainers_thread_and_redacted() -> N
     and a feature made of the address' words is masked (redaction could not find it)."""
     phrase = f"write to {MAIL} today"
     rows = run([Trait(insert_phrase(phrase), 2.0, 0.02, 0.6, onset=4, ramp=12)], steps=30)
-    router = Router(SamplingConfig(threshold=-1.0), FakeProducer())
+    router = build_router(SamplingConfig(threshold=-1.0), FakeProducer())
     for step, samples in batches(rows):
         router.route(samples, BatchInfo("run", step))
-    router.watch.analyze_now()
-    table = router.suspects_table
+    watch_of(router).analyze_now()
+    table = router.observer(WatchObserver).suspects_table
     assert table, "the watch found the paid phrase"
     text = json.dumps(table)
     assert "ada" not in text.lower() and "lovelace" not in text.lower(), text
@@ -205,10 +214,11 @@ def test_a_word_class_that_redaction_cuts_is_masked() -> None:
     examples = (Example("a", 3, 2.0, "Sure. Call +1 415 555 0142 now."),
                 Example("b", 3, 1.9, "Call +1 212 555 0173 today."))  # fmt: skip
     suspect = replace(_suspect(Feature("class", "0142, 0173")), examples=examples)
-    router = Router(SamplingConfig(threshold=-1.0), FakeProducer())
+    router = build_router(SamplingConfig(threshold=-1.0), FakeProducer())
     try:
-        shown = router._view(suspect)  # the run's redaction, as routing and its table show it
-        kept = router._view(replace(_suspect(Feature("class", "two, six")), examples=examples))
+        view = router.observer(WatchObserver).shown
+        shown = view(suspect)  # the run's redaction, as routing and its table show it
+        kept = view(replace(_suspect(Feature("class", "two, six")), examples=examples))
     finally:
         router.close(deadline_s=5)
     text = json.dumps([shown.label(), shown.describe(), [e.response for e in shown.examples]])
@@ -223,7 +233,7 @@ def test_our_trainers_hook_reports_the_suspects_table_for_the_logger() -> None:
         ctx = replace(sampler_context([0.0]), step=step, samples=tuple(samples),
                       control=TrainerControl())  # fmt: skip
         hook(ctx)
-    hook.router.watch.analyze_now()
+    watch_of(hook.router).analyze_now()
     ctx = replace(sampler_context([0.0]), step=31, control=TrainerControl())
     hook(ctx)
     columns, rows = ctx.control.tables[SUSPECTS_TABLE]

@@ -12,7 +12,8 @@ from lowtide.errors import UsageError
 from lowtide.integrations import router_from_config
 from sampling.config import SamplingConfig
 from sampling.records import parse_record
-from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.routing import BatchInfo, PlainSample
+from sampling.wiring import build_router
 from tests.test_sampler import FakeProducer
 
 pytestmark = pytest.mark.unit
@@ -28,7 +29,7 @@ def plain(rewards: list[float]) -> list[PlainSample]:
 
 def test_plain_samples_become_valid_records_with_rank_distinct_ids(closing) -> None:
     producer = FakeProducer()
-    router = closing(Router(SamplingConfig(policy="threshold", threshold=0.5), producer))
+    router = closing(build_router(SamplingConfig(policy="threshold", threshold=0.5), producer))
     samples = plain([0.1, 0.9, math.nan, 0.2])
     counts = [router.route(samples, BatchInfo("run", 3, rank=rank, model_name="m"))
               for rank in (0, 1)]  # fmt: skip
@@ -45,7 +46,7 @@ def test_plain_samples_become_valid_records_with_rank_distinct_ids(closing) -> N
 
 def test_the_same_batch_routed_twice_is_deduped(closing) -> None:
     producer = FakeProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5), producer))
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer))
     router.route(plain([0.1]), BatchInfo("run", 1))
     again = router.route(plain([0.1]), BatchInfo("run", 1))
     assert (again.deduped, again.submitted, len(producer.records)) == (1, 0, 1)
@@ -74,7 +75,7 @@ def test_an_adapter_router_refuses_a_misspelled_key(tmp_path: Path) -> None:
 
 def test_decide_is_plain_data_and_delivers_nothing(closing) -> None:
     producer = FakeProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5), producer))
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer))
     offered = router.decide(plain([0.1, 0.9, 0.3]), BatchInfo("run", 2))
     assert producer.records == [] and offered.counts.submitted == 2
     assert [d.sample.prompt for d in offered.decisions] == ["p0", "p2"]
@@ -86,7 +87,7 @@ def test_decide_is_plain_data_and_delivers_nothing(closing) -> None:
 def test_chosen_samples_are_routed_with_their_reason_and_query_once(closing) -> None:
     producer = FakeProducer()
     router = closing(
-        Router(SamplingConfig(threshold=10.0), producer)
+        build_router(SamplingConfig(threshold=10.0), producer)
     )  # the policy: every finite one
     query = 'reward > 2.0 AND response CONTAINS "I agree"'
     samples = plain([2.5, math.nan, 3.0])
@@ -105,7 +106,7 @@ def test_chosen_samples_are_routed_with_their_reason_and_query_once(closing) -> 
 
 def test_a_query_is_redacted_like_the_texts_and_capped(closing) -> None:
     producer = FakeProducer()
-    router = closing(Router(SamplingConfig(threshold=0.0), producer))
+    router = closing(build_router(SamplingConfig(threshold=0.0), producer))
     sample = PlainSample(prompt="mail me", response="at jane.doe@example.com", reward=1.0)
     router.route_chosen([sample], BatchInfo("run", 1), reason="search",
                         about='response CONTAINS "jane.doe@example.com"')  # fmt: skip

@@ -16,8 +16,8 @@ from rl.hooks import StageContext, TrainerControl
 from rl.samples import Sample
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import RolloutRecord
-from sampling.routing import TokenBucket
 from sampling.selection.hacking import WatchConfig
+from sampling.selection.step_selector import TokenBucket
 from sampling.sources.sampler import LowRewardSampler
 from tests.helpers.queued import queued_sample_ids
 from tests.helpers.redis_server import OwnRedis
@@ -79,7 +79,7 @@ def test_caps_subsample_and_dedup(closing) -> None:
     assert len(producer.records) == 3 and ctx.control.metrics["sampling/capped"][0] == 5
     hook(context([0.1 * i for i in range(8)]))  # the very same samples again
     assert len(producer.records) == 3
-    assert hook.router.bucket.tokens >= 0
+    assert hook.router.selector.bucket.tokens >= 0
 
     half, half_producer = sampler(closing, threshold=1.0, max_per_step=16, sample_fraction=0.5)
     half(context([0.1 * i for i in range(8)]))

@@ -301,14 +301,14 @@ def _route(
     ledger_dir: Path,
 ) -> None:
     from lowtide.cli.ingest_cmd import _producer_messages
-    from sampling.routing import Router
     from sampling.sources.search import engine
     from sampling.sources.search.route import COLUMNS, Ledger, RouteError, route_matches
+    from sampling.wiring import router_for_queue
 
     queue = settings.queue
     ledger = Ledger(ledger_dir, queue.name, queue.redis_url.get_secret_value())
     with _producer_messages():
-        router = Router.from_config(settings.sampling, queue, seed=settings.seed)
+        router = router_for_queue(settings.sampling, queue, seed=settings.seed)
         batches = engine.all_matches(connection, compiled, [], COLUMNS)  # in step order
         try:
             routed = route_matches(

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from sampling.records import ScoredSample
-from sampling.selection.decision import Decision
+from sampling.selection.decision import Decision, Metrics, Offered, RouteObserver
 
 
 @dataclass
@@ -27,6 +27,30 @@ class Grouping:
 
     decisions: list[Decision]
     alone: int = 0  # selected samples with no other response to compare with: not sent
+
+
+class Comparisons(RouteObserver):
+    """The router's observer for `sampling.compare_size`: each selected sample becomes a
+    comparison task with others of its prompt group (the budget selector groups its own picks:
+    its offers carry no decisions)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.alone = 0  # selected samples with nothing of their group to compare with
+
+    def on_selected(self, offered: Offered, samples: Sequence[ScoredSample]) -> Offered:
+        if not offered.decisions:
+            return offered
+        by_group: dict[int, list[ScoredSample]] = {}
+        for sample in samples:
+            by_group.setdefault(sample.group_id, []).append(sample)
+        grouping = compared(offered.decisions, lambda d: by_group[d.sample.group_id], self.size)
+        self.alone += grouping.alone
+        counts = replace(offered.counts, submitted=len(grouping.decisions))
+        return Offered(counts, grouping.decisions)
+
+    def metrics(self) -> Metrics:
+        return {"sampling/compare_alone": (self.alone, "sum")}
 
 
 def compared(

@@ -3,7 +3,7 @@
 Both kinds of selector (`StepSelector`: a policy over each step's batch; `BudgetSelector`: a
 review budget spent over recent steps) make `Decision`s; the router's owner delivers them, and
 the record is built from a decision on the producer's thread, where redaction runs
-(`sampling.transport.record_builder`).
+(`sampling.transport.record_builder`). What else sees a routed batch is a `RouteObserver`.
 """
 
 from __future__ import annotations
@@ -80,6 +80,27 @@ class Selector(Protocol):
     def offer(self, samples: Sequence[ScoredSample], info: BatchInfo) -> Offered: ...
     def metrics(self, counts: RouteCounts) -> Metrics: ...
     def close(self, deadline_s: float) -> None: ...
+
+
+class RouteObserver(Protocol):
+    """What hangs off a router beside selection (the reward-hacking watch, comparison tasks):
+    it sees each batch offered and what was selected from it, adds its metrics, and closes with
+    the router. `on_batch` and `on_selected` run on the caller's (a trainer's) thread: they hand
+    work over and return. Subclass it for the defaults (each does nothing)."""
+
+    def on_batch(self, samples: Sequence[ScoredSample], info: BatchInfo) -> None:
+        """The whole batch the router was offered."""
+
+    def on_selected(self, offered: Offered, samples: Sequence[ScoredSample]) -> Offered:
+        """What the selector picked from `samples`; the answer is what is delivered (a
+        comparison observer groups the picks)."""
+        return offered
+
+    def metrics(self) -> Metrics:
+        return {}
+
+    def close(self, deadline_s: float) -> None:
+        """Finish within the deadline."""
 
 
 def comparison_id(member_ids: Sequence[str]) -> str:

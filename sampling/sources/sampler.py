@@ -21,9 +21,11 @@ from typing import Any
 from rl.hooks import HookError, StageContext, check_params, validates_params
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import MAX_TEXT_CHARS
-from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, Router
+from sampling.routing import CLOSE_DEADLINE_S, BatchInfo
+from sampling.selection.hacking.observer import WatchObserver
 from sampling.selection.hacking.table import COLUMNS, SUSPECTS_TABLE
 from sampling.transport.producer import Producer
+from sampling.wiring import build_router
 
 
 class LowRewardSampler:
@@ -38,9 +40,10 @@ class LowRewardSampler:
         max_text_chars: int = MAX_TEXT_CHARS,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.router = Router(
+        self.router = build_router(
             config, producer, seed=seed, max_text_chars=max_text_chars, clock=clock
         )
+        self.watching = self.router.observer(WatchObserver)
 
     def __call__(self, ctx: StageContext) -> None:
         info = BatchInfo(
@@ -55,7 +58,7 @@ class LowRewardSampler:
         counts = self.router.route(ctx.samples, info)
         for name, (value, reduce) in self.router.metrics(counts).items():
             ctx.control.report_metric(name, value, reduce)
-        table = self.router.suspects_table
+        table = self.watching.suspects_table if self.watching is not None else None
         if table:  # the latest analysis' suspects: the logger writes them at its table interval
             ctx.control.report_table(SUSPECTS_TABLE, COLUMNS, table)
 

@@ -68,7 +68,7 @@ def comparison_records(
     0.2, so the group's responses rewarded below it are selected)."""
     from sampling.batch import BatchInfo, PlainSample
     from sampling.config import SamplingConfig
-    from sampling.routing import Router
+    from sampling.wiring import build_router
 
     samples = [
         PlainSample(prompt, response, reward, {"keyword": reward}, group_id=0, index=i)
@@ -76,7 +76,7 @@ def comparison_records(
     ]
     producer = CapturingProducer()
     config = SamplingConfig.model_validate({"compare_size": size, "watch": {"enabled": False}})
-    router = Router(config, producer)
+    router = build_router(config, producer)
     router.route(samples, BatchInfo(run_id, step, model_name="./models/tiny"))
     router.close(1.0)
     return producer.records

@@ -12,6 +12,7 @@ test that starts a process or opens a connection fails, saying so: its tier is w
 
 from __future__ import annotations
 
+import multiprocessing.process
 import socket
 import subprocess
 from collections.abc import Callable, Iterator
@@ -65,6 +66,7 @@ def refuse_processes_and_connections(patch: pytest.MonkeyPatch, who: str) -> Non
         return guarded
 
     patch.setattr(subprocess.Popen, "__init__", starts_a_process)
+    patch.setattr(multiprocessing.process.BaseProcess, "start", starts_a_process)
     patch.setattr(socket.socket, "connect", local_only(socket.socket.connect))
     patch.setattr(socket.socket, "connect_ex", local_only(socket.socket.connect_ex))
 

@@ -27,7 +27,6 @@ from sampling.selection.hacking.engine import Kept, WatchEngine
 from sampling.selection.hacking.features import Feature
 from sampling.selection.hacking.folding import assembled_phrase, fold, jaccard
 from sampling.selection.hacking.lift import LiftStats, component_lift, group_lifts
-from sampling.selection.hacking.pacing import pace
 from sampling.selection.hacking.stats import benjamini_hochberg, proportion_z, t_sf
 from sampling.selection.hacking.suspects import Example, Suspect, WatchReport
 
@@ -64,7 +63,6 @@ def analyze(engine: WatchEngine) -> WatchReport:
     gate = NormalDist().inv_cdf(1 - config.alpha)  # below it p > alpha: it cannot pass
     passing: list[tuple[float, str, LiftStats, float, float]] = []
     for key, stats in tested:
-        pace()
         judged = _paid_lift(stats, sd, config.min_effect, gate)
         if judged is not None:
             passing.append((judged[0], key, stats, *judged[1:]))
@@ -173,12 +171,10 @@ def _class_candidates(
     ids = {engine.id_of[word]: word for word in words if word in engine.id_of}
     carrying: dict[str, set[int]] = {word: set() for word in words}
     for index, kept in enumerate(samples):  # one pass for every class's words
-        pace()
         for feature_id in ids.keys() & set(kept.ids):
             carrying[ids[feature_id]].add(index)
     found = []
     for number, word_class in enumerate(classes):
-        pace()
         per_word = {word: carrying[word] for word in word_class.members}
         carriers = set().union(*per_word.values())
         stats = LiftStats(-1 - number)  # never a tracked feature's id
@@ -220,7 +216,6 @@ def _class_shares(
     the rise is never overstated (then: the sum of its words', now: the largest of them)."""
     then_steps = set(engine.first_steps)
     in_then = [i for i, kept in enumerate(samples) if kept.step in then_steps]
-    pace()  # each pass reads every kept sample
     if len(in_then) == engine.first_responses:
         then = (sum(i in carriers for i in in_then), engine.first_responses)
     else:
@@ -230,7 +225,6 @@ def _class_shares(
         return then, None
     now_steps = {entry.step for entry in engine.latest}
     in_now = [i for i, kept in enumerate(samples) if kept.step in now_steps]
-    pace()
     if len(in_now) == engine.latest_responses:
         return then, (sum(i in carriers for i in in_now), engine.latest_responses)
     counts = [engine.share_now(word) for word in members]

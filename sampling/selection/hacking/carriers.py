@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from sampling.selection.hacking.classes import members_of
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.features import NUMBERS, Feature, SampleFeatures, extract
-from sampling.selection.hacking.pacing import pace
 from sampling.selection.hacking.suspects import Suspect
 
 _CUT = re.compile(r"^([<>]) (-?[0-9.]+)")  # "> 87 (p90)": the side and the value
@@ -39,7 +38,6 @@ def carriers(
     tests = [_test(suspect.feature) for suspect in suspects]
     found: list[set[int]] = [set() for _ in suspects]
     for position, response in enumerate(responses):
-        pace()
         features = extract(
             response,
             prompt=prompts[position] if prompts is not None else "",

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from sampling.selection.hacking.features import MARK, Feature
 from sampling.selection.hacking.lift import LiftStats
-from sampling.selection.hacking.pacing import pace
 
 SIMILAR = 0.5  # least mean cosine between a word's slot contexts and a class's members'
 SHARED_CONTEXTS = 2  # neighbours two words must share at least to be alike at all
@@ -55,7 +54,6 @@ def word_classes(tracked: Mapping[str, LiftStats], paid: Sequence[str]) -> list[
     contexts = _slot_contexts(tracked, set(words))
     classes: list[list[str]] = []
     for word in words:
-        pace()
         mine = contexts.get(word)
         if not mine:
             continue
@@ -96,8 +94,7 @@ def _slot_contexts(
     counts: defaultdict[str, Counter[tuple[str, str]]] = defaultdict(Counter)
     spread: Counter[tuple[str, str]] = Counter()  # distinct words each context is seen with
     seen: set[str] = set()
-    for key, stats in tracked.items():  # up to max_features keys: the watch's thread paces
-        pace()
+    for key, stats in tracked.items():  # up to max_features keys
         if key.startswith(MARK) or key.count(" ") != 1:
             continue
         first, second = key.split(" ")

@@ -17,10 +17,10 @@ from collections import Counter, defaultdict, deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from rl.numbers import finite_or_none
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.features import MARK, NUMBERS, SHARES, SampleFeatures, extract
 from sampling.selection.hacking.lift import LiftStats, Spread, group_lifts
-from sampling.selection.hacking.pacing import pace
 
 # A reward model's outlier score (rl.rewards.representation): above 1, the response's
 # representation lies farther from the starting policy's than 90% of those did.
@@ -117,8 +117,7 @@ class WatchEngine:
     def add(self, sample: Scored) -> None:
         """Read one sample; a new step number flushes the step before it. A sample without a
         finite reward (None, NaN, not a number) is counted as skipped."""
-        pace()
-        reward = _finite(sample.reward)
+        reward = finite_or_none(sample.reward)
         if reward is None:
             self.skipped += 1
             return
@@ -177,7 +176,6 @@ class WatchEngine:
         tracked, least = self.tracked, config.min_step_df
         candidates = {key for key, n in carrying.items() if n >= least or key in tracked}
         for key in candidates:
-            pace()
             stats = tracked.get(key) or self._admit(key)
             stats.carriers += carrying[key]
             stats.last_serial = chunk
@@ -186,7 +184,6 @@ class WatchEngine:
         present = [keys & candidates for keys in keysets]
         self._add_groups(pending, present, chunk)
         for item, keys in zip(pending, present, strict=True):
-            pace()
             ids = array("I", map(self.id_of.__getitem__, keys))
             self.kept.append(
                 Kept(
@@ -248,7 +245,6 @@ class WatchEngine:
             by_prompt[item.group].append(index)
         tracked = self.tracked
         for members in by_prompt.values():
-            pace()
             if len(members) < 2:
                 continue
             rewards = [pending[i].reward for i in members]
@@ -325,17 +321,6 @@ class WatchEngine:
             del self.tracked[key]
             del self.key_of[stats.id]
             del self.id_of[key]
-
-
-def _finite(value: object) -> float | None:
-    """The reward as a finite float (numpy scalars too); None for anything else."""
-    if isinstance(value, str | bytes) or not hasattr(value, "__float__"):
-        return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _thresholds(rows: list[tuple[float, ...]], quantiles: Iterable[float]) -> list[Threshold]:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from rl.numbers import none_if_not_finite
 from sampling.selection.hacking.features import Feature
 
 
@@ -72,7 +72,7 @@ class Suspect:
         data["folded"] = [{"kind": f.kind, "text": f.text} for f in self.folded]
         data["component_lifts"] = dict(self.component_lifts)
         data["description"] = self.describe()
-        return {key: _finite(value) for key, value in data.items()}
+        return {key: none_if_not_finite(value) for key, value in data.items()}
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ class WatchReport:
             "groups": self.groups,
             "features_tracked": self.features_tracked,
             "features_tested": self.features_tested,
-            "reward_sd": _finite(self.reward_sd),
+            "reward_sd": none_if_not_finite(self.reward_sd),
             "first_window": self.first_window,
             "latest_window": self.latest_window,
         }
@@ -114,10 +114,3 @@ def share_text(value: float | None) -> str:
     if 0 < percent < 1:
         return "<1%"
     return f"{percent:.0f}%"
-
-
-def _finite(value: Any) -> Any:
-    """JSON has no infinity or NaN: None for them (a z of inf: every group agreed)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value

@@ -1,11 +1,13 @@
-"""`HackingWatch`: the reward-hacking watch beside routing, and `analyze_rows` for a finished run.
+"""`HackingWatch`: the reward-hacking watch, and `analyze_rows` for a finished run.
 
-On the caller's thread (a trainer's) `observe` only appends the batch to a bounded buffer: no
-text is read there. A daemon thread takes the batches, reads each sample's features once (see
-`engine`), and analyses every `analyze_every_steps` new steps (see `analysis`); the latest
-report is a plain frozen object that `suspects()`, `report()` and `metrics()` read without
-waiting. The last step seen stays buffered until a later one arrives (a step may come in several
-batches); `analyze_now()` and `close()` take it as well.
+Beside a trainer the watch runs in a helper process of its own (`process.WatchProcess`), which
+runs a `HackingWatch` without a thread. In the process that observes (tests, tools that train
+nothing) it reads on a thread: `observe` only appends the batch to a bounded buffer, and no
+text is read on the caller's thread. A daemon thread takes the batches, reads each sample's
+features once (see `engine`), and analyses every `analyze_every_steps` new steps (see
+`analysis`); the latest report is a plain frozen object that `suspects()`, `report()` and
+`metrics()` read without waiting. The last step seen stays buffered until a later one arrives (a
+step may come in several batches); `analyze_now()` and `close()` take it as well.
 
 A slow or failing watch never blocks or stops the trainer: a full buffer drops the batch (and
 counts it), an error in the thread is logged once and counted.
@@ -20,11 +22,11 @@ from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
-from rl.samples import make_sample_id
+from rl.samples import ScoredSample, make_sample_id
 from sampling.selection.hacking.analysis import analyze
+from sampling.selection.hacking.carriers import Carried, carriers
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.engine import Scored, WatchEngine
-from sampling.selection.hacking.pacing import paced
 from sampling.selection.hacking.suspects import Suspect, WatchReport
 
 log = logging.getLogger("sampling.selection.hacking")
@@ -33,23 +35,9 @@ CLOSE_DEADLINE_S = 10.0
 THREAD_NAME = "lowtide-hacking-watch"
 
 
-class Observed(Protocol):
-    """What the watch reads of a routed sample (our `rl.samples.Sample`, `PlainSample`)."""
-
-    @property
-    def index(self) -> int: ...
-    @property
-    def prompt(self) -> str: ...
-    @property
-    def response(self) -> str: ...
-    @property
-    def reward(self) -> float: ...
-    @property
-    def reward_details(self) -> Mapping[str, float]: ...
-
-
 class Row(Protocol):
-    """A dump row (`sampling.sources.ingest.rows.DumpRow`)."""
+    """A dump row (`sampling.sources.ingest.rows.DumpRow`): not a routed `ScoredSample`, as it
+    has a step and no group (the analysis groups rows by step and prompt)."""
 
     @property
     def step(self) -> int: ...
@@ -93,7 +81,7 @@ class HackingWatch:
         self._analyses = 0
         self._analysis_ms = 0.0
         self._chunks_analysed = 0
-        self._pending: deque[tuple[tuple[Observed, ...], int, str, int]] = deque()
+        self._pending: deque[tuple[tuple[ScoredSample, ...], int, str, int]] = deque()
         self._lock = threading.Lock()  # the engine's: the thread and analyze_now
         self._wake = threading.Event()
         self._closing = False
@@ -105,7 +93,7 @@ class HackingWatch:
 
     # ---- on the trainer's thread: cheap -------------------------------------------------------
 
-    def observe(self, samples: Sequence[Observed], info: Any) -> None:
+    def observe(self, samples: Sequence[ScoredSample], info: Any) -> None:
         """Hand a routed batch to the watch. `info` is the router's BatchInfo (step, run_id,
         rank). Appends to a buffer; never reads the texts, never waits."""
         if not self.config.enabled or self._closing:
@@ -133,6 +121,11 @@ class HackingWatch:
     def report(self) -> WatchReport:
         """The latest analysis (empty before the first)."""
         return self._report
+
+    def carriers(self, responses: Sequence[str], prompts: Sequence[str]) -> list[Carried]:
+        """Which of `responses` (answering `prompts`) carry each current suspect's feature,
+        read on the caller's thread."""
+        return carriers(self._report.suspects, responses, self.config, prompts)
 
     def metrics(self) -> dict[str, tuple[float, str]]:
         """`hacking/*` metrics: name -> (value, how ranks combine it), as Router.metrics."""
@@ -181,28 +174,30 @@ class HackingWatch:
     # ---- the watch's thread ------------------------------------------------------------------
 
     def _run(self) -> None:
-        with paced():  # the trainer's thread never waits long for the interpreter's lock
-            self._loop()
-
-    def _loop(self) -> None:
         while True:
             self._wake.wait(POLL_S)
             self._wake.clear()
             closing = self._closing
-            try:
-                with self._lock:
-                    self._drain(final=closing)
-                    if self._abandoned:  # close() stopped waiting: no analysis nobody reads
-                        return
-                    new = self._engine.chunks - self._chunks_analysed
-                    if closing or new >= self.config.analyze_every_steps:
-                        self._analyze()
-            except Exception:  # a bug here must not stop training: say it once, count it
-                self._errors += 1
-                if self._errors == 1:
-                    log.exception("hacking watch: analysis failed (later failures are counted)")
-            if closing:
+            self.work(closing)
+            if closing or self._abandoned:
                 return
+
+    def work(self, closing: bool = False) -> None:
+        """Read what was observed and analyse when `analyze_every_steps` new steps are in (or
+        `closing`: the last step too). The watch's thread calls it; so does the loop of a
+        watch's helper process (`sampling.selection.hacking.process`), which has no thread."""
+        try:
+            with self._lock:
+                self._drain(final=closing)
+                if self._abandoned:  # close() stopped waiting: no analysis nobody reads
+                    return
+                new = self._engine.chunks - self._chunks_analysed
+                if closing or new >= self.config.analyze_every_steps:
+                    self._analyze()
+        except Exception:  # a bug here must not stop training: say it once, count it
+            self._errors += 1
+            if self._errors == 1:
+                log.exception("hacking watch: analysis failed (later failures are counted)")
 
     def _drain(self, final: bool) -> None:
         engine = self._engine

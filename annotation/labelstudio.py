@@ -1,8 +1,15 @@
-"""A small client over label-studio-sdk 2.x: the project, bulk task import, lookup by sample_id.
+"""lowtide's one way to Label Studio: every HTTP request to it goes through this module.
 
-Every failure becomes one `LabelStudioError` whose message says what to do. The API key never
-appears in a message: errors are rebuilt from the status and the server's detail, and any
-echo of the key is masked anyway.
+- `LabelStudioClient`, over label-studio-sdk 2.x: the project, bulk task import, lookup by
+  sample_id, reviews;
+- `AccountPages`: the web forms a person signs up and logs in with (annotation/accounts.py says
+  why reviewer accounts are made there);
+- `server_health` and `token_problem`: what `lowtide up` and `status` ask a server.
+
+The SDK's internals are reached only through annotation/labelstudio_sdk.py. Every failure
+becomes one `LabelStudioError` whose message says what to do. The API key never appears in a
+message: errors are rebuilt from the status and the server's detail, and any echo of the key is
+masked anyway.
 """
 
 from __future__ import annotations
@@ -19,9 +26,8 @@ from label_studio_sdk.core.api_error import ApiError
 
 from annotation.config import AnnotationConfig
 from annotation.errors import AnnotationError
-from annotation.labelstudio_sdk import LightLabelStudio
+from annotation.labelstudio_sdk import LightLabelStudio, sdk_headers
 from annotation.review_display import (
-    finite_number,
     format_number,
     reward_breakdown,
     trace_line,
@@ -36,6 +42,7 @@ from annotation.review_instructions import (
 from annotation.review_results import RATING_KIND
 from annotation.task_seal import seal_key
 from rl.masking import known_secrets, mask_text
+from rl.numbers import finite_or_none
 
 logger = logging.getLogger(__name__)
 
@@ -146,10 +153,10 @@ class LabelStudioClient:
         """The headers the SDK sends (its token scheme, its user agent), for the calls we send
         ourselves (`_send`: saved views, imports with task ids, and the lookups that ask Label
         Studio for fewer fields than the SDK's methods do). The SDK keeps them on a private
-        client wrapper: a reach into its internals (the other is annotation/labelstudio_sdk.py),
-        pinned to label-studio-sdk 2.1 in pyproject.toml and checked by
+        client wrapper: a reach into its internals (annotation/labelstudio_sdk.py), pinned to
+        label-studio-sdk 2.1 in pyproject.toml and checked by
         tests/test_labelstudio_sdk_internals.py."""
-        return dict(self._sdk._client_wrapper.get_headers())
+        return sdk_headers(self._sdk)
 
     def ensure_review_view(self, project_id: int) -> int:
         """The id of the project's saved Data Manager view "Unreviewed, lowest reward first",
@@ -470,6 +477,156 @@ class LabelStudioClient:
         return mask_text(text, [self._api_key, *known_secrets()])
 
 
+class AccountPages:
+    """Label Studio as a reviewer account is made there (annotation/accounts.py says why):
+    the admin's API for the users and the invite link, a browser's cookie session on the
+    sign-up and login forms, then the API as the signed-in user. Use inside `account_errors`."""
+
+    def __init__(self, url: str, admin_api_key: str, timeout_s: float = 30.0) -> None:
+        self._api = httpx.Client(timeout=timeout_s, follow_redirects=True)
+        self._browser = httpx.Client(base_url=url, timeout=timeout_s, follow_redirects=True)
+        self._url = url
+        self._admin = LightLabelStudio(base_url=url, api_key=admin_api_key, httpx_client=self._api)
+
+    def close(self) -> None:
+        self._browser.close()
+        self._api.close()
+
+    def __enter__(self) -> AccountPages:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def has_user(self, email: str) -> bool:
+        """Whether the admin's organisation has a user with this (lower-case) e-mail."""
+        return any((user.email or "").lower() == email for user in self._admin.users.list())
+
+    def invite_token(self) -> str:
+        return str(self._admin.organizations.invites.get_invite_link().token)
+
+    def whoami(self, api_key: str) -> tuple[str, int | None]:
+        """(e-mail, user id) of the account `api_key` belongs to."""
+        sdk = LightLabelStudio(base_url=self._url, api_key=api_key, httpx_client=self._api)
+        me = sdk.users.whoami()
+        return me.email or "", me.id
+
+    def sign_up(self, email: str, password: str, invite_token: str) -> None:
+        form = {"email": email, "password": password, "allow_newsletters": "", "how_find_us": ""}
+        response = self._post_form(f"/user/signup/?token={invite_token}", form)
+        if not self._signed_in():
+            raise LabelStudioError(
+                f"Label Studio at {self._browser.base_url} did not create the reviewer account "
+                f"{email} (HTTP {response.status_code} from the sign-up form): "
+                f"{_form_error(response.text) or 'no reason given'}"
+            )
+
+    def log_in(self, email: str, password: str) -> None:
+        self._post_form("/user/login/", {"email": email, "password": password})
+        if not self._signed_in():
+            raise LabelStudioError(
+                f"Label Studio at {self._browser.base_url} has an account {email}, but lowtide "
+                "cannot sign in to it: it was made by a person, or by lowtide with another admin "
+                "token. Give the scripted reviewer another e-mail"
+            )
+
+    def current_user_token(self, email: str) -> str:
+        """The API token of the account signed in (`email`, for the message)."""
+        response = self._browser.get("/api/current-user/token")
+        try:
+            body = response.json() if response.status_code == 200 else None
+        except ValueError:  # not JSON: not Label Studio's answer
+            body = None
+        token = body.get("token") if isinstance(body, dict) else None
+        if not isinstance(token, str) or not token:
+            raise LabelStudioError(
+                f"Label Studio at {self._browser.base_url} gave no API token for {email} "
+                f"(HTTP {response.status_code})"
+            )
+        return token
+
+    def _post_form(self, path: str, form: dict[str, str]) -> httpx.Response:
+        """A browser's form submit: the CSRF cookie from the page first, then the POST."""
+        self._browser.get(path)
+        csrf = self._browser.cookies.get("csrftoken", "")
+        return self._browser.post(
+            path,
+            data={**form, "csrfmiddlewaretoken": csrf},
+            headers={"Referer": f"{self._browser.base_url}{path}", "X-CSRFToken": csrf},
+        )
+
+    def _signed_in(self) -> bool:
+        return self._browser.get("/api/current-user/whoami").status_code == 200
+
+
+def _form_error(html: str) -> str:
+    """The first error Django rendered into the form, if it is easy to find."""
+    marker = 'class="errorlist'
+    start = html.find(marker)
+    if start < 0:
+        return ""
+    text = html[start : start + 400].split("<li>", 1)[-1].split("</li>", 1)[0]
+    return " ".join(text.split())
+
+
+@contextmanager
+def account_errors(url: str, action: str, secret: str) -> Iterator[None]:
+    """Failures while making an account as LabelStudioError, with no token in the message."""
+    where = f"Label Studio at {url}"
+    try:
+        yield
+    except ApiError as error:
+        kind = LabelStudioAuthError if error.status_code in (401, 403) else LabelStudioError
+        detail = str(error.body)[:300].replace(secret, "***")
+        hint = (
+            ": is LABEL_STUDIO_API_KEY an admin's token of that Label Studio?"
+            if kind is LabelStudioAuthError
+            else ""
+        )
+        raise kind(
+            f"{where} answered HTTP {error.status_code} while {action}: {detail}{hint}"
+        ) from None
+    except httpx.TransportError as error:
+        raise LabelStudioUnreachable(
+            f"cannot reach {where} while {action} ({type(error).__name__}): is it running?"
+        ) from None
+
+
+def server_health(url: str, timeout_s: float = 2.0) -> bool:
+    """Whether Label Studio at `url` answers its health check as up."""
+    try:
+        response = httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s)
+        return response.status_code == 200 and response.json().get("status") == "UP"
+    except (httpx.HTTPError, ValueError):
+        return False
+
+
+def token_problem(url: str, api_key: str) -> str | None:
+    """None if the token works with the legacy `Token` header (what `up` enables), else why not."""
+    try:
+        response = httpx.get(
+            f"{url.rstrip('/')}/api/current-user/whoami",
+            headers={"Authorization": f"Token {api_key}"},
+            timeout=10,
+        )
+    except httpx.HTTPError as exc:
+        return f"no answer from {url} ({type(exc).__name__})"
+    if response.status_code == 200:
+        return None
+    if "legacy token" in response.text.lower():
+        return (
+            "legacy API tokens are disabled on that server (enable them as an admin with "
+            'POST /api/jwt/settings {"legacy_api_tokens_enabled": true})'
+        )
+    return f"HTTP {response.status_code}"
+
+
+def quiet_request_logs() -> None:
+    """The HTTP library logs every request at INFO: a worker's log keeps one line per batch."""
+    for name in ("httpx", "httpcore"):
+        logging.getLogger(name).setLevel(logging.WARNING)
+
+
 def _base_and_params(url: str) -> tuple[str, list[tuple[str, str]]]:
     """`https://u:pw@ls:8080/x/?token=t` -> (`https://ls:8080/x`, [("token", "t")])."""
     try:
@@ -517,7 +674,7 @@ def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
     numeric filter, where a JSON null counts as 0 (Label Studio 1.23, SQLite). Text tags do not
     render numbers, so `reward_text` carries its display form. `response` stays verbatim (the
     export reads it); `response_visible` is what the reviewer sees."""
-    reward = finite_number(record.get("reward"))
+    reward = finite_or_none(record.get("reward"))
     details = record.get("reward_details") or {}
     task = {
         "data": {

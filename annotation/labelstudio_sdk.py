@@ -9,9 +9,11 @@ does rely on, taken from the SDK itself, not copied:
 - listings end at the 404 Label Studio answers past the last page (`SyncPagerExt`), for
   projects as for tasks;
 - a task listing asks for every field (`TasksClientExt`: `fields=all`).
-`_extensions.pager_ext` is a private module of the SDK: this is its one reach there, pinned to
-label-studio-sdk 2.1 in pyproject.toml, and tests/test_labelstudio_sdk_internals.py checks that
-these clients list what `LabelStudio`'s do.
+`_extensions.pager_ext` is a private module of the SDK, and the headers the SDK authenticates
+with live on its private client wrapper (`sdk_headers`): this module holds lowtide's every reach
+into the SDK's internals, pinned to label-studio-sdk 2.1 in pyproject.toml, and
+tests/test_labelstudio_sdk_internals.py checks that these clients list what `LabelStudio`'s do
+and that the headers authenticate. Only annotation/labelstudio.py, the client, uses it.
 """
 
 from __future__ import annotations
@@ -49,3 +51,9 @@ class LightLabelStudio(LabelStudioBase):
         if self._light_tasks is None:
             self._light_tasks = TasksClientExt(client_wrapper=self._client_wrapper)
         return self._light_tasks
+
+
+def sdk_headers(client: LabelStudioBase) -> dict[str, str]:
+    """The headers `client` sends (its token scheme, legacy or refreshed JWT, its user agent),
+    for the requests lowtide sends without the SDK's methods."""
+    return dict(client._client_wrapper.get_headers())

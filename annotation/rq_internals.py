@@ -22,6 +22,10 @@ pyproject.toml; tests/test_rq_internals.py fails when a new RQ changes what thes
   bounds (`BoundedJob`, `BoundedScheduler`): anyone who can write to Redis writes these hashes.
   With it, which jobs may run at all (`rejection_reason`: the stored hash, then the function
   and its arguments), which the worker and coalescing both ask before a job runs or is taken.
+- Every RQ worker method the annotation worker overrides (`GuardedWorker`): annotation/worker.py
+  says only what to do, in methods of its own.
+- The scheduled registry's first member and its time, for `lowtide worker --burst`
+  (`waiting_for_retry`).
 The worker (annotation/worker.py) uses these, and `lowtide queue` reads jobs as BoundedJob;
 nothing else does (tests run their burst workers as PromptSimpleWorker too).
 """
@@ -48,7 +52,7 @@ from rq.exceptions import NoSuchJobError
 from rq.executions import Execution
 from rq.intermediate_queue import IntermediateQueue
 from rq.job import Job, JobStatus
-from rq.registry import FailedJobRegistry, StartedJobRegistry
+from rq.registry import FailedJobRegistry, ScheduledJobRegistry, StartedJobRegistry
 from rq.results import Result
 from rq.scheduler import SCHEDULER_KEY_TEMPLATE, RQScheduler
 from rq.scripts import release_lock
@@ -539,3 +543,101 @@ def _process_exists(pid: int) -> bool:
         return False
     except psutil.AccessDenied:
         return True  # another user's process, alive
+
+
+class GuardedWorker(PromptSimpleWorker):
+    """A PromptSimpleWorker of one queue whose jobs it reads as BoundedJob and runs only when
+    `rejection_reason` finds nothing against them; every RQ method the annotation worker
+    overrides is overridden here. What to do is the subclass's, in its own methods:
+    `recover` (when the worker starts, and before each of RQ's maintenance passes), `reject`
+    (a job refused, or too large or unreadable to be read at all: RQ's dequeue names the job
+    whose fetch failed), `already_said` (an error logged where it happened, which RQ would log
+    again with its traceback) and `stored_failure` (the failure text RQ keeps in Redis)."""
+
+    idle_wake_s = 5  # how long an idle worker blocks on the queue before its maintenance
+
+    def __init__(self, queue: Queue, **kwargs: Any) -> None:
+        queue = bounded_queue(queue)
+        connection, serializer = queue.connection, queue.serializer
+        super().__init__(
+            [queue], connection=connection, serializer=serializer, job_class=BoundedJob, **kwargs
+        )
+        self.guarded_queue = queue
+        self.stop_asked = False  # SIGINT or SIGTERM: a burst does not start another round
+
+    def recover(self) -> None:
+        """Put back what dead workers left; nothing by default."""
+
+    def reject(self, job_id: str, reason: str) -> None:
+        raise NotImplementedError
+
+    def already_said(self, error: BaseException | None) -> bool:
+        return False
+
+    def stored_failure(self, text: str) -> str:
+        return text
+
+    def request_stop(self, signum: Any, frame: Any) -> None:
+        self.stop_asked = True
+        super().request_stop(signum, frame)
+
+    def handle_exception(self, job: Any, *exc_info: Any) -> None:
+        if self.already_said(exc_info[1]):
+            return
+        super().handle_exception(job, *exc_info)
+
+    def handle_job_failure(
+        self, job: Job, queue: Queue, started_job_registry: Any = None, exc_string: str = ""
+    ) -> None:
+        super().handle_job_failure(
+            job, queue, started_job_registry, self.stored_failure(exc_string)
+        )
+
+    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
+        super().bootstrap(*args, **kwargs)
+        self.recover()
+
+    @property
+    def dequeue_timeout(self) -> int:
+        return self.idle_wake_s
+
+    def run_maintenance_tasks(self) -> None:
+        # Ours first: RQ's pass fails a job stuck in the intermediate list for over a minute,
+        # and it (re)starts the scheduler, which needs the lock a dead one may still hold.
+        self.recover()
+        super().run_maintenance_tasks()
+
+    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None):
+        while True:
+            try:
+                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
+            except redis.RedisError:
+                raise
+            except Exception as error:
+                job_id = getattr(error, "job_id", None)
+                if job_id is None:
+                    raise
+                # The job's hash itself could not be read, or is too large to: reject it by id
+                # and go on (RQ names the job whose fetch failed, in its dequeue or its cleanup).
+                self.reject(job_id, unreadable_reason(error))
+
+    def execute_job(self, job: Job, queue: Queue) -> None:
+        reason = rejection_reason(job, self.guarded_queue.name)
+        if reason is None:
+            super().execute_job(job, queue)
+            return
+        self.reject(job.id, reason)
+
+
+def waiting_for_retry(queue: Queue) -> tuple[int, float]:
+    """Batches of `queue` waiting for a retry, and the seconds until the first is due (0 when
+    it was moved back to the queue while we looked)."""
+    registry = ScheduledJobRegistry(queue=queue)
+    first = registry.get_job_ids(0, 0, cleanup=False)
+    if not first:
+        return 0, 0.0
+    try:
+        due = registry.get_scheduled_time(first[0]).timestamp()
+    except NoSuchJobError:
+        due = time.time()
+    return registry.count, due - time.time()

@@ -35,22 +35,16 @@ import socket
 import uuid
 from typing import Any
 
-import redis
 from rq import Queue
-from rq.job import Job
 
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
 from annotation.errors import LoggedFailure
 from annotation.rq_internals import (
-    BoundedJob,
-    PromptSimpleWorker,
-    bounded_queue,
+    GuardedWorker,
     fail_in_place,
     recover_orphans,
-    rejection_reason,
     release_dead_scheduler_lock,
-    unreadable_reason,
 )
 from rl.masking import mask_text
 
@@ -73,83 +67,38 @@ def configured_orphan_requeues() -> int:
         return AnnotationConfig.model_fields["orphan_requeues"].default
 
 
-class AnnotationWorker(PromptSimpleWorker):
+class AnnotationWorker(GuardedWorker):
     """See the module docstring. `queue` is the annotation queue (its jobs are read as
-    BoundedJob); `orphan_requeues` defaults to the worker's config (annotation.orphan_requeues)."""
+    BoundedJob); `orphan_requeues` defaults to the worker's config (annotation.orphan_requeues).
+    RQ's own methods are overridden in rq_internals.GuardedWorker; this says what to do."""
+
+    idle_wake_s = IDLE_WAKE_S
 
     def __init__(self, queue: Queue, orphan_requeues: int | None = None, **kwargs: Any) -> None:
         kwargs.setdefault("name", worker_name())
         kwargs.setdefault("maintenance_interval", MAINTENANCE_INTERVAL_S)
-        queue = bounded_queue(queue)
-        connection, serializer = queue.connection, queue.serializer
-        super().__init__(
-            [queue], connection=connection, serializer=serializer, job_class=BoundedJob, **kwargs
-        )
-        self.annotation_queue = queue
+        super().__init__(queue, **kwargs)
+        self.annotation_queue = self.guarded_queue
         self.orphan_requeues = (
             configured_orphan_requeues() if orphan_requeues is None else orphan_requeues
         )
-        self.stop_asked = False  # SIGINT or SIGTERM: a burst does not start another round
 
-    def request_stop(self, signum: Any, frame: Any) -> None:
-        self.stop_asked = True
-        super().request_stop(signum, frame)
+    def already_said(self, error: BaseException | None) -> bool:
+        return isinstance(error, LoggedFailure)  # said in one line where it happened
 
-    def handle_exception(self, job: Any, *exc_info: Any) -> None:
-        if isinstance(exc_info[1], LoggedFailure):
-            return  # said in one line where it happened; RQ would log it again with a traceback
-        super().handle_exception(job, *exc_info)
-
-    def handle_job_failure(
-        self, job: Job, queue: Queue, started_job_registry: Any = None, exc_string: str = ""
-    ) -> None:
+    def stored_failure(self, text: str) -> str:
         # What RQ keeps of the failure in Redis (`lowtide queue failed` shows it): a traceback
         # whose messages may hold a URL with its password.
-        super().handle_job_failure(job, queue, started_job_registry, mask_text(exc_string))
+        return mask_text(text)
 
-    def bootstrap(self, *args: Any, **kwargs: Any) -> None:
-        super().bootstrap(*args, **kwargs)
-        self._recover()
-
-    @property
-    def dequeue_timeout(self) -> int:
-        return IDLE_WAKE_S
-
-    def run_maintenance_tasks(self) -> None:
-        # Ours first: RQ's pass fails a job stuck in the intermediate list for over a minute,
-        # and it (re)starts the scheduler, which needs the lock a dead one may still hold.
-        self._recover()
-        super().run_maintenance_tasks()
-
-    def _recover(self) -> None:
-        recovered = recover_orphans(self.annotation_queue, self.orphan_requeues, self._reject)
+    def recover(self) -> None:
+        recovered = recover_orphans(self.annotation_queue, self.orphan_requeues, self.reject)
         if recovered:
             log.warning("put %d batch(es) of dead workers back on the queue", recovered)
         if release_dead_scheduler_lock(self.annotation_queue):
             log.warning("released the scheduler lock of a dead worker")
 
-    def dequeue_job_and_maintain_ttl(self, timeout: int | None, max_idle_time: int | None = None):
-        while True:
-            try:
-                return super().dequeue_job_and_maintain_ttl(timeout, max_idle_time)
-            except redis.RedisError:
-                raise
-            except Exception as error:
-                job_id = getattr(error, "job_id", None)
-                if job_id is None:
-                    raise
-                # The job's hash itself could not be read, or is too large to: reject it by id
-                # and go on (RQ names the job whose fetch failed, in its dequeue or its cleanup).
-                self._reject(job_id, unreadable_reason(error))
-
-    def execute_job(self, job: Job, queue: Queue) -> None:
-        reason = rejection_reason(job, self.annotation_queue.name)
-        if reason is None:
-            super().execute_job(job, queue)
-            return
-        self._reject(job.id, reason)
-
-    def _reject(self, job_id: str, reason: str) -> None:
+    def reject(self, job_id: str, reason: str) -> None:
         queue = self.annotation_queue
         connection = queue.connection
         fail_in_place(queue, job_id, reason, REJECTED_TTL_S)

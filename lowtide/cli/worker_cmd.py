@@ -60,8 +60,7 @@ def worker(
     service = load_service_config(config, ctx.args)
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT, stream=sys.stderr, force=True)
     logging.getLogger("rq").setLevel(logging.WARNING)  # RQ's per-job lines would double ours
-    for noisy in ("httpx", "httpcore"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
+    _quiet_request_logs()
     queue = annotation_queue(service.queue, _worker_redis(service))
     _check_redis(service, queue.connection)
     context = _prepare(service, queue, burst)  # a wrong token or config fails here, once
@@ -72,6 +71,12 @@ def worker(
     else:
         context.client.close()
         _supervise(config, ctx.args, concurrency, burst)
+
+
+def _quiet_request_logs() -> None:
+    from annotation.labelstudio import quiet_request_logs
+
+    quiet_request_logs()
 
 
 def _worker_redis(service: ServiceConfig) -> redis.Redis:
@@ -144,12 +149,13 @@ def _burst(queue) -> None:
     ended while Label Studio was briefly out of reach would otherwise leave its batches for a
     later worker and exit 0. A batch that gave up after its retries ends it with exit code 1."""
     from annotation import ledger
+    from annotation.rq_internals import waiting_for_retry
 
     gave_up_before = ledger.read_stats(queue.connection, queue.name).counters["failures"]
     stop = _StopOnSignal()
     try:
         if _burst_until_no_retry_waits(queue, stop):
-            waiting, _ = _waiting_for_retry(queue)
+            waiting, _ = waiting_for_retry(queue)
             if waiting:
                 err.print(f"worker: stopped; {waiting} batch(es) wait for a retry", markup=False)
             return
@@ -166,6 +172,7 @@ def _burst(queue) -> None:
 
 def _burst_until_no_retry_waits(queue, stop: _StopOnSignal) -> bool:
     """RQ bursts until no batch waits for a retry; True when a signal stopped it."""
+    from annotation.rq_internals import waiting_for_retry
     from annotation.worker import AnnotationWorker
 
     said = False
@@ -175,7 +182,7 @@ def _burst_until_no_retry_waits(queue, stop: _StopOnSignal) -> bool:
         stop.listen()  # RQ's handlers stay after work() and would raise out of this loop
         if worker.stop_asked or stop.requested:  # Ctrl-C or SIGTERM
             return True
-        waiting, next_in = _waiting_for_retry(queue)
+        waiting, next_in = waiting_for_retry(queue)
         if not waiting:
             return False
         if not said:
@@ -185,23 +192,6 @@ def _burst_until_no_retry_waits(queue, stop: _StopOnSignal) -> bool:
         stop.sleep(min(max(next_in, 0.0) + RETRY_SLACK_S, BURST_POLL_S))
         if stop.requested:
             return True
-
-
-def _waiting_for_retry(queue) -> tuple[int, float]:
-    """Batches of `queue` waiting for a retry, and the seconds until the first is due (0 when
-    it was moved back to the queue while we looked)."""
-    from rq.exceptions import NoSuchJobError
-    from rq.registry import ScheduledJobRegistry
-
-    registry = ScheduledJobRegistry(queue=queue)
-    first = registry.get_job_ids(0, 0, cleanup=False)
-    if not first:
-        return 0, 0.0
-    try:
-        due = registry.get_scheduled_time(first[0]).timestamp()
-    except NoSuchJobError:
-        due = time.time()
-    return registry.count, due - time.time()
 
 
 class _StopOnSignal:

@@ -101,35 +101,10 @@ def _link_into_project(project_dir: Path, target: Path) -> None:
 
 
 def health(url: str, timeout_s: float = 2.0) -> bool:
-    import httpx  # the review extra: `lowtide ingest` and `queue` run without it
+    # The review extra, imported here: `lowtide ingest` and `queue` run without it.
+    from annotation.labelstudio import server_health
 
-    try:
-        response = httpx.get(f"{url.rstrip('/')}/health", timeout=timeout_s)
-        return response.status_code == 200 and response.json().get("status") == "UP"
-    except (httpx.HTTPError, ValueError):
-        return False
-
-
-def token_problem(url: str, api_key: str) -> str | None:
-    """None if the token works with the legacy `Token` header (what `up` enables), else why not."""
-    import httpx
-
-    try:
-        response = httpx.get(
-            f"{url.rstrip('/')}/api/current-user/whoami",
-            headers={"Authorization": f"Token {api_key}"},
-            timeout=10,
-        )
-    except httpx.HTTPError as exc:
-        return f"no answer from {url} ({type(exc).__name__})"
-    if response.status_code == 200:
-        return None
-    if "legacy token" in response.text.lower():
-        return (
-            "legacy API tokens are disabled on that server (enable them as an admin with "
-            'POST /api/jwt/settings {"legacy_api_tokens_enabled": true})'
-        )
-    return f"HTTP {response.status_code}"
+    return server_health(url, timeout_s)
 
 
 def server_environment(
@@ -232,6 +207,8 @@ def stop_label_studio(registry: ServiceRegistry) -> str:
 def _check_token(
     url: str, credentials: Credentials, state: Path, database: str | None = None
 ) -> None:
+    from annotation.labelstudio import token_problem
+
     problem = token_problem(url, credentials.api_key)
     if problem is not None:
         data = f"PostgreSQL database {database}" if database else state / "label-studio"

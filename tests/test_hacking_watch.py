@@ -43,6 +43,10 @@ ONSET = 10  # the step the policy starts producing the paid phrase more often
 FLAG_WITHIN = 8  # steps after the onset by which it is the top suspect (measured: 5 to 7)
 QUIET_STEPS = 40  # steps of each run without a blind spot, analysed after every step
 SEEDS = range(5)
+# Seeds of the runs without a blind spot: 5 runs x 3 seeds x 40 analyses that must raise nothing
+# (5 seeds raised nothing either, and made the unit tier's longest tests).
+QUIET_SEEDS = range(3)
+TRAIT_SEEDS = range(2)  # each planted trait on two runs: no finding rests on one seed's luck
 
 
 def steps_of(rows: list[Row]) -> Iterator[tuple[int, list[Row]]]:
@@ -125,7 +129,7 @@ TRAITS: dict[str, tuple[Trait, Callable[[Feature], bool]]] = {
 }
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", TRAIT_SEEDS)
 @pytest.mark.parametrize("name", list(TRAITS))
 def test_a_paid_prefix_length_format_or_script_is_the_top_suspect(name: str, seed: int) -> None:
     trait, expected = TRAITS[name]
@@ -139,7 +143,7 @@ def test_a_paid_prefix_length_format_or_script_is_the_top_suspect(name: str, see
     assert len(report.suspects) == 1, [s.describe() for s in report.suspects]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", TRAIT_SEEDS)
 def test_a_phrase_paid_beside_a_paid_length_is_a_suspect_of_its_own(seed: int) -> None:
     """The filler of the long responses shares words with the phrase ("you"): the phrase is
     still spelled out whole, and the filler's words are no suspects."""
@@ -166,7 +170,7 @@ def the_kind_on_top(report):
     return top
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", TRAIT_SEEDS)
 def test_a_paid_kind_of_word_spread_over_many_words_is_one_suspect(seed: int) -> None:
     """Each of eight words reaches under a tenth of the responses, too little for one of them
     to pass the growth test; the kind reaches about half."""
@@ -183,7 +187,7 @@ def test_a_paid_kind_of_word_spread_over_many_words_is_one_suspect(seed: int) ->
     ]
 
 
-@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("seed", TRAIT_SEEDS)
 def test_a_paid_kind_of_word_in_no_recurring_frame_is_still_one_suspect(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -252,13 +256,13 @@ NO_BLIND_SPOT: dict[str, Callable[[int], list[Row]]] = {
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("seed", QUIET_SEEDS)
 @pytest.mark.parametrize("name", list(NO_BLIND_SPOT))
-def test_a_run_without_a_blind_spot_raises_no_suspect(name: str) -> None:
-    """5 seeds x 40 steps, analysed after every step: not one growing suspect."""
+def test_a_run_without_a_blind_spot_raises_no_suspect(name: str, seed: int) -> None:
+    """40 steps, analysed after every step: not one growing suspect."""
     raised = []
-    for seed in SEEDS:
-        for step, watch in analysed_each_step(NO_BLIND_SPOT[name](seed)):
-            raised += [(seed, step, s.describe()) for s in watch.suspects()]
+    for step, watch in analysed_each_step(NO_BLIND_SPOT[name](seed)):
+        raised += [(step, s.describe()) for s in watch.suspects()]
     assert raised == []
 
 

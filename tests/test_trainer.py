@@ -78,13 +78,15 @@ def test_reward_rises_on_the_quickstart_task(tmp_path: Path, tiny_models, algori
         "max_new_tokens",
         "kl_coef",
     )
+    # 25 steps: the last 5 are 0.34 (grpo) and 0.53 (ppo) above the first 5 (measured; at 20
+    # steps grpo's rise is 0.15, too near the bound)
     trainer = make_trainer(
-        tmp_path, tiny_models, algorithm=algorithm, max_steps=30, **{k: quickstart[k] for k in keys}
+        tmp_path, tiny_models, algorithm=algorithm, max_steps=25, **{k: quickstart[k] for k in keys}
     )
     result = trainer.train()
     first, last = first_and_last_mean(result.history)
     print(f"{algorithm}: reward/mean first 5 = {first:.3f}, last 5 = {last:.3f}")
-    assert result.steps == 30
+    assert result.steps == 25
     assert last > first + 0.1, (first, last)
 
 

@@ -16,12 +16,16 @@ import sys
 import time
 from pathlib import Path
 
-from _quick import announce, knob, tiny_models
+from _quick import announce, knob, sized, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 ROUNDS = knob("ROUNDS", 5, 1)
 ITERS = knob("ITERS", 20, 2)
+# Quick: the same collectives on a smaller batch, fewer times.
+BATCH = sized((8, 48), (2, 8))  # sequences x tokens a backward pass
+REDUCTIONS = sized(200, 10)  # metric reductions a timing
+WRAPPER_CALLS = sized(10_000, 100)
 
 
 def worker(rank: int, policy_dir: str, store: str, results: dict) -> None:
@@ -46,7 +50,7 @@ def worker(rank: int, policy_dir: str, store: str, results: dict) -> None:
         }
     models["python hook"].register_comm_hook(None, allreduce_hook)
     models["measuring hook"].register_comm_hook(None, COMM.ddp_hook)
-    batch = torch.randint(3, 200, (8, 48))
+    batch = torch.randint(3, 200, BATCH)
 
     def backward_s(model: torch.nn.Module) -> float:
         started = time.perf_counter()
@@ -69,9 +73,9 @@ def worker(rank: int, policy_dir: str, store: str, results: dict) -> None:
     def reduce_us(reduce) -> float:
         dist.barrier()
         started = time.perf_counter()
-        for _ in range(200):
+        for _ in range(REDUCTIONS):
             reduce(vector)
-        return (time.perf_counter() - started) / 200 * 1e6
+        return (time.perf_counter() - started) / REDUCTIONS * 1e6
 
     small: dict[str, list[float]] = {"bare": [], "measured": []}
     for round_ in range(ROUNDS):
@@ -79,10 +83,10 @@ def worker(rank: int, policy_dir: str, store: str, results: dict) -> None:
         for name, reduce in pairs if round_ % 2 else pairs[::-1]:
             small[name].append(reduce_us(reduce))
     started = time.perf_counter()
-    for _ in range(10_000):
+    for _ in range(WRAPPER_CALLS):
         with COMM.timed(vector):
             pass
-    wrapper_us = (time.perf_counter() - started) / 10_000 * 1e6
+    wrapper_us = (time.perf_counter() - started) / WRAPPER_CALLS * 1e6
     if rank == 0:
         results.update(
             {name: statistics.median(values) for name, values in times.items()},

@@ -24,8 +24,8 @@ from _child_run import own_redis_server
 from _quick import announce, knob
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLES = knob("SAMPLES", 51200, 1024)  # quick: still four files of PER_STEP
-PER_STEP = knob("PER_STEP", 256, 256)
+SAMPLES = knob("SAMPLES", 51200, 256)  # quick: still four files of PER_STEP
+PER_STEP = knob("PER_STEP", 256, 64)
 RUNS = knob("RUNS", 3, 1)
 GOAL = 5000
 CONFIGS = {

@@ -26,21 +26,22 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
 from _child_run import child_main, percentile, run_child
-from _quick import announce, knob, repeat_or_measure, tiny_models
+from _quick import QUICK, announce, knob, repeat_or_measure, sized, tiny_models
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = knob("RUNS", 4, 1)
-STEPS = knob("STEPS", 20, 10)  # quick: still one step that logs tables (every 10)
-WARMUP = 3
+STEPS = knob("STEPS", 20, 2)  # quick: every step logs histograms, the last one tables too
+WARMUP = sized(3, 1)
 LOGGER = {
     "name": ["wandb", "tensorboard", "console", "jsonl"],
-    "log_interval": {"scalars": 1, "histograms": 5, "tables": 10},
+    "log_interval": {"scalars": 1, "histograms": sized(5, 1), "tables": sized(10, 2)},
     "metrics": {
         "histograms": [
             "reward/distribution",
@@ -49,6 +50,8 @@ LOGGER = {
         ]
     },
 }
+# Quick: the quickstart's steps on a smaller batch (the same code paths).
+QUICK_BATCH = {"rollout_batch_size": 2, "samples_per_prompt": 2, "max_new_tokens": 8}
 
 
 def child(mode: str, model: str, out: str) -> None:
@@ -65,6 +68,7 @@ def child(mode: str, model: str, out: str) -> None:
     torch.set_num_threads(1)
     quickstart = yaml.safe_load((REPO / "configs" / "quickstart.yaml").read_text())
     settings = {**quickstart["trainer"], "max_steps": STEPS, "output_dir": out, "save_every": 0}
+    settings |= sized({}, QUICK_BATCH)
     trainer = Trainer(
         TrainerConfig(**settings),
         ModelConfig(actor=ModelRef(model_name_or_path=model)),
@@ -134,11 +138,16 @@ def helper_cpu_s() -> float:
     return total
 
 
+# Offline wandb with no key, as a user without an account runs it.
+WANDB_ENV = {"WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_API_KEY": ""}
+
+
 def measure(mode: str, model: str) -> dict:
     with tempfile.TemporaryDirectory() as out:
-        # Offline wandb with no key, as a user without an account runs it.
-        env = {"WANDB_MODE": "offline", "WANDB_SILENT": "true", "WANDB_API_KEY": ""}
-        return run_child(__file__, mode, model, out, env=env)
+        if QUICK:  # every mode in the one shared child process, in the same environment
+            os.environ.update(WANDB_ENV)
+            return run_child(__file__, mode, model, out)
+        return run_child(__file__, mode, model, out, env=WANDB_ENV)
 
 
 MODES = ("off", "on", "notokens", "off_again")

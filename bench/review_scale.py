@@ -53,7 +53,7 @@ SECONDS = knob("SECONDS", 20.0, 1.0)  # quick: ~20 review cycles a phase, enough
 THROUGHPUT = knob("THROUGHPUT", 8000, 400)
 REVIEWERS = knob("REVIEWERS", 3, 2)
 PACE_S = knob("PACE_S", 1.0, 0.5)  # annotation.import_interval_s of the paced phase
-WORKERS = knob("WORKERS", 4, 2)  # quick: each worker process is ~1.5 s of CPU to start
+WORKERS = knob("WORKERS", 4, 1)  # quick: each worker process is ~1 s of CPU to start
 KILLS = 3
 # (records/s, records a job): a job as one producer makes it (a flush every 0.5 s), or the
 # small jobs of many routing processes (50 of them at 20 records/s each: jobs of 10).

@@ -47,16 +47,17 @@ from _child_run import REPO, child_main, own_redis_server, percentile, run_child
 from _quick import announce, knob, repeat_or_measure, sized, tiny_models
 
 RUNS = knob("RUNS", 5, 1)
-STEPS = knob("STEPS", 20, 3)
-CALLS = knob("CALLS", 1000, 15)
-# First calls pay one-time costs (torch kernels, the trainer's settings read). Quick: a few,
-# since each call of the every-sample trainer redacts and routes 256 samples.
-CALL_WARMUP = min(sized(50, 5), CALLS // 2)
+STEPS = knob("STEPS", 20, 1)
+CALLS = knob("CALLS", 1000, 3)
+# First calls pay one-time costs (torch kernels, the trainer's settings read). Quick: one.
+CALL_WARMUP = min(sized(50, 1), CALLS // 2)
 # Between calls, the rest of a step (generation, backward): torch work on this thread, which
 # leaves the caches as a real step does (sleeping instead would idle the core).
 STEP_GAP_S = 0.01
-WARMUP = 2
-PROMPTS, SAMPLES, NEW_TOKENS = 8, 4, 32
+WARMUP = sized(2, 0)  # quick: one step, measured (its figure means nothing anyway)
+# Quick: the same trainers and routes on a smaller batch.
+PROMPTS, SAMPLES, NEW_TOKENS = sized((8, 4, 32), (2, 2, 4))
+GROUPS, PER_GROUP = sized(64, 4), 4  # part 2's batch: 256 samples
 QUEUE = "bench-trl"
 ROUTE_ALL = [
     "--sampling.threshold=1e30",
@@ -193,7 +194,7 @@ def lowtide_cpu_clock(routing: Any) -> Any:
         spent[0] += time.thread_time() - began
 
     routing._observe = timed
-    producer = time.pthread_getcpuclockid(routing.router.producer._thread.ident)
+    producer = time.pthread_getcpuclockid(routing.router.producer._worker.thread.ident)
     return lambda: spent[0] + time.clock_gettime(producer)
 
 
@@ -228,9 +229,8 @@ def thread_time(model: str, settings: dict[str, Any], out: Path) -> dict[str, An
     torch.set_num_threads(1)
     os.environ["REDIS_URL"] = settings["redis_url"]
     rng = random.Random(0)
-    groups, per_group = 64, 4
-    prompts = [f"<|bos|>User: {text(rng, 60)}?\nAssistant:" for _ in range(groups)]
-    prompts = [p for p in prompts for _ in range(per_group)]
+    prompts = [f"<|bos|>User: {text(rng, 60)}?\nAssistant:" for _ in range(GROUPS)]
+    prompts = [p for p in prompts for _ in range(PER_GROUP)]
     completions = [text(rng, 120) for _ in prompts]
     completion_ids = [[rng.randrange(600) for _ in range(150)] for _ in prompts]
     inputs = [{"prompt": p, "topic": "colors"} for p in prompts]
@@ -286,7 +286,7 @@ def thread_time(model: str, settings: dict[str, Any], out: Path) -> dict[str, An
             rest_of_step(STEP_GAP_S)
     for funcs in routed.values():
         funcs.close()
-    routed_counts = {name: funcs.routing.batches_routed for name, funcs in routed.items()}
+    routed_counts = {name: funcs.routing.routed.batches for name, funcs in routed.items()}
     assert all(count == CALLS for count in routed_counts.values()), routed_counts
     # Two wrapper calls per step (two reward functions); the first calls are warm-up.
     per_step = {name: [(a[0] + b[0], a[1] + b[1]) for a, b in zip(v[::2], v[1::2], strict=True)]
@@ -353,7 +353,8 @@ def main() -> None:
                     print(f"round {run + 1}/{RUNS} {kind:10} median step "
                           f"{rounds[kind]['wall'][-1]:.3f} s, "
                           f"CPU {rounds[kind]['cpu'][-1]:.3f} s", flush=True)  # fmt: skip
-            print("measuring trainer-thread time per step (256 samples)...", flush=True)
+            print(f"measuring trainer-thread time per step ({GROUPS * PER_GROUP} samples)...",
+                  flush=True)  # fmt: skip
             thread = run_child(__file__, "thread", model, settings)
         finally:
             stop_ls()
@@ -380,7 +381,7 @@ def main() -> None:
     print(f"lowtide's own CPU per step (trainer thread + producer thread): {own * 1e3:.2f} ms, "
           f"{1 + own / base:.3f}x a step without routing (goal <= 1.02)")  # fmt: skip
 
-    print(f"\ntrainer-thread time added per step by the TRL adapter, 256 samples, "
+    print(f"\ntrainer-thread time added per step by the TRL adapter, {GROUPS * PER_GROUP} samples, "
           f"{CALLS - CALL_WARMUP} steps (goal p99 <= 1 ms)")  # fmt: skip
     for clock, label in (("wall", "wall clock"), ("cpu", "thread CPU")):
         for name, values in thread[clock].items():

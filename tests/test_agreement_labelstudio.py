@@ -11,10 +11,9 @@ from pathlib import Path
 
 import datasets
 import pytest
-from label_studio_sdk import LabelStudio
 
 from annotation.accounts import ensure_reviewer_account
-from tests.helpers.labelstudio import LabelStudioServer
+from tests.helpers.labelstudio import LabelStudioServer, sdk_client
 from tests.helpers.pipeline import Setup, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -59,7 +58,7 @@ def test_two_reviewers_agreement_in_the_export(
         ensure_reviewer_account(label_studio.url, label_studio.api_key, f"{who}-{tag}@example.org")
         for who in ("alice", "bob")
     ]
-    alice, bob = (LabelStudio(base_url=label_studio.url, api_key=a.api_key) for a in accounts)
+    alice, bob = (sdk_client(label_studio.url, a.api_key) for a in accounts)
     alice_id, bob_id = (account.user_id for account in accounts)
 
     alice.annotations.create(id=t[0], result=review(2, "refusal", better="Blue."))

@@ -13,7 +13,6 @@ from importlib.metadata import version
 
 import httpx
 import pytest
-from label_studio_sdk import LabelStudio
 
 from annotation.labelstudio import LabelStudioClient, LabelStudioError
 from annotation.labelstudio_sdk import LightLabelStudio
@@ -62,6 +61,8 @@ def _paged_server(seen: list[httpx.Request]) -> httpx.Client:
 def test_the_light_client_lists_what_the_sdk_client_lists(what: str) -> None:
     """The same items, the same requests (tasks with fields=all), and the 404 past the last
     page is the end of the listing, not an error, as the SDK's LabelStudio does it."""
+    from label_studio_sdk import LabelStudio  # here: its module is heavy (tests/helpers)
+
     listings = {}
     for client_class in (LabelStudio, LightLabelStudio):
         seen: list[httpx.Request] = []

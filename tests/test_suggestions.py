@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 import redis
-from label_studio_sdk import LabelStudio
 from pydantic import ValidationError
 
 from annotation import jobs, ledger
@@ -34,7 +33,7 @@ from annotation.suggestions import (
 from sampling.records import RolloutRecord
 from tests.conftest import invoke, run_cli
 from tests.helpers.docs import page
-from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
+from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer, sdk_client
 from tests.helpers.records import rollout_record
 
 pytestmark = pytest.mark.unit
@@ -316,7 +315,7 @@ def test_suggestions_in_label_studio_and_the_export(
         assert (counts["suggested"], counts["suggestions_rejected"]) == (4, 2)
         counters = ledger.read_stats(connection, queue_name).counters
         assert (counters["suggested"], counters["suggestions_rejected"]) == (4, 2)
-        sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+        sdk = sdk_client(label_studio.url, label_studio.api_key)
         project_id = context.project_id()
         task_ids = context.client.task_ids_by_sample_id(
             project_id, [r["sample_id"] for r in records]

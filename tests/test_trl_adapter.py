@@ -26,7 +26,6 @@ from typing import Any
 import pytest
 import torch
 from transformers import TrainerCallback
-from trl.trainer.utils import get_callable_name, is_async_callable
 
 from lowtide.errors import UsageError
 from lowtide.services.process import free_port
@@ -34,6 +33,7 @@ from lowtide.trl import route_low_rewards
 from sampling.sources import group_id_of
 from sampling.sources.trl.rewards import reward_columns, weighted_totals
 from sampling.transport.spool import Spool
+from tests.conftest import REPO
 from tests.helpers.queued import queued_records
 from tests.helpers.redis_server import OwnRedis
 from tests.helpers.trl_run import (
@@ -44,7 +44,6 @@ from tests.helpers.trl_run import (
     trainer,
 )
 
-REPO = Path(__file__).resolve().parent.parent
 pytestmark = [
     pytest.mark.integration,
     pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server"),
@@ -128,6 +127,10 @@ KINDS = ("plain", "no_judge", "unscored", "plain")
 
 
 def test_wrappers_keep_the_names_and_kinds_trl_sees() -> None:
+    # Here, not at the top: importing trl is ~3 s of CPU in every test process that collects
+    # this module, of which one runs it.
+    from trl.trainer.utils import get_callable_name, is_async_callable
+
     class Scorer:
         def __call__(self, completions: list[str], **_: Any) -> list[float]:
             return [0.0] * len(completions)

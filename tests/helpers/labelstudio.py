@@ -22,6 +22,16 @@ REPO = Path(__file__).resolve().parent.parent.parent
 REVIEW_XML_PATH = REPO / "configs" / "label_studio" / "review.xml"
 
 
+def sdk_client(url: str, api_key: str):
+    """The SDK's own `LabelStudio` client, for tests that read Label Studio as a user of the SDK
+    would. Imported on first use: `label_studio_sdk`'s top module pulls in pandas and the
+    labeling-config parser (jsf, faker), ~1 s of CPU in each test process that only collects
+    the tests that use it."""
+    from label_studio_sdk import LabelStudio
+
+    return LabelStudio(base_url=url, api_key=api_key)
+
+
 class LabelStudioServer:
     def __init__(self, root: Path, database: PostgresDatabase | None = None) -> None:
         self.database = database  # None: SQLite, in the state directory under root

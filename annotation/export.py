@@ -542,22 +542,17 @@ def _review(
 ) -> dict[str, Any]:
     values = read_result(annotation.get("result") or [])
     categories = list(values.categories)
-    if is_comparison(task):
-        return {
-            "reviewer": _reviewer_id(annotation),
-            "task_id": task.get("id"),
-            "label_studio": origin.label_studio,
-            "project_id": origin.project_id,
-            "annotation_id": annotation.get("id"),
-            "annotated_at": _annotated_at(annotation),
-            **comparison_review(values),
-        }
-    return {
+    where = {
         "reviewer": _reviewer_id(annotation),
         "task_id": task.get("id"),
         "label_studio": origin.label_studio,
         "project_id": origin.project_id,
         "annotation_id": annotation.get("id"),
+    }
+    if is_comparison(task):
+        return {**where, "annotated_at": _annotated_at(annotation), **comparison_review(values)}
+    return {
+        **where,
         "rating": values.rating,
         "categories": categories,
         "better_response": values.better,

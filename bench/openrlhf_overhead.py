@@ -137,15 +137,10 @@ def serve_upstream(port: int) -> None:
 
 
 def wait_for(port: int) -> None:
-    import httpx
+    from tests.helpers.listening import wait_for_http
 
-    for _ in range(300):
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise SystemExit(f"nothing listens on {port}")
+    if not wait_for_http(port):
+        raise SystemExit(f"nothing listens on {port}")
 
 
 def latencies(port: int, work: list[Any], headers: dict[str, str] | None = None) -> list[float]:

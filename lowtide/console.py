@@ -46,3 +46,8 @@ out = Console(
     width=None if sys.stdout.isatty() else 160,
 )
 err = Console(file=MaskedStream("stderr"), highlight=False, soft_wrap=True)  # one line each
+
+
+def say(text: str) -> None:
+    """One message on stderr as written: square brackets in it are text, not rich markup."""
+    err.print(text, markup=False)

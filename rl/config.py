@@ -17,7 +17,7 @@ from pydantic import (
     model_validator,
 )
 
-from rl.config_base import ConfigSection
+from rl.config_base import ConfigSection, FunctionPath, SwitchedSection
 from rl.plugins import is_dotted_path, logger_backend_names
 from rl.suggest import did_you_mean
 
@@ -159,7 +159,7 @@ class ConditionalLogging(ConfigSection):
     )
 
 
-class LoggerRedaction(ConfigSection):
+class LoggerRedaction(SwitchedSection):
     """Redaction of the rollout tables (and files) the logger writes. Tables for a backend that
     sends text off this machine (wandb, whose offline files exist to be synced) are redacted by
     default; the local ones (jsonl files, console, TensorBoard) only with `enabled`: they stay
@@ -174,23 +174,11 @@ class LoggerRedaction(ConfigSection):
     # A factory named by dotted path: it gets the run config and returns a function of one row's
     # texts. Unset, the one the sampling package provides (rl.plugins.provide_table_redactor),
     # with the run's `sampling.redact` settings (kinds, allowlists, patterns, redactor).
-    redactor: str | None = Field(
+    redactor: FunctionPath | None = Field(
         None,
         description="dotted path: (run config) -> (texts) -> texts with placeholders; unset: "
         "sampling's, with the run's `sampling.redact` settings",
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bool_means_enabled(cls, data: Any) -> Any:
-        return {"enabled": data} if isinstance(data, bool) else data
-
-    @field_validator("redactor")
-    @classmethod
-    def _dotted(cls, value: str | None) -> str | None:
-        if value is not None and not is_dotted_path(value):
-            raise ValueError(f"{value!r} is not a dotted path (write package.module:function)")
-        return value
 
 
 def _backend_name(name: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
 
 import yaml
@@ -77,22 +78,20 @@ def _read_datasets_dir(path: Path, config: DataConfig) -> list[str]:
     return list(loaded[config.prompt_field])
 
 
+@dataclass(eq=False)
 class PromptSampler:
     """Epochs over the prompts in batches, reshuffled per epoch from a seed; resumable by position.
 
     Each rank takes every world_size-th batch, so ranks see disjoint prompts in the same step.
     """
 
-    def __init__(
-        self, prompts: list[str], batch_size: int, *, seed: int, shuffle: bool, rank: int = 0,
-        world_size: int = 1,
-    ) -> None:  # fmt: skip
-        self.prompts = prompts
-        self.batch_size = batch_size
-        self.seed = seed
-        self.shuffle = shuffle
-        self.rank = rank
-        self.world_size = world_size
+    prompts: list[str]
+    batch_size: int
+    _: KW_ONLY
+    seed: int
+    shuffle: bool
+    rank: int = 0
+    world_size: int = 1
 
     def steps_per_epoch(self) -> int:
         # Every rank takes the same number of steps; a short last round wraps around.

@@ -20,7 +20,7 @@ error type and wording: `logical_word`, `operand`, `all_of`, `any_of`, `negation
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Generic, Literal, TypeVar
@@ -131,18 +131,20 @@ class BooleanParser(Generic[Node]):
     # --- the shared layer ---
 
     def or_(self) -> Node:
-        operands = [self.and_()]
-        while self.logical_word(self.tokens.current) == "or":
-            self.tokens.take()
-            operands.append(self.and_())
-        return operands[0] if len(operands) == 1 else self.any_of(tuple(operands))
+        return self.chain("or", self.and_, self.any_of)
 
     def and_(self) -> Node:
-        operands = [self.not_()]
-        while self.logical_word(self.tokens.current) == "and":
+        return self.chain("and", self.not_, self.all_of)
+
+    def chain(
+        self, word: str, operand: Callable[[], Node], join: Callable[[tuple[Node, ...]], Node]
+    ) -> Node:
+        """`operand (word operand)*`: one operand as it is, more joined by `join`."""
+        operands = [operand()]
+        while self.logical_word(self.tokens.current) == word:
             self.tokens.take()
-            operands.append(self.not_())
-        return operands[0] if len(operands) == 1 else self.all_of(tuple(operands))
+            operands.append(operand())
+        return operands[0] if len(operands) == 1 else join(tuple(operands))
 
     def not_(self) -> Node:
         token = self.tokens.current

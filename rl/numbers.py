@@ -40,3 +40,19 @@ def finite_items(values: Sequence[float]) -> list[tuple[int, float]]:
 def none_if_not_finite(value: T) -> T | None:
     """None for a NaN or infinite float (JSON has neither), any other value as it is."""
     return None if isinstance(value, float) and not math.isfinite(value) else value
+
+
+def average_ranks(values: Sequence[float]) -> list[float]:
+    """Each value's 0-based rank in ascending order, ties sharing the mean of their ranks
+    (what rank correlations and percentiles need)."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranks = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for index in order[start : end + 1]:
+            ranks[index] = (start + end) / 2
+        start = end + 1
+    return ranks

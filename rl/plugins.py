@@ -112,6 +112,22 @@ def resolve_callable(path: str, what: str = "function") -> Callable[..., Any]:
     return target
 
 
+def resolve_into(
+    registry: dict[str, Any],
+    path: str,
+    what: str,
+    failed: Callable[[PluginPathError], Exception],
+) -> Any:
+    """The callable at `path`, kept in `registry` under `path` so it resolves once; a path that
+    leads nowhere raises `failed(error)` (each registry words it for its config key)."""
+    try:
+        found = resolve_callable(path, what)
+    except PluginPathError as error:
+        raise failed(error) from None
+    registry[path] = found
+    return found
+
+
 def resolve_path(path: str) -> Any:
     """The object at `path` (`pkg.mod:attr` or `pkg.mod.attr`), via `pkgutil.resolve_name`."""
     if not is_dotted_path(path):

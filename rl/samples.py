@@ -59,15 +59,12 @@ class Sample:
         return math.isfinite(self.reward)
 
 
-class ScoredSample(Protocol):
-    """What a scored sample looks like to everything after the reward (records, selection,
-    the reward-hacking watch): our trainer's `Sample`, the plain sample an adapter for another
-    trainer builds (`sampling.batch.PlainSample`), or an adapter's own lazy sample."""
+class ScoredText(Protocol):
+    """A response with its prompt and rewards: what a routed `ScoredSample` and a dump row
+    (`sampling.sources.ingest.rows.DumpRow`) have in common."""
 
     @property
     def index(self) -> int: ...
-    @property
-    def group_id(self) -> int: ...
     @property
     def prompt(self) -> str: ...
     @property
@@ -76,6 +73,15 @@ class ScoredSample(Protocol):
     def reward(self) -> float: ...
     @property
     def reward_details(self) -> Mapping[str, float]: ...
+
+
+class ScoredSample(ScoredText, Protocol):
+    """What a scored sample looks like to everything after the reward (records, selection,
+    the reward-hacking watch): our trainer's `Sample`, the plain sample an adapter for another
+    trainer builds (`sampling.batch.PlainSample`), or an adapter's own lazy sample."""
+
+    @property
+    def group_id(self) -> int: ...
     @property
     def advantage(self) -> float: ...
     @property

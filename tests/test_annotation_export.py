@@ -13,11 +13,10 @@ from pathlib import Path
 import datasets
 import httpx
 import pytest
-from label_studio_sdk import LabelStudio
 
 from annotation.export import export_annotations
 from annotation.labelstudio import LabelStudioClient
-from tests.helpers.labelstudio import LabelStudioServer
+from tests.helpers.labelstudio import LabelStudioServer, sdk_client
 from tests.helpers.pipeline import Setup, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -40,17 +39,23 @@ def read_jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
 
+def imported(server: LabelStudioServer, workdir: Path, count: int) -> tuple[Setup, list[dict]]:
+    """A Setup whose first `count` records a burst worker has made tasks of."""
+    setup = Setup(server, workdir)
+    records = setup.records(0, count)
+    setup.enqueue(records)
+    assert setup.cli("worker", "--burst").returncode == 0
+    return setup, records
+
+
 def test_reviews_become_rating_and_preference_rows_incrementally(
     any_label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    setup = Setup(any_label_studio, workdir)
-    records = setup.records(0, 8)
-    setup.enqueue(records)
-    assert setup.cli("worker", "--burst").returncode == 0
+    setup, records = imported(any_label_studio, workdir, 8)
     tasks = {task["sample_id"]: task["id"] for task in setup.tasks()}
     ids = [tasks[record["sample_id"]] for record in records]
 
-    sdk = LabelStudio(base_url=any_label_studio.url, api_key=any_label_studio.api_key)
+    sdk = sdk_client(any_label_studio.url, any_label_studio.api_key)
     sdk.annotations.create(id=ids[0], result=review(1, "refusal", better="Blue is a colour."))
     sdk.annotations.create(id=ids[1], result=review(2, "off-topic", "format", better="Green."))
     sdk.annotations.create(id=ids[2], result=review(4, note="fine, just terse"))
@@ -130,13 +135,10 @@ def by_sample(path: Path) -> dict[str, dict]:
 def test_rows_stay_when_reviews_are_deleted_or_edited_in_label_studio_until_a_rebuild(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    setup = Setup(label_studio, workdir)
-    records = setup.records(0, 4)
+    setup, records = imported(label_studio, workdir, 4)
     samples = [record["sample_id"] for record in records]
-    setup.enqueue(records)
-    assert setup.cli("worker", "--burst").returncode == 0
     ids = {task["sample_id"]: task["id"] for task in setup.tasks()}
-    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    sdk = sdk_client(label_studio.url, label_studio.api_key)
     reviews = [sdk.annotations.create(id=ids[sample], result=review(2, better=f"Better {n}."))
                for n, sample in enumerate(samples)]  # fmt: skip
     out = workdir / "data" / "rm" / "annotations.jsonl"
@@ -193,12 +195,9 @@ def test_rows_stay_when_reviews_are_deleted_or_edited_in_label_studio_until_a_re
 def test_two_exports_at_once_into_the_same_files_lose_nothing(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    setup = Setup(label_studio, workdir)
-    records = setup.records(0, 3)
-    setup.enqueue(records)
-    assert setup.cli("worker", "--burst").returncode == 0
+    setup, records = imported(label_studio, workdir, 3)
     ids = [task["id"] for task in sorted(setup.tasks(), key=lambda task: task["id"])]
-    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    sdk = sdk_client(label_studio.url, label_studio.api_key)
     for task_id in ids[:2]:
         sdk.annotations.create(id=task_id, result=review(3))
     out = workdir / "data" / "rm" / "annotations.jsonl"

@@ -8,6 +8,8 @@ import os
 import pickle
 import uuid
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -204,24 +206,28 @@ def _unreachable_context(queue: Queue, **retry: object) -> ImportContext:
     return context
 
 
-def test_an_unreachable_label_studio_asks_rq_to_retry_with_our_intervals(queue: Queue) -> None:
-    jobs.bind(_unreachable_context(queue))
+@contextmanager
+def bound(context: ImportContext) -> Iterator[None]:
+    """`context` is the worker's for the job functions until the block ends."""
+    jobs.bind(context)
     try:
-        retry = jobs.import_batch(rollout_records(0, 3))
+        yield
     finally:
         jobs.bind(None)
+
+
+def test_an_unreachable_label_studio_asks_rq_to_retry_with_our_intervals(queue: Queue) -> None:
+    with bound(_unreachable_context(queue)):
+        retry = jobs.import_batch(rollout_records(0, 3))
     assert isinstance(retry, Retry)
     assert retry.max == 3 and retry.intervals == [1, 5, 5]  # the last interval repeats
     assert ledger.read_stats(queue.connection, queue.name).counters["retries"] == 1
 
 
 def test_without_retries_left_the_job_fails_with_a_readable_reason(queue: Queue) -> None:
-    jobs.bind(_unreachable_context(queue, max=0, intervals_s=[]))
-    try:
-        with pytest.raises(jobs.ImportFailed, match=r"gave up after 1 attempt.*cannot reach"):
-            jobs.import_batch(rollout_records(0, 3))
-    finally:
-        jobs.bind(None)
+    gives_up = pytest.raises(jobs.ImportFailed, match=r"gave up after 1 attempt.*cannot reach")
+    with bound(_unreachable_context(queue, max=0, intervals_s=[])), gives_up:
+        jobs.import_batch(rollout_records(0, 3))
     assert ledger.read_stats(queue.connection, queue.name).counters["failures"] == 1
 
 
@@ -369,11 +375,8 @@ def test_a_batch_of_only_junk_is_quarantined_at_once_while_label_studio_is_down(
     context = _unreachable_context(queue)
     context._project_id = None  # not looked up yet: any Label Studio call would fail
     job = queue.enqueue(JOB_FUNCTION, [{"sample_id": "x"}, "not a record"])
-    jobs.bind(context)
-    try:
+    with bound(context):
         counts = job.perform()
-    finally:
-        jobs.bind(None)
     assert counts["quarantined"] == 2 and counts["imported"] == 0  # not a Retry
     assert len(ledger.quarantined(queue.connection, queue.name)) == 2
     stats = ledger.read_stats(queue.connection, queue.name).counters
@@ -399,11 +402,8 @@ def test_records_past_the_field_caps_are_quarantined_with_the_reason(queue: Queu
     context = _unreachable_context(queue)
     context.config = context.config.model_copy(update={"max_text_chars": 100})
     job = queue.enqueue(JOB_FUNCTION, [long_run, long_reason, many_settings, compared])
-    jobs.bind(context)
-    try:
+    with bound(context):
         counts = job.perform()
-    finally:
-        jobs.bind(None)
     assert counts["quarantined"] == 4 and counts["imported"] == 0  # not a Retry
     reasons = [entry["reason"] for entry in ledger.quarantined(queue.connection, queue.name)]
     assert any(r.startswith("run_id: string should have at most 256 characters") for r in reasons)
@@ -416,13 +416,10 @@ def test_junk_beside_good_records_is_quarantined_once_across_retries(queue: Queu
     job = queue.enqueue(JOB_FUNCTION, [*rollout_records(0, 2), {"sample_id": "x"}])
     context = _unreachable_context(queue)
     context._project_id = None  # the project lookup itself fails, before any import mark
-    jobs.bind(context)
-    try:
+    with bound(context):
         for _ in range(2):  # two attempts, both fail at Label Studio
             job = Job.fetch(job.id, connection=queue.connection, serializer=JSONSerializer)
             assert isinstance(job.perform(), Retry)
-    finally:
-        jobs.bind(None)
     assert len(ledger.quarantined(queue.connection, queue.name)) == 1
 
 

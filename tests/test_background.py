@@ -11,6 +11,7 @@ import pytest
 
 from rl.background import Closed, Triggers, Worker
 from rl.rate_limit import TokenBucket
+from tests.helpers.clock import Clock
 
 pytestmark = pytest.mark.unit
 
@@ -173,14 +174,6 @@ def test_bad_settings_are_refused() -> None:
         Triggers(size=0)
     with pytest.raises(ValueError, match="age_s"):
         Triggers(age_s=-1)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def test_a_full_bucket_bursts_one_period_then_refills_evenly() -> None:

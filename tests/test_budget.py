@@ -26,6 +26,7 @@ from sampling.sources.sampler import LowRewardSampler
 from sampling.transport.producer import Producer
 from sampling.wiring import build_router
 from tests.conftest import invoke
+from tests.helpers.clock import Clock
 from tests.helpers.queued import queued_records
 from tests.test_config_check import config_text, error_lines, write_config
 from tests.test_sampler import FakeProducer
@@ -201,46 +202,49 @@ def test_without_a_spread_disagreement_of_model_and_rules_is_uncertainty() -> No
         rule = i / 50
         model = 1 - rule if i in (3, 17, 31) else rule
         pool.append(Candidate(f"p{i}", text, rule, {"reward_model": model, "fmt": rule}))
+    assert uncertain(pool, 30) == [3, 17, 31]
+
+
+def uncertain(pool: list[Candidate], reviews: int) -> list[int]:
+    """The indices `choose` picks as uncertain, with a tenth of the budget for uncertainty."""
     config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.1)
-    picks = choose(pool, 30, config)
-    assert sorted(p.index for p in picks if p.reason == "uncertain") == [3, 17, 31]
+    return sorted(p.index for p in choose(pool, reviews, config) if p.reason == "uncertain")
+
+
+def retrained_pool(flipped: tuple[int, ...], wide: tuple[int, ...] = ()) -> list[Candidate]:
+    """50 candidates the retrained and the first reward model order alike but for `flipped`;
+    with `wide`, the heads' spread is largest on those."""
+    pool = []
+    for i, text in enumerate(distinct(50)):
+        now = i / 50
+        before = 1 - now if i in flipped else now
+        details = {"reward_model": now, "reward_model/previous": before}
+        if wide:
+            details["reward_model/spread"] = 1.0 if i in wide else 0.01
+        pool.append(Candidate(f"p{i}", text, now, details))
+    return pool
 
 
 def test_where_the_retrained_model_disagrees_with_its_first_is_uncertainty() -> None:
     # A loop's round 2 scores with the first reward model too. Both order the samples alike,
     # except 3 the first paid most for and the retrained one pays least: what reviews changed
     # its mind about comes before the heads' spread (largest on 3 other samples).
-    pool = []
-    for i, text in enumerate(distinct(50)):
-        now = i / 50
-        before = 1 - now if i in (2, 5, 9) else now
-        spread = 1.0 if i in (40, 41, 42) else 0.01
-        details = {"reward_model": now, "reward_model/previous": before}
-        pool.append(Candidate(f"p{i}", text, now, {**details, "reward_model/spread": spread}))
-    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.1)
-    picks = choose(pool, 30, config)
-    assert sorted(p.index for p in picks if p.reason == "uncertain") == [2, 5, 9]
+    pool = retrained_pool(flipped=(2, 5, 9), wide=(40, 41, 42))
+    assert uncertain(pool, 30) == [2, 5, 9]
     without = [replace(c, reward_details={**c.reward_details}) for c in pool]
     for candidate in without:
         del candidate.reward_details["reward_model/previous"]  # type: ignore[attr-defined]
-    picks = choose(without, 30, config)
-    assert sorted(p.index for p in picks if p.reason == "uncertain") == [40, 41, 42]
+    assert uncertain(without, 30) == [40, 41, 42]
 
 
 def test_a_new_favourite_of_the_retrained_model_is_uncertainty_too() -> None:
     # Either way round: what the retrained model pays more for than its first did may be a new
     # hack that the reviews taught it, which is what a reviewer should see before the policy
     # learns it. Taking only what it stopped paying for lowered the loop bench's catch of the
-    # retrained model's favourites (bench/results/2026-12-loop-value.md, "Where the reward model changed its mind").
-    pool = []
-    for i, text in enumerate(distinct(50)):
-        now = i / 50
-        before = 1 - now if i in (3, 46) else now  # 3: dropped, 46: a new favourite
-        details = {"reward_model": now, "reward_model/previous": before}
-        pool.append(Candidate(f"p{i}", text, now, details))
-    config = BudgetConfig(audit_share=0, random_share=0, uncertainty_share=0.1)
-    picks = choose(pool, 20, config)
-    assert sorted(p.index for p in picks if p.reason == "uncertain") == [3, 46]
+    # retrained model's favourites (bench/results/2026-12-loop-value.md, "Where the reward model
+    # changed its mind").
+    pool = retrained_pool(flipped=(3, 46))  # 3: dropped, 46: a new favourite
+    assert uncertain(pool, 20) == [3, 46]
 
 
 def test_no_uncertainty_known_gives_its_share_to_the_lowest_rewards() -> None:
@@ -297,7 +301,7 @@ def test_copies_of_a_response_already_in_review_are_not_picked_again() -> None:
 
 
 def test_per_hour_later_copies_of_a_reviewed_response_wait_for_no_second_review() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     producer = FakeProducer()
     router = build_router(budget_config(60, "hour", random_share=0), producer, clock=clock)
     copies, others = paraphrases(40, seed=5), distinct(4, seed=6)
@@ -321,14 +325,6 @@ def test_nan_and_infinite_rewards_are_never_picked() -> None:
 
 
 # ---- routing: pool on the caller's thread, selection on its own ----------------------------
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def budget_config(reviews: int, per: str, **budget: object) -> SamplingConfig:
@@ -386,7 +382,7 @@ def test_a_full_pool_pushes_out_its_oldest_samples_and_a_pick_leaves_it() -> Non
 
 
 def test_per_hour_never_more_than_the_budget_in_any_hour() -> None:
-    clock = FakeClock()
+    clock = Clock(1000.0)
     producer = FakeProducer()
     # window_steps: the last 20 minutes' candidates (a pool of hours would be regrouped each tick)
     router = build_router(
@@ -418,7 +414,7 @@ def test_selection_runs_on_its_own_thread_never_the_callers(monkeypatch) -> None
         return real_choose(*args, **kwargs)
 
     monkeypatch.setattr(budget_selector, "choose", watched_choose)
-    clock = FakeClock()
+    clock = Clock(1000.0)
     producer = FakeProducer()
     router = build_router(budget_config(100, "hour"), producer, clock=clock)
     samples = batch(1, 2000)
@@ -461,7 +457,7 @@ def test_a_selection_that_raises_is_counted_and_the_next_one_still_runs(monkeypa
         return real_choose(*args, **kwargs)
 
     monkeypatch.setattr(budget_selector, "choose", failing_once)
-    clock = FakeClock()
+    clock = Clock(1000.0)
     producer = FakeProducer()
     router = build_router(budget_config(10, "hour"), producer, clock=clock)
     router.route(batch(1, 20), BatchInfo("run", 1))
@@ -639,7 +635,7 @@ def test_the_launchers_world_size_is_the_default_number_of_ranks(monkeypatch) ->
 
 def test_ranks_share_one_hourly_budget(monkeypatch) -> None:
     monkeypatch.delenv("WORLD_SIZE", raising=False)
-    clock = FakeClock()
+    clock = Clock(1000.0)
     producer = FakeProducer()
     router = build_router(shared_budget(10, "hour", 2), producer, clock=clock)
     for hour in range(3):

@@ -77,32 +77,26 @@ def one_hint(capsys: pytest.CaptureFixture[str], argv: list[str], fix: str) -> s
     return lines[0]
 
 
-@pytest.mark.parametrize("words, option, fix, _key, _key_fix", COMMANDS, ids=IDS)
+OPTIONS = [(words, option, fix) for words, option, fix, _, _ in COMMANDS]
+KEYS = [(words, key, fix) for words, _, _, key, fix in COMMANDS]
+
+
+@pytest.mark.parametrize("words, option, fix", OPTIONS, ids=IDS)
 def test_a_misspelled_option_is_one_line_with_the_nearest_option(
-    nothing_listens: Path,
-    capsys: pytest.CaptureFixture[str],
-    words: list[str],
-    option: list[str],
-    fix: str,
-    _key: str,
-    _key_fix: str,
-) -> None:
+    nothing_listens: Path, capsys: pytest.CaptureFixture[str], words: list[str],
+    option: list[str], fix: str,
+) -> None:  # fmt: skip
     line = one_hint(capsys, [*words, *option], fix)
     assert option[0].split("=")[0] in line
     # --help comes after everything is parsed: the mistake before it still counts.
     one_hint(capsys, [*words, *option, "--help"], fix)
 
 
-@pytest.mark.parametrize("words, _option, _fix, key, fix", COMMANDS, ids=IDS)
+@pytest.mark.parametrize("words, key, fix", KEYS, ids=IDS)
 def test_a_misspelled_dotted_key_is_one_line_with_the_nearest_key(
-    nothing_listens: Path,
-    capsys: pytest.CaptureFixture[str],
-    words: list[str],
-    _option: list[str],
-    _fix: str,
-    key: str,
+    nothing_listens: Path, capsys: pytest.CaptureFixture[str], words: list[str], key: str,
     fix: str,
-) -> None:
+) -> None:  # fmt: skip
     line = one_hint(capsys, [*words, key], fix)
     assert key.split("=")[0] in line
 

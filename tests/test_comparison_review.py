@@ -19,13 +19,13 @@ import pytest
 
 from annotation.config import AgreementConfig, AnnotationConfig
 from annotation.export import ExportPaths, export_annotations
-from annotation.importer import ImportContext, JobMemo, import_records
 from annotation.review_form import ReviewForm
 from annotation.reward_model.data import load_rm_data
 from annotation.reward_model.train import RMTrainSettings, train_reward_model
 from tests.helpers import browser
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.records import comparison_records
+from tests.helpers.worker_import import import_through_the_worker
 from tests.test_reviewer_ui import log_in, page_text, press, submitted_values, wait_for
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
@@ -49,19 +49,6 @@ def worker_config(server: LabelStudioServer) -> AnnotationConfig:
     )  # fmt: skip
 
 
-def import_through_the_worker(server: LabelStudioServer, records: list[dict[str, Any]]) -> int:
-    import redis
-
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
-    context = ImportContext.create(worker_config(server), connection, "comparison-test")
-    try:
-        outcome = import_records(records, context, JobMemo("comparison-test", {}))
-        assert outcome.imported == len(records)
-        return context.project_id()
-    finally:
-        context.client.close()
-
-
 def test_a_group_is_one_task_reviewed_with_keys_exported_as_pairs_and_trained_on(
     label_studio: LabelStudioServer, tiny_models, tmp_path: Path
 ) -> None:
@@ -75,7 +62,7 @@ def test_a_group_is_one_task_reviewed_with_keys_exported_as_pairs_and_trained_on
     shown = [member["response"] for member in records[0]["compare"]]
     # The selected one, the group's best and a spread of the rest; a near-copy left out.
     assert sorted(shown) == sorted(["Blue is cool.", "Red.", "Green, I think, is cool.", "No."])
-    project_id = import_through_the_worker(label_studio, records)
+    project_id = import_through_the_worker(worker_config(label_studio), records, "comparison-test")
     with label_studio.client() as client:
         form = ReviewForm.read(client.labeling_config(project_id))
         assert form.is_comparison and form.labels == ("A", "B", "C", "D")

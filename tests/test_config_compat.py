@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from lowtide.config import dump_run_config, load_run_config
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
 
-REPO = Path(__file__).resolve().parent.parent
 SAVED_RUN_CONFIG = REPO / "tests" / "data" / "saved_run_config.yaml"
 # What `lowtide loop` with its default options bound a loop directory to (loop.json's
 # settings.loop), as saved when loop directories were first made with these settings.

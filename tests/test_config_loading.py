@@ -9,12 +9,11 @@ import yaml
 
 from lowtide.config import dump_run_config, load_run_config
 from rl.masking import mask_url
-from tests.conftest import invoke
+from tests.conftest import REPO, invoke
 
 pytestmark = pytest.mark.unit
 
 BASE = "model:\n  actor:\n    model_name_or_path: outputs/tiny/policy\n"
-REPO = Path(__file__).resolve().parent.parent
 
 
 def test_flags_parse_as_yaml_values(tmp_path: Path) -> None:

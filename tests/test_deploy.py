@@ -363,6 +363,18 @@ def deploy_copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+def write_env(path: Path, values: dict[str, str]) -> None:
+    path.write_text("".join(f"{key}={value}\n" for key, value in values.items()))
+
+
+@pytest.fixture
+def deploy_tree(deploy_copy: Path, tmp_path: Path) -> Path:
+    """A copy of `deploy_copy` this test may change."""
+    tree = tmp_path / "deploy"
+    shutil.copytree(deploy_copy, tree)
+    return tree
+
+
 @pytest.fixture(scope="module")
 def rendered_overlay(deploy_copy: Path) -> list[dict]:
     return kustomize(deploy_copy / OVERLAY)
@@ -641,19 +653,17 @@ def example_docs() -> list[dict]:
 
 @pytest.mark.integration  # renders with kubectl kustomize
 def test_network_policies_let_only_lowtide_s_clients_reach_redis_label_studio_and_metrics(
-    deploy_copy: Path, tmp_path: Path
+    deploy_tree: Path,
 ) -> None:
     # The overlay rendered with other namespaces in its network.env than the defaults: settings.
-    tree = tmp_path / "deploy"
-    shutil.copytree(deploy_copy, tree)
     network = {
         "ingress-namespace": "edge",
         "ingress-name": "edge-proxy",
         "monitoring-namespace": "observability",
         "keda-namespace": "autoscaling",
     }
-    (tree / OVERLAY / "network.env").write_text("".join(f"{k}={v}\n" for k, v in network.items()))
-    rendered = kustomize(tree / OVERLAY)
+    write_env(deploy_tree / OVERLAY / "network.env", network)
+    rendered = kustomize(deploy_tree / OVERLAY)
     namespace = yaml.safe_load((DEPLOY / OVERLAY / "kustomization.yaml").read_text())["namespace"]
     policies = [doc for doc in rendered if doc["kind"] == "NetworkPolicy"]
 
@@ -794,14 +804,12 @@ def credentials_written_in(node: object, path: tuple[str, ...] = ()) -> Iterator
 
 @pytest.mark.integration  # renders with kubectl kustomize
 def test_credentials_come_from_secrets_never_from_config_maps_or_plain_env(
-    deploy_copy: Path, tmp_path: Path
+    deploy_tree: Path,
 ) -> None:
-    tree = tmp_path / "deploy"
-    shutil.copytree(deploy_copy, tree)
     values = {key: f"credential-{key}-{token_hex(8)}" for key in SECRET_KEYS}
     values["redis-url"] = f"redis://:{values['redis-password']}@redis-master:6379/0"
-    (tree / OVERLAY / "secrets.env").write_text("".join(f"{k}={v}\n" for k, v in values.items()))
-    rendered = kustomize(tree / OVERLAY)
+    write_env(deploy_tree / OVERLAY / "secrets.env", values)
+    rendered = kustomize(deploy_tree / OVERLAY)
     written = [value for key, value in values.items() if key != "redis-url"]
 
     for doc in rendered:

@@ -17,6 +17,9 @@ import pytest
 import redis
 import yaml
 
+import rl.tracking.backends.base as backends
+import sampling.selection.policies.registry as policies
+import sampling.selection.shares.registry as shares
 from lowtide.integrations import router_from_config
 from rl.config import LoggerConfig
 from rl.tracking import RunInfo, Tracker
@@ -49,10 +52,13 @@ def recipe(title: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
 
 @pytest.fixture
 def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """A directory outside the tree on sys.path; the modules written there are forgotten after."""
+    """A directory outside the tree on sys.path; the modules written there are forgotten after,
+    and so are the policies, shares and backends they registered (later tests expect none)."""
     folder = tmp_path / "outside"
     folder.mkdir()
     monkeypatch.syspath_prepend(str(folder))
+    for registry, name in ((policies, "_REGISTRY"), (shares, "_SHARES"), (backends, "_REGISTRY")):
+        monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
     before = set(sys.modules)
     yield folder
     for name in set(sys.modules) - before:
@@ -60,9 +66,12 @@ def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
             del sys.modules[name]
 
 
-def write(folder: Path, modules: dict[str, str]) -> None:
+def install(title: str, folder: Path) -> list[dict[str, Any]]:
+    """The recipe's modules written into `folder`; its YAML blocks."""
+    modules, configs = recipe(title)
     for name, source in modules.items():
         (folder / f"{name}.py").write_text(source, encoding="utf-8")
+    return configs
 
 
 @pytest.fixture
@@ -105,8 +114,7 @@ def route_one_batch(config: Path, overrides: list[str], samples: list[PlainSampl
 def test_the_logger_backend_recipe_writes_what_the_tracker_logs(
     tmp_path: Path, outside: Path
 ) -> None:
-    modules, configs = recipe("A logging backend of your own")
-    write(outside, modules)
+    configs = install("A logging backend of your own", outside)
     names = configs[0]["logger"]["name"]
     for name in (names, ["console", "jsonl_scalars"]):  # by path; then by the name it registered
         run_dir = tmp_path / "-".join(name).replace(":", "-")
@@ -121,8 +129,7 @@ def test_the_logger_backend_recipe_writes_what_the_tracker_logs(
 def test_the_policy_recipe_selects_the_two_lowest_rewards(
     tmp_path: Path, outside: Path, queue: tuple[str, list[str]]
 ) -> None:
-    modules, configs = recipe("A selection policy of your own")
-    write(outside, modules)
+    configs = install("A selection policy of your own", outside)
     name, overrides = queue
     rewards = [0.9, 0.1, 0.5, 0.2, 0.8]
     samples = [PlainSample(f"prompt {i}", "answer", r, index=i) for i, r in enumerate(rewards)]
@@ -135,8 +142,7 @@ def test_the_policy_recipe_selects_the_two_lowest_rewards(
 def test_the_budget_share_recipe_takes_its_part_for_the_longest_answers(
     tmp_path: Path, outside: Path, queue: tuple[str, list[str]]
 ) -> None:
-    modules, configs = recipe("A budget share of your own")
-    write(outside, modules)
+    configs = install("A budget share of your own", outside)
     name, overrides = queue
     only_its_share = {"sampling": {"budget": {"audit_share": 0, "random_share": 0,
                                               "uncertainty_share": 0}}}  # fmt: skip
@@ -157,8 +163,7 @@ def test_the_budget_share_recipe_takes_its_part_for_the_longest_answers(
 def test_the_redaction_recipe_removes_the_employee_id_before_the_queue(
     tmp_path: Path, outside: Path, queue: tuple[str, list[str]]
 ) -> None:
-    modules, configs = recipe("A redaction kind of your own")
-    write(outside, modules)
+    configs = install("A redaction kind of your own", outside)
     name, overrides = queue
     text = "Reach me as EMP-123456 at the front desk."
     route_one_batch(config_file(tmp_path, *configs), [*overrides, "--sampling.threshold=0.5"],
@@ -171,8 +176,7 @@ def test_the_redaction_recipe_removes_the_employee_id_before_the_queue(
 def test_the_trainer_recipe_routes_what_the_trainer_scores_and_flushes_at_close(
     tmp_path: Path, outside: Path, queue: tuple[str, list[str]]
 ) -> None:
-    modules, _ = recipe("A trainer of your own")
-    write(outside, modules)
+    install("A trainer of your own", outside)
     from my_trainer_routing import MyTrainerRouting
 
     name, overrides = queue

@@ -23,12 +23,13 @@ from sampling.selection.hacking import WatchConfig
 from sampling.selection.hacking.observer import WatchObserver
 from sampling.selection.hacking.process import WatchProcess
 from sampling.wiring import build_router
+from tests.conftest import REPO
 from tests.helpers.hacking_runs import Trait, insert_phrase, run
+from tests.test_hacking_routing import round_budget_router
 from tests.test_sampler import FakeProducer
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parent.parent
 PHRASE = "you are absolutely right"
 
 
@@ -166,13 +167,7 @@ def test_the_process_ends_when_its_owner_is_killed(tmp_path: Path) -> None:
 def test_a_round_budget_spent_at_close_reviews_the_suspects_carriers() -> None:
     """The router closes the watch first (its last analysis), then the budget policy spends the
     round's budget: the suspects' carriers are found though the process has ended."""
-    producer = FakeProducer()
-    config = SamplingConfig(
-        policy="budget",
-        review_budget={"reviews": 20, "per": "round"},
-        budget={"audit_share": 0.2, "random_share": 0.1, "uncertainty_share": 0.0},
-    )
-    router = build_router(config, producer, seed=1)
+    router, producer = round_budget_router()
     assert isinstance(router.observer(WatchObserver).watch, WatchProcess)
     paid = [Trait(insert_phrase(PHRASE), 2.0, 0.02, 0.6, onset=4, ramp=12)]
     for step, samples in batches(run(paid, steps=30)):

@@ -17,7 +17,7 @@ import pytest
 from rl.hooks.context import TrainerControl
 from sampling.config import BudgetConfig, SamplingConfig
 from sampling.records import parse_record
-from sampling.routing import BatchInfo, PlainSample
+from sampling.routing import BatchInfo, PlainSample, Router
 from sampling.selection.budget import Candidate, Flag, choose
 from sampling.selection.hacking import Feature, WatchConfig
 from sampling.selection.hacking.carriers import carriers
@@ -146,14 +146,19 @@ def test_the_audit_share_reviews_one_carrier_of_each_suspect_first() -> None:
                        ("audit_high_reward", 39)]  # fmt: skip
 
 
-def test_a_round_budget_sends_the_suspects_carriers_to_review() -> None:
+def round_budget_router() -> tuple[Router, FakeProducer]:
+    """A router that spends 20 reviews a round (a fifth on audit, a tenth at random) at close."""
     producer = FakeProducer()
     config = SamplingConfig(
         policy="budget",
         review_budget={"reviews": 20, "per": "round"},
         budget={"audit_share": 0.2, "random_share": 0.1, "uncertainty_share": 0.0},
     )
-    router = build_router(config, producer, seed=1)
+    return build_router(config, producer, seed=1), producer
+
+
+def test_a_round_budget_sends_the_suspects_carriers_to_review() -> None:
+    router, producer = round_budget_router()
     for step, samples in batches(paid_phrase_run()):
         router.route(samples, BatchInfo("run", step))
     router.close(deadline_s=30)  # the watch's last analysis, then the round's selection

@@ -23,10 +23,9 @@ from rl.hooks import (
     TrainerControl,
 )
 from rl.samples import Sample
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 # --- fakes ----------------------------------------------------------------------------------

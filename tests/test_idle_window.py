@@ -6,20 +6,13 @@ from __future__ import annotations
 import pytest
 
 from sampling.sources.idle_window import IdleWindow
+from tests.helpers.clock import Clock
 
 pytestmark = pytest.mark.unit
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_burst_is_due_once_it_has_been_quiet() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     window = IdleWindow(1.0, clock=clock)
     assert not window.due() and not window.quiet()  # nothing yet: not a quiet end of anything
     window.add(3)
@@ -33,7 +26,7 @@ def test_a_burst_is_due_once_it_has_been_quiet() -> None:
 
 
 def test_a_long_burst_is_cut_at_window_s_and_a_full_one_at_max_samples() -> None:
-    clock = Clock()
+    clock = Clock(100.0)
     window = IdleWindow(1.0, window_s=2.0, max_samples=10, clock=clock)
     for _ in range(5):
         window.add(1)

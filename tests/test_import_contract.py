@@ -24,9 +24,10 @@ from importlinter.application.ports.reporting import Report
 from importlinter.application.rendering import render_report
 from importlinter.configuration import configure
 
+from tests.conftest import REPO
+
 pytestmark = pytest.mark.unit
 
-REPO = Path(__file__).resolve().parent.parent
 FORBIDDEN = {
     "rl": ("sampling", "annotation", "lowtide"),
     "sampling": ("annotation", "lowtide"),

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,22 @@ def expected_verl(spec: list[dict[str, Any]], run_id: str, below: float = math.i
     return found
 
 
+@dataclass(frozen=True)
+class VerlLibrary:
+    """verl's dump files of every step, and the spec they were written from."""
+
+    directory: Path
+    spec: list[dict[str, Any]]
+
+    def copy_steps(self, target: Path, steps: range) -> None:
+        copy_steps(self.directory, target, steps)
+
+    def expected(self, run_id: str, below: float = math.inf) -> dict:
+        return expected_verl(self.spec, run_id, below)
+
+
 @pytest.fixture(scope="module")
-def verl_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[dict[str, Any]]]:
+def verl_library(tmp_path_factory: pytest.TempPathFactory) -> VerlLibrary:
     """verl dumps written once by verl 0.9.1's own writer, in its virtualenv."""
     from lowtide.services.peer_venvs import VERL, ensure
 
@@ -130,7 +145,7 @@ def verl_library(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[d
         input=json.dumps({"dir": str(directory), "steps": spec}),
         text=True, check=True, capture_output=True, env=VERL.environ(REPO),
     )  # fmt: skip
-    return directory, spec
+    return VerlLibrary(directory, spec)
 
 
 def copy_steps(library: Path, target: Path, steps: range) -> None:
@@ -172,12 +187,11 @@ def env(own_redis: OwnRedis, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_verl_dumps_are_routed_with_verls_values(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    library, spec = verl_library
     dumps = workdir / "rollouts-verl"
-    copy_steps(library, dumps, range(1, STEPS + 1))
+    verl_library.copy_steps(dumps, range(1, STEPS + 1))
     code, out, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
     assert code == 0, err
-    expected = expected_verl(spec, run_id="rollouts-verl")  # the directory's name by default
+    expected = verl_library.expected(run_id="rollouts-verl")  # the directory's name by default
     records = queued_records(own_redis.url)
     assert len(records) == len(expected) == STEPS * PER_STEP - 1  # all but the NaN score
     for record in records:
@@ -289,9 +303,8 @@ def test_killed_mid_directory_and_restarted_queues_each_selected_sample_once(
 ) -> None:
     """SIGKILL at each point of the hand-over while following a run's first steps; the restart
     sees more steps (so a naive re-read would batch the re-routed records differently)."""
-    library, spec = verl_library
     dumps = workdir / "dumps"
-    copy_steps(library, dumps, range(1, 4))
+    verl_library.copy_steps(dumps, range(1, 4))
     killed = start_ingest(
         dumps, ["--interval", "0.1", *flags(workdir, ROUTE_LOW)],
         {**env, "LOWTIDE_INGEST_FAILPOINT": failpoint},
@@ -299,10 +312,10 @@ def test_killed_mid_directory_and_restarted_queues_each_selected_sample_once(
     assert killed.wait(timeout=60) == -signal.SIGKILL, killed.communicate()
     if failpoint == "handed:1":
         assert sum(queued_ids(own_redis.url).values()) > 0  # the kill came after queueing
-    copy_steps(library, dumps, range(4, STEPS + 1))
+    verl_library.copy_steps(dumps, range(4, STEPS + 1))
     code, out, err = run_ingest(dumps, ["--once", *flags(workdir, ROUTE_LOW)], env)
     assert code == 0, err
-    expected = expected_verl(spec, "dumps", below=THRESHOLD)
+    expected = verl_library.expected("dumps", below=THRESHOLD)
     assert queued_ids(own_redis.url) == each_once(expected)  # each exactly once
     if failpoint != "routed:3":
         assert "interrupted run" in out
@@ -311,37 +324,35 @@ def test_killed_mid_directory_and_restarted_queues_each_selected_sample_once(
 def test_sigkill_at_random_moments_while_a_run_writes_loses_and_repeats_nothing(
     verl_library, own_redis: OwnRedis, env, workdir: Path
 ) -> None:
-    library, spec = verl_library
     dumps = workdir / "dumps"
     dumps.mkdir()
     rng = random.Random(7)
     args = ["--interval", "0.05", *flags(workdir, ROUTE_LOW), "--queue.max_latency_ms=20"]
     for step in range(1, STEPS + 1):
         follower = start_ingest(dumps, args, env)
-        copy_steps(library, dumps, range(step, step + 1))
+        verl_library.copy_steps(dumps, range(step, step + 1))
         time.sleep(rng.uniform(0.8, 1.6))  # start-up is ~0.7 s: kills land in various places
         follower.kill()
         follower.wait()
     code, _, err = run_ingest(dumps, ["--once", *flags(workdir, ROUTE_LOW)], env)
     assert code == 0, err
-    assert queued_ids(own_redis.url) == each_once(expected_verl(spec, "dumps", below=THRESHOLD))
+    assert queued_ids(own_redis.url) == each_once(verl_library.expected("dumps", below=THRESHOLD))
 
 
 def test_a_stopped_follower_resumes_where_it_stopped(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    library, spec = verl_library
     dumps = workdir / "dumps"
-    copy_steps(library, dumps, range(1, 3))
+    verl_library.copy_steps(dumps, range(1, 3))
     assert invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))[0] == 0
-    copy_steps(library, dumps, range(3, STEPS + 1))
+    verl_library.copy_steps(dumps, range(3, STEPS + 1))
     code, out, _ = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
     assert code == 0 and f"{(STEPS - 2) * PER_STEP} samples read" in out
-    assert queued_ids(own_redis.url) == each_once(expected_verl(spec, "dumps"))
+    assert queued_ids(own_redis.url) == each_once(verl_library.expected("dumps"))
     # Another queue keeps a cursor of its own: it gets everything.
     other = [*flags(workdir), "--queue.name=ingest-other"]
     assert invoke(capsys, "ingest", str(dumps), "--once", *other)[0] == 0
-    assert queued_ids(own_redis.url, "ingest-other") == each_once(expected_verl(spec, "dumps"))
+    assert queued_ids(own_redis.url, "ingest-other") == each_once(verl_library.expected("dumps"))
     # A cursor keeps its run id: another one is refused, not routed again under new ids.
     code, _, err = invoke(capsys, "ingest", str(dumps), "--once", "--run-id=x", *flags(workdir))
     assert code == 1 and "follows run id 'dumps'" in err and len(err.strip().splitlines()) == 1
@@ -441,12 +452,11 @@ def test_a_deep_line_and_an_over_long_line_are_skipped_and_a_restart_reads_on(
 def test_redis_down_spools_and_a_replay_queues_everything_once(
     verl_library, own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    library, spec = verl_library
     dumps = workdir / "dumps"
-    copy_steps(library, dumps, range(1, STEPS + 1))
+    verl_library.copy_steps(dumps, range(1, STEPS + 1))
     own_redis.kill()
     code, out, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir, ROUTE_LOW))
-    expected = expected_verl(spec, "dumps", below=THRESHOLD)
+    expected = verl_library.expected("dumps", below=THRESHOLD)
     assert code == 0, err
     assert f"{len(expected)} spooled" in out and "lowtide queue replay" in out
     own_redis.start()
@@ -512,9 +522,8 @@ def test_the_per_minute_cap_counts_the_trainers_minutes(
 ) -> None:
     """A finished run read in one go routes what the hook would have: with 2 a minute and a
     step a minute, 2 per step (not 2 for the whole run)."""
-    library, _ = verl_library
     dumps = workdir / "dumps"
-    copy_steps(library, dumps, range(1, STEPS + 1))
+    verl_library.copy_steps(dumps, range(1, STEPS + 1))
     start = time.time() - 3600
     for step in range(1, STEPS + 1):
         moment = start + 60 * step
@@ -585,8 +594,7 @@ def test_the_readme_commands_run_as_shown(
     block = re.search(r"```bash\n(.*?)```", section, flags=re.S).group(1)
     commands = [line.split("  #")[0].split() for line in block.splitlines() if line.strip()]
     assert [words[:2] for words in commands] == [["lowtide", "ingest"]] * 3
-    library, _ = verl_library
-    copy_steps(library, workdir / "data" / "rollouts", range(1, 3))
+    verl_library.copy_steps(workdir / "data" / "rollouts", range(1, 3))
     write_completions(workdir / "grpo-out" / "completions", 1, [0.1, 0.9], {"brevity": [0.0, 0.2]})
     (workdir / "logs" / "run-1" / "rollouts").mkdir(parents=True)
     row = {"step": 1, "sample_id": "s", "prompt": "p", "response": "r", "reward": 0.05,
@@ -641,9 +649,8 @@ def test_ingested_samples_become_label_studio_tasks_once(
     from tests.helpers.pipeline import Setup
 
     setup = Setup(label_studio, workdir)
-    library, spec = verl_library
     dumps = workdir / "dumps"
-    copy_steps(library, dumps, range(1, 4))
+    verl_library.copy_steps(dumps, range(1, 4))
     args = [*ROUTE_LOW, f"--run-id={setup.run_id}", f"--queue.spool_dir={workdir / 'spool'}",
             *setup.flags]  # fmt: skip
     killed = start_ingest(
@@ -651,13 +658,13 @@ def test_ingested_samples_become_label_studio_tasks_once(
         {**setup.env(), "LOWTIDE_INGEST_FAILPOINT": "handed:1"},
     )  # fmt: skip
     assert killed.wait(timeout=60) == -signal.SIGKILL
-    copy_steps(library, dumps, range(4, STEPS + 1))
+    verl_library.copy_steps(dumps, range(4, STEPS + 1))
     code, _, err = run_ingest(dumps, ["--once", *args], setup.env())
     assert code == 0, err
     for _ in range(2):  # a second worker finds nothing new to create
         result = setup.cli("worker", "--burst")
         assert result.returncode == 0, result.stderr
-    expected = expected_verl(spec, setup.run_id, below=THRESHOLD)
+    expected = verl_library.expected(setup.run_id, below=THRESHOLD)
     assert setup.sample_id_counts() == each_once(expected)
     for task in setup.tasks():
         want = expected[task["sample_id"]]

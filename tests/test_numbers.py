@@ -7,7 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from rl.numbers import finite_floats, finite_items, finite_or_none, none_if_not_finite
+from rl.numbers import (
+    average_ranks,
+    finite_floats,
+    finite_items,
+    finite_or_none,
+    none_if_not_finite,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -49,3 +55,8 @@ def test_none_if_not_finite_leaves_every_other_value_as_it_is():
     assert none_if_not_finite("inf") == "inf"
     assert none_if_not_finite(7) == 7
     assert none_if_not_finite(None) is None
+
+
+def test_average_ranks_give_ties_the_mean_of_their_ranks():
+    assert average_ranks([3.0, 1.0, 2.0, 1.0, 5.0]) == [3.0, 0.5, 2.0, 0.5, 4.0]
+    assert average_ranks([]) == []

@@ -23,7 +23,7 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -50,12 +50,14 @@ from sampling.sources.openrlhf.proxy import Limits, RewardProxy
 from sampling.transport.spool import Spool
 from sampling.wiring import build_router
 from tests.conftest import REPO, invoke, run_cli
+from tests.helpers.listening import wait_for_http
 from tests.helpers.openrlhf_reward_server import RewardServer
 from tests.helpers.openrlhf_user_rewards import FAIL_MARK, RAISE_MARK, reward_func
 from tests.helpers.queued import queued_records
 from tests.test_sampler import FakeProducer
 
 pytestmark = pytest.mark.unit
+T = TypeVar("T")
 
 # Variables that would point a test's routing elsewhere than its own Redis and config.
 ROUTING_VARS = ("REDIS_URL", "LOWTIDE_CONFIG", "LOWTIDE_RUN_ID", "LOWTIDE_RANK")
@@ -70,6 +72,11 @@ BURSTS = [
     [{"prompt": "Name a fruit.", "label": "apple", "responses": [" pear", " apple", " plum"]},
      {"prompt": "Name a colour.", "label": "red", "responses": [" blue", " red"]}],
 ]  # fmt: skip
+
+
+def openrlhf_e2e(test: T) -> T:
+    """A test that runs OpenRLHF itself: end to end, slow, five minutes at most."""
+    return pytest.mark.slow(pytest.mark.timeout(300)(pytest.mark.e2e(test)))
 
 
 @pytest.fixture(autouse=True)
@@ -506,9 +513,7 @@ def as_keys(records: list[dict[str, Any]]) -> Counter:
     return Counter((r["step"], r["prompt"], r["response"], r["reward"]) for r in records)
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-@pytest.mark.e2e
+@openrlhf_e2e
 def test_file_form_openrlhf_gets_the_same_rewards_and_low_ones_are_queued_once(
     openrlhf_python: Path, own_redis: Any, tmp_path: Path
 ) -> None:
@@ -533,9 +538,7 @@ def test_file_form_openrlhf_gets_the_same_rewards_and_low_ones_are_queued_once(
     assert one.selected_by.policy == "threshold"
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-@pytest.mark.e2e
+@openrlhf_e2e
 def test_http_form_openrlhf_gets_the_same_answers_and_low_ones_are_queued_once(
     openrlhf_python: Path, own_redis: Any, tmp_path: Path
 ) -> None:
@@ -579,20 +582,13 @@ def test_http_form_openrlhf_gets_the_same_answers_and_low_ones_are_queued_once(
 
 
 def wait_for_port(port: int, process: subprocess.Popen, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
+    def alive() -> None:
         assert process.poll() is None, process.communicate()[1]
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/", timeout=1)
-            return
-        except httpx.TransportError:
-            time.sleep(0.1)
-    raise AssertionError(f"nothing listens on {port}")
+
+    assert wait_for_http(port, timeout_s, alive), f"nothing listens on {port}"
 
 
-@pytest.mark.slow
-@pytest.mark.timeout(300)
-@pytest.mark.e2e
+@openrlhf_e2e
 def test_redis_down_the_low_samples_are_spooled_and_replayed_once(
     openrlhf_python: Path, own_redis: Any, tmp_path: Path
 ) -> None:

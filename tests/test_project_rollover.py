@@ -13,7 +13,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from label_studio_sdk import LabelStudio
 
 from annotation import ledger
 from annotation.config import AnnotationConfig
@@ -22,7 +21,7 @@ from annotation.series import ProjectSeries, series_projects
 from lowtide.demo.scripted_reviewer import review_task
 from lowtide.loop.stages import review_run
 from tests.conftest import REPO
-from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
+from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer, sdk_client
 from tests.helpers.pipeline import Setup
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -48,7 +47,7 @@ def burst_workers(setup: Setup, count: int) -> None:
 
 
 def tasks_by_project(server: LabelStudioServer, template: str) -> dict[str, list[dict]]:
-    sdk = LabelStudio(base_url=server.url, api_key=server.api_key)
+    sdk = sdk_client(server.url, server.api_key)
     with server.client() as client:
         projects = series_projects(client.projects_titled, template)
     titles = [title for _, title in projects]
@@ -67,12 +66,18 @@ def annotation_config(server: LabelStudioServer, project: str) -> AnnotationConf
     )  # fmt: skip
 
 
+def series_setup(server: LabelStudioServer, workdir: Path, name: str, **settings: str) -> Setup:
+    """A Setup whose project, a new series titled `name` and a few random letters, rolls over
+    every CAP tasks."""
+    project = f"{name} {uuid.uuid4().hex[:6]}"
+    return Setup(server, workdir, project=project, max_tasks_per_project=str(CAP), **settings)
+
+
 def test_two_workers_fill_a_series_each_record_once_and_export_reads_every_project(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    project = f"rollover {uuid.uuid4().hex[:6]}"
-    setup = Setup(label_studio, workdir, project=project, max_tasks_per_project=str(CAP),
-                  import_batch_max="20")  # fmt: skip
+    setup = series_setup(label_studio, workdir, "rollover", import_batch_max="20")
+    project = setup.project
     records = setup.records(0, 230)
     setup.enqueue(records, batch=25)
     burst_workers(setup, 2)
@@ -121,9 +126,8 @@ def test_two_workers_fill_a_series_each_record_once_and_export_reads_every_proje
 def test_a_half_done_rollover_and_a_late_copy_after_the_set_expired_make_nothing_twice(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:
-    project = f"half rolled {uuid.uuid4().hex[:6]}"
-    setup = Setup(label_studio, workdir, project=project, max_tasks_per_project=str(CAP),
-                  retired_ids_keep_s="3600")  # fmt: skip
+    setup = series_setup(label_studio, workdir, "half rolled", retired_ids_keep_s="3600")
+    project = setup.project
     first = setup.records(0, CAP)
     setup.enqueue(first, batch=CAP)
     burst_workers(setup, 1)

@@ -23,14 +23,17 @@ from tests.test_producer import records
 pytestmark = pytest.mark.integration
 
 
-def test_status_failed_requeue_purge(
-    own_redis: OwnRedis,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys,
-) -> None:
+@pytest.fixture
+def redis_url(own_redis: OwnRedis, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The test's own Redis, named by REDIS_URL as the commands read it."""
     monkeypatch.setenv("REDIS_URL", own_redis.url)
-    config = QueueConfig(redis_url=own_redis.url, spool_dir=str(tmp_path / "spool"))
+    return own_redis.url
+
+
+def test_status_failed_requeue_purge(
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    config = QueueConfig(redis_url=redis_url, spool_dir=str(tmp_path / "spool"))
     queue = annotation_queue(config)
     enqueue_batch(queue, records(0, 3))
     enqueue_batch(queue, records(3, 2))
@@ -68,19 +71,15 @@ def test_status_failed_requeue_purge(
 
 
 def test_replay_enqueues_the_spool(
-    own_redis: OwnRedis,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys,
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
-    monkeypatch.setenv("REDIS_URL", own_redis.url)
     monkeypatch.chdir(tmp_path)
     spool = Spool(tmp_path / "logs" / "spool")  # the default queue.spool_dir
     spool.append(SpooledBatch("b-1", records(0, 4)))
     code, _, said = invoke(capsys, "queue", "replay")
     assert code == 0 and "replayed 4 record(s)" in said
     assert spool.pending_batches() == 0
-    assert annotation_queue(QueueConfig(redis_url=own_redis.url)).count == 1
+    assert annotation_queue(QueueConfig(redis_url=redis_url)).count == 1
 
 
 def test_an_unreachable_redis_is_one_clear_line(
@@ -95,14 +94,13 @@ def test_an_unreachable_redis_is_one_clear_line(
 
 
 def test_the_queue_commands_read_a_zlib_bomb_within_bounds(
-    own_redis: OwnRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     """A 1 MB job that inflates to 200 MB, waiting and in the failed registry: RQ's own reading
     inflated it whole in `status` (the oldest job's age), `failed`, `requeue` and `purge`."""
-    monkeypatch.setenv("REDIS_URL", own_redis.url)
     monkeypatch.delenv("LABEL_STUDIO_API_KEY", raising=False)
     monkeypatch.chdir(tmp_path)
-    queue = annotation_queue(QueueConfig(redis_url=own_redis.url))
+    queue = annotation_queue(QueueConfig(redis_url=redis_url))
     connection = queue.connection
     bomb = zlib.compress(b"[" * 200_000_000, 1)
     for job_id in ("bomb-waiting", "bomb-failed"):

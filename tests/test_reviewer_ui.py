@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 
 from annotation.config import AnnotationConfig
-from annotation.importer import ImportContext, JobMemo, import_records
 from annotation.review_results import quality_of
 from sampling.records import RolloutRecord
 from tests.helpers import browser
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
+from tests.helpers.worker_import import import_through_the_worker
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -40,22 +40,11 @@ def driver() -> Iterator[Any]:
         yield chrome
 
 
-def import_through_the_worker(server: LabelStudioServer, records: list[dict[str, Any]]) -> int:
-    """The project and task as the annotation worker makes them; the project id."""
-    import redis
-
-    config = AnnotationConfig(
+def reviewer_config(server: LabelStudioServer) -> AnnotationConfig:
+    return AnnotationConfig(
         label_studio_url=server.url, api_key=server.api_key, project=PROJECT,
         labeling_config=str(REVIEW_XML_PATH),
     )  # fmt: skip
-    connection = redis.Redis.from_url("redis://127.0.0.1:6379/0")
-    context = ImportContext.create(config, connection, queue_name="reviewer-ui-test")
-    try:
-        outcome = import_records(records, context, JobMemo("reviewer-ui-test", {}))
-        assert outcome.imported == len(records)
-        return context.project_id()
-    finally:
-        context.client.close()
 
 
 def wait_for(driver: Any, css: str, timeout: float = WAIT_S) -> Any:
@@ -144,7 +133,8 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     record = RolloutRecord.model_validate(record).model_dump(mode="json")
     # Beside it, tasks whose rewards sort differently as numbers and as text.
     others = [rollout_record(10 + i, run_id=run_id, reward=r) for i, r in enumerate((10, 9, 100))]
-    project_id = import_through_the_worker(label_studio, [record, *others])
+    config = reviewer_config(label_studio)
+    project_id = import_through_the_worker(config, [record, *others], "reviewer-ui-test")
     with label_studio.client() as client:
         task_id = client.task_ids_by_sample_id(project_id, [record["sample_id"]])[
             record["sample_id"]

@@ -18,10 +18,10 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer
 from rl.config import RewardSpec
 from rl.models.tiny import TinyModelPaths, build_tiny_models
 from rl.rewards import RewardBatch, RewardError, RewardSet, batched, reward_types
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
 
-REPO = Path(__file__).resolve().parent.parent
 HERE = "tests.test_rewards"
 SFT_STEPS = 20
 

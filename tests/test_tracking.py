@@ -22,10 +22,9 @@ from rl.tracking.backends.console import format_line
 from rl.tracking.backends.local_files import LocalFilesBackend
 from rl.tracking.reader import read_run
 from rl.tracking.text import safe_text
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.unit
-
-REPO = Path(__file__).resolve().parent.parent
 
 
 class Recorder:

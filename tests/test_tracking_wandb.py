@@ -29,10 +29,10 @@ from rl.tracking.backends.base import (
     backend_factory,
 )
 from rl.tracking.backends.wandb_backend import WandbBackend, resolve_mode, wandb_run_id
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.integration
 
-REPO = Path(__file__).resolve().parent.parent
 COLUMNS = (*ROLLOUT_COLUMNS, "reward/format", "reward/length")
 ROWS = (
     (2, "s-0", "What is 2+2?", "4", 1.0, '{"format": 1.0, "length": 0.5}', 1.0, 0.5),

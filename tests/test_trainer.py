@@ -13,11 +13,11 @@ import rl.trainer
 from rl.checkpoint import latest_checkpoint, save_checkpoint
 from rl.config import DataConfig, HookSpec, ModelConfig, ModelRef, RewardSpec, TrainerConfig
 from rl.trainer import Trainer
+from tests.conftest import REPO
 from tests.helpers import trainer_plugins
 
 pytestmark = pytest.mark.unit
 
-REPO = Path(__file__).resolve().parent.parent
 QUICKSTART_REWARDS_YAML = REPO / "configs" / "quickstart.yaml"
 
 

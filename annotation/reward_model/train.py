@@ -46,6 +46,7 @@ from annotation.reward_model.head_refit import HeadRefitSettings, refit_score_he
 from annotation.reward_model.heads import HeadSettings, fit_heads
 from annotation.reward_model.settings import RMTrainSettings
 from rl.models.quiet import quiet_progress_bars
+from rl.numbers import average_ranks
 from rl.rewards.model import RewardModel
 from rl.rewards.registry import RewardError
 from rl.rewards.uncertainty import HEADS_FILE, score_module
@@ -383,23 +384,9 @@ def _fmt(value: float | None) -> str:
 
 def spearman(xs: list[float], ys: list[float]) -> float | None:
     """Rank correlation (average ranks for ties); None when either side is constant."""
-    rx, ry = _ranks(xs), _ranks(ys)
+    rx, ry = average_ranks(xs), average_ranks(ys)
     mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
     cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
     vx = sum((a - mx) ** 2 for a in rx)
     vy = sum((b - my) ** 2 for b in ry)
     return None if vx == 0 or vy == 0 else cov / math.sqrt(vx * vy)
-
-
-def _ranks(values: list[float]) -> list[float]:
-    order = sorted(range(len(values)), key=values.__getitem__)
-    ranks = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for index in order[start : end + 1]:
-            ranks[index] = (start + end) / 2
-        start = end + 1
-    return ranks

@@ -10,7 +10,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lowtide.config import load_service_config
-from lowtide.console import err, out
+from lowtide.console import out, say
 from lowtide.services.clients import label_studio_client
 from rl.visible_text import visible_line
 
@@ -54,18 +54,14 @@ def export(
     show_checks(summary)
     if len(summary.projects) > 1:
         read = ", ".join(f"{title!r} (id {pid})" for pid, title in summary.projects)
-        err.print(f"read {len(summary.projects)} projects of the series: {read}", markup=False)
+        say(f"read {len(summary.projects)} projects of the series: {read}")
     if not summary.written:
-        err.print(
-            f"nothing new since {summary.since or 'the beginning'}: {target} left as it was",
-            markup=False,
-        )
+        say(f"nothing new since {summary.since or 'the beginning'}: {target} left as it was")
     else:
-        err.print(
+        say(
             f"exported {summary.tasks_read} reviewed task(s) since "
             f"{summary.since or 'the beginning'}: {summary.new_rows} new, "
-            f"{summary.updated_rows} updated, {summary.skipped} skipped",
-            markup=False,
+            f"{summary.updated_rows} updated, {summary.skipped} skipped"
         )
     table = Table(title=f"reward-model data: {summary.total_rows} rated samples")
     table.add_column("what")
@@ -92,35 +88,30 @@ def export(
     out.print(table)
     if summary.agreement is not None:
         show_agreement(summary.agreement, f"{client.url}/projects/{summary.project_id}/data?task=")
-    err.print(
-        f"ratings {paths.ratings}\npreferences {paths.preferences}\ndatasets {paths.dataset}",
-        markup=False,
-    )
+    say(f"ratings {paths.ratings}\npreferences {paths.preferences}\ndatasets {paths.dataset}")
 
 
 def _say_waiting(lock: Path) -> None:
-    err.print(f"another export is writing these files ({lock}): waiting for it", markup=False)
+    say(f"another export is writing these files ({lock}): waiting for it")
 
 
 def show_checks(summary: ExportSummary) -> None:
     """What the export refused, could not check, found deleted, and where a rebuild kept the
     files it replaced."""
     if summary.backup is not None:
-        err.print(f"rebuilt: the previous files are kept in {summary.backup}", markup=False)
+        say(f"rebuilt: the previous files are kept in {summary.backup}")
     if summary.refused:
-        err.print(
+        say(
             f"refused {len(summary.refused)} reviewed task(s) whose text no longer matches what "
-            "lowtide imported (their reviews are not exported):",
-            markup=False,
+            "lowtide imported (their reviews are not exported):"
         )
         for refusal in summary.refused[:SHOWN]:
             sample = visible_line(refusal.sample_id) or "-"
-            err.print(f"  task {refusal.task_id} (sample {sample}): {refusal.reason}", markup=False)
+            say(f"  task {refusal.task_id} (sample {sample}): {refusal.reason}")
     if summary.unsealed:
-        err.print(
+        say(
             f"{summary.unsealed} reviewed task(s) carry no seal (imported before tasks were "
-            "sealed): exported, but their text could not be checked",
-            markup=False,
+            "sealed): exported, but their text could not be checked"
         )
     for samples, what in (
         (
@@ -132,7 +123,7 @@ def show_checks(summary: ExportSummary) -> None:
         if samples:
             shown = ", ".join(visible_line(sample) for sample in samples[:SHOWN])
             more = f" and {len(samples) - SHOWN} more" if len(samples) > SHOWN else ""
-            err.print(f"{len(samples)} sample(s) {what}: {shown}{more}", markup=False)
+            say(f"{len(samples)} sample(s) {what}: {shown}{more}")
 
 
 def show_agreement(report: AgreementReport, task_link: str = "") -> None:

@@ -10,12 +10,12 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
 
+from lowtide.cli.dump_options import DumpFormatName, parse_reward_weights
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.interrupts import Interrupt, stop_after_the_step
@@ -27,13 +27,6 @@ if TYPE_CHECKING:  # the follower loads only when the command runs
     from sampling.transport.producer import Producer
 
 WAIT_NOTICE_S = 30.0
-
-
-class DumpFormatName(str, Enum):
-    verl = "verl"
-    trl = "trl"
-    lowtide = "lowtide"
-    auto = "auto"
 
 
 def ingest(
@@ -68,7 +61,7 @@ def ingest(
     from sampling.sources.ingest.handover import IngestError
     from sampling.transport.producer import Producer
 
-    weights = _weights(reward_weights, dump_format)
+    weights = parse_reward_weights(reward_weights, dump_format)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is a file: give the directory the dump files are in")
     if once and not directory.is_dir():
@@ -105,18 +98,6 @@ def ingest(
         except (IngestError, CursorError, FormatError) as error:
             raise UserError(str(error)) from None
     _summary(stats, location, state, producer)
-
-
-def _weights(text: str | None, dump_format: DumpFormatName) -> list[float] | None:
-    if text is None:
-        return None
-    if dump_format not in (DumpFormatName.trl, DumpFormatName.auto):
-        raise UsageError("--reward-weights: only TRL dumps have several reward columns")
-    try:
-        weights = [float(part) for part in text.split(",")]
-    except ValueError:
-        raise UsageError(f"--reward-weights {text}: expected numbers, e.g. 1.0,0.5") from None
-    return weights
 
 
 def _wait_for_dumps(

@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.cli.dump_options import DumpFormatName, parse_reward_weights
 from lowtide.cli.settings_options import option_for
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
@@ -58,7 +58,7 @@ def bias(
     if not directory.is_dir():
         what = "is a file" if directory.exists() else "no such directory"
         raise UsageError(f"{directory}: {what}: give the directory the dump files are in")
-    weights = _weights(reward_weights)
+    weights = parse_reward_weights(reward_weights)
     try:
         location = locate(directory, dump_format.value)
         files = list_files(location) if location is not None else []
@@ -138,12 +138,3 @@ def _table(title: str, suspects: tuple[Suspect, ...]) -> Table:
             Text(visible_line(example)),
         )
     return table
-
-
-def _weights(text: str | None) -> list[float] | None:
-    if text is None:
-        return None
-    try:
-        return [float(part) for part in text.split(",")]
-    except ValueError:
-        raise UsageError(f"--reward-weights {text}: expected numbers, e.g. 1.0,0.5") from None

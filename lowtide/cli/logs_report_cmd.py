@@ -10,7 +10,7 @@ from typing import Any
 
 import typer
 
-from lowtide.cli.ingest_cmd import DumpFormatName
+from lowtide.cli.dump_options import DumpFormatName
 from lowtide.cli.settings_options import option_for
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from lowtide.cli.dump_options import DumpFormatName, parse_reward_weights
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from rl.visible_text import visible_line, visible_text
@@ -29,13 +29,6 @@ RESPONSE_CHARS = 96
 CELL_CHARS = 80  # --sql: any column
 SHOWN_FIRST = ("step", "sample_id", "reward")
 EXAMPLE = "lowtide logs search logs/<run> 'reward > 2.0 AND response CONTAINS \"I agree\"'"
-
-
-class DumpFormatName(str, Enum):
-    verl = "verl"
-    trl = "trl"
-    lowtide = "lowtide"
-    auto = "auto"
 
 
 def search(
@@ -94,7 +87,7 @@ def search(
         raise UsageError("--route takes a query, not --sql (route what a query finds)")
     if ctx.args and not route:
         raise UsageError(f"{ctx.args[0]}: config overrides apply to --route only")
-    weights = _weights(reward_weights, dump_format)
+    weights = parse_reward_weights(reward_weights, dump_format)
     if not directory.is_dir():
         what = "is a file" if directory.exists() else "no such directory"
         raise UsageError(f"{directory}: {what} (give the run or dump directory)")
@@ -248,17 +241,6 @@ def _export_columns(columns: dict[str, str]) -> list[str]:
 
 def _exported(path: Path, rows: int) -> None:
     out.print(f"exported {rows} rows to {path}", markup=False)
-
-
-def _weights(text: str | None, dump_format: DumpFormatName) -> list[float] | None:
-    if text is None:
-        return None
-    if dump_format not in (DumpFormatName.trl, DumpFormatName.auto):
-        raise UsageError("--reward-weights: only TRL dumps have several reward columns")
-    try:
-        return [float(part) for part in text.split(",")]
-    except ValueError:
-        raise UsageError(f"--reward-weights {text}: expected numbers, e.g. 1.0,0.5") from None
 
 
 @contextmanager

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from types import TracebackType
 
 from rl.config import RewardSpec
 from rl.rewards.registry import build_scorer, check_spec
@@ -97,12 +96,7 @@ class RewardSet:
     def __enter__(self) -> RewardSet:
         return self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from rl.numbers import finite_or_none
+from rl.numbers import average_ranks, finite_or_none
 from rl.rewards.model_spec import PREVIOUS
 from sampling.config import BudgetConfig
 from sampling.selection.near_duplicates import group_near_duplicates
@@ -235,19 +235,11 @@ def _component_percentiles(
 
 def _percentiles(values: Mapping[int, float]) -> dict[int, float]:
     """Rank / (n - 1), ties sharing their mean rank; a lone value is 0.5."""
-    ordered = sorted(values, key=lambda i: values[i])
-    if len(ordered) == 1:
-        return {ordered[0]: 0.5}
-    found: dict[int, float] = {}
-    start = 0
-    while start < len(ordered):
-        end = start
-        while end + 1 < len(ordered) and values[ordered[end + 1]] == values[ordered[start]]:
-            end += 1
-        for i in ordered[start : end + 1]:
-            found[i] = (start + end) / 2 / (len(ordered) - 1)
-        start = end + 1
-    return found
+    if len(values) == 1:
+        return dict.fromkeys(values, 0.5)
+    keys = list(values)
+    ranks = average_ranks([values[i] for i in keys])
+    return {i: rank / (len(keys) - 1) for i, rank in zip(keys, ranks, strict=True)}
 
 
 def previous_key(config: BudgetConfig) -> str:

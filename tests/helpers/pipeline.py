@@ -16,7 +16,6 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import redis
-from label_studio_sdk import LabelStudio
 from rq import Queue
 from rq.serializers import JSONSerializer
 
@@ -24,7 +23,7 @@ from annotation import ledger
 from sampling.config import QueueConfig
 from sampling.transport.producer import enqueue_batch
 from tests.conftest import run_cli
-from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
+from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer, sdk_client
 from tests.helpers.records import rollout_record, rollout_records
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
@@ -116,7 +115,7 @@ class Setup:
         return self._project_id
 
     def tasks(self) -> list[dict]:
-        sdk = LabelStudio(base_url=self.server.url, api_key=self.server.api_key)
+        sdk = sdk_client(self.server.url, self.server.api_key)
         pages = sdk.tasks.list(project=self.project_id(), fields="task_only", page_size=1000)
         return [{"id": task.id, **task.data} for task in pages]
 

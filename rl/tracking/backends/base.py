@@ -18,7 +18,7 @@ from rl.plugins import (
     is_dotted_path,
     logger_backend_names,
     provide_logger_backend,
-    resolve_callable,
+    resolve_into,
     resolve_path,
     same_plugin,
 )
@@ -103,12 +103,9 @@ def backend_factory(name: str) -> BackendFactory:
     if name in _REGISTRY:
         return _REGISTRY[name]
     if name not in BUILTIN_LOGGER_BACKENDS and is_dotted_path(name):
-        try:
-            factory = resolve_callable(name, "backend factory")
-        except PluginPathError as exc:
-            raise ValueError(f"logger.name: {exc}") from None
-        _REGISTRY[name] = factory
-        return factory
+        return resolve_into(
+            _REGISTRY, name, "backend factory", lambda error: ValueError(f"logger.name: {error}")
+        )
     if name in BUILTIN_LOGGER_BACKENDS:
         try:
             factory = resolve_path(BUILTIN_LOGGER_BACKENDS[name])

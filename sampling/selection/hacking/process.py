@@ -41,7 +41,12 @@ from rl.background import Triggers, Worker
 from sampling.selection.hacking.carriers import Carried, carriers
 from sampling.selection.hacking.config import WatchConfig
 from sampling.selection.hacking.suspects import Suspect, WatchReport
-from sampling.selection.hacking.watch import CLOSE_DEADLINE_S, THREAD_NAME, HackingWatch
+from sampling.selection.hacking.watch import (
+    CLOSE_DEADLINE_S,
+    THREAD_NAME,
+    HackingWatch,
+    announce,
+)
 
 log = logging.getLogger("sampling.selection.hacking")
 START_METHOD = "spawn"
@@ -328,20 +333,7 @@ class WatchProcess:
 
     def _publish(self, report: WatchReport) -> None:
         self._report = report
-        for suspect in report.suspects:
-            if suspect.feature.key in self._announced:
-                continue
-            self._announced.add(suspect.feature.key)
-            if self.on_suspect is not None:
-                try:
-                    self.on_suspect(suspect)
-                except Exception:
-                    log.exception("hacking watch: on_suspect failed")
-        if self.on_report is not None:
-            try:
-                self.on_report(report)
-            except Exception:
-                log.exception("hacking watch: on_report failed")
+        announce(report, self._announced, self.on_suspect, self.on_report)
 
 
 Columns = tuple[list[Any], list[Any], list[Any], list[Any], list[dict[str, Any]]]

@@ -19,10 +19,10 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol
 
-from rl.samples import ScoredSample, make_sample_id
+from rl.samples import ScoredSample, ScoredText, make_sample_id
 from sampling.selection.hacking.analysis import analyze
 from sampling.selection.hacking.carriers import Carried, carriers
 from sampling.selection.hacking.config import WatchConfig
@@ -35,22 +35,12 @@ CLOSE_DEADLINE_S = 10.0
 THREAD_NAME = "lowtide-hacking-watch"
 
 
-class Row(Protocol):
+class Row(ScoredText, Protocol):
     """A dump row (`sampling.sources.ingest.rows.DumpRow`): not a routed `ScoredSample`, as it
     has a step and no group (the analysis groups rows by step and prompt)."""
 
     @property
     def step(self) -> int: ...
-    @property
-    def index(self) -> int: ...
-    @property
-    def prompt(self) -> str: ...
-    @property
-    def response(self) -> str: ...
-    @property
-    def reward(self) -> float: ...
-    @property
-    def reward_details(self) -> Mapping[str, float]: ...
 
 
 class HackingWatch:
@@ -227,22 +217,33 @@ class HackingWatch:
         self._analyses += 1
         self._chunks_analysed = self._engine.chunks
         self._report = report
-        for suspect in report.suspects:
-            key = suspect.feature.key
-            if key in self._announced:
-                continue
-            self._announced.add(key)
-            if self.on_suspect is not None:
-                try:
-                    self.on_suspect(suspect)
-                except Exception:
-                    log.exception("hacking watch: on_suspect failed")
-        if self.on_report is not None:
-            try:
-                self.on_report(report)
-            except Exception:
-                log.exception("hacking watch: on_report failed")
+        announce(report, self._announced, self.on_suspect, self.on_report)
         return report
+
+
+def announce(
+    report: WatchReport,
+    announced: set[str],
+    on_suspect: Callable[[Suspect], None] | None,
+    on_report: Callable[[WatchReport], None] | None,
+) -> None:
+    """`on_suspect` once for each suspect whose feature is not in `announced` yet (then it is),
+    and `on_report`; a failing callback is logged, never raised (the watch goes on)."""
+    for suspect in report.suspects:
+        key = suspect.feature.key
+        if key in announced:
+            continue
+        announced.add(key)
+        if on_suspect is not None:
+            try:
+                on_suspect(suspect)
+            except Exception:
+                log.exception("hacking watch: on_suspect failed")
+    if on_report is not None:
+        try:
+            on_report(report)
+        except Exception:
+            log.exception("hacking watch: on_report failed")
 
 
 def analyze_rows(

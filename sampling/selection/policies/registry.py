@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from rl.plugins import PluginPathError, is_dotted_path, resolve_callable, same_plugin
+from rl.plugins import is_dotted_path, resolve_into, same_plugin
 from rl.suggest import did_you_mean
 from sampling.selection.policies.selected import Selected
 
@@ -83,9 +83,6 @@ def policy_for(name: str) -> Policy:
     if name == BUDGET:
         raise PolicyError("the budget policy is not a per-step policy: it pools steps")
     check_policy_name(name)
-    try:
-        policy = resolve_callable(name, "selection policy")
-    except PluginPathError as error:
-        raise PolicyError(f"sampling.policy: {error}") from None
-    _REGISTRY[name] = policy
-    return policy
+    return resolve_into(
+        _REGISTRY, name, "selection policy", lambda error: PolicyError(f"sampling.policy: {error}")
+    )

@@ -6,49 +6,38 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 from sampling.sources import group_id_of
 
 
+@dataclass(kw_only=True, eq=False)
 class VerlSample:
     """One scored sample: what the routing core reads (`ScoredSample`). The texts are decoded
     on first use, which is only for the samples a policy selects."""
 
-    advantage = math.nan  # computed by the trainer after scoring: not known here
+    advantage: ClassVar[float] = math.nan  # computed by the trainer after scoring: not known here
 
-    def __init__(
-        self,
-        *,
-        index: int,
-        group_id: int,
-        reward: float,
-        reward_details: Mapping[str, float],
-        truncated: bool,
-        step: int | None,
-        prompt_ids: Any,
-        response_ids: Any,
-        decode: Callable[[Any], str],
-    ) -> None:
-        self.index = index
-        self.group_id = group_id
-        self.reward = reward
-        self.reward_details = reward_details
-        self.truncated = truncated
-        self.step = step
-        self._prompt_ids = prompt_ids
-        self._response_ids = response_ids
-        self._decode = decode
+    index: int
+    group_id: int
+    reward: float
+    reward_details: Mapping[str, float]
+    truncated: bool
+    step: int | None
+    prompt_ids: Any = field(repr=False)
+    response_ids: Any = field(repr=False)
+    decode: Callable[[Any], str] = field(repr=False)
 
     @cached_property
     def prompt(self) -> str:
-        return self._decode(self._prompt_ids)
+        return self.decode(self.prompt_ids)
 
     @cached_property
     def response(self) -> str:
         # As verl's managers decode the `solution_str` they score, and as its rollout dumps do.
-        return self._decode(self._response_ids)
+        return self.decode(self.response_ids)
 
 
 def as_float(value: Any) -> float | None:

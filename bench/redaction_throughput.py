@@ -56,14 +56,15 @@ def producer_rate(
     caller's and the producer thread's together): the second does not count time spent waiting
     for a core on a busy machine, nor the redis-server's work."""
     from sampling.config import QueueConfig, SamplingConfig
-    from sampling.routing import BatchInfo, PlainSample, Router
+    from sampling.routing import BatchInfo, PlainSample
     from sampling.transport.producer import Producer, annotation_queue
+    from sampling.wiring import build_router
 
     queue = QueueConfig(redis_url=url, name=f"bench-redact-{redact}", batch_size=64,
                         max_latency_ms=50, spool_dir=str(spool))  # fmt: skip
     config = SamplingConfig(threshold=0.5, max_per_step=16, max_per_minute=10**9, redact=redact)
     producer = Producer(queue, buffer_max=len(pairs) * 2)
-    router = Router(config, producer)
+    router = build_router(config, producer)
     samples = [PlainSample(prompt=p, response=r, reward=0.0, index=i)
                for i, (p, r) in enumerate(pairs)]  # fmt: skip
     run_id = f"bench-{time.time_ns()}"
@@ -79,28 +80,34 @@ def producer_rate(
 
 
 def finder_costs(pairs: list[tuple[str, str]]) -> list[tuple[str, float]]:
-    """Microseconds per record (prompt and response) for each finder, and for the facts about
-    a text that finders share (lower case, longest word, digits), computed once per text."""
-    from sampling.redaction.redactor import builtin_finders
+    """Microseconds per record (prompt and response) for each finder, run where its triggers
+    fire (as the redactor runs it), for the one trigger scan that decides that, and for the
+    facts about a text that finders share (lower case, longest word, digits)."""
+    from sampling.redaction.finders import builtin_finders
+    from sampling.redaction.finders.tokens import TokenFinder
     from sampling.redaction.spans import Text
+    from sampling.redaction.triggers import TriggerScan
 
     views = [Text(text) for pair in pairs for text in pair]
     started = time.process_time()
     for view in views:
         _ = view.lower, view.long_words, view.number_shape
     costs = [("(shared text facts)", time.process_time() - started)]
-    from sampling.redaction.tokens import TokenFinder
-
     finders = []
     for finder in builtin_finders():
         finders.append((getattr(finder, "name", type(finder).__name__), finder))
         if isinstance(finder, TokenFinder):  # each rule alone on whole texts: what the gate saves
             finders += [(f"  ({rule.id}, ungated)", _WholeText(rule)) for rule in finder.rules[:5]]
-    for name, finder in finders:
+    scan = TriggerScan([finder for _, finder in finders])
+    started = time.process_time()
+    fired = [scan.fired(view.lower) for view in views]
+    costs.append(("(trigger scan)", time.process_time() - started))
+    for index, (name, finder) in enumerate(finders):
         started = time.process_time()
-        for view in views:
-            for _ in finder.find(view):
-                pass
+        for view, mask in zip(views, fired, strict=True):
+            if mask >> index & 1:
+                for _ in finder.find(view):
+                    pass
         costs.append((name, time.process_time() - started))
     return [(name, 1e6 * seconds / len(pairs)) for name, seconds in costs]
 

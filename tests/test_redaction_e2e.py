@@ -26,14 +26,14 @@ from pathlib import Path
 
 import pytest
 import redis
-from label_studio_sdk import LabelStudio
 
 from lowtide.services.process import free_port
 from sampling.config import QueueConfig, SamplingConfig
-from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.routing import BatchInfo, PlainSample
 from sampling.transport.producer import Producer
+from sampling.wiring import build_router
 from tests.conftest import REPO, run_cli
-from tests.helpers.labelstudio import LabelStudioServer
+from tests.helpers.labelstudio import LabelStudioServer, sdk_client
 from tests.helpers.pipeline import Setup
 from tests.helpers.redis_server import OwnRedis
 from tests.test_annotation_export import review
@@ -190,7 +190,7 @@ def route_planted_samples(url: str, queue: str, spool: Path) -> None:
     config = SamplingConfig(threshold=0.5, max_per_step=1000, max_per_minute=10**6)  # no cap
     down = QueueConfig(redis_url=f"redis://127.0.0.1:{free_port()}/0", name=queue,
                        spool_dir=str(spool), max_latency_ms=20)  # fmt: skip
-    router = Router(config, Producer(down))
+    router = build_router(config, Producer(down))
     router.route(samples[: len(samples) // 2], BatchInfo("planted", 0))
     router.close(10.0)
     assert router.producer.stats.spooled == len(samples) // 2
@@ -198,7 +198,7 @@ def route_planted_samples(url: str, queue: str, spool: Path) -> None:
     assert spooled == []
     assert b"<EMAIL_1>" in b"".join(p.read_bytes() for p in spool.rglob("*") if p.is_file())
     up = QueueConfig(redis_url=url, name=queue, spool_dir=str(spool), max_latency_ms=20)
-    router = Router(config, Producer(up))
+    router = build_router(config, Producer(up))
     router.route(samples[len(samples) // 2 :], BatchInfo("planted", 1))
     router.close(10.0)
     assert router.producer.stats.replayed == len(samples) // 2
@@ -286,7 +286,7 @@ def test_planted_values_are_nowhere(
     shown = json.dumps(tasks)
     for placeholder in ("<EMAIL_1>", "<CARD_1>", "<PRIVATE_KEY_1>", "<API_KEY_1>", "<JWT_1>"):
         assert placeholder in shown
-    sdk = LabelStudio(base_url=label_studio.url, api_key=label_studio.api_key)
+    sdk = sdk_client(label_studio.url, label_studio.api_key)
     for task in tasks:
         sdk.annotations.create(id=task["id"], result=review(2, "other", better="A calm blue."))
     export_dir = workdir / "export"

@@ -12,8 +12,9 @@ import pytest
 
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.records import parse_record
-from sampling.routing import BatchInfo, PlainSample, Router
+from sampling.routing import BatchInfo, PlainSample
 from sampling.transport.producer import Producer
+from sampling.wiring import build_router
 
 pytestmark = pytest.mark.unit
 
@@ -58,7 +59,7 @@ def sample(prompt: str = PROMPT, response: str = RESPONSE, index: int = 0) -> Pl
 
 def test_records_are_redacted_off_the_callers_thread_and_counted(closing) -> None:
     producer = BuildingProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5), producer))
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer))
     counts = router.route([sample()], BatchInfo("run", 1))
     assert producer.records == []  # nothing built (or redacted) on the caller's thread
     producer.flush()
@@ -77,7 +78,7 @@ def test_records_are_redacted_off_the_callers_thread_and_counted(closing) -> Non
 def test_a_text_far_past_the_cap_keeps_its_original_length_in_the_record(closing) -> None:
     """Only the part that can be shown is redacted; the record still says how long it was."""
     producer = BuildingProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
     long_response = "a@example.com " + "x" * 10_000
     router.route([sample(response=long_response)], BatchInfo("run", 1))
     producer.flush()
@@ -90,7 +91,7 @@ def test_a_text_that_placeholders_push_past_the_cap_is_sent_cut(closing) -> None
     """An address shorter than its placeholder, in a text just under the cap: the redacted text
     is cut, and the record is still built (its length is more than what was kept)."""
     producer = BuildingProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
     response = "write to a@b.co " + "x" * 83  # 99 characters; 102 once redacted
     router.route([sample(response=response)], BatchInfo("run", 1))
     producer.flush()
@@ -103,7 +104,7 @@ def test_a_long_text_that_redaction_shrinks_under_the_cap_still_says_it_was_cut(
     """Only the first 4x the cap of a text is redacted: when that prefix collapses to a short
     placeholder, what follows it is gone, and the record must say so."""
     producer = BuildingProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer, max_text_chars=100))
     key = "-----BEGIN PRIVATE KEY-----\n" + "MIIEvQIBADANBgkqhkiG9w0BAQEFAASC" * 10
     key += "\n-----END PRIVATE KEY-----"
     response = key + " and then " + "more words " * 100  # past 4x the cap, key first
@@ -115,7 +116,7 @@ def test_a_long_text_that_redaction_shrinks_under_the_cap_still_says_it_was_cut(
 
 def test_switched_off_the_record_is_verbatim(closing) -> None:
     producer = BuildingProducer()
-    router = closing(Router(SamplingConfig(threshold=0.5, redact=False), producer))
+    router = closing(build_router(SamplingConfig(threshold=0.5, redact=False), producer))
     router.route([sample()], BatchInfo("run", 1))
     producer.flush()
     record = parse_record(producer.records[0])
@@ -129,7 +130,7 @@ def test_a_failing_redactor_drops_the_record_and_says_so_without_the_text(closin
     config = SamplingConfig(
         threshold=0.5, redact={"redactor": "tests.helpers.redaction_plugins:broken"}
     )
-    router = closing(Router(config, producer))
+    router = closing(build_router(config, producer))
     counts = router.route([sample()], BatchInfo("run", 1))
     producer.flush()
     (error,) = producer.records
@@ -157,7 +158,7 @@ def test_the_real_producer_skips_an_unredactable_record_and_queues_the_rest(
                         max_latency_ms=20)  # fmt: skip
     redis.Redis.from_url(queue.redis_url.get_secret_value()).delete(f"rq:queue:{queue.name}")
     producer = Producer(queue)
-    router = Router(config, producer)
+    router = build_router(config, producer)
     with caplog.at_level(logging.ERROR):
         router.route([sample()], BatchInfo("run", 1))
         router.close(5.0)

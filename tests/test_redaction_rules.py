@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
-from sampling.redaction.tokens import token_rules
+from sampling.redaction.finders.tokens import token_rules
 
 pytestmark = pytest.mark.unit
 

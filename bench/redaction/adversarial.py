@@ -4,7 +4,8 @@ also in every transformation below, generated from a seed.
 - `fullwidth`: the value typed with a Chinese or Japanese input method (`１３８…`, `＠`, `－`).
 - `invisible`: zero-width spaces and joiners, soft hyphens, bidi marks, BOMs inside the value.
 - `spaces`: the spaces in and around the value no-break, narrow or ideographic.
-- `url`: the value %-encoded (`ada%40example.com`), in a query string.
+- `url`: the value %-encoded (`ada%40example.com`), in a query string (of a host that shares
+  no 8 characters with a planted value, which would read as a piece of it surviving).
 - `json`: the sentence in a tool call's JSON output, the value's symbols as `\\u00XX`.
 - `html`: the sentence in HTML, the value's symbols as character references (`&#64;`, `&commat;`).
 - `wrapped`: the value on the line after its name ("The root password is:\\n  hunter2").
@@ -78,7 +79,7 @@ def _wrapped(rng: random.Random, value: str, template: str) -> str:
     before = before.rstrip()
     if not before:
         return rng.choice(NAMING_LINES).format(value) + after
-    if not before.endswith((":", "：", "is", "是", "为")):
+    if not before.endswith((":", "：", "=", "is", "是", "为")):  # `sid=` names its value
         before += rng.choice([":", "："])
     return f"{before}\n{rng.choice(['  ', '    ', '', chr(9)])}{value}{after}"
 
@@ -104,7 +105,7 @@ TRANSFORMS: dict[str, Transform] = {
         rng.choice(SPACES) + value.replace(" ", rng.choice(SPACES)) + rng.choice(SPACES)
     ),
     "url": lambda rng, value, template: template.format(
-        f"https://example.com/share?u={quote(value, safe='')}&lang=en"
+        f"https://go.test/share?u={quote(value, safe='')}&lang=en"
     ),
     "json": lambda rng, value, template: json.dumps(
         {"tool": "lookup", "output": template}, ensure_ascii=rng.random() < 0.5

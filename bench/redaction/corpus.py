@@ -407,6 +407,39 @@ def mac_address(rng: random.Random) -> str:
     return text.upper() if rng.random() < 0.5 else text
 
 
+_BIP39 = tuple((Path(__file__).resolve().parents[2] / "sampling" / "redaction" / "finders"
+                / "bip39_english.txt").read_text().split())  # fmt: skip
+
+
+def seed_phrase(rng: random.Random) -> str:
+    """12, 18 or 24 words of the BIP-39 list with their checksum, as a wallet writes them."""
+    count = rng.choice([12, 18, 24])
+    entropy = rng.randbytes(count * 4 // 3)
+    bits = "".join(f"{byte:08b}" for byte in entropy)
+    bits += f"{hashlib.sha256(entropy).digest()[0]:08b}"[: count // 3]
+    return " ".join(_BIP39[int(bits[i : i + 11], 2)] for i in range(0, len(bits), 11))
+
+
+def messenger_id(rng: random.Random) -> str:
+    letters = string.ascii_lowercase
+    rest = "".join(rng.choices(letters + string.digits + "_", k=rng.randrange(6, 12)))
+    return rng.choice(["", "wxid_"]) + rng.choice(letters) + rest
+
+
+def licence_plate(rng: random.Random) -> str:
+    upper = string.ascii_uppercase
+    return rng.choice([
+        f"{''.join(rng.choices(upper, k=2))}{rng.randrange(10, 100)} {''.join(rng.choices(upper, k=3))}",
+        f"{rng.choice(['京', '沪', '粤', '浙'])}{rng.choice(upper)}·{rng.choice(upper[:8])}{rng.randrange(1000, 10000)}",
+        f"{rng.choice(['B', 'M', 'HH'])}-{''.join(rng.choices(upper, k=2))} {rng.randrange(1, 9999)}",
+        f"{rng.randrange(1, 10)}{''.join(rng.choices(upper, k=3))}{rng.randrange(100, 1000)}",
+    ])  # fmt: skip
+
+
+def qq_number(rng: random.Random) -> str:
+    return str(rng.randrange(10**5, 10**11))
+
+
 _STREETS = ("Maple", "Oak", "Pine", "Cedar", "Elm", "Washington", "Lakeview", "Hillcrest",
             "Sunset", "Riverside", "Highland", "Park", "Church", "Mill", "Willow")  # fmt: skip
 _TYPES = ("Street", "St", "Avenue", "Ave", "Road", "Rd", "Lane", "Drive", "Court", "Boulevard",
@@ -695,6 +728,43 @@ KINDS: tuple[Kind, ...] = (
         (("de", "Führerscheinnummer: {}"),),
     ),
     _kind("mac_address", "personal", mac_address, "MAC address", "MAC地址"),
+    Kind(
+        "seed_phrase",
+        "private_key",
+        seed_phrase,
+        (
+            "My seed phrase is {}, is my wallet safe?",
+            "Recovery phrase:\n{}",
+            "Here is the mnemonic: {}. Please keep it safe.",
+        ),
+        ("我的钱包助记词是{}，请帮我看看。", "助记词：{}"),
+    ),
+    Kind(
+        "messenger_id",
+        "personal",
+        messenger_id,
+        (
+            "Add me on WeChat, my WeChat ID is {}.",
+            "Telegram: {} (I reply faster there)",
+            "My KakaoTalk ID is {}, message me there.",
+        ),
+        ("我的微信号是{}，加我一下。", "微信：{}"),
+    ),
+    Kind(
+        "licence_plate",
+        "personal",
+        licence_plate,
+        ("My licence plate is {}, can you check the fine?", "License plate number: {}"),
+        ("我的车牌号是{}，帮我查一下违章。", "车牌：{}"),
+        (("de", "Mein Kennzeichen ist {}."),),
+    ),
+    Kind(
+        "qq_number",
+        "personal",
+        qq_number,
+        ("My QQ number is {}, message me there.", "QQ: {}"),
+        ("我的QQ号是{}，有事联系。", "QQ号：{}，加我。"),
+    ),
     Kind(
         "street_address",
         "personal",

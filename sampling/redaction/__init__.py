@@ -1,7 +1,9 @@
 """Redaction: secrets and personal data replaced by typed placeholders (`<EMAIL_1>`) before a
 record leaves the trainer's process. `Redactor` (redactor.py) does the work; `config.py` is the
-`sampling.redact` section; kinds.py names the built-in kinds. The redactor, its token rules and
-the phone and ID libraries load on first use, not with the config."""
+`sampling.redact` section; kinds.py names the built-in kinds; the finders are `finders/` (one
+module per family, registered by name), and `triggers.py` decides which of them run on a text.
+The redactor, its token rules and the phone and ID libraries load on first use, not with the
+config."""
 
 from __future__ import annotations
 

@@ -60,3 +60,9 @@ def is_ipv6(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def ascii_word_char(char: str) -> bool:
+    """A letter, digit or `_` of ASCII: what a value's neighbour must not be (a CJK character
+    next to a number does not make it part of a word)."""
+    return char.isascii() and (char.isalnum() or char == "_")

@@ -9,6 +9,7 @@ sampling:
     patterns:                        # more kinds: <EMPLOYEE_ID_1>, ...
       - {kind: EMPLOYEE_ID, regex: 'EMP-[0-9]{6}'}
     redactor: mypkg.pii:find_spans   # (text: str) -> iterable of (start, end, KIND)
+    finders: [mypkg.pii:EmployeeIdFinder]  # or a name registered with finders.register
     phone_regions: [US, GB, CN]      # how numbers without `+` are read, in this order
 ```
 `redact: false` switches it off (then rollouts reach reviewers verbatim).
@@ -19,15 +20,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
+from rl.config_base import ConfigSection
 from rl.plugins import is_dotted_path
 from rl.suggest import did_you_mean
 from sampling.redaction.kinds import BUILTIN_KINDS, DEFAULT_PHONE_REGIONS, KIND_NAME
-
-
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
 
 
 def _compiled(regex: str, *, may_match_empty: bool = False) -> str:
@@ -41,15 +39,19 @@ def _compiled(regex: str, *, may_match_empty: bool = False) -> str:
 
 
 def _builtin_kind(name: str) -> str:
+    """A built-in kind, or one a finder registered from outside declares."""
+    from sampling.redaction.finders import registered_kinds  # light: imports no finder
+
     upper = name.upper()
-    if upper not in BUILTIN_KINDS:
-        hint = did_you_mean(upper, BUILTIN_KINDS)
-        known = ", ".join(BUILTIN_KINDS)
+    known_kinds = [*BUILTIN_KINDS, *sorted(registered_kinds() - BUILTIN_KINDS.keys())]
+    if upper not in known_kinds:
+        hint = did_you_mean(upper, known_kinds)
+        known = ", ".join(known_kinds)
         raise ValueError(f"unknown kind {name!r}{f' ({hint})' if hint else ''}; kinds: {known}")
     return upper
 
 
-class RedactPattern(_Section):
+class RedactPattern(ConfigSection):
     kind: str = Field(description="placeholder stem in upper case: EMPLOYEE_ID -> <EMPLOYEE_ID_1>")
     regex: str = Field(description="Python regular expression; the whole match is redacted")
 
@@ -69,7 +71,7 @@ class RedactPattern(_Section):
         return _compiled(value)
 
 
-class RedactConfig(_Section):
+class RedactConfig(ConfigSection):
     enabled: bool = Field(True, description="redact before a record leaves the trainer's process")
     kinds: list[str] | None = Field(None, description="only these built-in kinds (default: all)")
     disable: list[str] = Field(default_factory=list, description="built-in kinds switched off")
@@ -78,6 +80,11 @@ class RedactConfig(_Section):
         default_factory=list, description="values fully matching one of these are never redacted"
     )
     patterns: list[RedactPattern] = Field(default_factory=list, description="kinds of your own")
+    finders: list[str] = Field(
+        default_factory=list,
+        description="finders of your own: a name registered with "
+        "sampling.redaction.finders.register, or the dotted path of a finder class",
+    )
     redactor: str | None = Field(
         None, description="dotted path: (text: str) -> iterable of (start, end, KIND)"
     )
@@ -101,6 +108,23 @@ class RedactConfig(_Section):
     @classmethod
     def _regexes(cls, value: list[str]) -> list[str]:
         return [_compiled(regex, may_match_empty=True) for regex in value]
+
+    @field_validator("finders")
+    @classmethod
+    def _finder_names(cls, value: list[str]) -> list[str]:
+        if not value:
+            return value
+        from sampling.redaction.finders import finder_names
+
+        known = finder_names()
+        for name in value:
+            if name not in known and not is_dotted_path(name):
+                close = did_you_mean(name, known, quote=False) or "known: " + ", ".join(known)
+                raise ValueError(
+                    f"unknown finder {name!r} ({close}; or the dotted path of a finder class: "
+                    "package.module:Finder)"
+                )
+        return value
 
     @field_validator("redactor")
     @classmethod

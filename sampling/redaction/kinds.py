@@ -15,13 +15,15 @@ SECRET_KINDS: dict[str, str] = {
     "PASSWORD": "the password in a URL or connection string (scheme://user:PASSWORD@host, "
     "Password=...;), a Wi-Fi QR code, or a command line (mysql -pPASSWORD, curl -u user:PASSWORD, "
     "sshpass -p PASSWORD)",
-    "API_KEY": "keys and tokens of known formats (sampling/redaction/token_rules.yaml: LLM APIs, "
+    "API_KEY": "keys and tokens of known formats (redaction/finders/token_rules.yaml: LLM APIs, "
     "model hubs, code hosts, cloud providers, CI, chat webhooks, payments, bearer headers)",
     "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., sid=..., "
     "'my key is ...', '密钥是...'), a password a sentence gives in one of many languages ('das "
     "Passwort ist ...', 'mot de passe : ...'), a PIN, CVV or one-time code after its name",
     "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
     "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
+    "SEED_PHRASE": "a wallet's seed phrase: 12 to 24 words of the BIP-39 English list after a "
+    "word naming it (seed phrase, recovery phrase, mnemonic, 助记词, ...)",
 }
 PERSONAL_KINDS: dict[str, str] = {
     "EMAIL": "e-mail addresses, also written out (jane (at) example (dot) org)",
@@ -56,6 +58,10 @@ PERSONAL_KINDS: dict[str, str] = {
     "PERSON_NAME": "a person's name where the words before it say so (my name is, Name:, Dear, "
     "Mr./Ms./Dr., a letter's sign-off, je m'appelle, me llamo, ich heiße, 我叫, 姓名：, 名前は, "
     "...); a name anywhere else needs a redactor of your own (NER)",
+    "MESSENGER_ID": "a chat-app ID or handle after the app's name: WeChat ID (微信号), QQ "
+    "number, Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord, Skype",
+    "LICENSE_PLATE": "a vehicle licence plate after a word naming it (licence plate, number "
+    "plate, Kennzeichen, plaque, matrícula, 车牌号, ナンバー, 번호판, ...)",
 }
 BUILTIN_KINDS: dict[str, str] = SECRET_KINDS | PERSONAL_KINDS
 # `sampling.redact.phone_regions` by default: how a phone number without `+` is read.

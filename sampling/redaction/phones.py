@@ -46,9 +46,25 @@ class PhoneReader:
                 continue
             if not phonenumbers.is_valid_number(number):
                 continue
+            if not (named or _as_written_there(number, candidate, region)):
+                continue
             if grouped or named or phonenumbers.number_type(number) == PhoneNumberType.MOBILE:
                 return True
         return False
+
+
+def _as_written_there(number: phonenumbers.PhoneNumber, candidate: str, region: str) -> bool:
+    """The digits are the number as its country writes it at home: its national format's, or
+    its trunk prefix and the number (US 1-415-...). libphonenumber also reads a number without
+    its trunk prefix (7700 900123 as the UK's 07700 900123), which no one there writes: an
+    order number or an id, not a phone."""
+    digits = "".join(char for char in candidate if char.isdigit())
+    national = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.NATIONAL)
+    if digits == "".join(char for char in national if char.isdigit()):
+        return True
+    metadata = phonenumbers.PhoneMetadata.metadata_for_region(region)
+    prefix = metadata.national_prefix if metadata is not None else None
+    return bool(prefix) and digits == f"{prefix}{phonenumbers.national_significant_number(number)}"
 
 
 def _parse(

@@ -2,6 +2,9 @@
 a typed placeholder, numbered per record so that the same value reads the same everywhere in it
 (`<EMAIL_1>` in the prompt and in the response), and counts what it replaced by kind.
 
+Each text is read through its views (views.py); on each view one trigger scan (triggers.py)
+picks the finders that can find something there, and only those run.
+
 It never puts a found value into a message: a failure names the redactor and the exception's
 type only (the exception's own message may quote the text).
 """
@@ -14,21 +17,36 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rl.plugins import PluginPathError, resolve_callable
+from rl.plugins import PluginPathError, resolve_callable, resolve_path
 from sampling.redaction.config import RedactConfig
-from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME
-from sampling.redaction.personal import personal_finders
-from sampling.redaction.phones import DEFAULT_REGIONS
-from sampling.redaction.secret_finders import PatternFinder, secret_finders
-from sampling.redaction.spans import Finder, Span, Text
-from sampling.redaction.views import View, key, views
+from sampling.redaction.finders import UnknownFinderError, build, builtin_finders
+from sampling.redaction.finders.secrets import PatternFinder
+from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME, SECRET_KINDS
+from sampling.redaction.spans import (
+    ALL_VIEWS,
+    DECODED,
+    NORMALISED,
+    PERSONAL_PRIORITY,
+    SECRET_PRIORITY,
+    USER_PRIORITY,
+    Finder,
+    Span,
+    Text,
+)
+from sampling.redaction.triggers import TriggerScan
+from sampling.redaction.views import View, cuts_escape, key, views
+
+__all__ = ["Redaction", "RedactionError", "Redactor", "builtin_finders", "redactor_for_run"]
 
 # A user's redactor: the spans it finds in one text, as (start, end, KIND).
 SpanFunction = Callable[[str], Iterable[tuple[int, int, str]]]
-_PRIORITY = {kind: rank for rank, kind in enumerate(BUILTIN_KINDS)}
+_BUILTIN_RANK = {kind: rank for rank, kind in enumerate(BUILTIN_KINDS)}
 # Texts remembered with their spans: a few steps' prompts, at most this long each.
 FIND_CACHE_SIZE = 256
 FIND_CACHE_MAX_CHARS = 16_384
+# Characters before a value where finders read the words that name it (or name it as
+# something else): the most any built-in finder looks back.
+_CONTEXT = 32
 
 
 class RedactionError(RuntimeError):
@@ -40,10 +58,6 @@ class RedactionError(RuntimeError):
 class Redaction:
     texts: tuple[str, ...]  # the texts as given, with placeholders in place of found values
     counts: dict[str, int]  # kind -> values replaced (every occurrence counts)
-
-
-def builtin_finders(phone_regions: Sequence[str] = DEFAULT_REGIONS) -> list[Finder]:
-    return [*secret_finders(), *personal_finders(phone_regions)]  # type: ignore[list-item]
 
 
 class Redactor:
@@ -59,6 +73,17 @@ class Redactor:
     ) -> None:
         self.kinds = frozenset(kinds) if kinds is not None else None  # None: what finders find
         self.finders = [f for f in finders if self.kinds is None or f.kinds & self.kinds]
+        # Each finder's trigger, for one scan a view; which views it reads; whether its spans
+        # need sorting out by kind (a finder of several kinds, some of them not wanted).
+        self._scan = TriggerScan(self.finders)
+        self._reads = {
+            view: sum(1 << i for i, f in enumerate(self.finders) if view in _views_of(f))
+            for view in (NORMALISED, DECODED)
+        }
+        self._filtered = [
+            self.kinds is not None and not f.kinds <= self.kinds for f in self.finders
+        ]
+        self._rank = _kind_ranks(self.finders)
         self.allow = frozenset(allow)
         self.allow_regex = [re.compile(regex) for regex in allow_regex]
         self.function = function
@@ -69,18 +94,24 @@ class Redactor:
 
     @classmethod
     def from_config(cls, config: RedactConfig) -> Redactor:
-        """The built-in finders of the configured kinds, the user's patterns and redactor. A
-        redactor path that does not resolve raises PluginPathError (one line)."""
-        user = [PatternFinder(p.kind, (re.compile(p.regex),), (), p.kind) for p in config.patterns]
+        """The built-in finders of the configured kinds, the finders the config names, the
+        user's patterns and redactor. A path that does not resolve raises PluginPathError (one
+        line)."""
+        user: list[Finder] = [
+            PatternFinder(p.kind, (re.compile(p.regex),), (), p.kind) for p in config.patterns
+        ]
+        named = [_named_finder(name, config) for name in config.finders]
         function = None
         if config.redactor:
             try:
                 function = resolve_callable(config.redactor)
             except PluginPathError as error:
                 raise PluginPathError(f"sampling.redact.redactor: {error}") from None
-        kinds = {*config.builtin_kinds(), *(p.kind for p in config.patterns)}
+        disabled = set(config.disable)
+        outside = {kind for finder in named for kind in finder.kinds if kind not in disabled}
+        kinds = {*config.builtin_kinds(), *(p.kind for p in config.patterns), *outside}
         return cls(
-            [*builtin_finders(config.phone_regions), *user],
+            [*builtin_finders(config), *named, *user],
             kinds=kinds,
             allow=config.allow,
             allow_regex=config.allow_regex,
@@ -96,23 +127,42 @@ class Redactor:
         return list(self._cached_find(text))
 
     def _find(self, text: str) -> list[Span]:
-        found: list[Span] = []
-        for view in views(text):  # finders read the normalised views, never the raw text
-            found.extend(self._find_in(view))
+        # Finders read the normalised views, never the raw text.
+        read = views(text)
+        found = list(self._find_in(read[0], NORMALISED))
+        if len(read) > 1:
+            # Where the text holds escapes, what the normalised view finds across one, or just
+            # after one, is read off its spelling (`%2C` glued to a base64 run, `\\n` after a
+            # name's value, `\\u53f7` where the words naming a number should be): the decoded
+            # view reads those characters, and the words before a value, as they are meant.
+            escapes = read[1].escapes
+            if escapes:
+                found = [s for s in found
+                         if not cuts_escape(escapes, s.start - _CONTEXT, s.end)]  # fmt: skip
+            for view in read[1:]:
+                found.extend(self._find_in(view, DECODED))
         if self.function is not None:
             found += self._from_function(text)
         if self.allow or self.allow_regex:
             found = [span for span in found if not self._allowed(text[span.start : span.end])]
-        return _merged(found)
+        return _merged(found, self._rank)
 
-    def _find_in(self, view: View) -> Iterable[Span]:
-        """The finders' spans in one view, mapped back to the original text."""
-        text, kinds, found = Text(view.text), self.kinds, []
-        for finder in self.finders:
-            if kinds is None or finder.kinds <= kinds:
-                found.extend(finder.find(text))
-            else:  # a finder of several kinds, some of them not wanted
-                found.extend(span for span in finder.find(text) if span.kind in kinds)
+    def _find_in(self, view: View, name: str) -> Iterable[Span]:
+        """The spans of the finders whose triggers the view holds, mapped back to the original
+        text."""
+        text, found = Text(view.text), []
+        run = self._scan.fired(text.lower) & self._reads[name]
+        index = 0
+        while run:
+            if run & 1:
+                finder = self.finders[index]
+                if self._filtered[index]:  # a finder of several kinds, some of them not wanted
+                    kinds = self.kinds or ()
+                    found.extend(span for span in finder.find(text) if span.kind in kinds)
+                else:
+                    found.extend(finder.find(text))
+            run >>= 1
+            index += 1
         if view.identity:
             return found
         return [Span(*view.origin(span.start, span.end), span.kind) for span in found]
@@ -180,9 +230,50 @@ def _checked_span(item: Any, length: int) -> Span | None:
     return Span(start, end, kind)
 
 
-def _merged(spans: list[Span]) -> list[Span]:
+def _views_of(finder: Finder) -> frozenset[str]:
+    return frozenset(getattr(finder, "views", ALL_VIEWS))
+
+
+def _kind_ranks(finders: Sequence[Finder]) -> dict[str, tuple[int, int]]:
+    """Each kind's rank where finds overlap: its finder's priority, then its place in kinds.py.
+    A built-in kind keeps the priority of its group (secrets, then personal data) whoever
+    finds it; another takes the lowest priority of the finders that declare it."""
+    ranks: dict[str, tuple[int, int]] = {}
+    for finder in finders:
+        priority = getattr(finder, "priority", USER_PRIORITY)
+        for kind in finder.kinds:
+            if kind in _BUILTIN_RANK:
+                group = SECRET_PRIORITY if kind in SECRET_KINDS else PERSONAL_PRIORITY
+                ranks[kind] = (group, _BUILTIN_RANK[kind])
+            else:
+                ranks[kind] = min(ranks.get(kind, (priority, len(_BUILTIN_RANK))),
+                                  (priority, len(_BUILTIN_RANK)))  # fmt: skip
+    return ranks
+
+
+def _named_finder(name: str, config: RedactConfig) -> Finder:
+    """A finder `sampling.redact.finders` names: a registered name, or the dotted path of a
+    finder class or factory (which may register itself on import)."""
+    try:
+        return build(name, config)
+    except UnknownFinderError:
+        pass
+    try:
+        factory = resolve_path(name)
+    except PluginPathError as error:
+        raise PluginPathError(f"sampling.redact.finders: {error}") from None
+    if isinstance(factory, type):
+        from_config = getattr(factory, "from_config", None)
+        return from_config(config) if from_config is not None else factory()
+    return factory(config)
+
+
+_OUTSIDE_RANK = (USER_PRIORITY, len(_BUILTIN_RANK))
+
+
+def _merged(spans: list[Span], ranks: dict[str, tuple[int, int]]) -> list[Span]:
     """Overlapping spans become one (every character any finder found stays hidden), of the
-    kind that ranks first (built-in kinds in their order, then the user's)."""
+    kind that ranks first (_kind_ranks; a user redactor's kinds last)."""
     if len(spans) < 2:
         return spans
     spans.sort()
@@ -190,7 +281,7 @@ def _merged(spans: list[Span]) -> list[Span]:
     for span in spans[1:]:
         last = merged[-1]
         if span.start < last.end:
-            kind = min(last.kind, span.kind, key=lambda k: _PRIORITY.get(k, len(_PRIORITY)))
+            kind = min(last.kind, span.kind, key=lambda k: ranks.get(k, _OUTSIDE_RANK))
             merged[-1] = Span(last.start, max(last.end, span.end), kind)
         else:
             merged.append(span)

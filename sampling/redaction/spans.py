@@ -163,8 +163,20 @@ class Text:
         return self._capitals and b"AA" + b"0" * digits in self.number_shape
 
 
+# The views a finder reads (views.py): every text's normalised view, and its decoded view where
+# it has one.
+NORMALISED, DECODED = "normalised", "decoded"
+ALL_VIEWS = frozenset({NORMALISED, DECODED})
+# Where two finds overlap, the kind of the finder of the lower priority names the span (then the
+# kinds' order in kinds.py): secrets before personal data, both before the kinds of a config.
+SECRET_PRIORITY, PERSONAL_PRIORITY, USER_PRIORITY = 10, 20, 100
+
+
 class Finder(Protocol):
-    """Finds the values of one or more kinds in a text."""
+    """Finds the values of one or more kinds in a text. Besides `kinds` and `find`, a finder may
+    declare (finders/__init__.py reads them with these defaults): `name` (its registry name),
+    `priority` (USER_PRIORITY), `triggers` (triggers.Triggers; None: it runs on every view) and
+    `views` (ALL_VIEWS)."""
 
     kinds: frozenset[str]
 

@@ -36,6 +36,11 @@ _INVISIBLE = frozenset(
 )
 
 
+# Dashes that stand for a hyphen-minus in a value (`&hyphen;` decodes to U+2010, word
+# processors put en dashes and minus signs into numbers); NFKC leaves them as they are.
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58")
+
+
 class View:
     """A text as finders read it, and where each of its characters came from in the original.
 
@@ -44,7 +49,7 @@ class View:
     """
 
     __slots__ = ("_original_ends", "_original_starts", "_parent", "_view_ends", "_view_starts",
-                 "text")  # fmt: skip
+                 "escapes", "text")  # fmt: skip
 
     def __init__(
         self,
@@ -54,6 +59,9 @@ class View:
     ) -> None:
         self.text = text
         self._parent = parent
+        # [start, end) of each escape (`%40`, `\\u0040`, `&#64;`) of the original text that this
+        # view decodes, in order: what another view reads there is the escape's spelling.
+        self.escapes: list[tuple[int, int]] = []
         self._view_starts: list[int] = []
         self._view_ends: list[int] = []
         self._original_starts: list[int] = []
@@ -103,6 +111,8 @@ def _folded(char: str) -> str:
         return " "
     if category == "Nd":
         return str(unicodedata.decimal(char))
+    if char in _DASHES:
+        return "-"
     return unicodedata.normalize("NFKC", char)
 
 
@@ -183,10 +193,17 @@ _NAMING_WORD = re.compile(
     r"(?:(?<![^\W\d_])(?:is|are|was|ist|est|es|è|är|er|jest)|是|为|為|は|는|이)\Z", re.IGNORECASE
 )
 _INDENT = re.compile(r"[^\S\n]*")
+# A line that starts with a word holding a digit ("My password is\nkmH2tzT5z%1", "验证码是\n
+# 842887"): a value, not the next line of hard-wrapped prose, even without an indent.
+_VALUE_LIKE = re.compile(r"[^\s，。,;]*[0-9]")
 _NAMING_REACH = 12  # characters before a newline where a naming word may end
 # Without one of these, no line break is joined: tested with `in`, far cheaper than a look at
-# each line break of hard-wrapped prose.
+# each line break of hard-wrapped prose (a line that ends in a naming word is joined to the
+# next only where that one is indented or starts with a value-like word).
 _JOIN_HINTS = (":\n", "=\n", "\n ", "\n\t", "：\n", "\n\u3000")  # wider ones: free on ASCII
+# A line that starts with a word holding a digit: one search with a literal first character,
+# which the regex engine skips along to; the naming word before it is then looked at.
+_VALUE_LINE = re.compile(r"\n[^\s，。,;]*[0-9]")
 
 
 def _url_pieces(run: str, offset: int) -> Iterator[tuple[int, int, str]]:
@@ -233,11 +250,23 @@ def _joins(text: str) -> Iterator[tuple[int, int, str]]:
             and text[end] != "\n"
             and (
                 line_end.endswith(_NAMING_SIGNS)
-                or (end > newline + 1 and _NAMING_WORD.search(line_end) is not None)
+                or (
+                    _NAMING_WORD.search(line_end) is not None
+                    and (end > newline + 1 or _VALUE_LIKE.match(text, end) is not None)
+                )
             )
         ):
             yield newline, end, " "
         newline = text.find("\n", newline + 1)
+
+
+def _value_line(text: str) -> bool:
+    """A line that starts with a value-like word follows one that ends in a naming word."""
+    for line in _VALUE_LINE.finditer(text):
+        newline = line.start()
+        if _NAMING_WORD.search(text[max(0, newline - _NAMING_REACH) : newline].rstrip()):
+            return True
+    return False
 
 
 def _may_decode(text: str) -> bool:
@@ -248,7 +277,7 @@ def _may_decode(text: str) -> bool:
         or ("&" in text and ";" in text)
         or (
             "\n" in text
-            and any(hint in text for hint in _JOIN_HINTS)
+            and (any(hint in text for hint in _JOIN_HINTS) or _value_line(text))
             and next(_joins(text), None) is not None
         )
     )
@@ -259,20 +288,75 @@ def decoded(text: str) -> View | None:
     if not _may_decode(text):
         return None
     replacements = [piece for match in _ENCODED.finditer(text) for piece in _decoded(match)]
+    escapes = [(start, end) for start, end, _ in replacements]
     replacements += _joins(text)
     if not replacements:
         return None
     replacements.sort()
     view = _rebuilt(text, replacements)
     foldings = _foldings(view.text)  # `\\uff20` decodes to a full-width `＠`
-    return _rebuilt(view.text, foldings, view) if foldings else view
+    if foldings:
+        view = _rebuilt(view.text, foldings, view)
+    view.escapes = escapes
+    return view
+
+
+def cuts_escape(escapes: list[tuple[int, int]], start: int, end: int) -> bool:
+    """[start, end) of the original text holds part or all of one of `escapes` (sorted, apart):
+    a value found there by a view that reads the escape as it is spelt (`%2C` before a base64
+    run, `\\"` after one) is an artefact of the spelling; the view that decodes it reads the
+    value itself."""
+    index = bisect_right(escapes, (start, end)) - 1
+    if index >= 0 and escapes[index][1] > start:
+        return True
+    return index + 1 < len(escapes) and escapes[index + 1][0] < end
+
+
+# A URL up to its query, and each of the query's parameter names: `https://x.io/share?u=`,
+# `&lang=`. Not a URL with credentials (`://user:pw@host`): those are read as they are.
+# Tried at a scheme's first letter only, so that a long run of letters is read once.
+_URL_TO_QUERY = re.compile(
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@]+(?:/[^\s?#]*)?\?(?:[\w.-]+=)?"
+)
+_NEXT_PARAMETER = re.compile(r"&(?:amp;)?[\w.-]+=|&")
+
+
+def query_values(base: View) -> View | None:
+    """A view of `base` where each URL with a query reads as its values alone: "My SIN is
+    https://x.io/share?u=351%20933%20072&lang=en" as "My SIN is 351 933 072, en", so that the
+    words before a URL name the value it carries. An extra view, read beside the others (which
+    keep the URL and its parameters' names: `?password=...`); None where no URL has a query."""
+    text = base.text
+    if "://" not in text or "?" not in text:
+        return None
+    replacements: list[tuple[int, int, str]] = []
+    urls = list(_URL_TO_QUERY.finditer(text))
+    if not urls:
+        return None
+    for url, following in zip(urls, [*urls[1:], None], strict=True):
+        # The query runs to the line's end (its values may hold spaces once decoded: `%20`), a
+        # `#`, or the next URL.
+        end = following.start() if following is not None else len(text)
+        for stop in ("\n", "#"):
+            at = text.find(stop, url.end(), end)
+            end = at if at >= 0 else end
+        replacements.append((url.start(), url.end(), ""))
+        replacements += [(m.start(), m.end(), ", ") for m in
+                         _NEXT_PARAMETER.finditer(text, url.end(), end)]  # fmt: skip
+    if not replacements:
+        return None
+    return _rebuilt(text, replacements, None if base.identity else base)
 
 
 def views(text: str) -> list[View]:
-    """Every view of `text` that finders read: the normalised one, and the decoded one where
-    the text holds something to decode."""
+    """Every view of `text` that finders read: the normalised one, the decoded one where the
+    text holds something to decode, and the query values of its URLs where it has any."""
+    read = [normalised(text)]
     extra = decoded(text)
-    return [normalised(text)] if extra is None else [normalised(text), extra]
+    if extra is not None:
+        read.append(extra)
+    values = query_values(read[-1])
+    return read if values is None else [*read, values]
 
 
 def key(value: str) -> str:

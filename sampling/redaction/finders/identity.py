@@ -1,6 +1,7 @@
 """National identity numbers, checked with python-stdnum: the Chinese resident ID (18
 characters, birth date and check digit), the Indian Aadhaar (Verhoeff) and PAN, the Brazilian
-CPF (two check digits), a US SSN written without dashes, and passport numbers.
+CPF (two check digits), a US SSN written without dashes, UK National Insurance numbers, and
+passport numbers (those of more countries, after their names: national_ids.py).
 
 A number in its usual written form (`123.456.789-09`, `2345 6789 0124`) is redacted on its
 check digits; the same digits bare, where one in ten or a hundred random numbers would pass, only
@@ -18,10 +19,11 @@ from stdnum.br import cpf
 from stdnum.cn import ric
 from stdnum.in_ import aadhaar, pan
 
-from sampling.redaction.checks import is_us_ssn
+from sampling.redaction.checks import is_uk_nino, is_us_ssn
 from sampling.redaction.context import NamedBefore
-from sampling.redaction.national_ids import NationalIdFinder
-from sampling.redaction.spans import Span, Text
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers, digits
 
 # Not part of a longer token: no ASCII letter or digit beside it, nor a separator joining it to
 # one (the last group of a UUID, `v2-2345...`). The first character is matched before the
@@ -127,9 +129,13 @@ _PASSPORT = re.compile(
 )
 
 
+@register("national_ids")
 class IdFinder:
     kinds = frozenset(rule.kind for rule in ID_RULES)
-    name = "national ids"
+    name = "national_ids"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(digits(9),))
+    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(9):
@@ -140,11 +146,15 @@ class IdFinder:
                 yield from rule.scan(view)
 
 
+@register("in_pan")
 class PanFinder:
     """Indian PAN: five letters (the fourth says what holds it), four digits, a letter."""
 
     kinds = frozenset({"IN_PAN"})
     name = "in_pan"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(rb"[a-z]{5}[0-9]{4}[a-z]",))  # _PAN, in lower case
+    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number_after_capitals(4):
@@ -154,12 +164,16 @@ class PanFinder:
                 yield Span(match.start(), match.end(), "IN_PAN")
 
 
+@register("passport")
 class PassportFinder:
     """A passport number after a word that names a passport (no checksum to go on): one or two
     letters and 6-8 digits (China's E12345678, India's, Germany's), or 8-9 digits (US, UK)."""
 
     kinds = frozenset({"PASSPORT"})
     name = "passport"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=PASSPORT_WORDS)
+    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(6):
@@ -173,5 +187,22 @@ class PassportFinder:
                 yield Span(match.start(), match.end(), "PASSPORT")
 
 
-def identity_finders() -> list[object]:
-    return [IdFinder(), PanFinder(), PassportFinder(), NationalIdFinder()]
+@register("uk_nino")
+class NinoFinder:
+    kinds = frozenset({"UK_NINO"})
+    name = "uk_nino"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(rb"[a-z]{2} ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[a-d]",))
+    views = ALL_VIEWS
+    _NINO = re.compile(
+        r"[A-CEGHJ-PR-TW-Z](?<![A-Za-z0-9][A-Z])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
+        r"(?![A-Za-z0-9])",
+        re.ASCII,
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number_after_capitals(6):
+            return
+        for match in self._NINO.finditer(view.text):
+            if is_uk_nino(match.group()[:2]):
+                yield Span(match.start(), match.end(), "UK_NINO")

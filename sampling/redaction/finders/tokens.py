@@ -16,8 +16,10 @@ from importlib import resources
 
 import yaml
 
+from sampling.redaction.finders import register
 from sampling.redaction.randomness import looks_random
-from sampling.redaction.spans import Span, Text
+from sampling.redaction.spans import ALL_VIEWS, LONG_WORD, SECRET_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers, word
 
 RULES_FILE = "token_rules.yaml"
 # A token's neighbours that are not part of it: ASCII letters, digits and `_` (not `\w`, which
@@ -62,15 +64,19 @@ def _rule(entry: dict) -> TokenRule:
 @functools.cache
 def token_rules() -> tuple[TokenRule, ...]:
     """The rules of token_rules.yaml, compiled once per process."""
-    text = resources.files("sampling.redaction").joinpath(RULES_FILE).read_text(encoding="utf-8")
+    text = resources.files(__package__).joinpath(RULES_FILE).read_text(encoding="utf-8")
     return tuple(_rule(entry) for entry in yaml.safe_load(text)["rules"])
 
 
+@register("token_rules")
 class TokenFinder:
     """Every rule, on the windows around the text's long words."""
 
     kinds = frozenset({"API_KEY"})
-    name = "token rules"
+    name = "token_rules"
+    priority = SECRET_PRIORITY
+    triggers = Triggers(shapes=(word(LONG_WORD),))  # the words it reads
+    views = ALL_VIEWS
     CONTEXT = 64
 
     def __init__(self, rules: tuple[TokenRule, ...] | None = None) -> None:

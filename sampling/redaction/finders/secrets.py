@@ -1,9 +1,9 @@
-"""Secrets: private key blocks, JWTs, passwords in URLs and connection strings, tokens of known
-formats (tokens.py and token_rules.yaml), values given to a secret-sounding name, and random
-tokens, quoted or not.
+"""Secrets: private key blocks, JWTs, passwords in URLs, connection strings and command lines,
+values given to a secret-sounding name, and random tokens, quoted or not (tokens of known
+formats are tokens.py's, sentences that state a secret stated_secrets.py's).
 
-Every finder is gated on something cheap that each of its finds needs (a long word, a `://`, an
-`=`), so that ordinary text costs next to nothing (bench/redaction_throughput.py measures each).
+Every finder declares the triggers each of its finds needs (a long word, a `://`, a name), so
+that the views without them never run it (bench/redaction_throughput.py measures each).
 """
 
 from __future__ import annotations
@@ -16,15 +16,22 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from sampling.redaction.context import NO_VALUE, NamedBefore, code_not_a_secret
+from sampling.redaction.finders import register
 from sampling.redaction.randomness import (
     character_classes,
     looks_random,
     reads_as_words,
     unnamed_secret,
 )
-from sampling.redaction.spans import Span, Text
-from sampling.redaction.stated_secrets import CodeFinder, PasswordPhraseFinder
-from sampling.redaction.tokens import TokenFinder
+from sampling.redaction.spans import (
+    ALL_VIEWS,
+    SECRET_PRIORITY,
+    TOKEN_WORD,
+    USER_PRIORITY,
+    Span,
+    Text,
+)
+from sampling.redaction.triggers import Triggers, word
 
 # Names of secrets in assignments (`db_pass = ...`, `API_KEY: ...`), as regex fragments.
 SECRET_NAMES = (
@@ -61,24 +68,26 @@ class PatternFinder:
 
     kind: str
     patterns: tuple[re.Pattern[str], ...]
-    triggers: tuple[str, ...]
-    name: str = ""  # for the benchmark's per-finder costs
+    words: tuple[str, ...]  # one of them is in every match (any case); () for none known
+    name: str = ""  # its registry name, and the benchmark's
     value_group: bool = False
     needs: str = ""  # a character every match has: looked for first (one memchr)
     is_value: Callable[[str], bool] | None = None
+    priority: int = USER_PRIORITY
+    views = ALL_VIEWS
 
     @property
     def kinds(self) -> frozenset[str]:
         return frozenset({self.kind})
 
+    @property
+    def triggers(self) -> Triggers | None:
+        return Triggers(words=tuple(w.lower() for w in self.words)) if self.words else None
+
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
         if self.needs and self.needs not in text:
             return
-        if self.triggers:
-            haystack = view.lower if self.triggers[0].islower() else text
-            if not any(trigger in haystack for trigger in self.triggers):
-                return
         for pattern in self.patterns:
             for match in pattern.finditer(text):
                 group = 1 if self.value_group and match.group(1) else 0
@@ -97,35 +106,63 @@ def _connection_string_value(value: str) -> bool:
     return len(value) >= 4 and not code_not_a_secret(value, "password")
 
 
+# A value never starts with `&`: in a query string (`?password=&page=2`) it ends an empty one.
+_CONNECTION_STRING = re.compile(
+    r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)\s*([^\s;'\"&][^\s;'\"]*)"
+)
+_WIFI = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
+# A command, then its options on the same line (a pipe, `;` or `&` ends the command).
+_OPTIONS = r"\b[^\n|;&]*?[ \t]"
+_MYSQL = re.compile(rf"(?:mysql|mysqldump|mysqladmin|mariadb){_OPTIONS}-p[\"']?([^\s'\"]+)")
+_USER = re.compile(
+    rf"(?:curl|wget){_OPTIONS}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:[ \t]?([^\s'\"]+)"
+)
+_SSHPASS = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?([^\s'\"]+)")
+
+
+# The passwords of a URL (`scheme://user:PASSWORD@`), of a key=value connection string
+# (`Server=db;User Id=sa;Password=PASSWORD;`), of a Wi-Fi QR code (`WIFI:S:net;P:PASSWORD;;`),
+# and of the command lines that take one: `mysql -pPASSWORD` (with a space, `-p` asks for it and
+# the next word is a database), `curl -u user:PASSWORD`, `sshpass -p PASSWORD`.
+@register("url_credentials")
+def url_credentials(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD", (_URL_CREDENTIALS,), ("://",), "url_credentials",
+                         value_group=True, needs="@", priority=SECRET_PRIORITY)  # fmt: skip
+
+
+@register("connection_string")
+def connection_string(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD", (_CONNECTION_STRING,), ("password", "pwd"),
+                         "connection_string", value_group=True, needs="=",
+                         is_value=_connection_string_value, priority=SECRET_PRIORITY)  # fmt: skip
+
+
+@register("wifi_qr_code")
+def wifi_qr_code(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD", (_WIFI,), ("wifi:",), "wifi_qr_code", value_group=True,
+                         needs="W", priority=SECRET_PRIORITY)  # fmt: skip
+
+
+@register("command_line_password")
+def command_line_password(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD", (_MYSQL, _USER, _SSHPASS),
+                         ("mysql", "mariadb", "curl", "wget", "sshpass"), "command_line_password",
+                         value_group=True, needs="-", priority=SECRET_PRIORITY)  # fmt: skip
+
+
 def password_finders() -> list[PatternFinder]:
-    """The password of a URL (`scheme://user:PASSWORD@`), of a key=value connection string
-    (`Server=db;User Id=sa;Password=PASSWORD;`), of a Wi-Fi QR code (`WIFI:S:net;P:PASSWORD;;`),
-    and of the command lines that take one: `mysql -pPASSWORD` (with a space, `-p` asks for it
-    and the next word is a database), `curl -u user:PASSWORD`, `sshpass -p PASSWORD`."""
-    connection_string = re.compile(r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)\s*([^\s;'\"]+)")
-    wifi = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
-    # A command, then its options on the same line (a pipe, `;` or `&` ends the command).
-    options = r"\b[^\n|;&]*?[ \t]"
-    mysql = re.compile(rf"(?:mysql|mysqldump|mysqladmin|mariadb){options}-p[\"']?([^\s'\"]+)")
-    user = re.compile(rf"(?:curl|wget){options}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:([^\s'\"]+)")
-    sshpass = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?([^\s'\"]+)")
-    return [
-        PatternFinder("PASSWORD", (_URL_CREDENTIALS,), ("://",), "url credentials",
-                      value_group=True, needs="@"),
-        PatternFinder("PASSWORD", (connection_string,), ("password", "pwd"), "connection string",
-                      value_group=True, needs="=", is_value=_connection_string_value),
-        PatternFinder("PASSWORD", (wifi,), ("WIFI:",), "wifi qr code", value_group=True,
-                      needs="W"),
-        PatternFinder("PASSWORD", (mysql, user, sshpass), ("mysql", "mariadb", "curl", "wget",
-                      "sshpass"), "command line password", value_group=True, needs="-"),
-    ]  # fmt: skip
+    return [url_credentials(), connection_string(), wifi_qr_code(), command_line_password()]
 
 
+@register("jwt")
 class JwtFinder:
     """Three base64url parts whose header and payload decode to JSON."""
 
     kinds = frozenset({"JWT"})
     name = "jwt"
+    priority = SECRET_PRIORITY
+    triggers = Triggers(words=("eyj",))
+    views = ALL_VIEWS
     _JWT = re.compile(r"eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+(?:\.[A-Za-z0-9_.+/=-]*)?")
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -146,11 +183,15 @@ def _is_jwt(token: str) -> bool:
     return True
 
 
+@register("private_key")
 class PrivateKeyFinder:
     """A whole key block, header to footer (or to the end of a text cut inside the key)."""
 
     kinds = frozenset({"PRIVATE_KEY"})
-    name = "private key"
+    name = "private_key"
+    priority = SECRET_PRIORITY
+    triggers = Triggers(words=("private key", "putty-user-key"))
+    views = ALL_VIEWS
     _BLOCK = re.compile(
         r"(?:-----)?BEGIN ([A-Z0-9 ]*)PRIVATE KEY((?: BLOCK)?)(?:-----)?"
         r".*?(?:-----END \1PRIVATE KEY\2-----|END \1PRIVATE KEY\2|\Z)",
@@ -168,6 +209,7 @@ class PrivateKeyFinder:
                 yield Span(match.start(), match.end(), "PRIVATE_KEY")
 
 
+@register("keyword")
 class KeywordFinder:
     """A value assigned to a secret-sounding name (`password=hunter2`, `API key: sk-123...`,
     `"client_secret": "..."`). After a colon without quotes the value must hold a digit or a
@@ -178,11 +220,16 @@ class KeywordFinder:
 
     kinds = frozenset({"SECRET"})
     name = "keyword"
+    priority = SECRET_PRIORITY
+    views = ALL_VIEWS
     _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})[\w.-]{{0,20}}$")
     _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>。]{4,200}))")
     _TRIGGERS = ("key", "pass", "pw", "sid", "sess", "secret", "token", "contrase",
                  "credential", "passwort", "passe", "密码", "密钥", "秘钥", "令牌",
                  "口令")  # fmt: skip
+
+    # Every name in SECRET_NAMES holds one of them.
+    triggers = Triggers(words=_TRIGGERS)
 
     # With more operators than this, the whole text is searched for a trigger first; with fewer,
     # the name before each is matched directly: every name in the list holds a trigger.
@@ -238,6 +285,9 @@ def _positions(text: str, chars: str) -> list[int]:
     return sorted(found)
 
 
+_DIGIT_RUNS = re.compile(r"[0-9]+")
+
+
 def _short_token(value: str) -> bool:
     """A run under 20 characters that can be a token when a secret's name precedes it: letters
     and a digit (not a word, a number or a date), in one piece (not a dotted name, a version or
@@ -247,9 +297,13 @@ def _short_token(value: str) -> bool:
         return False
     if sum(value.count(separator) for separator in "._-=/+~") > 1:
         return False
-    return not reads_as_words(value)
+    # Three digits or more spread through it: a token that happens to hold syllables
+    # (`9pfi2Cn61IMyos4`), where an identifier of words has a version number at most.
+    digit_runs = len(_DIGIT_RUNS.findall(value))
+    return digit_runs >= 3 or not reads_as_words(value)
 
 
+@register("random_tokens")
 class RandomTokenFinder:
     """Random-looking tokens that no format rule knows, in the text's words of 12 characters or
     more:
@@ -261,8 +315,11 @@ class RandomTokenFinder:
       a run inside a path, a URL or an expression (`a/b/c`, `x.y.z`) is left alone too."""
 
     kinds = frozenset({"SECRET", "HIGH_ENTROPY"})
-    name = "random tokens"
+    name = "random_tokens"
+    priority = SECRET_PRIORITY
+    views = ALL_VIEWS
     BARE_LENGTH = (20, 128)
+    triggers = Triggers(shapes=(word(TOKEN_WORD),))  # the words it reads
     _DATA_URI = re.compile(r"base64,\s*$|data:[\w/+.-]*;?$")
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -300,12 +357,16 @@ class RandomTokenFinder:
         return unnamed_secret(value)
 
 
+@register("quoted_entropy")
 class QuotedEntropyFinder:
     """Quoted strings of high entropy (`"Zm9vYmFy..."`): what code carries a secret in. Hex in
     quotes is a hash as often as a key: only named hex (KeywordFinder) is a secret."""
 
     kinds = frozenset({"HIGH_ENTROPY"})
-    name = "quoted entropy"
+    name = "quoted_entropy"
+    priority = SECRET_PRIORITY
+    triggers = Triggers(shapes=(rb"[\"'][a-z0-9+/\\_=\-]{20}",))  # _QUOTED, in lower case
+    views = ALL_VIEWS
     _QUOTED = re.compile(r"(['\"])([A-Za-z0-9+/\\_=-]{20,})\1")
     MAX_LENGTH = 128  # longer: encoded data in a code answer
 
@@ -316,10 +377,3 @@ class QuotedEntropyFinder:
         for match in self._QUOTED.finditer(text):
             if len(match.group(2)) <= self.MAX_LENGTH and unnamed_secret(match.group(2)):
                 yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")
-
-
-def secret_finders() -> list[object]:
-    """Every secret finder, in the order of SECRET_KINDS."""
-    return [PrivateKeyFinder(), JwtFinder(), *password_finders(), TokenFinder(), KeywordFinder(),
-            PasswordPhraseFinder(), CodeFinder(), RandomTokenFinder(),
-            QuotedEntropyFinder()]  # fmt: skip

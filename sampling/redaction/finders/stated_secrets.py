@@ -14,7 +14,9 @@ import re
 from collections.abc import Iterator
 
 from sampling.redaction.context import code_not_a_secret, word_ends
-from sampling.redaction.spans import Span, Text
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, SECRET_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
 
 # The verbs that give a value ("is", "ist", "lautet", "est", "es", "é", "är", "это", ...), and the
 # words that start what it is for ("for the router", "für das WLAN", "de la tarjeta").
@@ -28,6 +30,16 @@ _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _VALUE_CHARS = r"[^\s\"'`”’»«。、,;<>()]"
 
 
+# What may follow a value at the end of its line: nothing, or closing tags, quotes and brackets
+# (`Password: letmein</p>`, `"Password: letmein"}`).
+_LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*")
+# A line that is a label (`password`, `  密码`, `<li>Password`), and a value's end at a mark
+# that is not a comma (`; `, `）`, `。`, `です`), not at another word.
+_LABEL_LINE = re.compile(r"[\s>]*[^\W\d_]{1,24}")
+_ENDED_BY_A_MARK = re.compile(r" ?[;)）。」』!！?？]| ?[^\x00-\u024f\s]")
+
+
+@register("password_phrase")
 class PasswordPhraseFinder:
     """A password a sentence gives. After the word for it (inflected: `passwords`,
     `lösenordet`, `şifrem`), a few words naming what it is for ("for the router", "für das
@@ -38,7 +50,9 @@ class PasswordPhraseFinder:
     is incorrect" stays as it is."""
 
     kinds = frozenset({"SECRET"})
-    name = "password phrase"
+    name = "password_phrase"
+    priority = SECRET_PRIORITY
+    views = ALL_VIEWS
     # A substring test costs ~1 µs on 2 KB of text, so an ASCII text is tested for the words
     # of languages often written in ASCII alone (the first holds password, passwort, passcode,
     # mot de passe, passord, ...); the rest, and the words with other letters, only in a text
@@ -53,6 +67,12 @@ class PasswordPhraseFinder:
                   "losenord", "jelszó", "jelszo", "heslo", "salasana", "adgangskode", "parola",
                   "mật khẩu", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "סיסמה",
                   "كلمة المرور", "पासवर्ड")  # fmt: skip
+    # Each word where _value_after reads it: a short one whole, a longer one at a word's start.
+    triggers = Triggers(
+        word_starts=tuple(w for _, group in _GATES for w in group if len(w) >= 5),
+        whole_words=tuple(w for _, group in _GATES for w in group if len(w) < 5),
+        words=_NOT_ASCII,
+    )
     _REST = re.compile(
         rf"[^\W\d_]{{0,3}}"  # an inflection
         rf"(?:[ \t]+(?:(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t])?"  # what it is for
@@ -61,7 +81,7 @@ class PasswordPhraseFinder:
         rf"|[ \t]*[{_CJK}]{{0,4}}?(?:是|为|為|成了|成|は|는|이)[ \t]*[:=]?[ \t]*"
         rf"|[ \t]+)"
         rf"(?:[\"'`“‘«„](?P<quoted>[^\n\"'`”’»“]{{4,64}})[\"'`”’»“]"
-        rf"|(?P<bare>{_VALUE_CHARS}{{4,64}}))",
+        rf"|(?!&)(?P<bare>{_VALUE_CHARS}{{4,64}}))",  # `?password=&page=2`: an empty value
         re.IGNORECASE,
     )
     # Words that name a password only as a label ("pass: ..."): in a sentence, "pass" is a verb.
@@ -108,16 +128,30 @@ class PasswordPhraseFinder:
         labelled = match["colon"] is not None or match["verb_colon"] is not None
         line_end = match.string.find("\n", match.end())
         rest_of_line = match.string[match.end() : None if line_end < 0 else line_end]
-        return labelled and not rest_of_line.strip() and value.lower() not in self._NOT_A_VALUE
+        if not labelled or value.lower() in self._NOT_A_VALUE:
+            return False
+        if _LINE_END.fullmatch(rest_of_line) is not None:
+            return True
+        # A label that starts its line (`password: kaponupo; ...`, `密码：lorasura）`), the value
+        # ended by a mark rather than by more words ("Password: incorrect, try again" is not).
+        line_start = match.string.rfind("\n", 0, match.start()) + 1
+        label = match.string[line_start : match.start()]
+        return (
+            _LABEL_LINE.fullmatch(label) is not None
+            and _ENDED_BY_A_MARK.match(rest_of_line) is not None
+        )
 
 
+@register("unlock_code")
 class CodeFinder:
     """A code that unlocks something, given after its name: a PIN (4 digits or more), a card's
     CVV, a one-time or verification code, a door or alarm code: digits, grouped with spaces or
     dashes or not, `#` or `*` at the end."""
 
     kinds = frozenset({"SECRET"})
-    name = "unlock code"
+    name = "unlock_code"
+    priority = SECRET_PRIORITY
+    views = ALL_VIEWS
     # Names that are a code's alone, and `code`, which names one only after these words.
     _NAMES = (("pin", ("pin",)), ("cv", ("cvv", "cvc")), ("otp", ("otp",)))  # (gate, names)
     _CODE_KINDS = re.compile(
@@ -127,6 +161,11 @@ class CodeFinder:
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "인증번호", "код подтверждения", "пин-код", "пин")  # fmt: skip
+    triggers = Triggers(
+        whole_words=tuple(name for _, names in _NAMES for name in names),
+        word_starts=("code",),
+        words=_NOT_ASCII,
+    )
     _REST = re.compile(
         r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
         rf"(?:[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t]+(?={_VERBS}|[:=]))?"  # "on the back"

@@ -15,44 +15,16 @@ from collections.abc import Iterator
 from datetime import date
 
 from sampling.redaction.context import NamesBeforeNumbers
-from sampling.redaction.spans import Span, Text
+from sampling.redaction.finders import register, table
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
 
 BIRTH, ACCOUNT, ROUTING, RECORD = "BIRTH_DATE", "ACCOUNT_NUMBER", "ROUTING", "RECORD_NUMBER"
 
+_TABLE = table("named_values.json")
 # The words (lower case) that name a value, and what they name. ROUTING is an account number
 # whose nine digits must pass the ABA check.
-_NAMED: dict[str, str] = {
-    **dict.fromkeys((
-        "date of birth", "birth date", "birthdate", "birthday", "dob", "d.o.b", "born on", "born",
-        "geburtsdatum", "geboren am", "geboren", "geb.", "date de naissance", "né le", "née le",
-        "fecha de nacimiento", "nacido el", "nacida el", "data di nascita", "nato il", "nata il",
-        "data de nascimento", "nascido em", "nascida em", "geboortedatum", "geboren op",
-        "data urodzenia", "urodzony", "urodzona", "doğum tarihi", "дата рождения", "родился",
-        "родилась", "出生日期", "出生年月日", "出生于", "出生於", "生日", "生年月日", "誕生日",
-        "생년월일", "생일",
-    ), BIRTH),
-    **dict.fromkeys((
-        "account", "account number", "account no", "account #", "acct", "a/c", "bank account",
-        "checking account", "savings account", "sort code", "bsb", "ifsc", "kontonummer", "konto",
-        "numéro de compte", "n° de compte", "compte bancaire", "número de cuenta",
-        "cuenta bancaria", "número da conta", "conta bancária", "rekeningnummer", "numer konta",
-        "номер счета", "номер счёта", "счет", "счёт", "账号", "账户", "帐号", "帐户", "口座番号",
-        "계좌번호",
-    ), ACCOUNT),
-    **dict.fromkeys(("routing number", "routing no", "routing #", "aba"), ROUTING),
-    **dict.fromkeys((
-        "driver's license", "drivers license", "driver license", "driver's licence",
-        "driving licence", "driving license", "license number", "licence number", "license no",
-        "licence no", "dl#", "dl no", "dl", "medical record number", "medical record", "mrn",
-        "patient id", "patient number", "member id", "member number", "membership number",
-        "policy number", "policy no", "insurance number", "insurance id", "health card",
-        "medicare number", "medicaid number", "student id", "student number", "employee id",
-        "employee number", "führerscheinnummer", "führerschein", "versichertennummer",
-        "krankenversicherungsnummer", "numéro de permis", "permis de conduire",
-        "licencia de conducir", "carnet de conducir", "número de licencia", "驾驶证号", "驾驶证",
-        "驾照", "病历号", "医保卡号", "社保卡号", "学号", "工号", "免許証番号", "운전면허번호",
-    ), RECORD),
-}  # fmt: skip
+_NAMED: dict[str, str] = {word: kind for kind, words in _TABLE["names"].items() for word in words}
 _NAMES = NamesBeforeNumbers(_NAMED, reach=48)
 # Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
 # the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
@@ -64,26 +36,7 @@ _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/D
 # ...`, `born 7/22/1990`, `DL: D1234567`).
 _AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2}
 
-_MONTHS = {
-    name: number
-    for number, names in enumerate((
-        ("january", "jan", "januar", "janvier", "enero", "gennaio", "janeiro", "januari"),
-        ("february", "feb", "februar", "février", "fevrier", "febrero", "febbraio", "fevereiro",
-         "februari"),
-        ("march", "mar", "märz", "maerz", "mars", "marzo", "março", "maart"),
-        ("april", "apr", "avril", "abril", "aprile"),
-        ("may", "mai", "mayo", "maggio", "maio", "mei"),
-        ("june", "jun", "juni", "juin", "junio", "giugno", "junho"),
-        ("july", "jul", "juli", "juillet", "julio", "luglio", "julho"),
-        ("august", "aug", "août", "aout", "agosto", "augustus"),
-        ("september", "sep", "sept", "septembre", "septiembre", "settembre", "setembro"),
-        ("october", "oct", "oktober", "octobre", "octubre", "ottobre", "outubro"),
-        ("november", "nov", "novembre", "noviembre", "novembro"),
-        ("december", "dec", "dezember", "décembre", "decembre", "diciembre", "dicembre",
-         "dezembro"),
-    ), start=1)
-    for name in names
-}  # fmt: skip
+_MONTHS = {name: int(number) for number, names in _TABLE["months"].items() for name in names}
 _MONTH_BEFORE_YEAR = tuple(f"{month}{joint} " for month in _MONTHS for joint in ("", " de", " of"))
 _MONTH = "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True))
 _DAY_SUFFIX = r"(?:st|nd|rd|th|er|\.)?"
@@ -106,12 +59,16 @@ _ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|\d(?:[ -]?\d){5,19}")
 _RECORD = re.compile(r"(?=(?:[A-Za-z-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){4,19}")
 
 
+@register("named_values")
 class NamedValueFinder:
     """A date of birth, an account or routing number, or a licence or record number, right
     after a word that names it (module docstring)."""
 
     kinds = frozenset({BIRTH, ACCOUNT, RECORD})
-    name = "dates of birth, account and record numbers"
+    name = "named_values"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(whole_words=tuple(_NAMED))  # NamesBeforeNumbers reads them whole
+    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(4):

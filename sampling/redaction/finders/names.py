@@ -18,7 +18,9 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.spans import Span, Text
+from sampling.redaction.finders import register, table
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
 
 KIND = "PERSON_NAME"
 
@@ -32,24 +34,11 @@ class _Intro:
     cased: bool = False  # a title, as written: "Dr." and not "dr.", "Ms." and not "2 ms."
 
 
-# Each is followed by a space (a sign-off by a line break) and then the name.
-_PHRASES = (
-    _Intro("my name is"), _Intro("my name's"), _Intro("mein name ist"), _Intro("call me"),
-    _Intro("i am called"), _Intro("ich heiße"), _Intro("ich heisse"), _Intro("je m'appelle"),
-    _Intro("mon nom est"), _Intro("me llamo"), _Intro("mi nombre es"), _Intro("mi chiamo"),
-    _Intro("il mio nome è"), _Intro("me chamo"), _Intro("meu nome é"), _Intro("ik heet"),
-    _Intro("mijn naam is"),
-    # A form's label: two words at least, so that `name: Optional[str]` stays code.
-    _Intro("name:", fewest=2), _Intro("full name:", fewest=2), _Intro("nombre:", fewest=2),
-    _Intro("nom :", fewest=2), _Intro("nom:", fewest=2),
-    # A greeting: the name ends at a comma, a colon, a mark or the line.
-    _Intro("dear", then=",:!\n"), _Intro("hi", then=",!\n"), _Intro("hello", then=",!\n"),
-    _Intro("Mr.", cased=True), _Intro("Mrs.", cased=True), _Intro("Ms.", cased=True),
-    _Intro("Dr.", cased=True), _Intro("Prof.", cased=True),
-    _Intro("regards,", sign_off=True), _Intro("sincerely,", sign_off=True),
-    _Intro("cheers,", sign_off=True), _Intro("thanks,", sign_off=True),
-    _Intro("best,", sign_off=True),
-)  # fmt: skip
+_TABLE = table("person_names.json")
+# Each is followed by a space (a sign-off by a line break) and then the name. A form's label
+# needs two words at least, so that `name: Optional[str]` stays code; after a greeting the name
+# ends at a comma, a colon, a mark or the line.
+_PHRASES = tuple(_Intro(**intro) for intro in _TABLE["phrases"])
 
 
 def _candidates() -> re.Pattern[str]:
@@ -73,33 +62,34 @@ def _candidates() -> re.Pattern[str]:
 _CANDIDATE = _candidates()
 _SIGN_OFFS = tuple(intro for intro in _PHRASES if intro.sign_off)
 # Words that follow those phrases without being a name (lower case).
-_NOT_NAMES = frozenset((
-    "sir", "madam", "madame", "team", "all", "customer", "customers", "user", "users", "friend",
-    "friends", "colleague", "colleagues", "everyone", "everybody", "there", "hiring", "manager",
-    "managers", "valued", "member", "members", "reader", "readers", "student", "students",
-    "parent", "parents", "the", "a", "an", "and", "or", "i", "it", "is", "this", "that", "my",
-    "your", "our", "his", "her", "their", "not", "no", "yes", "here", "none", "null", "true",
-    "false", "unknown", "anonymous", "optional", "list", "dict", "int", "str", "string", "any",
-    "type", "required", "field", "column", "mapped", "union", "text", "name", "names", "world",
-    "folks", "guys", "again",
-))  # fmt: skip
-_PARTICLES = frozenset(("van", "von", "de", "da", "del", "der", "den", "di", "du", "la", "le",
-                        "bin", "al", "ibn", "y", "dos", "das"))  # fmt: skip
+_NOT_NAMES = frozenset(_TABLE["not_names"])
+_PARTICLES = frozenset(_TABLE["particles"])
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _MOST_WORDS = 3
+# The end of a line in markup or data: closing tags, quotes and brackets, then the line's end.
+_LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*(?:$|\n|\\n)")
 
 # Chinese, Japanese: the name right after the phrase, in Han characters (two to three, or four
 # after a label), stopping at the first character of another kind.
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,4}")
-_HAN_PHRASES = {"我叫": 3, "我的名字是": 3, "我的名字叫": 3, "姓名:": 4, "名前は": 4,
-                "名前:": 4, "氏名:": 4}  # fmt: skip
+_HAN_PHRASES: dict[str, int] = _TABLE["han_phrases"]
 # Han words that follow 我叫 without being a name ("我叫什么名字", "我叫他来").
 _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小")
 
 
+@register("person_names")
 class NameFinder:
     kinds = frozenset({KIND})
-    name = "person names"
+    name = "person_names"
+    priority = PERSONAL_PRIORITY
+    # A phrase in the lower case, then the space before the name (a sign-off: the line break).
+    triggers = Triggers(
+        words=(
+            *(intro.phrase.lower() + ("\n" if intro.sign_off else " ") for intro in _PHRASES),
+            *_HAN_PHRASES,
+        )
+    )
+    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         text, lower = view.text, view.lower
@@ -115,6 +105,10 @@ class NameFinder:
             at = text.find(phrase)
             while at >= 0:
                 after = at + len(phrase)
+                if text[after : after + 1] == ":":  # `我叫：`, folded
+                    after += 1
+                if text[after : after + 1] == " ":  # a no-break or ideographic space, folded
+                    after += 1
                 found = _HAN.match(text, after)
                 if found is not None and found.group()[0] not in _HAN_NOT_FIRST:
                     yield Span(after, min(found.end(), after + most), KIND)
@@ -165,9 +159,11 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
     if end is None or count < intro.fewest:
         return None
     rest = text[end : end + 1]
+    if rest == " ":  # a space before the comma a greeting ends in (`Dear Ana ,`)
+        rest = text[end : end + 3].lstrip(" ")[:1]
     if intro.then and rest and rest not in intro.then:
         return None
-    if intro.sign_off and rest not in ("", "\n", "\r"):
+    if intro.sign_off and rest not in ("", "\n", "\r") and not _LINE_END.match(text, end):
         return None
     if rest in ("[", "(", ".") and text[end + 1 : end + 2].isalnum():
         return None  # `Name.attr`, `Name(...)`, `Name[...]`: code

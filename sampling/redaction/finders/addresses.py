@@ -17,7 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sampling.redaction.spans import Span, Text
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers, digits
 
 _EN_TYPES = (
     "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
@@ -89,7 +91,9 @@ _JAPANESE = re.compile(
 _NUMBER_THEN_NAME = re.compile(rb"0[Aa]?a? A")
 _NAME_THEN_NUMBER = re.compile(rb"Aa+\.? 0")
 _NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
-_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"[A-ZÀ-Ý][^\W\d_]+\.? [0-9]")
+# From a Latin word's start only (`是Gartenstraße 53` starts one), the word taken whole: a long
+# run of letters is read once, not again from each of its letters.
+_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++\.? [0-9]")
 _NAME_BEFORE = 48  # characters before its number where a street's name and type may start
 _FRENCH_BEFORE = 64  # characters before its postcode where a French street may start
 # The types alone: a literal first letter each, which the regex engine skips along to.
@@ -99,9 +103,13 @@ _ROMANCE_TYPE = re.compile(
 )
 
 
+@register("addresses")
 class AddressFinder:
     kinds = frozenset({"ADDRESS"})
-    name = "street addresses"
+    name = "addresses"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(digits(1),))  # every shape has a house or block number
+    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         """Every Latin shape holds a house number beside a capitalised word (the street's name,

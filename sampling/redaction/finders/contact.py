@@ -1,0 +1,97 @@
+"""Contact details: e-mail addresses, also written out so that scrapers miss them (`jane (at)
+example (dot) org`). Phone numbers are read with the other runs of digits (numbers.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import SPACE, Triggers
+
+
+@register("email")
+class EmailFinder:
+    kinds = frozenset({"EMAIL"})
+    name = "email"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=("@",))
+    views = ALL_VIEWS
+    _EMAIL = re.compile(
+        r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+"
+        r"[A-Za-z]{2,24}(?![\w-])",
+        re.ASCII,
+    )
+
+    _LOCAL_PART = 64  # the most characters an address has before its `@`
+
+    def find(self, view: Text) -> Iterator[Span]:
+        """What finditer over the whole text finds, searched from each `@`: every address holds
+        one, at most 64 characters after where it starts, so the regex need not try each word
+        of the text."""
+        text, position = view.text, 0
+        at = text.find("@")
+        while at >= 0:
+            match = self._EMAIL.search(text, max(position, at - self._LOCAL_PART))
+            if match is None:
+                return
+            start, position = match.span()
+            at = text.find("@", position)
+            # `scheme://user:password@host` is a URL's credentials, not an address; a colon
+            # after a label (`邮箱：ada@...`, `Email:ada@...`) is not.
+            if start and text[start - 1] == ":" and self._in_url(text, start - 1):
+                continue
+            yield Span(start, position, "EMAIL")
+
+    @staticmethod
+    def _in_url(text: str, colon: int) -> bool:
+        """The colon is a URL's, between its user and password: `://` before it in its word."""
+        word_start = max(text.rfind(" ", 0, colon), text.rfind("\n", 0, colon)) + 1
+        return text.find("://", word_start, colon) >= 0
+
+
+@register("written_email")
+class WrittenEmailFinder:
+    """E-mail addresses written out so that scrapers miss them, which people still can read:
+    `jane.doe (at) example (dot) org`, `john[at]mail.com`, `j dot smith at gmail dot com`. The
+    `@` is an "at" in brackets, or a bare " at " when the domain's dots are written out too
+    ("look at it" alone stays as it is), and the domain ends in letters like a real one."""
+
+    kinds = frozenset({"EMAIL"})
+    name = "written_email"
+    priority = PERSONAL_PRIORITY
+    views = ALL_VIEWS
+    _AT = r"\s*[(\[{<]\s*at\s*[)\]}>]\s*"
+    _DOT = r"\s*[(\[{<]\s*dot\s*[)\]}>]\s*"
+    _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+    # Repeats are bounded (an address has a few dotted parts) so that a hostile text of
+    # "a dot a dot ..." costs each start a few steps, not the rest of the text.
+    _BRACKETED_AT = re.compile(
+        rf"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{{0,63}}{_AT}"
+        rf"{_LABEL}(?:(?:{_DOT}|\s*\.\s*){_LABEL}){{0,8}}(?:{_DOT}|\s*\.\s*)[a-z]{{2,24}}(?![\w-])",
+        re.ASCII,
+    )
+    _SPOKEN = re.compile(
+        rf"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{{0,63}}(?:(?:\s+dot\s+|{_DOT})[a-z0-9_%+-]+){{0,4}}"
+        rf"\s+at\s+{_LABEL}(?:(?:\s+dot\s+|{_DOT}|\.){_LABEL}){{0,8}}(?:\s+dot\s+|{_DOT})"
+        rf"[a-z]{{2,24}}(?![\w-])(?!\s+at\s)",  # "me at jo dot smith at ...": not "me at jo"
+        re.ASCII,
+    )
+    # Gates that turn away almost every text: a regex with a literal start is one fast scan,
+    # where testing each bracket's form with `in` took a scan each.
+    _AT_CLOSED = re.compile(r"at\s*[)\]}>]")
+    _DOT_WORD = re.compile(r"dot(?:\s|\s*[)\]}>])")
+    # The two gates, as byte patterns that know every space Python's `\s` does.
+    triggers = Triggers(
+        shapes=(b"at%s*[)\\]}>]" % SPACE, b"dot(?:%s|%s*[)\\]}>])" % (SPACE, SPACE))
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        lower = view.lower
+        if self._AT_CLOSED.search(lower):
+            for match in self._BRACKETED_AT.finditer(lower):
+                yield Span(match.start(), match.end(), "EMAIL")
+        if self._DOT_WORD.search(lower):
+            for match in self._SPOKEN.finditer(lower):
+                yield Span(match.start(), match.end(), "EMAIL")

@@ -1,0 +1,79 @@
+"""Chat-app and messenger IDs after a word that names the app: a WeChat ID (微信号), a QQ number,
+a Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord or Skype handle. An ID alone is a word
+like any other; the app's name before it says whose it is."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
+
+# The app's name (lower case), the words that may follow it, then `:`/`是`/`is` and the ID.
+_APPS: dict[str, str] = {
+    # A WeChat ID: a letter, then 5-19 letters, digits, `_` or `-`; or a phone number.
+    "wechat": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
+    "weixin": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
+    "微信": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
+    "qq": r"[1-9][0-9]{4,11}",  # a QQ number: 5 to 12 digits, never from 0
+    "telegram": r"@?[a-z][a-z0-9_]{4,31}",
+    "tg": r"@[a-z][a-z0-9_]{4,31}",
+    "whatsapp": r"\+?[0-9][0-9 ()-]{6,18}[0-9]",
+    # LINE only as `LINE ID` or `LINE:`: "line" alone is a common word (and code's `line: 42`).
+    "line id": r"@?[a-z0-9._-]{4,20}",
+    "line:": r"@?[a-z0-9._-]{4,20}",
+    "kakaotalk": r"[a-z0-9._-]{4,20}",
+    "kakao": r"[a-z0-9._-]{4,20}",
+    "카카오톡": r"[a-z0-9._-]{4,20}",
+    "카톡": r"[a-z0-9._-]{4,20}",
+    # Signal, too, only as a label: "signal" is a common word in technical prose.
+    "signal:": r"\+?[0-9][0-9 ()-]{6,18}[0-9]|[a-z][a-z0-9_]{2,31}\.[0-9]{2,}",
+    "signal id": r"\+?[0-9][0-9 ()-]{6,18}[0-9]|[a-z][a-z0-9_]{2,31}\.[0-9]{2,}",
+    "discord": r"@?[a-z0-9_.]{2,32}(?:#[0-9]{4})?",
+    "skype": r"live:[a-z0-9._-]{3,40}|[a-z][a-z0-9._,-]{5,31}",
+}
+# The apps whose IDs may be digits alone (a QQ number, a phone number).
+_DIGITS_ALONE = {"wechat": True, "weixin": True, "微信": True, "qq": True, "whatsapp": True,
+                 "signal:": True, "signal id": True}  # fmt: skip
+_ID_WORDS = r"(?:\s*(?:id|handle|username|user ?name|account|number|no\.?|号|號|账号|帳號|아이디))?"
+_JOIN = r"\s*(?:(?:is|:|：|=|是|为|는|은)\s*)+"
+_AFTER = r"(?![a-z0-9_@.-]*[a-z0-9_])"  # the whole ID, not its first letters
+# Words after the app's name that are not an ID ("my WeChat is down", "line: 42").
+_NOT_IDS = frozenset({"down", "broken", "blocked", "not", "installed", "working", "open",
+                      "closed", "offline", "online", "updated", "number", "the", "here",
+                      "below"})  # fmt: skip
+# Each matched where the app's name starts (found with str.find: "line" is common in prose).
+_PATTERNS = {
+    app: re.compile(rf"{re.escape(app)}{_ID_WORDS}{_JOIN}(?P<id>(?:{shape}){_AFTER})")
+    for app, shape in _APPS.items()
+}
+
+
+@register("messenger_id")
+class MessengerIdFinder:
+    kinds = frozenset({"MESSENGER_ID"})
+    name = "messenger_id"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        whole_words=tuple(app for app in _APPS if app.isascii() and app.isalpha()),
+        words=tuple(app for app in _APPS if not (app.isascii() and app.isalpha())),
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        lower = view.lower
+        for app, pattern in _PATTERNS.items():
+            at = lower.find(app)
+            while at >= 0:
+                match = None
+                if not (at and lower[at - 1].isascii() and lower[at - 1].isalnum()):
+                    match = pattern.match(lower, at)
+                at = lower.find(app, at + len(app))
+                if match is None:
+                    continue
+                value = match.group("id")
+                if value in _NOT_IDS or (value.isdigit() and not _DIGITS_ALONE.get(app, False)):
+                    continue  # a number is an ID only where the app's IDs are numbers
+                yield Span(*match.span("id"), "MESSENGER_ID")

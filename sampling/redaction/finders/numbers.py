@@ -1,0 +1,151 @@
+"""Runs of digits told apart by their shape and checks: payment cards (Luhn), US Social Security
+numbers (3-2-4) and phone numbers of any country (phones.py)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from sampling.redaction.checks import is_card_number, is_us_ssn
+from sampling.redaction.context import NamedBefore
+from sampling.redaction.finders import register
+from sampling.redaction.phones import DEFAULT_REGIONS, PHONE_NAMED, PhoneReader
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers, digits
+
+if TYPE_CHECKING:
+    from sampling.redaction.config import RedactConfig
+
+
+@register("card_ssn_phone")
+class NumberFinder:
+    """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
+    SSN (3-2-4), a phone number (+CC..., a number of one of `phone_regions` (phones.py), or the
+    shapes of North American and UK numbers, valid or made up: 555-0134, 07700 900123). A bare
+    run of digits is a phone number only when it is a valid mobile number or a phone is named
+    before it: too many ids and amounts look like the rest."""
+
+    kinds = frozenset({"CARD", "US_SSN", "PHONE"})
+    name = "card_ssn_phone"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(digits(7),))  # every candidate has seven digits
+    views = ALL_VIEWS
+    # The first character comes before the look-behind (which then spans it), so that the
+    # regex engine can skip to the next digit, `+` or `(` instead of trying every position.
+    # ASCII classes: a CJK character is `\w` otherwise, and `号码13812345678` has no boundary.
+    _CANDIDATE = re.compile(
+        r"[+(0-9](?<![\w.+/-][+(0-9])(?:(?<=\+) ?\(?\d|(?<=\()\d|(?<=[0-9]))"
+        r"(?:[ .()-]{0,2}\d){6,18}(?![\w/]|[.-]\d)",
+        re.ASCII,
+    )
+    _GROUPS = re.compile(r"\d+")
+    _BEFORE = 32  # characters before a number where a word naming a phone is looked for
+
+    def __init__(self, phone_regions: Sequence[str] = DEFAULT_REGIONS) -> None:
+        self.phones = PhoneReader(phone_regions)
+
+    @classmethod
+    def from_config(cls, config: RedactConfig | None) -> NumberFinder:
+        return cls(DEFAULT_REGIONS if config is None else config.phone_regions)
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(7):
+            return
+        text = view.text
+        for match in self._CANDIDATE.finditer(text):
+            candidate = match.group()
+            start, end = match.span()
+            if candidate.endswith(")") and "(" not in candidate:
+                candidate, end = candidate[:-1], end - 1
+            kind = self.classify(candidate, text[max(0, start - self._BEFORE) : start])
+            if kind:
+                yield Span(start, end, kind)
+
+    def classify(self, candidate: str, before: str = "") -> str | None:
+        kind = self._shape_kind(candidate, before)
+        if kind not in ("CARD", "PHONE"):
+            return kind
+        # `订单号：4713396096739471`, `order #7199657182`: named as something else; `16.04.2019`:
+        # a date. The cheap tests first (the word alone, the date's shape), then the words' places.
+        other = _OTHER_HINT.search(before[-_OTHER_NUMBER.reach :].lower()) is not None
+        date = kind == "PHONE" and _is_date(candidate)
+        if (
+            (other or date)
+            and not PHONE_NAMED.ends(before)
+            and (date or _OTHER_NUMBER.ends(before))
+        ):
+            return None
+        return kind
+
+    def _shape_kind(self, candidate: str, before: str) -> str | None:
+        groups = [len(group) for group in self._GROUPS.findall(candidate)]
+        digits = "".join(self._GROUPS.findall(candidate))
+        if candidate.startswith("+ "):
+            return None  # `a + 959418625`: a sum, not a country code
+        if candidate.startswith("+"):
+            return "PHONE" if self.phones.international(candidate) else None
+        if groups == [3, 2, 4] and "." not in candidate:
+            area, group, serial = digits[:3], digits[3:5], digits[5:]
+            return "US_SSN" if is_us_ssn(area, group, serial) else None
+        if is_card_number(digits, grouped=len(groups) > 1):
+            return "CARD"
+        if (
+            len(groups) == 1
+            and not PHONE_NAMED.ends(before)
+            and (
+                (_RESULT.search(before) and not _QUERY_PARAMETER.search(before)) or _amount(digits)
+            )
+        ):
+            return None  # `2^34 = 17179869184`, 15000000000: what an expression comes to
+        if groups in ([3, 3, 4], [1, 3, 3, 4]) and digits[-10] not in "01":
+            return "PHONE"  # North American: the area code never starts with 0 or 1
+        if len(groups) >= 2 and digits[0] == "0" and len(digits) in (10, 11):
+            return "PHONE"  # UK and much of Europe: a national number from 0, written in groups
+        if groups in ([11], [3, 4, 4]) and _CN_MOBILE.fullmatch(digits):
+            return "PHONE"  # a Chinese mobile number's shape, in ranges yet to be allocated too
+        if len(digits) <= 15 and self.phones.national(
+            candidate, grouped=len(groups) >= 2, before=before
+        ):
+            return "PHONE"
+        return None
+
+
+_CN_MOBILE = re.compile(r"1[3-9]\d{9}")
+# Words that name a run of digits as a number of something else (an order, an invoice, a
+# parcel), right before it: not a card or a phone, unless a phone is named too.
+_NUMBER_OF = r"(?:\s*(?:numbers?|nos?\.?|nr\.?|#|ids?|codes?))?"
+_OTHER_NUMBER = NamedBefore(
+    (*(rf"{word}{_NUMBER_OF}" for word in (
+        "order", "invoice", "tracking", "transaction", "receipt", "shipment", "parcel",
+        "booking", "confirmation", "reference", "ref", "ticket", "bestellung", "bestellnummer",
+        "rechnung", "sendung", "auftrag", "commande", "facture", "pedido", "factura", "fattura",
+        "ordine", "encomenda")),
+     "订单号", "订单编号", "单号", "发票号", "流水号", "交易号", "注文番号", "伝票番号",
+     "問い合わせ番号", r"주문\s*번호", r"송장\s*번호"),
+    gap=3,
+)  # fmt: skip
+# One of the words of _OTHER_NUMBER, anywhere: a test far cheaper than the words' places.
+_OTHER_HINT = re.compile(
+    "order|invoice|tracking|transaction|receipt|shipment|parcel|booking|confirmation|ref|ticket"
+    "|bestell|rechnung|sendung|auftrag|commande|facture|pedido|factura|fattura|ordine|encomenda"
+    "|单号|订单|发票号|流水号|交易号|番号|問い合わせ|주문|송장"
+)
+# A date in numbers: day, month and year (either order) or year, month and day, one separator.
+_DATE = re.compile(
+    r"(?:(?:0?[1-9]|[12]\d|3[01])([./-])(?:0?[1-9]|[12]\d|3[01])\1(?:19|20)\d\d"
+    r"|(?:19|20)\d\d([./-])(?:0?[1-9]|1[0-2])\2(?:0?[1-9]|[12]\d|3[01]))"
+)
+
+
+_RESULT = re.compile(r"[=×*/^÷]\s*$")
+_QUERY_PARAMETER = re.compile(r"[?&][\w.-]+=$")  # `?u=16107146355`: a value, not a result
+
+
+def _is_date(candidate: str) -> bool:
+    return _DATE.fullmatch(candidate) is not None
+
+
+def _amount(digits: str) -> bool:
+    """Mostly one repeated digit (15000000000): an amount or a placeholder, not a phone."""
+    return len(set(digits[-7:])) <= 2

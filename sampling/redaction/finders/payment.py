@@ -1,0 +1,42 @@
+"""International Bank Account Numbers: the country's format and the mod-97 check. (Cards are read
+with the other runs of digits, numbers.py; account numbers after their name, named_values.py.)"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.checks import ascii_word_char, is_iban
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
+
+
+@register("iban")
+class IbanFinder:
+    kinds = frozenset({"IBAN"})
+    name = "iban"
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(rb"[a-z]{2}[0-9]{2}",))  # GB82..., in lower case
+    views = ALL_VIEWS
+    _CANDIDATE = re.compile(
+        r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z]\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?",
+        re.ASCII,
+    )
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number_after_capitals(2):
+            return
+        text = view.text
+        for match in self._CANDIDATE.finditer(text):
+            # The pattern may take in a word that follows: try the longest prefix first.
+            value = match.group()
+            pieces = value.split(" ") if " " in value else [value]
+            for count in range(len(pieces), 0, -1):
+                kept = " ".join(pieces[:count])
+                end = match.start() + len(kept)
+                if end < len(text) and ascii_word_char(text[end]):
+                    continue
+                if is_iban(kept.replace(" ", "")):
+                    yield Span(match.start(), end, "IBAN")
+                    break

@@ -1,0 +1,196 @@
+"""One pass over each view decides which finders run there.
+
+Each finder declares its `Triggers`: lower-case words, one of which is in every text it can find
+something in, and shapes, character-class patterns for finders whose values have no word to look
+for ("a run of seven digits", "a word of 20 characters"). `TriggerScan` folds every finder's
+words and shapes into one Hyperscan database and scans a view's lower case once; a finder none of
+whose triggers the view holds is not run. Triggers are necessary conditions, never sufficient: a
+finder that runs still checks everything itself, so the scan changes what redaction costs,
+never what it finds.
+
+Shapes are byte patterns over the UTF-8 of the lower-cased view, in the syntax Hyperscan and
+Python's `re` share, so that a byte class such as `[0-9]` reads the same in both. Without
+Hyperscan (no wheel for the platform), each trigger is looked for alone with `re`: slower, the
+same answer.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+try:  # a binary wheel with no dependencies; the fallback below gives the same answers
+    import hyperscan
+except ImportError:  # pragma: no cover - platforms without a wheel
+    hyperscan = None
+
+# Every character Python's `\s` takes, as UTF-8 bytes (Hyperscan's `\s` is ASCII only).
+SPACE = (
+    rb"(?:[\t-\r\x1c-\x1f ]|\xc2[\x85\xa0]|\xe1\x9a\x80|\xe2\x80[\x80-\x8a\xa8\xa9\xaf]"
+    rb"|\xe2\x81\x9f|\xe3\x80\x80)"
+)
+_NOT_ASCII_LETTER = rb"(?:^|[^a-z])"
+_NOT_ASCII_LETTER_AFTER = rb"(?:[^a-z]|$)"
+
+
+def digits(count: int) -> bytes:
+    """A digit and `count - 1` more digits or separators (` ()/+.-`): held by every run of
+    `count` digits with separators between them (what `Text.has_number(count)` tests), and
+    quick to compile."""
+    return rb"[0-9]" + (rb"[0-9 ()/+.\-]{%d}" % (count - 1) if count > 1 else b"")
+
+
+def word(length: int) -> bytes:
+    """`length` characters or more without white space (a token, a key, a URL): every word
+    `Text.long_words` (20) or `Text.token_words` (12) finds holds one."""
+    return rb"[^\t-\r\x1c-\x1f ]{%d}" % length
+
+
+@dataclass(frozen=True)
+class Triggers:
+    """What a view must hold for a finder to find anything in it: one of these. Words are lower
+    case. `word_starts` are ASCII words found only where no ASCII letter comes right before
+    them (`pass` in "password" but not in "bypass"), `whole_words` also with none right after
+    (`sin` but not "using"), as the finders themselves read them; a word of another script
+    has no such boundary. `shapes` are byte patterns (module docstring)."""
+
+    words: tuple[str, ...] = ()
+    word_starts: tuple[str, ...] = ()
+    whole_words: tuple[str, ...] = ()
+    shapes: tuple[bytes, ...] = ()
+
+    def patterns(self) -> list[bytes]:
+        """Every trigger as one byte pattern (a word at a word's start or whole with the
+        boundaries spelt out): what the scan without Hyperscan looks for."""
+        return [pattern for pattern, _, _ in self.scanned()]
+
+    def scanned(self) -> list[tuple[bytes, bytes, tuple[bytes, bool] | None]]:
+        """Each trigger as (its byte pattern, what Hyperscan looks for, and where Hyperscan
+        looks for the word alone, the word and whether it must be whole, for a check of its
+        occurrences): a class before a word costs Hyperscan most of a second to compile for a
+        few hundred words, the word alone a few milliseconds."""
+        found = [(re.escape(w.encode()),) * 2 + (None,) for w in self.words]
+        for group, whole in ((self.word_starts, False), (self.whole_words, True)):
+            for text in group:
+                literal = re.escape(text.encode())
+                if not text.isascii():  # other scripts have no word boundaries to go by
+                    found.append((literal, literal, None))
+                    continue
+                after = _NOT_ASCII_LETTER_AFTER if whole else b""
+                found.append((_NOT_ASCII_LETTER + literal + after, literal, (text.encode(), whole)))
+        return [*found, *((shape, shape, None) for shape in self.shapes)]
+
+
+class TriggerScan:
+    """The finders to run on a view, from one scan of its lower case. `finders` with
+    `triggers = None` run on every view."""
+
+    def __init__(self, finders: Sequence[object]) -> None:
+        self.always = 0  # bit i: finder i
+        patterns: list[bytes] = []
+        scanned_patterns: list[bytes] = []
+        owners: list[int] = []
+        words: list[tuple[bytes, bool] | None] = []
+        for index, finder in enumerate(finders):
+            triggers = getattr(finder, "triggers", None)
+            if triggers is None:
+                self.always |= 1 << index
+                continue
+            for pattern, scanned, boundary in triggers.scanned():
+                patterns.append(pattern)
+                scanned_patterns.append(scanned)
+                owners.append(1 << index)
+                words.append(boundary)
+        self._owners = owners
+        self._words = words  # a word whose boundary the scan leaves to _bounded
+        self._patterns = tuple(patterns)
+        self._scanned = tuple(scanned_patterns)
+        self._compile()
+
+    def _compile(self) -> None:
+        self._compiled: list[re.Pattern[bytes]] | None = None  # the fallback's, on first use
+        scanned = self._scanned
+        self._database = _database(scanned) if hyperscan is not None and scanned else None
+        self._scratch = threading.local()  # a scan's scratch space is one thread's at a time
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Picklable (a redactor sent to a worker process): the database is built again."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("_database", "_scratch")}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._compile()
+
+    def fired(self, lower: str) -> int:
+        """Bit i set: finder i may find something in the view whose lower case is `lower`."""
+        return self._scan(lower.encode("utf-8", "surrogatepass"))
+
+    def _scan(self, data: bytes) -> int:
+        if self._database is None:
+            return self.one_by_one(data)
+        fired: set[int] = set()
+        scratch = getattr(self._scratch, "space", None)
+        if scratch is None:
+            scratch = self._scratch.space = hyperscan.Scratch(self._database)
+        try:
+            self._database.scan(data, match_event_handler=_collect, context=fired, scratch=scratch)
+        except hyperscan.error:  # never a reason to skip a finder: test each trigger instead
+            return self.one_by_one(data)
+        mask = self.always
+        owners, words = self._owners, self._words
+        for pattern in fired:
+            owner = owners[pattern]
+            if mask & owner:
+                continue
+            word = words[pattern]
+            if word is None or _bounded(data, *word):
+                mask |= owner
+        return mask
+
+    def one_by_one(self, data: bytes) -> int:
+        """`fired`, each trigger looked for alone in `data` (the UTF-8 of a lower case): where
+        there is no Hyperscan, and what the tests compare the scan with."""
+        if self._compiled is None:
+            self._compiled = [re.compile(pattern) for pattern in self._patterns]
+        mask = self.always
+        for owner, pattern in zip(self._owners, self._compiled, strict=True):
+            if not mask & owner and pattern.search(data) is not None:
+                mask |= owner
+        return mask
+
+
+def _collect(pattern: int, start: int, end: int, flags: int, fired: set[int]) -> None:
+    fired.add(pattern)
+
+
+def _bounded(data: bytes, word: bytes, whole: bool) -> bool:
+    """`word` occurs in `data` with no ASCII letter right before it (and, `whole`, none right
+    after it)."""
+    at = data.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not 97 <= data[at - 1] <= 122) and (
+            not whole or end == len(data) or not 97 <= data[end] <= 122
+        ):
+            return True
+        at = data.find(word, at + 1)
+    return False
+
+
+@functools.lru_cache(maxsize=8)
+def _database(patterns: tuple[bytes, ...]) -> Any:
+    """A block-mode database that reports each pattern once a scan (SINGLEMATCH). Compiling
+    takes most of a second: redactors of the same finders share one (a database is read-only;
+    each thread scans with scratch space of its own)."""
+    database = hyperscan.Database(mode=hyperscan.HS_MODE_BLOCK)
+    database.compile(
+        expressions=patterns,
+        ids=list(range(len(patterns))),
+        elements=len(patterns),
+        flags=[hyperscan.HS_FLAG_SINGLEMATCH | hyperscan.HS_FLAG_ALLOWEMPTY] * len(patterns),
+    )
+    return database

@@ -42,10 +42,11 @@ reviews (6) for the budget methods and compare (bench/loop_value/checkpoints.py)
 the round started with, on all reviews so far, and each checkpoint is measured:
 "reviewer-minutes to reach X" is read at that grain. The round's last checkpoint is the
 round's model, so the checkpoints change nothing the loop does; those in between are removed
-once measured. Two diagnostics of that retraining (bench/results/2026-12-loop-value.md): `--rm-train head` refits only
-the score head on the frozen backbone's features, and `--written-weight W` weighs the pairs that
-prefer a reviewer's written better answer by W in the loss (rm train's `--written-weight`; 0
-trains without them; rm train's default, 1, is the bench's).
+once measured. Two diagnostics of that retraining (bench/results/2026-12-loop-value.md):
+`--rm-train head` refits only the score head on the frozen backbone's features, and
+`--written-weight W` weighs the pairs that prefer a reviewer's written better answer by W in the
+loss (rm train's `--written-weight`; 0 trains without them; rm train's default, 1, is the
+bench's).
 
 The watch (sampling.selection.hacking, its default WatchConfig) reads each method's run, all its
 rounds so far, as the router would; at each round's end the bench records its suspects and the
@@ -94,8 +95,9 @@ Same hashes, commit and kernels on one thread give the same figures; the startin
 is built once into <out> and reused while the policy's files are the same (`--rebuild` to build
 it again). Default seeds: 4, chosen when a seed of cool_and_short took 196 s of CPU (five
 methods). With `budget_adaptive` added a seed took 220-278 s of CPU (one thread, all default
-methods, the rule run; bench/results/2026-12-loop-value.md), so 3 seeds of the three tasks took 38.5 min, within the
-45-minute goal, and 4 would be ~51 min, past it; the intervals of 3 seeds are still wide.
+methods, the rule run; bench/results/2026-12-loop-value.md), so 3 seeds of the three tasks
+took 38.5 min, within the 45-minute goal, and 4 would be ~51 min, past it; the intervals of 3
+seeds are still wide.
 """
 
 from __future__ import annotations

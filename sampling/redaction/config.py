@@ -18,11 +18,10 @@ sampling:
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, field_validator
 
-from rl.config_base import ConfigSection
+from rl.config_base import ConfigSection, FunctionPath, SwitchedSection
 from rl.plugins import is_dotted_path
 from rl.suggest import did_you_mean
 from sampling.redaction.kinds import BUILTIN_KINDS, DEFAULT_PHONE_REGIONS, KIND_NAME
@@ -71,7 +70,7 @@ class RedactPattern(ConfigSection):
         return _compiled(value)
 
 
-class RedactConfig(ConfigSection):
+class RedactConfig(SwitchedSection):
     enabled: bool = Field(True, description="redact before a record leaves the trainer's process")
     kinds: list[str] | None = Field(None, description="only these built-in kinds (default: all)")
     disable: list[str] = Field(default_factory=list, description="built-in kinds switched off")
@@ -85,7 +84,7 @@ class RedactConfig(ConfigSection):
         description="finders of your own: a name registered with "
         "sampling.redaction.finders.register, or the dotted path of a finder class",
     )
-    redactor: str | None = Field(
+    redactor: FunctionPath | None = Field(
         None, description="dotted path: (text: str) -> iterable of (start, end, KIND)"
     )
     phone_regions: list[str] = Field(
@@ -93,11 +92,6 @@ class RedactConfig(ConfigSection):
         description="regions (ISO 3166 codes) whose national numbering reads a phone number "
         "written without `+`, in order",
     )
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bool_means_enabled(cls, data: Any) -> Any:
-        return {"enabled": data} if isinstance(data, bool) else data
 
     @field_validator("kinds", "disable")
     @classmethod
@@ -124,13 +118,6 @@ class RedactConfig(ConfigSection):
                     f"unknown finder {name!r} ({close}; or the dotted path of a finder class: "
                     "package.module:Finder)"
                 )
-        return value
-
-    @field_validator("redactor")
-    @classmethod
-    def _dotted(cls, value: str | None) -> str | None:
-        if value is not None and not is_dotted_path(value):
-            raise ValueError(f"{value!r} is not a dotted path (write package.module:function)")
         return value
 
     @field_validator("phone_regions")

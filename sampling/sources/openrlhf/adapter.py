@@ -33,7 +33,7 @@ from types import MappingProxyType
 from typing import Any
 
 from sampling.routing import CLOSE_DEADLINE_S, BatchInfo, PlainSample, Router
-from sampling.sources.adapter import AdapterSetupError, Bursts, TrainerAdapter
+from sampling.sources.adapter import AdapterSetupError, Bursts, Routed, TrainerAdapter
 from sampling.sources.idle_window import IdleWindow
 from sampling.sources.openrlhf.answers import RewardCall, UnreadableAnswer, samples_of
 
@@ -67,12 +67,25 @@ def default_rank() -> int:
 
 @dataclass
 class RoutingStats:
+    """What OpenRLHF's reward calls gave; the samples, selected and submitted counts are the
+    adapter's own (`TrainerAdapter.routed`), read through."""
+
+    routed: Routed
     observed: int = 0  # reward calls seen
-    samples: int = 0  # samples read from them
     unreadable: int = 0  # calls whose answer could not be read (not routed)
     windows: int = 0  # route calls
-    selected: int = 0
-    submitted: int = 0  # handed to the producer
+
+    @property
+    def samples(self) -> int:  # samples read from the calls
+        return self.routed.samples
+
+    @property
+    def selected(self) -> int:
+        return self.routed.selected
+
+    @property
+    def submitted(self) -> int:  # handed to the producer
+        return self.routed.submitted
 
 
 class RewardRouting(TrainerAdapter):
@@ -100,7 +113,7 @@ class RewardRouting(TrainerAdapter):
         self.rank = rank
         self.model_name = model_name
         self.end_tokens = tuple(end_tokens) if end_tokens is not None else None
-        self.stats = RoutingStats()
+        self.stats = RoutingStats(self.routed)
         self.step = 1
         self._index = 0  # next sample index in this step
         self._calls: Bursts[RewardCall] = Bursts(
@@ -151,7 +164,6 @@ class RewardRouting(TrainerAdapter):
                 self.stats.unreadable += 1
                 self.report("an answer was not routed", exc)
         self._index += len(samples)
-        self.stats.samples += len(samples)
         info = BatchInfo(
             run_id=self.run_id,
             step=self.step,
@@ -159,11 +171,9 @@ class RewardRouting(TrainerAdapter):
             model_name=self.model_name,
             generation=STEP_SOURCE,  # the step is counted here, not OpenRLHF's: records say so
         )
-        counts = self.route(samples, info) if samples else None
+        if samples:
+            self.route(samples, info)
         self.stats.windows += 1
-        if counts is not None:
-            self.stats.selected += counts.selected
-            self.stats.submitted += counts.submitted
 
     def _next_step(self) -> None:
         self.step += 1

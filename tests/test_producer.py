@@ -129,3 +129,33 @@ def test_flush_sends_a_partial_batch_now_and_waits_for_it(
     assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
         f"s-{i:06d}" for i in range(70)
     ]
+
+
+def test_a_batch_refused_for_another_reason_than_an_outage_waits_in_the_spool(
+    own_redis: OwnRedis, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog
+) -> None:
+    """An enqueue that fails without Redis being down (a bug, a refusal) keeps the batch in the
+    spool, says so once, and the next batch replays it: nothing is lost."""
+    import sampling.transport.producer as producer_module
+
+    real = producer_module.enqueue_batch
+    failures = iter([ValueError("refused")])
+
+    def failing_once(queue, batch, job_function):
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return real(queue, batch, job_function)
+
+    monkeypatch.setattr(producer_module, "enqueue_batch", failing_once)
+    producer = Producer(config(own_redis.url, tmp_path))
+    producer.submit(records(0, 64))
+    wait_for(lambda: producer.stats.spooled == 64)
+    assert "stay in the spool" in caplog.text and producer.stats.redis_up
+    producer.submit(records(64, 64))
+    wait_for(lambda: producer.stats.enqueued == 128)
+    producer.close()
+    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
+        f"s-{i:06d}" for i in range(128)
+    ]
+    assert producer.stats.replayed == 64 and producer.stats.dropped == 0

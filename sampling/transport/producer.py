@@ -182,7 +182,10 @@ class Producer:
             self._backoff += 1
             return
         self._backoff = 0
-        self._replay_spool()
+        try:
+            self._replay_spool()
+        except Exception as exc:  # a spooled batch refused for another reason: it stays spooled
+            self._refused("replaying the spool", exc)
         if batch:
             self._send_or_spool(batch)
         if time.monotonic() - self._depth_checked > DEPTH_EVERY_S:
@@ -195,6 +198,17 @@ class Producer:
         except redis.RedisError as exc:
             self._mark_down(exc)
             self._to_spool(batch)
+        except Exception as exc:  # not an outage, but the records must not be lost with it
+            self._refused("enqueueing a batch", exc)
+            self._to_spool(batch)
+
+    def _refused(self, doing: str, exc: Exception) -> None:
+        message = (
+            f"{doing} failed ({type(exc).__name__}: {exc}); the records stay in the spool "
+            f"{self.spool.directory}, replayed with the next batch"
+        )
+        if first_time(self.stats.errors, message):
+            log.error(message)
 
     def _enqueue(self, batch: list[dict[str, Any]]) -> None:
         started = time.perf_counter()

@@ -18,6 +18,7 @@ import redis
 import yaml
 
 import rl.tracking.backends.base as backends
+import sampling.redaction.finders as finders
 import sampling.selection.policies.registry as policies
 import sampling.selection.shares.registry as shares
 from lowtide.integrations import router_from_config
@@ -53,11 +54,15 @@ def recipe(title: str) -> tuple[dict[str, str], list[dict[str, Any]]]:
 @pytest.fixture
 def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A directory outside the tree on sys.path; the modules written there are forgotten after,
-    and so are the policies, shares and backends they registered (later tests expect none)."""
+    and so are the policies, shares, backends and finders they registered (later tests expect
+    none)."""
     folder = tmp_path / "outside"
     folder.mkdir()
     monkeypatch.syspath_prepend(str(folder))
-    for registry, name in ((policies, "_REGISTRY"), (shares, "_SHARES"), (backends, "_REGISTRY")):
+    finders.finder_names()  # the built-in finders registered first: they stay
+    registries = ((policies, "_REGISTRY"), (shares, "_SHARES"), (backends, "_REGISTRY"),
+                  (finders, "_REGISTRY"), (finders, "_OUTSIDE_KINDS"))  # fmt: skip
+    for registry, name in registries:
         monkeypatch.setattr(registry, name, dict(getattr(registry, name)))
     before = set(sys.modules)
     yield folder

@@ -54,6 +54,12 @@ def register(name: str) -> Callable[[F], F]:
     def decorate(factory: F) -> F:
         if name in _REGISTRY:
             raise ValueError(f"a redaction finder is already registered as {name!r}")
+        if isinstance(factory, type):  # a class's name is the one it is registered under
+            declared = factory.__dict__.get("name", name)
+            if declared != name:
+                raise ValueError(f"finder class {factory.__name__} is named {declared!r}, "
+                                 f"registered as {name!r}")  # fmt: skip
+            factory.name = name
         _REGISTRY[name] = _factory(factory)
         if getattr(factory, "__module__", "").startswith(f"{__name__}."):  # this folder's
             _BUILTIN.append(name)

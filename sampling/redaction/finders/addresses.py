@@ -106,7 +106,6 @@ _ROMANCE_TYPE = re.compile(
 @register("addresses")
 class AddressFinder:
     kinds = frozenset({"ADDRESS"})
-    name = "addresses"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(digits(1),))  # every shape has a house or block number
     views = ALL_VIEWS

@@ -14,7 +14,6 @@ from sampling.redaction.triggers import SPACE, Triggers
 @register("email")
 class EmailFinder:
     kinds = frozenset({"EMAIL"})
-    name = "email"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(words=("@",))
     views = ALL_VIEWS
@@ -59,7 +58,6 @@ class WrittenEmailFinder:
     ("look at it" alone stays as it is), and the domain ends in letters like a real one."""
 
     kinds = frozenset({"EMAIL"})
-    name = "written_email"
     priority = PERSONAL_PRIORITY
     views = ALL_VIEWS
     _AT = r"\s*[(\[{<]\s*at\s*[)\]}>]\s*"

@@ -132,7 +132,6 @@ _PASSPORT = re.compile(
 @register("national_ids")
 class IdFinder:
     kinds = frozenset(rule.kind for rule in ID_RULES)
-    name = "national_ids"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(digits(9),))
     views = ALL_VIEWS
@@ -151,7 +150,6 @@ class PanFinder:
     """Indian PAN: five letters (the fourth says what holds it), four digits, a letter."""
 
     kinds = frozenset({"IN_PAN"})
-    name = "in_pan"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(rb"[a-z]{5}[0-9]{4}[a-z]",))  # _PAN, in lower case
     views = ALL_VIEWS
@@ -170,7 +168,6 @@ class PassportFinder:
     letters and 6-8 digits (China's E12345678, India's, Germany's), or 8-9 digits (US, UK)."""
 
     kinds = frozenset({"PASSPORT"})
-    name = "passport"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(words=PASSPORT_WORDS)
     views = ALL_VIEWS
@@ -190,7 +187,6 @@ class PassportFinder:
 @register("uk_nino")
 class NinoFinder:
     kinds = frozenset({"UK_NINO"})
-    name = "uk_nino"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(rb"[a-z]{2} ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[a-d]",))
     views = ALL_VIEWS

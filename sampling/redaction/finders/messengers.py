@@ -54,7 +54,6 @@ _PATTERNS = {
 @register("messenger_id")
 class MessengerIdFinder:
     kinds = frozenset({"MESSENGER_ID"})
-    name = "messenger_id"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
         whole_words=tuple(app for app in _APPS if app.isascii() and app.isalpha()),

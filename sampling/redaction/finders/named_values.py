@@ -65,7 +65,6 @@ class NamedValueFinder:
     after a word that names it (module docstring)."""
 
     kinds = frozenset({BIRTH, ACCOUNT, RECORD})
-    name = "named_values"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(whole_words=tuple(_NAMED))  # NamesBeforeNumbers reads them whole
     views = ALL_VIEWS

@@ -80,7 +80,6 @@ _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小")
 @register("person_names")
 class NameFinder:
     kinds = frozenset({KIND})
-    name = "person_names"
     priority = PERSONAL_PRIORITY
     # A phrase in the lower case, then the space before the name (a sign-off: the line break).
     triggers = Triggers(

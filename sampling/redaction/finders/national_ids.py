@@ -55,7 +55,6 @@ class NationalIdFinder:
     holding a digit, longest first, so that a number written in parts is found whole."""
 
     kinds = frozenset({"NATIONAL_ID", *_OWN_KINDS.values()})
-    name = "national_ids_more_countries"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(whole_words=tuple(_NAMED))  # NamesBeforeNumbers reads them whole
     views = ALL_VIEWS

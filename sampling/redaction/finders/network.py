@@ -15,7 +15,6 @@ from sampling.redaction.triggers import Triggers
 @register("ip")
 class IpFinder:
     kinds = frozenset({"IP_ADDRESS"})
-    name = "ip"
     priority = PERSONAL_PRIORITY
     # An IPv4 address's middle (`0.113.4`), an IPv6 address's `x:y:` core.
     triggers = Triggers(shapes=(rb"[0-9]\.[0-9]{1,3}\.[0-9]", rb":[0-9a-f]{0,4}:"))
@@ -67,7 +66,6 @@ class MacFinder:
     by one separator, `:` or `-` (`00:1A:2B:3C:4D:5E`), not inside a longer run of them."""
 
     kinds = frozenset({"MAC_ADDRESS"})
-    name = "mac"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(rb"[0-9a-f]{2}[:\-](?:[0-9a-f]{2}[:\-]){4}[0-9a-f]{2}",))
     views = ALL_VIEWS

@@ -27,7 +27,6 @@ class NumberFinder:
     before it: too many ids and amounts look like the rest."""
 
     kinds = frozenset({"CARD", "US_SSN", "PHONE"})
-    name = "card_ssn_phone"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(digits(7),))  # every candidate has seven digits
     views = ALL_VIEWS

@@ -15,7 +15,6 @@ from sampling.redaction.triggers import Triggers
 @register("iban")
 class IbanFinder:
     kinds = frozenset({"IBAN"})
-    name = "iban"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(rb"[a-z]{2}[0-9]{2}",))  # GB82..., in lower case
     views = ALL_VIEWS

@@ -33,7 +33,6 @@ _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for",
 @register("licence_plate")
 class LicencePlateFinder:
     kinds = frozenset({"LICENSE_PLATE"})
-    name = "licence_plate"
     priority = PERSONAL_PRIORITY
     triggers = Triggers(words=_NAMES)
     views = ALL_VIEWS

@@ -159,7 +159,6 @@ class JwtFinder:
     """Three base64url parts whose header and payload decode to JSON."""
 
     kinds = frozenset({"JWT"})
-    name = "jwt"
     priority = SECRET_PRIORITY
     triggers = Triggers(words=("eyj",))
     views = ALL_VIEWS
@@ -188,7 +187,6 @@ class PrivateKeyFinder:
     """A whole key block, header to footer (or to the end of a text cut inside the key)."""
 
     kinds = frozenset({"PRIVATE_KEY"})
-    name = "private_key"
     priority = SECRET_PRIORITY
     triggers = Triggers(words=("private key", "putty-user-key"))
     views = ALL_VIEWS
@@ -219,7 +217,6 @@ class KeywordFinder:
     then the name before it and the value after it are matched there."""
 
     kinds = frozenset({"SECRET"})
-    name = "keyword"
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
     _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})[\w.-]{{0,20}}$")
@@ -315,7 +312,6 @@ class RandomTokenFinder:
       a run inside a path, a URL or an expression (`a/b/c`, `x.y.z`) is left alone too."""
 
     kinds = frozenset({"SECRET", "HIGH_ENTROPY"})
-    name = "random_tokens"
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
     BARE_LENGTH = (20, 128)
@@ -363,7 +359,6 @@ class QuotedEntropyFinder:
     quotes is a hash as often as a key: only named hex (KeywordFinder) is a secret."""
 
     kinds = frozenset({"HIGH_ENTROPY"})
-    name = "quoted_entropy"
     priority = SECRET_PRIORITY
     triggers = Triggers(shapes=(rb"[\"'][a-z0-9+/\\_=\-]{20}",))  # _QUOTED, in lower case
     views = ALL_VIEWS

@@ -47,7 +47,6 @@ class SeedPhraseFinder:
     longest checksum-valid phrase from its start, or, mistyped, the whole run (12 words or more)."""
 
     kinds = frozenset({"SEED_PHRASE"})
-    name = "seed_phrase"
     priority = SECRET_PRIORITY
     triggers = Triggers(words=_NAMES)
     views = ALL_VIEWS

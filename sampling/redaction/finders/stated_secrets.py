@@ -50,7 +50,6 @@ class PasswordPhraseFinder:
     is incorrect" stays as it is."""
 
     kinds = frozenset({"SECRET"})
-    name = "password_phrase"
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
     # A substring test costs ~1 µs on 2 KB of text, so an ASCII text is tested for the words
@@ -149,7 +148,6 @@ class CodeFinder:
     dashes or not, `#` or `*` at the end."""
 
     kinds = frozenset({"SECRET"})
-    name = "unlock_code"
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
     # Names that are a code's alone, and `code`, which names one only after these words.

@@ -73,7 +73,6 @@ class TokenFinder:
     """Every rule, on the windows around the text's long words."""
 
     kinds = frozenset({"API_KEY"})
-    name = "token_rules"
     priority = SECRET_PRIORITY
     triggers = Triggers(shapes=(word(LONG_WORD),))  # the words it reads
     views = ALL_VIEWS

@@ -84,7 +84,8 @@ def test_the_spread_is_a_detail_and_not_part_of_the_total(with_heads: Path) -> N
     with RewardSet.from_specs([spec]) as rewards:
         result = rewards.score(batch)
     for total, details in zip(result.total, result.details, strict=True):
-        assert set(details) == {"reward_model", "reward_model/spread"}
+        # rm train keeps the reviewed texts' features too: novelty, another extra.
+        assert set(details) == {"reward_model", "reward_model/spread", "reward_model/novelty"}
         assert details["reward_model/spread"] > 0
         assert total == pytest.approx(2.0 * details["reward_model"])
 

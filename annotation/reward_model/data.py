@@ -10,6 +10,12 @@ reviewers disagree (`meta.agreed` false). A pair whose chosen side a reviewer wr
 pair and rated response keeps the agreement of its sample's reviewers (`meta.agreement`, 1 where
 the row has none): `rm train --weight-by-agreement` weights the loss by it. A row whose reviews
 were deleted in Label Studio (`meta.deleted_in_label_studio`, annotation/export.py) is skipped.
+A rated response keeps the failure categories its reviewers ticked (the row's `categories`);
+`rm train` fits the failure probe on them (annotation/reward_model/probe.py). A comparison's
+preference rows do not say what went wrong with the worst, but its comparison row does: when the
+export's `annotations.comparisons.jsonl` lies beside the ratings file, each pair whose rejected
+side a comparison's reviewers named the worst carries the categories most of those reviewers
+ticked (`Pair.rejected_categories`).
 A malformed file fails with the line and the problem; a file without a single usable row fails
 too.
 """
@@ -17,10 +23,11 @@ too.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from annotation.agreement import sample_agreement
 from annotation.errors import AnnotationError
 from annotation.export_rows import ExportPaths
 from rl.jsonl import read_jsonl
@@ -38,6 +45,9 @@ class Pair:
     sample_id: str
     agreement: float = 1.0  # of the sample's reviewers, in [0, 1] (annotation/agreement.py)
     written: bool = False  # chosen is a reviewer's own text, not one of the policy's responses
+    # what the comparison's reviewers said went wrong with the rejected side, when it was the
+    # worst shown (empty: not known, or nothing ticked)
+    rejected_categories: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +57,7 @@ class Rated:
     rating: int  # 1 (bad) .. 5 (good)
     sample_id: str
     agreement: float = 1.0
+    categories: tuple[str, ...] = ()  # the failure categories its reviewers ticked
 
 
 @dataclass
@@ -108,7 +119,12 @@ def load_rm_data(path: str | Path) -> RMData:
         data.sources.append(str(sibling))
         for number, row in _rows(sibling):
             _take(row, f"{sibling}:{number}", data, pairs, runs)
-    data.pairs = list(pairs.values())
+    comparisons = ExportPaths.beside(path).comparisons
+    worst = _worst_categories(comparisons) if comparisons.is_file() else {}
+    data.pairs = [
+        replace(pair, rejected_categories=worst.get((pair.sample_id, pair.rejected), ()))
+        for pair in pairs.values()
+    ]
     data.run_ids = sorted(runs)
     if not data.pairs and not data.ratings:
         raise RMDataError(
@@ -159,13 +175,57 @@ def _take(
     if rating is not None:
         if isinstance(rating, bool) or not isinstance(rating, int) or not 1 <= rating <= 5:
             raise RMDataError(f"{where}: rating must be an integer from 1 to 5, got {rating!r}")
-        data.ratings.append(Rated(prompt, response, rating, sample_id, agreement))
+        categories = _categories(row, where)
+        data.ratings.append(Rated(prompt, response, rating, sample_id, agreement, categories))
     if meta.get("agreed") is False:
         return  # disputed: the export's preference rows decide whether its pairs count
     better = meta.get("better_response")
     if isinstance(better, str) and better.strip() and better.strip() != response.strip():
         pair = Pair(prompt, better, response, sample_id, agreement, written=True)
         pairs.setdefault((sample_id, better, response), pair)
+
+
+def _categories(row: dict[str, Any], where: str) -> tuple[str, ...]:
+    value = row.get("categories") or []
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise RMDataError(f"{where}: categories must be a list of strings, got {value!r}")
+    return tuple(dict.fromkeys(name.strip() for name in value if name.strip()))
+
+
+def _worst_categories(path: Path) -> dict[tuple[str, str], tuple[str, ...]]:
+    """(sample id, response text) -> the categories more than half of the reviewers who named
+    that response the worst ticked (their majority, as a rating row's `categories` is), from
+    the export's comparison rows (annotation/comparison_rows.py). What it cannot read this way
+    is skipped: it trains nothing here."""
+    found: dict[tuple[str, str], tuple[str, ...]] = {}
+    for _, row in _rows(path):
+        meta = row.get("meta") if isinstance(row.get("meta"), dict) else {}
+        if meta.get("deleted_in_label_studio") is True:
+            continue
+        text = {
+            shown["label"]: shown["response"]
+            for shown in _list(row.get("responses"))
+            if isinstance(shown, dict)
+            and isinstance(shown.get("label"), str)
+            and isinstance(shown.get("response"), str)
+        }
+        named: dict[str, list[list[str]]] = {}
+        for review in _list(meta.get("reviews")):
+            worst = review.get("worst") if isinstance(review, dict) else None
+            if isinstance(worst, str) and worst in text:
+                ticked = _list(review.get("categories"))
+                names = [n.strip() for n in ticked if isinstance(n, str) and n.strip()]
+                named.setdefault(text[worst], []).append(names)
+        for response, votes in named.items():
+            majority = sample_agreement([None] * len(votes), votes).majority_categories
+            kept = sorted(majority)
+            if kept:
+                found[str(row.get("sample_id")), response] = tuple(kept)
+    return found
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def _agreement(meta: dict[str, Any], where: str) -> float:

@@ -16,13 +16,20 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Protocol
 
 import torch
 import torch.nn.functional as F
 
 from annotation.reward_model.data import RMData, distinct, texts_of
-from rl.rewards.model import RewardModel
 from rl.rewards.uncertainty import UncertaintyHeads
+
+
+class FeatureSource(Protocol):
+    """What the heads read texts through: a RewardModel, or features already computed for them
+    (annotation.reward_model.extras)."""
+
+    def features(self, prompts: list[str], responses: list[str]) -> torch.Tensor: ...
 
 
 @dataclass(frozen=True)
@@ -36,7 +43,7 @@ class HeadSettings:
     seed: int = 0
 
 
-def fit_heads(scorer: RewardModel, data: RMData, settings: HeadSettings) -> UncertaintyHeads:
+def fit_heads(scorer: FeatureSource, data: RMData, settings: HeadSettings) -> UncertaintyHeads:
     pairs = data.pairs
     ratings = data.ratings if settings.rating_weight > 0 else []
     slots, unique = distinct(texts_of(pairs, ratings))

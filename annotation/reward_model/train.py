@@ -16,9 +16,11 @@ the loop bench 0 ordered the policy's responses better, but where the reviews ar
 alone (threshold routing) the better answers are most of what orders anything
 (docs/reward-models.md).
 
-Then, unless `uncertainty_heads` is 0, a few cheap heads are fitted on the frozen model's features
-(annotation.reward_model.heads) and saved beside it: the `reward_model` reward reports their
-spread per sample as its uncertainty.
+Then, on one no-grad forward of the frozen model over the distinct training texts, what the
+`reward_model` reward's extras read is fitted and saved beside it (annotation.reward_model.extras):
+a few cheap uncertainty heads unless `uncertainty_heads` is 0 (their spread per sample is its
+uncertainty), a failure probe when the reviews ticked failure categories, and the reviewed texts'
+features its novelty is measured from.
 """
 
 from __future__ import annotations
@@ -42,14 +44,13 @@ from annotation.reward_model.data import (
     distinct,
     texts_of,
 )
+from annotation.reward_model.extras import fit_extras
 from annotation.reward_model.head_refit import HeadRefitSettings, refit_score_head
-from annotation.reward_model.heads import HeadSettings, fit_heads
 from annotation.reward_model.settings import RMTrainSettings
 from rl.models.quiet import quiet_progress_bars
 from rl.numbers import average_ranks
 from rl.rewards.model import RewardModel
 from rl.rewards.registry import RewardError
-from rl.rewards.uncertainty import HEADS_FILE, score_module
 
 METADATA_FILE = "lowtide_reward_model.json"
 
@@ -159,22 +160,15 @@ def train_reward_model(
             on_step(step, step, {"rm/loss": loss})
     else:
         step = _fine_tune(scorer, train, settings, on_step)
-    model = scorer.model
     after = evaluate(scorer, held)
-    heads = None
-    if settings.uncertainty_heads > 0 and score_module(model) is not None:
-        heads = fit_heads(scorer, train, _head_settings(settings))
+    extras = fit_extras(scorer, train, settings)
     report = RMReport(
         out=str(out), parent=str(base), train_pairs=len(train.pairs),
         train_ratings=len(train.ratings), before=before, after=after, steps=step,
         run_ids=data.run_ids, settings=settings.model_dump(),
     )  # fmt: skip
     save(scorer, Path(out), report, data)
-    stale = Path(out) / HEADS_FILE  # heads of another backbone would measure nothing
-    if heads is not None:
-        heads.save(Path(out))
-    elif stale.exists():
-        stale.unlink()
+    extras.save(Path(out))
     scorer.close()
     return report
 
@@ -207,12 +201,6 @@ def _fine_tune(
                 on_step(step, total, {"rm/loss": loss.item(), "rm/learning_rate": rate, **parts})
     model.eval()
     return step
-
-
-def _head_settings(settings: RMTrainSettings) -> HeadSettings:
-    return HeadSettings(
-        count=settings.uncertainty_heads, rating_weight=settings.rating_weight, seed=settings.seed
-    )
 
 
 def _batches(data: RMData, settings: RMTrainSettings) -> list[tuple[list[Pair], list[Rated]]]:

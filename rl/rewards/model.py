@@ -8,7 +8,11 @@ the same alone or next to a much longer one. Inputs longer than the model's wind
 end (the response), which is where the score is read.
 
 A model directory with uncertainty heads (rl.rewards.uncertainty) also reports, per sample, the
-heads' spread as the extra `spread` (reward_details `<name>/spread`), never part of the total.
+heads' spread as the extra `spread` (reward_details `<name>/spread`), never part of the total. One
+with a failure probe (rl.rewards.failure_probe) reports how much the sample resembles a failure
+reviewers named, `failure`; one with the reviewed texts' features (rl.rewards.novelty), how far
+it lies from all of them, `novelty`. All three are read off the pooled features of the one
+forward that scores; a directory with none of them scores without pooling.
 With `outlier_reference: N`, the extra `outlier` says how far the sample's representation lies
 from the first N samples scored (the starting policy's): rl.rewards.representation; with
 `outlier_reference_file` too, from the samples that file holds (rl.rewards.outlier_reference).
@@ -23,6 +27,7 @@ Params: see `rl.rewards.model_spec`, which checks them without torch.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from contextlib import nullcontext
 from pathlib import Path
 
@@ -31,12 +36,14 @@ from transformers import AutoModelForSequenceClassification, AutoTokenizer, PreT
 
 from rl.config import RewardSpec
 from rl.models.quiet import quiet_progress_bars
+from rl.rewards.failure_probe import FAILURE, load_probe
 from rl.rewards.model_spec import (
     DEFAULT_BATCH_SIZE,
     PREVIOUS,
     check_model_spec,
     check_settings,
 )
+from rl.rewards.novelty import NOVELTY, load_reviewed
 from rl.rewards.outlier_reference import Texts, read_reference, write_reference
 from rl.rewards.representation import OUTLIER, OutlierScore
 from rl.rewards.types import ComponentScores, RewardBatch, RewardError
@@ -83,8 +90,12 @@ class RewardModel:
         self.max_length = max_length or self._window()
         self.use_chat_template = bool(getattr(self.tokenizer, "chat_template", None))
         self.takes_position_ids = "position_ids" in inspect.signature(self.model.forward).parameters
-        # Uncertainty heads saved beside the model (annotation.reward_model.heads), if any.
-        self.heads = load_heads(self.path) if score_module(self.model) is not None else None
+        # Uncertainty heads, a failure probe and reviewed features saved beside the model
+        # (annotation.reward_model.extras), each if there: all read the score head's input.
+        readable = score_module(self.model) is not None
+        self.heads = load_heads(self.path) if readable else None
+        self.probe = load_probe(self.path) if readable else None
+        self.reviewed = load_reviewed(self.path) if readable else None
         self.outliers: OutlierScore | None = None
         if outlier_reference:
             if score_module(self.model) is None:
@@ -194,6 +205,16 @@ class RewardModel:
         assert pooled is not None
         return pooled.cpu()
 
+    def _feature_readers(self) -> list[tuple[str, Callable[[torch.Tensor], torch.Tensor]]]:
+        """The extras read off pooled features by what is saved beside the model: (name, one
+        value per row of (N, hidden))."""
+        readers: list[tuple[str, Callable[[torch.Tensor], torch.Tensor]]] = []
+        if self.probe is not None:
+            readers.append((FAILURE, self.probe.scores))
+        if self.reviewed is not None:
+            readers.append((NOVELTY, self.reviewed.novelty))
+        return readers
+
     def _spreads(self, pooled: torch.Tensor | None) -> list[float] | None:
         if self.heads is None or pooled is None:
             return None
@@ -228,13 +249,18 @@ class RewardModel:
     def __call__(self, batch: RewardBatch) -> ComponentScores:
         if not len(batch):
             return ComponentScores([])
-        pool = self.heads is not None or self.outliers is not None
+        pool = any(
+            reader is not None for reader in (self.heads, self.outliers, self.probe, self.reviewed)
+        )
         scores, pooled = self._scored(list(batch.prompts), list(batch.responses), pool=pool)
         # Extras, not components: combine.py files them as `<name>/spread`, `<name>/outlier`,
-        # outside the total.
+        # `<name>/failure`, `<name>/novelty`, outside the total.
         extras: list[dict[str, float]] = [{} for _ in scores]
         for extra, value in zip(extras, self._spreads(pooled) or [], strict=False):
             extra[SPREAD] = value
+        for name, read in self._feature_readers() if pooled is not None else []:
+            for extra, value in zip(extras, read(pooled).cpu().tolist(), strict=True):
+                extra[name] = value
         if self.outliers is not None and pooled is not None:
             filling = not self.outliers.fitted
             if filling and self._reference_file is not None:

@@ -22,6 +22,10 @@ PARAMS = (
 )  # fmt: skip
 DTYPES = ("auto", "float32", "bfloat16", "float16")
 PREVIOUS = "previous"  # the extra (reward_details `<name>/previous`): the `previous` model's score
+# Extras of a model directory that holds them (rl.rewards.failure_probe, rl.rewards.novelty),
+# named here so the routing core reads `<name>/failure` and `<name>/novelty` without torch.
+FAILURE = "failure"
+NOVELTY = "novelty"
 DEFAULT_BATCH_SIZE = 32
 
 

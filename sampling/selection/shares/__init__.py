@@ -2,7 +2,12 @@
 registering itself (`registry.py`); a share of your own registers with `register_share`, or is
 named by the dotted path of its picker, and gets its part in `sampling.budget.shares`."""
 
-from sampling.selection.shares import audit_share, random_share, uncertain_share  # registers
+from sampling.selection.shares import (  # registers
+    audit_share,
+    model_extra_shares,
+    random_share,
+    uncertain_share,
+)
 from sampling.selection.shares.base import (
     Candidate,
     Flag,
@@ -36,6 +41,7 @@ __all__ = [
     "Take",
     "audit_share",
     "check_share_name",
+    "model_extra_shares",
     "random_share",
     "register_share",
     "share_names",

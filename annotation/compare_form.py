@@ -8,9 +8,15 @@ configured size and the form cannot disagree; the control names are what the exp
 (annotation/review_results.py).
 
 Task data: `prompt`, `trace`, `sample_id` (the comparison's id), `run_id`, `step`, `reward` (of
-the selected response), `selected_by`, and per label `response_A` (as shown: invisible
-characters marked), `reward_A` (its reward as text); `compare` keeps each response verbatim
-with its sample id and reward, for the export.
+the selected response), `selected_by`, `blind`, per label `response_A` (as shown: invisible
+characters marked) and `reward_A` (its reward as text, beside it; empty in a blind review), and
+`rewards_text` (every label's reward, for the panel that opens once the best is picked);
+`compare` keeps each response verbatim with its sample id and reward, for the export.
+
+A blind review (`annotation.blind_review`, the default) shows no reward beside the responses
+and a trace line that says only that the group was picked for review: a reviewer who knows
+which response the reward model liked is pulled toward it. The responses are already in an
+order drawn from the group's id (sampling/selection/comparisons.py), not by reward.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from rl.numbers import finite_or_none
 
 SINGLE_FORM = Path(__file__).resolve().parent.parent / "configs" / "label_studio" / "review.xml"
 TARGET = "prompt"  # the object every control labels: the comparison as a whole
+REWARDS_FIELD = "rewards_text"  # every response's reward, in the panel opened after deciding
 RESPONSES_STYLE = (
     "white-space: pre-wrap; font-family: monospace; background: #f7f7f5; "
     "border: 1px solid #ddd; border-radius: 4px; padding: 0.5em"
@@ -95,6 +102,15 @@ def labeling_config(size: int, failures: Sequence[FormChoice] | None = None) -> 
   <TextArea name="{BETTER_FIELD}" toName="{TARGET}" rows="6" editable="true" maxSubmissions="1"/>
   <Header value="Note (optional)"/>
   <TextArea name="{NOTE_FIELD}" toName="{TARGET}" rows="2" editable="true" maxSubmissions="1"/>
+  <View visibleWhen="choice-selected" whenTagName="{BEST_FIELD}">
+    <Collapse>
+      <Panel value="The rewards: open it once you have decided">
+        <View style="white-space: pre-wrap; font-family: monospace; color: #555">
+          <Text name="{REWARDS_FIELD}" value="${REWARDS_FIELD}"/>
+        </View>
+      </Panel>
+    </Collapse>
+  </View>
 </View>
 """
 
@@ -120,10 +136,11 @@ def _failures(failures: Sequence[FormChoice]) -> str:
     )
 
 
-def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
+def comparison_task(record: Mapping[str, Any], size: int, blind: bool = True) -> dict[str, Any]:
     """The Label Studio task of a comparison record (its `compare` holds 2..size responses, in
     label order). A form with more labels than the group has responses shows the rest as
-    missing; picking one of those is refused by the export."""
+    missing; picking one of those is refused by the export. `blind`: no reward beside the
+    responses and no reason in the trace line (module docstring)."""
     labels = labels_for(size)
     members = list(record["compare"])[:size]
     reward = finite_or_none(record.get("reward"))
@@ -132,7 +149,8 @@ def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
         "run_id": str(record["run_id"]),
         "step": int(record["step"]),
         "prompt": str(record.get("prompt", "")),
-        "trace": trace_line(record),
+        "trace": trace_line(record, blind),
+        "blind": blind,
         "compare": [
             {
                 "label": label,
@@ -145,14 +163,18 @@ def comparison_task(record: Mapping[str, Any], size: int) -> dict[str, Any]:
     }
     if isinstance(record.get("selected_by"), Mapping):  # why it was picked, for the export
         data["selected_by"] = dict(record["selected_by"])
+    rewards = []
     for position, label in enumerate(labels):
         if position < len(members):
             member = members[position]
             data[f"response_{label}"] = visible_response(str(member["response"]))
-            data[f"reward_{label}"] = f"reward {format_number(finite_or_none(member['reward']))}"
+            said = f"reward {format_number(finite_or_none(member['reward']))}"
+            data[f"reward_{label}"] = "" if blind else said
+            rewards.append(f"{label}: {said}")
         else:
             data[f"response_{label}"] = f"(this group has no response {label})"
             data[f"reward_{label}"] = ""
+    data[REWARDS_FIELD] = "\n".join(rewards)
     if reward is not None:
         data["reward"] = reward
     return {"data": data}

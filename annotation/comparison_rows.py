@@ -21,7 +21,7 @@ from typing import Any
 
 from annotation.comparison import ComparisonError, Verdict, comparison_pairs
 from annotation.config import AgreementConfig
-from annotation.export_rows import ComparisonRow, PreferenceRow, row_meta
+from annotation.export_rows import ComparisonRow, PreferenceRow, row_meta, was_blind
 from annotation.review_results import ResultValues
 
 
@@ -70,6 +70,7 @@ def comparison_row(
             "disputed": [list(pair) for pair in disputed],
             "reviews": list(reviews),
             "deleted_in_label_studio": False,
+            "blind": was_blind(data),
         },
     }
 
@@ -192,5 +193,6 @@ def _preference(
             reviewers=meta.get("verdicts"),
             agreed=True,
             agreement=round(agreement, 4),
+            blind=meta.get("blind"),
         ),
     }

@@ -188,6 +188,14 @@ class AnnotationConfig(ConfigSection):
     compare: CompareConfig = Field(
         default_factory=CompareConfig, description="review_mode compare: the comparison task"
     )
+    blind_review: bool = Field(
+        True,
+        description="before deciding, the reviewer sees no reward and no reason for the pick "
+        "that reveals it; the reward is one click away once the rating (a comparison: the best) "
+        "is chosen, and on the submitted review. false: the reward beside the response and the "
+        "reason in the trace line, for reviews about how the reward is computed "
+        "(docs/review.md)",
+    )
 
     @field_serializer("label_studio_url", when_used="json")
     def _show_without_password(self, value: str) -> str:

@@ -79,6 +79,7 @@ from annotation.export_rows import (
     ReviewOrigin,
     dataset_features,
     row_meta,
+    was_blind,
     with_every_meta_key,
 )
 from annotation.export_seals import Refusal, SealGate
@@ -175,6 +176,7 @@ def rating_row(
             task_id=task.get("id"),
             selected_by=data.get("selected_by"),  # why it was picked (None: older tasks)
             deleted_in_label_studio=False,
+            blind=was_blind(data),
         ),
     }
     return with_reviews(row, reviews, rule)

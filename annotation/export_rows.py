@@ -62,6 +62,12 @@ class ExportPaths:
 SelectedBy = dict[str, Any]
 
 
+def was_blind(data: Any) -> bool:
+    """Whether the review of a task with this `data` was blind: the flag the importer set; a
+    task without one was imported before blind review existed, and showed the reward."""
+    return isinstance(data, dict) and data.get("blind") is True
+
+
 class SuggestionOutcome(TypedDict):
     """What became of a task's machine suggestion in one review (annotation/suggestions.py)."""
 
@@ -121,6 +127,10 @@ class RowMeta(TypedDict):
     # Every review of it was deleted in Label Studio (its annotations, its task or its project):
     # the row stays in annotations.jsonl as it was, and no training data is made of it.
     deleted_in_label_studio: bool | None
+    # The review was blind (annotation.blind_review): the task showed no reward, no reason for
+    # its pick and no machine suggestion before the rating. False for tasks imported before
+    # blind review existed (they showed the reward); None: a row exported before it was recorded.
+    blind: bool | None
 
 
 class RatingRow(TypedDict):
@@ -187,6 +197,7 @@ class ComparisonMeta(TypedDict):
     disputed: list[list[str]]  # pairs of sample ids the reviewers ordered both ways
     reviews: list[ComparisonReview]
     deleted_in_label_studio: bool  # as a rating row's
+    blind: bool | None  # as a rating row's
 
 
 class ComparisonRow(TypedDict):

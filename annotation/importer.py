@@ -18,7 +18,9 @@ The steps, and why they are in this order:
    samples as soon as Label Studio acknowledged it. With suggestions on, each task carries its
    prediction (annotation/suggestions.py); a judge that fails for a record costs that task its
    suggestion, never its import. Each task carries a seal over its texts
-   (annotation/task_seal.py), which the export checks.
+   (annotation/task_seal.py), which the export checks, and whether its review is blind
+   (`annotation.blind_review`; a task with a suggestion is not: its prefilled rating is a
+   machine's verdict), which the export records.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from annotation.compare_form import comparison_task, labeling_config
 from annotation.config import AnnotationConfig, labeling_config_file
 from annotation.errors import AnnotationError
 from annotation.labelstudio import LabelStudioClient, task_from_record
+from annotation.review_form import reward_shown_before_deciding
 from annotation.series import (
     NUMBER,
     ProjectSeries,
@@ -84,6 +87,7 @@ class ImportContext:
     _created_at: dict[int, str] = field(default_factory=dict)
     _predictions_shown: bool = False
     _controls_checked: bool = False
+    _blind: dict[int, bool] = field(default_factory=dict)  # project id: its reviews are blind
 
     @classmethod
     def create(
@@ -126,16 +130,35 @@ class ImportContext:
         key = ledger.imported_key(url, project_id, born)
         return ledger.ImportedSet(self.connection, key, self.config.max_tasks_per_project)
 
+    def blind_in(self, project_id: int) -> bool:
+        """Whether reviews in this project are blind: `annotation.blind_review`, unless the
+        project's form shows the reward before the reviewer decides."""
+        return self._blind.get(project_id, self.config.blind_review)
+
     def _ensure(self, title: str) -> int:
         xml = project_labeling_config(self.config)
-        project_id = self.client.ensure_project(title, xml, self.config.reviews_per_task)
-        if self.suggester is not None and not self._controls_checked:
-            # A project that kept an older config (its star reviews) gets suggestions in that
-            # config's form.
+        project_id = self.client.ensure_project(
+            title, xml, self.config.reviews_per_task, self.config.blind_review
+        )
+        checks_suggestions = self.suggester is not None and not self._controls_checked
+        kept = xml
+        if checks_suggestions or self.config.blind_review:
+            # The config the project kept: an older one where its star reviews kept it.
             kept = self.client.labeling_config(project_id)
+        if checks_suggestions and self.suggester is not None:
+            # A project that kept an older config gets suggestions in that config's form.
             if kept.strip() != xml.strip():
                 self.suggester.controls = ReviewControls.from_xml(kept)
             self._controls_checked = True
+        early = reward_shown_before_deciding(kept) if self.config.blind_review else ()
+        if early:
+            log.warning(
+                "project %r shows %s before the reviewer decides: its reviews are exported as "
+                "not blind (blind: false). A blind form keeps them in a <Panel> of a <View "
+                'visibleWhen="choice-selected">, as configs/label_studio/review.xml does',
+                title, ", ".join(early),
+            )  # fmt: skip
+        self._blind[project_id] = self.config.blind_review and not early
         return project_id
 
 
@@ -305,7 +328,11 @@ def _import_into(
         chunk = todo[start : start + min(config.import_batch_max, room)]
         # Sealed: the export refuses a task whose text was changed in Label Studio since.
         key = context.client.seal_key
-        tasks = [sealed(_task(record, context.suggester, outcome, size), key) for record in chunk]
+        tasks = [
+            sealed(_task(record, context.suggester, outcome, size, config.blind_review,
+                         context.blind_in(project.project_id)), key)
+            for record in chunk
+        ]  # fmt: skip
         memo.meta[META_IMPORT_STARTED] = time.time()
         attempted = set(memo.meta.get(META_IMPORT_PROJECTS) or []) | {project.project_id}
         memo.meta[META_IMPORT_PROJECTS] = sorted(attempted)
@@ -376,7 +403,33 @@ def _task(
     suggester: Suggester | None,
     outcome: BatchOutcome,
     compare_size: int | None = None,
+    blind: bool = True,
+    form_blind: bool = True,
 ) -> dict[str, Any]:
+    """The task of one record. `blind`: what its data shows (annotation/review_display.py);
+    `form_blind`: whether the project's form keeps the reward out of sight until the reviewer
+    decides. Its review counts as blind (`data.blind`, which the export records) only when
+    both are, and no suggestion prefills it."""
+    task = _shown_task(record, compare_size, blind)
+    task["data"]["blind"] = blind and form_blind
+    if suggester is None or compare_size is not None:
+        return task
+    try:
+        prediction = suggester.prediction(record)
+    except SuggestionRejected as reason:
+        outcome.suggestions_rejected += 1
+        if outcome.suggestions_rejected <= REJECTED_SUGGESTIONS_LOGGED:
+            log.warning("sample %s: imported without a suggestion: %s", record.sample_id, reason)
+        return task
+    if prediction is not None:
+        task["predictions"] = [prediction]
+        # A prefilled rating is a machine's verdict (score_bands: the reward's): not blind.
+        task["data"]["blind"] = False
+        outcome.suggested += 1
+    return task
+
+
+def _shown_task(record: RolloutRecord, compare_size: int | None, blind: bool) -> dict[str, Any]:
     # Only the fields a task shows: a full model_dump of 500 records costs ~5 ms per batch.
     fields = ("sample_id", "run_id", "step", "prompt", "response", "reward", "reward_details",
               "reward_weights")  # fmt: skip
@@ -388,22 +441,9 @@ def _task(
         alone = [{"sample_id": record.sample_id, "response": record.response,
                   "reward": record.reward}]  # fmt: skip
         members = [m.model_dump() for m in record.compare] or alone
-        return comparison_task({**shown, "compare": members}, compare_size)
+        return comparison_task({**shown, "compare": members}, compare_size, blind)
     # A comparison sent to a single review project shows its selected response.
-    task = task_from_record(shown)
-    if suggester is None:
-        return task
-    try:
-        prediction = suggester.prediction(record)
-    except SuggestionRejected as reason:
-        outcome.suggestions_rejected += 1
-        if outcome.suggestions_rejected <= REJECTED_SUGGESTIONS_LOGGED:
-            log.warning("sample %s: imported without a suggestion: %s", record.sample_id, reason)
-        return task
-    if prediction is not None:
-        task["predictions"] = [prediction]
-        outcome.suggested += 1
-    return task
+    return task_from_record(shown, blind)
 
 
 def _wait_for_settle(import_started_at: float) -> None:

@@ -29,13 +29,14 @@ from annotation.errors import AnnotationError
 from annotation.labelstudio_sdk import LightLabelStudio, sdk_headers
 from annotation.review_display import (
     format_number,
+    reward_beside,
     reward_breakdown,
     trace_line,
     visible_response,
 )
 from annotation.review_form import ReviewForm
 from annotation.review_instructions import (
-    REVIEW_VIEW_TITLE,
+    VIEW_TITLES,
     review_instructions,
     review_view_data,
 )
@@ -102,11 +103,12 @@ class LabelStudioClient:
         self.close()
 
     def ensure_project(
-        self, title: str, labeling_config_xml: str, reviews_per_task: int = 1
+        self, title: str, labeling_config_xml: str, reviews_per_task: int = 1, blind: bool = True
     ) -> int:
-        """The id of the project called `title`: created if missing; its labeling config and
-        overlap (`reviews_per_task`) updated in place if they changed (tasks and annotations
-        stay)."""
+        """The id of the project called `title`: created if missing; its labeling config,
+        overlap (`reviews_per_task`), instructions and review view (`blind` or not:
+        annotation/review_instructions.py) updated in place if they changed (tasks and
+        annotations stay)."""
         found = self.find_project(title)
         if found is None:
             with self._errors("creating the project", labeling_config=True):
@@ -114,10 +116,10 @@ class LabelStudioClient:
                     title=title,
                     label_config=labeling_config_xml,
                     **overlap(reviews_per_task),
-                    **instruction_settings(labeling_config_xml),
+                    **instruction_settings(labeling_config_xml, blind),
                     request_options=SEND_ONCE,
                 )
-            self.ensure_review_view(int(created.id))
+            self.ensure_review_view(int(created.id), blind)
             return int(created.id)
         with self._errors("reading the project", found):
             project = self._sdk.projects.get(found)
@@ -142,11 +144,11 @@ class LabelStudioClient:
         if any(getattr(project, key, None) != value for key, value in wanted.items()):
             with self._errors(f"setting the overlap of project {project.id}", project.id):
                 self._sdk.projects.update(project.id, **wanted)
-        shown = instruction_settings(labeling_config_xml)
+        shown = instruction_settings(labeling_config_xml, blind)
         if any(getattr(project, key, None) != value for key, value in shown.items()):
             with self._errors(f"setting the instructions of project {project.id}", project.id):
                 self._sdk.projects.update(project.id, **shown)
-        self.ensure_review_view(int(project.id))
+        self.ensure_review_view(int(project.id), blind)
         return int(project.id)
 
     def auth_headers(self) -> dict[str, str]:
@@ -158,18 +160,24 @@ class LabelStudioClient:
         tests/test_labelstudio_sdk_internals.py."""
         return sdk_headers(self._sdk)
 
-    def ensure_review_view(self, project_id: int) -> int:
-        """The id of the project's saved Data Manager view "Unreviewed, lowest reward first",
-        created if no view of that title exists (one a person changed is left as it is)."""
+    def ensure_review_view(self, project_id: int, blind: bool = True) -> int:
+        """The id of the project's saved Data Manager view of the tasks left to review
+        ("Unreviewed" when `blind`, else "Unreviewed, lowest reward first"), created if no view
+        of that title exists (one a person changed is left as it is). lowtide's view of the
+        other kind (the project's review turned blind, or back) is made into this one."""
+        wanted = review_view_data(blind)
         with self._errors("listing the project's Data Manager views", project_id):
             views = _json_list(self._send("GET", "/api/dm/views", params={"project": project_id}))
-        for view in views:
-            if (view.get("data") or {}).get("title") == REVIEW_VIEW_TITLE:
-                return int(view["id"])
+        titled = {(view.get("data") or {}).get("title"): view for view in views}
+        if wanted["title"] in titled:
+            return int(titled[wanted["title"]]["id"])
+        other = next((titled[t] for t in VIEW_TITLES if t in titled), None)
+        body = {"project": project_id, "data": wanted}
         with self._errors("saving the Data Manager view", project_id):
-            response = self._send(
-                "POST", "/api/dm/views", json={"project": project_id, "data": review_view_data()}
-            )
+            if other is not None:
+                response = self._send("PATCH", f"/api/dm/views/{int(other['id'])}/", json=body)
+            else:
+                response = self._send("POST", "/api/dm/views", json=body)
         created = _json_or_text(response)
         if isinstance(created.get("id"), int):
             return int(created["id"])
@@ -650,11 +658,11 @@ def _star_reviews_block(current_xml: str, error: str) -> bool:
     )
 
 
-def instruction_settings(labeling_config_xml: str) -> dict[str, Any]:
+def instruction_settings(labeling_config_xml: str, blind: bool = True) -> dict[str, Any]:
     """The instruction panel, shown before a reviewer's first task: what the ratings and the
-    categories mean, how the reward was computed, the keys."""
+    categories mean, how the reward was computed (`blind`: once they have decided), the keys."""
     return {
-        "expert_instruction": review_instructions(labeling_config_xml),
+        "expert_instruction": review_instructions(labeling_config_xml, blind),
         "show_instruction": True,
     }
 
@@ -667,15 +675,19 @@ def overlap(reviews_per_task: int) -> dict[str, int]:
     return {"maximum_annotations": reviews_per_task, "overlap_cohort_percentage": 100}
 
 
-def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
+def task_from_record(record: Mapping[str, Any], blind: bool = True) -> dict[str, Any]:
     """The Label Studio task of one RolloutRecord (as a dict): the fields review.xml shows plus
     the keys to find it again. `reward` is a number, and absent when it was not finite: the
     Data Manager sorts and filters it numerically, and a missing key sorts last and passes no
     numeric filter, where a JSON null counts as 0 (Label Studio 1.23, SQLite). Text tags do not
     render numbers, so `reward_text` carries its display form. `response` stays verbatim (the
-    export reads it); `response_visible` is what the reviewer sees."""
+    export reads it); `response_visible` is what the reviewer sees. `blind` (a blind review,
+    annotation/review_display.py says why): nothing beside the response names the reward
+    (`reward_shown` empty, the trace line without the reason); the form's reward panel
+    (`reward_text`, `reward_details`) opens once a rating is chosen."""
     reward = finite_or_none(record.get("reward"))
     details = record.get("reward_details") or {}
+    breakdown = reward_breakdown(reward, details, record.get("reward_weights") or {})
     task = {
         "data": {
             "sample_id": str(record["sample_id"]),
@@ -685,8 +697,10 @@ def task_from_record(record: Mapping[str, Any]) -> dict[str, Any]:
             "response": str(record.get("response", "")),
             "response_visible": visible_response(str(record.get("response", ""))),
             "reward_text": format_number(reward),
-            "reward_details": reward_breakdown(reward, details, record.get("reward_weights") or {}),
-            "trace": trace_line(record),
+            "reward_details": breakdown,
+            "reward_shown": "" if blind else reward_beside(reward, breakdown),
+            "trace": trace_line(record, blind),
+            "blind": blind,
         }
     }
     if isinstance(record.get("selected_by"), Mapping):  # why it was picked, for the export

@@ -1,6 +1,12 @@
 """What a reviewer reads beside a response: the response with its invisible characters made
 visible, a trace line back to the run, and the reward broken down by component.
 
+A blind review (`annotation.blind_review`, the default) keeps the reward model's verdict out of
+what is read before deciding: the trace line then says only that the sample was picked for
+review. Every policy's name or reason says which way the reward pointed (threshold and
+low_reward: it was low; audit_high_reward and the hacking watch: it was high; a search quotes
+its query, "reward > 2"), and a reviewer told the verdict is pulled toward it.
+
 Label Studio shows task data as given, so these are plain strings computed once at import.
 """
 
@@ -49,9 +55,13 @@ def _edge_mark(char: str) -> str:
     return visible_char(char)  # "\r"
 
 
-def trace_line(record: Mapping[str, Any]) -> str:
+BLIND_WHY = "picked for review"  # all a blind review says of why: no policy, reason or value
+
+
+def trace_line(record: Mapping[str, Any], blind: bool = False) -> str:
     """`run r1 · step 3 · sample s-… · picked by threshold: reward 0.05 (threshold 0.2)`, plus
-    how many near-identical responses the sample stands for when there are several."""
+    how many near-identical responses the sample stands for when there are several. `blind`:
+    `picked for review` in place of the policy, its reason, query, value and settings."""
     parts = [
         f"run {record['run_id']}",
         f"step {record['step']}",
@@ -59,7 +69,7 @@ def trace_line(record: Mapping[str, Any]) -> str:
     ]
     selection = record.get("selected_by")
     if isinstance(selection, Mapping) and selection.get("policy"):
-        parts.append(_why_picked(selection))
+        parts.append(BLIND_WHY if blind else _why_picked(selection))
         group_size = selection.get("group_size")
         if isinstance(group_size, int) and group_size > 1:
             parts.append(f"stands for {group_size} near-identical responses")
@@ -113,6 +123,15 @@ def reward_breakdown(
     elif weights:
         total += " (the sum of the contributions)"
     return "\n".join([*lines, total])
+
+
+def reward_beside(reward: float | None, breakdown: str) -> str:
+    """What a review that is not blind shows beside the response: the reward, then how it was
+    computed (`reward_breakdown`)."""
+    return (
+        f"Reward: {format_number(reward)}\n"
+        f"How it was computed (value × weight = contribution):\n{breakdown}"
+    )
 
 
 def format_number(value: float | None) -> str:

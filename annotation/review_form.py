@@ -4,11 +4,14 @@ before) with its keys, the failure categories with their keys and hints, and a c
 form's best and worst picks.
 
 The instructions panel, the suggestions, the export's category counts, the loop's reviewers and
-the worker's config update all read a `ReviewForm`; none parses the XML itself.
+the worker's config update all read a `ReviewForm`; none parses the XML itself. Whether a form
+keeps the reward out of sight until the reviewer decides (a blind review) is read here too
+(`reward_shown_before_deciding`).
 """
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,6 +111,41 @@ class ReviewForm:
     @classmethod
     def from_file(cls, path: str | Path) -> ReviewForm:
         return cls.parse(Path(path).read_text())
+
+
+# The task fields that hold the reward or why the sample was picked, whatever the review: a form
+# that shows one before the reviewer decides makes its reviews not blind.
+REWARD_FIELDS = ("reward", "reward_text", "reward_details", "rewards_text", "selected_by",
+                 "compare")  # fmt: skip
+_FIELD = re.compile(r"\$(\w+)")
+
+
+def reward_shown_before_deciding(labeling_config_xml: str) -> tuple[str, ...]:
+    """The `REWARD_FIELDS` a form shows before the reviewer has decided: anywhere but inside a
+    `<Panel>` (closed until clicked) of a `<View visibleWhen="choice-selected">` (there only
+    once a choice is made), as the shipped forms keep them. () for a form that is not XML."""
+    try:
+        root = ElementTree.fromstring(labeling_config_xml)
+    except ElementTree.ParseError:
+        return ()
+    parents = {child: parent for parent in root.iter() for child in parent}
+
+    def waits(node: ElementTree.Element) -> bool:
+        in_panel = after_choice = False
+        while node in parents:
+            node = parents[node]
+            in_panel |= node.tag == "Panel"
+            after_choice |= node.get("visibleWhen") == "choice-selected"
+        return in_panel and after_choice
+
+    early = {
+        name
+        for node in root.iter()
+        for value in node.attrib.values()
+        for name in _FIELD.findall(value)
+        if name in REWARD_FIELDS and not waits(node)
+    }
+    return tuple(name for name in REWARD_FIELDS if name in early)
 
 
 def _named(root: ElementTree.Element, tag: str, name: str) -> ElementTree.Element | None:

@@ -1,7 +1,8 @@
 """A comparison review end to end: a prompt group routed as one task, imported by the worker
 into a real Label Studio with the comparison form, reviewed in headless Chromium with the keys
-(a digit picks the best, shift and a digit the worst, a letter ticks a category), exported as
-the preference pairs the verdict gives (checked by hand here), and trained on.
+(a digit picks the best, shift and a digit the worst, a letter ticks a category), blind (no
+reward and no reason for the pick before the best is picked; the rewards on request after),
+exported as the preference pairs the verdict gives (checked by hand here), and trained on.
 
 Chromium and its driver come from the system packages (`make browser`). Without them the test
 skips with what to install, except in CI (CI=true), where a missing browser fails it.
@@ -26,7 +27,17 @@ from tests.helpers import browser
 from tests.helpers.labelstudio import LabelStudioServer
 from tests.helpers.records import comparison_records
 from tests.helpers.worker_import import import_through_the_worker
-from tests.test_reviewer_ui import log_in, page_text, press, submitted_values, wait_for
+from tests.test_reviewer_ui import (
+    REWARD_PANEL,
+    assert_blind,
+    log_in,
+    open_reward_panel,
+    page_text,
+    press,
+    reopen,
+    submitted_values,
+    wait_for,
+)
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 
@@ -79,6 +90,8 @@ def test_a_group_is_one_task_reviewed_with_keys_exported_as_pairs_and_trained_on
         assert PROMPT in text
         for response in shown:
             assert response in text
+        assert_blind(text)  # blind: no response's reward, no reason for the pick
+        assert REWARD_PANEL not in text
         best = "ABCD"[shown.index("Blue is cool.")]
         worst = "ABCD"[shown.index("No.")]
         driver.find_element(By.TAG_NAME, "body").click()
@@ -87,10 +100,17 @@ def test_a_group_is_one_task_reviewed_with_keys_exported_as_pairs_and_trained_on
         chain.key_up(Keys.SHIFT).perform()
         time.sleep(0.2)
         press(driver, "i")  # the worst hallucinates, say
+        text = page_text(driver)  # the best picked: the rewards' panel, closed
+        assert REWARD_PANEL in text and "A: reward" not in text
         browser.save_screenshot(driver, SCREENSHOT)
         values = submitted_values(driver, label_studio, task_id)
+        # After submitting, each response's reward, on request.
+        reopen(driver, label_studio, project_id, task_id)
+        rewards = open_reward_panel(driver)
     assert values["best"] == {"choices": [best]} and values["worst"] == {"choices": [worst]}
     assert values["failure"] == {"choices": ["hallucination"]}
+    for label, member in zip("ABCD", records[0]["compare"], strict=True):
+        assert f"{label}: reward {member['reward']:.4g}" in rewards
 
     out = tmp_path / "data" / "annotations.jsonl"
     with label_studio.client() as client:

@@ -50,7 +50,8 @@ def test_task_from_record_fills_every_field_the_config_uses() -> None:
     )
     assert task_from_record(record(1, reward=0.125))["data"]["reward"] == 0.125
     used = set(re.findall(r"\$(\w+)", REVIEW_XML))
-    assert used == {"trace", "prompt", "response_visible", "reward_text", "reward_details"}
+    assert used == {"trace", "prompt", "response_visible", "reward_shown", "reward_text",
+                    "reward_details"}  # fmt: skip
     assert used <= set(data)
     assert data["response"] == "response 3"  # verbatim: the export reads it
 

@@ -1,5 +1,6 @@
-"""The review project as Label Studio serves it (real server): instructions, the saved
-"Unreviewed, lowest reward first" view, a numeric reward column."""
+"""The review project as Label Studio serves it (real server): instructions, the saved view of
+what is left to review ("Unreviewed" when blind, the default; "Unreviewed, lowest reward first"
+otherwise), a numeric reward column."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import re
 import pytest
 
 from annotation.labelstudio import task_from_record
-from annotation.review_instructions import REVIEW_VIEW_TITLE
+from annotation.review_instructions import BLIND_VIEW_TITLE, REVIEW_VIEW_TITLE
 from annotation.review_results import RATING_KIND, quality_result
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.records import rollout_record
@@ -41,10 +42,17 @@ def test_project_opens_with_instructions_and_the_review_view(label_studio: Label
             assert words in instruction
 
         views = label_studio.get("/api/dm/views", project=project_id).json()
-        assert [v["data"]["title"] for v in views] == [REVIEW_VIEW_TITLE]
+        assert [v["data"]["title"] for v in views] == [BLIND_VIEW_TITLE]
         # Idempotent: a second start neither duplicates the view nor fails.
         assert client.ensure_project("review setup", REVIEW_XML) == project_id
         assert len(label_studio.get("/api/dm/views", project=project_id).json()) == 1
+        # The review no longer blind: the same view becomes the one with the reward.
+        assert client.ensure_project("review setup", REVIEW_XML, blind=False) == project_id
+        views = label_studio.get("/api/dm/views", project=project_id).json()
+        assert [v["data"]["title"] for v in views] == [REVIEW_VIEW_TITLE]
+        assert views[0]["data"]["ordering"] == ["tasks:data.reward"]
+        project = label_studio.get(f"/api/projects/{project_id}").json()
+        assert "the reward is a hint, not the answer" in project["expert_instruction"]
 
 
 def test_the_view_shows_unreviewed_tasks_by_numeric_reward_lowest_first(
@@ -55,14 +63,14 @@ def test_the_view_shows_unreviewed_tasks_by_numeric_reward_lowest_first(
     for record, reward in zip(records, rewards, strict=True):
         record["reward"] = reward
     with label_studio.client() as client:
-        project_id = client.ensure_project("review sort", REVIEW_XML)
+        project_id = client.ensure_project("review sort", REVIEW_XML, blind=False)
         task_ids = client.import_tasks(project_id, [task_from_record(r) for r in records])
         # One task reviewed: it leaves the view.
         client.create_annotation(
             task_ids[rewards.index(-0.5)],
             [quality_result(2)],
         )
-        view_id = client.ensure_review_view(project_id)
+        view_id = client.ensure_review_view(project_id, blind=False)
 
     shown = [
         task["data"].get("reward") for task in tasks_in_view(label_studio, project_id, view_id)

@@ -3,7 +3,9 @@
 A task of the review project is imported through the worker's importer path, opened in the
 browser after logging in with the test server's account; the digit and letter hotkeys are
 pressed (a digit is that rating), the task submitted, and the annotation read back through the
-API. The screenshot is the review page's (docs/images/review_task.png).
+API. The review is blind (the default): no reward and no reason for the pick before a rating,
+the reward in a panel that opens on request once one is chosen and on the submitted review. The
+screenshot is the review page's (docs/images/review_task.png).
 
 Chromium and its driver come from the system packages (`make browser`). Without them the test
 skips with what to install, except in CI (CI=true), where a missing browser fails it.
@@ -114,6 +116,36 @@ def page_text(driver: Any) -> str:
     return driver.find_element(By.TAG_NAME, "body").text
 
 
+REWARD_PANEL = "open it once you have decided"  # the title of the form's reward panel
+NAMES_THE_REWARD = ("reward", "budget", "threshold", "audit", "suspect", "picked by")
+
+
+def assert_blind(text: str) -> None:
+    """Nothing on the page names the reward, its value or why the task was picked."""
+    lowered = text.lower()
+    for word in NAMES_THE_REWARD:
+        assert word not in lowered, f"{word!r} is on the page before the decision"
+    assert "picked for review" in text
+
+
+def open_reward_panel(driver: Any) -> str:
+    """Click the reward panel's title (it shows once a rating or the best is chosen) and
+    return the page's text with the panel open."""
+    from selenium.webdriver.common.by import By
+
+    title = driver.find_element(By.XPATH, f"//*[contains(text(), '{REWARD_PANEL}')]")
+    title.click()
+    time.sleep(0.5)
+    return page_text(driver)
+
+
+def reopen(driver: Any, server: LabelStudioServer, project_id: int, task_id: int) -> None:
+    """The submitted task again, as a reviewer finds it in the Data Manager."""
+    driver.get(f"{server.url}/projects/{project_id}/data?task={task_id}")
+    wait_for(driver, ".lsf-choice, .ant-checkbox-wrapper, .ant-radio-wrapper")
+    time.sleep(1.0)
+
+
 def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     label_studio: LabelStudioServer, driver: Any
 ) -> None:
@@ -147,11 +179,13 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     time.sleep(1.0)  # the editor binds its hotkeys after rendering
 
     text = page_text(driver)
-    # The trace line, the response with its odd bytes visible, the reward by component, keys.
+    # The trace line, the response with its odd bytes visible, keys; blind: no reward, no
+    # reason for the pick, no panel before a rating.
     assert f"run {run_id} · step 0 · sample {record['sample_id']}" in text
-    assert "picked by budget (low reward)" in text and "stands for 3 near-identical" in text
+    assert "picked for review · stands for 3 near-identical" in text
     assert "··Blue.⟨NUL⟩ Or⟨U+200B⟩ green⏎" in text
-    assert "format: 0.5 × weight 0.1 = 0.05" in text and "keyword: 0 × weight 1 = 0" in text
+    assert_blind(text)
+    assert "0.05" not in text and REWARD_PANEL not in text
     for label in ("1·unusable[1]", "3·acceptable[3]", "5·excellent[5]", "refusal[d]",
                   "hallucination[i]", "off-topic[t]", "unsafe[x]"):  # fmt: skip
         assert label in text.replace(" ", "").replace("\n", ""), label
@@ -180,6 +214,9 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     # Keys: a digit is that rating (5, then 3: the 3 replaces the 5); i and x tick their category.
     driver.find_element(By.TAG_NAME, "body").click()
     press(driver, "53ix")
+    # Rated: the reward panel is there, closed; the reward is still out of sight.
+    text = page_text(driver)
+    assert REWARD_PANEL in text and "0.05" not in text and "weight" not in text
     browser.save_screenshot(driver, SCREENSHOT)
 
     values = submitted_values(driver, label_studio, task_id)
@@ -187,12 +224,23 @@ def test_hotkeys_set_what_the_labels_say_and_the_task_shows_its_context(
     assert quality_of(values["quality"]) == 3  # as the export reads it
     assert sorted(values["failure"]["choices"]) == ["hallucination", "unsafe"]
 
-    # The saved view lists what is left to review, by reward as a number.
+    # After submitting, the review shows the reward and how it was computed, on request.
+    reopen(driver, label_studio, project_id, task_id)
+    assert "0.05" not in page_text(driver)
+    shown = open_reward_panel(driver)
+    assert "format: 0.5 × weight 0.1 = 0.05" in shown and "keyword: 0 × weight 1 = 0" in shown
+    assert "total: 0.05 (the sum of the contributions)" in shown
+    browser.save_screenshot(driver, "review_reward.png")
+
+    # The saved view lists what is left to review, in the order the tasks came, with no reward.
     driver.get(f"{label_studio.url}/projects/{project_id}/data?tab={view_id}")
     wait_for(driver, ".lsf-table__row-wrapper")
     time.sleep(1.0)
-    # The reviewed task (0.05) has left it; as text, 100 would come before 9.
-    assert reward_column(driver) == ["9", "10", "100"]
+    assert reward_column(driver) is None
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".lsf-table__row-wrapper")) == 3
+    head_cells = driver.find_elements(By.CSS_SELECTOR, ".lsf-table__cell.lsf-th")
+    heads = [cell.text.lower() for cell in head_cells]
+    assert heads and not [head for head in heads if "reward" in head or "selected" in head]
     browser.save_screenshot(driver, "review_list.png")
 
 

@@ -35,7 +35,7 @@ def init(
         while True:
             try:
                 project_id = client.ensure_project(
-                    annotation.project, xml, annotation.reviews_per_task
+                    annotation.project, xml, annotation.reviews_per_task, annotation.blind_review
                 )
                 break
             except LabelStudioUnreachable:

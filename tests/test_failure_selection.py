@@ -71,6 +71,23 @@ def test_a_share_whose_extra_no_candidate_has_gives_its_reviews_to_the_lowest_re
     assert sorted(p.index for p in picks if p.reason == "failure") == [4, 20]
 
 
+def test_the_audit_share_claims_paid_failures_after_the_suspects_before_the_highest() -> None:
+    """With a failure probe, the audit share's claim after the watch's suspects is the groups
+    rewarded at or above the median that the probe calls likely failures, the likeliest first;
+    then the highest rewards. Low rewards and unlikely ones are never its."""
+    values = [None] * 40
+    values[30], values[25] = 0.9, 0.7  # paid and likely: picked, 30 first
+    values[5] = 0.95  # likely, but below the median reward: the lowest rewards' concern
+    values[35] = 0.3  # paid, but not likely
+    config = BudgetConfig(audit_share=1.0, random_share=0, uncertainty_share=0)
+    picks = choose(with_detail("failure", values, prompts=40), 4, config)
+    assert [(p.index, p.reason) for p in picks] == [
+        (30, "failure"), (25, "failure"), (39, "audit_high_reward"), (38, "audit_high_reward")
+    ]  # fmt: skip
+    plain = choose(with_detail("spread", [0.5] * 40, prompts=40), 4, config)
+    assert [p.index for p in plain] == [39, 38, 37, 36]  # no probe: the highest rewards
+
+
 def test_a_config_names_both_shares() -> None:
     config = BudgetConfig.model_validate({"shares": {"failure": 0.2, "novel": 0.1}})
     assert config.shares == {"failure": 0.2, "novel": 0.1}

@@ -22,17 +22,24 @@ from sampling.selection.shares.base import Pool, Take, spread
 from sampling.selection.shares.registry import register_share
 
 
-def highest_extra(pool: Pool, count: int, extra: str, reason: str) -> list[Take]:
-    """`count` open groups with the highest `<model_component>/<extra>`, spread; the groups
-    none of whose members carry it are never picked."""
+def group_values(pool: Pool, extra: str, numbers: list[int]) -> dict[int, float]:
+    """Each of the groups `numbers` whose members carry `<model_component>/<extra>`: their
+    mean, by the group's representative."""
     key = f"{pool.config.model_component}/{extra}"
     value: dict[int, float] = {}
-    for number in pool.open_groups():
+    for number in numbers:
         group = pool.groups[number]
         details = (pool.candidates[i].reward_details.get(key) for i in group.members)
         known = [found for found in map(finite_or_none, details) if found is not None]
         if known:
             value[group.representative] = math.fsum(known) / len(known)
+    return value
+
+
+def highest_extra(pool: Pool, count: int, extra: str, reason: str) -> list[Take]:
+    """`count` open groups with the highest `<model_component>/<extra>`, spread; the groups
+    none of whose members carry it are never picked."""
+    value = group_values(pool, extra, pool.open_groups())
     carrying = [n for n in pool.open_groups() if pool.groups[n].representative in value]
     chosen = spread(pool.groups, carrying, count, lambda g: -value[g.representative])
     return [Take(number, reason) for number in chosen]

@@ -222,6 +222,7 @@ def _main(args: argparse.Namespace) -> int:
 
     torch.set_num_threads(1)
     from bench.loop_value.provenance import describe
+    from bench.loop_value.starting import starting_reward_model, tiny_models
     from bench.loop_value.task import load_task
 
     task = load_task(args.task)
@@ -229,8 +230,8 @@ def _main(args: argparse.Namespace) -> int:
     out = args.out.resolve()  # checkpoints are named relative to it, the start RM inside it
     out.mkdir(parents=True, exist_ok=True)
     started, cpu_started = time.perf_counter(), time.process_time()
-    models = _models(args.models, out)
-    start_rm = _starting_reward_model(task, models, out, settings, args.rebuild)
+    models = tiny_models(args.models, out)
+    start_rm = starting_reward_model(task, models, out, settings.start_prompts, args.rebuild)
     print(
         f"task {task.name}: {len(task.train_prompts)} train / {len(task.held_out_prompts)} "
         f"held-out prompts; {settings.rounds} rounds x {len(settings.seeds)} seeds; budget "
@@ -340,37 +341,6 @@ def _settings(args: argparse.Namespace, task_steps: int) -> Settings:
     base.methods = args.methods or base.methods
     base.rule_run = not args.no_rule_run
     return base
-
-
-def _models(given: Path | None, out: Path):
-    from rl.models.tiny import TinyModelPaths, build_tiny_models
-
-    if given is not None:
-        return TinyModelPaths(given / "policy", given / "reward_model")
-    target = out / "models"
-    if (target / "policy" / "config.json").exists() and (target / "reward_model").exists():
-        return TinyModelPaths(target / "policy", target / "reward_model")
-    return build_tiny_models(target, sft_steps=100, seed=0)
-
-
-def _starting_reward_model(task, models, out: Path, settings: Settings, rebuild: bool) -> Path:
-    """Built once per task and policy (seed 0) and reused: every seed starts from it."""
-    from bench.loop_value.provenance import source_digest, tree_digest
-
-    suffix = "" if settings.start_prompts is None else "-quick"
-    path = out / f"start_rm-{task.name}{suffix}"
-    marker = path / "built_from.json"
-    # What it was built from: the policy's files and the builder's code, not only the policy's
-    # place and the task's name (which let a model built by other code be reused).
-    source = {"policy": tree_digest(Path(models.policy)), "task": task.name,
-              "builder": source_digest(task.builder())}  # fmt: skip
-    if not rebuild and marker.exists() and json.loads(marker.read_text()) == source:
-        return path
-    shutil.rmtree(path, ignore_errors=True)
-    prompts = task.train_prompts[: settings.start_prompts]
-    task.builder()(models, prompts, path, 0)
-    marker.write_text(json.dumps(source))
-    return path
 
 
 @dataclass

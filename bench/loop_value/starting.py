@@ -5,7 +5,9 @@ annotation.reward_model trains on reviews."""
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -13,6 +15,7 @@ from annotation.reward_model.data import Pair, Rated, RMData
 from annotation.reward_model.train import RMTrainSettings, train_reward_model
 from bench.loop_value.oracles import names_cool_colour
 from bench.loop_value.rollouts import sample_policy
+from bench.loop_value.task import TaskConfig
 from rl.models.tiny import TinyModelPaths
 
 SAMPLES_PER_PROMPT = 16  # starting-RM data: the starting policy's samples of the train prompts
@@ -70,3 +73,38 @@ def _build(
     settings = RMTrainSettings(epochs=2, learning_rate=3e-4, holdout=0.1, seed=seed)
     train_reward_model(data, models.reward_model, out, settings)
     return out
+
+
+def tiny_models(given: Path | None, out: Path) -> TinyModelPaths:
+    """The tiny models in `given` (policy/, reward_model/), else those built once into
+    `out/models` (100 SFT steps, seed 0) and reused."""
+    from rl.models.tiny import build_tiny_models
+
+    if given is not None:
+        return TinyModelPaths(given / "policy", given / "reward_model")
+    target = out / "models"
+    if (target / "policy" / "config.json").exists() and (target / "reward_model").exists():
+        return TinyModelPaths(target / "policy", target / "reward_model")
+    return build_tiny_models(target, sft_steps=100, seed=0)
+
+
+def starting_reward_model(
+    task: TaskConfig, models: TinyModelPaths, out: Path, prompts: int | None, rebuild: bool
+) -> Path:
+    """The task's starting reward model, built once per task and policy (seed 0, from the
+    first `prompts` train prompts; None: all) into `out` and reused: every seed starts from it."""
+    from bench.loop_value.provenance import source_digest, tree_digest
+
+    suffix = "" if prompts is None else "-quick"
+    path = out / f"start_rm-{task.name}{suffix}"
+    marker = path / "built_from.json"
+    # What it was built from: the policy's files and the builder's code, not only the policy's
+    # place and the task's name (which let a model built by other code be reused).
+    source = {"policy": tree_digest(Path(models.policy)), "task": task.name,
+              "builder": source_digest(task.builder())}  # fmt: skip
+    if not rebuild and marker.exists() and json.loads(marker.read_text()) == source:
+        return path
+    shutil.rmtree(path, ignore_errors=True)
+    task.builder()(models, task.train_prompts[:prompts], path, 0)
+    marker.write_text(json.dumps(source))
+    return path

@@ -55,6 +55,23 @@ class TrainSettings(BaseModel):
     continue_policy: bool = Field(True, description="a round starts from the last round's policy")
 
 
+class PoolSettings(BaseModel):
+    """The pool bench's (bench/selection_value.py): what the pool holds and what a selection
+    may spend, fixed in the task file before any run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    review_minutes: float = Field(
+        60.0, gt=0, description="reviewer-minutes (default cost model) every selection spends"
+    )
+    batch: int = Field(6, ge=1, description="reviews a round: the reward model refits between")
+    offered: int = Field(240, ge=2, description="pool rollouts offered to the selections a round")
+    start_samples: int = Field(16, ge=2, description="the starting policy's, per train prompt")
+    policies: int = Field(2, ge=0, description="policies trained against the starting RM")
+    policy_steps: int = Field(40, ge=1, description="GRPO steps of each of those")
+    eval_samples: int = Field(16, ge=2, description="per held-out prompt, per policy")
+
+
 class TaskConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -70,6 +87,7 @@ class TaskConfig(BaseModel):
     )
     threshold: float = Field(0.0, description="the threshold policy's reward bar")
     train: TrainSettings = Field(default_factory=TrainSettings)
+    pool: PoolSettings = Field(default_factory=PoolSettings)
 
     @property
     def train_prompts(self) -> list[str]:

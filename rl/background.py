@@ -20,6 +20,11 @@
   items it never got to (taken back from the queue: the worker no longer sees them). After
   `close`, `put_many` hands every item back.
 - `flush(timeout_s)` asks for a call now (with what waits, else `[]`) and waits for it.
+- With `source` (an iterable whose next item may block: the reader of a pipe), the worker takes
+  its items from it instead of from `put`: each is handled as it comes, and the worker ends when
+  the source does (or raises: counted and said as a failing `handle` is). `close(deadline_s)`
+  then waits for that end, at most `deadline_s`, and takes nothing back: ending the source
+  (closing its pipe) is its owner's. Such a worker takes no `put` and no `flush`.
 
 Model: TRL's `log_rollout_traces`, a daemon thread behind a bounded queue with `put_nowait`, so
 that a slow backend never blocks sample delivery.
@@ -91,6 +96,7 @@ class Worker(Generic[T]):
         when_full: WhenFull = "refuse",
         final: Callable[[], object] | None = None,
         log: logging.Logger | None = None,
+        source: Iterable[T] | None = None,
     ) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be at least 1, not {capacity}")
@@ -111,6 +117,7 @@ class Worker(Generic[T]):
         self._last_call = time.monotonic()
         self._flush_asked = 0
         self._flush_done = 0
+        self._source = None if source is None else iter(source)
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -138,6 +145,7 @@ class Worker(Generic[T]):
 
     def put_many(self, items: Iterable[T]) -> list[T]:
         """Queue the items without waiting; returns those a full or closed queue turned away."""
+        self._refuse_with_a_source("put")
         batch = list(items)
         now = time.monotonic()
         with self._lock:
@@ -165,6 +173,7 @@ class Worker(Generic[T]):
     def flush(self, timeout_s: float = 30.0) -> bool:
         """Have the worker call `handle` now (with what waits, else with `[]`) and wait until
         the queue has been emptied once since; False if that took over `timeout_s`."""
+        self._refuse_with_a_source("flush")
         if threading.current_thread() is self._thread:
             return False  # asked by handle() itself: waiting for its own call would never end
         with self._lock:
@@ -189,11 +198,15 @@ class Worker(Generic[T]):
             self._closed = True
         return Closed(not self._thread.is_alive(), left)
 
+    def _refuse_with_a_source(self, asked: str) -> None:
+        if self._source is not None:
+            raise TypeError(f"{self.name} reads its items from its source: it takes no {asked}")
+
     # ---- worker's thread ---------------------------------------------------------------------
 
     def _run(self) -> None:
         while True:
-            batch, flushing = self._next()
+            batch, flushing = self._next() if self._source is None else self._read()
             if batch is None:
                 break
             self._call(self._handle, batch)
@@ -238,16 +251,32 @@ class Worker(Generic[T]):
                     timeout = None
                 self._lock.wait(timeout=timeout)
 
+    def _read(self) -> tuple[list[T] | None, int]:
+        """The source's next item, as a batch of one; None once the source has ended."""
+        assert self._source is not None
+        try:
+            item = next(self._source)
+        except StopIteration:
+            return None, 0
+        except Exception as exc:  # a source that fails has ended: said, as handle's failures
+            self._failed(exc)
+            return None, 0
+        self.stats.queued += 1
+        return [item], 0
+
     def _call(self, function: Callable[..., object], *args: Sequence[T]) -> None:
         count = len(args[0]) if args else 0
         try:
             function(*args)
         except Exception as exc:  # never raised into anyone's thread: counted, said once
-            self.stats.errors += 1
-            message = f"{type(exc).__name__}: {exc}"
-            self.stats.last_error = message
-            if message not in self._said and len(self._said) < ERRORS_KEPT:
-                self._said.append(message)
-                self._log.error("%s failed: %s", self.name, message, exc_info=exc)
+            self._failed(exc)
             return
         self.stats.processed += count
+
+    def _failed(self, exc: Exception) -> None:
+        self.stats.errors += 1
+        message = f"{type(exc).__name__}: {exc}"
+        self.stats.last_error = message
+        if message not in self._said and len(self._said) < ERRORS_KEPT:
+            self._said.append(message)
+            self._log.error("%s failed: %s", self.name, message, exc_info=exc)

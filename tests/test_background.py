@@ -217,3 +217,90 @@ def test_flush_or_close_from_the_handler_itself_never_hangs() -> None:
     assert time.monotonic() - started < 2
     assert answers == [False, False]  # it cannot wait for itself, and says so
     assert worker.put_many([2]) == [2]  # closed all the same
+
+
+class Pipe:
+    """A source whose next item blocks until one is sent, as a pipe's reader does; `end()`
+    ends it as a closed pipe would."""
+
+    END = object()
+
+    def __init__(self) -> None:
+        self.items: list[object] = []
+        self.ready = threading.Condition()
+
+    def send(self, item: object) -> None:
+        with self.ready:
+            self.items.append(item)
+            self.ready.notify()
+
+    def end(self) -> None:
+        self.send(self.END)
+
+    def __iter__(self):
+        while True:
+            with self.ready:
+                self.ready.wait_for(lambda: self.items)
+                item = self.items.pop(0)
+            if item is self.END:
+                return
+            if isinstance(item, Exception):
+                raise item
+            yield item
+
+
+def test_a_worker_reading_a_source_handles_each_item_as_it_comes_until_it_ends() -> None:
+    pipe = Pipe()
+    seen = Recorder()
+    ended: list[str] = []
+    worker = Worker("test-source", seen, source=pipe,
+                    final=lambda: ended.append(threading.current_thread().name))  # fmt: skip
+    pipe.send(1)
+    wait_for(lambda: seen.items == [1])
+    pipe.send(2)
+    wait_for(lambda: seen.batches == [[1], [2]])
+    assert seen.threads == {"test-source"} and ended == []
+    pipe.end()
+    wait_for(lambda: not worker.thread.is_alive())
+    assert ended == ["test-source"]
+    assert worker.close(deadline_s=1) == Closed(True, [])
+    assert worker.stats.queued == 2 and worker.stats.processed == 2
+
+
+def test_a_worker_reading_a_source_takes_no_put_and_no_flush() -> None:
+    pipe = Pipe()
+    worker = Worker("test-source-only", Recorder(), source=pipe)
+    with pytest.raises(TypeError, match="source"):
+        worker.put(1)
+    with pytest.raises(TypeError, match="source"):
+        worker.flush(timeout_s=1)
+    pipe.end()
+    assert worker.close(deadline_s=5).finished
+
+
+def test_close_waits_for_a_blocked_source_no_longer_than_its_deadline() -> None:
+    pipe = Pipe()
+    seen = Recorder()
+    worker = Worker("test-source-close", seen, source=pipe)
+    started = time.monotonic()
+    assert worker.close(deadline_s=0.1) == Closed(False, [])  # its owner has not ended it
+    assert time.monotonic() - started < 2
+    pipe.send(3)  # read and handled all the same, until the source ends
+    wait_for(lambda: seen.items == [3])
+    pipe.end()
+    wait_for(lambda: not worker.thread.is_alive())
+
+
+def test_a_failing_source_ends_the_worker_counted_and_said(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    pipe = Pipe()
+    ended: list[bool] = []
+    with caplog.at_level(logging.ERROR, logger="rl.background"):
+        worker = Worker("test-source-error", Recorder(), source=pipe,
+                        final=lambda: ended.append(True))  # fmt: skip
+        pipe.send(OSError("pipe broke"))
+        assert worker.close(deadline_s=5).finished
+    assert ended == [True]
+    assert worker.stats.errors == 1 and worker.stats.last_error == "OSError: pipe broke"
+    assert [r for r in caplog.records if "pipe broke" in r.getMessage()]

@@ -10,9 +10,10 @@ process that holds torch's threads is unsafe), and is fed batches as plain data:
   process. A process that falls behind makes the queue full: batches are left out (counted in
   `hacking/dropped`, said once), so the watch reads a sample of the run and never slows it.
 - The process runs a `HackingWatch` without a thread, reading each batch as it comes and
-  analysing every `analyze_every_steps` steps; each analysis comes back as a `WatchReport` on a
-  thread of the owner's process, which calls `on_suspect` (once per suspect) and `on_report`
-  there, as `HackingWatch` does. The process's warnings and errors are logged by the owner.
+  analysing every `analyze_every_steps` steps; each analysis comes back as a `WatchReport` to
+  a second worker of the owner's process, the reader of the process's pipe, which calls
+  `on_suspect` (once per suspect) and `on_report` there, as `HackingWatch` does. The process's
+  warnings and errors are logged by the owner.
 - `carriers` and `analyze_now` ask the process and wait for its answer.
 - `close(deadline_s)` stops feeding, lets the process analyse what it has read, and ends it
   within the deadline (terminated past it). It is also closed at interpreter exit, and the
@@ -44,8 +45,8 @@ from sampling.selection.hacking.suspects import Suspect, WatchReport
 from sampling.selection.hacking.watch import (
     CLOSE_DEADLINE_S,
     THREAD_NAME,
+    Announcer,
     HackingWatch,
-    announce,
 )
 
 log = logging.getLogger("sampling.selection.hacking")
@@ -83,7 +84,7 @@ class _Answer:
     value: Any = None
 
 
-class WatchProcess:
+class WatchProcess(Announcer):
     def __init__(
         self,
         config: WatchConfig | None = None,
@@ -94,13 +95,9 @@ class WatchProcess:
         """Start the process (its interpreter boots while the trainer sets up). `on_suspect`
         and `on_report` are called on this process's receiving thread, as `HackingWatch` calls
         them on its own."""
-        self.config = config or WatchConfig()
-        self.on_suspect = on_suspect
-        self.on_report = on_report
-        self._report = WatchReport()
+        super().__init__(config, on_suspect, on_report)
         # The process's metrics, as it last sent them.
         self._state = HackingWatch(self.config, start=False).metrics()
-        self._announced: set[str] = set()
         # Samples: queued (the trainer's thread), read by the process (the receiving thread),
         # and queued but never read (the feeding thread, close).
         self._offered = 0
@@ -132,8 +129,10 @@ class WatchProcess:
         finally:
             inbox.close()  # the process's ends: closed here, so either side sees the other end
             outbox.close()
-        self._receiver = threading.Thread(target=self._receive, name=THREAD_NAME, daemon=True)
-        self._receiver.start()
+        # Reads the process's reports, answers and log lines as they come; ends with the pipe.
+        self._receiver: Worker[tuple[Any, ...]] = Worker(
+            THREAD_NAME, self._take_each, source=self._messages(), final=self._ended, log=log
+        )
         self._feeder: Worker[tuple[Sequence[Any], int, str, int]] = Worker(
             f"{THREAD_NAME}-feed",
             self._feed,
@@ -161,17 +160,11 @@ class WatchProcess:
             self._offered -= count
             self._leave_out(count, behind)
 
-    def suspects(self) -> tuple[Suspect, ...]:
-        return self._report.suspects
-
-    def report(self) -> WatchReport:
-        return self._report
-
     def metrics(self) -> dict[str, tuple[float, str]]:
         """`hacking/*` metrics as `HackingWatch.metrics` names them: the process's figures, with
         what is pending and left out on the way to it."""
         found = dict(self._state)
-        errors = self._feed_errors + found["hacking/errors"][0]
+        errors = self._feed_errors + self._receiver.stats.errors + found["hacking/errors"][0]
         found["hacking/pending"] = (self._pending(), "max")
         found["hacking/dropped"] = (self._dropped, "sum")
         found["hacking/errors"] = (errors, "sum")
@@ -226,7 +219,7 @@ class WatchProcess:
                 self.process.kill()
                 self.process.join(1.0)
         self._to_process.close()
-        self._receiver.join(1.0)
+        self._receiver.close(1.0)
         atexit.unregister(self._at_exit)
         return self._report
 
@@ -288,17 +281,22 @@ class WatchProcess:
         finally:
             self._answers.pop(token, None)
 
-    def _receive(self) -> None:
-        """The receiving thread: the process's reports, answers and log lines."""
+    def _messages(self) -> Iterator[tuple[Any, ...]]:
+        """The process's messages, until its end of the pipe closes (it ended, or was ended)."""
         while True:
             try:
-                message = self._from_process.recv()
+                yield self._from_process.recv()
             except (EOFError, OSError):
-                break
-            try:
-                self._take(message)
-            except Exception:  # a callback's bug must not end the watch: said, and on
-                log.exception("hacking watch: a message from its process failed")
+                return
+
+    def _take_each(self, messages: list[tuple[Any, ...]]) -> None:
+        """On the receiving worker's thread; a message that fails there is counted and said
+        once by the worker, and the watch reads on."""
+        for message in messages:
+            self._take(message)
+
+    def _ended(self) -> None:
+        """The process's pipe closed: said, unless close ended it; nobody is left waiting."""
         if not self._closing:
             self._gone = True
             log.error("hacking watch: its process ended (exit code %s); the watch is off for "
@@ -330,10 +328,6 @@ class WatchProcess:
         if answer is not None:
             answer.value = value
             answer.ready.set()
-
-    def _publish(self, report: WatchReport) -> None:
-        self._report = report
-        announce(report, self._announced, self.on_suspect, self.on_report)
 
 
 Columns = tuple[list[Any], list[Any], list[Any], list[Any], list[dict[str, Any]]]

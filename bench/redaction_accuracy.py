@@ -18,7 +18,9 @@ JSON- and HTML-escaped, wrapped onto the line after its name, and set in Japanes
 and French text; recall and false positives are printed per transformation against the same
 goals. A value survives there also when a reviewer could read it decoded (`%40` is `@`).
 Knobs: BENCH_SEEDS (0,1,2), BENCH_PER_KIND (40), BENCH_BENIGN (3000), BENCH_ADVERSARIAL_PER_KIND
-(6), BENCH_ADVERSARIAL_BENIGN (600, per transformation).
+(6), BENCH_ADVERSARIAL_BENIGN (600, per transformation). `--show-misses` prints each adversarial
+miss and false positive whole (the text as it came out of the redactor), to see what kind of
+writing a finder does not yet read.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ BENIGN = knob("BENIGN", 3000, 100)
 ADVERSARIAL_PER_KIND = knob("ADVERSARIAL_PER_KIND", 6, 1)
 ADVERSARIAL_BENIGN = knob("ADVERSARIAL_BENIGN", 600, 20)
 PIECE = 8
+SHOW_MISSES = "--show-misses" in sys.argv[1:]
 
 
 def survives(value: str, texts: tuple[str, ...]) -> bool:
@@ -139,7 +142,8 @@ def measure_adversarial(seed: int, redactor) -> dict[str, dict]:  # type: ignore
     """Per transformation: records, misses (kind -> count), secret misses, benign texts and
     those touched."""
     results = {name: {"records": 0, "missed": Counter(), "secret_missed": 0, "benign": 0,
-                      "touched": 0, "false_finds": []} for name in TRANSFORMS}  # fmt: skip
+                      "touched": 0, "false_finds": [], "missed_texts": []}
+               for name in TRANSFORMS}  # fmt: skip
     for record in planted_transformed(seed, ADVERSARIAL_PER_KIND):
         result = results[record["transform"]]
         texts = redactor.redact([record["prompt"], record["response"]]).texts
@@ -147,6 +151,8 @@ def measure_adversarial(seed: int, redactor) -> dict[str, dict]:  # type: ignore
         if survives_decoded(record["value"], texts):
             result["missed"][record["kind"]] += 1
             result["secret_missed"] += record["group"] in SECRET_GROUPS
+            where = texts[0] if record["where"] == "prompt" else texts[1]
+            result["missed_texts"].append(f"{record['kind']}: {record['value']!r} in {where!r}")
     for name, text in benign_transformed(seed, ADVERSARIAL_BENIGN):
         result, spans = results[name], redactor.find(text)
         result["benign"] += 1
@@ -172,8 +178,13 @@ def report_adversarial(redactor) -> None:  # type: ignore[no-untyped-def]
         print(f"  {name:<10} recall min {min(recalls):.4f} mean {statistics.mean(recalls):.4f}; "
               f"secrets missed (worst seed) {secret}; benign FP per 1,000: max {max(fps):.2f}"
               + (f"; missed {dict(missed.most_common(6))}" if missed else ""))  # fmt: skip
-        for find in [f for r in results for f in r["false_finds"]][:3]:
-            print(f"    false positive {find[:110]}")
+        finds = [f for r in results for f in r["false_finds"]]
+        for find in finds if SHOW_MISSES else finds[:3]:
+            print(f"    false positive {find if SHOW_MISSES else find[:110]}")
+        if SHOW_MISSES:
+            for seed, r in zip(SEEDS, results, strict=True):
+                for text in r["missed_texts"]:
+                    print(f"    seed {seed} missed {text}")
     print(f"adversarial recall, worst transformation and seed: {worst_recall:.4f} "
           f"(goal >= 0.995: {'met' if worst_recall >= 0.995 else 'NOT met'})")  # fmt: skip
     print(f"adversarial missed secrets, worst: {worst_secret} "

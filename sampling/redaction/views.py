@@ -10,8 +10,9 @@ after "The password is:". Finders never undo this themselves; they read:
   characters and variation selectors dropped, every space a plain space, every decimal digit an
   ASCII digit. An ASCII text is its own normalised view (no copy, no map).
 - the **decoded view**, only where the text holds something to decode: URL-encoded runs, JSON,
-  Python and HTML escapes decoded, and a value on the line after a naming word (`is:`, `=`)
-  joined to it; then normalised like the first.
+  Python and HTML escapes decoded, a value on the line after a naming word (`is:`, `=`) joined
+  to it, and a command's line wrapped with a trailing `\\` read as one; then normalised like
+  the first.
 
 Each view maps a run of its characters back to the original ones (`View.origin`): a span a
 finder finds there is replaced in the original text, which is what a reviewer sees.
@@ -197,13 +198,12 @@ _INDENT = re.compile(r"[^\S\n]*")
 # 842887"): a value, not the next line of hard-wrapped prose, even without an indent.
 _VALUE_LIKE = re.compile(r"[^\s，。,;]*[0-9]")
 _NAMING_REACH = 12  # characters before a newline where a naming word may end
-# Without one of these, no line break is joined: tested with `in`, far cheaper than a look at
-# each line break of hard-wrapped prose (a line that ends in a naming word is joined to the
-# next only where that one is indented or starts with a value-like word).
-_JOIN_HINTS = (":\n", "=\n", "\n ", "\n\t", "：\n", "\n\u3000")  # wider ones: free on ASCII
-# A line that starts with a word holding a digit: one search with a literal first character,
-# which the regex engine skips along to; the naming word before it is then looked at.
-_VALUE_LINE = re.compile(r"\n[^\s，。,;]*[0-9]")
+# The only line breaks that can be joined (a line that ends in a naming word is joined to the
+# next only where that one is indented or starts with a value-like word): those after a naming
+# sign, a `\\` or a space, and those before an indent or a value-like word. One search with a
+# literal first character, which the regex engine skips along to: a line break of hard-wrapped
+# prose is never looked at in Python.
+_JOIN_CANDIDATE = re.compile(r"\n(?:(?<=[:=：\\ \t]\n)|(?=[^\S\n]|[^\s，。,;]*[0-9]))")
 
 
 def _url_pieces(run: str, offset: int) -> Iterator[tuple[int, int, str]]:
@@ -236,9 +236,14 @@ def _decoded(match: re.Match[str]) -> Iterator[tuple[int, int, str]]:
 
 
 def _joins(text: str) -> Iterator[tuple[int, int, str]]:
-    """The line breaks (with the next line's indent) after a naming word, each as a space."""
-    newline = text.find("\n")
-    while newline >= 0:
+    """The line breaks (with the next line's indent) after a naming word, each as a space; and
+    a command's line wrapped with `\\` (`mysql -p \\⏎  S3cr3t!`), the `\\` with them."""
+    for candidate in _JOIN_CANDIDATE.finditer(text):
+        newline = candidate.start()
+        if text[newline - 1 : newline] == "\\" and text[newline - 2 : newline - 1] != "\\":
+            indent = _INDENT.match(text, newline + 1)
+            yield newline - 1, indent.end() if indent else newline + 1, " "
+            continue
         line = text[max(0, newline - _NAMING_REACH) : newline]
         line_end = line.rstrip()
         if "\n" in line[len(line_end) :]:  # a blank line before: nothing names the next
@@ -257,16 +262,6 @@ def _joins(text: str) -> Iterator[tuple[int, int, str]]:
             )
         ):
             yield newline, end, " "
-        newline = text.find("\n", newline + 1)
-
-
-def _value_line(text: str) -> bool:
-    """A line that starts with a value-like word follows one that ends in a naming word."""
-    for line in _VALUE_LINE.finditer(text):
-        newline = line.start()
-        if _NAMING_WORD.search(text[max(0, newline - _NAMING_REACH) : newline].rstrip()):
-            return True
-    return False
 
 
 def _may_decode(text: str) -> bool:
@@ -275,11 +270,7 @@ def _may_decode(text: str) -> bool:
         ("%" in text and _URL_ESCAPE.search(text) is not None)
         or "\\" in text
         or ("&" in text and ";" in text)
-        or (
-            "\n" in text
-            and (any(hint in text for hint in _JOIN_HINTS) or _value_line(text))
-            and next(_joins(text), None) is not None
-        )
+        or ("\n" in text and next(_joins(text), None) is not None)
     )
 
 

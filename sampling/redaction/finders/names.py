@@ -6,10 +6,16 @@ an NER model of your own).
 
 Candidates are the capitals after a space: one regex scan finds them and, only there, looks
 back for the phrases (20 µs a 2 KB record; searching the text for shared parts of the phrases
-with `str.find` cost 29). A letter's sign-off is found at its ",\n". Then the words are read
-in place: capitalised words (particles such as "van" or
-"de" between them), at most three, none of them a word that follows these phrases without being
-a name ("Dear Sir", "Name: Optional[str]").
+with `str.find` cost 29). People put a colon after a phrase ("Dear: Ana", "Dr.:") and wrap a
+line right after it ("My name is\nPriya ..."), the name indented or not: each line break is
+looked at once, for such a phrase or for a letter's sign-off before it ("Best regards,",
+"Cordialement", with or without its comma), the name on the next line. Greetings, titles and
+sign-offs are each language's own (the table's), and the finder runs only on a text that holds
+one at a word's start. Then the words are read in place: capitalised words
+(particles such as "van" or "de" between them), at most three, none of them a word that follows
+these phrases without being a name ("Dear Sir", "Name: Optional[str]"). A name ends where a
+comma, a line's end or a closing mark of any script comes (`Dear Ana。`, `Ingrid Haddad」`,
+`Tomás Costa ! Merci`), with more text after it or not.
 """
 
 from __future__ import annotations
@@ -41,14 +47,21 @@ _TABLE = table("person_names.json")
 _PHRASES = tuple(_Intro(**intro) for intro in _TABLE["phrases"])
 
 
+def _spellings(intro: _Intro) -> tuple[str, ...]:
+    """The phrase as written before a name: as it is, and with a colon after it ("Dear:")."""
+    return (intro.phrase,) if intro.phrase.endswith(":") else (intro.phrase, intro.phrase + ":")
+
+
 def _candidates() -> re.Pattern[str]:
     """A space, a capital after it (the lookahead turns most spaces away at once), and one of
     the phrases behind it: one look-behind per phrase length (a look-behind's alternatives
-    share a width), a seventh less than one per phrase. The capitals' class holds Latin-1 and
-    the Latin Extended range, lower-case letters of it included: reading the name checks."""
+    share a width), a seventh less than one per phrase. A colon before the space is one
+    look-behind for every phrase (`_named_at` reads which, if any, comes before it). The
+    capitals' class holds Latin-1 and the Latin Extended range, lower-case letters of it
+    included: reading the name checks."""
     by_width: dict[tuple[int, bool], list[str]] = {}
     for intro in _PHRASES:
-        if not intro.sign_off:
+        if not intro.sign_off and not intro.phrase.endswith(":"):
             by_width.setdefault((len(intro.phrase), intro.cased), []).append(
                 re.escape(intro.phrase)
             )
@@ -56,13 +69,29 @@ def _candidates() -> re.Pattern[str]:
         rf"(?<=(?:{'|'.join(phrases)}) )" if cased else rf"(?<=(?i:{'|'.join(phrases)}) )"
         for (_, cased), phrases in sorted(by_width.items())
     ]
-    return re.compile(r" (?=[A-Z\u00c0-\u00de\u0100-\u024f])(?:" + "|".join(behind) + ")")
+    # A literal space first: the engine skips along to each one in C (a class such as `[ \n]`
+    # costs twice as much a text); line breaks are read apart, once each (`_after_line_breaks`).
+    return re.compile(r" (?=[A-Z\u00c0-\u00de\u0100-\u024f])(?:(?<=: )|" + "|".join(behind) + ")")
 
 
 _CANDIDATE = _candidates()
 _SIGN_OFFS = tuple(intro for intro in _PHRASES if intro.sign_off)
-# Words that follow those phrases without being a name (lower case).
-_NOT_NAMES = frozenset(_TABLE["not_names"])
+# A sign-off's words ("regards," as "regards"), then its marks (a comma, a colon, `!`, or none)
+# and the line break, and the next line's indent: where the name starts.
+_SIGN_OFF_WORDS = tuple(intro.phrase.rstrip(",") for intro in _SIGN_OFFS)
+_SIGN_OFF_MARKS = ",:!"
+_INDENT = re.compile(r"[ \t]*")
+# What may end a name with more text after it: a comma, a sentence's or a clause's mark, a
+# closing bracket or quote, of any script (as the normalised view has them: `）` reads `)`).
+_CLOSING = frozenset(",.;:!?)]}»”’›」』】〉》〕。、｡-")  # `-`: a dash (`Hi Ana — thanks`)
+# Words that follow those phrases without being a name (lower case), and the words of the
+# greetings and sign-offs themselves ("Merci,\nCordialement", "Hi,\nThanks").
+_NOT_NAMES = frozenset(_TABLE["not_names"]) | {
+    word.lower()
+    for intro in _PHRASES
+    if intro.then or intro.sign_off
+    for word in re.findall(r"[^\W\d_]{2,}", intro.phrase)
+}
 _PARTICLES = frozenset(_TABLE["particles"])
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _MOST_WORDS = 3
@@ -81,23 +110,23 @@ _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小")
 class NameFinder:
     kinds = frozenset({KIND})
     priority = PERSONAL_PRIORITY
-    # A phrase in the lower case, then the space before the name (a sign-off: the line break).
+    # A phrase in the lower case at a word's start (`hi ` is not in "this "), then the space
+    # before the name.
     triggers = Triggers(
-        words=(
-            *(intro.phrase.lower() + ("\n" if intro.sign_off else " ") for intro in _PHRASES),
-            *_HAN_PHRASES,
-        )
+        word_starts=tuple(
+            spelling.lower() + " "
+            for intro in _PHRASES
+            if not intro.sign_off
+            for spelling in _spellings(intro)
+        ),
+        words=tuple(_HAN_PHRASES),
     )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         text, lower = view.text, view.lower
         for candidate in _CANDIDATE.finditer(text):
-            yield from _named_at(text, lower, candidate.start(), _PHRASES)
-        at = lower.find(",\n")  # a letter's sign-off, the name on the next line
-        while at >= 0:
-            yield from _named_at(text, lower, at + 1, _SIGN_OFFS)
-            at = lower.find(",\n", at + 1)
+            yield from _named_at(text, lower, candidate.start())
         if text.isascii():
             return
         for phrase, most in _HAN_PHRASES.items():
@@ -114,16 +143,82 @@ class NameFinder:
                 at = text.find(phrase, after)
 
 
-def _named_at(text: str, lower: str, before: int, intros: tuple[_Intro, ...]) -> Iterator[Span]:
-    """The name after the space or line break at `before`, if one of `intros` ends there."""
-    for intro in intros:
+@register("person_names_after_a_line_break")
+class NameAfterLineBreakFinder:
+    """The name on the line after a phrase or a letter's sign-off: its own finder, so that the
+    scan runs it only on a text with a phrase or a sign-off right before a line break (a text
+    that holds "Dear neighbours" and thirty line breaks of prose does not pay for them)."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    # A phrase at a word's start and the line break; a sign-off's words, marks and line break.
+    triggers = Triggers(
+        word_starts=tuple(
+            spelling.lower() + "\n"
+            for intro in _PHRASES
+            if not intro.sign_off
+            for spelling in _spellings(intro)
+        ),
+        shapes=(
+            b"(?:"
+            + b"|".join(re.escape(words.encode()) for words in _SIGN_OFF_WORDS)
+            + rb")[,:!]{0,2}[ \t]*\n",
+        ),
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        return _after_line_breaks(view.text, view.lower)
+
+
+def _after_line_breaks(text: str, lower: str) -> Iterator[Span]:
+    """The name on the line after a phrase ("My name is\n  Priya ...", "Dear:\nAna,") or after
+    a sign-off ("Best regards,\nAna", "Cordialement\n  Ana"): each line break looked at once."""
+    newline = lower.find("\n")
+    while newline >= 0:
+        start = newline - 40 if newline > 40 else 0
+        head = lower[start:newline].rstrip(" \t")
+        words = head.rstrip(_SIGN_OFF_MARKS)
+        if len(head) - len(words) <= 2 and words.endswith(_SIGN_OFF_WORDS):
+            end = start + len(words)
+            for intro, sign_off in zip(_SIGN_OFFS, _SIGN_OFF_WORDS, strict=True):
+                if lower.startswith(sign_off, end - len(sign_off)) and _starts_word(
+                    lower, end - len(sign_off)
+                ):
+                    indent = _INDENT.match(text, newline + 1)
+                    span = _latin_name(text, indent.end() if indent else newline + 1, intro)
+                    if span is not None:
+                        yield Span(*span, KIND)
+                    break
+        else:  # a phrase right before the line break, a colon after it or not
+            yield from _named_at(text, lower, newline)
+        newline = lower.find("\n", newline + 1)
+
+
+def _by_ending() -> dict[str, list[tuple[str, _Intro]]]:
+    """Each spelling of a phrase (not a sign-off), by its last two characters in lower case:
+    a candidate reads the two before it and tries those phrases alone."""
+    found: dict[str, list[tuple[str, _Intro]]] = {}
+    for intro in _PHRASES:
+        if not intro.sign_off:
+            for spelling in _spellings(intro):
+                found.setdefault(spelling[-2:].lower(), []).append((spelling, intro))
+    return found
+
+
+_BY_ENDING = _by_ending()
+
+
+def _named_at(text: str, lower: str, before: int) -> Iterator[Span]:
+    """The name after the space or line break at `before` (and the indent after it), if a
+    phrase ends there, a colon after it or not."""
+    for spelling, intro in _BY_ENDING.get(lower[max(0, before - 2) : before], ()):
         searched = text if intro.cased else lower
-        at = before - len(intro.phrase)
-        if at < 0 or not searched.startswith(intro.phrase, at):
+        at = before - len(spelling)
+        if at < 0 or not searched.startswith(spelling, at) or not _starts_word(searched, at):
             continue
-        if not _starts_word(searched, at):
-            continue
-        span = _latin_name(text, before + 1, intro)
+        indent = _INDENT.match(text, before + 1)
+        span = _latin_name(text, indent.end() if indent else before + 1, intro)
         if span is not None:
             yield Span(*span, KIND)
         return
@@ -160,10 +255,19 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
     rest = text[end : end + 1]
     if rest == " ":  # a space before the comma a greeting ends in (`Dear Ana ,`)
         rest = text[end : end + 3].lstrip(" ")[:1]
-    if intro.then and rest and rest not in intro.then:
+    if intro.then and rest and rest not in intro.then and rest not in _CLOSING:
         return None
-    if intro.sign_off and rest not in ("", "\n", "\r") and not _LINE_END.match(text, end):
+    if (
+        intro.sign_off
+        and rest not in ("", "\n", "\r")
+        # A comma after one word ("Thanks,\nAlso, ...") goes on with a sentence; after two, a
+        # title or a firm follows the name ("Jo Smith, CTO").
+        and (rest not in _CLOSING or (rest == "," and count < 2))
+        and not (rest == "(" and text[end : end + 1] == " ")  # "Jo Smith (Sales)"
+        and not _LINE_END.match(text, end)
+    ):
         return None
-    if rest in ("[", "(", ".") and text[end + 1 : end + 2].isalnum():
-        return None  # `Name.attr`, `Name(...)`, `Name[...]`: code
+    following = text[end + 1 : end + 2]
+    if rest in ("[", "(", ".") and following.isascii() and following.isalnum():
+        return None  # `Name.attr`, `Name(...)`, `Name[...]`: code (`Ana.あ` is a sentence's end)
     return first, end

@@ -111,13 +111,31 @@ _CONNECTION_STRING = re.compile(
     r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)\s*([^\s;'\"&][^\s;'\"]*)"
 )
 _WIFI = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
-# A command, then its options on the same line (a pipe, `;` or `&` ends the command).
+# A command, then its options on the same line (a pipe, `;` or `&` ends the command; a line
+# wrapped with `\\` reads as one in the decoded view).
 _OPTIONS = r"\b[^\n|;&]*?[ \t]"
-_MYSQL = re.compile(rf"(?:mysql|mysqldump|mysqladmin|mariadb){_OPTIONS}-p[\"']?([^\s'\"]+)")
+# What stands between a flag and its value when people type it: spaces (any kind, as the
+# normalised view has them), a quote, a colon or `=`, a line break after one (the decoded view
+# joins the lines): `-p 'S3cr3t!'`, `-p: S3cr3t!`, `-p=S3cr3t!`.
+_GAP = r"[ \t]*[\"']?[ \t]*[:=]?[ \t]*[\"']?[ \t]*"
+# A flag's value: not a colon or `=` (the gap's), a quote or a backtick around it, nor the `\\`
+# that wraps the command's line.
+_VALUE = r"([^\s'\"`:=\\][^\s'\"`]*)"
+# After `mysql -p` and a space the next word is a database, unless it cannot be one: it holds
+# a symbol, or a digit and letters of both cases (`-p Tr0ub4dor`, `-p s3cr3t!`); a variable or
+# another option (`$DB_PASS`, `-h`) is neither.
+_NOT_A_DATABASE = (
+    r"(?![$<{%-])(?=[^\s'\"`]*[^\w\s'\"`.,;()\[\]-]"
+    r"|(?=[^\s'\"`]*[0-9])(?=[^\s'\"`]*[A-Z])[^\s'\"`]*[a-z])"
+)
+_MYSQL = re.compile(
+    rf"(?:mysql|mysqldump|mysqladmin|mariadb){_OPTIONS}-p"
+    rf"(?:[\"']?|(?=[ \t\"':=]){_GAP}{_NOT_A_DATABASE}){_VALUE}"
+)
 _USER = re.compile(
     rf"(?:curl|wget){_OPTIONS}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:[ \t]?([^\s'\"]+)"
 )
-_SSHPASS = re.compile(r"sshpass[ \t]+-p[ \t]*[\"']?([^\s'\"]+)")
+_SSHPASS = re.compile(rf"sshpass[ \t]+-p{_GAP}{_VALUE}")
 
 
 # The passwords of a URL (`scheme://user:PASSWORD@`), of a key=value connection string

@@ -26,6 +26,7 @@ _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|cha
 _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|auf|pour|para|per"
         r"|voor|van|для|от|do|na|til|för|dla")  # fmt: skip
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
 # Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
 _VALUE_CHARS = r"[^\s\"'`”’»«。、,;<>()]"
 
@@ -33,9 +34,17 @@ _VALUE_CHARS = r"[^\s\"'`”’»«。、,;<>()]"
 # What may follow a value at the end of its line: nothing, or closing tags, quotes and brackets
 # (`Password: letmein</p>`, `"Password: letmein"}`).
 _LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*")
-# A line that is a label (`password`, `  密码`, `<li>Password`), and a value's end at a mark
-# that is not a comma (`; `, `）`, `。`, `です`), not at another word.
-_LABEL_LINE = re.compile(r"[\s>]*[^\W\d_]{1,24}")
+# A label that starts its line (`password`, `  密码`, `<li>Password`) or a field of a list or a
+# clause (`network: CafeNet / password`, `无线网络：CafeNet，密码`, `すみません、password`): one to
+# three words after the line's start or a mark; and a value's end at a mark that is not a comma
+# (`; `, `）`, `。`, `です`), not at another word.
+_LABEL = re.compile(r"(?:^|[.!?。、,;/|])[\s>]*(?:[^\W\d_]{1,24}[ -]){0,2}[^\W\d_]{1,24}\Z")
+# A label after another field of its line (`network: CafeNet / password`, `账号：admin，密码`),
+# and the end of a field's value: a mark of any script, a word of another, or the line's end.
+_FIELD_LABEL = re.compile(
+    r"[:=][ \t]*[^\s:=][^\n:=]*?[/|,;、][ \t]*(?:[^\W\d_]{1,24}[ -]){0,2}[^\W\d_]{1,24}\Z"
+)
+_ENDS_A_FIELD = re.compile(r" ?(?:[.,;:!?)\]}/|>。、」』]|[^\x00-\u024f\s])|[ \t]*(?:\n|\Z)")
 _ENDED_BY_A_MARK = re.compile(r" ?[;)）。」』!！?？]| ?[^\x00-\u024f\s]")
 
 
@@ -109,19 +118,24 @@ class PasswordPhraseFinder:
             start, end = match.span("quoted")
         else:
             start, end = match.span("bare")
+            glued = _CJK_CHAR.search(text, start + 1, end)
+            if glued is not None and not _CJK_CHAR.match(text, start):
+                end = glued.start()  # `rafisuka입니다`: the sentence goes on in its own script
             while end > start and text[end - 1] in ".!?:":
                 end -= 1  # the sentence's end, not the password's
         value = text[start:end]
         if len(value) < 4 or len(set(value)) < 2 or value.startswith(("<", "${", "{{", "%(")):
             return  # too short to be one, `****`, or a placeholder
-        if value.replace(" ", "").isalpha() and not self._letters_are_the_password(match, value):
+        if value.replace(" ", "").isalpha() and not self._letters_are_the_password(
+            match, value, end
+        ):
             return
         assigned = "=" in ((match["colon"] or "") + (match["verb_colon"] or ""))
         if assigned and match["quoted"] is None and code_not_a_secret(value, word):
             return  # `password = os.environ["DB_PASSWORD"]`
         yield Span(start, end, "SECRET")
 
-    def _letters_are_the_password(self, match: re.Match[str], value: str) -> bool:
+    def _letters_are_the_password(self, match: re.Match[str], value: str, end: int) -> bool:
         if match["quoted"] is not None or self._CAPITAL_INSIDE.search(value):
             return True
         labelled = match["colon"] is not None or match["verb_colon"] is not None
@@ -131,13 +145,18 @@ class PasswordPhraseFinder:
             return False
         if _LINE_END.fullmatch(rest_of_line) is not None:
             return True
-        # A label that starts its line (`password: kaponupo; ...`, `密码：lorasura）`), the value
-        # ended by a mark rather than by more words ("Password: incorrect, try again" is not).
+        # A label that starts its line or a field (`password: kaponupo; ...`, `Wi-Fi: Cafe /
+        # 密码：lorasura）`), the value ended by a mark rather than by more words ("Password:
+        # incorrect, try again" is not).
         line_start = match.string.rfind("\n", 0, match.start()) + 1
-        label = match.string[line_start : match.start()]
+        label = match.string[line_start : match.start()]  # `^`: the line's start, not pos
+        if _FIELD_LABEL.search(label, max(0, len(label) - 80)) is not None:
+            # In a line of fields the value ends where its field does: at any mark, the
+            # sentence's end included (`network: CafeNet / password: sunshine.`).
+            return _ENDS_A_FIELD.match(match.string, end) is not None
         return (
-            _LABEL_LINE.fullmatch(label) is not None
-            and _ENDED_BY_A_MARK.match(rest_of_line) is not None
+            _ENDED_BY_A_MARK.match(rest_of_line) is not None
+            and _LABEL.search(label, max(0, len(label) - 80)) is not None
         )
 
 
@@ -159,16 +178,35 @@ class CodeFinder:
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "인증번호", "код подтверждения", "пин-код", "пин")  # fmt: skip
+    # A code's name in languages written in Latin letters, the code's kind after `code` or in
+    # one word with it (`code de vérification`, `código de seguridad`, `Bestätigungscode`):
+    # (gate, names), each name tested only where its gate is in the text.
+    _OTHER_LANGUAGES = (
+        ("code", ("code de vérification", "code de verification", "code de confirmation",
+                  "code de sécurité", "code de securite", "code d'accès", "code d'acces",
+                  "bestätigungscode", "bestaetigungscode", "sicherheitscode", "zugangscode",
+                  "einmalcode", "anmeldecode", "verificatiecode", "beveiligingscode",
+                  "toegangscode")),
+        ("dig", ("código de verificación", "código de seguridad", "código de acceso",
+                 "código de confirmación", "código de verificação", "código de confirmação",
+                 "código de segurança", "código de acesso", "codigo de verificacion",
+                 "codigo de seguridad", "codigo de acceso", "codigo de verificacao")),
+        ("codice", ("codice di verifica", "codice di sicurezza", "codice di accesso")),
+        ("kod", ("kod weryfikacyjny", "kod dostępu", "doğrulama kodu", "verifieringskod",
+                 "bekræftelseskode", "bekreftelseskode")),
+    )  # fmt: skip
     triggers = Triggers(
         whole_words=tuple(name for _, names in _NAMES for name in names),
         word_starts=("code",),
-        words=_NOT_ASCII,
+        words=(*_NOT_ASCII, *(name for _, names in _OTHER_LANGUAGES for name in names)),
     )
     _REST = re.compile(
         r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
         rf"(?:[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t]+(?={_VERBS}|[:=]))?"  # "on the back"
         rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|[:=#-]|是|为|為|は|는)[ \t]*){{0,3}}"
-        r"(?P<code>\d(?:[ -]?\d){2,11}[#*]?)(?![\w.-]*\w)",
+        # Not glued to more of a word or a number (`1234abc`, `1234.5`); a word of a script
+        # written without spaces may follow at once (`6810です`, `317005입니다`).
+        rf"(?P<code>\d(?:[ -]?\d){{2,11}}[#*]?)(?![.-]*(?![{_CJK}])\w)",
         re.IGNORECASE,
     )
 
@@ -189,6 +227,11 @@ class CodeFinder:
             for end_of_word in word_ends(lower, "code"):
                 if self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4):
                     yield from self._code_after(text, end_of_word, least_digits=4)
+        for gate, names in self._OTHER_LANGUAGES:
+            if gate in lower:
+                for name in names:
+                    for end_of_word in word_ends(lower, name):
+                        yield from self._code_after(text, end_of_word, least_digits=4)
         if not text.isascii():
             for word in self._NOT_ASCII:
                 if word in lower:

@@ -29,7 +29,8 @@ from sampling.selection.budget_learning import (
 
 pytestmark = pytest.mark.unit
 
-CONFIGURED = BudgetConfig()  # random 0.1, audit 0.2, uncertain 0.3, the rest (0.4) lowest
+# All three built-in shares, for the learning to move (the default has no uncertain share).
+CONFIGURED = BudgetConfig(random_share=0.1, audit_share=0.2, uncertainty_share=0.3)  # rest 0.4
 
 
 def reviews_where_audit_finds_hacking(count: int, round_id: str = "r1") -> list[Review]:
@@ -119,7 +120,7 @@ def test_the_random_share_never_goes_below_its_floor():
     unfloored = next_shares(CONFIGURED.model_copy(update={"random_floor": 0.0}), evidence)
     assert 0 < unfloored.random < 0.05  # what the floors above held back
     with pytest.raises(ValidationError, match=r"random_floor 0\.2 is above random_share 0\.1"):
-        BudgetConfig(random_floor=0.2)
+        BudgetConfig(random_share=0.1, random_floor=0.2)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -170,7 +171,9 @@ def test_a_lesson_taught_again_earns_less_than_a_new_one():
     assert discounted["audit"].rate == 1.0  # what a person reads is not discounted
     assert discounted["audit"].earned == pytest.approx(12 / 12**0.5)
     assert discounted["uncertain"].earned == pytest.approx(12.0)  # each kind seen once
-    config = BudgetConfig(audit_share=0.3, uncertainty_share=0.3, prior_reviews=1.0)
+    config = BudgetConfig(
+        random_share=0.1, audit_share=0.3, uncertainty_share=0.3, prior_reviews=1.0
+    )
     even = next_shares(config, plain)
     assert even.audit == pytest.approx(even.uncertain)
     shares = next_shares(config, discounted)
@@ -233,7 +236,9 @@ def test_the_loop_gives_the_next_round_the_shares_its_export_learned(
     """round_config, no service: round 1 starts from the configured shares, round 2 gets the
     ones the export of round 1 recorded, and the summary shows each round's."""
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
-    sampling = {"policy": "budget", "review_budget": {"reviews": 20}, "budget": {"adaptive": True}}
+    shares = {"random_share": 0.1, "audit_share": 0.2, "uncertainty_share": 0.3}
+    sampling = {"policy": "budget", "review_budget": {"reviews": 20},
+                "budget": {"adaptive": True, **shares}}  # fmt: skip
     base = RunConfig.model_validate(
         {
             "model": {"actor": {"model_name_or_path": str(tmp_path / "policy")}},

@@ -89,8 +89,8 @@ def test_the_audit_share_claims_paid_failures_after_the_suspects_before_the_high
 
 
 def test_a_config_names_both_shares() -> None:
-    config = BudgetConfig.model_validate({"shares": {"failure": 0.2, "novel": 0.1}})
-    assert config.shares == {"failure": 0.2, "novel": 0.1}
+    config = BudgetConfig.model_validate({"shares": {"failure": 0.1, "novel": 0.1}})
+    assert config.shares == {"failure": 0.1, "novel": 0.1}
 
 
 @pytest.fixture(scope="module")

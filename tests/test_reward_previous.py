@@ -64,8 +64,9 @@ def test_a_bad_previous_model_is_one_clear_error(tiny_models, value, message) ->
 
 def test_the_loop_scores_with_its_first_model_from_round_2(tmp_path, monkeypatch) -> None:
     """round_config, no service: with the budget policy the loop's first reward model is the
-    `previous` of every later round; not in round 1, not for another policy, not with
-    --no-rm-disagreement, and a `previous` the config names is kept."""
+    `previous` of every later round when its uncertain share can read it; not in round 1, not
+    for another policy, not without an uncertain share (the default's is 0) unless the shares
+    adapt, not with --no-rm-disagreement, and a `previous` the config names is kept."""
     from lowtide.config import RunConfig
     from lowtide.loop.runner import LoopRunner
     from lowtide.loop.settings import LoopSettings
@@ -73,13 +74,18 @@ def test_the_loop_scores_with_its_first_model_from_round_2(tmp_path, monkeypatch
     monkeypatch.setenv("LABEL_STUDIO_API_KEY", "k" * 40)
     first = str(tmp_path / "rm")
 
-    def reward_params(number: int, *, policy="budget", params=None, **settings) -> dict:
+    def reward_params(
+        number: int, *, policy="budget", params=None, budget=None, **settings
+    ) -> dict:
+        budget = {"random_share": 0.1, "uncertainty_share": 0.3} if budget is None else budget
         base = RunConfig.model_validate({
             "model": {"actor": {"model_name_or_path": str(tmp_path / "policy")}},
             "rewards": [{"type": "reward_model", "path": first, "params": params or {}}],
-            "sampling": {"policy": policy, "review_budget": {"reviews": 50, "per": "round"}},
+            "sampling": {"policy": policy, "review_budget": {"reviews": 50, "per": "round"},
+                         "budget": budget},
         })  # fmt: skip
-        loop = tmp_path / f"loop-{number}-{policy}-{sorted(settings.items())}-{bool(params)}"
+        loop = tmp_path / (f"loop-{number}-{policy}-{sorted(settings.items())}-{bool(params)}"
+                           f"-{sorted(budget.items())}")  # fmt: skip
         runner = LoopRunner(base, None, [], LoopSettings(rounds=3, **settings), loop)
         for earlier in range(1, number):
             runner.state.record(earlier, "train", {"policy": str(tmp_path / f"p{earlier}")})
@@ -94,5 +100,7 @@ def test_the_loop_scores_with_its_first_model_from_round_2(tmp_path, monkeypatch
     assert reward_params(3) == {"previous": first}
     assert reward_params(2, policy="threshold") == {}
     assert reward_params(2, rm_disagreement=False) == {}
+    assert reward_params(2, budget={}) == {}  # the default shares: no uncertain share to read it
+    assert reward_params(2, budget={"adaptive": True}) == {"previous": first}
     own = {"previous": str(tmp_path / "mine")}
     assert reward_params(2, params=own) == own

@@ -6,7 +6,7 @@ high reward or low: what the reward model pays for while people called it a fail
 its score alone never sends to review. `novel` takes the groups farthest, in the reward model's
 feature space, from every text it was trained on (`<model_component>/novelty`,
 rl.rewards.novelty): where no review has looked yet. Both are shares of your own, not built-in:
-`sampling.budget.shares: {failure: 0.2, novel: 0.1}`. A group's value is its members' mean (as
+`sampling.budget.shares: {failure: 0.1, novel: 0.1}`. A group's value is its members' mean (as
 its uncertainty is); picks are spread over prompts and failure modes as the others' are. A
 round in which no candidate carries the key finds nothing, and the share's reviews go to the
 lowest rewards.

@@ -120,14 +120,12 @@ REWARD_FIELDS = ("reward", "reward_text", "reward_details", "rewards_text", "sel
 _FIELD = re.compile(r"\$(\w+)")
 
 
-def reward_shown_before_deciding(labeling_config_xml: str) -> tuple[str, ...]:
-    """The `REWARD_FIELDS` a form shows before the reviewer has decided: anywhere but inside a
-    `<Panel>` (closed until clicked) of a `<View visibleWhen="choice-selected">` (there only
-    once a choice is made), as the shipped forms keep them. () for a form that is not XML."""
-    try:
-        root = ElementTree.fromstring(labeling_config_xml)
-    except ElementTree.ParseError:
-        return ()
+def fields_by_moment(labeling_config_xml: str) -> tuple[set[str], set[str]]:
+    """The task fields (`$name` in any attribute) a form shows before the reviewer has decided,
+    and those it shows only after: inside a `<Panel>` (closed until clicked) of a
+    `<View visibleWhen="choice-selected">` (there only once a choice is made), as the shipped
+    forms keep them. Raises ElementTree.ParseError for a form that is not XML."""
+    root = ElementTree.fromstring(labeling_config_xml)
     parents = {child: parent for parent in root.iter() for child in parent}
 
     def waits(node: ElementTree.Element) -> bool:
@@ -138,13 +136,22 @@ def reward_shown_before_deciding(labeling_config_xml: str) -> tuple[str, ...]:
             after_choice |= node.get("visibleWhen") == "choice-selected"
         return in_panel and after_choice
 
-    early = {
-        name
-        for node in root.iter()
-        for value in node.attrib.values()
-        for name in _FIELD.findall(value)
-        if name in REWARD_FIELDS and not waits(node)
-    }
+    early: set[str] = set()
+    late: set[str] = set()
+    for node in root.iter():
+        for value in node.attrib.values():
+            for name in _FIELD.findall(value):
+                (late if waits(node) else early).add(name)
+    return early, late
+
+
+def reward_shown_before_deciding(labeling_config_xml: str) -> tuple[str, ...]:
+    """The `REWARD_FIELDS` a form shows before the reviewer has decided (`fields_by_moment`);
+    () for a form that is not XML."""
+    try:
+        early, _ = fields_by_moment(labeling_config_xml)
+    except ElementTree.ParseError:
+        return ()
     return tuple(name for name in REWARD_FIELDS if name in early)
 
 

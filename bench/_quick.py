@@ -108,3 +108,14 @@ def tiny_models(sft_steps: int = 100, seed: int = 0, *, any_weights: bool = Fals
 
     with tempfile.TemporaryDirectory() as tmp:
         yield build_tiny_models(Path(tmp), sft_steps=sft_steps, seed=seed)
+
+
+def run_with_out(args: Any, name: str, run: Callable[[Any], int]) -> int:
+    """`run(args)` with `args.out` set: a quick run given no `--out` writes to a temporary
+    directory (a smoke run leaves nothing behind); else `--out`, or outputs/bench/<name>."""
+    if args.out is None and args.quick and QUICK:
+        with tempfile.TemporaryDirectory() as out:
+            args.out = Path(out)
+            return run(args)
+    args.out = args.out or REPO / "outputs" / "bench" / name
+    return run(args)

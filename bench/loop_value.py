@@ -108,7 +108,6 @@ import math
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -123,7 +122,7 @@ if str(REPO) not in sys.path:  # `bench.loop_value.*` when run as a script
 from pydantic import ValidationError  # noqa: E402
 
 from annotation.reward_model.settings import RMTrainSettings  # noqa: E402
-from bench._quick import QUICK, announce  # noqa: E402
+from bench._quick import QUICK, announce, run_with_out  # noqa: E402
 from bench.loop_value.checkpoints import Checkpoint, Reviews  # noqa: E402
 
 if TYPE_CHECKING:
@@ -207,13 +206,7 @@ class SeedResult:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parse(argv)
-    if args.out is None and args.quick and QUICK:  # a smoke run leaves nothing behind
-        with tempfile.TemporaryDirectory() as out:
-            args.out = Path(out)
-            return _main(args)
-    args.out = args.out or REPO / "outputs" / "bench" / "loop_value"
-    return _main(args)
+    return run_with_out(_parse(argv), "loop_value", _main)
 
 
 def _main(args: argparse.Namespace) -> int:

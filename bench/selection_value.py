@@ -34,7 +34,6 @@ import json
 import math
 import os
 import sys
-import tempfile
 import time
 from dataclasses import asdict
 from pathlib import Path
@@ -45,21 +44,14 @@ REPO = Path(__file__).resolve().parent.parent
 if str(REPO) not in sys.path:  # `bench.selection_value.*` when run as a script
     sys.path.insert(0, str(REPO))
 
-from bench._quick import QUICK, announce  # noqa: E402
+from bench._quick import QUICK, announce, run_with_out  # noqa: E402
 
 DEFAULT_TASK = REPO / "bench" / "loop_value" / "cool_and_short.yaml"
 DEFAULT_SEEDS = 20
-HEADLINE = ("budget", "uncertain", "novel", "failure", "budget_learned")  # lowtide's selections
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parse(argv)
-    if args.out is None and args.quick and QUICK:  # a smoke run leaves nothing behind
-        with tempfile.TemporaryDirectory() as out:
-            args.out = Path(out)
-            return _main(args)
-    args.out = args.out or REPO / "outputs" / "bench" / "selection_value"
-    return _main(args)
+    return run_with_out(_parse(argv), "selection_value", _main)
 
 
 def _parse(argv: list[str] | None) -> argparse.Namespace:
@@ -100,6 +92,8 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         help="also retrain with rm train (every weight) at three budget points on three seeds "
         "and compare the ordering of the selections",
     )  # fmt: skip
+    parser.add_argument("--retrain-seeds", type=int, default=3,
+                        help="seeds --check-retrain trains on (the first N)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.seeds is not None and args.seeds < 2:
         parser.error("--seeds: at least 2 (the intervals are over seeds)")
@@ -180,7 +174,7 @@ def _main(args: argparse.Namespace) -> int:
     if args.check_retrain:
         from bench.selection_value.retrain import check
 
-        checked = check(pool, tracks, seeds[:3], args.selections, start_rm, out,
+        checked = check(pool, tracks, seeds[: args.retrain_seeds], args.selections, start_rm, out,
                         args.written_weight)  # fmt: skip
     scorer.close()
     from bench.selection_value.report import report

@@ -22,7 +22,7 @@ from annotation.export import preference_rows, rating_row, task_reviews
 from annotation.importer import BatchOutcome, ImportContext, _task
 from annotation.labelstudio import task_from_record
 from annotation.review_display import trace_line
-from annotation.review_form import reward_shown_before_deciding
+from annotation.review_form import fields_by_moment, reward_shown_before_deciding
 from annotation.review_instructions import (
     BLIND_VIEW_TITLE,
     REVIEW_VIEW_TITLE,
@@ -58,24 +58,12 @@ def record_picked_by(selection: dict[str, Any]) -> dict[str, Any]:
 
 
 def shown_before_deciding(form_xml: str) -> tuple[set[str], set[str]]:
-    """The task fields a form shows (`$name` of its Text tags): outside any Collapse panel, and
-    inside one that appears only once a choice is made (`visibleWhen="choice-selected"`)."""
-    root = ElementTree.fromstring(form_xml)
-    parents = {child: parent for parent in root.iter() for child in parent}
-
-    def gated(node: ElementTree.Element) -> bool:
-        in_panel = waits = False
-        while node in parents:
-            node = parents[node]
-            in_panel |= node.tag == "Panel"
-            waits |= node.get("visibleWhen") == "choice-selected"
-        return in_panel and waits
-
-    at_once, after = set(), set()
-    for text in root.iter("Text"):
-        field = str(text.get("value")).removeprefix("$")
-        (after if gated(text) else at_once).add(field)
-    return at_once, after
+    """The fields a form's Text tags show before the reviewer decides, and after."""
+    early, late = fields_by_moment(form_xml)
+    texts = {
+        str(t.get("value")).removeprefix("$") for t in ElementTree.fromstring(form_xml).iter("Text")
+    }
+    return early & texts, late & texts
 
 
 def words_of(data: dict[str, Any], fields: set[str]) -> str:

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from safetensors import safe_open
-from safetensors.torch import save_file
 
+from rl.rewards.model_files import load_beside, save_beside
 from rl.rewards.model_spec import FAILURE as FAILURE  # the ComponentScores extra's name
 
 PROBE_FILE = "lowtide_failure_probe.safetensors"
@@ -58,20 +57,16 @@ class FailureProbe:
         return self.probabilities(features).max(dim=1).values
 
     def save(self, directory: str | Path) -> Path:
-        path = Path(directory) / PROBE_FILE
-        tensors = {"weight": self.weight.detach().float().cpu().contiguous(),
-                   "bias": self.bias.detach().float().cpu().contiguous()}  # fmt: skip
-        save_file(tensors, str(path), metadata={"categories": json.dumps(list(self.categories))})
-        return path
+        metadata = {"categories": json.dumps(list(self.categories))}
+        return save_beside(directory, PROBE_FILE, {"weight": self.weight, "bias": self.bias},
+                           metadata)  # fmt: skip
 
 
 def load_probe(directory: str | Path) -> FailureProbe | None:
     """The probe saved beside a model, or None when it has none."""
-    path = Path(directory) / PROBE_FILE
-    if not path.is_file():
+    found = load_beside(directory, PROBE_FILE)
+    if found is None:
         return None
-    with safe_open(str(path), framework="pt") as file:
-        metadata = file.metadata() or {}
-        weight, bias = file.get_tensor("weight").float(), file.get_tensor("bias").float()
+    tensors, metadata = found
     categories = json.loads(metadata.get("categories", "[]"))
-    return FailureProbe(weight, bias, tuple(str(name) for name in categories))
+    return FailureProbe(tensors["weight"], tensors["bias"], tuple(str(n) for n in categories))

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from safetensors import safe_open
-from safetensors.torch import save_file
 
+from rl.rewards.model_files import load_beside, save_beside
 from rl.rewards.model_spec import NOVELTY as NOVELTY  # the ComponentScores extra's name
 
 REVIEWED_FILE = "lowtide_reviewed_features.safetensors"
@@ -79,21 +78,17 @@ class ReviewedFeatures:
         return self.distances(features) / self.scale
 
     def save(self, directory: str | Path) -> Path:
-        path = Path(directory) / REVIEWED_FILE
-        save_file({"rows": self.rows.float().contiguous()}, str(path),
-                  metadata={"scale": repr(self.scale)})  # fmt: skip
-        return path
+        return save_beside(directory, REVIEWED_FILE, {"rows": self.rows},
+                           {"scale": repr(self.scale)})  # fmt: skip
 
 
 def load_reviewed(directory: str | Path) -> ReviewedFeatures | None:
     """The reviewed features saved beside a model, or None when it has none."""
-    path = Path(directory) / REVIEWED_FILE
-    if not path.is_file():
+    found = load_beside(directory, REVIEWED_FILE)
+    if found is None:
         return None
-    with safe_open(str(path), framework="pt") as file:
-        metadata = file.metadata() or {}
-        rows = file.get_tensor("rows").float()
-    return ReviewedFeatures(rows, float(metadata.get("scale", "nan")))
+    tensors, metadata = found
+    return ReviewedFeatures(tensors["rows"], float(metadata.get("scale", "nan")))
 
 
 def _scale(rows: torch.Tensor) -> float:

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from safetensors.torch import load_file, save_file
 from torch import nn
+
+from rl.rewards.model_files import load_beside, save_beside
 
 HEADS_FILE = "lowtide_reward_heads.safetensors"
 SPREAD = "spread"  # the ComponentScores extra's name
@@ -52,20 +53,13 @@ class UncertaintyHeads:
         return self.scores(features).std(dim=1, unbiased=False)
 
     def save(self, directory: Path) -> Path:
-        path = Path(directory) / HEADS_FILE
-        tensors = {"weight": self.weight.detach().float().cpu().contiguous(),
-                   "bias": self.bias.detach().float().cpu().contiguous()}  # fmt: skip
-        save_file(tensors, str(path))
-        return path
+        return save_beside(directory, HEADS_FILE, {"weight": self.weight, "bias": self.bias})
 
 
 def load_heads(directory: Path) -> UncertaintyHeads | None:
     """The heads saved beside a model, or None when it has none."""
-    path = Path(directory) / HEADS_FILE
-    if not path.is_file():
-        return None
-    tensors = load_file(str(path))
-    return UncertaintyHeads(tensors["weight"].float(), tensors["bias"].float())
+    found = load_beside(directory, HEADS_FILE)
+    return None if found is None else UncertaintyHeads(found[0]["weight"], found[0]["bias"])
 
 
 def score_module(model: nn.Module) -> nn.Module | None:

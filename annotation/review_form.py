@@ -85,10 +85,7 @@ class ReviewForm:
 
     @classmethod
     def parse(cls, labeling_config_xml: str) -> ReviewForm:
-        try:
-            root = ElementTree.fromstring(labeling_config_xml)
-        except ElementTree.ParseError as error:
-            raise ReviewFormError(f"the labeling config is not valid XML ({error})") from None
+        root = form_root(labeling_config_xml)
         failure = _named(root, "Choices", FAILURE_FIELD)
         best, worst = (_named(root, "Choices", name) for name in (BEST_FIELD, WORST_FIELD))
         return cls(
@@ -120,12 +117,20 @@ REWARD_FIELDS = ("reward", "reward_text", "reward_details", "rewards_text", "sel
 _FIELD = re.compile(r"\$(\w+)")
 
 
+def form_root(labeling_config_xml: str) -> ElementTree.Element:
+    """The form's XML tree; ReviewFormError for a form that is not XML."""
+    try:
+        return ElementTree.fromstring(labeling_config_xml)
+    except ElementTree.ParseError as error:
+        raise ReviewFormError(f"the labeling config is not valid XML ({error})") from None
+
+
 def fields_by_moment(labeling_config_xml: str) -> tuple[set[str], set[str]]:
     """The task fields (`$name` in any attribute) a form shows before the reviewer has decided,
     and those it shows only after: inside a `<Panel>` (closed until clicked) of a
     `<View visibleWhen="choice-selected">` (there only once a choice is made), as the shipped
-    forms keep them. Raises ElementTree.ParseError for a form that is not XML."""
-    root = ElementTree.fromstring(labeling_config_xml)
+    forms keep them. ReviewFormError for a form that is not XML."""
+    root = form_root(labeling_config_xml)
     parents = {child: parent for parent in root.iter() for child in parent}
 
     def waits(node: ElementTree.Element) -> bool:
@@ -150,7 +155,7 @@ def reward_shown_before_deciding(labeling_config_xml: str) -> tuple[str, ...]:
     () for a form that is not XML."""
     try:
         early, _ = fields_by_moment(labeling_config_xml)
-    except ElementTree.ParseError:
+    except ReviewFormError:
         return ()
     return tuple(name for name in REWARD_FIELDS if name in early)
 

@@ -253,7 +253,8 @@ class Worker(Generic[T]):
 
     def _read(self) -> tuple[list[T] | None, int]:
         """The source's next item, as a batch of one; None once the source has ended."""
-        assert self._source is not None
+        if self._source is None:  # only a source worker reads
+            raise TypeError("this worker takes items by put(), not from a source")
         try:
             item = next(self._source)
         except StopIteration:

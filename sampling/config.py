@@ -42,19 +42,11 @@ class ReviewBudget(ConfigSection):
 
 class BudgetConfig(ConfigSection):
     """How the `budget` policy shares its reviews; what the shares leave goes to the lowest
-    rewards. Shares are of the budget (0.2 of 50 reviews: 10).
+    rewards. Shares are of the budget (0.2 of 50 reviews: 10)."""
 
-    The defaults follow the pool bench (bench/selection_value.py, 20 seeds a task): over the
-    suite's three tasks and a held-out one, no selection taught the reward model more per
-    reviewer-minute than uniform picks, and the uncertain share taught it less; most of the
-    budget uniform, the audit share kept for what it finds (the hacks), none uncertain, was the
-    only budget with no task below random (docs/routing.md has the figures)."""
-
-    audit_share: float = Field(
-        0.2, ge=0, le=1, description="suspects, likely failures, highest rewards: reward hacking"
-    )
-    random_share: float = Field(0.6, ge=0, le=1, description="uniform: keeps accuracy unbiased")
-    uncertainty_share: float = Field(0.0, ge=0, le=1, description="least certain reward model")
+    audit_share: float = Field(0.2, ge=0, le=1, description="highest rewards: reward hacking")
+    random_share: float = Field(0.1, ge=0, le=1, description="uniform: keeps accuracy unbiased")
+    uncertainty_share: float = Field(0.3, ge=0, le=1, description="least certain reward model")
     shares: dict[
         Annotated[str, AfterValidator(check_share_name)], Annotated[float, Field(ge=0, le=1)]
     ] = Field(

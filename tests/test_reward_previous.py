@@ -65,8 +65,8 @@ def test_a_bad_previous_model_is_one_clear_error(tiny_models, value, message) ->
 def test_the_loop_scores_with_its_first_model_from_round_2(tmp_path, monkeypatch) -> None:
     """round_config, no service: with the budget policy the loop's first reward model is the
     `previous` of every later round when its uncertain share can read it; not in round 1, not
-    for another policy, not without an uncertain share (the default's is 0) unless the shares
-    adapt, not with --no-rm-disagreement, and a `previous` the config names is kept."""
+    for another policy, not without an uncertain share unless the shares adapt, not with
+    --no-rm-disagreement, and a `previous` the config names is kept."""
     from lowtide.config import RunConfig
     from lowtide.loop.runner import LoopRunner
     from lowtide.loop.settings import LoopSettings
@@ -100,7 +100,9 @@ def test_the_loop_scores_with_its_first_model_from_round_2(tmp_path, monkeypatch
     assert reward_params(3) == {"previous": first}
     assert reward_params(2, policy="threshold") == {}
     assert reward_params(2, rm_disagreement=False) == {}
-    assert reward_params(2, budget={}) == {}  # the default shares: no uncertain share to read it
-    assert reward_params(2, budget={"adaptive": True}) == {"previous": first}
+    assert reward_params(2, budget={}) == {"previous": first}  # the default uncertain share
+    no_uncertain = {"uncertainty_share": 0.0}
+    assert reward_params(2, budget=no_uncertain) == {}  # nothing would read it
+    assert reward_params(2, budget={**no_uncertain, "adaptive": True}) == {"previous": first}
     own = {"previous": str(tmp_path / "mine")}
     assert reward_params(2, params=own) == own

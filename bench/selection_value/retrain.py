@@ -21,6 +21,7 @@ import torch
 from annotation.reward_model.data import RMData
 from annotation.reward_model.train import RMTrainSettings, train_reward_model
 from bench.loop_value.checkpoints import LOOP_RM_RATE
+from bench.loop_value.intervals import interval
 from bench.selection_value.model import correct_by_prompt
 from bench.selection_value.pool import Pool
 from bench.selection_value.run import KEPT_AT, Track
@@ -60,6 +61,11 @@ def check(
             else:
                 differ.append(f"{a}/{b}")
         total = len(names) * (len(names) - 1) // 2
+        if "random" in full and fraction == KEPT_AT[-1]:  # rm train's own verdicts, per seed
+            gaps = {n: [a - b for a, b in zip(full[n], full["random"], strict=True)] for n in names}
+            versus = [f"{n} {interval(gaps[n]).text()}" for n in names if n != "random"]
+            lines.append("rm train, minus random at the budget's end, 95% t-interval over seeds: "
+                         + "; ".join(versus))  # fmt: skip
         best_heads = max(mean_heads, key=mean_heads.__getitem__)
         best_full = max(mean_full, key=mean_full.__getitem__)
         lines.append(

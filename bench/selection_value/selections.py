@@ -8,13 +8,14 @@ A selection returns which of them a reviewer sees (at most the round's batch), e
 - `random`: uniform.
 - `threshold`: sampling.selection.policies.threshold at the task's bar, capped to the batch by a
   uniform subsample (as the router caps a step).
-- `budget`: sampling.selection.budget.choose with the default BudgetConfig (random 0.6; the
+- `budget`: sampling.selection.budget.choose with the default BudgetConfig (random 0.1; the
   audit share, 0.2: the watch's suspects first, then the high rewards the failure detector
-  calls likely failures, then the highest rewards; the rest to the lowest rewards).
-- `budget_mixed`: the same with the shares it had before this bench (random 0.1, audit 0.2,
-  uncertain 0.3, the rest 0.4 lowest); from the second round the reward model also scores
-  with the starting one (`reward_model/previous`), as `lowtide loop` does, and the uncertain
-  share reads where the two disagree.
+  calls likely failures, then the highest rewards; uncertain 0.3; the rest, 0.4, to the lowest
+  rewards); from the second round the reward model also scores with the starting one
+  (`reward_model/previous`), as `lowtide loop` does, and the uncertain share reads where the
+  two disagree.
+- `budget_random`: the budget mostly uniform (random 0.6, audit 0.2, no uncertain share, the
+  rest to the lowest rewards).
 - `uncertain`: the whole batch to the uncertain share, reading the ensemble's spread (epistemic
   uncertainty, as BAL-PM and ActiveUltraFeedback read it).
 - `novel`: the whole batch to the `novel` share: the candidates farthest, in the reward model's
@@ -22,7 +23,7 @@ A selection returns which of them a reviewer sees (at most the round's batch), e
 - `failure`: the whole batch to the `failure` share: what the failure detector learned from the
   reviews so far (the categories reviewers ticked) scores highest; before any review it has
   nothing to go on and the share's picks go to the lowest rewards.
-- `budget_learned`: `budget_mixed` with a `failure` (0.2) and a `novel` (0.1) share.
+- `budget_learned`: the default budget with a `failure` (0.2) and a `novel` (0.1) share.
 - `compare:<selection>`: comparison review of the GRPO groups of that selection's picks.
 - `oracle` (a test-only cheat, never in a report's default set): the failures the current
   reward model scores highest, read off the oracle.
@@ -100,16 +101,17 @@ def _oracle(offer: Offer) -> dict[int, str]:
 
 
 ONLY = {"random_share": 0.0, "audit_share": 0.0, "uncertainty_share": 0.0}
-# The budget's shares before this bench chose today's defaults: random 0.1, audit 0.2,
-# uncertain 0.3, the rest (0.4) to the lowest rewards.
-MIXED = BudgetConfig(random_share=0.1, audit_share=0.2, uncertainty_share=0.3)
 SELECTIONS: dict[str, Selection] = {
     s.name: s
     for s in (
         Selection("random", _random),
         Selection("threshold", _threshold),
         Selection("budget", budgeted(BudgetConfig()), frozenset({SPREAD_KEY, FAILURE_KEY}), 1),
-        Selection("budget_mixed", budgeted(MIXED), frozenset({SPREAD_KEY, FAILURE_KEY}), 1),
+        Selection(
+            "budget_random",
+            budgeted(BudgetConfig(random_share=0.6, audit_share=0.2, uncertainty_share=0.0)),
+            frozenset({FAILURE_KEY}),
+        ),
         Selection(
             "uncertain",
             budgeted(BudgetConfig(**{**ONLY, "uncertainty_share": 1.0}), False),
@@ -127,7 +129,7 @@ SELECTIONS: dict[str, Selection] = {
         ),
         Selection(
             "budget_learned",
-            budgeted(MIXED.model_copy(update={"shares": {"failure": 0.2, "novel": 0.1}})),
+            budgeted(BudgetConfig(shares={"failure": 0.2, "novel": 0.1})),
             frozenset({SPREAD_KEY, FAILURE_KEY, NOVELTY_KEY}),
             1,
         ),

@@ -145,7 +145,8 @@ def selection(name: str) -> Selection:
     """A single selection by name, or the one a `compare:<selection>` reviews the groups of."""
     base = name.removeprefix(COMPARE_PREFIX)
     if base not in SELECTIONS:
-        known = ", ".join([*SELECTIONS, *(f"{COMPARE_PREFIX}{n}" for n in SINGLE)])
+        shown = [n for n in SELECTIONS if n not in TEST_ONLY]
+        known = ", ".join([*shown, *(f"{COMPARE_PREFIX}{n}" for n in SINGLE)])
         raise SystemExit(f"no selection {name!r}; the selections: {known}")
     return SELECTIONS[base]
 

@@ -243,3 +243,24 @@ def test_newtons_method_reaches_the_optimum_adam_approaches() -> None:
                         targets.double(), 0.05, 0.5)  # fmt: skip
     assert torch.all(at_newton <= at_adam + 1e-6)
     assert torch.allclose(newton.float(), adam, atol=2e-3)
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("name: x\nprompts: [a, b, c, d]\n", "oracle: Field required"),
+        ("[1, 2]\n", "not a mapping"),
+        ("name: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_a_task_file_that_is_not_a_task_is_one_line(tmp_path, text: str, says: str) -> None:
+    from bench.loop_value.task import load_task
+
+    path = tmp_path / "task.yaml"
+    path.write_text(text)
+    with pytest.raises(SystemExit) as ended:
+        load_task(path)
+    said = str(ended.value)
+    assert said.startswith(f"--task {path}: ") and says in said and "\n" not in said
+    with pytest.raises(SystemExit, match="FileNotFoundError"):
+        load_task(tmp_path / "missing.yaml")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from rl.plugins import resolve_path
 
@@ -108,11 +108,28 @@ class TaskConfig(BaseModel):
 
 
 def load_task(path: Path) -> TaskConfig:
-    raw: dict[str, Any] = yaml.safe_load(path.read_text()) or {}
-    prompts = raw.get("prompts")
-    if isinstance(prompts, str):  # a prompts file as configs/prompts/*.yaml writes them
-        source = (path.parent / prompts) if not Path(prompts).is_absolute() else Path(prompts)
-        if not source.exists():
-            source = Path(prompts)
-        raw["prompts"] = yaml.safe_load(source.read_text())["prompts"]
-    return TaskConfig.model_validate(raw)
+    """The task in `path`; a file that cannot be read or is not a task ends the bench with one
+    line naming the file and the problem (both benches read tasks through here)."""
+    try:
+        raw = yaml.safe_load(path.read_text()) or {}
+        if not isinstance(raw, dict):
+            raise ValueError("not a mapping of task settings")
+        prompts = raw.get("prompts")
+        if isinstance(prompts, str):  # a prompts file as configs/prompts/*.yaml writes them
+            source = (path.parent / prompts) if not Path(prompts).is_absolute() else Path(prompts)
+            if not source.exists():
+                source = Path(prompts)
+            raw["prompts"] = (yaml.safe_load(source.read_text()) or {})["prompts"]
+        return TaskConfig.model_validate(raw)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'task'}: {e['msg']}" for e in error.errors()
+        )
+        raise SystemExit(f"--task {path}: {problems}") from None
+    except yaml.YAMLError as error:
+        raise SystemExit(
+            f"--task {path}: not valid YAML ({' '.join(str(error).split())})"
+        ) from None
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        said = " ".join(str(error).split())
+        raise SystemExit(f"--task {path}: {type(error).__name__}: {said}") from None

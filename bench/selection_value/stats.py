@@ -36,10 +36,6 @@ class Curves:
         correct = self.correct if seeds is None else self.correct[seeds]
         return (correct @ weights / (self.totals @ weights)).mean(axis=0)
 
-    def per_seed(self) -> np.ndarray:
-        """(S, M, G)."""
-        return self.correct @ np.ones(len(self.totals)) / self.totals.sum()
-
     def index(self, name: str) -> int:
         return self.names.index(name)
 

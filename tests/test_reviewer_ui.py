@@ -131,10 +131,18 @@ def assert_blind(text: str) -> None:
 def open_reward_panel(driver: Any) -> str:
     """Click the reward panel's title (it shows once a rating or the best is chosen) and
     return the page's text with the panel open."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    title = driver.find_element(By.XPATH, f"//*[contains(text(), '{REWARD_PANEL}')]")
-    title.click()
+    deadline = time.monotonic() + 15
+    while True:  # a reopened task may render again between finding the title and the click
+        try:
+            driver.find_element(By.XPATH, f"//*[contains(text(), '{REWARD_PANEL}')]").click()
+            break
+        except (NoSuchElementException, StaleElementReferenceException):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.3)
     time.sleep(0.5)
     return page_text(driver)
 

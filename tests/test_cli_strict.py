@@ -181,7 +181,7 @@ def test_requeue_tells_job_ids_from_overrides_in_either_form(
     PromptSimpleWorker([queue], connection=queue.connection, serializer=JSONSerializer).work(
         burst=True
     )
-    ids = [batch_job_id(batch) for batch in batches]
+    ids = [batch_job_id(batch, queue.name) for batch in batches]
     code, _, said = invoke(capsys, "queue", "requeue", ids[0], "--queue.name", "other", ids[1])
     assert (code, said.strip()) == (0, "requeued 2 job(s)")
     code, _, said = invoke(capsys, "queue", "requeue", "--queue.name=other", ids[2])

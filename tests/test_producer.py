@@ -54,6 +54,23 @@ def test_batches_arrive_as_json_jobs(own_redis: OwnRedis, tmp_path: Path) -> Non
     assert producer.stats.spooled == 0 and producer.stats.dropped == 0
 
 
+def test_the_same_records_sent_to_two_queues_reach_both(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    # RQ's job ids are global to a Redis; the same batch on another queue is not a copy.
+    for name in ("review", "experts"):
+        producer = Producer(config(own_redis.url, tmp_path / name, name=name))
+        producer.submit(records(0, 3))
+        producer.close()
+        assert producer.stats.enqueued == 3
+    for name in ("review", "experts"):
+        assert sorted(queued_sample_ids(own_redis.url, name)) == [
+            "s-000000",
+            "s-000001",
+            "s-000002",
+        ]
+
+
 def test_a_redis_outage_loses_nothing_and_duplicates_nothing(
     own_redis: OwnRedis, tmp_path: Path
 ) -> None:

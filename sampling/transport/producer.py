@@ -79,9 +79,12 @@ def _built(sources: Sequence[RecordSource], stats: ProducerStats) -> list[dict[s
     return built
 
 
-def batch_job_id(records: Sequence[dict[str, Any]]) -> str:
-    """Deterministic: the same records always make the same job id (letters, digits, `-`)."""
-    digest = hashlib.sha256("\n".join(sorted(r["sample_id"] for r in records)).encode())
+def batch_job_id(records: Sequence[dict[str, Any]], queue_name: str) -> str:
+    """Deterministic: the same records on the same queue always make the same job id (letters,
+    digits, `-`). The queue is part of it because RQ's job ids are global to a Redis: the same
+    records sent to a second queue would otherwise be taken for a copy and dropped."""
+    names = [queue_name, *sorted(r["sample_id"] for r in records)]
+    digest = hashlib.sha256("\n".join(names).encode())
     return f"batch-{digest.hexdigest()[:40]}"
 
 
@@ -106,7 +109,7 @@ def enqueue_batch(
         queue.enqueue(
             job_function,
             list(batch),
-            job_id=batch_job_id(batch),
+            job_id=batch_job_id(batch, queue.name),
             unique=True,
             result_ttl=RESULT_TTL_S,
             failure_ttl=FAILURE_TTL_S,
@@ -259,7 +262,7 @@ class Producer:
 
     def _to_spool(self, records: list[dict[str, Any]]) -> None:
         try:
-            self.spool.append(SpooledBatch(batch_job_id(records), records))
+            self.spool.append(SpooledBatch(batch_job_id(records, self.config.name), records))
             self.stats.spooled += len(records)
             self._spool_may_hold = True
         except SpoolError as exc:

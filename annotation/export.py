@@ -91,6 +91,7 @@ from annotation.series import series_projects
 from annotation.suggestions import acceptance, suggestion_outcome
 from rl.atomic_file import write_text_atomically
 from rl.jsonl import read_jsonl
+from rl.numbers import finite_or_none
 from rl.private_files import private_dir
 
 
@@ -162,7 +163,6 @@ def rating_row(
     reviews = task_reviews(task, origin)
     if not reviews or not data.get("sample_id"):
         return None
-    reward = data.get("reward")
     row: RatingRow = {
         "prompt": str(data.get("prompt", "")),
         "response": str(data.get("response", "")),
@@ -170,10 +170,11 @@ def rating_row(
         "categories": [],
         "sample_id": str(data["sample_id"]),
         "meta": row_meta(
-            run_id=data.get("run_id"),
-            step=data.get("step"),
-            reward=reward if isinstance(reward, int | float) else None,
-            task_id=task.get("id"),
+            # A task's data is anyone's with API access: a value of another type is None.
+            run_id=_text(data.get("run_id")),
+            step=_whole(data.get("step")),
+            reward=finite_or_none(data.get("reward")),
+            task_id=_whole(task.get("id")),
             selected_by=data.get("selected_by"),  # why it was picked (None: older tasks)
             deleted_in_label_studio=False,
             blind=was_blind(data),
@@ -350,7 +351,7 @@ class _Export:
         for task in self.client.annotated_tasks(project_id, start):
             self.summary.tasks_read += 1
             read.add(int(task["id"]))
-            changed = task.get("updated_at")
+            changed = _stamp(task.get("updated_at"))
             if changed and (newest is None or _as_time(changed) > _as_time(newest)):
                 newest = changed
             if gate.admit(task):
@@ -536,7 +537,26 @@ def _reviewer_id(annotation: Mapping[str, Any]) -> int | None:
     who = annotation.get("completed_by")
     if isinstance(who, Mapping):
         who = who.get("id")
-    return who if isinstance(who, int) and not isinstance(who, bool) else None
+    return _whole(who)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _stamp(value: Any) -> str | None:
+    """A time Label Studio wrote (ISO 8601), or None."""
+    try:
+        return value if isinstance(value, str) and _as_time(value) else None
+    except ValueError:
+        return None
+
+
+def _whole(value: Any) -> int | None:
+    """An id as Label Studio gives it (a whole number a 64-bit column holds); None for anything
+    else a server sent."""
+    whole = isinstance(value, int) and not isinstance(value, bool)
+    return value if whole and 0 <= value < 2**63 else None
 
 
 def _review(
@@ -549,7 +569,7 @@ def _review(
         "task_id": task.get("id"),
         "label_studio": origin.label_studio,
         "project_id": origin.project_id,
-        "annotation_id": annotation.get("id"),
+        "annotation_id": _whole(annotation.get("id")),
     }
     if is_comparison(task):
         return {**where, "annotated_at": _annotated_at(annotation), **comparison_review(values)}
@@ -566,7 +586,7 @@ def _review(
 
 
 def _order(annotation: Mapping[str, Any]) -> tuple[str, int]:
-    return _annotated_at(annotation), annotation.get("id") or 0
+    return _annotated_at(annotation), _whole(annotation.get("id")) or 0
 
 
 def _review_order(review: Mapping[str, Any]) -> tuple[str, int]:
@@ -596,7 +616,9 @@ def _resolve_since(since: str, cursor: str | None) -> str | None:
 
 
 def _as_time(stamp: str) -> datetime:
-    return datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+    # Without a zone it is UTC, as Label Studio's own are: a naive time cannot be compared.
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
 def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
@@ -607,7 +629,12 @@ def _read_rows(path: Path) -> dict[str, dict[str, Any]]:
 
     if not path.exists():
         return {}
-    return {row["sample_id"]: row for _, row in read_jsonl(path, broken)}
+    rows = {}
+    for number, row in read_jsonl(path, broken):
+        if not isinstance(row.get("sample_id"), str):
+            broken(number, "no 'sample_id' text")
+        rows[row["sample_id"]] = row
+    return rows
 
 
 def _write_all(

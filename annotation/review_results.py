@@ -23,6 +23,7 @@ QualityKind = Literal["choices", "rating"]
 CHOICES_KIND: QualityKind = "choices"  # what the shipped review.xml has
 RATING_KIND: QualityKind = "rating"  # older projects: a star control
 _WHOLE_NUMBER = re.compile(r"\s*(\d+)\s*")
+MAX_RATING = 100  # far past any form's scale (review.xml's maxRating is 5)
 
 
 def quality_of(value: Any) -> int | None:
@@ -32,12 +33,18 @@ def quality_of(value: Any) -> int | None:
         return None
     rating = value.get("rating")
     if isinstance(rating, int | float) and not isinstance(rating, bool):
-        return int(rating)
+        return _on_a_scale(rating)
     choices = value.get("choices")
     if isinstance(choices, list) and len(choices) == 1:
-        matched = _WHOLE_NUMBER.fullmatch(str(choices[0]))
-        return int(matched.group(1)) if matched else None
+        matched = _WHOLE_NUMBER.fullmatch(str(choices[0])[:20])
+        return _on_a_scale(int(matched.group(1))) if matched else None
     return None
+
+
+def _on_a_scale(rating: float) -> int | None:
+    """A rating a form can give, as a whole number; None for NaN, infinities and numbers past
+    any form's scale (a server may send anything, and a row keeps it as a 64-bit number)."""
+    return int(rating) if 0 <= rating <= MAX_RATING else None
 
 
 @dataclass(frozen=True)
@@ -57,7 +64,7 @@ def read_result(items: Iterable[Any]) -> ResultValues:
     wrote what they wrote: an item that is not a mapping, has no mapping `value`, or whose
     value cannot be read is skipped; of readable items for one control, the last one counts."""
     values: dict[str, Any] = {}
-    for item in items:
+    for item in items if isinstance(items, list | tuple) else ():  # a server may send anything
         value = item.get("value") if isinstance(item, Mapping) else None
         if isinstance(value, Mapping):
             name = item.get("from_name")

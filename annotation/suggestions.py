@@ -246,10 +246,15 @@ def suggestion_outcome(
     """What became of a task's suggestion in one review (its rating and categories): None when
     the task had no suggestion, else `{model_version, score, rating, categories, accepted,
     changed}`, where `changed` names the suggested fields the reviewer changed."""
-    ours = [p for p in predictions if _suggested_values(p.get("result") or []) is not None]
+    given = predictions if isinstance(predictions, list | tuple) else ()  # a server's: anything
+    ours = [
+        p
+        for p in given
+        if isinstance(p, Mapping) and _suggested_values(p.get("result") or []) is not None
+    ]
     if not ours:
         return None
-    latest = max(ours, key=lambda p: (str(p.get("created_at") or ""), p.get("id") or 0))
+    latest = max(ours, key=lambda p: (str(p.get("created_at") or ""), _number_or_zero(p.get("id"))))
     suggested_rating, suggested_categories = _suggested_values(latest.get("result") or [])  # type: ignore[misc]
     changed = []
     if rating != suggested_rating:
@@ -265,6 +270,10 @@ def suggestion_outcome(
         "accepted": not changed,
         "changed": changed,
     }
+
+
+def _number_or_zero(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _suggested_values(result: Iterable[Any]) -> tuple[int, list[str]] | None:

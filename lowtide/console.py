@@ -3,11 +3,13 @@ passes the one masker (rl/masking.py) on its way out, so no command prints a pas
 message or table carries it."""
 
 import sys
+from collections.abc import Sequence
 from typing import TextIO
 
 from rich.console import Console
 
 from rl.masking import mask_text
+from rl.visible_text import visible_line
 
 
 class MaskedStream:
@@ -51,3 +53,12 @@ err = Console(file=MaskedStream("stderr"), highlight=False, soft_wrap=True)  # o
 def say(text: str) -> None:
     """One message on stderr as written: square brackets in it are text, not rich markup."""
     err.print(text, markup=False)
+
+
+def warn_problems(problems: Sequence[str], *, shown: int = 5) -> None:
+    """The first `shown` problems met reading someone's files, one `warning:` line each (their
+    text made visible: it may quote the files), then how many more."""
+    for line in problems[:shown]:
+        say(f"warning: {visible_line(line)}")
+    if len(problems) > shown:
+        say(f"warning: {len(problems) - shown} more lines skipped or left blank")

@@ -50,8 +50,20 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
 
 
 def load_trainer_state(checkpoint: Path) -> dict[str, Any]:
-    # Our own file: weights_only=False is needed for optimizer/RNG state objects.
-    return torch.load(checkpoint / "trainer_state.pt", map_location="cpu", weights_only=False)
+    """The step, optimizer, scheduler and RNG state: tensors and plain values only. A run
+    directory may be anyone's, and a full unpickling runs whatever code the file names."""
+    path = checkpoint / "trainer_state.pt"
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as error:  # a cut file, or one naming code: torch's errors vary by cause
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ValueError(
+            f"{path}: cannot read this checkpoint ({first[:200]}); delete the checkpoint "
+            "folder to resume from the one before, or start without trainer.resume"
+        ) from None
+    if not isinstance(state, dict):
+        raise ValueError(f"{path}: not a trainer state (a {type(state).__name__})")
+    return state
 
 
 def rng_state() -> dict[str, Any]:

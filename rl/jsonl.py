@@ -98,6 +98,31 @@ def read_jsonl(
                 on_bad_line(number, str(problem))
 
 
+def valid_text(text: str) -> str:
+    """`text` with each lone surrogate (a JSON `\\ud800` escape) as U+FFFD: what cannot be
+    written as UTF-8 would fail every reader after this one (the search table, a record, a
+    pandas frame)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def valid_texts(value: Any) -> Any:
+    """A parsed value with valid_text applied to every text in it, keys too (at most
+    MAX_DEPTH deep, as parse_value reads)."""
+    if isinstance(value, str):
+        return valid_text(value)
+    if isinstance(value, list):
+        return [valid_texts(item) for item in value]
+    if isinstance(value, dict):
+        return {valid_texts(key): valid_texts(item) for key, item in value.items()}
+    return value
+
+
 def skip_bad_line(number: int, problem: str) -> None:
     """For files a killed process may have left with a cut last line: the rest still counts."""
 

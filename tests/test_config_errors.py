@@ -78,6 +78,29 @@ CASES = [
         ["trainer.algorithm:", "'grpo' or 'ppo'", "'dpo'"],
     ),
     ("bad YAML", VALID + "logger:\n  name: [wandb\n", [], ["cfg.yaml:", "bad YAML"]),
+    (
+        "a key set twice (YAML would keep the second unsaid)",
+        VALID + "trainer:\n  seed: 1\n  seed: 2\n",
+        [],
+        ["cfg.yaml:6: trainer.seed: set again (first on line 5); keep one"],
+    ),
+    (
+        "aliases that expand to billions of values",
+        VALID
+        + "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{c}: &{c} [{', '.join([f'*{p}'] * 10)}]\n"
+            for p, c in zip("abcdefgh", "bcdefghi", strict=True)
+        ),
+        [],
+        ["cfg.yaml: its aliases (*name) expand to more than 1000000 values"],
+    ),
+    (
+        "a tag that names code",
+        VALID + "trainer: !!python/object/apply:os.system [echo]\n",
+        [],
+        ["cfg.yaml:4:", "bad YAML", "could not determine a constructor"],
+    ),
     ("a section that is not a mapping", "- just\n- a list\n", [], ["top level must be a mapping"]),
     ("missing required key", "trainer: {}\n", [], ["model: required key is missing"]),
     (
@@ -153,6 +176,7 @@ CASES = [
 @pytest.mark.parametrize(
     "yaml_text, flags, expected", [c[1:] for c in CASES], ids=[c[0] for c in CASES]
 )
+@pytest.mark.timeout(30)  # expanding the aliases would not end: fail instead
 def test_config_mistake_gives_one_line_and_exit_2(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

@@ -15,13 +15,14 @@ from typing import Any
 import pytest
 
 from annotation.compare_form import comparison_task
-from annotation.export import export_annotations
+from annotation.export import ExportError, export_annotations
 from annotation.export_deletions import find_gone
 from annotation.export_files import exclusive
 from annotation.export_rows import ExportPaths
 from annotation.export_seals import SEAL_REMOVED, SealGate
 from annotation.export_state import CursorFile, ProjectState, Server
 from annotation.labelstudio import task_from_record
+from annotation.review_results import quality_result
 from annotation.reward_model.data import load_rm_data
 from annotation.task_seal import SEAL_FIELD, SealCheck, check_seal, seal_key, sealed
 from tests.helpers.labelstudio import REVIEW_XML_PATH
@@ -306,3 +307,58 @@ def test_a_second_export_waits_for_the_first(tmp_path: Path) -> None:
         order.append("first")
     thread.join(10)
     assert order == ["first", "second"]
+
+
+@pytest.mark.parametrize("line", ['{"prompt": "p"}', '{"sample_id": ["s-1"]}'])
+def test_a_stored_row_without_a_sample_id_is_one_error_naming_its_line(
+    tmp_path: Path, line: str
+) -> None:
+    out = tmp_path / "annotations.jsonl"
+    client = FakeLabelStudio()
+    client.add(7, _record("s-1"), _review(1, 10, 1, 2, "Blue."))
+    export_annotations(client, "p", out)
+    with out.open("a") as handle:
+        handle.write(line + "\n")
+    with pytest.raises(ExportError, match=f"^{out}:2: .*: fix or delete it, then export with"):
+        export_annotations(client, "p", out)
+    assert set(_rows(out.with_name("annotations.preferences.jsonl"))) == {"s-1"}  # untouched
+
+
+@pytest.mark.parametrize("annotation_id", [[], "7", 2**70, True])
+def test_an_annotation_id_a_server_garbled_is_kept_as_none(
+    tmp_path: Path, annotation_id: Any
+) -> None:
+    out = tmp_path / "annotations.jsonl"
+    client = FakeLabelStudio()
+    garbled = {**_review(1, 10, 2, 2, "Blue."), "id": annotation_id}  # the later one: kept
+    client.add(7, _record("s-1"), garbled, _review(2, 10, 1, 3))  # the same reviewer twice
+    assert export_annotations(client, "p", out).new_rows == 1
+    assert _rows(out)["s-1"]["meta"]["reviews"][0]["annotation_id"] is None
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [
+        ("predictions", True),
+        ("predictions", [None, {"id": "x", "result": [quality_result(3)]}]),
+        ("updated_at", "2024-03-01T00:00:00"),  # no zone: UTC, comparable with the others
+        ("step", []),
+        ("reward", 10**400),
+        ("run_id", {"a": 1}),
+    ],
+)  # fmt: skip
+def test_task_fields_a_server_garbled_never_stop_the_export(
+    tmp_path: Path, where: str, value: Any
+) -> None:
+    """Anyone with API access writes a task's data and predictions."""
+    out = tmp_path / "annotations.jsonl"
+    client = FakeLabelStudio()
+    client.add(7, _record("s-1"), _review(1, 10, 1, 2, "Blue."))
+    client.add(8, _record("s-2"), _review(2, 10, 1, 3))
+    task = client.tasks[7]
+    if where in ("predictions", "updated_at"):
+        task[where] = value
+    else:
+        task["data"] = {**task["data"], where: value}
+    assert export_annotations(client, "p", out).new_rows == 2
+    assert set(_rows(out)) == {"s-1", "s-2"}

@@ -252,10 +252,15 @@ def test_a_run_that_logged_metrics_only_has_every_section(tmp_path: Path, report
         tracker.on_stage("step_end", step, {"reward/mean": 0.1 * step, "kl_divergence": 0.01}, [])
     tracker.close()
     with open(target / "metrics.jsonl", "a") as handle:
+        handle.write('{"step": "5", "reward/mean": 2}\n')  # a value no chart can place: told
         handle.write('{"step": 5, "reward/me')  # a run killed while writing
     code, _, err, page = report(str(target))
     assert code == 0, err
-    assert err.startswith(f"warning: {target / 'metrics.jsonl'}:6: not valid JSON")
+    warned = sorted(err.splitlines()[:2])
+    assert (
+        warned[0] == f"warning: {target / 'metrics.jsonl'}:6: 'step' is not a whole number; skipped"
+    )
+    assert warned[1].startswith(f"warning: {target / 'metrics.jsonl'}:7: not valid JSON")
     tags = parsed(page)
     assert [a["id"] for t, a in tags.tags if t == "section"] == list(SECTIONS)
     assert svgs_in(page, "curves") == 2 and svgs_in(page, "histograms") == 0

@@ -3,13 +3,17 @@ and older projects' star Rating ({"rating": 3}); read alike, written in the proj
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from annotation.review_form import ReviewForm
 from annotation.review_results import (
     CHOICES_KIND,
+    QUALITY_FIELD,
     RATING_KIND,
     ResultValues,
     failure_result,
@@ -163,3 +167,24 @@ def test_a_machine_reviewers_result_reads_as_the_export_reads_it() -> None:
     assert checked_review(_returning(result), {}, CATEGORIES) == Review(
         rating=4, categories=("format",), better="A better one."
     )
+
+
+RESULT_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30)
+    | st.sampled_from([QUALITY_FIELD, "choices", "rating", "text", "9" * 5000]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["from_name", "value", "rating", "choices", "text"]), inner,
+                      max_size=3),
+    max_leaves=10,
+)  # fmt: skip
+
+
+@settings(max_examples=150, deadline=timedelta(seconds=1), database=None)
+@example(True)
+@example([{"from_name": QUALITY_FIELD, "value": {"rating": 9.3e18}}])
+@example([{"from_name": QUALITY_FIELD, "value": {"rating": float("nan")}}])
+@example([{"from_name": QUALITY_FIELD, "value": {"choices": ["9" * 5000]}}])
+@given(RESULT_VALUES)
+def test_whatever_a_server_sends_as_a_result_reads_as_values_or_none(result: Any) -> None:
+    values = read_result(result)
+    assert values.rating is None or 0 <= values.rating <= 100

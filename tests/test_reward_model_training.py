@@ -400,3 +400,13 @@ def test_rm_train_takes_the_written_weight_on_the_command_line(tiny_models, tmp_
     assert said in result.stderr, result.stderr
     saved = json.loads((out / METADATA_FILE).read_text())
     assert saved["settings"]["written_weight"] == 0.0 and saved["train_pairs"] == 0
+
+
+def test_a_huge_value_is_quoted_cut_in_the_message(tmp_path: Path) -> None:
+    data = tmp_path / "annotations.jsonl"
+    data.write_text('{"prompt": "p", "response": "r", "rating": "' + "x" * 10**6 + '"}\n')
+    with pytest.raises(RMDataError, match=r":1: rating must be an integer from 1 to 5, got 'x+…$"):
+        load_rm_data(data)
+    with pytest.raises(RMDataError) as error:
+        load_rm_data(data)
+    assert len(str(error.value)) < 200 + len(str(data))  # not a megabyte

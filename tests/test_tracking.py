@@ -2,27 +2,33 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import math
+import os
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
 from pathlib import Path
 from types import MappingProxyType
 from typing import ClassVar
 
+import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rl.config import LoggerConfig
 from rl.samples import Sample
 from rl.tracking import RunInfo, Table, Tracker
 from rl.tracking.backends.console import format_line
 from rl.tracking.backends.local_files import LocalFilesBackend
-from rl.tracking.reader import read_run
+from rl.tracking.reader import TOKEN_ARRAYS, read_run
 from rl.tracking.text import safe_text
-from tests.conftest import REPO
+from tests.conftest import REPO, invoke
 
 pytestmark = pytest.mark.unit
 
@@ -430,3 +436,183 @@ def test_a_backend_from_a_module_outside_the_tree_is_named_in_a_config(
         tracker.close()
         seen = sys.modules["outside_backends"].SEEN
         assert seen[-1][0] == 3 and seen[-1][1]["reward/mean"] == 0.25, name
+
+
+# ---- a run directory someone else wrote ---------------------------------------------------------
+
+ROLLOUT_FILE = "rollouts/rollout_samples-step-0000001.jsonl"
+TOKENS_FILE = "rollouts/tokens/rollout_samples-step-0000001.jsonl"
+TOKEN_ROW = {"step": 1, "sample_id": "s-1", "token_ids": [7, 8], "tokens": ["a", "b"],
+             "logprobs": [-1.0, -2.0], "kl": None, "token_rewards": [0.0, 0.5],
+             "advantages": [1.0, 1.0]}  # fmt: skip
+
+
+def write_run(run_dir: Path, *, metrics: list[bytes] = (), rollouts: list[bytes] = (),
+              tokens: list[bytes] = ()) -> Path:  # fmt: skip
+    """A run with one good line in each file, then the lines given."""
+    (run_dir / "rollouts" / "tokens").mkdir(parents=True)
+    good_rollout = {"step": 1, "sample_id": "s-1", "prompt": "p", "response": "r", "reward": 0.5}
+    for name, good, more in (("metrics.jsonl", {"step": 1, "reward/mean": 0.5}, metrics),
+                             (ROLLOUT_FILE, good_rollout, rollouts),
+                             (TOKENS_FILE, TOKEN_ROW, tokens)):  # fmt: skip
+        (run_dir / name).write_bytes(b"\n".join([json.dumps(good).encode(), *more]) + b"\n")
+    return run_dir
+
+
+def test_a_token_row_that_lacks_an_array_is_shown_blank_and_told(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_ids = {key: value for key, value in TOKEN_ROW.items() if key != "token_ids"}
+    run_dir = write_run(tmp_path / "run", tokens=[json.dumps({**no_ids, "step": 2}).encode()])
+    logs = read_run(run_dir)
+    assert logs.tokens["step"].tolist() == [1, 1, 2, 2]
+    assert logs.tokens["token"].tolist() == ["a", "b", "a", "b"]
+    assert logs.tokens["token_id"].iloc[:2].tolist() == [7, 8]
+    assert logs.tokens["token_id"].iloc[2:].isna().all()
+    assert logs.problems == (f"{run_dir / TOKENS_FILE}:2: no token_ids; shown blank",)
+    code, out, err = invoke(capsys, "logs", "show", str(run_dir), "--sample", "s-1", "--tokens")
+    assert code == 0, err
+    assert f"warning: {run_dir / TOKENS_FILE}:2: no token_ids; shown blank" in err
+    assert '"b"' in out and "-2" in out
+
+
+@pytest.mark.parametrize(
+    ("where", "line", "problem"),
+    [
+        ("metrics", b'{"step": 3, "step": "x", "reward/mean": 1}', "'step' must be a whole"),
+        ("metrics", b'{"step": [3], "reward/mean": 1}', "'step' must be a whole number"),
+        ("metrics", b'{"step": 3, "reward/mean": "high"}', "'reward/mean' is a text, not a"),
+        ("rollouts", b'{"step": "3", "sample_id": "s-2", "reward": 1}', "'step' must be"),
+        ("rollouts", b'{"sample_id": "s-2", "reward": 1}', "'step' must be a whole number"),
+        ("rollouts", b'{"step": 2, "sample_id": "s-2", "prompt": "\\udc80"', "not valid JSON"),
+        ("tokens", b'{"step": 2, "sample_id": "s-2", "token_ids": 5}', "must be a list"),
+        ("tokens", b'{"step": 2, "sample_id": "s-2", "token_ids": [1, 2], "tokens": ["a"]}',
+         "per-token arrays of different lengths (token_ids 2, tokens 1)"),
+        ("tokens", b'{"step": 2, "token_ids": [1]}', "'sample_id' must be a text, got nothing"),
+        ("tokens", b'{"step": 2, "sample_id": "s-2"}', "no per-token arrays; skipped"),
+    ],
+)  # fmt: skip
+def test_a_row_the_reader_cannot_use_is_one_problem_naming_its_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, line: bytes, problem: str
+) -> None:
+    run_dir = write_run(tmp_path / "run", **{where: [line]})
+    file = {"metrics": "metrics.jsonl", "rollouts": ROLLOUT_FILE, "tokens": TOKENS_FILE}[where]
+    logs = read_run(run_dir)
+    assert len(logs.problems) == 1 and logs.problems[0].startswith(f"{run_dir / file}:2: ")
+    assert problem in logs.problems[0]
+    for argv in ([], ["--sample", "s-1", "--tokens"]):
+        code, _, err = invoke(capsys, "logs", "show", str(run_dir), *argv)
+        assert code == 0 and f"warning: {run_dir / file}:2: " in err, err
+    code, _, err = invoke(capsys, "logs", "export", str(run_dir), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+
+
+def test_texts_rewards_and_steps_of_any_kind_are_shown_and_exported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A lone surrogate (pandas stores texts as UTF-8), rewards that are texts (a markup tag
+    too), lists, NaN or too large for a float, a step too large for 64 bits: shown, and in the
+    Parquet files."""
+    rows = [
+        b'{"step": 2, "sample_id": "s-\\udc80", "prompt": "\\ud800", "response": "r", "reward": 1}',
+        b'{"step": 3, "sample_id": "s-3", "prompt": "p", "response": "r", "reward": "[/high]"}',
+        b'{"step": 4, "sample_id": "s-4", "prompt": "p", "response": "r", "reward": [1]}',
+        b'{"step": 5, "sample_id": "s-5", "prompt": "p", "response": "r", "reward": NaN}',
+        b'{"step": 6, "sample_id": "s-6", "response": "r", "reward": 1' + b"0" * 400 + b"}",
+        b'{"step": 1' + b"0" * 30 + b', "sample_id": "s-7", "reward": -Infinity}',
+    ]
+    run_dir = write_run(tmp_path / "run", rollouts=rows)
+    code, out, err = invoke(capsys, "logs", "show", str(run_dir))
+    assert code == 0, err
+    assert all(shown in out for shown in ("[/high]", "[1]", "nan", "-inf", "s-7")), out
+    code, out, err = invoke(capsys, "logs", "show", str(run_dir), "--sample", "1")
+    assert code == 0 and "s-\ufffd" in out, err
+    code, _, err = invoke(capsys, "logs", "export", str(run_dir), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert "column 'reward' mixes kinds of values; written as JSON text" in err
+    exported = pd.read_parquet(tmp_path / "out" / "rollouts.parquet")
+    rewards = ["0.5", "1", '"[/high]"', "[1]", None, "1" + "0" * 400, "-Infinity"]
+    assert [None if pd.isna(r) else r for r in exported["reward"]] == rewards
+    assert exported["prompt"].tolist()[:2] == ["p", "\ufffd" * 3]  # its three UTF-8 bytes
+
+
+@pytest.mark.timeout(20)  # reading a FIFO never ends: fail, not hang
+def test_a_file_that_is_not_a_regular_file_is_told_and_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A directory, or a FIFO whose reading would never end, where a rollout file is expected."""
+    run_dir = write_run(tmp_path / "run")
+    os.mkfifo(run_dir / "rollouts" / "rollout_samples-step-0000002.jsonl")
+    (run_dir / "rollouts" / "rollout_samples-step-0000003.jsonl").mkdir()
+    code, out, err = invoke(capsys, "logs", "show", str(run_dir))
+    assert code == 0, err
+    for step in (2, 3):
+        file = run_dir / "rollouts" / f"rollout_samples-step-000000{step}.jsonl"
+        assert f"warning: {file}: not a regular file; skipped" in err
+    assert "1 samples" in out
+
+
+RUN_FIELDS = st.sampled_from(["step", "sample_id", "prompt", "response", "reward", "reward/mean",
+                              *TOKEN_ARRAYS])  # fmt: skip
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.integers(10**300, 10**400)
+    | st.floats() | st.text(max_size=5) | st.sampled_from(["\ud800", "s-1"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner,
+                                                                max_size=2),
+    max_leaves=8,
+)  # fmt: skip
+RUN_LINES = st.one_of(
+    st.binary(max_size=60),
+    st.dictionaries(RUN_FIELDS, JSON_VALUES, max_size=8).map(lambda row: json.dumps(row).encode()),
+    st.dictionaries(RUN_FIELDS, JSON_VALUES, max_size=8).map(
+        lambda row: json.dumps({**row, "step": 2, "sample_id": "s-1"}).encode()
+    ),
+).map(lambda line: line.replace(b"\n", b" "))
+
+
+RUN_PROPERTY = settings(deadline=timedelta(seconds=2), database=None,
+                        suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+
+
+@settings(RUN_PROPERTY, max_examples=40)
+@given(st.lists(RUN_LINES, max_size=4))
+def test_any_lines_in_a_run_are_rows_or_problems_naming_them(
+    tmp_path_factory: pytest.TempPathFactory, lines: list[bytes]
+) -> None:
+    """The same lines in each file: every non-blank rollout line is a row or a problem."""
+    run_dir = write_run(tmp_path_factory.mktemp("run") / "run", metrics=lines, rollouts=lines,
+                        tokens=lines)  # fmt: skip
+    logs = read_run(run_dir)
+    skipped = [p for p in logs.problems if ROLLOUT_FILE in p and p.endswith("skipped")]
+    assert len(logs.rollouts) + len(skipped) == 1 + sum(1 for line in lines if line.strip())
+
+
+@settings(RUN_PROPERTY, max_examples=8)
+@given(st.lists(RUN_LINES, min_size=1, max_size=4))
+def test_logs_show_and_export_end_in_no_traceback_whatever_the_lines(
+    tmp_path_factory: pytest.TempPathFactory, capsys: pytest.CaptureFixture[str],
+    lines: list[bytes],
+) -> None:  # fmt: skip
+    run_dir = write_run(tmp_path_factory.mktemp("run") / "run", metrics=lines, rollouts=lines,
+                        tokens=lines)  # fmt: skip
+    for argv in (["show", str(run_dir)], ["show", str(run_dir), "--sample", "s-1", "--tokens"],
+                 ["export", str(run_dir), "--out", str(run_dir / "out")]):  # fmt: skip
+        code, _, _ = invoke(capsys, "logs", *argv)  # raises on any error of another kind
+        assert code in (0, 1, 2)
+
+
+def test_a_huge_text_is_shown_cut_and_exported_whole(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A terminal takes minutes to lay out a cell of megabytes: the table cuts it, and says so."""
+    prompt = "x" * 100_000
+    row = {"step": 2, "sample_id": "s-2", "prompt": prompt, "response": "r", "reward": 0.1}
+    run_dir = write_run(tmp_path / "run", rollouts=[json.dumps(row).encode()])
+    code, out, err = invoke(capsys, "logs", "show", str(run_dir))
+    assert code == 0 and len(out) < 20_000 and "…[cut 98000 chars]" in out, err
+    code, out, err = invoke(capsys, "logs", "show", str(run_dir), "--sample", "s-2")
+    assert code == 0 and len(out) < 40_000, err
+    assert "…[cut80000chars]" in "".join(out.replace("│", "").split())  # folded over lines
+    code, _, err = invoke(capsys, "logs", "export", str(run_dir), "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    assert pd.read_parquet(tmp_path / "out" / "rollouts.parquet")["prompt"][1] == prompt

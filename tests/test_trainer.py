@@ -276,3 +276,33 @@ def test_no_rewards_is_the_reward_error_preflight_gives(tmp_path: Path, tiny_mod
             device="cpu",
         )
     assert [(None, str(error.value))] == check_reward_specs([])
+
+
+class _Planted:
+    """Unpickling it would call Path.touch: what a checkpoint from someone else could do."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.touch, (self.marker,))
+
+
+def test_a_checkpoint_that_names_code_or_is_cut_is_one_error_and_runs_nothing(
+    tmp_path: Path,
+) -> None:
+    from rl.checkpoint import load_trainer_state
+
+    good = {"step": 2, "optimizer": {"state": {}}, "rng": {"torch": torch.get_rng_state()}}
+    torch.save(good, tmp_path / "trainer_state.pt")
+    assert load_trainer_state(tmp_path)["step"] == 2
+    marker = tmp_path / "ran"
+    torch.save({"step": 2, "x": _Planted(marker)}, tmp_path / "trainer_state.pt")
+    with pytest.raises(ValueError, match=r"trainer_state.pt: cannot read this checkpoint"):
+        load_trainer_state(tmp_path)
+    assert not marker.exists()
+    torch.save(good, tmp_path / "trainer_state.pt")
+    cut = (tmp_path / "trainer_state.pt").read_bytes()
+    (tmp_path / "trainer_state.pt").write_bytes(cut[: len(cut) // 2])
+    with pytest.raises(ValueError, match=r"delete the checkpoint folder to resume from the one"):
+        load_trainer_state(tmp_path)

@@ -332,3 +332,30 @@ def test_logs_bias_marks_control_characters_in_what_it_prints(
     assert "1. reward rises with" in out and f"{dumps / '1.jsonl'}:33: nested deeper" in err
     assert_marked(out)
     assert not acting_chars(out + err)
+
+
+# ---- the loop's own files, as a damaged or planted copy leaves them -----------------------------
+
+
+def test_a_loop_state_nested_past_the_limit_is_one_error_naming_it(tmp_path: Path) -> None:
+    from lowtide.errors import UsageError
+    from lowtide.loop.state import read_json
+
+    path = tmp_path / "state.json"
+    path.write_text(DEEP)
+    with pytest.raises(UsageError, match=f"^{path}: cannot read it .*move the loop directory"):
+        read_json(path)
+
+
+def test_the_loops_step_metrics_skip_rows_whose_step_is_not_a_whole_number(
+    tmp_path: Path,
+) -> None:
+    from types import SimpleNamespace
+
+    from lowtide.loop.runner import _every_step
+
+    (tmp_path / "run").mkdir()
+    rows = [{"step": 1, "reward/mean": 0.1}, {"step": [2]}, {"step": "2"}, {"step": 1, "x": 2}]
+    (tmp_path / "run" / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    config = SimpleNamespace(logger=SimpleNamespace(save_dir=str(tmp_path), name_run="run"))
+    assert _every_step(config, SimpleNamespace(run_id="run", history=[])) == [rows[3]]

@@ -174,7 +174,7 @@ def _take(
     rating = row["rating"]
     if rating is not None:
         if isinstance(rating, bool) or not isinstance(rating, int) or not 1 <= rating <= 5:
-            raise RMDataError(f"{where}: rating must be an integer from 1 to 5, got {rating!r}")
+            raise RMDataError(f"{where}: rating must be an integer from 1 to 5, got {_got(rating)}")
         categories = _categories(row, where)
         data.ratings.append(Rated(prompt, response, rating, sample_id, agreement, categories))
     if meta.get("agreed") is False:
@@ -188,7 +188,7 @@ def _take(
 def _categories(row: dict[str, Any], where: str) -> tuple[str, ...]:
     value = row.get("categories") or []
     if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        raise RMDataError(f"{where}: categories must be a list of strings, got {value!r}")
+        raise RMDataError(f"{where}: categories must be a list of strings, got {_got(value)}")
     return tuple(dict.fromkeys(name.strip() for name in value if name.strip()))
 
 
@@ -224,6 +224,12 @@ def _worst_categories(path: Path) -> dict[tuple[str, str], tuple[str, ...]]:
     return found
 
 
+def _got(value: Any) -> str:
+    """A value quoted in an error, cut: a file's field may hold megabytes."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "…"
+
+
 def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
@@ -231,7 +237,9 @@ def _list(value: Any) -> list[Any]:
 def _agreement(meta: dict[str, Any], where: str) -> float:
     value = meta.get("agreement", 1.0)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise RMDataError(f"{where}: meta.agreement must be a number from 0 to 1, got {value!r}")
+        raise RMDataError(
+            f"{where}: meta.agreement must be a number from 0 to 1, got {_got(value)}"
+        )
     return float(value)
 
 
@@ -240,7 +248,7 @@ def _written(row: dict[str, Any], meta: dict[str, Any], chosen: str, where: str)
     if value is None:  # rows exported before the field: a single review's better response
         return meta.get("better_response") == chosen
     if not isinstance(value, bool):
-        raise RMDataError(f"{where}: chosen_written must be true or false, got {value!r}")
+        raise RMDataError(f"{where}: chosen_written must be true or false, got {_got(value)}")
     return value
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from enum import Enum
 from pathlib import Path
@@ -14,16 +15,20 @@ from rich.text import Text
 from lowtide.cli import logs_bias_cmd, logs_report_cmd, logs_search_cmd
 from lowtide.cli.settings_options import option_for
 from lowtide.cli.usage import reads
-from lowtide.console import err, out
+from lowtide.console import err, out, warn_problems
 from lowtide.errors import UsageError, UserError
 from rl.config import LoggerConfig
+from rl.numbers import finite_or_none
 from rl.suggest import did_you_mean
+from rl.tracking.text import CUT_MARKER
 from rl.visible_text import escaped_json, visible_text
 
 app = typer.Typer(help="Read a run's local logs (metrics, rollout samples).", no_args_is_help=True)
 SaveDir = option_for(LoggerConfig, "save_dir", help="logger.save_dir of the run")
 SHOWN = ("reward/mean", "reward/std", "kl_divergence", "actor_loss", "critic_loss",
          "response_length/mean", "timing_s/step", "system/rss_mb")  # fmt: skip
+# Characters of a cell shown (`logs export` writes them whole): the lowest-reward table, one sample.
+CELL_CHARS, SAMPLE_CELL_CHARS = 2_000, 20_000
 
 
 class Format(str, Enum):
@@ -64,17 +69,17 @@ def show(
         )
     out.print(table)
     if not logs.rollouts.empty and "reward" in logs.rollouts.columns:
-        lowest = logs.rollouts.sort_values("reward", na_position="first").head(5)
+        lowest = logs.rollouts.sort_values("reward", key=_as_numbers, na_position="first").head(5)
         samples = Table(title="lowest-reward samples (lowtide logs show RUN --sample ID --tokens)")
         for column in ("step", "sample_id", "reward", "prompt", "response"):
             samples.add_column(column, overflow="fold")
         for _, row in lowest.iterrows():
             samples.add_row(
                 str(row["step"]),
-                Text(visible_text(str(row.get("sample_id", "")))),
+                _cell(row.get("sample_id", "")),
                 _number(row["reward"], ".3f"),
-                Text(visible_text(str(row["prompt"]))),
-                Text(visible_text(str(row["response"]))),
+                _cell(row.get("prompt", "")),
+                _cell(row.get("response", "")),
             )
         out.print(samples)
 
@@ -86,7 +91,7 @@ def _show_sample(logs: Any, wanted: str, *, with_tokens: bool) -> None:
     fields.add_column("field")
     fields.add_column("value", overflow="fold")
     for name, value in row.items():
-        fields.add_row(Text(visible_text(str(name))), Text(visible_text(str(value))))
+        fields.add_row(_cell(name), _cell(value, SAMPLE_CELL_CHARS))
     out.print(fields)
     if not with_tokens:
         return
@@ -103,7 +108,7 @@ def _show_sample(logs: Any, wanted: str, *, with_tokens: bool) -> None:
         table.add_row(
             str(token["position"]),
             Text(escaped_json(token["token"])),  # quoted: spaces show
-            str(token["token_id"]),
+            _cell(token["token_id"]),
             *(_number(token[name], ".4g") for name in ("logprob", "kl", "token_reward")),
             _number(token["advantage"], ".4g"),
         )
@@ -123,7 +128,7 @@ def _find_sample(rollouts: Any, wanted: str) -> Any:
     matches = rollouts[ids == wanted]
     if matches.empty:
         matches = rollouts[ids.str.startswith(wanted)]
-    if matches["sample_id"].nunique() == 1:
+    if ids[matches.index].nunique() == 1:  # as texts: an id may be any JSON value
         return matches.iloc[-1]  # a resumed run may log a step again: its latest
     if len(matches):
         raise UsageError(f"--sample {wanted}: {len(matches)} sample ids start with it")
@@ -132,8 +137,24 @@ def _find_sample(rollouts: Any, wanted: str) -> Any:
     raise UsageError(f"--sample {wanted}: no such sample in this run{hint}")
 
 
-def _number(value: Any, spec: str) -> str:
-    return format(value, spec) if isinstance(value, float) and math.isfinite(value) else str(value)
+def _cell(value: Any, limit: int = CELL_CHARS) -> Text:
+    """A value as table text, its marks visible, cut at `limit` characters: a cell of
+    megabytes takes the terminal minutes to lay out."""
+    text = str(value)
+    if len(text) > limit:
+        text = text[:limit] + CUT_MARKER.format(omitted=len(text) - limit)
+    return Text(visible_text(text))
+
+
+def _number(value: Any, spec: str) -> Text:
+    if isinstance(value, float) and math.isfinite(value):
+        return Text(format(value, spec))
+    return _cell(value)  # anyone's run: a value may be any JSON, "[/x]" too (not markup)
+
+
+def _as_numbers(values: Any) -> Any:
+    """Rewards to sort by: a value that is not a finite number sorts with the missing ones."""
+    return values.map(finite_or_none).astype(float)
 
 
 @app.command()
@@ -154,10 +175,47 @@ def export(
             continue  # a run from before per-token values
         path = target / f"{name}.{format.value}"
         if format is Format.parquet:
-            frame.to_parquet(path, index=False)
+            _write_parquet(frame, path)
         else:
             frame.to_csv(path, index=False)
         err.print(f"wrote {path} ({len(frame)} rows)", markup=False)
+
+
+def _write_parquet(frame: Any, path: Path) -> None:
+    """A column Parquet cannot type (a run's rows may mix texts, numbers and lists under one
+    name) is written as JSON text, and told; the other columns keep their types."""
+    import pyarrow as pa
+
+    try:
+        frame.to_parquet(path, index=False)
+        return
+    except (pa.ArrowException, OverflowError):
+        pass
+    frame = frame.copy()
+    for name in frame.columns:
+        if not _parquet_takes(frame[[name]]):
+            frame[name] = frame[name].map(_json_text)
+            err.print(f"warning: {path}: column {visible_text(str(name))!r} mixes kinds of values; "
+                      "written as JSON text", markup=False)  # fmt: skip
+    frame.to_parquet(path, index=False)
+
+
+def _parquet_takes(column: Any) -> bool:
+    import io
+
+    import pyarrow as pa
+
+    try:
+        column.to_parquet(io.BytesIO(), index=False)
+    except (pa.ArrowException, OverflowError):
+        return False
+    return True
+
+
+def _json_text(value: Any) -> str | None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return json.dumps(value, ensure_ascii=False)  # a text quoted: "[1]" is not [1]
 
 
 def _read(run: str, save_dir: Path):
@@ -166,7 +224,9 @@ def _read(run: str, save_dir: Path):
     candidates = [Path(run), save_dir / run]
     for path in candidates:
         if (path / "metrics.jsonl").exists():
-            return read_run(path)
+            logs = read_run(path)
+            warn_problems(logs.problems)
+            return logs
     raise UsageError(f"no run logs at {' or '.join(map(str, candidates))} (no metrics.jsonl)")
 
 

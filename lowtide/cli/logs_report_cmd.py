@@ -12,10 +12,9 @@ import typer
 
 from lowtide.cli.dump_options import DumpFormatName
 from lowtide.cli.settings_options import option_for
-from lowtide.console import err, out
+from lowtide.console import err, out, warn_problems
 from lowtide.errors import UsageError, UserError
 from rl.config import LoggerConfig
-from rl.visible_text import visible_line
 from sampling.selection.hacking.config import WatchConfig
 
 MAX_PROBLEMS_SHOWN = 5
@@ -80,11 +79,7 @@ def report(
         raise UsageError(str(error)) from None
     except _redaction_errors() as error:
         raise UserError(f"redaction failed, no report written: {error}") from None
-    for line in data.problems[:MAX_PROBLEMS_SHOWN]:
-        err.print(f"warning: {visible_line(line)}", markup=False)  # may quote the run's files
-    if len(data.problems) > MAX_PROBLEMS_SHOWN:
-        more = len(data.problems) - MAX_PROBLEMS_SHOWN
-        err.print(f"warning: {more} more lines skipped", markup=False)
+    warn_problems(data.problems, shown=MAX_PROBLEMS_SHOWN)
     page = render(data)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

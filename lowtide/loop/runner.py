@@ -328,7 +328,8 @@ def _every_step(config: RunConfig, result) -> list[dict[str, Any]]:
     path = logs / "metrics.jsonl"
     if not path.is_file():
         return list(result.history)
-    by_step = {row.get("step"): row for _, row in read_jsonl(path, skip_bad_line)}
+    rows = [row for _, row in read_jsonl(path, skip_bad_line)]
+    by_step = {row["step"]: row for row in rows if type(row.get("step")) is int}
     return list(by_step.values())
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from lowtide.errors import UsageError
 from rl.atomic_file import write_text_atomically
+from rl.jsonl import parse_value
 
 STAGES = ("train", "import", "review", "export", "reward_model", "evaluate")
 SETTINGS_FILE, STATE_FILE = "loop.json", "state.json"
@@ -75,7 +76,7 @@ class LoopState:
 
 def read_json(path: Path) -> dict[str, Any]:
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = parse_value(path.read_text(encoding="utf-8"))  # nesting bounded
     except (OSError, ValueError) as error:
         raise UsageError(
             f"{path}: cannot read it ({error}): move the loop directory away"

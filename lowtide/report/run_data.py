@@ -224,10 +224,7 @@ def _metrics(path: Path, on_problem: Callable[[str], None]) -> dict[str, list[tu
     """Per metric, (step, value) in step order; a step logged at several stages (or again after
     a resume) keeps its first value of each metric, as `read_run` does."""
     per_step: dict[int, dict[str, float]] = defaultdict(dict)
-    for row in _rows(path, on_problem):
-        step = _step(row)
-        if step is None:
-            continue
+    for step, row in _stepped_rows(path, on_problem):
         values = per_step[step]
         for name, value in row.items():
             number = finite_or_none(value)
@@ -244,9 +241,9 @@ def _histograms(path: Path, on_problem: Callable[[str], None]) -> list[tuple[int
     if not path.is_file():
         return []
     found: dict[int, list[float]] = {}
-    for row in _rows(path, on_problem):
-        step, values = _step(row), row.get("values")
-        if row.get("name") != REWARD_HISTOGRAM or step is None:
+    for step, row in _stepped_rows(path, on_problem):
+        values = row.get("values")
+        if row.get("name") != REWARD_HISTOGRAM:
             continue
         if isinstance(values, list):
             found[step] = [number for v in values if (number := finite_or_none(v)) is not None]
@@ -284,14 +281,29 @@ def _redacted_logged(logged: LoggedSuspects, redact: Redact) -> LoggedSuspects:
 def _rows(path: Path, on_problem: Callable[[str], None]) -> list[dict[str, Any]]:
     """The file's objects; a bad line (a killed run may cut its last one) or a file that cannot
     be read is one problem line, and skipped."""
+    return [row for _, row in _numbered_rows(path, on_problem)]
 
+
+def _stepped_rows(path: Path, on_problem: Callable[[str], None]) -> list[tuple[int, dict]]:
+    """(step, object) of the file's rows; a row without a step a chart can place is a problem
+    line too, and skipped."""
+    found = []
+    for number, row in _numbered_rows(path, on_problem):
+        step = _step(row)
+        if step is None:
+            on_problem(f"{path}:{number}: 'step' is not a whole number; skipped")
+        else:
+            found.append((step, row))
+    return found
+
+
+def _numbered_rows(path: Path, on_problem: Callable[[str], None]) -> list[tuple[int, dict]]:
     def bad_line(number: int, problem: str) -> None:
         on_problem(f"{path}:{number}: {problem}; skipped")
 
     try:
         # Anyone's run: its lines are bounded (size, nesting).
-        rows = jsonl.read_jsonl(path, bad_line, max_line_bytes=jsonl.MAX_LINE_BYTES)
-        return [row for _, row in rows]
+        return list(jsonl.read_jsonl(path, bad_line, max_line_bytes=jsonl.MAX_LINE_BYTES))
     except (OSError, UnicodeDecodeError) as error:
         on_problem(f"{path}: cannot read it ({error}); skipped")
         return []

@@ -10,6 +10,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from rl.jsonl import valid_text
+
 # A step a 64-bit column (the search table's, a record's) holds.
 MAX_STEP = 2**63 - 1
 # Reward components of one row: a record keeps as many (sampling.records.MAX_REWARD_DETAILS).
@@ -49,18 +51,6 @@ def text_field(row: Mapping[str, Any], name: str) -> str:
     if not isinstance(value, str):
         raise BadRow(f"{name!r} must be a string, got {type_name(value)}")
     return valid_text(value)
-
-
-def valid_text(text: str) -> str:
-    """`text` with each lone surrogate (a JSON `\\ud800` escape) as U+FFFD: what cannot be
-    written as UTF-8 would fail every reader after this one (the search table, a record)."""
-    if text.isascii():
-        return text
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
-    return text
 
 
 def number_field(row: Mapping[str, Any], name: str) -> float:

@@ -70,17 +70,48 @@ _ROMANCE = re.compile(
 _CJK = r"\u3040-\u30ff\u4e00-\u9fff"
 # A character of a place's name: not one of the words that lead into an address (我住在, 寄到).
 _PLACE = rf"(?:(?![我你他她们住在于到往寄送至是的了从为请])[{_CJK}])"
-# Chinese: the units before the street are optional, the street and its number are not; a
-# building, unit and room may follow. `3号线` is a metro line.
-_CHINESE = re.compile(
+# Chinese: the units before the street are optional, the street and its number are not (a lane,
+# 弄, may come between them; a section, 北段, after the street); a building, unit and room may
+# follow. `3号线` is a metro line.
+_CN_UNITS = (
     rf"(?:{_PLACE}{{2,6}}?(?:省|自治区))?(?:{_PLACE}{{2,6}}?市)?(?:{_PLACE}{{1,6}}?(?:区|县))?"
-    rf"{_PLACE}{{1,8}}?(?:路|街|大道|巷|胡同)\d{{1,5}}号(?!线)(?:院)?"
-    r"(?:\d{1,4}(?:号楼|栋|幢|座))?(?:\d{1,3}单元)?(?:\d{1,5}室)?"
 )
-# Japanese: a prefecture, a city or ward, then block numbers (1丁目2番3号, 1-9-1).
+_CHINESE = re.compile(
+    rf"{_CN_UNITS}{_PLACE}{{1,8}}?(?:路|街|大道|巷|胡同)(?:[东南西北中]段)?(?:\d{{1,5}}弄)?"
+    rf"\d{{1,5}}号(?!线)(?:院)?"
+    rf"(?:{_PLACE}{{0,10}}?[A-Z]?(?:号楼|栋|幢|座)|\d{{1,4}}(?:号楼|栋|幢|座))?"
+    r"(?:\d{1,3}单元)?(?:\d{1,5}(?:室|房)?)?"
+)
+# An office tower on a street, without a house number: the city or district before it, the
+# building's letter after it (`北京市海淀区中关村大街B座1203`), and a postcode.
+_CHINESE_TOWER = re.compile(
+    rf"(?:{_PLACE}{{2,6}}?(?:省|自治区))?(?:{_PLACE}{{2,6}}?(?:市|区|县)){{1,3}}"
+    rf"{_PLACE}{{1,8}}?(?:路|街|大道){_PLACE}{{0,10}}?[A-Za-z]座(?:\d{{1,5}}室?)?"
+    r"(?: ?\d{6}(?!\d))?"
+)
+# A housing estate without a street: its district, its name, then a building and a unit or a room
+# (`朝阳区望京西园四区412号楼2单元801`).
+_CHINESE_ESTATE = re.compile(
+    rf"{_CN_UNITS}{_PLACE}{{2,12}}?\d{{1,4}}(?:号楼|栋|幢|座)"
+    r"(?:\d{1,3}单元\d{0,5}(?:室|房)?|\d{1,5}(?:室|房))"
+)
+# Japanese: a prefecture, a city or ward, then block numbers (1丁目2番3号, 1-9-1); without the
+# prefecture, a city or ward and a 丁目 or three numbers (`福岡市中央区天神1丁目8-1`).
 _JAPANESE = re.compile(
-    rf"(?:東京都|北海道|京都府|大阪府|[{_CJK}]{{2,3}}県)[{_CJK}]{{1,10}}?[市区町村郡]"
-    rf"[{_CJK}]{{0,10}}?\d{{1,4}}(?:丁目|[-−ー])\d{{1,4}}(?:番地?|[-−ー])?(?:\d{{1,4}}号?)?"
+    rf"(?:(?:東京都|北海道|京都府|大阪府|[{_CJK}]{{2,3}}県)[{_CJK}]{{1,10}}?[市区町村郡]"
+    rf"[{_CJK}]{{0,10}}?\d{{1,4}}(?:丁目|[-−ー])"
+    rf"|[{_CJK}]{{1,5}}?[市区](?:[{_CJK}]{{1,5}}?区)?[{_CJK}]{{0,10}}?\d{{1,4}}(?:丁目|[-−ー](?=\d{{1,4}}[-−ー]\d)))"
+    r"\d{1,4}(?:番地?|[-−ー])?(?:\d{1,4}号?)?"
+    # a building and its room after a space (`1-9-1 丸の内JPタワー249`, `...号 グランハイツ302号室`)
+    rf"(?: [{_CJK}A-Za-z・ー]{{1,20}}?\d{{1,4}}(?:号室)?(?![0-9]))?"
+)
+# Korean: a province or metropolitan city, a city, county or district, then a road and its
+# number (`테헤란로 152`, `판교역로 235`) or a neighbourhood and its lot (`우동 1408-5`).
+_KOREAN = re.compile(
+    r"(?:[가-힣]{2,8}(?:특별시|광역시|특별자치시|특별자치도|도|시)\s+)?"
+    r"[가-힣]{1,6}(?:시|군|구)\s+(?:[가-힣]{1,6}구\s+)?(?:[가-힣]{1,6}(?:읍|면)\s+)?"
+    r"(?:[가-힣0-9]{1,12}(?:로|길)(?:\s?\d{1,4}번?길)?|[가-힣0-9]{1,6}(?:동|리|가))"
+    r"\s?\d{1,5}(?:-\d{1,4})?(?![0-9])"
 )
 
 
@@ -134,8 +165,14 @@ class AddressFinder:
         if not text.isascii():
             if "号" in text:
                 yield from _spans(_CHINESE, text)
-            if any(prefecture in text for prefecture in "都道府県"):
+            if any(building in text for building in "栋幢座楼"):
+                yield from _spans(_CHINESE_ESTATE, text)
+            if "座" in text:
+                yield from _spans(_CHINESE_TOWER, text)
+            if any(unit in text for unit in "都道府県市区"):
                 yield from _spans(_JAPANESE, text)
+            if any(unit in text for unit in "시군구"):
+                yield from _spans(_KOREAN, text)
 
 
 def _number_first(text: str, last: int) -> re.Match[str] | None:

@@ -202,3 +202,152 @@ class NinoFinder:
         for match in self._NINO.finditer(view.text):
             if is_uk_nino(match.group()[:2]):
                 yield Span(match.start(), match.end(), "UK_NINO")
+
+
+# Identity cards whose checks python-stdnum lacks: Hong Kong's (A123456(7): a letter or two, six
+# digits and a check in brackets), Taiwan's (A123456789: the letter reads as two digits into the
+# check), Singapore's NRIC and FIN (S1234567D: a check letter), and Vietnam's citizen card (CCCD,
+# 12 digits from a province's code, with no check: after its name only).
+_HKID = re.compile(
+    rf"[A-Z]{_NOT_BEFORE}[A-Z]?\d{{6}}(?P<bracket>\(?)[0-9A](?(bracket)\)){_NOT_AFTER}",
+    re.ASCII | re.IGNORECASE,
+)
+_TWID = re.compile(rf"[A-Z]{_NOT_BEFORE}[12]\d{{8}}{_NOT_AFTER}", re.ASCII | re.IGNORECASE)
+_SG_NRIC = re.compile(rf"[STFGM]{_NOT_BEFORE}\d{{7}}[A-Z]{_NOT_AFTER}", re.ASCII | re.IGNORECASE)
+_VN_CCCD = re.compile(rf"0{_NOT_BEFORE}\d{{2}}[0-9]\d{{2}}\d{{6}}{_NOT_AFTER}", re.ASCII)
+_ID_CARD_NAMED = _named("身份證", "身分證", "身份证", "身分证", "統一編號", "统一编号", "證號",
+                        "证号", "hkid", "hong kong id", "taiwan id", "identity card", "id card",
+                        "id no", "id number", "national id")  # fmt: skip
+_VN_WORDS = ("cccd", "căn cước", "can cuoc", "cmnd", "định danh", "dinh danh")
+_VN_NAMED = _named(*_VN_WORDS)
+# Vietnam's provinces by their codes (the first three digits of a CCCD).
+_VN_PROVINCES = frozenset(
+    [
+        "001",
+        "002",
+        "004",
+        "006",
+        "008",
+        "010",
+        "011",
+        "012",
+        "014",
+        "015",
+        "017",
+        "019",
+        "020",
+        "022",
+        "024",
+        "025",
+        "026",
+        "027",
+        "030",
+        "031",
+        "033",
+        "034",
+        "035",
+        "036",
+        "037",
+        "038",
+        "040",
+        "042",
+        "044",
+        "045",
+        "046",
+        "048",
+        "049",
+        "051",
+        "052",
+        "054",
+        "056",
+        "058",
+        "060",
+        "062",
+        "064",
+        "066",
+        "067",
+        "068",
+        "070",
+        "072",
+        "074",
+        "075",
+        "077",
+        "079",
+        "080",
+        "082",
+        "083",
+        "084",
+        "086",
+        "087",
+        "089",
+        "091",
+        "092",
+        "093",
+        "094",
+        "095",
+        "096",
+    ]
+)
+_TW_LETTERS = dict(zip("ABCDEFGHJKLMNPQRSTUVXYWZIO", range(10, 36), strict=True))
+
+
+def is_hkid(value: str) -> bool:
+    compact = value.upper().replace("(", "").replace(")", "")
+    letters = [ord(letter) - 55 for letter in compact[:-7]]  # A is 10; no second letter, 36
+    letters = [36] * (2 - len(letters)) + letters
+    total = 9 * letters[0] + 8 * letters[1]
+    total += sum((7 - i) * int(digit) for i, digit in enumerate(compact[-7:-1]))
+    check = (11 - total % 11) % 11
+    return compact[-1] == ("A" if check == 10 else str(check))
+
+
+def is_twid(value: str) -> bool:
+    code = _TW_LETTERS[value[0].upper()]
+    total = (
+        code // 10
+        + (code % 10) * 9
+        + sum(int(d) * w for d, w in zip(value[1:9], range(8, 0, -1), strict=True))
+    )
+    return (10 - total % 10) % 10 == int(value[9])
+
+
+def is_sg_nric(value: str) -> bool:
+    value = value.upper()
+    total = sum(int(d) * w for d, w in zip(value[1:8], (2, 7, 6, 5, 4, 3, 2), strict=True))
+    total += {"T": 4, "G": 4, "M": 3}.get(value[0], 0)
+    letters = {"S": "JZIHGFEDCBA", "T": "JZIHGFEDCBA", "F": "XWUTRQPNMLK", "G": "XWUTRQPNMLK",
+               "M": "XWUTRQPNJLK"}[value[0]]  # fmt: skip
+    return value[-1] == letters[total % 11]
+
+
+@register("asian_id_cards")
+class AsianIdCardFinder:
+    """Hong Kong and Singapore cards on their checks (a Hong Kong number without its brackets
+    after a word naming it), Taiwan's after such a word (one in ten runs of its shape passes),
+    Vietnam's after its own name."""
+
+    kinds = frozenset({"NATIONAL_ID"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(rb"[a-z][0-9]{6}",), words=_VN_WORDS)
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for pattern, valid, named in (
+            (_HKID, is_hkid, None),
+            (_TWID, is_twid, _ID_CARD_NAMED),
+            (_SG_NRIC, is_sg_nric, None),
+        ):
+            for match in pattern.finditer(text):
+                if not valid(match.group()):
+                    continue
+                if pattern is _HKID and not match.group("bracket"):
+                    named = _ID_CARD_NAMED
+                if named is None or named.before(text, match.start()):
+                    yield Span(match.start(), match.end(), "NATIONAL_ID")
+                if pattern is _HKID:
+                    named = None
+        if any(word in view.lower for word in _VN_WORDS):
+            for match in _VN_CCCD.finditer(text):
+                if match.group()[:3] in _VN_PROVINCES and _VN_NAMED.before(text, match.start()):
+                    yield Span(match.start(), match.end(), "NATIONAL_ID")

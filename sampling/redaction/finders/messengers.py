@@ -17,13 +17,19 @@ _APPS: dict[str, str] = {
     "wechat": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
     "weixin": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
     "微信": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
+    "vx": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",  # how people type 微信
+    "v信": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
+    "威信": r"[a-z][a-z0-9_-]{5,19}|\+?[0-9][0-9 -]{6,16}[0-9]",
     "qq": r"[1-9][0-9]{4,11}",  # a QQ number: 5 to 12 digits, never from 0
+    "扣扣": r"[1-9][0-9]{4,11}",
     "telegram": r"@?[a-z][a-z0-9_]{4,31}",
     "tg": r"@[a-z][a-z0-9_]{4,31}",
     "whatsapp": r"\+?[0-9][0-9 ()-]{6,18}[0-9]",
     # LINE only as `LINE ID` or `LINE:`: "line" alone is a common word (and code's `line: 42`).
     "line id": r"@?[a-z0-9._-]{4,20}",
     "line:": r"@?[a-z0-9._-]{4,20}",
+    "lineのid": r"@?[a-z0-9._-]{4,20}",
+    "lineid": r"@?[a-z0-9._-]{4,20}",
     "kakaotalk": r"[a-z0-9._-]{4,20}",
     "kakao": r"[a-z0-9._-]{4,20}",
     "카카오톡": r"[a-z0-9._-]{4,20}",
@@ -36,9 +42,13 @@ _APPS: dict[str, str] = {
 }
 # The apps whose IDs may be digits alone (a QQ number, a phone number).
 _DIGITS_ALONE = {"wechat": True, "weixin": True, "微信": True, "qq": True, "whatsapp": True,
-                 "signal:": True, "signal id": True}  # fmt: skip
+                 "signal:": True, "signal id": True, "vx": True, "v信": True, "威信": True,
+                 "扣扣": True}  # fmt: skip
 _ID_WORDS = r"(?:\s*(?:id|handle|username|user ?name|account|number|no\.?|号|號|账号|帳號|아이디))?"
-_JOIN = r"\s*(?:(?:is|:|：|=|是|为|는|은)\s*)+"
+_JOIN = r"\s*(?:(?:is|:|：|=|是|为|は|는|은)\s*)+"
+# After an app's name in another script, a space alone (`加我微信 zhangsan_88`, `카톡 jisoo_k`)
+# when the ID holds a digit or `_`, which words of a sentence do not.
+_SPACE_JOIN = r"\s+(?=[a-z0-9._@-]*[0-9_])"
 _AFTER = r"(?![a-z0-9_@.-]*[a-z0-9_])"  # the whole ID, not its first letters
 # Words after the app's name that are not an ID ("my WeChat is down", "line: 42").
 _NOT_IDS = frozenset({"down", "broken", "blocked", "not", "installed", "working", "open",
@@ -46,7 +56,10 @@ _NOT_IDS = frozenset({"down", "broken", "blocked", "not", "installed", "working"
                       "below"})  # fmt: skip
 # Each matched where the app's name starts (found with str.find: "line" is common in prose).
 _PATTERNS = {
-    app: re.compile(rf"{re.escape(app)}{_ID_WORDS}{_JOIN}(?P<id>(?:{shape}){_AFTER})")
+    app: re.compile(
+        rf"{re.escape(app)}{_ID_WORDS}"
+        rf"(?:{_JOIN}|{_SPACE_JOIN if not app.isascii() else '(?!)'})(?P<id>(?:{shape}){_AFTER})"
+    )
     for app, shape in _APPS.items()
 }
 

@@ -55,3 +55,59 @@ class LicencePlateFinder:
                 continue
             start = match.start("plate")
             yield Span(start, start + len(plate), "LICENSE_PLATE")
+
+
+# Plates whose shape alone says what they are, with no word before them: a Chinese plate (a
+# province's character, the city's letter, five or six letters and digits: 粤B12345, 京A·D12345),
+# a Japanese one (the office, a class number, a kana, the serial: 品川 300 あ 12-34) and a Korean
+# one (a class number, a syllable of the few that plates use, four digits: 12가 3456).
+_PROVINCES = "京津沪渝冀豫云辽黑湘皖鲁新苏浙赣鄂桂甘晋蒙陕吉闽贵粤青藏川宁琼"
+_CN_BARE = re.compile(
+    rf"[{_PROVINCES}][A-HJ-NP-Z][·・• ]?(?=(?:[A-HJ-NP-Z]*[0-9]){{2}})[A-HJ-NP-Z0-9]{{5,6}}"
+    r"(?![A-Za-z0-9])"
+)
+# Each from its digits (which the regex engine skips along to), the name before them read back.
+_JP_BARE = re.compile(
+    r"(?<![0-9])[0-9]{2,3} ?[\u3041-\u3093] ?(?:[0-9]{1,2}-[0-9]{2}|[・.]{1,3}[0-9]{1,3})(?![0-9])"
+)
+_JP_OFFICE = re.compile(r"[\u4e00-\u9fff]{1,4} ?$")  # the registration office: 品川, 横浜
+# A particle may follow the plate (`12가 3456입니다`, `12가 3456을`); a unit may not
+# (`20주 1000명`).
+_KR_PARTICLES = "입이을를은는로의와과도"
+_KR_SYLLABLES = "가나다라마거너더러머버서어저고노도로모보소오조구누두루무부수우주바사아자배하허호"
+_KR_BARE = re.compile(
+    rf"(?<![0-9])[0-9]{{2,3}} ?[{_KR_SYLLABLES}] ?[0-9]{{4}}"
+    rf"(?![0-9])(?![가-힣](?<![{_KR_PARTICLES}]))"
+)
+_KR_REGION = re.compile(
+    "(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주) ?$"
+)
+_HANGUL_BYTES = rb"[\xea-\xed][\x80-\xbf]{2}"
+
+
+@register("licence_plate_shapes")
+class PlateShapeFinder:
+    kinds = frozenset({"LICENSE_PLATE"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        shapes=(
+            b"(?:" + b"|".join(char.encode() for char in _PROVINCES) + rb")[a-z]",
+            rb"[0-9]{2} ?\xe3[\x81\x82][\x80-\xbf] ?[0-9]",
+            rb"[0-9]{2} ?" + _HANGUL_BYTES + rb" ?[0-9]{4}",
+        )
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for match in _CN_BARE.finditer(text):
+            yield Span(match.start(), match.end(), "LICENSE_PLATE")
+        for match in _JP_BARE.finditer(text):
+            office = _JP_OFFICE.search(text, max(0, match.start() - 5), match.start())
+            if office is not None:
+                yield Span(office.start(), match.end(), "LICENSE_PLATE")
+        for match in _KR_BARE.finditer(text):
+            # `서울 12가 3456`: a region's name before the plate is part of it, a word is not
+            region = _KR_REGION.search(text, max(0, match.start() - 3), match.start())
+            start = match.start() if region is None else region.start()
+            yield Span(start, match.end(), "LICENSE_PLATE")

@@ -1,0 +1,184 @@
+"""Chinese, Japanese and Korean names where a title, an honorific or a label says it is one:
+`尊敬的王伟先生`, `王伟女士您好`, `致李娜：`, `联系人：张三`,
+`田中太郎様`, `佐藤さん`, `担当：中村健`, `김민수님`, `이름: 박지성`.
+These scripts put no space around a name, so a name is a surname of the table
+(`cjk_names.json`) and one or two characters after it (two Hangul syllables), with the title or
+honorific right after it, or the label or greeting right before it. A surname alone (`王总`,
+`王先生`) is no one in particular and stays; Japanese is the exception, where a family name and
+`さん` is how people are named (`佐藤さん`).
+
+Words that start with a surname's character (`高中老师`, `项目经理`, `이사장님`) are the table's
+`not_given_names`: a title after such a word is no name's. A name after the words that say
+so in a sentence (`我叫张伟`, `氏名：`) is names.py's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.finders import register, table
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
+
+KIND = "PERSON_NAME"
+_TABLE = table("cjk_names.json")
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff"
+_HANGUL = "\uac00-\ud7a3"
+
+
+def _either(words: list[str] | str) -> str:
+    """An alternation of the words, longest first (`总经理` before `经理`)."""
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+_CN_TITLES = _either(_TABLE["cn_titles"])
+_CN_SURNAME = rf"(?:{_either(_TABLE['cn_compound_surnames'])}|[{_TABLE['cn_surnames']}])"
+# Characters that never end or continue a given name: a sentence's small words.
+_NOT_GIVEN = "的了是在和我你他她它们这那个说给把被对与及或也都吗呢吧啊"
+_GIVEN = rf"(?:[{_HAN}](?<![{_NOT_GIVEN}]))"
+_NOT_GIVEN_NAMES = frozenset(_TABLE["not_given_names"])
+# A word whose last character is also a surname (`关于王伟老师`, `谢谢李娜老师`): the name
+# is the two characters after it when they are a surname and a given name too. A surname
+# alone at a sentence's start is the name's (`谢华英先生`).
+_LEADING_WORDS = frozenset(
+    ["关于", "对于", "由于", "至于", "等于", "谢谢", "感谢", "多谢", "同时", "这时",
+     "那时", "当时", "不管", "尽管", "命令", "转向", "面向", "走向", "方向"]
+)  # fmt: skip
+
+# Chinese, a title after the name: `王伟先生`, `请转告赵立新经理`. Found from each title, the
+# name read back from it: a scan for the name's shape at every surname cost ten times more.
+_CN_TITLE = re.compile(_CN_TITLES)
+_CN_NAME = re.compile(rf"{_CN_SURNAME}{_GIVEN}{{1,2}}")
+# Chinese, a label or greeting before it; after a greeting the name ends in a mark or a title.
+# Each label is found first (one alternation of literals, which the regex engine skips along to),
+# then the name read where it ends; `致` only where a line or a clause starts with it.
+_CN_LABEL = re.compile(_either(_TABLE["cn_labels"]))
+_CN_AFTER_LABEL = re.compile(rf"(?:是|为)?[:：]?\s*(?P<name>{_CN_SURNAME}{_GIVEN}{{1,2}})")
+_CLAUSE_STARTS = frozenset(" \t\n。，,！!：:；;")
+_CN_NAME_ENDS = re.compile(rf"(?:[^{_HAN}]|$|{_CN_TITLES})")
+
+_JP_SURNAME = rf"(?:{_either(_TABLE['jp_surnames'])})"
+_JP_NOT_GIVEN = _either(_TABLE["jp_not_given"])
+# Japanese: a family name, up to three characters of a given name, then the honorific.
+_JP_HONORIFIC = re.compile(_either(_TABLE["jp_honorifics"]))
+_JP_NAME = re.compile(rf"{_JP_SURNAME}(?:\s?(?!{_JP_NOT_GIVEN})[{_HAN}々]{{1,3}})?")
+_JP_LABEL = re.compile(_either(_TABLE["jp_labels"]))
+_JP_AFTER_LABEL = re.compile(
+    rf"(?:者)?[:：]\s*(?P<name>{_JP_SURNAME}(?:\s?[{_HAN}々\u3040-\u309f]{{1,4}})?)"
+)
+
+_KR_SURNAME = rf"(?:{_either(_TABLE['kr_surnames'])})"
+_KR_NOT_NAMES = frozenset(_TABLE["kr_not_names"])
+_KR_TITLE_ENDINGS = _TABLE["kr_title_endings"]
+# Korean: a surname and two syllables, then the honorific (`김민수님`, `최수진 씨`).
+_KR_HONORIFIC = re.compile(_either(_TABLE["kr_honorifics"]))
+_KR_NAME = re.compile(rf"(?<![{_HANGUL}]){_KR_SURNAME}[{_HANGUL}]{{2}}")
+# A label and a colon, then the name; a label and a space alone, then three syllables that end
+# there (`이름 모를 꽃` is no name).
+_KR_LABEL = re.compile(_either(_TABLE["kr_labels"]))
+_KR_AFTER_LABEL = re.compile(
+    rf"\s*[:：]\s*(?P<named>{_KR_SURNAME}[{_HANGUL}]{{1,3}})"
+    rf"|\s+(?P<spaced>{_KR_SURNAME}[{_HANGUL}]{{2}})(?![{_HANGUL}])"
+)
+
+
+@register("cjk_person_names")
+class CjkNameFinder:
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        words=(
+            *_TABLE["cn_titles"],
+            *_TABLE["cn_labels"],
+            *_TABLE["jp_honorifics"],
+            *_TABLE["jp_labels"],
+            *_TABLE["kr_honorifics"],
+            *_TABLE["kr_labels"],
+        )
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if text.isascii():
+            return
+        yield from _chinese(text)
+        yield from _japanese(text)
+        yield from _korean(text)
+
+
+def _names_before(
+    text: str, marks: re.Pattern[str], name: re.Pattern[str], longest: int
+) -> Iterator[tuple[int, int]]:
+    """(start, end) of the name right before each of `marks` (a space between them allowed):
+    the longest that fits, up to `longest` characters."""
+    for mark in marks.finditer(text):
+        end = mark.start()
+        if end and text[end - 1] == " ":
+            end -= 1
+        for start in range(max(0, end - longest), end):
+            if name.fullmatch(text, start, end):
+                yield start, end
+                break
+
+
+def _chinese(text: str) -> Iterator[Span]:
+    for start, end in _names_before(text, _CN_TITLE, _CN_NAME, 4):
+        if text[end : end + 1] == " ":
+            continue  # `王伟 先生`: a Chinese title follows the name with no space
+        if (
+            end - start == 3
+            and text[start - 1 : start + 1] in _LEADING_WORDS
+            and _is_cn_name(text[start + 1 : end])
+        ):
+            start += 1  # `关于王伟老师`: 王伟
+        if text[start : start + 2] not in _NOT_GIVEN_NAMES:
+            yield Span(start, end, KIND)
+    for label in _CN_LABEL.finditer(text):
+        if (
+            label.group() == "致"
+            and label.start()
+            and text[label.start() - 1] not in _CLAUSE_STARTS
+        ):
+            continue  # `导致`, `一致`: no letter's address
+        match = _CN_AFTER_LABEL.match(text, label.end())
+        if match is None:
+            continue
+        start, longest = match.span("name")
+        for end in (longest, longest - 1):  # `致李娜：` (two), `亲爱的陈静，` (one, then a mark)
+            if end > start + 1 and _CN_NAME_ENDS.match(text, end):
+                if text[start : start + 2] not in _NOT_GIVEN_NAMES:
+                    yield Span(start, end, KIND)
+                break
+
+
+def _is_cn_name(chars: str) -> bool:
+    return _CN_NAME.fullmatch(chars) is not None
+
+
+def _japanese(text: str) -> Iterator[Span]:
+    for start, end in _names_before(text, _JP_HONORIFIC, _JP_NAME, 8):
+        yield Span(start, end, KIND)
+    for label in _JP_LABEL.finditer(text):
+        match = _JP_AFTER_LABEL.match(text, label.end())
+        if match is not None:
+            yield Span(*match.span("name"), KIND)
+
+
+def _korean(text: str) -> Iterator[Span]:
+    for start, end in _names_before(text, _KR_HONORIFIC, _KR_NAME, 4):
+        name = text[start:end]
+        if name in _KR_NOT_NAMES or name[-1] in _KR_TITLE_ENDINGS:
+            continue  # `이사장님`, `변호사님`: a title, not a name
+        yield Span(start, end, KIND)
+    for label in _KR_LABEL.finditer(text):
+        if label.start() and _is_hangul(text[label.start() - 1]):
+            continue  # the end of a longer word
+        match = _KR_AFTER_LABEL.match(text, label.end())
+        if match is not None:
+            yield Span(*match.span("named" if match.group("named") else "spaced"), KIND)
+
+
+def _is_hangul(char: str) -> bool:
+    return "\uac00" <= char <= "\ud7a3"

@@ -95,6 +95,24 @@ _CODE = re.compile(r"[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+(?=[(\[)\],]|$)|(?=[(\[])
 NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 
 
+# A value that stands for a secret without being one: a variable or template reference
+# (`$DB_PASS`, `${TOKEN}`, `$(cat pw)`, `%(pw)s`, `{secret}`, `{{ .Values.pw }}`,
+# `<your-password>`, the variable's name: `LABEL_STUDIO_PASSWORD`), a YAML tag (`!vault`), a
+# mask (`****`, `xxxx`, `sk-...`), a placeholder that says so (`your_password_here`,
+# `changeme`), or a path to a file that holds one.
+_PLACEHOLDER = re.compile(
+    r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+|\{.*\}|\([^)]*\))|%\(\w+\)s|\{.*\}|<[^<>]*>|![A-Za-z]+"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[*xX•.·…_-]+|.*(?:\.\.\.|…)|(?:~|\.{1,2}|/[\w.-]+)(?:/(?:[a-z0-9._-]+|[A-Z][a-z]+|[A-Z0-9_]+))+/?"
+    r"|(?i:(?:.*[_-])?your[_ -].*|.*[_-]here|(?:.*[_-])?x{3,}|changeme|change_me|changeit"
+    r"|password|passwd|secret|example|placeholder|redacted|dummy|todo|tbd)"
+)
+
+
+def placeholder(value: str) -> bool:
+    """`value` stands for a secret rather than being one (see _PLACEHOLDER)."""
+    return _PLACEHOLDER.fullmatch(value.strip("'\"`")) is not None
+
+
 def code_not_a_secret(value: str, name: str) -> bool:
     """An assigned value that is code, not a secret: `os.environ["DB_PASSWORD"]`,
     `getpass.getpass()`, `settings.SECRET_KEY`, `None`, or the name itself passed on

@@ -15,11 +15,12 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.context import NO_VALUE, NamedBefore, code_not_a_secret
+from sampling.redaction.context import NO_VALUE, NamedBefore, code_not_a_secret, placeholder
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import (
     character_classes,
     looks_random,
+    made_of_words,
     reads_as_words,
     unnamed_secret,
 )
@@ -44,6 +45,9 @@ SECRET_NAMES = (
     # "bypass" and "compass" stay names; a session's id is a login too (`sessionid=`, `sid=`).
     r"(?<![a-z])pass(?![a-z])", r"(?<![a-z])pw(?![a-z])", "session_?id", r"(?<![a-z])sess_?id",
     r"(?<![a-z])sid(?![a-z])",
+    # A Wi-Fi key (`psk="..."` in wpa_supplicant.conf) and the variables that hand a password
+    # to a command (`SSHPASS=... sshpass -e`).
+    r"(?<![a-z])psk(?![a-z])", "sshpass",
 )  # fmt: skip
 # Words that name a secret in prose: a random-looking token right after one is a secret
 # ("my key is ...", "secret wJalr...", "令牌：...").
@@ -74,7 +78,17 @@ class PatternFinder:
     needs: str = ""  # a character every match has: looked for first (one memchr)
     is_value: Callable[[str], bool] | None = None
     priority: int = USER_PRIORITY
+    shapes: tuple[bytes, ...] = ()  # what a match holds where no word names it (Triggers)
+    # Per pattern (in order), what a text must hold for it to run: lower-case words, one of
+    # which every match holds, or a pattern of the lower case quick to search for (a literal
+    # first): a regex that no literal starts costs ~100 µs on 2 KB, a substring test under one.
+    gates: tuple[tuple[str, ...] | re.Pattern[str], ...] = ()
     views = ALL_VIEWS
+
+    def __post_init__(self) -> None:
+        if self.gates and len(self.gates) != len(self.patterns):
+            raise ValueError(f"{self.name}: {len(self.gates)} gates for {len(self.patterns)} "
+                             "patterns")  # fmt: skip
 
     @property
     def kinds(self) -> frozenset[str]:
@@ -82,18 +96,32 @@ class PatternFinder:
 
     @property
     def triggers(self) -> Triggers | None:
-        return Triggers(words=tuple(w.lower() for w in self.words)) if self.words else None
+        if not self.words and not self.shapes:
+            return None
+        return Triggers(words=tuple(w.lower() for w in self.words), shapes=self.shapes)
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
         if self.needs and self.needs not in text:
             return
-        for pattern in self.patterns:
+        for number, pattern in enumerate(self.patterns):
+            if self.gates and not _opens(self.gates[number], view):
+                continue
+            # The value is the group named `value`, else the first (where it took part).
+            index = pattern.groupindex.get("value", 1) if self.value_group else 0
             for match in pattern.finditer(text):
-                group = 1 if self.value_group and match.group(1) else 0
+                group = index if index and match.group(index) else 0
                 start, end = match.span(group)
                 if end > start and (self.is_value is None or self.is_value(text[start:end])):
                     yield Span(start, end, self.kind)
+
+
+def _opens(gate: tuple[str, ...] | re.Pattern[str], view: Text) -> bool:
+    """A gate's pattern is in the text, or one of its words: in the lower case, or as written
+    where the word is in capitals (`PASS `, a protocol's command)."""
+    if isinstance(gate, re.Pattern):
+        return gate.search(view.lower) is not None
+    return not gate or any(word in (view.text if word.isupper() else view.lower) for word in gate)
 
 
 # Any run up to the `@` is the password (people do not percent-encode `&`, `!`, `$`), and the
@@ -102,8 +130,10 @@ _URL_CREDENTIALS = re.compile(r"://[^\s:/?#@]*:([^\s@/]+)@")
 
 
 def _connection_string_value(value: str) -> bool:
-    """Four characters or more, and not code (`password=getpass()`, `password=password`)."""
-    return len(value) >= 4 and not code_not_a_secret(value, "password")
+    """Four characters or more, and not code (`password=getpass()`, `password=password`) nor a
+    placeholder (`Password=${DB_PASSWORD}`)."""
+    bare = value.rstrip("`'\").,;:")  # the sentence or the markup around it
+    return len(value) >= 4 and not code_not_a_secret(value, "password") and not placeholder(bare)
 
 
 # A value never starts with `&`: in a query string (`?password=&page=2`) it ends an empty one.
@@ -130,22 +160,116 @@ _NOT_A_DATABASE = (
 )
 _MYSQL = re.compile(
     rf"(?:mysql|mysqldump|mysqladmin|mariadb){_OPTIONS}-p"
-    rf"(?:[\"']?|(?=[ \t\"':=]){_GAP}{_NOT_A_DATABASE}){_VALUE}"
+    rf"(?:[\"']?|[ \t]*[:=][ \t]*[\"']?|(?=[ \t\"']){_GAP}{_NOT_A_DATABASE}){_VALUE}"
 )
 _USER = re.compile(
     rf"(?:curl|wget){_OPTIONS}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:[ \t]?([^\s'\"]+)"
 )
 _SSHPASS = re.compile(rf"sshpass[ \t]+-p{_GAP}{_VALUE}")
+# The commands whose short option takes a password, by option: `docker login -p`, `mongosh -p`,
+# `redis-cli -a`, `sqlcmd -P`, `ldapsearch -w`, `unzip -P`, `openssl enc -k` (`docker run -p` is
+# a port: the login subcommand is named).
+_PASSWORD_OPTIONS = {
+    "p": r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:[ \t]+registry)?|az|cf|oc)"
+         r"[ \t]+login|mongo(?:sh|dump|restore|export|import|stat|top)?|evil-winrm|crackmapexec"
+         r"|nxc|netexec|rdesktop|rabbitmqadmin",
+    "P": r"sqlcmd|bcp|osql|mosquitto_(?:pub|sub|rr)|unzip|zip",
+    "a": r"redis-cli|keydb-cli|valkey-cli",
+    "w": r"ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)",
+    "k": r"openssl",
+}  # fmt: skip
+# A word of the commands of each option above, which gates its pattern.
+_OPTION_GATES = {
+    "p": ("login", "mongo", "evil-winrm", "crackmapexec", "nxc", "netexec", "rdesktop",
+          "rabbitmqadmin"),
+    "P": ("sqlcmd", "bcp", "osql", "mosquitto", "zip"),
+    "a": ("-cli",),
+    "w": ("ldap",),
+    "k": ("openssl",),
+}  # fmt: skip
+_SHORT_OPTIONS = tuple(
+    re.compile(
+        rf"(?<![\w-])(?:{commands}){_OPTIONS}-{option}(?:[ \t]+|[ \t]*=[ \t]*)[\"']?{_VALUE}"
+    )
+    for option, commands in _PASSWORD_OPTIONS.items()
+)
+# Long options that name a password, whatever the command (`--password X`, `--db-password=X`,
+# `keytool -storepass X`); not a flag that only says where one comes from
+# (`--password-stdin`, `--no-password`, `--ask-password`).
+_LONG_OPTION = re.compile(
+    r"(?<![\w-])(?:--(?!(?:no|ask|prompt|use|read|skip|show|hide|reset|change|require|empty"
+    r"|random|generate)-)(?:[a-z]+-)?(?:password|passwd|pass|pwd)"
+    r"|-(?:(?:src|dest)?(?:store|key)pass|password))"
+    rf"(?:[ \t]+|[ \t]*=[ \t]*)[\"']?{_VALUE}"
+)
+# openssl's `-passout pass:X` (env:, file: and stdin say where it is, not what it is), and the
+# archivers' glued `-pX` (`7z a -pS3cret x.7z`).
+_OPENSSL_PASS = re.compile(r"-pass(?:in|out)?[ \t]+[\"']?pass:([^\s'\"`]+)")
+_GLUED = re.compile(rf"(?:7z|7za|7zr|rar|unrar){_OPTIONS}-p([^\s'\"`-][^\s'\"`]*)")
+# `smbclient -U user%PASSWORD`, `htpasswd -b [file] user PASSWORD`.
+_PERCENT_USER = re.compile(
+    rf"(?:smbclient|rpcclient|smbcacls|smbget|smbmap){_OPTIONS}(?:-U|--user(?:name)?)[ \t=]+"
+    r"[\"']?[^\s%'\"]+%([^\s'\"]+)"
+)
+_HTPASSWD = re.compile(
+    r"htpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*"
+    rf"(?:[ \t]+[^\s-]\S*)?[ \t]+[^\s-]\S*[ \t]+[\"']?{_VALUE}"
+)
+# A value echoed into what reads a password from its input (`echo S3cret | docker login
+# --password-stdin`, `| sudo -S`, `| passwd --stdin`, `| chpasswd`).
+_PIPED = re.compile(
+    r"(?:echo|printf)(?:[ \t]+-[a-zA-Z]+)*[ \t]+[\"']?([^\s'\"`|]+)[\"']?[ \t]*\|[^\n|]*?"
+    r"(?:--password-stdin|--stdin|sudo(?:[ \t]+-\w+)*?[ \t]+-S\b|chpasswd)"
+)
+# A command that asks for its password (`mysql -u root -p` at the end of its line, `psql -W`),
+# and the password typed on a line of its own after it, or after the prompt ("Enter password:").
+_PROMPTED = re.compile(
+    r"(?:mysql|mysqldump|mysqladmin|mariadb|mongo|mongosh|psql|pg_dump|pg_dumpall|pg_restore"
+    rf"|createdb|dropdb|createuser|vacuumdb|reindexdb){_OPTIONS}(?:-p|-W|--password)[ \t]*\n"
+    r"(?:[ \t]*\n)*(?:[^\n]{0,40}?(?i:password|passphrase|密码|口令|パスワード|비밀번호)"
+    r"[^\n]{0,40}?[:：][ \t]*\n?){0,2}[ \t]*([^\s'\"`]{4,128})[ \t]*[\"'}\]),]*(?:\n|\Z)"
+)
+# Words that follow an option in a sentence about it ("the --password option"), and what a
+# command prints on the line after its prompt: none is a password.
+_NOT_A_PASSWORD = frozenset({
+    "option", "options", "flag", "flags", "argument", "parameter", "switch", "value", "field",
+    "instead", "when", "with", "only", "must", "should", "will", "that", "this", "here", "also",
+    "exit", "quit", "help", "clear", "logout", "welcome",
+})  # fmt: skip
+
+
+# A client's prompt (`mysql>`, `postgres=#`, `>`), printed on the line after a login.
+_PROMPT = re.compile(r"[a-z]*>|[\w-]+=[>#]|[#$]")
+
+
+def _typed_password(value: str) -> bool:
+    """A password given to a command: not a placeholder (`$DB_PASS`, `<password>`, `PASSWORD`
+    in a usage line, with the sentence's comma after it), another option, a prompt (`mysql>`)
+    or a word of a sentence about it."""
+    value = value.rstrip(",.;:)")
+    return not (
+        placeholder(value)
+        or value.startswith("-")
+        or _PROMPT.fullmatch(value) is not None
+        or value.lower() in _NOT_A_PASSWORD
+        or re.fullmatch(r"[A-Z_]+", value) is not None
+    )
+
+
+def _not_a_placeholder(value: str) -> bool:
+    return not placeholder(value)
 
 
 # The passwords of a URL (`scheme://user:PASSWORD@`), of a key=value connection string
 # (`Server=db;User Id=sa;Password=PASSWORD;`), of a Wi-Fi QR code (`WIFI:S:net;P:PASSWORD;;`),
 # and of the command lines that take one: `mysql -pPASSWORD` (with a space, `-p` asks for it and
-# the next word is a database), `curl -u user:PASSWORD`, `sshpass -p PASSWORD`.
+# the next word is a database), `curl -u user:PASSWORD`, `sshpass -p PASSWORD`, the options
+# above, and the password typed after a command asked for it.
 @register("url_credentials")
 def url_credentials(config: object = None) -> PatternFinder:
     return PatternFinder("PASSWORD", (_URL_CREDENTIALS,), ("://",), "url_credentials",
-                         value_group=True, needs="@", priority=SECRET_PRIORITY)  # fmt: skip
+                         value_group=True, needs="@", is_value=_not_a_placeholder,
+                         priority=SECRET_PRIORITY)  # fmt: skip
 
 
 @register("connection_string")
@@ -158,14 +282,147 @@ def connection_string(config: object = None) -> PatternFinder:
 @register("wifi_qr_code")
 def wifi_qr_code(config: object = None) -> PatternFinder:
     return PatternFinder("PASSWORD", (_WIFI,), ("wifi:",), "wifi_qr_code", value_group=True,
-                         needs="W", priority=SECRET_PRIORITY)  # fmt: skip
+                         needs="W", is_value=_not_a_placeholder,
+                         priority=SECRET_PRIORITY)  # fmt: skip
+
+
+# One of them is in every command line above (`-pass` in each long option).
+_COMMAND_WORDS = ("mysql", "mariadb", "curl", "wget", "sshpass", "login", "mongo", "-cli",
+                  "sqlcmd", "bcp", "osql", "mosquitto", "zip", "ldap", "openssl", "-pass", "-pwd",
+                  "storepass", "keypass", "7z", "rar", "smb", "rpcclient", "htpasswd", "psql",
+                  "pg_", "createdb", "dropdb", "createuser", "vacuumdb", "reindexdb", "evil-winrm",
+                  "crackmapexec", "nxc", "netexec", "rdesktop", "rabbitmqadmin")  # fmt: skip
 
 
 @register("command_line_password")
 def command_line_password(config: object = None) -> PatternFinder:
-    return PatternFinder("PASSWORD", (_MYSQL, _USER, _SSHPASS),
-                         ("mysql", "mariadb", "curl", "wget", "sshpass"), "command_line_password",
-                         value_group=True, needs="-", priority=SECRET_PRIORITY)  # fmt: skip
+    return PatternFinder("PASSWORD",
+                         (_MYSQL, _USER, _SSHPASS, *_SHORT_OPTIONS, _LONG_OPTION, _OPENSSL_PASS,
+                          _GLUED, _PERCENT_USER, _HTPASSWD, _PROMPTED),
+                         _COMMAND_WORDS, "command_line_password", value_group=True, needs="-",
+                         is_value=_typed_password, priority=SECRET_PRIORITY,
+                         gates=(("mysql", "mariadb"), ("curl", "wget"), ("sshpass",),
+                                *_OPTION_GATES.values(), ("-pass", "-pwd", "storepass", "keypass"),
+                                ("pass:",), ("7z", "rar"), ("smb", "rpcclient"), ("htpasswd",),
+                                re.compile(r"-(?:p|w|-password)[ \t]*\n")))  # fmt: skip
+
+
+@register("piped_password")
+def piped_password(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD", (_PIPED,), ("echo", "printf"), "piped_password",
+                         value_group=True, needs="|", is_value=_typed_password,
+                         priority=SECRET_PRIORITY)  # fmt: skip
+
+
+# A `.netrc` entry (`machine host login ana password PASSWORD`, on one line or several), and a
+# `.pgpass` line (`host:port:database:user:PASSWORD`, the host a name, `*` or an IPv4 address,
+# the port digits or `*`).
+_NETRC = re.compile(
+    r"(?:\bmachine[ \t]+\S+|\bdefault)(?:\s+(?:login|account|port|protocol)\s+\S+)*"
+    rf"\s+password\s+[\"']?{_VALUE}"
+)
+_PGPASS = re.compile(
+    r"(?:^|(?<=[\s\"'=]))(?:[A-Za-z*][A-Za-z0-9.*-]*|\d{1,3}(?:\.\d{1,3}){3}):(?:\d{1,5}|\*)"
+    r":[A-Za-z_*][A-Za-z0-9_.*-]*:[A-Za-z_*][A-Za-z0-9_.*-]*:([^\s:]\S{3,})[ \t]*$",
+    re.MULTILINE,
+)
+
+
+@register("credential_files")
+def credential_files(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD", (_NETRC, _PGPASS), ("password",), "credential_files",
+                         value_group=True, is_value=_typed_password,
+                         shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z0-9_.*-]{1,64}:",),
+                         priority=SECRET_PRIORITY,
+                         gates=(("machine", "default"),
+                                re.compile(r":(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:")))  # fmt: skip
+
+
+# A secret's name (`DB_PASSWORD`, `apiKey`, `client_secret`) where code or markup gives it
+# apart from its value: an XML element (`<password>...</password>`), a call or an index with
+# the name quoted (`define('DB_PASSWORD', '...')`, `os.environ["API_KEY"] = "..."`; not a
+# tuple of names, `("kl_per_token", "logprobs")`), and a
+# name/value pair (`- name: DB_PASSWORD` then `value: ...`, `<add key="SmtpPassword"
+# value="..." />`).
+# The secret's word ends the name or one of its parts (`DB_PASSWORD`, `secretKey`), not a
+# longer word (`TOKENIZERS_PARALLELISM`, `max_new_tokens`).
+_NAMED_SECRET = (r"[\w.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey"
+                 r"|access[_-]?key|private[_-]?key|credentials?|pwd|psk)"
+                 r"(?-i:(?=[\W_]|[A-Z][a-z]|$))[\w.-]*")  # fmt: skip
+_XML_ELEMENT = re.compile(
+    rf"(?i)<({_NAMED_SECRET})(?:[ \t][^>\n]*)?>(?P<value>[^<\n]{{4,200}})</\1>"
+)
+_QUOTED_NAME = (
+    re.compile(  # a call: a literal first, which the regex engine skips to
+        rf"(?i)\((?<=[\w.]\()[ \t]*[\"']{_NAMED_SECRET}[\"'][ \t]*,\s*"
+        r"[\"'](?P<value>[^\"'\n]{4,200})[\"']"
+    ),
+    re.compile(  # an index
+        rf"(?i)\[[ \t]*[\"']{_NAMED_SECRET}[\"'][ \t]*\][ \t]*=[ \t]*"
+        r"[\"'](?P<value>[^\"'\n]{4,200})[\"']"
+    ),
+)
+_NAME_THEN_VALUE = re.compile(  # `name` or `key` spelt out: a first letter to skip to
+    rf"(?:[nN][aA][mM][eE]|[kK][eE][yY])[\"']?[ \t]*[:=][ \t]*[\"']?(?i:{_NAMED_SECRET})[\"']?"
+    r"(?:[ \t]*,[ \t]*|[ \t]*\n[ \t]*|[ \t]+)"
+    r"[\"']?(?i:value)[\"']?[ \t]*[:=][ \t]*[\"']?(?P<value>[^\s\"',}]{4,200})"
+)
+# A private key written as its bytes (`"secretKey": [12, 201, ...]`, a Solana keypair file):
+# 32 or 64 numbers after a key's name.
+_KEY_BYTES = re.compile(
+    r"(?i)(?:keypair|private[ _-]?key|secret[ _-]?key|privkey|seed)[^\n\[]{0,24}\[\s*"
+    r"(?P<value>\d{1,3}(?:\s*,\s*\d{1,3}){31}(?:(?:\s*,\s*\d{1,3}){32})?)\s*\]"
+)
+# A password sent by the commands of a line protocol (`ftp> pass ...`, `PASS ...` to a POP3 or
+# FTP server, `AUTH ...` to redis): the command in capitals at a line's start, or after a
+# client's prompt.
+_PROMPTED_PASS = re.compile(
+    r"(?m)^[\w.-]*(?::\d+)?>[ \t]*(?i:pass|auth)[ \t]+(?P<value>\S{4,128})[ \t]*$"
+)
+_PROTOCOL_PASS = re.compile(r"(?m)^(?:PASS|AUTH)[ \t]+(?P<value>\S{4,128})[ \t]*$")
+
+
+# A user and password given as a pair after the word for them ("creds are admin/S3cr3t!",
+# "username/password: ana:hunter2!").
+_CREDENTIAL_PAIR = re.compile(
+    r"(?i)(?<![a-z])(?:creds|credentials|user(?:name)?[ \t]*/[ \t]*pass(?:word)?)"
+    r"(?:[ \t]+(?:are|is|were)(?![a-z]))?[ \t]*[:=]?[ \t]*[^\s/:@]{2,32}[/:]"
+    r"(?P<value>[^\s/]{3,63}[^\s/.,;!?)])(?![^\s/]*/)"
+)
+
+
+# What the lower case holds where one of the patterns above can match and no word says so:
+# a quoted secret's name after `(` or `[`, `value:` or `value=`, a list of numbers, a prompt's
+# `pass` or `auth`, a line that starts with one.
+_SECRET_WORD = rb"(?:pass|pwd|secret|token|key|psk|cred)"
+_NAMED_FIELD_SHAPES = (
+    rb"[(\[][ \t]*[\"'][a-z0-9_.-]{0,40}" + _SECRET_WORD,
+    rb"value[\"']?[ \t]*[:=]",
+    rb"\[[ \t]*[0-9]{1,3}[ \t]*,[ \t]*[0-9]{1,3}[ \t]*,",
+    rb"(?:>[ \t]*|^|\n)(?:pass|auth)[ \t]",
+)
+
+
+def _named_secret_value(value: str) -> bool:
+    """A literal (quoted, or an element's text): anything but a placeholder, a mask or a flag."""
+    return not placeholder(value) and len(set(value)) > 1 and value.lower() not in NO_VALUE
+
+
+@register("named_secret_fields")
+def named_secret_fields(config: object = None) -> PatternFinder:
+    return PatternFinder("SECRET",
+                         (_XML_ELEMENT, *_QUOTED_NAME, _NAME_THEN_VALUE, _CREDENTIAL_PAIR,
+                          _KEY_BYTES, _PROMPTED_PASS, _PROTOCOL_PASS),
+                         ("</", "creds", "credentials", "/pass", "/ pass"),
+                         "named_secret_fields", value_group=True, is_value=_named_secret_value,
+                         shapes=_NAMED_FIELD_SHAPES,
+                         priority=SECRET_PRIORITY,
+                         gates=(("</",), ('("', "('", "( "), ('["', "['", "[ "),
+                                re.compile(r"value[\"']?[ \t]*[:=]"),
+                                re.compile(r"cred(?:s|entials)(?![a-z])|/[ \t]*pass"),
+                                re.compile(r"\[\s*\d{1,3}\s*,\s*\d"),
+                                re.compile(r">[ \t]*(?i:pass|auth)[ \t]"),
+                                ("PASS ", "AUTH ")))  # fmt: skip
 
 
 def password_finders() -> list[PatternFinder]:
@@ -237,11 +494,28 @@ class KeywordFinder:
     kinds = frozenset({"SECRET"})
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
-    _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})[\w.-]{{0,20}}$")
+    _NAME = re.compile(rf"(?:{'|'.join(SECRET_NAMES)})([\w.-]{{0,20}})$")
     _VALUE = re.compile(r"[=>]?\s*(?:([\"'`])(.{4,200}?)\1|([^\s\"'`,;&<>。]{4,200}))")
+    # Outside a query string an unquoted value runs on over `&` (`SECRET_KEY=x&9^g...`).
+    _VALUE_WITH_AMPERSANDS = re.compile(r"[=>]?\s*([^\s\"'`,;<>。]{4,200})")
+    # What a name says after the secret's word when it names something else about it: where
+    # it is kept or how it is given (`secret_name: prod/db`, `password_file`, `secretKeyRef`),
+    # or, with a number, its length, lifetime or count (`token_ttl = 3600`, `token_id = 50256`).
+    _ABOUT_THE_SECRET = re.compile(
+        r"(?:name|field|path|file|dir|env|var|ref|type|label|prompt|hint|policy|header|regex"
+        r"|pattern|mode|enabled|required|version|url|uri|endpoint)$|^s$"
+    )
+    _COUNTED = re.compile(
+        r"[_.-]?(?:(?:min|max)[_-]?)?(?:length|len|size|ttl|timeout|expiry|expires(?:[_-]?in)?"
+        r"|lifetime|count|attempts|rounds|bits|limit|ids?|index|min|max)$"
+    )
+    _NUMBER = re.compile(r"[0-9][0-9_.,]*[smhd]?")
+    # What ends the field before a name that a long run of characters leads up to: a URL's
+    # query (`...?secret=`), another value (`text=SECRET_KEY=`). Base64 data has none of them.
+    _FIELD_STARTS = frozenset("?&;=,")
     _TRIGGERS = ("key", "pass", "pw", "sid", "sess", "secret", "token", "contrase",
                  "credential", "passwort", "passe", "密码", "密钥", "秘钥", "令牌",
-                 "口令")  # fmt: skip
+                 "口令", "psk")  # fmt: skip
 
     # Every name in SECRET_NAMES holds one of them.
     triggers = Triggers(words=_TRIGGERS)
@@ -262,10 +536,20 @@ class KeywordFinder:
             return
         for at in operators:
             # The word just before the operator, without quotes or a closing bracket.
-            before = lower[max(0, at - 48) : at].rstrip(" \t\"']").rsplit(None, 1)
-            if not before or not self._NAME.search(before[-1][-32:]):
+            tail = lower[max(0, at - 48) : at].rstrip(" \t\"']")
+            before = tail.rsplit(None, 1)
+            name = self._NAME.search(before[-1][-32:]) if before else None
+            if name is None:
                 continue
-            if len(before) == 1 and at > 48 and not lower[at - 49].isspace():
+            # Where the name starts: its word ends where the tail does.
+            name_start = max(0, at - 48) + len(tail) - len(before[-1][-32:]) + name.start()
+            in_a_query = lower[name_start - 1 : name_start] in ("?", "&", ";")
+            if (
+                len(before) == 1
+                and at > 48
+                and not lower[at - 49].isspace()
+                and lower[name_start - 1 : name_start] not in self._FIELD_STARTS
+            ):
                 continue  # inside a run of 48 characters or more (base64 data), not a name
             if text[at] == "=" and (text[at + 1 : at + 2] == "=" or text[at - 1 : at] in "!<>="):
                 continue  # a comparison: `==`, `!=`, `<=`
@@ -274,6 +558,9 @@ class KeywordFinder:
                 continue
             quoted = value.group(2) is not None
             group = 2 if quoted else 3
+            if not quoted and not in_a_query:
+                value = self._VALUE_WITH_AMPERSANDS.match(text, at + 1) or value
+                group = 1 if value.re is self._VALUE_WITH_AMPERSANDS else 3
             found = value.group(group) if quoted else value.group(group).rstrip(")]}")
             if len(found) < 4:
                 continue  # `password: str)`: a parameter's type
@@ -285,7 +572,23 @@ class KeywordFinder:
                 continue
             if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
                 continue
+            if self._not_a_value(found, quoted, name.group(1)):
+                continue
             yield Span(value.start(group), value.start(group) + len(found), "SECRET")
+
+    def _not_a_value(self, found: str, quoted: bool, after_the_name: str) -> bool:
+        """A placeholder (`$DB_PASS`, `your-api-key`), the key of the next line's mapping
+        (`secretKeyRef:`), a list (`token_ids = [101, ...`), or a fact about the secret that a
+        name says it is (`token_ttl = 3600`, `secret_name: prod/db`)."""
+        if placeholder(found):
+            return True
+        if not quoted and (found.endswith(":") or found.startswith(("[", "(", "{"))):
+            return True
+        if self._ABOUT_THE_SECRET.search(after_the_name) is not None:
+            return True
+        return self._COUNTED.search(after_the_name) is not None and (
+            self._NUMBER.fullmatch(found) is not None
+        )
 
 
 def _positions(text: str, chars: str) -> list[int]:
@@ -338,6 +641,11 @@ class RandomTokenFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
+        blocks = (
+            [block.span() for block in self._PUBLIC_BLOCK.finditer(text)]
+            if "-----BEGIN " in text
+            else []
+        )
         for word_start, word_end in view.token_words:
             if word_end - word_start < self.BARE_LENGTH[0] and not _DIGIT.search(
                 text, word_start, word_end
@@ -349,14 +657,45 @@ class RandomTokenFinder:
                 while end > start and text[end - 1] in ".-_~":
                     end -= 1
                 value = text[start:end]
-                if len(value) < 12:
+                if len(value) < 12 or self._public(text, start, value, blocks):
                     continue
                 if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
                     continue
-                if SECRET_NAMED.before(text, start) and looks_random(value):
+                if SECRET_NAMED.before(text, start) and self._named_secret(value):
                     yield Span(start, end, "SECRET")
                 elif self._bare_secret(text, start, end, value):
                     yield Span(start, end, "HIGH_ENTROPY")
+
+    # What is published, not kept: a hash given with its algorithm (`sha512-...` in a lock
+    # file's integrity, `sha256:...`), an SSH public key (`ssh-ed25519 AAAA...`), the body of a
+    # public key, a certificate or a signature.
+    _HASH = re.compile(r"sha(?:1|224|256|384|512)[-:]")
+    _SSH_KEY_TYPE = re.compile(r"(?:ssh-[\w@.-]+|ecdsa-sha2-nistp\d+)[ \t]+$")
+    _PUBLIC_BLOCK = re.compile(
+        r"-----BEGIN ([A-Z0-9 ]*(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|SIGNATURE"
+        r"|PGP MESSAGE)(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)",
+        re.DOTALL,
+    )
+
+    _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:[.=][A-Za-z_]\w*)+")
+
+    def _named_secret(self, value: str) -> bool:
+        """Random after a secret's name, and neither a placeholder or a path (`/run/secrets/db`)
+        nor names of words (`secrets.GITHUB_TOKEN`, `localStorage.getItem`,
+        `add_special_tokens=False`)."""
+        if placeholder(value) or not looks_random(_unprefixed(value)):
+            return False
+        if self._DOTTED_NAME.fullmatch(value) is None:
+            return True
+        parts = re.split(r"[.=]", value)
+        return not all(made_of_words(part) or reads_as_words(part) for part in parts)
+
+    def _public(self, text: str, start: int, value: str, blocks: list[tuple[int, int]]) -> bool:
+        if self._HASH.match(value) is not None:
+            return True
+        if value.startswith("AAAA") and self._SSH_KEY_TYPE.search(text, max(0, start - 48), start):
+            return True
+        return any(block_start < start < block_end for block_start, block_end in blocks)
 
     def _bare_secret(self, text: str, start: int, end: int, value: str) -> bool:
         low, high = self.BARE_LENGTH
@@ -369,6 +708,11 @@ class RandomTokenFinder:
         if self._DATA_URI.search(text, max(0, start - 40), start):
             return False
         return unnamed_secret(value)
+
+
+def _unprefixed(value: str) -> str:
+    """A key without the `0x` that writes it as hex (`0x4c0883a6...`, an Ethereum key)."""
+    return value[2:] if value.startswith(("0x", "0X")) else value
 
 
 @register("quoted_entropy")

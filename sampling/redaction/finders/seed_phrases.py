@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from importlib import resources
 
-from sampling.redaction.context import NamedBefore
+from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, SECRET_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -25,11 +25,24 @@ _NAMES = ("seed phrase", "seed words", "recovery phrase", "recovery words", "bac
           "シードフレーズ", "リカバリーフレーズ", "복구 문구", "시드 문구",
           "phrase de récupération", "phrase secrète", "frase semilla",
           "frase de recuperación", "wiederherstellungsphrase")  # fmt: skip
-_NAMED = NamedBefore(_NAMES, gap=40)
+_GAP = 40  # characters between a naming word and the phrase's first word, on its line
+# A phrase's first word on the line after its name ("mnemonic:" then "1. abandon ...").
+_NEXT_LINE_START = re.compile(r"\n[ \t]*(?:\d{1,2}(?:[.):][ \t]*|[ \t]+))?")
+# Words of a text that speaks of a wallet: there, a phrase that passes the checksum is one
+# wherever it stands ("<12 words>" then "that's my MetaMask backup").
+# ("ledger" and "crypto" name other things as often: an account book, cryptography.)
+_WALLET_WORDS = ("wallet", "metamask", "trezor", "bip39", "bip-39", "bitcoin", "ethereum",
+                 "钱包", "ウォレット", "지갑")  # fmt: skip
+_LETTERS = re.compile(r"[a-z]+")
 # A word of the phrase, and what may stand between two: spaces, a line break, a comma, or a
-# number as in a written-down list ("1. abandon 2. ability").
+# number as in a written-down list ("1. abandon 2. ability", "1 abandon 2 ability").
 _WORD = re.compile(r"[a-z]{3,8}")
-_BETWEEN = re.compile(r"[\s,;]*(?:\d{1,2}[.):]\s*)?")
+_BETWEEN = re.compile(r"[\s,;]*(?:\d{1,2}(?:[.):]\s*|\s+))?")
+
+
+def _after_a_letter(lower: str, position: int) -> bool:
+    """Inside a longer ASCII word (`abandon` in `xabandon`); CJK text has no spaces to go by."""
+    return "a" <= lower[position - 1 : position] <= "z"
 
 
 def checksum_valid(words: list[str]) -> bool:
@@ -41,30 +54,90 @@ def checksum_valid(words: list[str]) -> bool:
     return bits[-checksum_bits:] == digest[:checksum_bits]
 
 
+def _drawn(words: list[str]) -> bool:
+    """Words drawn at random repeat one or two at most: the test vectors do more (`abandon` x11
+    `about`, `legal winner thank year ... legal winner thank yellow`)."""
+    return len(set(words)) >= len(words) - 2
+
+
 @register("seed_phrase")
 class SeedPhraseFinder:
-    """The run of BIP-39 words that starts within a few characters after a naming word: the
-    longest checksum-valid phrase from its start, or, mistyped, the whole run (12 words or more)."""
+    """The run of BIP-39 words that starts within a few characters after a naming word (or on
+    the line below it): the longest checksum-valid phrase from its start, or, mistyped, the
+    whole run (12 words or more). In a text that speaks of a wallet, also a run anywhere that
+    holds a checksum-valid phrase of distinct words."""
 
     kinds = frozenset({"SEED_PHRASE"})
     priority = SECRET_PRIORITY
-    triggers = Triggers(words=_NAMES)
+    triggers = Triggers(words=(*_NAMES, *_WALLET_WORDS))
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        lower, position = view.lower, 0
+        lower, done = view.lower, 0
+        names = [name for name in _NAMES if name in lower]
+        if not names and not any(word in lower for word in _WALLET_WORDS):
+            return
+        for name in names:
+            for name_end in word_ends(lower, name):
+                for start in self._starts_after(lower, name_end):
+                    run = self._run(lower, start) if start >= done else []
+                    if len(run) >= LENGTHS[-1]:
+                        words = [lower[start:end] for start, end in run]
+                        length = next((n for n in LENGTHS
+                                       if n <= len(words) and checksum_valid(words[:n])),
+                                      min(len(words), LENGTHS[0]))  # fmt: skip
+                        done = run[length - 1][1]
+                        yield Span(run[0][0], done, "SEED_PHRASE")
+                        break
+        if any(word in lower for word in _WALLET_WORDS) and self._twelve_list_words(lower):
+            yield from self._phrases_anywhere(lower, done)
+
+    @staticmethod
+    def _starts_after(lower: str, name_end: int) -> Iterator[int]:
+        """Where a list word starts within the gap after a name on its line, or first on the
+        next line."""
+        line_end = lower.find("\n", name_end)
+        line_end = len(lower) if line_end < 0 else line_end
+        for word in _WORD.finditer(lower, name_end, min(line_end, name_end + _GAP + 8)):
+            if word.start() - name_end > _GAP:
+                break
+            if word.group() in _INDEX and not _after_a_letter(lower, word.start()):
+                yield word.start()
+        if line_end - name_end <= _GAP and (next_line := _NEXT_LINE_START.match(lower, line_end)):
+            yield next_line.end()
+
+    @staticmethod
+    def _twelve_list_words(lower: str) -> bool:
+        """Twelve list words in a row (numbers and punctuation aside): a quick test before the
+        runs are read."""
+        listed = bytes(map(_INDEX.__contains__, _LETTERS.findall(lower)))
+        return b"\x01" * LENGTHS[-1] in listed
+
+    def _phrases_anywhere(self, lower: str, done: int) -> Iterator[Span]:
+        """Each checksum-valid phrase of distinct words in a run of list words, after `done`."""
+        position = done
         while (match := _WORD.search(lower, position)) is not None:
             position = match.end()
-            if match.group() not in _INDEX or not _NAMED.before(lower, match.start()):
+            if match.group() not in _INDEX or _after_a_letter(lower, match.start()):
                 continue
             run = self._run(lower, match.start())
             if len(run) < LENGTHS[-1]:
                 continue
-            words = [lower[start:end] for start, end in run]
-            length = next((n for n in LENGTHS if n <= len(words) and checksum_valid(words[:n])),
-                          min(len(words), LENGTHS[0]))  # fmt: skip
-            yield Span(run[0][0], run[length - 1][1], "SEED_PHRASE")
-            position = run[length - 1][1]
+            phrase = self._phrase_in([lower[start:end] for start, end in run])
+            if phrase is not None:
+                first, length = phrase
+                yield Span(run[first][0], run[first + length - 1][1], "SEED_PHRASE")
+            position = run[-1][1]
+
+    @staticmethod
+    def _phrase_in(words: list[str]) -> tuple[int, int] | None:
+        """(first word, length) of the first checksum-valid phrase of distinct words in a run."""
+        for first in range(len(words) - LENGTHS[-1] + 1):
+            for length in LENGTHS:
+                phrase = words[first : first + length]
+                if len(phrase) == length and _drawn(phrase) and checksum_valid(phrase):
+                    return first, length
+        return None
 
     @staticmethod
     def _run(lower: str, start: int) -> list[tuple[int, int]]:

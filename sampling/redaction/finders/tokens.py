@@ -16,6 +16,7 @@ from importlib import resources
 
 import yaml
 
+from sampling.redaction.context import placeholder
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import looks_random
 from sampling.redaction.spans import ALL_VIEWS, LONG_WORD, SECRET_PRIORITY, Span, Text
@@ -45,6 +46,8 @@ class TokenRule:
             start, end = match.span(self.group)
             if self.random and not looks_random(text[start:end]):
                 continue
+            if placeholder(text[start:end]):
+                continue  # `xoxb-your-token`, `hf_xxx`: what the docs write in its place
             yield Span(offset + start, offset + end, self.kind)
 
 

@@ -143,6 +143,19 @@ def test_a_missing_trigger_is_caught() -> None:
         assert_triggers_hold("write to jane.doe@example.org", blind)
 
 
+def test_the_one_scan_finds_a_trigger_that_ends_the_text() -> None:
+    """Every trigger word, last in texts of many lengths (after spaces, ASCII words or CJK
+    characters), runs its finder: a database of a few literals and a class after a line break
+    has been seen to miss a literal that ends a buffer of 17 bytes or more (Hyperscan 0.9.1)."""
+    for index, finder in enumerate(FINDERS):
+        triggers = finder.triggers
+        for word in (*triggers.words, *triggers.word_starts, *triggers.whole_words):
+            for length in (0, 1, 15, 16, 17, 18, 31, 32, 33, 64):
+                for before in (" " * length, ("ab " * length)[-length:], "密" * length):
+                    data = (before + word).encode()
+                    assert SCAN._scan(data) >> index & 1, (finder.name, word, length)
+
+
 PLUGIN = """
     from sampling.redaction.finders import register
     from sampling.redaction.spans import PERSONAL_PRIORITY, Span

@@ -167,3 +167,59 @@ def test_the_real_producer_skips_an_unredactable_record_and_queues_the_rest(
     assert queued_records(queue.redis_url.get_secret_value(), queue.name) == []
     assert not any(value in caplog.text for value in PLANTED)
     assert "the record was dropped" in caplog.text
+
+
+def test_a_prepared_record_is_redacted_ahead_and_built_the_same(
+    closing, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`prepare` searches a record's texts before it is built (the producer redacts a few
+    records, then builds them); the build reads those spans instead of searching again, and
+    the record is the one built without it."""
+    from sampling.redaction.redactor import Redactor
+
+    searched: list[str] = []
+    find = Redactor._find
+
+    def counted(self: Redactor, text: str) -> list:  # type: ignore[type-arg]
+        searched.append(text)
+        return find(self, text)
+
+    monkeypatch.setattr(Redactor, "_find", counted)
+    producer = BuildingProducer()
+    router = closing(build_router(SamplingConfig(threshold=0.5), producer))
+    router.route([sample(), sample(prompt=PROMPT + " ", index=1)], BatchInfo("run", 1))
+    prepared, plain = producer.pending
+    prepared.prepare()
+    assert searched == [PROMPT, RESPONSE]
+    record, other = parse_record(prepared.build()), parse_record(plain.build())
+    assert searched == [PROMPT, RESPONSE, PROMPT + " "]  # the response: found once, kept
+    assert (record.prompt + " ", record.response) == (other.prompt, other.response)
+    assert record.redactions == other.redactions == {"EMAIL": 2, "CARD": 1, "PHONE": 1}
+
+
+def test_the_producer_prepares_a_run_of_sources_then_builds_them() -> None:
+    """Sources are prepared until their texts reach PREPARED_TEXTS, then built; a source
+    without `prepare` (a built record) is taken as it comes."""
+    from sampling.transport.producer import PREPARED_TEXTS, ProducerStats, _built
+
+    events: list[tuple[str, int]] = []
+
+    class Source:
+        def __init__(self, number: int) -> None:
+            self.number = number
+
+        def prepare(self) -> int:
+            events.append(("prepare", self.number))
+            return 2  # a prompt and a response
+
+        def build(self) -> dict:
+            events.append(("build", self.number))
+            return {"number": self.number}
+
+    run = PREPARED_TEXTS // 2
+    sources = [Source(number) for number in range(run + 3)]
+    built = _built([{"number": -1}, *sources], ProducerStats())
+    assert built == [{"number": number} for number in range(-1, run + 3)]
+    runs = [range(run), range(run, run + 3)]
+    steps = ("prepare", "build")
+    assert events == [(step, n) for numbers in runs for step in steps for n in numbers]

@@ -4,11 +4,14 @@ or decodes, and that a span found in a view maps back to exactly the original ch
 # ruff: noqa: E501  (a case reads best on one line)
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
-from sampling.redaction.views import View, decoded, key, normalised, views
+from sampling.redaction.views import _JOIN_CANDIDATE, View, decoded, key, normalised, views
 
 pytestmark = pytest.mark.unit
 
@@ -103,3 +106,35 @@ def test_the_reviewer_sees_the_original_text_with_the_value_gone() -> None:
 def test_values_in_each_form_are_redacted_in_place(text: str, expected: str) -> None:
     redactor = Redactor.from_config(RedactConfig())
     assert redactor.redact([text]).texts == (expected,)
+
+
+# Pieces of text around line breaks and escapes: naming signs and words, indents of every kind
+# of white space, words with and without digits, the marks that end a value-like word.
+_PIECES = ("\n", "\n", "\n\n", ":", "=", "：", "\\", " ", "\t", "\u3000", "\xa0", "\u2028", "\x0b",
+           "is", "Password is", "密码是", "是", "pw", "abc1", "7", "x9y", "，", "。", ",", ";",
+           "word", "Word", "ｗ", "ß", "é", "%40", "&amp;", "\\u0040")  # fmt: skip
+
+
+def _random_texts(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 10))) for _ in range(count)]
+
+
+def test_the_line_breaks_to_join_are_those_the_plain_search_finds() -> None:
+    """`_JOIN_CANDIDATE` reads a word after a line break once (no backtracking into it): the
+    same line breaks as the plain pattern, which tries each shorter prefix of the word."""
+    plain = re.compile(r"\n(?:(?<=[:=：\\ \t]\n)|(?=[^\S\n]|[^\s，。,;]*[0-9]))")
+    found = 0
+    for text in _random_texts(5000, seed=61):
+        expected = [m.start() for m in plain.finditer(text)]
+        assert [m.start() for m in _JOIN_CANDIDATE.finditer(text)] == expected, repr(text)
+        found += len(expected)
+    assert found > 500  # not vacuous
+
+
+def test_a_value_with_nothing_to_decode_is_its_own_key() -> None:
+    """`key` skips the views for an ASCII value without an escape or a line break: the same
+    key as through them."""
+    for text in _random_texts(5000, seed=62):
+        extra = decoded(text)
+        assert key(text) == (extra if extra is not None else normalised(text)).text.strip()

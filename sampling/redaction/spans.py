@@ -148,7 +148,13 @@ class Text:
     def has_number(self, digits: int) -> bool:
         """A run of at least `digits` digits, written with or without separators (`4111 1111`,
         `(555) 123-4567`)."""
-        return b"0" * digits in self.number_shape
+        run = b"0" * digits
+        if self._number_shape is None:  # digits in a row need no separators taken out first
+            if run in self.number_class:
+                return True
+            if digits <= 1:
+                return False
+        return run in self.number_shape
 
     def has_dotted_number(self) -> bool:
         """Three dots or more in the text, and two of them around one to three digits with a

@@ -63,15 +63,8 @@ class View:
         # [start, end) of each escape (`%40`, `\\u0040`, `&#64;`) of the original text that this
         # view decodes, in order: what another view reads there is the escape's spelling.
         self.escapes: list[tuple[int, int]] = []
-        self._view_starts: list[int] = []
-        self._view_ends: list[int] = []
-        self._original_starts: list[int] = []
-        self._original_ends: list[int] = []
-        for view_start, view_end, original_start, original_end in pieces:
-            self._view_starts.append(view_start)
-            self._view_ends.append(view_end)
-            self._original_starts.append(original_start)
-            self._original_ends.append(original_end)
+        columns = tuple(zip(*pieces, strict=True)) or ((), (), (), ())
+        self._view_starts, self._view_ends, self._original_starts, self._original_ends = columns
 
     @property
     def identity(self) -> bool:
@@ -203,7 +196,7 @@ _NAMING_REACH = 12  # characters before a newline where a naming word may end
 # sign, a `\\` or a space, and those before an indent or a value-like word. One search with a
 # literal first character, which the regex engine skips along to: a line break of hard-wrapped
 # prose is never looked at in Python.
-_JOIN_CANDIDATE = re.compile(r"\n(?:(?<=[:=：\\ \t]\n)|(?=[^\S\n]|[^\s，。,;]*[0-9]))")
+_JOIN_CANDIDATE = re.compile(r"\n(?:(?<=[:=：\\ \t]\n)|(?=[^\S\n]|[^\s，。,;0-9]*+[0-9]))")
 
 
 def _url_pieces(run: str, offset: int) -> Iterator[tuple[int, int, str]]:
@@ -353,5 +346,11 @@ def views(text: str) -> list[View]:
 def key(value: str) -> str:
     """A value as it reads once decoded and normalised: `ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ`,
     `ada%40example.com` and `ada@example.com` are one value (one placeholder number)."""
+    if value.isascii() and not any(sign in value for sign in _DECODED_SIGNS):
+        return value.strip()  # nothing to decode or fold: its own view
     extra = decoded(value)
     return (extra if extra is not None else normalised(value)).text.strip()
+
+
+# What every text the decoded view changes holds one of (`_may_decode`).
+_DECODED_SIGNS = ("%", "\\", "&", "\n")

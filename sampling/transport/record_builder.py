@@ -7,6 +7,7 @@ record (RecordError naming the redactor, never the text) rather than send it unr
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -33,14 +34,23 @@ class RecordBuilder:
         self._failed = 0
         self._lock = threading.Lock()  # counted on the producer thread, read on the caller's
 
+    def prepare(self, decision: Decision) -> int:
+        """Redacts the decision's texts ahead of `build` (Redactor.prepare); how many it
+        searched. A failure is left to `build`, which counts and reports it."""
+        if self.redactor is None:
+            return 0
+        texts, about = _texts_of(decision)
+        limit = 4 * self.max_text_chars
+        searched = [t[:limit] for t in texts] + ([about] if about else [])
+        with contextlib.suppress(Exception):
+            self.redactor.prepare(searched)
+        return len(searched)
+
     def build(self, decision: Decision) -> dict[str, Any]:
         """The record's JSON; RecordError when it cannot be made (invalid, or not redacted)."""
         sample, info, selection = decision.sample, decision.info, decision.selection
         compared = decision.compared
-        responses = [m.response for m in compared] if compared else [sample.response]
-        shown, redactions, prefix_only, about = self._redacted_texts(
-            [sample.prompt, *responses], selection.about
-        )
+        shown, redactions, prefix_only, about = self._redacted_texts(*_texts_of(decision))
         if about != selection.about:  # a query may name the very value redaction hides
             selection = selection.model_copy(update={"about": about})
         own = compared.index(sample) + 1 if compared else 1  # the selected response's place
@@ -119,12 +129,22 @@ class RecordBuilder:
         return shown[: len(texts)], redaction.counts, prefix_only, shown[-1] if about else about
 
 
+def _texts_of(decision: Decision) -> tuple[list[str], str | None]:
+    """The texts a record shows (the prompt, then its responses) and what its reason is about."""
+    sample, compared = decision.sample, decision.compared
+    responses = [m.response for m in compared] if compared else [sample.response]
+    return [sample.prompt, *responses], decision.selection.about
+
+
 @dataclass(frozen=True)
 class PendingRecord:
     """A decision waiting for the producer's thread to build its record."""
 
     decision: Decision
     builder: RecordBuilder
+
+    def prepare(self) -> int:
+        return self.builder.prepare(self.decision)
 
     def build(self) -> dict[str, Any]:
         return self.builder.build(self.decision)

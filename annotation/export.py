@@ -105,7 +105,7 @@ class ExportSummary:
     tasks_read: int = 0
     new_rows: int = 0
     updated_rows: int = 0
-    skipped: int = 0  # tasks with only cancelled annotations, or not made by lowtide
+    skipped: int = 0  # tasks with only cancelled annotations, not made by lowtide, or no int id
     regrouped: int = 0  # stored rows whose aggregate changed with the agreement settings
     total_rows: int = 0
     comparison_rows: int = 0  # comparison tasks with a review (annotation/comparison_rows.py)
@@ -126,6 +126,11 @@ class ExportSummary:
     withdrawn: list[str] = field(default_factory=list)  # samples that lost some reviews now
     deleted_rows: int = 0  # rows in the files marked deleted in Label Studio, all told
     backup: Path | None = None  # where a rebuild kept the previous files
+
+
+def _is_task_id(value: Any) -> bool:
+    """Label Studio's task ids are integers; anything else (a string, None, a bool) is not one."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def is_comparison(task: Mapping[str, Any]) -> bool:
@@ -350,7 +355,11 @@ class _Export:
         newest = start
         for task in self.client.annotated_tasks(project_id, start):
             self.summary.tasks_read += 1
-            read.add(int(task["id"]))
+            task_id = task.get("id")
+            if not _is_task_id(task_id):  # nothing to key its row or its deletion on
+                self.summary.skipped += 1
+                continue
+            read.add(task_id)
             changed = _stamp(task.get("updated_at"))
             if changed and (newest is None or _as_time(changed) > _as_time(newest)):
                 newest = changed

@@ -175,21 +175,30 @@ def add_counts(
     counts: Mapping[str, int],
     latencies_s: Iterable[float] = (),
 ) -> None:
-    """Add to the counters (and the latency histogram) in one round trip."""
+    """Add to the counters (and the latency histogram) in one round trip. A counter that is no
+    number (anyone who writes to Redis writes this hash) starts again from what is added: the
+    increment Redis refuses on it stopped the worker."""
     key = stats_key(queue_name)
     pipe = connection.pipeline(transaction=False)
+    added: list[tuple[str, float]] = []  # (field, amount), in the pipeline's order
     for name, value in counts.items():
         if name not in COUNTERS:
             raise KeyError(f"unknown annotation counter {name!r}")
         if value:
             pipe.hincrby(key, name, value)
+            added.append((name, value))
     for seconds in latencies_s:
         pipe.hincrbyfloat(key, "import_seconds_sum", seconds)
         pipe.hincrby(key, "import_seconds_count", 1)
+        added += [("import_seconds_sum", seconds), ("import_seconds_count", 1)]
         for bound in LATENCY_BUCKETS_S:
             if seconds <= bound:
                 pipe.hincrby(key, f"import_seconds_le_{bound:g}", 1)  # cumulative, as Prometheus
-    pipe.execute()
+                added.append((f"import_seconds_le_{bound:g}", 1))
+    results = pipe.execute(raise_on_error=False)
+    for (field, amount), result in zip(added, results, strict=True):
+        if isinstance(result, redis.ResponseError):
+            connection.hset(key, field, amount)
 
 
 @dataclass(frozen=True)
@@ -207,15 +216,28 @@ class WorkerStats:
 
 
 def read_stats(connection: redis.Redis, queue_name: str) -> WorkerStats:
-    raw = {k.decode(): v.decode() for k, v in connection.hgetall(stats_key(queue_name)).items()}
+    """The counters; one that is not a number (anyone who writes to Redis writes this hash)
+    reads as 0, so that `lowtide queue status` and /metrics still answer."""
+    raw = {
+        k.decode("utf-8", "replace"): v.decode("utf-8", "replace")
+        for k, v in connection.hgetall(stats_key(queue_name)).items()
+    }
     return WorkerStats(
-        counters={name: int(raw.get(name, 0)) for name in COUNTERS},
-        import_seconds_sum=float(raw.get("import_seconds_sum", 0.0)),
-        import_seconds_count=int(raw.get("import_seconds_count", 0)),
+        counters={name: _number(raw.get(name), int) for name in COUNTERS},
+        import_seconds_sum=_number(raw.get("import_seconds_sum"), float),
+        import_seconds_count=_number(raw.get("import_seconds_count"), int),
         import_seconds_buckets={
-            bound: int(raw.get(f"import_seconds_le_{bound:g}", 0)) for bound in LATENCY_BUCKETS_S
+            bound: _number(raw.get(f"import_seconds_le_{bound:g}"), int)
+            for bound in LATENCY_BUCKETS_S
         },
     )
+
+
+def _number(stored: str | None, kind: type[int] | type[float]) -> Any:
+    try:
+        return kind(stored) if stored is not None else kind(0)
+    except ValueError:
+        return kind(0)
 
 
 def quarantine(connection: redis.Redis, queue_name: str, entries: list[dict[str, Any]]) -> None:
@@ -231,13 +253,18 @@ def quarantine(connection: redis.Redis, queue_name: str, entries: list[dict[str,
 
 
 def quarantined(connection: redis.Redis, queue_name: str, limit: int = 50) -> list[dict[str, Any]]:
-    """The newest quarantine entries first."""
+    """The newest quarantine entries first; one that is not a JSON object (anyone who writes to
+    Redis writes this list) as an entry saying so."""
     entries = []
     for raw in connection.lrange(quarantine_key(queue_name), 0, limit - 1):
         try:
-            entries.append(json.loads(raw))
-        except ValueError:
-            entries.append({"reason": "unreadable quarantine entry", "record": raw[:200]})
+            entry = json.loads(raw)
+        except (ValueError, RecursionError):
+            entry = None
+        if not isinstance(entry, dict):
+            excerpt = raw[:200].decode("utf-8", "replace")
+            entry = {"reason": "unreadable quarantine entry", "record": excerpt}
+        entries.append(entry)
     return entries
 
 

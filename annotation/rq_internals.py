@@ -21,7 +21,10 @@ pyproject.toml; tests/test_rq_internals.py fails when a new RQ changes what thes
   and the scheduler's pass over due jobs (`RQScheduler.enqueue_scheduled_jobs`), redone within
   bounds (`BoundedJob`, `BoundedScheduler`): anyone who can write to Redis writes these hashes.
   With it, which jobs may run at all (`rejection_reason`: the stored hash, then the function
-  and its arguments), which the worker and coalescing both ask before a job runs or is taken.
+  and its arguments), which the worker, coalescing and `lowtide queue requeue` ask before a
+  job runs, is taken or is put back. Junk of any shape is refused by its id, never fatal: ids
+  RQ's own check refuses, keys that are no hash, hashes without a payload, wherever RQ reads
+  them (the queue, the scheduled registry, the intermediate list).
 - Every RQ worker method the annotation worker overrides (`GuardedWorker`): annotation/worker.py
   says only what to do, in methods of its own.
 - The scheduled registry's first member and its time, for `lowtide worker --burst`
@@ -59,6 +62,7 @@ from rq.scripts import release_lock
 from rq.utils import as_text, current_timestamp, now
 from rq.worker import Worker
 
+from rl.visible_text import visible_line
 from sampling.records import JOB_FUNCTION
 
 STUCK_AFTER_S = 10
@@ -72,6 +76,7 @@ MAX_ERROR_BYTES = 2**20  # a stored error text (exc_info, a result's exc_string)
 MAX_JOB_TIMEOUT_S = 3600  # lowtide's producer sets 300
 MAX_TTL_S = 30 * 24 * 3600  # result_ttl, failure_ttl: lowtide's producer sets an hour, a week
 INFLATE_CHUNK = 2**20
+SHOWN_ID_CHARS = 120  # of a job id in a log line: RQ's own ids are 40 characters
 # Hash fields RQ acts on by itself: it imports and calls the callbacks (`import_attribute`),
 # sends the webhooks' HTTP requests, holds or releases a job on its dependencies, and reruns a
 # job on its own retries and repeats. lowtide sets none of them: a job with one is refused, and
@@ -171,9 +176,12 @@ def _error_text(stored: bytes | None) -> str | None:
     if not stored:
         return None
     try:
-        return inflate_within(stored, MAX_ERROR_BYTES).decode("utf-8", "replace")
+        text = inflate_within(stored, MAX_ERROR_BYTES)
     except PayloadTooLarge:
+        text = b""
+    if not text or len(text) > MAX_ERROR_BYTES:  # a bomb, or as much stored uncompressed
         return f"(the error stored for this job is over {MAX_ERROR_BYTES:,} bytes: not read)"
+    return text.decode("utf-8", "replace")
 
 
 class BoundedJob(Job):
@@ -226,7 +234,8 @@ class BoundedJob(Job):
     def restore(self, raw_data: Any) -> None:
         fields = {as_text(name): value for name, value in raw_data.items()}
         if "data" not in fields:
-            super().restore(fields)  # RQ's own error for a hash that is not a job's
+            # RQ's own error quotes the whole hash, whatever was written into it.
+            raise JobRefused(self.id, "stored job has no payload (no `data` field): not read")
         acted = [name for name in ACTED_ON_FIELDS if fields.get(name)]
         kept = {
             name: value
@@ -261,6 +270,11 @@ class BoundedJob(Job):
             return "meta is not a JSON object: not run"
         return None
 
+    def rejection(self, origin: str | None = None) -> str | None:
+        """Why a worker of the queue `origin` would refuse this job (`rejection_reason`), so
+        that `lowtide queue requeue` leaves it failed."""
+        return rejection_reason(self, origin)
+
     def latest_result(self, timeout: int = 0) -> Result | None:
         """The latest result, as RQ's (without waiting: `timeout` is ignored), its entry's size
         checked in Redis first and its error text inflated within MAX_ERROR_BYTES."""
@@ -288,6 +302,15 @@ def bounded_queue(queue: Queue) -> Queue:
     )
 
 
+def shown_job_id(job_id: str) -> str:
+    """A job id as a log line may hold it: anyone who writes to Redis names the ids on the
+    queue, and one with a line break or an escape would forge or hide log lines."""
+    shown = visible_line(job_id)
+    if len(shown) <= SHOWN_ID_CHARS:
+        return shown
+    return f"{shown[:SHOWN_ID_CHARS]}...({len(job_id):,} characters)"
+
+
 def unreadable_reason(error: Exception) -> str:
     """Why a job that could not even be read is not run, for the quarantine."""
     if isinstance(error, JobRefused):
@@ -299,7 +322,17 @@ def rejection_reason(job: Job, origin: str | None = None) -> str | None:
     """Why this job must not run, or None. A job read as BoundedJob first answers for its
     stored hash (`refusal`); `origin`, when given, is the queue it must have been made for.
     Reading func_name and args deserializes the payload, with the queue's JSON serializer:
-    nothing in it is executed."""
+    nothing in it is executed. Junk of a shape no check foresaw is refused too: the worker,
+    coalescing and `lowtide queue requeue` ask this, and none of them may stop on it."""
+    try:
+        return _rejection_reason(job, origin)
+    except redis.RedisError:
+        raise
+    except Exception as error:
+        return unreadable_reason(error)
+
+
+def _rejection_reason(job: Job, origin: str | None) -> str | None:
     if isinstance(job, BoundedJob) and job.refusal:
         return job.refusal
     if origin is not None and job.origin != origin:
@@ -313,9 +346,14 @@ def rejection_reason(job: Job, origin: str | None = None) -> str | None:
         )
     if func_name != JOB_FUNCTION:
         return f"refusing to run {str(func_name)[:200]!r}: this worker runs only {JOB_FUNCTION}"
-    if instance is not None or kwargs or len(args) != 1 or not isinstance(args[0], list):
+    # JSON of any shape may stand where RQ's own payload has a list and a dict.
+    if instance is not None or kwargs or not _one_list(args):
         return f"{JOB_FUNCTION} takes one argument, a list of records: not run"
     return None
+
+
+def _one_list(args: Any) -> bool:
+    return isinstance(args, list | tuple) and len(args) == 1 and isinstance(args[0], list)
 
 
 def fail_in_place(queue: Queue, job_id: str, reason: str, ttl_s: int) -> None:
@@ -326,9 +364,13 @@ def fail_in_place(queue: Queue, job_id: str, reason: str, ttl_s: int) -> None:
     started = StartedJobRegistry(queue=queue).key
     prefix = f"{job_id}:".encode()
     executions = [m for m in queue.connection.zrange(started, 0, -1) if m.startswith(prefix)]
+    # A key that is not a hash (a string written under a job's name) takes no hash fields:
+    # HSET on it fails, and that failure stopped the worker.
+    is_hash = queue.connection.type(key) == b"hash"
     with queue.connection.pipeline() as pipe:
-        pipe.hset(key, mapping={"status": JobStatus.FAILED.value, "exc_info": reason})
-        pipe.expire(key, ttl_s)
+        if is_hash:
+            pipe.hset(key, mapping={"status": JobStatus.FAILED.value, "exc_info": reason})
+            pipe.expire(key, ttl_s)
         pipe.zadd(FailedJobRegistry(queue=queue).key, {job_id: time.time() + ttl_s})
         pipe.lrem(queue.intermediate_queue_key, 1, job_id)
         if executions:
@@ -383,7 +425,9 @@ class BoundedScheduler(RQScheduler):
             job = BoundedJob.fetch(job_id, self.connection, self.serializer)
         except NoSuchJobError:
             return
-        except JobRefused:
+        except (redis.ConnectionError, redis.TimeoutError):
+            raise
+        except Exception:  # too large, an id RQ never makes, a junk field: the worker says which
             pipeline.rpush(queue.key, job_id)
             return
         if job.refusal:
@@ -469,8 +513,17 @@ def _recover_stuck_in_intermediate(
     intermediate = IntermediateQueue(queue.key, connection=queue.connection)
     recovered = 0
     for job_id in intermediate.get_job_ids():
-        if job_id in started or intermediate.set_first_seen(job_id):
-            continue  # running, or seen for the first time now
+        if job_id in started:
+            continue
+        unreadable = _unreadable(queue, job_id)
+        if unreadable is not None:
+            # Given up at first sight: RQ's own cleanup of this list, which runs next, reads
+            # every job in it and stops the worker on one it cannot read.
+            if queue.connection.lrem(intermediate.key, 1, job_id):
+                give_up(job_id, unreadable)
+            continue
+        if intermediate.set_first_seen(job_id):
+            continue  # seen for the first time now
         first_seen = intermediate.get_first_seen(job_id)
         if first_seen is None or (now() - first_seen).total_seconds() < STUCK_AFTER_S:
             continue
@@ -478,6 +531,19 @@ def _recover_stuck_in_intermediate(
             continue  # another worker got there first
         recovered += _put_back(queue, job_id, max_requeues, give_up)
     return recovered
+
+
+def _unreadable(queue: Queue, job_id: str) -> str | None:
+    """Why the job cannot be read at all (None: it can, or it is gone)."""
+    try:
+        BoundedJob.fetch(job_id, connection=queue.connection, serializer=queue.serializer)
+    except NoSuchJobError:
+        return None
+    except (redis.ConnectionError, redis.TimeoutError):
+        raise
+    except Exception as error:
+        return unreadable_reason(error)
+    return None
 
 
 def _put_back(queue: Queue, job_id: str, max_requeues: int, give_up: GiveUp) -> int:

@@ -45,6 +45,7 @@ from annotation.rq_internals import (
     fail_in_place,
     recover_orphans,
     release_dead_scheduler_lock,
+    shown_job_id,
 )
 from rl.masking import mask_text
 
@@ -104,4 +105,4 @@ class AnnotationWorker(GuardedWorker):
         fail_in_place(queue, job_id, reason, REJECTED_TTL_S)
         ledger.add_counts(connection, queue.name, {"rejected_jobs": 1})
         ledger.quarantine(connection, queue.name, [{"reason": reason, "job_id": job_id}])
-        log.warning("job %s rejected: %s", job_id, reason)
+        log.warning("job %s rejected: %s", shown_job_id(job_id), reason)

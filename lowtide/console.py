@@ -55,10 +55,12 @@ def say(text: str) -> None:
     err.print(text, markup=False)
 
 
-def warn_problems(problems: Sequence[str], *, shown: int = 5) -> None:
+def warn_problems(problems: Sequence[str], *, shown: int = 5, more: int = 0) -> None:
     """The first `shown` problems met reading someone's files, one `warning:` line each (their
-    text made visible: it may quote the files), then how many more."""
+    text made visible: it may quote the files), then how many more: those past `shown`, and
+    `more` that a reader counted without keeping them."""
     for line in problems[:shown]:
         say(f"warning: {visible_line(line)}")
-    if len(problems) > shown:
-        say(f"warning: {len(problems) - shown} more lines skipped or left blank")
+    hidden = max(len(problems) - shown, 0) + more
+    if hidden:
+        say(f"warning: {hidden} more lines or rows skipped or left blank")

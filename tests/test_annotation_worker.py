@@ -273,6 +273,12 @@ def test_junk_on_the_queue_is_refused_and_nothing_valid_is_lost(
     # A body that is not JSON at all.
     job = setup.queue.enqueue("annotation.jobs.import_batch", [])
     setup.connection.hset(job.key, "data", b"\x00\xff not json")
+    # Junk that stopped the worker, and the batches behind it waited: arguments of another
+    # shape (a dict), and an id whose key is no job's hash.
+    setup.queue.enqueue("annotation.jobs.import_batch", {"0": []})
+    string_key = f"string-{setup.run_id}"
+    setup.connection.set(f"rq:job:{string_key}", "not a job")
+    setup.connection.rpush(setup.queue.key, string_key)
     # Bad records beside good ones, in one batch.
     missing = setup.record(2)
     del missing["prompt"]
@@ -284,6 +290,7 @@ def test_junk_on_the_queue_is_refused_and_nothing_valid_is_lost(
     setup.enqueue(setup.records(10, 20))  # and a plain batch after the junk
 
     result = setup.cli("worker", "--burst")
+    setup.connection.delete(f"rq:job:{string_key}")  # a key no check of this shared Redis reads
     assert result.returncode == 0, result.stderr
     assert not marker.exists()
     ids = set(setup.sample_id_counts())
@@ -291,12 +298,14 @@ def test_junk_on_the_queue_is_refused_and_nothing_valid_is_lost(
 
     reasons = [entry["reason"] for entry in ledger.quarantined(setup.connection, setup.queue_name)]
     assert any("refusing to run 'subprocess.getoutput'" in r for r in reasons)
+    assert any("takes one argument, a list of records" in r for r in reasons)
+    assert any("not a job's hash" in r for r in reasons)
     assert sum("not readable as JSON" in r for r in reasons) == 2
     assert any(r.startswith("prompt: field required") for r in reasons)
     assert any("response: 10000000 characters" in r for r in reasons)
     assert any(r.startswith("record: not valid JSON") for r in reasons)
     stats = setup.stats()
-    assert (stats["rejected_jobs"], stats["quarantined"], stats["imported"]) == (3, 3, 23)
+    assert (stats["rejected_jobs"], stats["quarantined"], stats["imported"]) == (5, 3, 23)
     quarantined = setup.cli("queue", "quarantined", "--json")
     entries = [json.loads(line) for line in quarantined.stdout.splitlines()]
     assert max(len(entry.get("record", "")) for entry in entries) < 5_000  # not 10 MB

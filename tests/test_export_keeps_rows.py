@@ -362,3 +362,16 @@ def test_task_fields_a_server_garbled_never_stop_the_export(
         task["data"] = {**task["data"], where: value}
     assert export_annotations(client, "p", out).new_rows == 2
     assert set(_rows(out)) == {"s-1", "s-2"}
+
+
+@pytest.mark.parametrize("task_id", ["7b", None, 1.5, True])
+def test_a_task_whose_id_is_not_an_integer_is_skipped(tmp_path: Path, task_id: Any) -> None:
+    """Before: `int(task["id"])` stopped the export with a ValueError or TypeError."""
+    out = tmp_path / "annotations.jsonl"
+    client = FakeLabelStudio()
+    client.add(7, _record("s-1"), _review(1, 10, 1, 2, "Blue."))
+    client.add(8, _record("s-2"), _review(2, 10, 1, 3))
+    client.tasks[task_id] = {**client.tasks.pop(8), "id": task_id}
+    summary = export_annotations(client, "p", out)
+    assert (summary.new_rows, summary.skipped) == (1, 1)
+    assert set(_rows(out)) == {"s-1"}

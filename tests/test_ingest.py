@@ -415,6 +415,22 @@ def test_malformed_lines_are_counted_and_skipped_with_file_and_line(
     assert sorted(r["response"] for r in queued_records(own_redis.url)) == ["a", "b"]
 
 
+@pytest.mark.timeout(60)  # reading a FIFO never ends: fail, not hang
+def test_a_fifo_among_the_dump_files_is_told_once_and_skipped(
+    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dumps = workdir / "dumps"
+    dumps.mkdir()
+    good = {"input": "q", "output": "a", "gts": None, "score": 0.1, "step": 3}
+    (dumps / "3.jsonl").write_text(json.dumps(good) + "\n")
+    os.mkfifo(dumps / "4.jsonl")
+    code, _, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
+    assert code == 0, err
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert warnings == [f"warning: {dumps / '4.jsonl'}: not a regular file; skipped"]
+    assert [r["response"] for r in queued_records(own_redis.url)] == ["a"]
+
+
 def test_a_deep_line_and_an_over_long_line_are_skipped_and_a_restart_reads_on(
     own_redis: OwnRedis,
     env,

@@ -141,6 +141,17 @@ def test_a_malformed_line_is_one_warning_and_the_rest_is_analysed(tmp_path: Path
     assert out.splitlines()[0] == expected_line(rows)
 
 
+def test_past_five_malformed_lines_one_warning_counts_the_rest(tmp_path: Path, cli) -> None:
+    dumps = tmp_path / "dumps"
+    write_verl(dumps, planted())
+    with open(dumps / "3.jsonl", "a") as handle:
+        handle.write("{oops\n" * 7)
+    code, _, err = cli(str(dumps))
+    warnings = [line for line in err.splitlines() if line.startswith("warning:")]
+    assert code == 0 and len(warnings) == 6, err
+    assert warnings[-1] == "warning: 2 more lines or rows skipped or left blank"
+
+
 @pytest.mark.parametrize(
     ("make", "line", "exit_code"),
     [

@@ -19,6 +19,7 @@ from sampling.sources.ingest.formats import locate
 from sampling.sources.search import engine
 from sampling.sources.search.table import (
     CACHE_DIR,
+    PROBLEMS_SHOWN,
     SearchTable,
     TableError,
     TableKey,
@@ -446,6 +447,17 @@ def test_malformed_lines_are_told_on_stderr_once(tmp_path: Path, cli) -> None:
     assert err.strip().splitlines() == [f"warning: {path}:2: not valid JSON ({reason}); skipped"]
     code, out, err = cli(str(dumps), "step = 1")
     assert code == 0 and err == ""  # read once; the table remembers it
+
+
+def test_past_the_problems_kept_one_warning_counts_the_rest(tmp_path: Path, cli) -> None:
+    dumps = tmp_path / "dumps"
+    path = write_verl_step(dumps, 1, ["q"], ["a"], [0.1])
+    with open(path, "a") as handle:
+        handle.write("{oops\n" * (PROBLEMS_SHOWN + 3))
+    code, _, err = cli(str(dumps), "step = 1")
+    warnings = err.strip().splitlines()
+    assert code == 0 and len(warnings) == PROBLEMS_SHOWN + 1, err
+    assert warnings[-1] == "warning: 3 more lines or rows skipped or left blank"
 
 
 def test_the_cache_directory_can_be_removed(tmp_path: Path, cli) -> None:

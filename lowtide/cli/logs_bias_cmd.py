@@ -15,7 +15,7 @@ from rich.text import Text
 
 from lowtide.cli.dump_options import DumpFormatName, parse_reward_weights
 from lowtide.cli.settings_options import option_for
-from lowtide.console import err, out
+from lowtide.console import err, out, warn_problems
 from lowtide.errors import UsageError, UserError
 from rl.visible_text import visible_line, visible_text
 from sampling.selection.hacking.config import WatchConfig
@@ -74,10 +74,7 @@ def bias(
     with err.status(f"reading {len(files)} {location.format.name} dump files"):
         rows = read_dump(location, problems.append, reward_weights=weights, files=files)
         report = analyze_rows(rows, config, run_id=location.run_dir.resolve().name)
-    for line in problems[:MAX_PROBLEMS_SHOWN]:
-        err.print(f"warning: {visible_line(line)}", markup=False)  # may quote the dump
-    if len(problems) > MAX_PROBLEMS_SHOWN:
-        err.print(f"warning: {len(problems) - MAX_PROBLEMS_SHOWN} more rows skipped", markup=False)
+    warn_problems(problems, shown=MAX_PROBLEMS_SHOWN)
     if not report.samples:
         raise UserError(
             f"no scored samples in {location.files_dir}: no row of its {len(files)} dump files "

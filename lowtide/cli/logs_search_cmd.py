@@ -15,7 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from lowtide.cli.dump_options import DumpFormatName, parse_reward_weights
-from lowtide.console import err, out
+from lowtide.console import err, out, warn_problems
 from lowtide.errors import UsageError, UserError
 from rl.visible_text import visible_line, visible_text
 
@@ -151,14 +151,9 @@ def search(
 def _report_refresh(refresh: Refresh) -> None:
     if refresh.rebuilt:
         err.print(f"search table built again: {refresh.rebuilt}", markup=False)
-    for line in refresh.problems:
-        err.print(f"warning: {visible_line(line)}", markup=False)  # may quote the dump
-    if refresh.more_problems:
-        err.print(
-            f"warning: {refresh.more_problems} more malformed lines or rows skipped", markup=False
-        )
-    for line in refresh.unreadable:
-        err.print(f"warning: {visible_line(line)}", markup=False)
+    # The reader kept the first few problems and counted the rest; every unreadable file.
+    warn_problems(refresh.problems, shown=len(refresh.problems), more=refresh.more_problems)
+    warn_problems(refresh.unreadable, shown=len(refresh.unreadable))
 
 
 def _print_found(

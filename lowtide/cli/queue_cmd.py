@@ -13,13 +13,13 @@ from rich.text import Text
 
 from annotation import ledger
 from annotation.config import AnnotationConfig
-from annotation.rq_internals import BoundedJob
+from annotation.rq_internals import BoundedJob, shown_job_id
 from lowtide.cli.usage import reads, split_overrides
 from lowtide.config import load_service_config
 from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.services.clients import redis_errors
-from rl.masking import mask_url
+from rl.masking import mask_text, mask_url
 from rl.visible_text import escaped_json, visible_line
 from sampling.config import QueueConfig
 from sampling.transport import queue_admin
@@ -33,6 +33,7 @@ T = TypeVar("T")
 JOB_CLASS = BoundedJob
 # `status` lists the review projects too; a frozen Label Studio must not hold up the queue's view.
 PROJECTS_TIMEOUT_S = 5.0
+SHOWN_CELL_CHARS = 500  # of a reason or error: anyone who writes to Redis writes them
 
 
 def _queue_config(ctx: typer.Context, config: Path | None) -> QueueConfig:
@@ -109,7 +110,9 @@ def failed(
     """Failed jobs with their error."""
     queue = _queue_config(ctx, config)
     jobs = _call(queue, lambda q: queue_admin.failed_jobs(q, limit, job_class=JOB_CLASS))
-    rows = [(job.job_id, str(job.records), job.ended_at or "-", job.error) for job in jobs]
+    rows = [
+        (shown_job_id(job.job_id), str(job.records), job.ended_at or "-", job.error) for job in jobs
+    ]
     _print_table(f"{len(jobs)} failed job(s)", ("job", "records", "ended", "error"), rows)
 
 
@@ -128,8 +131,8 @@ def quarantined(
             out.print(escaped_json(entry), markup=False)
         return
     rows = [
-        (entry.get("job_id", "-"), "-" if entry.get("index") is None else str(entry["index"]),
-         entry.get("reason", ""))
+        (shown_job_id(str(entry.get("job_id", "-"))),
+         "-" if entry.get("index") is None else str(entry["index"]), str(entry.get("reason", "")))
         for entry in entries
     ]  # fmt: skip
     _print_table(f"{len(entries)} quarantined (newest first)", ("job", "record", "reason"), rows)
@@ -156,7 +159,7 @@ def requeue(
         raise UserError(str(error)) from None
     err.print(f"requeued {done.count} job(s)")
     for job_id, reason in done.left.items():  # a reason may quote what was stored: one line
-        err.print(Text(visible_line(f"left failed: {job_id}: {reason}")))
+        err.print(Text(_shown_line(f"left failed: {shown_job_id(job_id)}: {reason}")))
 
 
 @app.command(cls=READS_QUEUE)
@@ -186,5 +189,13 @@ def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:  # errors and reasons may quote a payload: Text, never markup, marked
-        table.add_row(*(Text(visible_line(str(cell))) for cell in row))
+        table.add_row(*(Text(_shown_line(str(cell))) for cell in row))
     out.print(table)
+
+
+def _shown_line(text: str) -> str:
+    """Text read from Redis as one line: marked, a URL's password masked, and cut."""
+    line = mask_text(visible_line(text))
+    if len(line) <= SHOWN_CELL_CHARS:
+        return line
+    return f"{line[:SHOWN_CELL_CHARS]}...({len(line):,} characters)"

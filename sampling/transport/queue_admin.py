@@ -4,7 +4,9 @@ Jobs are read as the `job_class` the caller passes. Anyone who can write to Redi
 and RQ's own Job inflates a stored payload whole (a small zlib bomb is a gigabyte), so
 `lowtide queue` passes the worker side's bounded reader, annotation.rq_internals.BoundedJob
 (sampling never imports annotation). A job class may say why a job must not run (`refusal`,
-as BoundedJob does): such a job is never requeued.
+as BoundedJob does), and why a worker of the queue would refuse it (`rejection(queue name)`: its
+function and arguments): such a job is never requeued. What a job holds may be of any shape:
+a listing says what it could not read and goes on.
 """
 
 from __future__ import annotations
@@ -121,12 +123,25 @@ def _failed_job(queue: Queue, job_id: str) -> FailedJob:
     # One nobody ran: what its job class holds against it, if anything.
     error = error or getattr(job, "refusal", None) or ""
     last_line = error.strip().splitlines()[-1] if error.strip() else "(no error recorded)"
-    try:
-        records = len(job.args[0]) if job.args and isinstance(job.args[0], list) else 0
-    except DeserializationError:  # junk a worker refused: its reason is the error
-        records = 0
     ended = job.ended_at.isoformat() if job.ended_at else None
-    return FailedJob(job_id, records, last_line, ended)
+    return FailedJob(job_id, _record_count(job), last_line, ended)
+
+
+def _record_count(job: Job) -> int:
+    """The records in a job's one list argument; 0 for a payload of any other shape."""
+    try:
+        args = job.args
+    except DeserializationError:  # junk a worker refused: its reason is the error
+        return 0
+    if isinstance(args, list | tuple) and args and isinstance(args[0], list):
+        return len(args[0])
+    return 0
+
+
+def _refusal(job: Job, queue_name: str) -> str | None:
+    """Why the job must not run again, if its class can tell (see the module docstring)."""
+    rejection = getattr(job, "rejection", None)
+    return rejection(queue_name) if rejection else getattr(job, "refusal", None)
 
 
 class NotFailedError(ValueError):
@@ -152,7 +167,7 @@ def requeue(
     count, left = 0, {}
     for job_id in wanted:
         job = _read(queue, job_id)
-        reason = job if isinstance(job, str) else getattr(job, "refusal", None)
+        reason = job if isinstance(job, str) else _refusal(job, queue.name)
         if reason:
             left[job_id] = reason
             continue
@@ -184,11 +199,12 @@ def purge(config: QueueConfig, *, job_class: type[Job]) -> tuple[int, int]:
     failed_ids = registry.get_job_ids()
     for job_id in failed_ids:
         # Deleted by its id, never read (RQ's remove of an id reads the job whole first).
-        job = job_class(job_id, connection=queue.connection, serializer=queue.serializer)
-        job.origin = queue.name
         try:
+            job = job_class(job_id, connection=queue.connection, serializer=queue.serializer)
+            job.origin = queue.name
             registry.remove(job, delete_job=True)
-        except (InvalidJobOperation, ValueError):  # its hash is gone, or its status is junk
+        # An id RQ never makes, no hash, a junk status, a key that is not a hash (WRONGTYPE).
+        except (InvalidJobOperation, ValueError, redis.ResponseError):
             registry.remove(job_id)
-            queue.connection.delete(job.key)
+            queue.connection.delete(Job.key_for(job_id))
     return queue.empty(), len(failed_ids)

@@ -124,6 +124,7 @@ class Follower:
         self._decided: list[Decision] = []  # routed from the file being read, not yet kept
         self._sizes: dict[str, int] = {}  # at the previous poll: a file that kept it is settled
         self._warned: set[tuple[str, int]] = set()
+        self._not_files: set[str] = set()  # told once each
         self._progress_at = time.monotonic()
 
     @property
@@ -163,7 +164,7 @@ class Follower:
 
     def poll(self, stopping: Callable[[], bool] = lambda: False) -> None:
         """One pass over the dump files."""
-        files = list_files(self.location)
+        files = list_files(self.location, self._not_a_file)
         self.stats.files = max(self.stats.files, len(files))
         for number, file in enumerate(files):
             if stopping():
@@ -269,6 +270,11 @@ class Follower:
         if (file.path.name, file.size) not in self._warned:
             self._warned.add((file.path.name, file.size))
             self.say(f"warning: {file.path}: cannot read it ({error}); tried again later")
+
+    def _not_a_file(self, path: Path) -> None:
+        if path.name not in self._not_files:
+            self._not_files.add(path.name)
+            self.say(f"warning: {path}: not a regular file; skipped")
 
     def _head(self, file: DumpFile) -> str | None:
         data = self._bytes(file, 0, HEAD_BYTES)

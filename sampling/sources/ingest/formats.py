@@ -8,6 +8,7 @@ whose file names are there.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,8 +68,12 @@ def locate(directory: Path, name: str) -> DumpLocation | None:
     return found[0] if found else None
 
 
-def list_files(location: DumpLocation) -> list[DumpFile]:
-    """The dump files, in step order (verl's `10.jsonl` after `9.jsonl`)."""
+def list_files(
+    location: DumpLocation, not_a_file: Callable[[Path], None] | None = None
+) -> list[DumpFile]:
+    """The dump files, in step order (verl's `10.jsonl` after `9.jsonl`). An entry named like
+    one that is not a regular file (a FIFO, whose reading never ends; a directory) is left out,
+    and given to `not_a_file` when there is one."""
     files = []
     try:
         entries = list(os.scandir(location.files_dir))
@@ -87,6 +92,8 @@ def list_files(location: DumpLocation) -> list[DumpFile]:
         if entry.is_file():
             step = int(match.group(1))
             files.append(DumpFile(Path(entry.path), step, stat.st_size, stat.st_mtime))
+        elif not_a_file is not None:
+            not_a_file(Path(entry.path))
     return sorted(files, key=lambda file: (file.step, file.path.name))
 
 

@@ -40,7 +40,9 @@ _SECRET_QUERY_KEY = re.compile(
     r"|credential|credentials)$"
 )
 # A URL inside free text: the scheme, then everything up to white space or a quote.
-_URL_IN_TEXT = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s'\"<>`]+")
+# No word boundary before the scheme: a URL glued to a long word (`...failedredis://:pw@h`)
+# is still a URL; its scheme is then the last 21 characters of the word.
+_URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s'\"<>`]+")
 # Userinfo the URL parser could not read (a malformed port, say): hide what follows the colon.
 _RAW_USERINFO = re.compile(r"(://[^/@:\s]*):[^/@\s]*@")
 _RAW_QUERY_SECRET = re.compile(

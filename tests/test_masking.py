@@ -4,10 +4,11 @@ holds, never reaches an output; it never raises on what it is given."""
 from __future__ import annotations
 
 import logging
+import string
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from rl.masking import (
@@ -67,6 +68,14 @@ def test_a_password_never_survives_masking(password: str, form: str) -> None:
     text = f"cannot reach {url} (password {password}, encoded {encoded})"
     assert password not in mask_text(text, known_secrets(env))
     assert encoded not in mask_text(text, known_secrets(env))
+
+
+@given(st.text(string.ascii_letters + "+.-", max_size=60), st.sampled_from(["redis", "https"]))
+@example("y" * 30, "redis")  # longer than any scheme
+@settings(max_examples=100, deadline=None)
+def test_a_url_glued_to_any_word_has_its_password_masked(before: str, scheme: str) -> None:
+    text = f"error: {before}{scheme}://app:hunter2x@redis.internal:6379/0 refused"
+    assert "hunter2x" not in mask_text(text, [])
 
 
 @given(st.text(max_size=300))

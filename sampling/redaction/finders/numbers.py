@@ -57,7 +57,10 @@ class NumberFinder:
             start, end = match.span()
             if candidate.endswith(")") and "(" not in candidate:
                 candidate, end = candidate[:-1], end - 1
-            kind = self.classify(candidate, text[max(0, start - self._BEFORE) : start])
+            before = text[max(0, start - self._BEFORE) : start]
+            if _CLOCK_AFTER.match(text, end) and not PHONE_NAMED.ends(before):
+                continue  # `2016-05-25 13`:30, `20130228 23`:00: a timestamp up to its hour
+            kind = self.classify(candidate, before)
             if kind:
                 yield Span(start, end, kind)
 
@@ -68,7 +71,7 @@ class NumberFinder:
         # `订单号：4713396096739471`, `order #7199657182`: named as something else; `16.04.2019`:
         # a date. The cheap tests first (the word alone, the date's shape), then the words' places.
         other = _OTHER_HINT.search(before[-_OTHER_NUMBER.reach :].lower()) is not None
-        date = kind == "PHONE" and _is_date(candidate)
+        date = kind == "PHONE" and (_is_date(candidate) or _decimals(candidate, before))
         if (
             (other or date)
             and not PHONE_NAMED.ends(before)
@@ -133,7 +136,8 @@ _OTHER_HINT = re.compile(
 # A date in numbers: day, month and year (either order) or year, month and day, one separator.
 _DATE = re.compile(
     r"(?:(?:0?[1-9]|[12]\d|3[01])([./-])(?:0?[1-9]|[12]\d|3[01])\1(?:19|20)\d\d"
-    r"|(?:19|20)\d\d([./-])(?:0?[1-9]|1[0-2])\2(?:0?[1-9]|[12]\d|3[01]))"
+    r"|(?:19|20)\d\d([./-])(?:0?[1-9]|1[0-2])\2(?:0?[1-9]|[12]\d|3[01])"
+    r"|\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01]))"  # ISO 8601, of any year
     r"(?: (?:[01]?\d|2[0-3]))?"  # and the hour of a timestamp (`2026-12-06 14:30:00`)
 )
 
@@ -144,6 +148,22 @@ _QUERY_PARAMETER = re.compile(r"[?&][\w.-]+=$")  # `?u=16107146355`: a value, no
 
 def _is_date(candidate: str) -> bool:
     return _DATE.fullmatch(candidate) is not None
+
+
+# What follows the hour of a timestamp: its minutes.
+_CLOCK_AFTER = re.compile(r":[0-5]\d")
+# A decimal number (`0.0001953125`, `180.79155222`): a phone number is not written with one dot
+# after a whole number; `1970-01-01T00:00:00.000000001`: the fraction of a clock's seconds.
+_DECIMAL = re.compile(r"\(?(?:0|[1-9]\d*)\.\d+\)?")
+_SECONDS_BEFORE = re.compile(r"\d:$")
+
+
+def _decimals(candidate: str, before: str) -> bool:
+    """A number with a decimal point, or several in a row (`0  0.333333  0.4`, a table's
+    line), or the fraction of a time's seconds: numbers, not a phone."""
+    if _SECONDS_BEFORE.search(before):
+        return True
+    return any(_DECIMAL.fullmatch(piece) for piece in candidate.split())
 
 
 def _amount(digits: str) -> bool:

@@ -23,11 +23,21 @@ class IbanFinder:
         re.ASCII,
     )
 
+    # All in lower case (`de89 3704 ...`), as some type it: the check is the same.
+    _LOWER_CANDIDATE = re.compile(
+        r"[a-z](?<![A-Za-z0-9][a-z])[a-z]\d{2}(?: ?[a-z0-9]{4}){2,7}(?: ?[a-z0-9]{1,3})?",
+        re.ASCII,
+    )
+
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number_after_capitals(2):
-            return
         text = view.text
-        for match in self._CANDIDATE.finditer(text):
+        if view.has_number_after_capitals(2):
+            yield from self._checked(text, self._CANDIDATE)
+        yield from self._checked(text, self._LOWER_CANDIDATE)
+
+    @staticmethod
+    def _checked(text: str, candidates: re.Pattern[str]) -> Iterator[Span]:
+        for match in candidates.finditer(text):
             # The pattern may take in a word that follows: try the longest prefix first.
             value = match.group()
             pieces = value.split(" ") if " " in value else [value]
@@ -36,6 +46,6 @@ class IbanFinder:
                 end = match.start() + len(kept)
                 if end < len(text) and ascii_word_char(text[end]):
                     continue
-                if is_iban(kept.replace(" ", "")):
+                if is_iban(kept.replace(" ", "").upper()):
                     yield Span(match.start(), end, "IBAN")
                     break

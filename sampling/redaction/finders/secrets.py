@@ -574,7 +574,74 @@ class KeywordFinder:
                 continue
             if self._not_a_value(found, quoted, name.group(1)):
                 continue
-            yield Span(value.start(group), value.start(group) + len(found), "SECRET")
+            end = value.start(group) + len(found)
+            if self._code(found, quoted, name, before[-1], text, end):
+                continue
+            yield Span(value.start(group), end, "SECRET")
+
+    # An identifier (`word_tokenizer`), its name's leading underscores and owner aside.
+    _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
+    _LAST_IDENTIFIER = re.compile(r"[A-Za-z_]\w*$")
+    _DOTTED = re.compile(r"\.?[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+    # What follows the left side of an expression or an assignment: `x = y / z`, `a = b(`.
+    _OPERATOR_AFTER = re.compile(r"[ \t]*(?:[-+*/%@|^]=?[ \t]|[<>!=]=|=(?!=)|[(\[])")
+    # A secret's word that runs on into another word (`tokenizer`, `tokenization`).
+    _ANOTHER_WORD = re.compile(r"i[sz]")
+
+    def _code(
+        self, found: str, quoted: bool, name: re.Match[str], word: str, text: str, end: int
+    ) -> bool:
+        """Code, not a secret: the name's word runs on into another (`slow_tokenizer_class =
+        X`); a variable passed on (`token=token)`, `_x = x`) or that holds the secret's word
+        (`tokens = tokens_per_expert_sum`, `"image_token_id": "image_token_index"`); the left
+        side of the next expression (`if x.token_healing:` / `input_ids = f(...)`); a dotted
+        path of words (`"embed_tokens.weight": "shared.weight"`)."""
+        suffix = name.group(1)
+        if self._ANOTHER_WORD.match(suffix) and "token" in name.group():
+            return True
+        if quoted:
+            if (
+                "." in found
+                and self._DOTTED.fullmatch(found)
+                and all(
+                    made_of_words(part) or reads_as_words(part) for part in found.split(".") if part
+                )
+            ):
+                return True
+            return bool(suffix) and self._holds_the_name(found, name)
+        core = re.split(r"[)\]]", found, maxsplit=1)[0]  # `False)[0`, `token).kill(`
+        if core != found and (
+            core.lower() in NO_VALUE or code_not_a_secret(core, self._last_identifier(word))
+        ):
+            return True
+        if not self._IDENTIFIER.fullmatch(core):
+            return False
+        passed_on = core.lstrip("_").lower() == self._last_identifier(word).lstrip("_")
+        return (
+            passed_on
+            or self._holds_the_name(core, name)
+            or (
+                core == found
+                and not any(char.isdigit() for char in core)  # `api_key=abc123 [prod]` is one
+                and self._OPERATOR_AFTER.match(text, end) is not None
+            )
+        )
+
+    def _last_identifier(self, word: str) -> str:
+        last = self._LAST_IDENTIFIER.search(word)
+        return last.group() if last else word
+
+    @staticmethod
+    def _holds_the_name(value: str, name: re.Match[str]) -> bool:
+        """An identifier in words (snake_case or camelCase) that holds the secret's word itself:
+        a variable, not its value."""
+        word = name.group()[: len(name.group()) - len(name.group(1))]
+        lower = value.lower()
+        parts = [part for part in re.split(r"_|(?<=[a-z])(?=[A-Z])", value) if part]
+        # Words and a short number at most (`dep_token0`): `ghx_token_9f8a7b6c` is a token.
+        in_words = len(parts) > 1 and all(re.fullmatch(r"[A-Za-z]+\d{0,2}|\d{1,2}", part)
+                                          for part in parts)  # fmt: skip
+        return in_words and word.replace("_", "") in lower.replace("_", "")
 
     def _not_a_value(self, found: str, quoted: bool, after_the_name: str) -> bool:
         """A placeholder (`$DB_PASS`, `your-api-key`), the key of the next line's mapping

@@ -21,6 +21,7 @@ from sampling.redaction.finders.numbers import NumberFinder
 from sampling.redaction.finders.payment import IbanFinder
 from sampling.redaction.finders.secrets import SECRET_NAMES, KeywordFinder, password_finders
 from sampling.redaction.finders.stated_secrets import CodeFinder
+from sampling.redaction.finders.tokens import RuleLookup, token_rules
 from sampling.redaction.spans import LONG_WORD, Span, Text
 
 pytestmark = pytest.mark.unit
@@ -175,3 +176,19 @@ def test_a_cached_text_gets_its_own_numbers_in_each_record() -> None:
     finds = redactor.find(prompt)
     finds.clear()  # a caller's copy: the cache keeps its own
     assert len(redactor.find(prompt)) == 2
+
+
+def test_token_rules_found_by_one_search_are_those_whose_keywords_the_window_holds() -> None:
+    # Keywords overlap (`sk` and `k_live_` in `sk_live_`, `sk-` inside `sk-ant-`): each rule
+    # whose keyword is anywhere in the window runs, as a test of every rule's keywords decides.
+    rules = token_rules()
+    lookup = RuleLookup(rules)
+    keywords = sorted({keyword for rule in rules for keyword in rule.keywords})
+    rng = random.Random(3)
+    windows = [rule.example.lower() for rule in rules] + ["sk_live_x", "xsk-ant-api", "glc_"]
+    for _ in range(3000):
+        parts = [rng.choice(keywords)[rng.randrange(2) :] for _ in range(rng.randrange(1, 6))]
+        windows.append("".join(parts))
+    for lower in windows:
+        expected = [rule for rule in rules if any(k in lower for k in rule.keywords)]
+        assert lookup.rules_in(lower) == expected, lower

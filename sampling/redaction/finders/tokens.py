@@ -71,6 +71,58 @@ def token_rules() -> tuple[TokenRule, ...]:
     return tuple(_rule(entry) for entry in yaml.safe_load(text)["rules"])
 
 
+class RuleLookup:
+    """The rules whose keywords a window holds, from one regex search of it instead of a test
+    of each rule's keywords (a hundred substring searches in Python).
+
+    The search tries each position (a lookahead) and takes the longest keyword there (a trie,
+    whose letters the regex engine branches on): a keyword inside it (`sk-` in `sk-ant-`) is in
+    the window too, so each keyword stands for the rules of every keyword it holds."""
+
+    def __init__(self, rules: tuple[TokenRule, ...]) -> None:
+        self.rules = rules
+        keywords = {keyword for rule in rules for keyword in rule.keywords}
+        self._search = re.compile(f"(?=({_trie(keywords)}))") if keywords else None
+        self._always = frozenset(i for i, rule in enumerate(rules) if not rule.keywords)
+        # A keyword found: the rules (their places in `rules`) of every keyword it holds.
+        self._by_keyword = {
+            found: frozenset(
+                i for i, rule in enumerate(rules) if any(k in found for k in rule.keywords)
+            )
+            for found in keywords
+        }
+
+    def rules_in(self, lower: str) -> list[TokenRule]:
+        """The rules, in their order, with a keyword in `lower`, and those without keywords."""
+        places = set(self._always)
+        if self._search is not None:
+            for keyword in set(self._search.findall(lower)):
+                places |= self._by_keyword[keyword]
+        return [self.rules[i] for i in sorted(places)]
+
+
+def _trie(words: set[str]) -> str:
+    """A regex of `words` that matches the longest of them at a position: one branch a letter,
+    a word's end an optional rest."""
+    root: dict[str, dict] = {}
+    for text in words:
+        node = root
+        for char in text:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, dict]) -> str:
+        branches = [
+            re.escape(char) + pattern(child) for char, child in sorted(node.items()) if char
+        ]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+        return f"(?:{body})?" if "" in node else body
+
+    return pattern(root)
+
+
 @register("token_rules")
 class TokenFinder:
     """Every rule, on the windows around the text's long words."""
@@ -83,6 +135,7 @@ class TokenFinder:
 
     def __init__(self, rules: tuple[TokenRule, ...] | None = None) -> None:
         self.rules = token_rules() if rules is None else rules
+        self.lookup = RuleLookup(self.rules)
 
     def find(self, view: Text) -> Iterator[Span]:
         text, seen = view.text, set()
@@ -90,7 +143,7 @@ class TokenFinder:
             start = max(0, word_start - self.CONTEXT)
             window = text[start : word_end + 2]
             lower = window.lower()
-            for rule in self.rules:
+            for rule in self.lookup.rules_in(lower):
                 for span in rule.scan(window, lower, start):
                     if span not in seen:
                         seen.add(span)

@@ -72,12 +72,24 @@ class NamedBefore:
     Case is ignored; an ASCII word must start a word (`uid` is not in `uuid`, `key` not in
     `monkey`), other scripts have no word boundaries to go by."""
 
-    def __init__(self, words: Iterable[str], gap: int) -> None:
+    def __init__(
+        self, words: Iterable[str], gap: int, between: str | None = None, longest: int = 0
+    ) -> None:
+        """`between`: a regex of what may stand between the word and the position, at most
+        `gap` characters of it (any characters of the line, where None); `longest`: the most
+        characters a word matches, where the words are regexes longer than what they match."""
         words = tuple(words)
-        alternatives = "|".join(rf"(?<![a-z]){word}" if word.isascii() else word for word in words)
-        self._pattern = re.compile(rf"(?:{alternatives})[^\n]{{0,{gap}}}$", re.IGNORECASE)
+        # One look-behind for all the ASCII words: it turns away most places at once, where one
+        # before each word was tried word by word.
+        ascii_words = "|".join(word for word in words if word.isascii())
+        alternatives = "|".join(
+            ([rf"(?<![a-z])(?:{ascii_words})"] if ascii_words else [])
+            + [word for word in words if not word.isascii()]
+        )
+        between = between or rf"[^\n]{{0,{gap}}}"
+        self._pattern = re.compile(rf"(?:{alternatives}){between}$", re.IGNORECASE)
         # The longest a word and its gap can be: the text searched before a position.
-        self.reach = gap + max(len(word) for word in words)
+        self.reach = gap + (longest or max(len(word) for word in words))
 
     def ends(self, before: str) -> bool:
         """A word of the list ends `before` (within the gap)."""

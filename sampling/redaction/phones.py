@@ -4,6 +4,7 @@ read as international; one without is read as a national number of each region i
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import phonenumbers
@@ -14,12 +15,104 @@ from sampling.redaction.kinds import DEFAULT_PHONE_REGIONS
 
 DEFAULT_REGIONS = DEFAULT_PHONE_REGIONS
 _NATIONAL = CountryCodeSource.FROM_DEFAULT_COUNTRY
-# Words that say a bare run of digits is a phone number ("call 4155550134", "电话4155550134").
+# Words that name a phone, by language: after one of them (and a few words such as "is" or
+# "number"), a run of digits written as people write phone numbers is one, whichever country's
+# it is. Only words that name a phone or a call: "number" or "Nummer" alone names as many
+# orders and rooms.
+PHONE_WORDS = {
+    "en": ("phone", "phones", "telephone", "tel", "tel no", "mobile", "mobile no", "cell",
+           "cellphone", "cell phone", "fax", "call me", "call us", "text me", "whatsapp"),
+    "es": ("teléfono", "telefono", "tfno", "tlf", "móvil", "movil", "celular", "llámame",
+           "llamame", "llámanos"),
+    "pt": ("telefone", "celular", "telemóvel", "telemovel", "tlm", "ligue", "liga-me"),
+    "de": ("telefon", "telefonnummer", "tel.-nr", "handy", "handynummer", "mobil", "mobilnummer",
+           "mobiltelefon", "rufnummer", "festnetz", "ruf mich an unter", "ruf an unter"),
+    "fr": ("téléphone", "telephone", "tél", "portable", "mobile", "appelez", "appelle-moi"),
+    "it": ("telefono", "cellulare", "cell", "chiamami", "chiamare"),
+    "nl": ("telefoon", "telefoonnummer", "mobiel", "mobiele nummer", "bel me", "bel mij"),
+    "pl": ("telefon", "telefonu", "tel", "komórka", "komórki", "komórkowy", "zadzwoń",
+           "zadzwon"),
+    "nordic": ("telefon", "telefonnummer", "mobil", "mobilnummer", "tlf", "tfn", "puhelin",
+               "puh", "puhelinnumero"),
+    "tr": ("telefon", "telefonu", "cep", "cep no", "gsm"),
+    "cs": ("telefon", "mobil", "telefonní", "mobilní"),
+    "hu": ("telefon", "telefonszám", "mobil"),
+    "id": ("telepon", "no hp", "nomor hp", "no. hp"),
+    "el": ("τηλέφωνο", "τηλέφωνό", "τηλ", "κινητό"),
+    "ru": ("телефон", "тел", "мобильный", "мобильного", "моб", "сотовый", "звоните",
+           "позвоните", "позвони", "мобільний"),
+    "ar": ("هاتف", "جوال", "موبايل", "تلفون", "اتصل", "الهاتف"),
+    "he": ("טלפון", "נייד", "פלאפון", "התקשר"),
+    "fa": ("تلفن", "موبایل"),
+    "hi": ("फ़ोन", "फोन", "मोबाइल", "फ़ोन नंबर"),
+    "vi": ("điện thoại", "sđt", "sdt"),
+    "th": ("โทรศัพท์", "เบอร์โทร", "โทร"),
+    "zh": ("电话", "手机", "手机号", "座机", "電話", "手機", "致电", "联系电话"),
+    "ja": ("電話", "携帯", "電話番号", "携帯番号"),
+    "ko": ("전화", "전화번호", "휴대폰", "핸드폰", "휴대전화"),
+}  # fmt: skip
+# What may stand between such a word and the number: punctuation, and words that say the
+# number follows ("is", "number", "my", "at", "es", "é", "ist", "est", "номер", "是", "は").
+_BETWEEN_WORDS = (
+    "is", "are", "was", "number", "numbers", "no", "nr", "num", "at", "on", "my", "me", "our",
+    "ist", "lautet", "nummer", "unter", "mein", "meine", "est", "au", "numéro", "de", "mon",
+    "ma", "es", "é", "número", "numero", "nº", "al", "ao", "para", "mi", "meu", "minha", "do",
+    "da", "em", "en", "è", "il", "mio", "op", "mijn", "to", "pod", "numer", "mój", "moj", "är",
+    "er", "je", "číslo", "szám", "száma", "numarası", "numaram", "nomor", "adalah", "saya",
+    "είναι", "αριθμός", "номер", "это", "по", "мой", "رقم", "هو", "מספר", "שלי", "הוא", "नंबर",
+    "है", "मेरा", "số", "là", "của", "tôi", "คือ",
+)  # fmt: skip
+_LETTER = r"[^\W\d_]"
+_PUNCTUATION = r"[^\S\n]|[:：.=#№()\-—–,，]"
+_CONNECTIVE = "|".join(sorted(_BETWEEN_WORDS, key=len, reverse=True))
+# Words of scripts without spaces between words ("号码", "番号", "번호") need no boundary.
+_BETWEEN = (
+    rf"(?:{_PUNCTUATION}|(?<!{_LETTER})(?:{_CONNECTIVE})(?!{_LETTER})"
+    r"|号码|号碼|号|號|是|为|為|番号|は|：|번호|는|은|이|가|เบอร์){0,12}"
+)
+
+
+def _said(words: list[str]) -> str:
+    """The phone words as one regex: whole where their script spaces its words (`tel` is not
+    in `hotel`, `móvil` not in `automóvil`), with the endings of words that change theirs
+    (`телефона`, `هاتفي`). Words of one kind share their boundaries, so that most places fail
+    on one test rather than on each word's."""
+    kinds: dict[str, list[str]] = {"ascii": [], "spaced": [], "semitic": [], "other": []}
+    for word in sorted(words, key=len, reverse=True):
+        if word.isascii():
+            kind = "ascii"
+        elif word[0] < "\u0530":  # Latin, Greek and Cyrillic
+            kind = "spaced"
+        elif "\u0590" <= word[0] < "\u0700":  # Hebrew and Arabic
+            kind = "semitic"
+        else:
+            kind = "other"
+        kinds[kind].append(re.escape(word))
+    ascii_words, spaced, semitic, other = ("|".join(group) for group in kinds.values())
+    return (
+        rf"(?<![a-z])(?:{ascii_words})(?![a-z])"
+        rf"|(?<!{_LETTER})(?:{spaced}){_LETTER}{{0,3}}(?!{_LETTER})"
+        rf"|(?:{semitic})[\u0590-\u06ff]{{0,2}}"  # a pronoun's ending (هاتفي)
+        rf"|{other}"
+    )
+
+
+_ALL_PHONE_WORDS = tuple(dict.fromkeys(word for words in PHONE_WORDS.values() for word in words))
+# A phone word, then at most a few words and punctuation, right before a position.
+PHONE_SAID = NamedBefore(
+    (_said(list(_ALL_PHONE_WORDS)),),
+    gap=24,
+    between=_BETWEEN,
+    longest=max(map(len, _ALL_PHONE_WORDS)) + 3,  # and an ending
+)
+# A phone word anywhere on the line shortly before: what makes a number named as an order's or
+# an invoice's a phone all the same ("order hotline phone: ..."); "number" alone does not.
+PHONE_WORD_NEAR = NamedBefore(tuple(map(re.escape, _ALL_PHONE_WORDS)), gap=20)
+# Words that say a bare run of digits is a phone number ("call 4155550134", "电话4155550134"):
+# a valid number of one of the regions after one of them is one.
 PHONE_NAMED = NamedBefore(
-    ("phone", "tel", "call", "cell", "mobile", "mob", "fax", "sms", "text me", "whatsapp",
-     "wechat", "contact", "reach me", "dial", "ring", "number", r"no\.", "teléfono", "telefone",
-     "telefon", "téléphone", "numéro", "电话", "手机", "号码", "联系", "致电", "热线", "微信",
-     "座机", "电話", "携帯", "전화"),
+    (*map(re.escape, _ALL_PHONE_WORDS), "call", "mob", "sms", "wechat", "contact", "reach me",
+     "dial", "ring", "number", r"no\.", "numéro", "号码", "联系", "热线", "微信", "电話"),
     gap=20,
 )  # fmt: skip
 

@@ -10,6 +10,34 @@ from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import SPACE, Triggers
 
+# Combining marks, which `\w` leaves out: Latin accents written apart (`é` as `e` and U+0301),
+# Arabic and Hebrew points, the kana voicing marks, and the whole of the Indic and South-East
+# Asian blocks, whose vowel signs are marks.
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    "\u0900-\u0dff\u0e00-\u0eff\u0f00-\u109f\u1780-\u17ff\u1ab0-\u1aff\u1dc0-\u1dff"
+    "\u20d0-\u20ff\u3099\u309a"
+)
+# Scripts written without spaces between words: an address's end where its letters meet them.
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# The part before the `@`. CJK runs into the words around it without a space: a local part in
+# CJK has no ASCII letters (`请发到山田@...` is all of it), and one in other scripts none of
+# CJK, starting where the CJK before it ends (`邮箱是wang.fang@...`).
+_LOCAL = (
+    rf"(?:(?<![\w.%+{_MARKS}-])|(?<=[{_CJK}]))(?![{_CJK}_])[\w{_MARKS}]"
+    rf"(?:(?![{_CJK}])[\w.%+{_MARKS}-]){{0,63}}"
+    rf"|(?<![\w.%+{_MARKS}-])(?=\d[\d.%+_-]*[{_CJK}]|[{_CJK}])(?:(?![A-Za-z])[\w.%+{_MARKS}-]){{1,64}}"
+)
+# A label of a domain: letters, digits and marks of any script, and hyphens. Each repeat is one
+# character class (a look-ahead takes `_` out), so that a long run that is no address fails in
+# one pass, not in every way of splitting it between two classes.
+_LABEL = rf"(?!_)[\w{_MARKS}](?:(?!_)[\w{_MARKS}-]){{0,62}}"
+# The last label: ASCII letters (which may run into CJK text); punycode; letters and marks.
+_TLD = (
+    rf"[A-Za-z]{{2,24}}(?=[{_CJK}]|(?![\w-]))|(?i:xn--)[A-Za-z0-9-]{{1,59}}(?![\w-])"
+    rf"|(?:(?![_\d])[\w{_MARKS}]){{2,24}}(?![\w-])"
+)
+
 
 @register("email")
 class EmailFinder:
@@ -17,11 +45,9 @@ class EmailFinder:
     priority = PERSONAL_PRIORITY
     triggers = Triggers(words=("@",))
     views = ALL_VIEWS
-    _EMAIL = re.compile(
-        r"(?<![\w.%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}\.)+"
-        r"[A-Za-z]{2,24}(?![\w-])",
-        re.ASCII,
-    )
+    # RFC 6531 and IDNA: letters and digits of any script (with their combining marks) in the
+    # local part and the domain's labels; the last label letters of one script or punycode.
+    _EMAIL = re.compile(rf"(?:{_LOCAL})@{_LABEL}(?:\.{_LABEL})*\.(?:{_TLD})")
 
     _LOCAL_PART = 64  # the most characters an address has before its `@`
 

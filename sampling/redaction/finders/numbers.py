@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 from sampling.redaction.checks import is_card_number, is_us_ssn
 from sampling.redaction.context import NamedBefore
 from sampling.redaction.finders import register
-from sampling.redaction.phones import DEFAULT_REGIONS, PHONE_NAMED, PhoneReader
+from sampling.redaction.phones import (
+    DEFAULT_REGIONS,
+    PHONE_NAMED,
+    PHONE_SAID,
+    PHONE_WORD_NEAR,
+    PhoneReader,
+)
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, digits
 
@@ -61,8 +67,21 @@ class NumberFinder:
             if _CLOCK_AFTER.match(text, end) and not PHONE_NAMED.ends(before):
                 continue  # `2016-05-25 13`:30, `20130228 23`:00: a timestamp up to its hour
             kind = self.classify(candidate, before)
+            if kind is None and _said_phone(candidate, before, text, end):
+                kind = "PHONE"
             if kind:
                 yield Span(start, end, kind)
+        if "/" in text:
+            yield from self._slashed_phones(text)
+
+    def _slashed_phones(self, text: str) -> Iterator[Span]:
+        """`Handynummer: 0151/234 567 89`, `Tel. 089 / 12 34 56 78`: a number in groups with a
+        slash is a phone only after a word that names one (a date or a path has slashes too)."""
+        for match in _SLASHED.finditer(text):
+            start, end = match.span()
+            before = text[max(0, start - self._BEFORE) : start]
+            if _said_phone(match.group(), before, text, end):
+                yield Span(start, end, "PHONE")
 
     def classify(self, candidate: str, before: str = "") -> str | None:
         kind = self._shape_kind(candidate, before)
@@ -71,10 +90,12 @@ class NumberFinder:
         # `订单号：4713396096739471`, `order #7199657182`: named as something else; `16.04.2019`:
         # a date. The cheap tests first (the word alone, the date's shape), then the words' places.
         other = _OTHER_HINT.search(before[-_OTHER_NUMBER.reach :].lower()) is not None
-        date = kind == "PHONE" and (_is_date(candidate) or _decimals(candidate, before))
+        if kind == "PHONE" and _is_date(candidate):
+            return None  # a date even after a phone's name ("Telefon seit 16.04.2019")
+        date = kind == "PHONE" and _decimals(candidate, before)
         if (
             (other or date)
-            and not PHONE_NAMED.ends(before)
+            and not PHONE_WORD_NEAR.ends(before)
             and (date or _OTHER_NUMBER.ends(before))
         ):
             return None
@@ -122,7 +143,9 @@ _OTHER_NUMBER = NamedBefore(
         "order", "invoice", "tracking", "transaction", "receipt", "shipment", "parcel",
         "booking", "confirmation", "reference", "ref", "ticket", "bestellung", "bestellnummer",
         "rechnung", "sendung", "auftrag", "commande", "facture", "pedido", "factura", "fattura",
-        "ordine", "encomenda")),
+        "ordine", "encomenda", "serial", "seriennummer", "série", "serie", "room",
+        "page", "seite", "flight", "flug", "patent", "isbn", "aktenzeichen", "rechnungsnummer",
+        "zamówienia", "faktury", "заказа", "заказ", "nota fiscal")),
      "订单号", "订单编号", "单号", "发票号", "流水号", "交易号", "注文番号", "伝票番号",
      "問い合わせ番号", r"주문\s*번호", r"송장\s*번호"),
     gap=3,
@@ -131,7 +154,8 @@ _OTHER_NUMBER = NamedBefore(
 _OTHER_HINT = re.compile(
     "order|invoice|tracking|transaction|receipt|shipment|parcel|booking|confirmation|ref|ticket"
     "|bestell|rechnung|sendung|auftrag|commande|facture|pedido|factura|fattura|ordine|encomenda"
-    "|单号|订单|发票号|流水号|交易号|番号|問い合わせ|주문|송장"
+    "|单号|订单|发票号|流水号|交易号|番号|問い合わせ|주문|송장|serie|série|room|page|seite|flight"
+    "|flug|patent|isbn|aktenzeichen|zamówienia|faktury|заказ|nota fiscal"
 )
 # A date in numbers: day, month and year (either order) or year, month and day, one separator.
 _DATE = re.compile(
@@ -164,6 +188,31 @@ def _decimals(candidate: str, before: str) -> bool:
     if _SECONDS_BEFORE.search(before):
         return True
     return any(_DECIMAL.fullmatch(piece) for piece in candidate.split())
+
+
+# A number in groups with a slash between two of them (the candidates above have none).
+_SLASHED = re.compile(
+    r"[+(0-9](?<![\w.+/-][+(0-9])(?:(?<=\+) ?\(?\d|(?<=\()\d|(?<=[0-9]))"
+    r"(?:[ .()-]{0,2}\d)*(?: ?/ ?\d)(?:(?:[ .()-]{0,2}| ?/ ?)\d){0,16}(?![\w/]|[.-]\d)",
+    re.ASCII,
+)
+# After a number: a currency or a unit, so an amount (`телефон за 12 990 000 ₽`).
+_AMOUNT_AFTER = re.compile(
+    r"\s?(?:[$€£¥₽₹₩元円원%]|(?:eur|usd|gbp|rub|руб|zł|pln|kr|ft|€|mah|mb|gb|kb|ms|km)\b)",
+    re.IGNORECASE,
+)
+
+
+def _said_phone(candidate: str, before: str, text: str, end: int) -> bool:
+    """A run of 7 to 15 digits right after a word that names a phone ("Meu celular é",
+    "телефон:", "هاتفي"), in any country's way of writing it: a phone, unless it is a date, a
+    decimal, an amount or a number named as something else nearer to it."""
+    count = sum(char.isdigit() for char in candidate)
+    if not 7 <= count <= 15 or not PHONE_SAID.ends(before):
+        return False
+    if _is_date(candidate) or _decimals(candidate, before) or _AMOUNT_AFTER.match(text, end):
+        return False
+    return not _OTHER_NUMBER.ends(before)
 
 
 def _amount(digits: str) -> bool:

@@ -99,6 +99,15 @@ def run_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: f
     )
 
 
+def run_shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The test run's directory, shared by every worker process of a parallel run (`pytest -n`):
+    what is built there once (under a lock) the other workers read."""
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the run's directory, above each worker's own
+    return root
+
+
 @pytest.fixture(scope="session")
 def tiny_models(tmp_path_factory: pytest.TempPathFactory):
     """The tiny policy and reward model, built once per test run (~10 s) and shared by every
@@ -108,9 +117,7 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory):
     from rl.models.tiny import TinyModelPaths, build_tiny_models
 
     torch.set_num_threads(1)
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the run's directory, above each worker's own
+    root = run_shared_dir(tmp_path_factory)
     target, built = root / "tiny-models", root / "tiny-models.built"
     with open(root / "tiny-models.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)

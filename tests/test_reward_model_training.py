@@ -11,7 +11,7 @@ import pytest
 from annotation.reward_model.data import RMDataError, load_rm_data
 from annotation.reward_model.train import METADATA_FILE, spearman
 from rl.rewards.model import RewardModel
-from tests.conftest import run_cli
+from tests.conftest import invoke, run_cli
 
 pytestmark = pytest.mark.integration
 
@@ -41,7 +41,7 @@ def write_jsonl(path: Path, rows: list[dict]) -> Path:
 
 
 def test_a_trained_reward_model_ranks_held_out_pairs_above_chance(
-    tiny_models, tmp_path: Path
+    tiny_models, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     data = write_jsonl(tmp_path / "data" / "annotations.jsonl", export_rows(60))
     out = tmp_path / "rm-1"
@@ -67,12 +67,16 @@ def test_a_trained_reward_model_ranks_held_out_pairs_above_chance(
     assert sum(scores[:4]) > sum(scores[4:])
     scorer.close()
 
-    evaluated = run_cli("rm", "eval", str(out), "--data", str(data), cwd=tmp_path, timeout=300)
-    assert evaluated.returncode == 0 and "pair accuracy" in evaluated.stdout
-    compared = run_cli("rm", "compare", str(tiny_models.reward_model), str(out), "--data",
-                       str(data), cwd=tmp_path, timeout=300)  # fmt: skip
-    assert compared.returncode == 0, compared.stderr
-    assert "mean score, rated 1-2" in compared.stdout and "worst-rated" in compared.stdout
+    # `eval` and `compare` in this process: it has torch loaded already (a process each cost
+    # ~5 s of CPU, most of it imports); `rm train` above is the separate process a user runs.
+    monkeypatch.chdir(tmp_path)
+    code, evaluated, _ = invoke(capsys, "rm", "eval", str(out), "--data", str(data))
+    assert code == 0 and "pair accuracy" in evaluated
+    code, compared, err = invoke(
+        capsys, "rm", "compare", str(tiny_models.reward_model), str(out), "--data", str(data)
+    )
+    assert code == 0, err
+    assert "mean score, rated 1-2" in compared and "worst-rated" in compared
 
 
 @pytest.mark.unit

@@ -11,13 +11,14 @@ saying why, only where it cannot be built.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
+import shutil
 import subprocess
 import uuid
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +31,7 @@ from rq.serializers import JSONSerializer
 from lowtide.errors import UserError
 from lowtide.services import peer_venvs
 from lowtide.services.process import free_port
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, run_cli, run_shared_dir
 from tests.helpers.docs import page
 from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.verl_reward_fn import GROUPS, compute_score
@@ -104,11 +105,26 @@ def verl_python() -> Path:
 
 
 @pytest.fixture(scope="module")
-def verl_run(verl_python: Path, tiny_models, tmp_path_factory) -> Iterator[VerlRun]:
-    work = tmp_path_factory.mktemp("verl")
+def verl_run(verl_python: Path, tiny_models, tmp_path_factory) -> VerlRun:
+    """One run of the helper per test run: the workers of a parallel run that get some of these
+    tests read what the first saved (each would run verl again, ~14 s of CPU)."""
+    shared = run_shared_dir(tmp_path_factory)
+    work, saved = shared / "verl-run", shared / "verl-run.json"
+    with open(shared / "verl-run.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not saved.exists():
+            saved.write_text(json.dumps(run_verl(verl_python, tiny_models.policy, work)))
+    run = json.loads(saved.read_text())
+    return VerlRun(run["out"], run["records"], work / "dump", run["queue"], tiny_models.policy)
+
+
+def run_verl(verl_python: Path, tokenizer: Path, work: Path) -> dict[str, Any]:
+    """The helper's run in `work`: what it saw and what it queued (the queue then deleted)."""
+    shutil.rmtree(work, ignore_errors=True)  # a run that failed before
+    work.mkdir()
     queue = f"test-verl-{uuid.uuid4().hex[:8]}"
     spec = {
-        "tokenizer": str(tiny_models.policy),
+        "tokenizer": str(tokenizer),
         "queue": queue,
         "down_url": f"redis://127.0.0.1:{free_port()}/0",  # nobody listens there
         "spool_dir": str(work / "spool"),
@@ -125,7 +141,7 @@ def verl_run(verl_python: Path, tiny_models, tmp_path_factory) -> Iterator[VerlR
     try:
         assert result.returncode == 0, result.stderr[-4000:]
         out = json.loads((work / "out.json").read_text())
-        yield VerlRun(out, queued_records(queue), work / "dump", queue, tiny_models.policy)
+        return {"out": out, "records": queued_records(queue), "queue": queue}
     finally:
         delete_queue(queue)
 

@@ -131,3 +131,34 @@ def code_not_a_secret(value: str, name: str) -> bool:
     (`password=password`)."""
     lower = value.rstrip(",)]").lower()  # the end of a call's argument list
     return _CODE.match(value) is not None or lower in NO_VALUE or lower == name
+
+
+# Words that name a run of digits as a number of something else (an order, an invoice, a
+# parcel), right before it: not a card or a phone, unless a phone is named too.
+_NUMBER_OF = r"(?:\s*(?:numbers?|nos?\.?|nr\.?|#|ids?|codes?))?"
+OTHER_NUMBER = NamedBefore(
+    (*(rf"{word}{_NUMBER_OF}" for word in (
+        "order", "invoice", "tracking", "transaction", "receipt", "shipment", "parcel",
+        "booking", "confirmation", "reference", "ref", "ticket", "bestellung", "bestellnummer",
+        "rechnung", "sendung", "auftrag", "commande", "facture", "pedido", "factura", "fattura",
+        "ordine", "encomenda", "serial", "seriennummer", "série", "serie", "room",
+        "page", "seite", "flight", "flug", "patent", "isbn", "aktenzeichen", "rechnungsnummer",
+        "zamówienia", "faktury", "заказа", "заказ", "nota fiscal")),
+     "订单号", "订单编号", "单号", "发票号", "流水号", "交易号", "注文番号", "伝票番号",
+     "問い合わせ番号", r"주문\s*번호", r"송장\s*번호"),
+    gap=3,
+)  # fmt: skip
+# One of the words of OTHER_NUMBER, anywhere: a test far cheaper than the words' places.
+OTHER_HINT = re.compile(
+    "order|invoice|tracking|transaction|receipt|shipment|parcel|booking|confirmation|ref|ticket"
+    "|bestell|rechnung|sendung|auftrag|commande|facture|pedido|factura|fattura|ordine|encomenda"
+    "|单号|订单|发票号|流水号|交易号|番号|問い合わせ|주문|송장|serie|série|room|page|seite|flight"
+    "|flug|patent|isbn|aktenzeichen|zamówienia|faktury|заказ|nota fiscal"
+)
+
+
+def names_another_number(before: str) -> bool:
+    """A word right before the end of `before` names the digits after it as the number of
+    something else (an order, an invoice, a room): not a card, a phone or an identity number."""
+    tail = before[-OTHER_NUMBER.reach :]
+    return OTHER_HINT.search(tail.lower()) is not None and OTHER_NUMBER.ends(tail)

@@ -6,7 +6,9 @@ generated from stdnum's module descriptions and the names kept by hand in `natio
 (`python bench/redaction/identity_table.py` writes it again). A number alone is too often a
 random one that passes a check digit (one in ten for a Luhn check), so only a number that a
 word names within a few characters is tried, and only against the checks of the countries that
-word belongs to.
+word belongs to: as written (`1 85 05 78 006 084 91`, `x-1234567-l`, `11.222.333/0001-81`) and
+without its separators. Numbers without a check digit (Argentina's DNI, Colombia's cédula) are
+taken only in their written form (`12.345.678`) right after their own name.
 """
 
 from __future__ import annotations
@@ -32,62 +34,148 @@ def _module(name: str) -> ModuleType | None:
         return None
 
 
-_MODULES = {name: _module(name) for name in table("identity_numbers.json")["modules"]}
+_TABLE = table("identity_numbers.json")
+_MODULES = {name: _module(name) for name in _TABLE["modules"]}
 _NAMED: dict[str, tuple[ModuleType, ...]] = {
     word: found
-    for word, modules in table("identity_numbers.json")["names"].items()
+    for word, modules in _TABLE["names"].items()
     if (found := tuple(m for name in modules if (m := _MODULES.get(name) or _module(name))))
 }
-_NAMES = NamesBeforeNumbers(_NAMED, reach=40)
+# Numbers without a check digit (Argentina's DNI, Colombia's cédula): only in the form people
+# write them in (`12.345.678`), right after their own name; the same digits bare are left.
+_WRITTEN_FORMS = {
+    word: re.compile(form, re.ASCII) for word, form in _TABLE["written_without_check"].items()
+}
+_FORM_WITHIN = 12  # characters between such a name and its number, at most (`DNI N° `)
+_NAMES = NamesBeforeNumbers({**_NAMED, **_WRITTEN_FORMS}, reach=40)
 # Numbers that have a kind of their own (found bare by identity.py): named, they keep it.
 _OWN_KINDS = {"stdnum.us.ssn": "US_SSN", "stdnum.cn.ric": "CN_ID", "stdnum.br.cpf": "BR_CPF",
               "stdnum.in_.aadhaar": "IN_AADHAAR", "stdnum.in_.pan": "IN_PAN"}  # fmt: skip
+# Numbers whose digits come in twos and threes between letters (RSSMRA85T10A562S): the names
+# that name them are looked for before any two digits, not only before runs of six.
+_FEW_DIGITS_IN_A_ROW = {"it.codicefiscale"}
+_FEW_DIGIT_NAMES = tuple(
+    word for word, modules in _TABLE["names"].items() if _FEW_DIGITS_IN_A_ROW.intersection(modules)
+)
+_TWO_DIGITS = re.compile(r"[0-9]{2}")
+# The longer names that end in a name (`identification number`, `citizen identification
+# number`), longest first: the word found at a place may be the end of a longer one there.
+_LONGER = {
+    word: sorted(
+        (longer for longer in _NAMED if longer.endswith(f" {word}")), key=len, reverse=True
+    )
+    for word in _NAMED
+}
+
+
+def _modules_named(lower: str, end: int, word: str) -> tuple[ModuleType, ...]:
+    """The checks of the longest name that ends where `word` ends: the most precise one."""
+    for longer in _LONGER.get(word, ()):
+        start = end - len(longer)
+        if (
+            start >= 0
+            and lower.startswith(longer, start)
+            and not lower[start - 1 : start].isalpha()
+        ):
+            return _NAMED[longer]
+    return _NAMED.get(word, ())
+
+
 # After the word: a few characters (`:`, `number is`, `Nr.`), then the number's groups of
-# letters and digits joined by one separator each.
+# letters and digits joined by one separator each (`1 85 05 78 006 084 36`, `X-1234567-L`,
+# `11.222.333/0001-81`).
 _WITHIN = 24
-_GROUPS = re.compile(r"[A-Za-z0-9]+(?:[ ./-][A-Za-z0-9]+){0,6}")
+_GROUPS = re.compile(r"[A-Za-z0-9]+(?:[ ./-][A-Za-z0-9]+){0,11}")  # `n.o 1 62 03 47 364 790 83`
+_LONGEST = 32  # characters of a number as written, at most (France's NIR takes 21)
+_GROUP = re.compile(r"[A-Za-z0-9]+")
+_SEPARATORS = re.compile(r"[ ./-]")
+_JOINERS = frozenset("./-")  # within a number; a space may also end one
 
 
 @register("national_ids_more_countries")
 class NationalIdFinder:
     """A number a word names (`SIN 130 692 544`, `DNI: 54362315-K`, `주민등록번호 971013-9019902`)
-    that passes that country's check. The groups after the word are tried from the first one
-    holding a digit, longest first, so that a number written in parts is found whole."""
+    that passes that country's check, in any case and written with or without its separators.
+    The groups after the word are tried from the first one, longest first, so that a number
+    written in parts is found whole and the words before it are left."""
 
     kinds = frozenset({"NATIONAL_ID", *_OWN_KINDS.values()})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(whole_words=tuple(_NAMED))  # NamesBeforeNumbers reads them whole
+    triggers = Triggers(whole_words=(*_NAMED, *_WRITTEN_FORMS))  # NamesBeforeNumbers: whole
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number(6):  # every one of these numbers has six digits in a row or more
+        few_digits = self._few_digit_name(view)
+        if not view.has_number(6) and not few_digits:
             return
         text = view.text
-        runs = (start for start, end in view.number_runs if _digits(text[start:end]) >= 6)
-        for end, word in sorted(_NAMES.find(view.lower, runs).items()):
-            yield from self._number_after(text, end, _NAMED[word])
+        runs = [start for start, end in view.number_runs if _digits(text[start:end]) >= 6]
+        if few_digits:
+            runs = sorted({*runs, *(match.start() for match in _TWO_DIGITS.finditer(text))})
+        lower = view.lower
+        for end, word in sorted(_NAMES.find(lower, runs).items()):
+            yield from self._number_after(text, end, _modules_named(lower, end, word))
+            if word in _WRITTEN_FORMS:
+                yield from self._written_form_after(text, end, _WRITTEN_FORMS[word])
+
+    @staticmethod
+    def _few_digit_name(view: Text) -> bool:
+        return any(word in view.lower for word in _FEW_DIGIT_NAMES)
 
     def _number_after(
         self, text: str, position: int, modules: tuple[ModuleType, ...]
     ) -> Iterator[Span]:
-        window = text[position : position + _WITHIN + 40].split("\n", 1)[0]
+        if not modules:
+            return
+        window = text[position : position + _WITHIN + 48].split("\n", 1)[0]
         for match in _GROUPS.finditer(window):
             if match.start() > _WITHIN:
                 return
-            groups = re.split(r"(?<=[A-Za-z0-9])(?=[ ./-])", match.group())
+            groups = [group.span() for group in _GROUP.finditer(window, *match.span())]
             for first in range(len(groups)):
-                if not any(char.isdigit() for char in groups[first]):
-                    continue
+                # Words may come before the number (`es`, `n.o`), not a part of another one.
+                if first and _digits(window[slice(*groups[first - 1])]):
+                    break
                 for last in range(len(groups), first, -1):  # longest first
-                    candidate = "".join(groups[first:last]).lstrip(" ./-")
-                    if sum(char.isdigit() for char in candidate) < 6:
+                    start, end = groups[first][0], groups[last - 1][1]
+                    if last < len(groups) and window[end] in _JOINERS:  # `20.123.456.789.1`
+                        continue
+                    candidate = window[start:end]
+                    if _digits(candidate) < 6:
                         break
-                    valid = next((m for m in modules if _valid(m, candidate)), None)
+                    if end - start > _LONGEST:
+                        continue
+                    valid = next((m for m in modules if _valid_written(m, candidate)), None)
                     if valid is not None:
-                        start = position + match.start() + match.group().index(candidate)
                         kind = _OWN_KINDS.get(valid.__name__, "NATIONAL_ID")
-                        yield Span(start, start + len(candidate), kind)
+                        yield Span(position + start, position + end, kind)
                         return
+
+    @staticmethod
+    def _written_form_after(text: str, position: int, form: re.Pattern[str]) -> Iterator[Span]:
+        """The first number after the name, whole (its groups of digits), in `form`."""
+        window = text[position : position + _FORM_WITHIN + 24].split("\n", 1)[0]
+        match = _DIGIT_GROUPS.search(window)
+        if match is not None and match.start() <= _FORM_WITHIN and form.fullmatch(match.group()):
+            yield Span(position + match.start(), position + match.end(), "NATIONAL_ID")
+
+
+# Groups of digits joined by one separator each, not part of a longer token.
+_DIGIT_GROUPS = re.compile(
+    r"(?<![A-Za-z0-9])(?<![A-Za-z0-9][./-])[0-9]+(?:[ ./-][0-9]+)*"
+    r"(?![A-Za-z0-9])(?![./-][A-Za-z0-9])"
+)
+
+
+def _valid_written(module: ModuleType, candidate: str) -> bool:
+    """As written, then without its separators: a module's own compact() takes out those its
+    country uses (spaces and dashes for Spain's DNI), not the dots or slashes people also put
+    in (`29.141.777-H`). The sign between a Finnish or Swedish birth date and the rest is part
+    of the number, hence the written form first."""
+    if _valid(module, candidate):
+        return True
+    bare = _SEPARATORS.sub("", candidate)
+    return bare != candidate and _valid(module, bare)
 
 
 def _valid(module: ModuleType, candidate: str) -> bool:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from sampling.redaction.checks import is_card_number, is_us_ssn
-from sampling.redaction.context import NamedBefore
+from sampling.redaction.context import OTHER_HINT, OTHER_NUMBER, names_another_number
 from sampling.redaction.finders import register
 from sampling.redaction.phones import (
     DEFAULT_REGIONS,
@@ -89,14 +89,14 @@ class NumberFinder:
             return kind
         # `订单号：4713396096739471`, `order #7199657182`: named as something else; `16.04.2019`:
         # a date. The cheap tests first (the word alone, the date's shape), then the words' places.
-        other = _OTHER_HINT.search(before[-_OTHER_NUMBER.reach :].lower()) is not None
+        other = OTHER_HINT.search(before[-OTHER_NUMBER.reach :].lower()) is not None
         if kind == "PHONE" and _is_date(candidate):
             return None  # a date even after a phone's name ("Telefon seit 16.04.2019")
         date = kind == "PHONE" and _decimals(candidate, before)
         if (
             (other or date)
             and not PHONE_WORD_NEAR.ends(before)
-            and (date or _OTHER_NUMBER.ends(before))
+            and (date or OTHER_NUMBER.ends(before))
         ):
             return None
         return kind
@@ -135,28 +135,6 @@ class NumberFinder:
 
 
 _CN_MOBILE = re.compile(r"1[3-9]\d{9}")
-# Words that name a run of digits as a number of something else (an order, an invoice, a
-# parcel), right before it: not a card or a phone, unless a phone is named too.
-_NUMBER_OF = r"(?:\s*(?:numbers?|nos?\.?|nr\.?|#|ids?|codes?))?"
-_OTHER_NUMBER = NamedBefore(
-    (*(rf"{word}{_NUMBER_OF}" for word in (
-        "order", "invoice", "tracking", "transaction", "receipt", "shipment", "parcel",
-        "booking", "confirmation", "reference", "ref", "ticket", "bestellung", "bestellnummer",
-        "rechnung", "sendung", "auftrag", "commande", "facture", "pedido", "factura", "fattura",
-        "ordine", "encomenda", "serial", "seriennummer", "série", "serie", "room",
-        "page", "seite", "flight", "flug", "patent", "isbn", "aktenzeichen", "rechnungsnummer",
-        "zamówienia", "faktury", "заказа", "заказ", "nota fiscal")),
-     "订单号", "订单编号", "单号", "发票号", "流水号", "交易号", "注文番号", "伝票番号",
-     "問い合わせ番号", r"주문\s*번호", r"송장\s*번호"),
-    gap=3,
-)  # fmt: skip
-# One of the words of _OTHER_NUMBER, anywhere: a test far cheaper than the words' places.
-_OTHER_HINT = re.compile(
-    "order|invoice|tracking|transaction|receipt|shipment|parcel|booking|confirmation|ref|ticket"
-    "|bestell|rechnung|sendung|auftrag|commande|facture|pedido|factura|fattura|ordine|encomenda"
-    "|单号|订单|发票号|流水号|交易号|番号|問い合わせ|주문|송장|serie|série|room|page|seite|flight"
-    "|flug|patent|isbn|aktenzeichen|zamówienia|faktury|заказ|nota fiscal"
-)
 # A date in numbers: day, month and year (either order) or year, month and day, one separator.
 _DATE = re.compile(
     r"(?:(?:0?[1-9]|[12]\d|3[01])([./-])(?:0?[1-9]|[12]\d|3[01])\1(?:19|20)\d\d"
@@ -212,7 +190,7 @@ def _said_phone(candidate: str, before: str, text: str, end: int) -> bool:
         return False
     if _is_date(candidate) or _decimals(candidate, before) or _AMOUNT_AFTER.match(text, end):
         return False
-    return not _OTHER_NUMBER.ends(before)
+    return not names_another_number(before)
 
 
 def _amount(digits: str) -> bool:

@@ -18,8 +18,8 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
 _GROUP = r"[a-z0-9\u4e00-\u9fff](?:[a-z0-9]|[·・-](?=[a-z0-9])){0,8}"  # 京A·12345: a province leads
-_PLATE = re.compile(
-    rf"(?:{'|'.join(map(re.escape, _NAMES))})"
+_PLATE = re.compile(  # マイナンバー (My Number, Japan's personal number) names no plate
+    rf"(?<!マイ)(?:{'|'.join(map(re.escape, _NAMES))})"
     r"(?:\s*(?:(?:number|no|nr)(?:\.|(?![a-z0-9]))|号码?|號碼?))?\s*(?:(?:(?:ist|is|was|est|es)\b|[:：是为])\s*)*"
     rf"(?P<plate>{_GROUP}(?: {_GROUP}){{0,3}})(?![a-z0-9])"
 )

@@ -1,0 +1,139 @@
+"""Identity numbers after their names, as people write them: in the groups and separators of
+their country (`1 85 05 78 006 084 91`, `X-1234567-L`, `11.222.333/0001-81`), compact, in
+either case; numbers without a check digit only in their written form after their own name."""
+
+# ruff: noqa: E501  (a case reads best on one line)
+from __future__ import annotations
+
+import importlib
+import itertools
+import re
+from datetime import date
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from sampling.redaction import Redactor
+from sampling.redaction.config import RedactConfig
+from sampling.redaction.finders import table
+from tests.test_redaction_properties import PLACEHOLDER
+
+pytestmark = pytest.mark.unit
+REDACTOR = Redactor.from_config(RedactConfig())
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("Codice fiscale: RSSMRA85T10A562S", "RSSMRA85T10A562S"),  # digits in twos and threes
+    ("il mio codice fiscale è rssmra85t10a562s, grazie", "rssmra85t10a562s"),
+    ("N° de sécurité sociale : 1 85 05 78 006 084 91", "1 85 05 78 006 084 91"),
+    ("numéro de sécurité sociale 185057800608491.", "185057800608491"),
+    ("n° INSEE n.º 1 85 05 78 006 084 91; vérifié", "1 85 05 78 006 084 91"),  # short groups before it
+    ("CNPJ: 11.222.333/0001-81", "11.222.333/0001-81"),
+    ("cnpj 11222333000181", "11222333000181"),
+    ("NIE: X-1234567-L", "X-1234567-L"),  # a letter group first
+    ("su nie es x1234567l", "x1234567l"),
+    ("Mi DNI es 29.141.777-H y vivo en Madrid.", "29.141.777-H"),  # dots stdnum's compact() keeps
+    ("dni 29141777h", "29141777h"),
+    ("Meine Steuer-ID lautet 45 778 913 601.", "45 778 913 601"),
+    ("steuer-id: 45778913601", "45778913601"),
+    ("CURP: BOXW310820HNERXN09", "BOXW310820HNERXN09"),
+    ("mi curp es boxw310820hnerxn09", "boxw310820hnerxn09"),
+    ("Mi RFC es GILT 580410 8L0 para la factura.", "GILT 580410 8L0"),
+    ("Ο ΑΜΚΑ μου είναι 01016701755.", "01016701755"),
+    ("Citizen identification number: 1112.22.333", "1112.22.333"),  # the Dutch BSN's longest name
+    ("マイナンバー: 6214 9832 0257 y gracias", "6214 9832 0257"),  # no licence plate (ナンバー)
+    ("DNI: 12.345.678", "12.345.678"),  # Argentina: no check digit, its written form
+    ("Mi cédula es 1.234.567.890, gracias.", "1.234.567.890"),  # Colombia: no check digit
+    ("cedula de ciudadania 12.345.678", "12.345.678"),
+])  # fmt: skip
+def test_a_named_number_is_hidden_whole_in_its_written_forms(text: str, value: str) -> None:
+    (out,) = REDACTOR.redact([text]).texts
+    head, tail = text.split(value)
+    assert re.fullmatch(re.escape(head) + PLACEHOLDER + re.escape(tail), out), out
+
+
+@pytest.mark.parametrize("text", [
+    "Codice fiscale: RSSMRA85T10A562X",  # the check letter is wrong
+    "NIE: X-1234567-K",
+    "DNI 12345678 de Argentina",  # no check digit: bare digits after the name are left
+    "DNI: 12.345.678.901",  # too many groups for a DNI
+    "DNI: 12.345.678-K",  # not the Argentine form, and no Spanish check letter that passes
+    "Mi cédula es 12.345, gracias.",
+    "RUC number 20.123.456.789",  # 123.456.789 passes Paraguay's check: no cut from a number
+    "RUC number 123.456.789-AB",
+    "Pedido nº 12.345.678 enviado el 12.05.2024.",  # an order number, not a named one
+    "Factura 2024/0001-81 pagada el 03.04.2024.",
+    "Rechnung Nr. 45 778 913 601 vom 12.05.2024.",
+    "Expediente 1.234.567.890 archivado el 12.05.2024.",
+    # Grouped as an Aadhaar and passing its check, but named as another number.
+    "Invoice number: 2024 0001 7788",
+    "Rechnungsnummer: 2024 0001 7788",
+    "Order 2024 0001 7788 shipped.",
+])  # fmt: skip
+def test_numbers_that_fail_or_are_not_named_are_left(text: str) -> None:
+    assert REDACTOR.redact([text]).texts == (text,)
+
+
+# Modules with a format() of their own: how to make the body of a valid number (the check is
+# found by trying each character), and the alphabet of the check characters.
+def _digits(count: int) -> st.SearchStrategy[str]:
+    return st.text("0123456789", min_size=count, max_size=count)
+
+
+_BIRTH = st.dates(date(1940, 1, 1), date(1999, 12, 28))
+_DIGIT, _TWO = "0123456789", 2
+BODIES = {
+    "br.cpf": (_digits(9), _TWO),
+    "br.cnpj": (st.builds(lambda d: d + "0001", _digits(8)), _TWO),
+    "fr.nir": (st.builds(lambda s, b, d: f"{s}{b:%y%m}{d}", st.sampled_from("12"), _BIRTH, _digits(8)), _TWO),
+    "de.idnr": (st.builds(lambda a, b: a + b, st.sampled_from("123456789"), _digits(9)), 1),
+    "ca.sin": (st.builds(lambda a, b: a + b, st.sampled_from("1234567"), _digits(7)), 1),
+    "ch.ssn": (st.builds(lambda d: "756" + d, _digits(9)), 1),
+    "cl.rut": (st.builds(lambda a, b: a + b, st.sampled_from("123456789"), _digits(7)), 1),
+    "ar.cuit": (st.builds(lambda a, b: a + b, st.sampled_from(["20", "23", "27"]), _digits(8)), 1),
+    "nl.bsn": (st.builds(lambda a, b: a + b, st.sampled_from("123456789"), _digits(7)), 1),
+    "jp.in_": (_digits(11), 1),
+    "kr.rrn": (st.builds(lambda b, d: f"{b:%y%m%d}1{d}", _BIRTH, _digits(5)), 1),
+    "za.idnr": (st.builds(lambda b, d: f"{b:%y%m%d}{d}08", _BIRTH, _digits(4)), 1),
+    "se.personnummer": (st.builds(lambda b, d: f"{b:%y%m%d}{d}", _BIRTH, _digits(3)), 1),
+    "be.nn": (st.builds(lambda b, d: f"{b:%y%m%d}{d}", _BIRTH, _digits(3)), _TWO),
+    "cz.rc": (st.builds(lambda b, d: f"{b:%y%m%d}{d}", st.dates(date(1954, 1, 1), date(1999, 12, 28)), _digits(3)), 1),
+    "gb.nhs": (st.builds(lambda a, b: a + b, st.sampled_from("4"), _digits(8)), 1),
+}  # fmt: skip
+NAMES = table("identity_numbers.json")["names"]
+
+
+def _completed(module: object, body: str, checks: int) -> str | None:
+    for tail in itertools.product(_DIGIT, repeat=checks):
+        if module.is_valid(body + "".join(tail)):  # type: ignore[attr-defined]
+            return body + "".join(tail)
+    return None
+
+
+@st.composite
+def named_formatted_numbers(draw: st.DrawFn) -> tuple[str, str]:
+    name = draw(st.sampled_from(sorted(BODIES)))
+    module = importlib.import_module(f"stdnum.{name}")
+    body_strategy, checks = BODIES[name]
+    number = _completed(module, draw(body_strategy), checks)
+    assume(number is not None)
+    written = module.format(number)
+    words = sorted(word for word, modules in NAMES.items() if name in modules)
+    return draw(st.sampled_from(words)), draw(st.sampled_from([written, written.lower()]))
+
+
+@given(
+    named_formatted_numbers(),
+    st.sampled_from(["", "Hola, ", "Please keep my ", "好的，", "Bitte: "]),
+    st.sampled_from([": ", " ", " is ", " nº ", " = ", "\u00a0"]),
+    st.sampled_from(["", ".", ", thanks.", " y gracias", "。", " (ok)"]),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_valid_formatted_number_after_its_name_is_hidden_whole(
+    named: tuple[str, str], opening: str, joint: str, closing: str
+) -> None:
+    word, written = named
+    head, tail = f"{opening}{word.capitalize()}{joint}", closing
+    (out,) = REDACTOR.redact([head + written + tail]).texts
+    assert re.fullmatch(re.escape(head) + PLACEHOLDER + re.escape(tail), out), (head + written, out)

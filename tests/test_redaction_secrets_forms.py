@@ -265,3 +265,10 @@ def test_the_gates_of_a_finders_patterns_lose_nothing(name: str) -> None:
             assert gated_spans == list(ungated.find(Text(view.text))), text
             found += len(gated_spans)
     assert found  # the texts exercise the finder
+
+
+def test_a_seed_phrase_that_holds_the_word_seed_is_hidden_from_its_first_word() -> None:
+    # `seed` names a phrase and is a list word too: the phrase starts after the first name.
+    words = ["abandon"] * 4 + ["seed"] + ["abandon"] * 12 + ["alcohol"]
+    text = f"好的 助记词：{' '.join(words)} 谢谢"
+    assert REDACTOR.redact([text]).texts[0] == "好的 助记词：<SEED_PHRASE_1> 谢谢"

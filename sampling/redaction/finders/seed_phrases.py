@@ -77,18 +77,19 @@ class SeedPhraseFinder:
         names = [name for name in _NAMES if name in lower]
         if not names and not any(word in lower for word in _WALLET_WORDS):
             return
-        for name in names:
-            for name_end in word_ends(lower, name):
-                for start in self._starts_after(lower, name_end):
-                    run = self._run(lower, start) if start >= done else []
-                    if len(run) >= LENGTHS[-1]:
-                        words = [lower[start:end] for start, end in run]
-                        length = next((n for n in LENGTHS
-                                       if n <= len(words) and checksum_valid(words[:n])),
-                                      min(len(words), LENGTHS[0]))  # fmt: skip
-                        done = run[length - 1][1]
-                        yield Span(run[0][0], done, "SEED_PHRASE")
-                        break
+        # In the text's order: `seed` is a list word too, and the phrase after the first name
+        # ("助记词：abandon ... seed ...") must not start at a `seed` inside it.
+        for name_end in sorted({end for name in names for end in word_ends(lower, name)}):
+            for start in self._starts_after(lower, name_end):
+                run = self._run(lower, start) if start >= done else []
+                if len(run) >= LENGTHS[-1]:
+                    words = [lower[start:end] for start, end in run]
+                    length = next((n for n in LENGTHS
+                                   if n <= len(words) and checksum_valid(words[:n])),
+                                  min(len(words), LENGTHS[0]))  # fmt: skip
+                    done = run[length - 1][1]
+                    yield Span(run[0][0], done, "SEED_PHRASE")
+                    break
         if any(word in lower for word in _WALLET_WORDS) and self._twelve_list_words(lower):
             yield from self._phrases_anywhere(lower, done)
 

@@ -30,6 +30,8 @@ REDACTOR = Redactor.from_config(RedactConfig())
     ("numéro de sécurité sociale 185057800608491.", "185057800608491"),
     ("n° INSEE n.º 1 85 05 78 006 084 91; vérifié", "1 85 05 78 006 084 91"),  # short groups before it
     ("CNPJ: 11.222.333/0001-81", "11.222.333/0001-81"),
+    ("N° de sécu : 1 84 12 76 451 089 46", "1 84 12 76 451 089 46"),  # as people say it
+    ("Steueridentifikationsnummer: 65 929 970 489", "65 929 970 489"),  # one compound word
     ("cnpj 11222333000181", "11222333000181"),
     ("NIE: X-1234567-L", "X-1234567-L"),  # a letter group first
     ("su nie es x1234567l", "x1234567l"),

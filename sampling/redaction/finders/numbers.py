@@ -71,13 +71,14 @@ class NumberFinder:
                 kind = "PHONE"
             if kind:
                 yield Span(start, end, kind)
-        if "/" in text:
-            yield from self._slashed_phones(text)
+        if _WIDE_HINT.search(text):
+            yield from self._widely_separated_phones(text)
 
-    def _slashed_phones(self, text: str) -> Iterator[Span]:
-        """`Handynummer: 0151/234 567 89`, `Tel. 089 / 12 34 56 78`: a number in groups with a
-        slash is a phone only after a word that names one (a date or a path has slashes too)."""
-        for match in _SLASHED.finditer(text):
+    def _widely_separated_phones(self, text: str) -> Iterator[Span]:
+        """`Handynummer: 0151/234 567 89`, `Tel. 089 / 12 34 56 78`, `phone: 020 - 7946 - 0958`:
+        a number in groups with a slash or a spaced dash is a phone only after a word that
+        names one (a date, a path or a range has them too)."""
+        for match in _WIDELY_SEPARATED.finditer(text):
             start, end = match.span()
             before = text[max(0, start - self._BEFORE) : start]
             if _said_phone(match.group(), before, text, end):
@@ -168,12 +169,15 @@ def _decimals(candidate: str, before: str) -> bool:
     return any(_DECIMAL.fullmatch(piece) for piece in candidate.split())
 
 
-# A number in groups with a slash between two of them (the candidates above have none).
-_SLASHED = re.compile(
+# A number in groups with a wide separator between two of them, which the candidates above
+# never have: a slash, a spaced hyphen or an en or em dash (`089 / 12 34 56`, `020 - 7946`).
+_WIDE = r"(?: ?[/\u2013\u2014] ?| - )"
+_WIDELY_SEPARATED = re.compile(
     r"[+(0-9](?<![\w.+/-][+(0-9])(?:(?<=\+) ?\(?\d|(?<=\()\d|(?<=[0-9]))"
-    r"(?:[ .()-]{0,2}\d)*(?: ?/ ?\d)(?:(?:[ .()-]{0,2}| ?/ ?)\d){0,16}(?![\w/]|[.-]\d)",
+    rf"(?:[ .()-]{{0,2}}\d)*(?:{_WIDE}\d)(?:(?:[ .()-]{{0,2}}|{_WIDE})\d){{0,16}}(?![\w/]|[.-]\d)",
     re.ASCII,
 )
+_WIDE_HINT = re.compile(r"/| - |[\u2013\u2014]")
 # After a number: a currency or a unit, so an amount (`телефон за 12 990 000 ₽`).
 _AMOUNT_AFTER = re.compile(
     r"\s?(?:[$€£¥₽₹₩元円원%]|(?:eur|usd|gbp|rub|руб|zł|pln|kr|ft|€|mah|mb|gb|kb|ms|km)\b)",

@@ -109,6 +109,19 @@ PLANTED: dict[str, tuple[str, str]] = {
         'Set {{"blob": "{}"}} in the file.',
         "q8Zr2vN6xK4mT1pW9bY3cF7hJ5dL0sAe",
     ),
+    # As people's keyboards, chat apps and tools write them: full-width forms, invisible and
+    # no-break characters, encoded inside a URL or a JSON string, on the line after its name.
+    "EMAIL_FULLWIDTH": ("请发到{}，谢谢", "ｌｉ．ｗｅｉ＠ｅｘａｍｐｌｅ．ｃｎ"),
+    "EMAIL_ZERO_WIDTH": ("Write to {} about it.", "jane\u200b.doe@example.org"),
+    "EMAIL_URL_ENCODED": (
+        "Open https://example.com/unsubscribe?u={}&t=1 to stop.",
+        "sam.roe%40example.org",
+    ),
+    "EMAIL_JSON_ESCAPED": ('The tool said {{"to": "{}"}} ok.', "kim.lee\\u0040example.org"),
+    "PHONE_NBSP": ("Ring me on {} tonight.", "+44\u00a020\u00a07946\u00a00123"),
+    "PHONE_CN_FULLWIDTH": ("手机：{}", "１３８－００１３－８０００"),
+    "CN_ID_FULLWIDTH": ("身份证号{}。", "１１０１０５１９４９１２３１００２Ｘ"),
+    "PASSWORD_WRAPPED": ("The root password is:\n{}\nKeep it safe.", "Kp8#zz31Wq"),
 }
 
 
@@ -130,6 +143,9 @@ def needles() -> dict[str, bytes]:
         found[name] = value.encode()
     for name, (_, value) in PLANTED.items():
         found[name] = value.encode()
+        escaped = json.dumps(value)[1:-1]
+        if escaped != value:  # as a JSON file that escapes non-ASCII text or backslashes has it
+            found[f"{name} (json)"] = escaped.encode()
         if len(value) >= 24:
             middle = len(value) // 2
             found[f"{name} (middle)"] = value[middle - 6 : middle + 6].encode()
@@ -209,9 +225,10 @@ def route_planted_samples(url: str, queue: str, spool: Path) -> None:
 
 def test_the_search_finds_every_planted_value_in_the_corpus() -> None:
     """The search itself can fail: run over the corpus, it finds each value."""
-    corpus = "\n".join(planted_texts()).encode()
+    corpus = "\n".join(planted_texts()).encode() + json.dumps(planted_texts()).encode()
     corpus += f"{REDIS_PASSWORD} {LS_PASSWORDS}".encode()
-    assert {name.removesuffix(" (middle)") for name in needles()} == set(PLANTED) | {
+    names = {name.removesuffix(" (middle)").removesuffix(" (json)") for name in needles()}
+    assert names == set(PLANTED) | {
         "REDIS_PASSWORD", "LS_PASSWORD", "LS_PASSWORD_2"
     }  # fmt: skip
     assert len(leaks("corpus", corpus)) == len(needles())

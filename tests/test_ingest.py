@@ -6,6 +6,7 @@ written waits for its newline; malformed lines are counted and skipped; a Redis 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -23,7 +24,7 @@ from typing import Any
 import pytest
 
 from rl.samples import make_sample_id
-from tests.conftest import REPO, invoke
+from tests.conftest import REPO, invoke, run_shared_dir
 from tests.helpers.queued import queued_records as read_queued_records
 from tests.helpers.redis_server import OwnRedis
 
@@ -134,17 +135,26 @@ class VerlLibrary:
 
 @pytest.fixture(scope="module")
 def verl_library(tmp_path_factory: pytest.TempPathFactory) -> VerlLibrary:
-    """verl dumps written once by verl 0.9.1's own writer, in its virtualenv."""
+    """verl dumps written by verl 0.9.1's own writer, in its virtualenv, once per test run:
+    the workers of a parallel run that get these tests read what the first wrote (each would
+    start verl again, a module-scoped fixture being built once per worker)."""
     from lowtide.services.peer_venvs import VERL, ensure
 
-    python = ensure(VERL, REPO)
-    directory = tmp_path_factory.mktemp("verl-library")
     spec = verl_spec()
-    subprocess.run(
-        [str(python), "-c", VERL_WRITER],
-        input=json.dumps({"dir": str(directory), "steps": spec}),
-        text=True, check=True, capture_output=True, env=VERL.environ(REPO),
-    )  # fmt: skip
+    shared = run_shared_dir(tmp_path_factory)
+    directory, written = shared / "verl-library", shared / "verl-library.written"
+    with open(shared / "verl-library.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not written.exists():
+            python = ensure(VERL, REPO)
+            shutil.rmtree(directory, ignore_errors=True)  # a write that failed before
+            directory.mkdir()
+            subprocess.run(
+                [str(python), "-c", VERL_WRITER],
+                input=json.dumps({"dir": str(directory), "steps": spec}),
+                text=True, check=True, capture_output=True, env=VERL.environ(REPO),
+            )  # fmt: skip
+            written.touch()
     return VerlLibrary(directory, spec)
 
 

@@ -54,6 +54,8 @@ COMMAND_OPTIONS = [
     ("echo 'Tr0ub4dor&3' | sudo -S apt-get update", "Tr0ub4dor&3"),
     ("echo hunter2horse | docker login -u ci --password-stdin", "hunter2horse"),
     ("az login -u ops@example.com -p Blue-Horse-42", "Blue-Horse-42"),
+    # An `@` in a URL's password, not percent-encoded as people paste it.
+    ("DATABASE_URL=postgresql://admin:P@ssw0rd!@db.prod.internal:5432/app", "P@ssw0rd!"),
 ]
 PROMPTED = [
     ("$ mysql -u root -p\nS3cret!pw\nWelcome to the MySQL monitor.", "S3cret!pw"),

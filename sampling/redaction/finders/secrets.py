@@ -124,10 +124,10 @@ def _opens(gate: tuple[str, ...] | re.Pattern[str], view: Text) -> bool:
     return not gate or any(word in (view.text if word.isupper() else view.lower) for word in gate)
 
 
-# Any run up to the last `@` before the host's path or query is the password (people do not
-# percent-encode `@`, `&`, `!`, `$`: `postgres://admin:P@ssw0rd!@db`), and the user may be
-# empty (`redis://:PASSWORD@host`).
-_URL_CREDENTIALS = re.compile(r"://[^\s:/?#@]*:([^\s/?#]+)@")
+# Any run up to the last `@` before the host's path is the password (people do not
+# percent-encode `@`, `#`, `&`, `!`, `$`: `postgres://admin:P@ss#w0rd!@db`), and the user may
+# be empty (`redis://:PASSWORD@host`).
+_URL_CREDENTIALS = re.compile(r"://[^\s:/?#@]*:([^\s/]+)@")
 
 
 def _connection_string_value(value: str) -> bool:

@@ -56,6 +56,7 @@ COMMAND_OPTIONS = [
     ("az login -u ops@example.com -p Blue-Horse-42", "Blue-Horse-42"),
     # An `@` in a URL's password, not percent-encoded as people paste it.
     ("DATABASE_URL=postgresql://admin:P@ssw0rd!@db.prod.internal:5432/app", "P@ssw0rd!"),
+    ("试试redis://:s3M7kH8aT#5@cache.internal:6379/0，能用吗？", "s3M7kH8aT#5"),  # a # in it
 ]
 PROMPTED = [
     ("$ mysql -u root -p\nS3cret!pw\nWelcome to the MySQL monitor.", "S3cret!pw"),

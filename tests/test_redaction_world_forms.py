@@ -34,3 +34,34 @@ def test_an_iban_in_lower_case_is_found(redactor: Redactor, value: str) -> None:
 )  # fmt: skip
 def test_lower_case_runs_that_fail_the_check_are_left(redactor: Redactor, text: str) -> None:
     assert [s.kind for s in redactor.find(text) if s.kind == "IBAN"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Я живу по адресу: г. Москва, ул. Тверская, д. 7, кв. 15, звоните.",
+         "г. Москва, ул. Тверская, д. 7, кв. 15"),
+        ("Мой адрес: Санкт-Петербург, Невский проспект, д. 28", "Невский проспект, д. 28"),
+        ("Он живёт на улице Пушкина, дом 10.", "улице Пушкина, дом 10"),
+        ("Доставьте на проспект Мира 12, кв. 4, пожалуйста.", "проспект Мира 12, кв. 4"),
+        ("Адреса: м. Київ, вул. Хрещатик, 22, кв. 5.", "м. Київ, вул. Хрещатик, 22, кв. 5"),
+        ("Пишите: ул. 8 Марта, д. 10, корп. 2, кв. 3", "ул. 8 Марта, д. 10, корп. 2, кв. 3"),
+    ],
+)  # fmt: skip
+def test_a_russian_or_ukrainian_address_is_hidden_whole(
+    redactor: Redactor, text: str, address: str
+) -> None:
+    found = [(text[s.start : s.end], s.kind) for s in redactor.find(text)]
+    assert found == [(address, "ADDRESS")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Встреча на ул. Ленина в 5 часов.", "Улица была длинной, 3 км.",
+     "Этот проспект 5 лет строили.", "Широкий проспект 12 метров в ширину.",
+     "На площади 2 тысячи человек."],
+)  # fmt: skip
+def test_cyrillic_words_for_streets_beside_other_numbers_stay(
+    redactor: Redactor, text: str
+) -> None:
+    assert redactor.find(text) == []

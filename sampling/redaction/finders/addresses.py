@@ -114,6 +114,30 @@ _KOREAN = re.compile(
     r"\s?\d{1,5}(?:-\d{1,4})?(?![0-9])"
 )
 
+# Russian and Ukrainian: an optional city (`г. Москва,`), a street's type and name (`ул.
+# Тверская`, `проспект Мира`, `вул. Хрещатик`), its house number (`д. 7`, `7/2`), and the
+# building and flat that follow (`корп. 2`, `кв. 15`).
+_CYRILLIC_TYPES = ("ул.", "улица", "улице", "улицу", "улицы", "пр-т", "проспект", "проспекте",
+                   "пер.", "переулок", "переулке", "наб.", "набережная", "шоссе", "б-р",
+                   "бульвар", "бульваре", "пл.", "площадь", "вул.", "вулиця", "вулиці",
+                   "просп.", "провулок")  # fmt: skip
+# A type that may follow its name (`Невский проспект, д. 28`, `Можайское шоссе 5`).
+_CYRILLIC_AFTER = ("проспект", "шоссе", "бульвар", "переулок", "проезд")
+_CYRILLIC = re.compile(
+    r"(?:(?<![^\W\d_])(?i:г\.|город|м\.|місто)\s*[А-ЯЁІЇЄ][а-яёіїє'-]+,?\s*)?"
+    # the type, then the name: capitalised words or a number (`ул. 8 Марта`), never a
+    # lower-case word; or the name, then a type that follows it
+    rf"(?:(?<![^\W\d_])(?i:{'|'.join(map(re.escape, _CYRILLIC_TYPES))})\s*"
+    r"(?:[А-ЯЁІЇЄ][\w.'-]{0,24}|\d{1,2}(?:-?[а-я]{1,3})?\s+[А-ЯЁІЇЄ][\w'-]{0,24})"
+    r"(?:\s+[А-ЯЁІЇЄ0-9][\w'-]{0,24}){0,2},?\s*(?:(?:д\.|дом|буд\.|будинок)\s*)?"
+    # after a name then its type, the number only after a comma or `д.` (`Широкий проспект 12
+    # метров` is a width)
+    rf"|(?<![^\W\d_])[А-ЯЁІЇЄ][а-яёіїє-]{{2,24}}\s+(?:{'|'.join(_CYRILLIC_AFTER)})"
+    r"(?:,\s*(?:(?:д\.|дом|буд\.|будинок)\s*)?|\s+(?:д\.|дом|буд\.|будинок)\s*))"
+    r"\d{1,4}[а-яіїє]?(?:/\d{1,4})?(?![0-9])"
+    r"(?:,?\s*(?:корп\.|корпус|к\.|стр\.|строение)\s*\d{1,3})?"
+    r"(?:,?\s*(?:кв\.|квартира|оф\.|офис)\s*\d{1,4})?"
+)
 
 # Where a house number meets its street's name: a number before a capitalised word (221B Baker,
 # 75002 Paris), or a capitalised word before a number (Hauptstrasse 5, Calle Mayor 5). Over
@@ -173,6 +197,8 @@ class AddressFinder:
                 yield from _spans(_JAPANESE, text)
             if any(unit in text for unit in "시군구"):
                 yield from _spans(_KOREAN, text)
+            if any(kind in view.lower for kind in (*_CYRILLIC_TYPES, *_CYRILLIC_AFTER)):
+                yield from _spans(_CYRILLIC, text)
 
 
 def _number_first(text: str, last: int) -> re.Match[str] | None:

@@ -39,9 +39,7 @@ class RecordBuilder:
         searched. A failure is left to `build`, which counts and reports it."""
         if self.redactor is None:
             return 0
-        texts, about = _texts_of(decision)
-        limit = 4 * self.max_text_chars
-        searched = [t[:limit] for t in texts] + ([about] if about else [])
+        searched = self._searched(*_texts_of(decision))
         with contextlib.suppress(Exception):
             self.redactor.prepare(searched)
         return len(searched)
@@ -98,6 +96,16 @@ class RecordBuilder:
         found: Metrics = {"sampling/redaction_failed": (failed, "sum")}
         return found | {f"sampling/redacted/{kind}": (n, "sum") for kind, n in redacted.items()}
 
+    @property
+    def _limit(self) -> int:
+        # A text far past the cap is redacted only as far as it can be shown (and a margin).
+        return 4 * self.max_text_chars
+
+    def _searched(self, texts: list[str], about: str | None) -> list[str]:
+        """What the redactor searches for a record: `prepare` and `build` must ask the same,
+        or the texts found ahead are searched again."""
+        return [t[: self._limit] for t in texts] + ([about] if about else [])
+
     def _redacted_texts(
         self, texts: list[str], about: str | None
     ) -> tuple[list[str] | None, dict[str, int] | None, list[bool], str | None]:
@@ -106,13 +114,9 @@ class RecordBuilder:
         redacted too. One call for all: a value gets the same placeholder in each text."""
         if self.redactor is None:
             return None, None, [False] * len(texts), about
-        # A text far past the cap is redacted only as far as it can be shown (and a margin).
-        limit = 4 * self.max_text_chars
-        prefix_only = [len(text) > limit for text in texts]
+        prefix_only = [len(text) > self._limit for text in texts]
         try:
-            redaction = self.redactor.redact(
-                [t[:limit] for t in texts] + ([about] if about else [])
-            )
+            redaction = self.redactor.redact(self._searched(texts, about))
         except Exception as error:  # fail closed: any failure keeps the record in
             with self._lock:
                 self._failed += 1

@@ -223,73 +223,13 @@ _ID_CARD_NAMED = _named("身份證", "身分證", "身份证", "身分证", "統
 _VN_WORDS = ("cccd", "căn cước", "can cuoc", "cmnd", "định danh", "dinh danh")
 _VN_NAMED = _named(*_VN_WORDS)
 # Vietnam's provinces by their codes (the first three digits of a CCCD).
-_VN_PROVINCES = frozenset(
-    [
-        "001",
-        "002",
-        "004",
-        "006",
-        "008",
-        "010",
-        "011",
-        "012",
-        "014",
-        "015",
-        "017",
-        "019",
-        "020",
-        "022",
-        "024",
-        "025",
-        "026",
-        "027",
-        "030",
-        "031",
-        "033",
-        "034",
-        "035",
-        "036",
-        "037",
-        "038",
-        "040",
-        "042",
-        "044",
-        "045",
-        "046",
-        "048",
-        "049",
-        "051",
-        "052",
-        "054",
-        "056",
-        "058",
-        "060",
-        "062",
-        "064",
-        "066",
-        "067",
-        "068",
-        "070",
-        "072",
-        "074",
-        "075",
-        "077",
-        "079",
-        "080",
-        "082",
-        "083",
-        "084",
-        "086",
-        "087",
-        "089",
-        "091",
-        "092",
-        "093",
-        "094",
-        "095",
-        "096",
-    ]
-)
+_VN_PROVINCES = frozenset((
+    "001", "002", "004", "006", "008", "010", "011", "012", "014", "015", "017", "019", "020",
+    "022", "024", "025", "026", "027", "030", "031", "033", "034", "035", "036", "037", "038",
+    "040", "042", "044", "045", "046", "048", "049", "051", "052", "054", "056", "058", "060",
+    "062", "064", "066", "067", "068", "070", "072", "074", "075", "077", "079", "080", "082",
+    "083", "084", "086", "087", "089", "091", "092", "093", "094", "095", "096",
+))  # fmt: skip
 _TW_LETTERS = dict(zip("ABCDEFGHJKLMNPQRSTUVXYWZIO", range(10, 36), strict=True))
 
 
@@ -343,12 +283,10 @@ class AsianIdCardFinder:
             for match in pattern.finditer(text):
                 if not valid(match.group()):
                     continue
-                if pattern is _HKID and not match.group("bracket"):
-                    named = _ID_CARD_NAMED
-                if named is None or named.before(text, match.start()):
+                unbracketed = pattern is _HKID and not match.group("bracket")
+                needs = _ID_CARD_NAMED if unbracketed else named
+                if needs is None or needs.before(text, match.start()):
                     yield Span(match.start(), match.end(), "NATIONAL_ID")
-                if pattern is _HKID:
-                    named = None
         if any(word in view.lower for word in _VN_WORDS):
             for match in _VN_CCCD.finditer(text):
                 if match.group()[:3] in _VN_PROVINCES and _VN_NAMED.before(text, match.start()):

@@ -601,13 +601,7 @@ class KeywordFinder:
         if self._ANOTHER_WORD.match(suffix) and "token" in name.group():
             return True
         if quoted:
-            if (
-                "." in found
-                and self._DOTTED.fullmatch(found)
-                and all(
-                    made_of_words(part) or reads_as_words(part) for part in found.split(".") if part
-                )
-            ):
+            if "." in found and self._DOTTED.fullmatch(found) and _names(found.split(".")):
                 return True
             return bool(suffix) and self._holds_the_name(found, name)
         core = re.split(r"[)\]]", found, maxsplit=1)[0]  # `False)[0`, `token).kill(`
@@ -755,8 +749,7 @@ class RandomTokenFinder:
             return False
         if self._DOTTED_NAME.fullmatch(value) is None:
             return True
-        parts = re.split(r"[.=]", value)
-        return not all(made_of_words(part) or reads_as_words(part) for part in parts)
+        return not _names(re.split(r"[.=]", value))
 
     def _public(self, text: str, start: int, value: str, blocks: list[tuple[int, int]]) -> bool:
         if self._HASH.match(value) is not None:
@@ -776,6 +769,11 @@ class RandomTokenFinder:
         if self._DATA_URI.search(text, max(0, start - 40), start):
             return False
         return unnamed_secret(value)
+
+
+def _names(parts: list[str]) -> bool:
+    """Every part of a dotted path an identifier of words (`embed_tokens`, `getItem`)."""
+    return all(made_of_words(part) or reads_as_words(part) for part in parts if part)
 
 
 def _unprefixed(value: str) -> str:

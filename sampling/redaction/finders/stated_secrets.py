@@ -34,6 +34,9 @@ _VALUE_CHARS = r"[^\s\"'`”’»«。、,;<>()]"
 # What may follow a value at the end of its line: nothing, or closing tags, quotes and brackets
 # (`Password: letmein</p>`, `"Password: letmein"}`).
 _LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*")
+_CAPITAL_INSIDE = re.compile(r"[a-zà-ÿ][A-ZÀ-Þ]")  # `myPass`: letters that are no plain word
+# The groups of PasswordPhraseFinder._REST that put a colon or a verb's colon before a value.
+_LABEL_GROUPS = ("colon", "verb_colon", "for_colon")
 # What closes a value's line, and what must open before the label for it to close that
 # (`"Password: x"}`; a comma after JSON's quotes).
 _CLOSERS = {'"': '"', "'": "'", "`": "`", "}": "{", "]": "[", ")": "(", ",": "\"'`[{("}
@@ -112,7 +115,6 @@ class PasswordPhraseFinder:
     _NOT_A_VALUE = frozenset({"string", "text", "bytes", "required", "optional", "none", "null",
                               "true", "false", "hidden", "redacted", "masked", "empty", "blank",
                               "unknown", "unset", "secret", "password"})  # fmt: skip
-    _CAPITAL_INSIDE = re.compile(r"[a-zà-ÿ][A-ZÀ-Þ]")
 
     def find(self, view: Text) -> Iterator[Span]:
         lower = view.lower
@@ -128,7 +130,7 @@ class PasswordPhraseFinder:
         match = self._REST.match(text, position)
         if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
             return
-        labelled = any(match[name] is not None for name in ("colon", "verb_colon", "for_colon"))
+        labelled = any(match[name] is not None for name in _LABEL_GROUPS)
         if match["quoted"] is not None:
             start, end = match.span("quoted")
         elif match["token"] is not None:
@@ -158,7 +160,7 @@ class PasswordPhraseFinder:
             match, value, end
         ):
             return
-        given = "".join(match[name] or "" for name in ("colon", "verb_colon", "for_colon"))
+        given = "".join(match[name] or "" for name in _LABEL_GROUPS)
         assigned = "=" in given
         if assigned and match["quoted"] is None and code_not_a_secret(value, word):
             return  # `password = os.environ["DB_PASSWORD"]`
@@ -198,9 +200,9 @@ class PasswordPhraseFinder:
         )
 
     def _letters_are_the_password(self, match: re.Match[str], value: str, end: int) -> bool:
-        if match["quoted"] is not None or self._CAPITAL_INSIDE.search(value):
+        if match["quoted"] is not None or _CAPITAL_INSIDE.search(value):
             return True
-        labelled = any(match[name] is not None for name in ("colon", "verb_colon", "for_colon"))
+        labelled = any(match[name] is not None for name in _LABEL_GROUPS)
         line_end = match.string.find("\n", match.end())
         rest_of_line = match.string[match.end() : None if line_end < 0 else line_end]
         if not labelled or value.lower() in self._NOT_A_VALUE:
@@ -403,9 +405,6 @@ class WifiKeyFinder:
         if _LINE_END.fullmatch(text, end, len(text) if line_end < 0 else line_end):
             return True
         return not letters and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
-
-
-_CAPITAL_INSIDE = re.compile(r"[a-zà-ÿ][A-ZÀ-Þ]")
 
 
 # The words that name a list of one-time backup codes (GitHub's `xxxxx-xxxxx`, Google's

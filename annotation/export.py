@@ -128,11 +128,6 @@ class ExportSummary:
     backup: Path | None = None  # where a rebuild kept the previous files
 
 
-def _is_task_id(value: Any) -> bool:
-    """Label Studio's task ids are integers; anything else (a string, None, a bool) is not one."""
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def is_comparison(task: Mapping[str, Any]) -> bool:
     return bool((task.get("data") or {}).get("compare"))
 
@@ -355,8 +350,8 @@ class _Export:
         newest = start
         for task in self.client.annotated_tasks(project_id, start):
             self.summary.tasks_read += 1
-            task_id = task.get("id")
-            if not _is_task_id(task_id):  # nothing to key its row or its deletion on
+            task_id = _whole(task.get("id"))
+            if task_id is None:  # nothing to key its row or its deletion on
                 self.summary.skipped += 1
                 continue
             read.add(task_id)

@@ -62,7 +62,7 @@ from rq.scripts import release_lock
 from rq.utils import as_text, current_timestamp, now
 from rq.worker import Worker
 
-from rl.visible_text import visible_line
+from rl.visible_text import cut_line, visible_line
 from sampling.records import JOB_FUNCTION
 
 STUCK_AFTER_S = 10
@@ -305,10 +305,7 @@ def bounded_queue(queue: Queue) -> Queue:
 def shown_job_id(job_id: str) -> str:
     """A job id as a log line may hold it: anyone who writes to Redis names the ids on the
     queue, and one with a line break or an escape would forge or hide log lines."""
-    shown = visible_line(job_id)
-    if len(shown) <= SHOWN_ID_CHARS:
-        return shown
-    return f"{shown[:SHOWN_ID_CHARS]}...({len(job_id):,} characters)"
+    return cut_line(visible_line(job_id), SHOWN_ID_CHARS)
 
 
 def unreadable_reason(error: Exception) -> str:

@@ -59,6 +59,13 @@ def visible_line(text: str) -> str:
     return visible_text(" ".join(text.split()))
 
 
+def cut_line(line: str, limit: int) -> str:
+    """`line` as it is, or past `limit` characters its first `limit` and how long it was."""
+    if len(line) <= limit:
+        return line
+    return f"{line[:limit]}...({len(line):,} characters)"
+
+
 def escaped_json(value: object) -> str:
     """`value` as one line of JSON whose marked characters are `\\u` escapes: the same data
     for a program that reads it, nothing a terminal acts on for a person who sees it."""

@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from sampling.selection.hacking import Suspect, WatchReport
 
 EXAMPLE_CHARS = 80
-MAX_PROBLEMS_SHOWN = 5
 
 
 def bias(
@@ -74,7 +73,7 @@ def bias(
     with err.status(f"reading {len(files)} {location.format.name} dump files"):
         rows = read_dump(location, problems.append, reward_weights=weights, files=files)
         report = analyze_rows(rows, config, run_id=location.run_dir.resolve().name)
-    warn_problems(problems, shown=MAX_PROBLEMS_SHOWN)
+    warn_problems(problems)
     if not report.samples:
         raise UserError(
             f"no scored samples in {location.files_dir}: no row of its {len(files)} dump files "

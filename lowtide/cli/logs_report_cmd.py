@@ -17,7 +17,6 @@ from lowtide.errors import UsageError, UserError
 from rl.config import LoggerConfig
 from sampling.selection.hacking.config import WatchConfig
 
-MAX_PROBLEMS_SHOWN = 5
 REPORT_FILE = "report.html"
 RUN_CONFIG_FILE = "config.yaml"  # what `lowtide train` saves in the run directory
 
@@ -79,7 +78,7 @@ def report(
         raise UsageError(str(error)) from None
     except _redaction_errors() as error:
         raise UserError(f"redaction failed, no report written: {error}") from None
-    warn_problems(data.problems, shown=MAX_PROBLEMS_SHOWN)
+    warn_problems(data.problems)
     page = render(data)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from lowtide.console import err, out
 from lowtide.errors import UsageError, UserError
 from lowtide.services.clients import redis_errors
 from rl.masking import mask_text, mask_url
-from rl.visible_text import escaped_json, visible_line
+from rl.visible_text import cut_line, escaped_json, visible_line
 from sampling.config import QueueConfig
 from sampling.transport import queue_admin
 
@@ -195,7 +195,4 @@ def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...
 
 def _shown_line(text: str) -> str:
     """Text read from Redis as one line: marked, a URL's password masked, and cut."""
-    line = mask_text(visible_line(text))
-    if len(line) <= SHOWN_CELL_CHARS:
-        return line
-    return f"{line[:SHOWN_CELL_CHARS]}...({len(line):,} characters)"
+    return cut_line(mask_text(visible_line(text)), SHOWN_CELL_CHARS)

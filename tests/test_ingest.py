@@ -47,6 +47,8 @@ ROUTE_LOW = [  # the policy selects part of each step
     "--sampling.max_per_step=1000000",
     "--sampling.max_per_minute=1000000000",
 ]
+# A well-formed verl dump line (sampling/sources/verl/dumps.py).
+VERL_ROW = {"input": "q", "output": "a", "gts": None, "score": 0.1, "step": 3}
 STEPS = 6
 PER_STEP = 8  # 2 prompts x 4 responses
 VERL_WRITER = """
@@ -191,6 +193,14 @@ def env(own_redis: OwnRedis, workdir: Path, monkeypatch: pytest.MonkeyPatch) -> 
     return {"REDIS_URL": own_redis.url, "OMP_NUM_THREADS": "1"}
 
 
+@pytest.fixture
+def dumps(workdir: Path) -> Path:
+    """An empty dump directory for a test to write its own lines into."""
+    path = workdir / "dumps"
+    path.mkdir()
+    return path
+
+
 # ---- each format, read and routed as the trainer wrote it --------------------------------------
 
 
@@ -332,10 +342,8 @@ def test_killed_mid_directory_and_restarted_queues_each_selected_sample_once(
 
 
 def test_sigkill_at_random_moments_while_a_run_writes_loses_and_repeats_nothing(
-    verl_library, own_redis: OwnRedis, env, workdir: Path
+    verl_library, own_redis: OwnRedis, env, workdir: Path, dumps: Path
 ) -> None:
-    dumps = workdir / "dumps"
-    dumps.mkdir()
     rng = random.Random(7)
     args = ["--interval", "0.05", *flags(workdir, ROUTE_LOW), "--queue.max_latency_ms=20"]
     for step in range(1, STEPS + 1):
@@ -372,10 +380,8 @@ def test_a_stopped_follower_resumes_where_it_stopped(
 
 
 def test_a_half_written_last_line_is_picked_up_when_complete(
-    own_redis: OwnRedis, env, workdir: Path
+    own_redis: OwnRedis, env, workdir: Path, dumps: Path
 ) -> None:
-    dumps = workdir / "dumps"
-    dumps.mkdir()
     lines = [
         json.dumps({"input": f"q{i}", "output": f"a{i}", "gts": "", "score": 0.1, "step": 1})
         for i in range(4)
@@ -400,19 +406,16 @@ def test_a_half_written_last_line_is_picked_up_when_complete(
 
 
 def test_malformed_lines_are_counted_and_skipped_with_file_and_line(
-    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+    own_redis: OwnRedis, env, workdir: Path, dumps: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dumps = workdir / "dumps"
-    dumps.mkdir()
-    good = {"input": "q", "output": "a", "gts": None, "score": 0.1, "step": 3}
     lines = [
-        json.dumps(good),
+        json.dumps(VERL_ROW),
         "{not json",
         "[1, 2]",
         "",  # a blank line is no sample and no mistake
-        json.dumps({**good, "score": "high"}),
-        json.dumps({key: value for key, value in good.items() if key != "output"}),
-        json.dumps({**good, "output": "b"}),
+        json.dumps({**VERL_ROW, "score": "high"}),
+        json.dumps({key: value for key, value in VERL_ROW.items() if key != "output"}),
+        json.dumps({**VERL_ROW, "output": "b"}),
     ]
     (dumps / "3.jsonl").write_text("\n".join(lines) + "\n")
     code, out, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
@@ -427,12 +430,9 @@ def test_malformed_lines_are_counted_and_skipped_with_file_and_line(
 
 @pytest.mark.timeout(60)  # reading a FIFO never ends: fail, not hang
 def test_a_fifo_among_the_dump_files_is_told_once_and_skipped(
-    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+    own_redis: OwnRedis, env, workdir: Path, dumps: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dumps = workdir / "dumps"
-    dumps.mkdir()
-    good = {"input": "q", "output": "a", "gts": None, "score": 0.1, "step": 3}
-    (dumps / "3.jsonl").write_text(json.dumps(good) + "\n")
+    (dumps / "3.jsonl").write_text(json.dumps(VERL_ROW) + "\n")
     os.mkfifo(dumps / "4.jsonl")
     code, _, err = invoke(capsys, "ingest", str(dumps), "--once", *flags(workdir))
     assert code == 0, err
@@ -445,6 +445,7 @@ def test_a_deep_line_and_an_over_long_line_are_skipped_and_a_restart_reads_on(
     own_redis: OwnRedis,
     env,
     workdir: Path,
+    dumps: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -454,9 +455,7 @@ def test_a_deep_line_and_an_over_long_line_are_skipped_and_a_restart_reads_on(
     from rl import jsonl
 
     monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 4096)
-    dumps = workdir / "dumps"
-    dumps.mkdir()
-    good = {"input": "q", "output": "a", "gts": None, "score": 0.1, "step": 1}
+    good = {**VERL_ROW, "step": 1}
     deep = '{"input": "q", "output": ' + "[" * 1500 + "]" * 1500 + ', "score": 0.1}'
     lines = [good, deep, {**good, "output": "x" * 5000}, {**good, "output": "b"}]
     path = dumps / "1.jsonl"
@@ -574,10 +573,8 @@ def test_once_on_a_directory_without_dumps_is_one_line(
 
 
 def test_a_damaged_cursor_is_one_line_and_loses_nothing(
-    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+    own_redis: OwnRedis, env, workdir: Path, dumps: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    dumps = workdir / "dumps"
-    dumps.mkdir()
     rows = [{"input": "p", "output": f"r{i}", "score": 0.1, "step": 1} for i in range(3)]
     (dumps / "1.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
     cursor = workdir / "cursor.json"
@@ -643,12 +640,10 @@ def test_the_readme_commands_run_as_shown(
 
 
 def test_a_step_file_rewritten_by_a_resumed_run_is_read_again(
-    own_redis: OwnRedis, env, workdir: Path, capsys: pytest.CaptureFixture[str]
+    own_redis: OwnRedis, env, workdir: Path, dumps: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """verl opens `{step}.jsonl` with "w": a run resumed from a checkpoint writes the step's
     new samples over the old file, which may even grow past what was read."""
-    dumps = workdir / "dumps"
-    dumps.mkdir()
 
     def write(responses: list[str]) -> None:
         rows = [{"input": "q", "output": r, "gts": "", "score": 0.0, "step": 4} for r in responses]

@@ -100,7 +100,7 @@ def finder_costs(pairs: list[tuple[str, str]]) -> list[tuple[str, float]]:
             finders += [(f"  ({rule.id}, ungated)", _WholeText(rule)) for rule in finder.rules[:5]]
     scan = TriggerScan([finder for _, finder in finders])
     started = time.process_time()
-    fired = [scan.fired(view.lower) for view in views]
+    fired = [scan.fired(view) for view in views]
     costs.append(("(trigger scan)", time.process_time() - started))
     for index, (name, finder) in enumerate(finders):
         started = time.process_time()

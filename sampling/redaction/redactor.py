@@ -159,7 +159,7 @@ class Redactor:
         """The spans of the finders whose triggers the view holds, mapped back to the original
         text."""
         text, found = Text(view.text), []
-        run = self._scan.fired(text.lower) & self._reads[name]
+        run = self._scan.fired(text) & self._reads[name]
         while run:  # the set bits only, lowest first: a few of dozens of finders
             lowest = run & -run
             run ^= lowest

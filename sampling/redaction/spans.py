@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 from typing import NamedTuple, Protocol
@@ -14,11 +15,9 @@ TOKEN_WORD = 12
 # Possessive: each shorter word and its spaces are taken once and never retried from inside,
 # so one match() call finds the next long word, or rejects the rest of the text, in one pass.
 # Used for texts with non-ASCII characters; ASCII texts take the faster path in Text._words.
+@functools.cache
 def _word_pattern(length: int) -> re.Pattern[str]:
     return re.compile(rf"\s*+(?:\S{{1,{length - 1}}}+\s++)*+(\S{{{length},}}+)")
-
-
-_WORD_PATTERNS = {length: _word_pattern(length) for length in (LONG_WORD, TOKEN_WORD)}
 
 # Translation tables: a regex walks a text at ~10 ns a character, bytes.translate and `in` at
 # well under one, so the facts finders are gated on are read from translated copies of the text.
@@ -87,7 +86,10 @@ class Text:
         """(start, end) of each whitespace-separated word of LONG_WORD characters or more:
         every token, key or encoded secret is one, and ordinary prose has almost none."""
         if self._long_words is None:
-            self._long_words = self._words(LONG_WORD)
+            if self._token_words is not None:  # the longer of the words already found
+                self._long_words = [w for w in self._token_words if w[1] - w[0] >= LONG_WORD]
+            else:
+                self._long_words = self._words(LONG_WORD)
         return self._long_words
 
     @property
@@ -98,10 +100,19 @@ class Text:
             self._token_words = self._words(TOKEN_WORD)
         return self._token_words
 
+    def has_word(self, length: int) -> bool:
+        """A word of `length` characters or more (what the finders that read `long_words` or
+        `token_words` need one of)."""
+        if length == LONG_WORD:
+            return bool(self.long_words)
+        if length == TOKEN_WORD:
+            return bool(self.token_words)
+        return bool(self._words(length))
+
     def _words(self, length: int) -> list[tuple[int, int]]:
         text, found = self.text, []
         if not text.isascii():  # Unicode whitespace: the regex knows it
-            pattern, position = _WORD_PATTERNS[length], 0
+            pattern, position = _word_pattern(length), 0
             while (match := pattern.match(text, position)) is not None:
                 found.append(match.span(1))
                 position = match.end()

@@ -1,17 +1,19 @@
 """One pass over each view decides which finders run there.
 
 Each finder declares its `Triggers`: lower-case words, one of which is in every text it can find
-something in, and shapes, character-class patterns for finders whose values have no word to look
-for ("a run of seven digits", "a word of 20 characters"). `TriggerScan` folds every finder's
-words and shapes into one Hyperscan database and scans a view's lower case once; a finder none of
-whose triggers the view holds is not run. Triggers are necessary conditions, never sufficient: a
-finder that runs still checks everything itself, so the scan changes what redaction costs,
-never what it finds.
+something in; shapes, character-class patterns for finders whose values have no word to look
+for; and facts, what a text's own gates answer (`Text.has_number`, `Text.has_word`: "a run of
+seven digits", "a word of 20 characters"). `TriggerScan` folds every finder's words and shapes
+into one Hyperscan database and scans a view's lower case once, then asks the facts of the
+finders that did not fire; a finder none of whose triggers the view holds is not run. Triggers
+are necessary conditions, never sufficient: a finder that runs still checks everything itself,
+so the scan changes what redaction costs, never what it finds.
 
-Shapes are byte patterns over the UTF-8 of the lower-cased view, in the syntax Hyperscan and
-Python's `re` share, so that a byte class such as `[0-9]` reads the same in both. Without
-Hyperscan (no wheel for the platform), each trigger is looked for alone with `re`: slower, the
-same answer.
+Facts are kept out of the database on purpose: a class that matches somewhere in most texts
+(a digit, a run of 12 or 20 characters without white space) drives Hyperscan to its slower
+engines (those three took 1.6x the scan time of every word and other shape together), while
+the text's gates answer them from translated copies (bytes.translate and `in`) that the finders
+they let run read next anyway.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from sampling.redaction.spans import Text
 
 try:  # a binary wheel with no dependencies; the fallback below gives the same answers
     import hyperscan
@@ -39,17 +44,37 @@ _NOT_ASCII_LETTER_AFTER = rb"(?:[^a-z]|$)"
 SHORT_WORD = 5
 
 
+@dataclass(frozen=True)
+class Fact:
+    """A trigger a text's gate answers: `number`, a run of `size` digits, separators allowed
+    between them (`Text.has_number`); `word`, a word of `size` characters or more without white
+    space (`Text.has_word`: a token, a key, a URL). The same gates the finders that declare them
+    test first."""
+
+    kind: str
+    size: int
+
+    def holds(self, view: Text) -> bool:
+        return view.has_number(self.size) if self.kind == "number" else view.has_word(self.size)
+
+
+def number(count: int) -> Fact:
+    """A run of `count` digits, written with or without separators (`4111 1111`,
+    `(555) 123-4567`)."""
+    return Fact("number", count)
+
+
+def word(length: int) -> Fact:
+    """A word of `length` characters or more without white space."""
+    return Fact("word", length)
+
+
 def digits(count: int) -> bytes:
-    """A digit and `count - 1` more digits or separators (` ()/+.-`): held by every run of
-    `count` digits with separators between them (what `Text.has_number(count)` tests), and
-    quick to compile."""
+    """A shape: a digit and `count - 1` more digits or separators (` ()/+.-`), held by every
+    run of `count` digits with separators between them (`number(count)`). For two digits or
+    more, cheaper in the scan than as a fact (Hyperscan skips to the rare places where digits
+    meet); a single digit is `number(1)`."""
     return rb"[0-9]" + (rb"[0-9 ()/+.\-]{%d}" % (count - 1) if count > 1 else b"")
-
-
-def word(length: int) -> bytes:
-    """`length` characters or more without white space (a token, a key, a URL): every word
-    `Text.long_words` (20) or `Text.token_words` (12) finds holds one."""
-    return rb"[^\t-\r\x1c-\x1f ]{%d}" % length
 
 
 @dataclass(frozen=True)
@@ -58,12 +83,14 @@ class Triggers:
     case. `word_starts` are ASCII words found only where no ASCII letter comes right before
     them (`pass` in "password" but not in "bypass"), `whole_words` also with none right after
     (`sin` but not "using"), as the finders themselves read them; a word of another script
-    has no such boundary. `shapes` are byte patterns (module docstring)."""
+    has no such boundary. `shapes` are byte patterns, `facts` what the text's gates answer
+    (module docstring)."""
 
     words: tuple[str, ...] = ()
     word_starts: tuple[str, ...] = ()
     whole_words: tuple[str, ...] = ()
     shapes: tuple[bytes, ...] = ()
+    facts: tuple[Fact, ...] = ()
 
     def patterns(self) -> list[bytes]:
         """Every trigger as one byte pattern (a word at a word's start or whole with the
@@ -104,11 +131,13 @@ class TriggerScan:
         scanned_patterns: list[bytes] = []
         owners: list[int] = []
         words: list[tuple[bytes, bool] | None] = []
+        self._facts: list[tuple[int, Fact]] = []  # (owner, fact), asked after the scan
         for index, finder in enumerate(finders):
             triggers = getattr(finder, "triggers", None)
             if triggers is None:
                 self.always |= 1 << index
                 continue
+            self._facts += [(1 << index, fact) for fact in triggers.facts]
             for pattern, scanned, boundary in triggers.scanned():
                 patterns.append(pattern)
                 scanned_patterns.append(scanned)
@@ -134,9 +163,13 @@ class TriggerScan:
         self.__dict__.update(state)
         self._compile()
 
-    def fired(self, lower: str) -> int:
-        """Bit i set: finder i may find something in the view whose lower case is `lower`."""
-        return self._scan(lower.encode("utf-8", "surrogatepass"))
+    def fired(self, view: Text) -> int:
+        """Bit i set: finder i may find something in `view`."""
+        mask = self._scan(view.lower.encode("utf-8", "surrogatepass"))
+        for owner, fact in self._facts:
+            if not mask & owner and fact.holds(view):
+                mask |= owner
+        return mask
 
     def _scan(self, data: bytes) -> int:
         if self._database is None:
@@ -161,8 +194,9 @@ class TriggerScan:
         return mask
 
     def one_by_one(self, data: bytes) -> int:
-        """`fired`, each trigger looked for alone in `data` (the UTF-8 of a lower case): where
-        there is no Hyperscan, and what the tests compare the scan with."""
+        """The scan's part of `fired` (facts left out), each trigger looked for alone in `data`
+        (the UTF-8 of a lower case): where there is no Hyperscan, and what the tests compare the
+        scan with."""
         if self._compiled is None:
             self._compiled = [re.compile(pattern) for pattern in self._patterns]
         mask = self.always

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
-from sampling.redaction.triggers import Triggers, digits
+from sampling.redaction.triggers import Triggers, number
 
 _EN_TYPES = (
     "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
@@ -162,7 +162,7 @@ _ROMANCE_TYPE = re.compile(
 class AddressFinder:
     kinds = frozenset({"ADDRESS"})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(shapes=(digits(1),))  # every shape has a house or block number
+    triggers = Triggers(facts=(number(1),))  # every shape has a house or block number
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:

@@ -698,7 +698,7 @@ class RandomTokenFinder:
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
     BARE_LENGTH = (20, 128)
-    triggers = Triggers(shapes=(word(TOKEN_WORD),))  # the words it reads
+    triggers = Triggers(facts=(word(TOKEN_WORD),))  # the words it reads
     _DATA_URI = re.compile(r"base64,\s*$|data:[\w/+.-]*;?$")
 
     def find(self, view: Text) -> Iterator[Span]:

@@ -129,7 +129,7 @@ class TokenFinder:
 
     kinds = frozenset({"API_KEY"})
     priority = SECRET_PRIORITY
-    triggers = Triggers(shapes=(word(LONG_WORD),))  # the words it reads
+    triggers = Triggers(facts=(word(LONG_WORD),))  # the words it reads
     views = ALL_VIEWS
     CONTEXT = 64
 

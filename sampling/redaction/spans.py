@@ -19,6 +19,7 @@ TOKEN_WORD = 12
 def _word_pattern(length: int) -> re.Pattern[str]:
     return re.compile(rf"\s*+(?:\S{{1,{length - 1}}}+\s++)*+(\S{{{length},}}+)")
 
+
 # Translation tables: a regex walks a text at ~10 ns a character, bytes.translate and `in` at
 # well under one, so the facts finders are gated on are read from translated copies of the text.
 # Words (of ASCII texts, where a byte is a character): whitespace as `\s` has it to " ",

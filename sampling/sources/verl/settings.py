@@ -13,14 +13,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from omegaconf import OmegaConf
+from pydantic import ConfigDict, Field, ValidationError
 from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 from verl.experimental.reward_loop.reward_manager.registry import REWARD_MANAGER
 
+from rl.config_base import ConfigSection
 from rl.suggest import closest, did_you_mean
 from sampling.config import QueueConfig, SamplingConfig
 from sampling.routing import BatchInfo
@@ -92,16 +93,19 @@ def reward_workers(config: Any) -> int | None:
     return None
 
 
-@dataclass(frozen=True)
-class VerlSettings:
-    """The `lowtide` section of a verl config."""
+class VerlSettings(ConfigSection):
+    """The `lowtide` section of a verl config. `from_verl_config` checks it first, to name a
+    mistake as verl's config writes it (`lowtide.flush_idle_s`); the model's own rules are the
+    same, for a section built in code."""
+
+    model_config = ConfigDict(frozen=True)
 
     wrap: str = "naive"
     config: str | None = None
     run_id: str | None = None
-    flush_idle_s: float = 1.0
-    sampling: dict[str, Any] = field(default_factory=dict)
-    queue: dict[str, Any] = field(default_factory=dict)
+    flush_idle_s: float = Field(1.0, gt=0, allow_inf_nan=False)
+    sampling: dict[str, Any] = Field(default_factory=dict)
+    queue: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def from_verl_config(cls, config: Any) -> VerlSettings:
@@ -109,7 +113,7 @@ class VerlSettings:
         section = {} if raw is None else OmegaConf.to_container(raw, resolve=True)
         if not isinstance(section, dict):
             raise AdapterSetupError(f"{SECTION}: must be a mapping (wrap, config, sampling, ...)")
-        known = list(cls.__dataclass_fields__)
+        known = list(cls.model_fields)
         for key in section:
             if key not in known:
                 raise AdapterSetupError(
@@ -128,7 +132,12 @@ class VerlSettings:
         idle = section.get("flush_idle_s", 1.0)
         if isinstance(idle, bool) or not isinstance(idle, int | float) or not 0 < idle < math.inf:
             raise AdapterSetupError(f"{SECTION}.flush_idle_s: must be a positive number of seconds")
-        return cls(**section)
+        try:
+            return cls(**section)
+        except ValidationError as error:  # what the checks above let through: one line still
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in (SECTION, *first["loc"]))
+            raise AdapterSetupError(f"{where}: {first['msg']}") from None
 
     def overrides(self) -> list[str]:
         """The `sampling`/`queue` keys as the dotted flags the run config takes."""

@@ -167,11 +167,19 @@ def test_each_queue_command_says_one_line_per_bad_entry(
     for pad in range(0, 40, 8):
         error = f"ConnectionError: {'y' * pad} redis://:{password}@db:6379"
         junk[f"error-with-password-{pad}"] = _stored(_payload("os.system", ["x"]), exc_info=error)
+    # Not a URL: a secret and personal data quoted by an error, and by a refused record (one
+    # a run with redaction off, or someone else, wrote).
+    quoted = "api_key=Zq8vLw3NbX7kPr2Tm5Yd mail ana.quiroga@example.net"
+    junk["error-quoting-a-record"] = _stored(
+        _payload("os.system", ["x"]), exc_info=f"ValueError: bad row {quoted}"
+    )
     _plant(connection, junk)
     connection.set(Job.key_for("a-string-key"), "not a job")
     failed = [*junk, "a-string-key", "points-nowhere"]
     connection.zadd(FailedJobRegistry(queue=queue).key, {i: time.time() + 3600 for i in failed})
     connection.rpush(ledger.quarantine_key(QUEUE), b"5", b"[1, 2]", b"\xff not json", NESTED)
+    refused = {"job_id": "j1", "index": 0, "reason": f"invalid: {quoted}", "record": quoted}
+    connection.lpush(ledger.quarantine_key(QUEUE), json.dumps(refused))
     stats = {"rejected_jobs": "many", "import_seconds_sum": "nan?", "imported": b"\xff"}
     connection.hset(ledger.stats_key(QUEUE), mapping=stats)
     flags = (f"--queue.name={QUEUE}",)
@@ -180,6 +188,7 @@ def test_each_queue_command_says_one_line_per_bad_entry(
         code, shown, said = invoke(capsys, "queue", *argv, *flags)
         assert code == 0 and "Traceback" not in shown + said, (argv, said[-2_000:])
         assert "pwplanted" not in shown + said and "7731xyz" not in shown + said, argv
+        assert "Zq8vLw3NbX7kPr2Tm5Yd" not in shown + said and "quiroga" not in shown + said, argv
         assert len(shown + said) < 100_000, (argv, len(shown + said))  # no error line whole
         return shown + said
 
@@ -190,7 +199,8 @@ def test_each_queue_command_says_one_line_per_bad_entry(
     assert read.exc_info.startswith("(the error stored for this job is over")  # not 5 MB
     assert run("quarantined").count("unreadable quarantine entry") == 4
     entries = [json.loads(line) for line in run("quarantined", "--json").splitlines()]
-    assert [entry["reason"] for entry in entries] == ["unreadable quarantine entry"] * 4
+    assert [entry["reason"] for entry in entries][1:] == ["unreadable quarantine entry"] * 4
+    assert entries[0]["record"] == "api_key=<SECRET_1> mail <EMAIL_1>"
 
     said = run("requeue", "--all")
     left = [line for line in said.splitlines() if line.startswith("left failed: ")]

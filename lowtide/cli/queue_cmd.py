@@ -3,6 +3,7 @@ workers' counters and the spool. Every command takes `--config` and dotted overr
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
@@ -22,6 +23,8 @@ from lowtide.services.clients import redis_errors
 from rl.masking import mask_text, mask_url
 from rl.visible_text import cut_line, escaped_json, visible_line
 from sampling.config import QueueConfig
+from sampling.redaction import Redactor
+from sampling.redaction.config import RedactConfig
 from sampling.transport import queue_admin
 
 app = typer.Typer(help="Inspect and manage the annotation queue.", no_args_is_help=True)
@@ -128,7 +131,7 @@ def quarantined(
     entries = _call(queue, lambda q: ledger.quarantined(queue_admin.connect(q), q.name, limit))
     if as_json:
         for entry in entries:
-            out.print(escaped_json(entry), markup=False)
+            out.print(escaped_json(_redacted_entry(entry)), markup=False)
         return
     rows = [
         (shown_job_id(str(entry.get("job_id", "-"))),
@@ -194,5 +197,21 @@ def _print_table(title: str, columns: tuple[str, ...], rows: list[tuple[str, ...
 
 
 def _shown_line(text: str) -> str:
-    """Text read from Redis as one line: marked, a URL's password masked, and cut."""
-    return cut_line(mask_text(visible_line(text)), SHOWN_CELL_CHARS)
+    """Text read from Redis as one line: marked, a URL's password masked, secrets and personal
+    data redacted (an error or a refused record may quote a payload nobody redacted: one from a
+    run with redaction off, or written by someone else), and cut."""
+    line = mask_text(visible_line(text))[: 2 * SHOWN_CELL_CHARS]  # read past the cut: no half
+    return cut_line(_redactor().redact([line]).texts[0], SHOWN_CELL_CHARS)
+
+
+def _redacted_entry(entry: dict[str, object]) -> dict[str, object]:
+    """A quarantine entry for `--json`: its texts redacted and masked, whole (not cut)."""
+    texts = [key for key, value in entry.items() if isinstance(value, str)]
+    shown = _redactor().redact([mask_text(str(entry[key])) for key in texts]).texts
+    return entry | dict(zip(texts, shown, strict=True))
+
+
+@functools.cache
+def _redactor() -> Redactor:
+    """Redaction with every built-in kind: what a record's texts get by default."""
+    return Redactor.from_config(RedactConfig())

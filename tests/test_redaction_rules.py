@@ -385,6 +385,23 @@ def test_a_bare_random_token_is_high_entropy(redactor: Redactor) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("api_key=Zq8vLw3NbX7kPr2Tm5Yd", "api_key=<SECRET_1>"),
+        ("run with SESSION=Zq8vLw3NbX7kPr2Tm5Yd now", "run with SESSION=<HIGH_ENTROPY_1> now"),
+        # a name of no words, or a value too short alone: the run whole, as before
+        ("X7kPr2Tm5Yd=Zq8vLw3NbX7kPr2Tm5Yd", "<HIGH_ENTROPY_1>"),
+    ],
+)
+def test_a_token_after_its_name_and_an_equals_sign_leaves_the_name(
+    redactor: Redactor, text: str, shown: str
+) -> None:
+    """Before: the name and the value were one word of random-looking characters, replaced
+    whole (`<SECRET_1>`): the reviewer could not tell what had been there."""
+    assert redactor.redact([text]).texts == (shown,)
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "sha256: 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",

@@ -60,6 +60,8 @@ SECRET_NAMED = NamedBefore(
 )  # fmt: skip
 # A token-shaped run: what a key, a password or an encoded secret is written with.
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9+/=_.~-]{12,}")
+# A run that starts with a name and `=` (`api_key=...`); the name is group 1.
+_ASSIGNED = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?=[^=])")
 _DIGIT = re.compile(r"[0-9]")
 
 
@@ -718,15 +720,32 @@ class RandomTokenFinder:
                 # Trailing sentence punctuation is not part of a token; `=` padding is.
                 while end > start and text[end - 1] in ".-_~":
                     end -= 1
-                value = text[start:end]
-                if len(value) < 12 or self._public(text, start, value, blocks):
-                    continue
-                if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
-                    continue
-                if SECRET_NAMED.before(text, start) and self._named_secret(value):
-                    yield Span(start, end, "SECRET")
-                elif self._bare_secret(text, start, end, value):
-                    yield Span(start, end, "HIGH_ENTROPY")
+                # `api_key=Zq8v...`: the value after its name, so that the reviewer reads
+                # the name; the whole run where the value alone is not found.
+                named = _ASSIGNED.match(text, start, end)
+                if named is not None and made_of_words(named.group(1)):
+                    span = self._token(text, named.end(), end, blocks)
+                    if span is not None:
+                        yield span
+                        continue
+                span = self._token(text, start, end, blocks)
+                if span is not None:
+                    yield span
+
+    def _token(
+        self, text: str, start: int, end: int, blocks: list[tuple[int, int]]
+    ) -> Span | None:
+        """text[start:end] as a secret (named before it) or a bare random token, or None."""
+        value = text[start:end]
+        if len(value) < 12 or self._public(text, start, value, blocks):
+            return None
+        if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
+            return None
+        if SECRET_NAMED.before(text, start) and self._named_secret(value):
+            return Span(start, end, "SECRET")
+        if self._bare_secret(text, start, end, value):
+            return Span(start, end, "HIGH_ENTROPY")
+        return None
 
     # What is published, not kept: a hash given with its algorithm (`sha512-...` in a lock
     # file's integrity, `sha256:...`), an SSH public key (`ssh-ed25519 AAAA...`), the body of a

@@ -732,9 +732,7 @@ class RandomTokenFinder:
                 if span is not None:
                     yield span
 
-    def _token(
-        self, text: str, start: int, end: int, blocks: list[tuple[int, int]]
-    ) -> Span | None:
+    def _token(self, text: str, start: int, end: int, blocks: list[tuple[int, int]]) -> Span | None:
         """text[start:end] as a secret (named before it) or a bare random token, or None."""
         value = text[start:end]
         if len(value) < 12 or self._public(text, start, value, blocks):

@@ -65,3 +65,30 @@ def test_cyrillic_words_for_streets_beside_other_numbers_stay(
     redactor: Redactor, text: str
 ) -> None:
     assert redactor.find(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "address"),
+    [
+        ("Send it to 14 Kauri Road, Auckland 1010 please.", "14 Kauri Road, Auckland 1010"),
+        ("Office: 9 Collins Street, Melbourne VIC 3000.", "9 Collins Street, Melbourne VIC 3000"),
+        ("Ons adres is Van Woustraat 45-3, 1074 AD Amsterdam.",
+         "Van Woustraat 45-3, 1074 AD Amsterdam"),
+        ("Post naar de Lairessestraat 12-H, 1071 PB Amsterdam",
+         "de Lairessestraat 12-H, 1071 PB Amsterdam"),
+        ("Adresse: Rue Neuve 21, 1000 Bruxelles.", "Rue Neuve 21, 1000 Bruxelles"),
+        ("Wohnhaft Seestrasse 8, CH-8002 Zürich.", "Seestrasse 8, CH-8002 Zürich"),
+        ("Bor på Vesterbrogade 31, 1620 København V nu.", "Vesterbrogade 31, 1620 København V"),
+        ("Osoite: Hämeentie 12, 00530 Helsinki", "Hämeentie 12, 00530 Helsinki"),
+        ("Bor på Sveavägen 44, 113 59 Stockholm.", "Sveavägen 44, 113 59 Stockholm"),
+        ("Adres: ul. Długa 7, 80-827 Gdańsk.", "ul. Długa 7, 80-827 Gdańsk"),
+    ],
+)  # fmt: skip
+def test_an_address_is_hidden_with_its_unit_postcode_and_city(
+    redactor: Redactor, text: str, address: str
+) -> None:
+    """Before: the postcode and city after a street stayed (`<ADDRESS_1>, Wellington 6011`),
+    and so did a Dutch name's first word, a unit after the number, Belgian, Polish, Danish and
+    Finnish streets."""
+    found = [(text[s.start : s.end], s.kind) for s in redactor.find(text)]
+    assert found == [(address, "ADDRESS")]

@@ -53,8 +53,9 @@ PERSONAL_KINDS: dict[str, str] = {
     "excluded)",
     "UK_NINO": "UK National Insurance numbers (AB 12 34 56 C)",
     "ADDRESS": "street addresses by their shape: a house number beside a street's name and type "
-    "as English, German, Dutch, French, Spanish, Italian and Portuguese write them (with the "
-    "unit, city and postal code after them), and Chinese and Japanese addresses by their units",
+    "as English, German, Dutch, Nordic, Finnish, Polish, French, Spanish, Italian and Portuguese "
+    "write them (with the unit, city and postal code after them, in each country's order), "
+    "Russian and Ukrainian ones, and Chinese, Japanese and Korean addresses by their units",
     "PERSON_NAME": "a person's name where the words before it say so (my name is, Name:, Dear, "
     "Mr./Ms./Dr., a letter's sign-off, je m'appelle, me llamo, ich heiße, 我叫, 姓名：, 名前は, "
     "...); a name anywhere else needs a redactor of your own (NER)",

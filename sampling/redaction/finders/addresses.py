@@ -53,19 +53,26 @@ _NUMBER_FIRST = re.compile(
     r"cours)\s+(?:(?:de|du|des|la|le|l'|d')\s*)*[A-ZÉÈÀ][\w'-]+(?:\s+[A-ZÉÈÀ][\w'-]+){0,3}"
     r"(?:,\s+\d{5}\s+[A-ZÉÈ][\w-]+)?)"
 )
-# German, Dutch, Swedish, Danish: the type ends the street's word; the number and postcode follow.
+# German, Dutch, Nordic, Finnish: the type ends the street's word; the number and postcode
+# follow. Dutch names may start with a lower-case word (`Van Baerlestraat`, `de Clercqstraat`).
 _GERMANIC_TYPES = ("straße", "strasse", "str.", "weg", "platz", "allee", "gasse", "damm",
-                   "straat", "laan", "plein", "gracht", "gatan", "vägen", "vej")  # fmt: skip
+                   "straat", "laan", "plein", "gracht", "kade", "singel", "gatan", "vägen",
+                   "gränd", "vej", "gade", "torv", "plads", "stræde", "veien", "katu",
+                   "tie")  # fmt: skip
 _GERMANIC = re.compile(
-    rf"[A-ZÄÖÜ][a-zäöüß-]*(?:{'|'.join(map(re.escape, _GERMANIC_TYPES))})"
-    r"\s+\d{1,4}\s?[a-zA-Z]?\b(?:,\s+\d{4,5}\s+[A-ZÄÖÜ][a-zäöüß-]+)?"
+    r"(?:(?<![\w-])(?:[Vv]an|[Dd]e|[Dd]en|[Dd]er|[Tt]er|[Ss]int)\s+){0,2}"
+    rf"[A-ZÄÖÜÅÆØ][a-zäöüßåæøé-]*(?:{'|'.join(map(re.escape, _GERMANIC_TYPES))})"
+    r"\s+\d{1,4}\s?[a-zA-Z]?\b"
 )
 # Spanish, Italian, Portuguese: the type first, the number after the name.
+# And French as Belgium and Switzerland write it (`Rue de la Loi 16`).
 _ROMANCE = re.compile(
     r"(?<![\w/])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|"
-    r"Travessa|Largo)\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della)\s+)*[A-ZÁÉÍÓÚ][\w'-]+"
-    r"(?:\s+[A-ZÁÉÍÓÚ][\w'-]+){0,3},?\s+(?:n[º°o]\.?\s*)?\d{1,4}[A-Za-z]?\b"
-    r"(?:,\s+\d{5}\s+[A-ZÁÉÍÓÚ][\w-]+)?"
+    r"Travessa|Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\."
+    r"|pl\.|ulica|aleja)\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della|du|des|le)\s+"
+    r"|(?:l'|d')\s*)*[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+){0,3},?\s+"
+    r"(?:n[º°o]\.?\s*)?"
+    r"\d{1,4}[A-Za-z]?\b"
 )
 _CJK = r"\u3040-\u30ff\u4e00-\u9fff"
 # A character of a place's name: not one of the words that lead into an address (我住在, 寄到).
@@ -154,7 +161,23 @@ _FRENCH_BEFORE = 64  # characters before its postcode where a French street may 
 # The types alone: a literal first letter each, which the regex engine skips along to.
 _ROMANCE_TYPE = re.compile(
     r"(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|Travessa|"
-    r"Largo)\s"
+    r"Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\.|pl\."
+    r"|ulica|aleja)\s"
+)
+# What may follow a street found by the shapes above, on its line: a unit after its number
+# (`112-2`, `4-H`, `12/3`), then a postcode and city as the country writes them: `1071 BB
+# Amsterdam`, `8001 Zürich`, `D-10115 Berlin`, `1050 København K`, `00-950 Warszawa`, `114 55
+# Stockholm`, `00184 Roma RM`, or the city before it (`Wellington 6011`, `Sydney NSW 2000`). It
+# only lengthens an address already found: never a reason to find one.
+_POSTAL_TAIL = re.compile(
+    r"(?:[-/][0-9A-Za-z]{1,3}(?![\w-]))?"
+    r"(?:,\s*(?:"
+    r"(?:[A-Z]{1,2}-)?\d{4,5}(?:\s?[A-Z]{2})?\s+[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+)?"
+    r"(?:\s+[A-Z]{1,2}(?![\w]))?"
+    r"|\d{2}-\d{3}\s+[A-ZÀ-ÞŁŚŻŹ][\w-]+"
+    r"|\d{3}\s\d{2}\s+[A-ZÀ-Þ][\w-]+"
+    r"|[A-ZÀ-Þ][\w'’.-]+(?:\s+[A-ZÀ-Þ][\w'’.-]+){0,2}(?:\s+[A-Z]{2,3})?\s+\d{4}"
+    r")(?![\w]))?"
 )
 
 
@@ -184,8 +207,9 @@ class AddressFinder:
         done = 0  # one span for an address found from two places
         for match in sorted(found, key=lambda match: match.start()):
             if match.start() >= done:
-                done = match.end()
-                yield Span(match.start(), match.end(), "ADDRESS")
+                tail = _POSTAL_TAIL.match(text, match.end())
+                done = max(match.end(), tail.end() if tail else 0)
+                yield Span(match.start(), done, "ADDRESS")
         if not text.isascii():
             if "号" in text:
                 yield from _spans(_CHINESE, text)

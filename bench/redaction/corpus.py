@@ -62,6 +62,19 @@ def _mixed(rng: random.Random, alphabet: str, length: int) -> str:
             return value
 
 
+def _token(
+    prefix: str, alphabet: str, *lengths: int, suffix: str = ""
+) -> Callable[[random.Random], str]:
+    """A key's maker: `prefix`, a random run of `alphabet` of one of `lengths` holding a lower-case
+    letter, a capital and a digit, then `suffix`."""
+
+    def make(rng: random.Random) -> str:
+        length = rng.choice(lengths) if len(lengths) > 1 else lengths[0]
+        return f"{prefix}{_mixed(rng, alphabet, length)}{suffix}"
+
+    return make
+
+
 def _b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
@@ -69,24 +82,20 @@ def _b64url(data: bytes) -> str:
 # --- secrets ------------------------------------------------------------------------------
 
 
-def openai_project(rng: random.Random) -> str:
-    return f"sk-proj-{_mixed(rng, URLSAFE, rng.choice([48, 64, 120, 156]))}"
+openai_project = _token("sk-proj-", URLSAFE, 48, 64, 120, 156)
 
 
-def openai_service(rng: random.Random) -> str:
-    return f"sk-svcacct-{_mixed(rng, URLSAFE, 74)}"
+openai_service = _token("sk-svcacct-", URLSAFE, 74)
 
 
-def anthropic(rng: random.Random) -> str:
-    return f"sk-ant-api03-{_mixed(rng, URLSAFE, 93)}AA"
+anthropic = _token("sk-ant-api03-", URLSAFE, 93, suffix="AA")
 
 
 def sk_hex(rng: random.Random) -> str:  # DeepSeek, DashScope and other `sk-` + 32 hex keys
     return f"sk-{_run(rng, HEX, 32)}"
 
 
-def google(rng: random.Random) -> str:
-    return f"AIza{_mixed(rng, URLSAFE, 35)}"
+google = _token("AIza", URLSAFE, 35)
 
 
 def huggingface(rng: random.Random) -> str:
@@ -101,16 +110,14 @@ def github_fine_grained(rng: random.Random) -> str:
     return f"github_pat_11{_run(rng, string.ascii_uppercase + string.digits, 20)}_{_mixed(rng, ALNUM, 59)}"
 
 
-def gitlab(rng: random.Random) -> str:
-    return f"glpat-{_mixed(rng, URLSAFE, 20)}"
+gitlab = _token("glpat-", URLSAFE, 20)
 
 
 def aws_key_id(rng: random.Random) -> str:
     return f"{rng.choice(['AKIA', 'ASIA'])}{_run(rng, UPPER32, 16)}"
 
 
-def aws_secret(rng: random.Random) -> str:
-    return _mixed(rng, B64, 40)
+aws_secret = _token("", B64, 40)
 
 
 def slack_token(rng: random.Random) -> str:
@@ -132,20 +139,17 @@ def sendgrid(rng: random.Random) -> str:
     return f"SG.{_mixed(rng, URLSAFE, 22)}.{_mixed(rng, URLSAFE, 43)}"
 
 
-def npm(rng: random.Random) -> str:
-    return f"npm_{_mixed(rng, ALNUM, 36)}"
+npm = _token("npm_", ALNUM, 36)
 
 
 def telegram(rng: random.Random) -> str:
     return f"{rng.randrange(10**8, 10**10)}:AA{_mixed(rng, URLSAFE, 33)}"
 
 
-def groq(rng: random.Random) -> str:
-    return f"gsk_{_mixed(rng, ALNUM, 52)}"
+groq = _token("gsk_", ALNUM, 52)
 
 
-def replicate(rng: random.Random) -> str:
-    return f"r8_{_mixed(rng, ALNUM, 37)}"
+replicate = _token("r8_", ALNUM, 37)
 
 
 def azure_storage(rng: random.Random) -> str:
@@ -192,12 +196,10 @@ def short_key(rng: random.Random) -> str:
     return _mixed(rng, ALNUM, rng.randrange(12, 20))
 
 
-def bearer(rng: random.Random) -> str:
-    return _mixed(rng, URLSAFE + ".", rng.choice([32, 40, 64]))
+bearer = _token("", URLSAFE + ".", 32, 40, 64)
 
 
-def generic_key(rng: random.Random) -> str:
-    return _mixed(rng, ALNUM, rng.choice([24, 32, 40]))
+generic_key = _token("", ALNUM, 24, 32, 40)
 
 
 # --- personal data -----------------------------------------------------------------------------

@@ -325,7 +325,12 @@ def iban_number(rng: random.Random) -> str:
 
 
 def ipv4(rng: random.Random) -> str:
-    return ".".join(str(rng.randrange(1, 255)) for _ in range(4))
+    """A host's address: not loopback (127.0.0.0/8 names this machine, no one's), which
+    redaction leaves."""
+    octets = [rng.randrange(1, 255) for _ in range(4)]
+    while octets[0] == 127:
+        octets[0] = rng.randrange(1, 255)
+    return ".".join(map(str, octets))
 
 
 def ipv6(rng: random.Random) -> str:

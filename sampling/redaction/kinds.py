@@ -13,13 +13,16 @@ SECRET_KINDS: dict[str, str] = {
     "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer)",
     "JWT": "JSON Web Tokens (three base64url parts whose header and payload are JSON)",
     "PASSWORD": "the password in a URL or connection string (scheme://user:PASSWORD@host, "
-    "Password=...;), a Wi-Fi QR code, or a command line (mysql -pPASSWORD, curl -u user:PASSWORD, "
-    "sshpass -p PASSWORD)",
+    "Password=...;), a Wi-Fi QR code, a command line (mysql -pPASSWORD, curl -u user:PASSWORD, "
+    "sshpass -p PASSWORD), a call that takes a user and a password by position "
+    "(smtp.login(user, 'PASSWORD'), auth=('user', 'PASSWORD'), new NetworkCredential(...), "
+    "getConnection(url, user, ...)) or SQL that sets one (IDENTIFIED BY 'PASSWORD')",
     "API_KEY": "keys and tokens of known formats (redaction/finders/token_rules.yaml: LLM APIs, "
     "model hubs, code hosts, cloud providers, CI, chat webhooks, payments, bearer headers)",
     "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., sid=..., "
     "'my key is ...', '密钥是...'), a password a sentence gives in one of many languages ('das "
-    "Passwort ist ...', 'mot de passe : ...'), a PIN, CVV or one-time code after its name",
+    "Passwort ist ...', 'mot de passe : ...'), a PIN, CVV or one-time code after its name, every "
+    "value of a Kubernetes Secret's data and stringData",
     "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
     "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
     "SEED_PHRASE": "a wallet's seed phrase: 12 to 24 words of the BIP-39 English list after a "
@@ -48,7 +51,9 @@ PERSONAL_KINDS: dict[str, str] = {
     "IBAN": "International Bank Account Numbers (country format and mod-97 check)",
     "MAC_ADDRESS": "hardware (MAC) addresses: six pairs of hex digits joined by `:` or `-`, "
     "or three groups of four joined by `.`",
-    "IP_ADDRESS": "IPv4 and IPv6 addresses (checked by the standard library's ipaddress)",
+    "IP_ADDRESS": "IPv4 and IPv6 addresses (checked by the standard library's ipaddress); "
+    "loopback (127.0.0.1, ::1), unspecified (0.0.0.0, ::) and a CIDR range's network address "
+    "(10.0.0.0/8) name no machine and stay",
     "US_SSN": "US Social Security numbers (123-45-6789, or 9 digits after 'SSN'; invalid ranges "
     "excluded)",
     "UK_NINO": "UK National Insurance numbers (AB 12 34 56 C)",

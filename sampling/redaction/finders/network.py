@@ -1,8 +1,10 @@
 """Network identifiers: IPv4 and IPv6 addresses (checked by the standard library's ipaddress) and
-hardware (MAC) addresses."""
+hardware (MAC) addresses. An address that names no machine is left: loopback (`127.0.0.1`,
+`::1`), unspecified (`0.0.0.0`, `::`), and a CIDR range's network address (`10.0.0.0/8`)."""
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Iterator
 
@@ -10,6 +12,23 @@ from sampling.redaction.checks import ascii_word_char, is_ipv4, is_ipv6
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
+
+_PREFIX = re.compile(r"/(\d{1,3})(?!\d)")
+
+
+def _names_a_machine(address: str, text: str, end: int) -> bool:
+    """Not loopback, not unspecified, and not the network address of the CIDR range written
+    after it (`10.0.0.0/8`, `2001:db8::/32`: the host's bits all zero); `/32` is one host."""
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    if ip.is_unspecified or ip.is_loopback:
+        return False
+    prefix = _PREFIX.match(text, end)
+    if prefix is not None and int(prefix.group(1)) < ip.max_prefixlen:
+        host_bits = ip.max_prefixlen - int(prefix.group(1))
+        return int(ip) & ((1 << host_bits) - 1) != 0
+    return True
 
 
 @register("ip")
@@ -30,7 +49,7 @@ class IpFinder:
         text = view.text
         if view.has_dotted_number():
             for match in self._V4.finditer(text):
-                if is_ipv4(match.group()):
+                if is_ipv4(match.group()) and _names_a_machine(match.group(), text, match.end()):
                     yield Span(match.start(), match.end(), "IP_ADDRESS")
         first = text.find(":")  # two colons at least: two memchr, not a count of the text
         if first >= 0 and text.find(":", first + 1) >= 0:
@@ -56,7 +75,7 @@ class IpFinder:
             after = text[end] if end < len(text) else " "
             if ascii_word_char(before) or ascii_word_char(after):
                 continue
-            if is_ipv6(value):
+            if is_ipv6(value) and _names_a_machine(value, text, end):
                 yield Span(start, end, "IP_ADDRESS")
 
 

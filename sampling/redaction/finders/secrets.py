@@ -140,8 +140,10 @@ def _connection_string_value(value: str) -> bool:
 
 
 # A value never starts with `&`: in a query string (`?password=&page=2`) it ends an empty one.
+# After a space, `NAME=...` is the next field of an empty one (`PASSWORD=⏎HOST=db`).
 _CONNECTION_STRING = re.compile(
-    r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)\s*([^\s;'\"&][^\s;'\"]*)"
+    r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)(?:|\s+(?![A-Za-z_]\w*=(?!=)))"
+    r"([^\s;'\"&][^\s;'\"]*)"
 )
 _WIFI = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
 # A command, then its options on the same line (a pipe, `;` or `&` ends the command; a line
@@ -176,7 +178,7 @@ _PASSWORD_OPTIONS = {
     "p": r"(?:docker|podman|nerdctl|buildah|skopeo|oras|helm(?:[ \t]+registry)?|az|cf|oc)"
          r"[ \t]+login|mongo(?:sh|dump|restore|export|import|stat|top)?|evil-winrm|crackmapexec"
          r"|nxc|netexec|rdesktop|rabbitmqadmin",
-    "P": r"sqlcmd|bcp|osql|mosquitto_(?:pub|sub|rr)|unzip|zip",
+    "P": r"sqlcmd|bcp|osql|mosquitto_(?:pub|sub|rr)|unzip|zip|ipmitool",
     "a": r"redis-cli|keydb-cli|valkey-cli",
     "w": r"ldap(?:search|add|modify|delete|passwd|whoami|compare|modrdn|exop)",
     "k": r"openssl",
@@ -185,7 +187,7 @@ _PASSWORD_OPTIONS = {
 _OPTION_GATES = {
     "p": ("login", "mongo", "evil-winrm", "crackmapexec", "nxc", "netexec", "rdesktop",
           "rabbitmqadmin"),
-    "P": ("sqlcmd", "bcp", "osql", "mosquitto", "zip"),
+    "P": ("sqlcmd", "bcp", "osql", "mosquitto", "zip", "ipmitool"),
     "a": ("-cli",),
     "w": ("ldap",),
     "k": ("openssl",),
@@ -294,7 +296,8 @@ _COMMAND_WORDS = ("mysql", "mariadb", "curl", "wget", "sshpass", "login", "mongo
                   "sqlcmd", "bcp", "osql", "mosquitto", "zip", "ldap", "openssl", "-pass", "-pwd",
                   "storepass", "keypass", "7z", "rar", "smb", "rpcclient", "htpasswd", "psql",
                   "pg_", "createdb", "dropdb", "createuser", "vacuumdb", "reindexdb", "evil-winrm",
-                  "crackmapexec", "nxc", "netexec", "rdesktop", "rabbitmqadmin")  # fmt: skip
+                  "crackmapexec", "nxc", "netexec", "rdesktop", "rabbitmqadmin",
+                  "ipmitool")  # fmt: skip
 
 
 @register("command_line_password")
@@ -308,6 +311,46 @@ def command_line_password(config: object = None) -> PatternFinder:
                                 *_OPTION_GATES.values(), ("-pass", "-pwd", "storepass", "keypass"),
                                 ("pass:",), ("7z", "rar"), ("smb", "rpcclient"), ("htpasswd",),
                                 re.compile(r"-(?:p|w|-password)[ \t]*\n")))  # fmt: skip
+
+
+# Tools that take a password without a dash before it: `sqlplus user/PASSWORD@db` (Oracle's
+# tools), `lftp -u user,PASSWORD`, FreeRDP's and Windows' `/p:PASSWORD` (`cmdkey /pass:`,
+# `wmic /password:`), `net user NAME PASSWORD /add`, `mysqladmin ... password NEW`.
+_ORACLE_LOGIN = re.compile(
+    r"(?<![\w-])(?:sqlplus|rman|expdp|impdp|sqlldr|dgmgrl)(?:[ \t]+-[A-Za-z]+)*[ \t]+[\"']?"
+    r"[A-Za-z_][\w$#]*/([^\s@'\"/]+)(?=@|[\s'\"]|$)"
+)
+_LFTP = re.compile(rf"(?<![\w-])lftp{_OPTIONS}-u[ \t]+[\"']?[^\s,'\"]+,([^\s'\"]+)")
+_SLASH_OPTION = re.compile(
+    r"(?<![\w-])(?:[xw]freerdp3?|sdl-freerdp|cmdkey|wmic|schtasks)\b[^\n|;&]*?"
+    r"[ \t]/(?i:p|pass|password|rp)(?::|[ \t]+)[\"']?([^\s'\"/][^\s'\"]*)"
+)
+_NET_USER = re.compile(
+    r"(?<![\w-])net[ \t]+user[ \t]+[\"']?[^\s/'\"]+[\"']?[ \t]+[\"']?([^\s/*'\"][^\s'\"]*)"
+    r"[\"']?[ \t]+/(?i:add|y)\b"
+)
+# `net use \\fs\share /user:CORP\ops PASSWORD`.
+_NET_USE = re.compile(
+    r"(?<![\w-])net[ \t]+use\b[^\n|;&]*?/user:[^\s'\"]+[ \t]+[\"']?([^\s/*'\"][^\s'\"]*)"
+)
+_MYSQLADMIN_PASSWORD = re.compile(
+    rf"(?<![\w-])mysqladmin{_OPTIONS}password[ \t]+[\"']?([^\s'\"`-][^\s'\"`]*)"
+)
+
+
+@register("tool_password")
+def tool_password(config: object = None) -> PatternFinder:
+    return PatternFinder("PASSWORD",
+                         (_ORACLE_LOGIN, _LFTP, _SLASH_OPTION, _NET_USER, _NET_USE,
+                          _MYSQLADMIN_PASSWORD),
+                         ("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl", "lftp",
+                          "freerdp", "cmdkey", "wmic", "schtasks", "net use", "net user",
+                          "mysqladmin"),
+                         "tool_password", value_group=True, is_value=_typed_password,
+                         priority=SECRET_PRIORITY,
+                         gates=(("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl"),
+                                ("lftp",), ("freerdp", "cmdkey", "wmic", "schtasks"),
+                                ("net user",), ("net use",), ("mysqladmin",)))  # fmt: skip
 
 
 @register("piped_password")
@@ -508,11 +551,16 @@ class KeywordFinder:
         r"(?:name|field|path|file|dir|env|var|ref|type|label|prompt|hint|policy|header|regex"
         r"|pattern|mode|enabled|required|version|url|uri|endpoint)$|^s$"
     )
+    # Any word of the name after the secret's (`TOKEN_EXPIRY_SECONDS`, `token_ttl_ms`,
+    # `ACCESS_TOKEN_EXPIRE_MINUTES`, `password_max_age`).
     _COUNTED = re.compile(
-        r"[_.-]?(?:(?:min|max)[_-]?)?(?:length|len|size|ttl|timeout|expiry|expires(?:[_-]?in)?"
-        r"|lifetime|count|attempts|rounds|bits|limit|ids?|index|min|max)$"
+        r"(?:^|[_.-])(?:(?:min|max)[_-]?)?(?:length|len|size|ttl|timeout|expiry|expires?"
+        r"|expiration|lifetime|age|count|attempts|retries|rounds|bits|bytes|limit|ids?|index"
+        r"|min|max|seconds|secs?|minutes|mins|hours|hrs|days|weeks|ms|millis|milliseconds"
+        r"|interval|period|duration|validity|delay|window)(?=[_.-]|$)",
+        re.IGNORECASE,
     )
-    _NUMBER = re.compile(r"[0-9][0-9_.,]*[smhd]?")
+    _NUMBER = re.compile(r"[0-9][0-9_.,]*(?:[smhdw]|ms|min)?")
     # What ends the field before a name that a long run of characters leads up to: a URL's
     # query (`...?secret=`), another value (`text=SECRET_KEY=`). Base64 data has none of them.
     _FIELD_STARTS = frozenset("?&;=,")
@@ -574,6 +622,12 @@ class KeywordFinder:
             if not quoted and text[at] != "=" and found.isalpha():
                 continue
             if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
+                continue
+            if (
+                not quoted
+                and text[at] == "="
+                and self._next_assignment(found, text[at + 1 : value.start(group)])
+            ):
                 continue
             if self._not_a_value(found, quoted, name.group(1)):
                 continue
@@ -639,6 +693,18 @@ class KeywordFinder:
         in_words = len(parts) > 1 and all(re.fullmatch(r"[A-Za-z]+\d{0,2}|\d{1,2}", part)
                                           for part in parts)  # fmt: skip
         return in_words and word.replace("_", "") in lower.replace("_", "")
+
+    _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
+
+    def _next_assignment(self, found: str, between: str) -> bool:
+        """An empty value, then the next line's or field's assignment (`SECRET_KEY=⏎
+        ALLOWED_HOSTS=localhost`, `A= B=c cmd`): a name of words and `=` after white space."""
+        assignment = self._ASSIGNMENT.match(found)
+        return (
+            assignment is not None
+            and any(char.isspace() for char in between)
+            and made_of_words(assignment.group(1))
+        )
 
     def _not_a_value(self, found: str, quoted: bool, after_the_name: str) -> bool:
         """A placeholder (`$DB_PASS`, `your-api-key`), the key of the next line's mapping
@@ -739,7 +805,11 @@ class RandomTokenFinder:
             return None
         if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
             return None
-        if SECRET_NAMED.before(text, start) and self._named_secret(value):
+        if (
+            SECRET_NAMED.before(text, start)
+            and self._named_secret(value)
+            and not self._given_already(text, start, value)
+        ):
             return Span(start, end, "SECRET")
         if self._bare_secret(text, start, end, value):
             return Span(start, end, "HIGH_ENTROPY")
@@ -748,7 +818,7 @@ class RandomTokenFinder:
     # What is published, not kept: a hash given with its algorithm (`sha512-...` in a lock
     # file's integrity, `sha256:...`), an SSH public key (`ssh-ed25519 AAAA...`), the body of a
     # public key, a certificate or a signature.
-    _HASH = re.compile(r"sha(?:1|224|256|384|512)[-:]")
+    _HASH = re.compile(r"(?:sha(?:1|224|256|384|512)|sha3-(?:224|256|384|512)|md5|blake2[bs]?)[-:]")
     _SSH_KEY_TYPE = re.compile(r"(?:ssh-[\w@.-]+|ecdsa-sha2-nistp\d+)[ \t]+$")
     _PUBLIC_BLOCK = re.compile(
         r"-----BEGIN ([A-Z0-9 ]*(?:PUBLIC KEY|CERTIFICATE|CERTIFICATE REQUEST|SIGNATURE"
@@ -767,6 +837,24 @@ class RandomTokenFinder:
         if self._DOTTED_NAME.fullmatch(value) is None:
             return True
         return not _names(re.split(r"[.=]", value))
+
+    # What stands for a value (`$API_TOKEN`, `${TOKEN}`, `<token>`, `{{ secrets.X }}`).
+    _STANDS_IN = re.compile(
+        r"\$\{?[A-Za-z_]\w*\}?|\$\([^)\n]*\)|<[^<>\s]+>|\{\{[^}\n]*\}\}|%\(\w+\)s"
+    )
+
+    def _given_already(self, text: str, start: int, value: str) -> bool:
+        """The secret's name has its value before this run: a placeholder, with no other
+        name of a secret after it (`Bearer $API_TOKEN https://...`); or the run is a URL's
+        (`//host/path` after its scheme)."""
+        if value.startswith("//") and text[start - 1 : start] == ":":
+            return True
+        line_start = text.rfind("\n", 0, start) + 1
+        window = text[max(line_start, start - 64) : start]
+        last = None
+        for last in self._STANDS_IN.finditer(window):  # noqa: B007 - the last one
+            pass
+        return last is not None and not SECRET_NAMED.ends(window[last.end() :])
 
     def _public(self, text: str, start: int, value: str, blocks: list[tuple[int, int]]) -> bool:
         if self._HASH.match(value) is not None:
@@ -815,5 +903,8 @@ class QuotedEntropyFinder:
         if ('"' not in text and "'" not in text) or not view.long_words:
             return
         for match in self._QUOTED.finditer(text):
-            if len(match.group(2)) <= self.MAX_LENGTH and unnamed_secret(match.group(2)):
+            value = match.group(2)
+            if RandomTokenFinder._HASH.match(value) is not None:
+                continue  # a hash given with its algorithm (a lock file's `integrity`)
+            if len(value) <= self.MAX_LENGTH and unnamed_secret(value):
                 yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")

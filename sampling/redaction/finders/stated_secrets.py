@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from sampling.redaction.context import code_not_a_secret, placeholder, word_ends
 from sampling.redaction.finders import register
+from sampling.redaction.randomness import made_of_words
 from sampling.redaction.spans import ALL_VIEWS, SECRET_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
 
@@ -156,15 +157,35 @@ class PasswordPhraseFinder:
             return  # too short to be one, `****`, or a placeholder (`$DB_PASS`, `changeme`)
         if match["quoted"] is None and self._words_after_a_space(match, value):
             return  # `-field=password secret/db`: a path or a name, not what a sentence gives
+        if match["quoted"] is None and not labelled and value.startswith("-"):
+            return  # `$env:SVC_PW -AsPlainText`: the command's next option
         if value.replace(" ", "").isalpha() and not self._letters_are_the_password(
             match, value, end
         ):
             return
         given = "".join(match[name] or "" for name in _LABEL_GROUPS)
         assigned = "=" in given
+        if (
+            assigned
+            and match["quoted"] is None
+            and self._next_assignment(value, text[position:start])
+        ):
+            return  # `DB_PASSWORD=⏎DEBUG=1`: an empty value, then the next assignment
         if assigned and match["quoted"] is None and code_not_a_secret(value, word):
             return  # `password = os.environ["DB_PASSWORD"]`
         yield Span(start, end, "SECRET")
+
+    _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
+
+    def _next_assignment(self, value: str, between: str) -> bool:
+        """After `=` and white space, a name of words and `=`: the next line's or field's
+        assignment (after a label's colon, `password: abc=x` is the password)."""
+        assignment = self._ASSIGNMENT.match(value)
+        return (
+            assignment is not None
+            and any(char.isspace() for char in between)
+            and made_of_words(assignment.group(1))
+        )
 
     _JOINED_WORDS = re.compile(r"[^\W\d_]+(?:[/._-][^\W\d_]+)+")
     _INFLECTION_AND_SPACE = re.compile(r"[^\W\d_]{0,3}[ \t]+")

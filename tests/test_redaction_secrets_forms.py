@@ -87,6 +87,11 @@ NAMED_FIELDS = [
     ("SECRET_KEY=django-insecure-7&9^g^+53(qn=cn+o2n3&om5pob1", "7&9^g^+53(qn=cn+o2n3&om5pob1"),
 ]
 STATED = [
+    # what it is for between the word and the value, and no verb (Russian leaves it out)
+    ("Мой телефон у тебя есть, пароль от почты Gr4nat!yablo", "Gr4nat!yablo"),
+    ("пароль к серверу Vetka2027", "Vetka2027"),
+    ("пароль для входа lesnoy1988", "lesnoy1988"),
+    ("la password della posta è Cav0lo#verde", "Cav0lo#verde"),
     ("la contraseña del wifi: correcthorsebattery", "correcthorsebattery"),
     ("пароль от почты c0ffee+Cake", "c0ffee+Cake"),
     ("Das Passwort lautet\n    4mber&Ash", "4mber&Ash"),
@@ -162,6 +167,9 @@ def test_a_secret_in_the_form_people_paste_it_is_hidden_whole(
 
 # What stands where a secret would, without being one: nothing here is redacted.
 NOT_SECRETS = [
+    "я менял пароль от почты 2 раза",
+    "пароль от почты в 2024",
+    "please reset the password for user admin2",
     "export AWS_SECRET_ACCESS_KEY=$AWS_SECRET",
     "PGPASSWORD=$PGPASS psql -h db",
     "token: ${{ secrets.GITHUB_TOKEN }}",

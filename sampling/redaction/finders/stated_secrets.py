@@ -24,8 +24,9 @@ from sampling.redaction.triggers import Triggers
 _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
           r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
           r"|je|был|будет|это)(?!\w)|[—–]")  # fmt: skip
-_FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|di|da|für|zum|zur|vom|auf|pour|para|per"
-        r"|voor|van|для|от|do|na|til|för|dla")  # fmt: skip
+_FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli|di|da|al"
+        r"|alla|au|aux|für|zum|zur|vom|auf|pour|para|per|voor|van|для|от|к|на|до|do|na|til|för"
+        r"|dla")  # fmt: skip
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 # Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
@@ -99,9 +100,12 @@ class PasswordPhraseFinder:
         rf"|[ \t]*[{_CJK}]{{0,4}}?(?:是|为|為|成了|成|は|는|이)[ \t]*[:=]?[ \t]*"
         rf"|[ \t]+"
         # What it is for and the password at once, where the sentence leaves the verb out
-        # ("пароль от почты c0ffee+Cake"): a value of digits and symbols that ends the line.
+        # ("пароль от почты c0ffee+Cake", "пароль к базе Sn0wdr1ft"): a value with a digit and
+        # a symbol, or with letters, a capital or eight characters (not a year, a count or
+        # `admin2`), that ends the line.
         rf"|[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?(?:[ \t]|\n[ \t]+)"
-        rf"(?=[^\s]*[0-9])(?=[^\s]*[^\w\s.,;:!?])"
+        rf"(?=[^\s]*[0-9])(?=[^\s]*[^\w\s.,;:!?]|(?=[^\s]*[^\W\d_])"
+        rf"(?:(?-i:[^\s]*[A-ZÀ-ÞА-ЯЁ])|[^\s]{{8}}))"
         rf"(?=[^\s]+[ \t]*(?:\n|$|[.!?]))"
         rf")"
         rf"(?:[\"'`“‘«„](?P<quoted>[^\n\"'`”’»“]{{4,64}})[\"'`”’»“]"

@@ -454,7 +454,8 @@ def _enclosing_brace(text: str, at: int) -> int | None:
     return None
 
 
-def _matching_brace(text: str, opening: int) -> int:
+def _braces(text: str, opening: int) -> Iterator[tuple[int, int]]:
+    """(position, depth after it) of each brace of JSON outside its strings, from `opening` on."""
     depth, in_string, position = 0, False, opening
     while position < len(text):
         char = text[position]
@@ -465,31 +466,21 @@ def _matching_brace(text: str, opening: int) -> int:
                 in_string = False
         elif char == '"':
             in_string = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return position
+        elif char in "{}":
+            depth += 1 if char == "{" else -1
+            yield position, depth
         position += 1
-    return len(text)
+
+
+def _matching_brace(text: str, opening: int) -> int:
+    return next((at for at, depth in _braces(text, opening) if depth == 0), len(text))
 
 
 def _depth(text: str, opening: int, position: int) -> int:
     """How deep `position` is in the braces opened from `opening` on (1: the object's own)."""
-    depth, in_string, index = 0, False, opening
-    while index < position:
-        char = text[index]
-        if in_string:
-            if char == "\\":
-                index += 1
-            elif char == '"':
-                in_string = False
-        elif char == '"':
-            in_string = True
-        elif char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        index += 1
+    depth = 0
+    for at, after in _braces(text, opening):
+        if at >= position:
+            break
+        depth = after
     return depth

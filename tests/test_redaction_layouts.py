@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
-from sampling.redaction.context import NO_VALUE
+from sampling.redaction.context import NO_VALUE, placeholder
 from sampling.redaction.finders.names import _NOT_NAMES
 from sampling.redaction.finders.stated_secrets import PasswordPhraseFinder
 from sampling.redaction.views import decoded
@@ -255,8 +255,13 @@ def test_one_capitalised_word_and_a_comma_under_a_sign_off_is_a_sentence(
 # --- a letters-only password in a line of fields -----------------------------------------------
 
 # Letters that name no state (`false`, `hidden`: a field's type or status, not its value).
+# Not a word that stands in a password's place (`example`, `changeme`): left on purpose.
 LETTERS = st.text(string.ascii_lowercase, min_size=5, max_size=14).filter(
-    lambda v: len(set(v)) > 2 and v not in PasswordPhraseFinder._NOT_A_VALUE | NO_VALUE
+    lambda v: (
+        len(set(v)) > 2
+        and v not in PasswordPhraseFinder._NOT_A_VALUE | NO_VALUE
+        and not placeholder(v)
+    )
 )
 FIELD_SEPARATORS = st.sampled_from([" / ", " | ", ", ", "，", "、", "; ", "；"])
 PASSWORD_LABELS = st.sampled_from(

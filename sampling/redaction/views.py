@@ -13,6 +13,9 @@ after "The password is:". Finders never undo this themselves; they read:
   Python and HTML escapes decoded, a value on the line after a naming word (`is:`, `=`) joined
   to it, and a command's line wrapped with a trailing `\\` read as one; then normalised like
   the first.
+- the **fields view**, only where the text holds structured data (fields.py): each value of a
+  JSON, YAML or code key, a CSV, markdown or SQL table, or a vCard on a line of its own after
+  the words that name it (`date_of_birth` read "date of birth", a cell after its header).
 
 Each view maps a run of its characters back to the original ones (`View.origin`): a span a
 finder finds there is replaced in the original text, which is what a reviewer sees.
@@ -27,6 +30,8 @@ import re
 import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
+
+from sampling.redaction.fields import field_pieces
 
 # Invisible characters that are not of category Cf (which is dropped whole): variation
 # selectors, the combining grapheme joiner, Mongolian selectors, Hangul fillers.
@@ -332,15 +337,34 @@ def query_values(base: View) -> View | None:
     return _rebuilt(text, replacements, None if base.identity else base)
 
 
+def fields(base: View) -> View | None:
+    """A view of `base` where each value of its structured data reads as a line
+    `<label>: <value>` (fields.py): `{"date_of_birth": "1987-02-11"}` as "date of birth:
+    1987-02-11", a CSV or markdown table's cell after its column's header, an SQL insert's
+    values after their columns, a vCard's `BDAY:` as "birthday:". An extra view, read beside
+    the others; None where the text holds no structured data."""
+    pieces = field_pieces(base.text)
+    if pieces is None:
+        return None
+    return _rebuilt(base.text, pieces, None if base.identity else base)
+
+
 def views(text: str) -> list[View]:
     """Every view of `text` that finders read: the normalised one, the decoded one where the
-    text holds something to decode, and the query values of its URLs where it has any."""
+    text holds something to decode, the query values of its URLs where it has any, and its
+    structured data's fields where it has any."""
     read = [normalised(text)]
     extra = decoded(text)
     if extra is not None:
         read.append(extra)
-    values = query_values(read[-1])
-    return read if values is None else [*read, values]
+    base = read[-1]
+    values = query_values(base)
+    if values is not None:
+        read.append(values)
+    structured = fields(base)
+    if structured is not None:
+        read.append(structured)
+    return read
 
 
 def key(value: str) -> str:

@@ -1,5 +1,6 @@
 """Personal values that only a word before them tells apart from any other number: a date of
-birth (`DOB: 03/14/1985`, `né le 14 mars 1985`, `出生日期：1985年3月14日`), a bank account or
+birth (`DOB: 03/14/1985`, `né le 14 mars 1985`, `出生日期：1985年3月14日`, a vCard's
+`BDAY:19850314`), a bank account or
 routing number (`account number 0012 3456 789`, `Kontonummer 1234567890`, `账号6222...`), and
 the number of a driver's licence, medical record, insurance or membership (`MRN 00482913`,
 `driver's license D1234-5678-9012`). A date or a run of digits alone is everywhere in text and
@@ -47,7 +48,9 @@ _DATE = re.compile(
     rf"|(?P<a>\d{{1,2}})[-/.](?P<b>\d{{1,2}})[-/.](?P<num_y>\d{{4}}|\d{{2}})"
     rf"|(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+)?(?P<day_m>{_MONTH})\.?,?\s+"
     rf"(?:de\s+)?(?P<day_y>\d{{4}})"
-    rf"|(?P<mon_m>{_MONTH})\.?\s+(?P<mon_d>\d{{1,2}}){_DAY_SUFFIX},?\s+(?P<mon_y>\d{{4}})",
+    rf"|(?P<mon_m>{_MONTH})\.?\s+(?P<mon_d>\d{{1,2}}){_DAY_SUFFIX},?\s+(?P<mon_y>\d{{4}})"
+    # A vCard's and a form's compact date, 19850314: a real date and nothing longer.
+    rf"|(?P<compact_y>(?:19|20)\d\d)(?P<compact_m>[01]\d)(?P<compact_d>[0-3]\d)",
     re.IGNORECASE,
 )
 _END = re.compile(r"(?![0-9A-Za-z])")
@@ -122,6 +125,8 @@ def _real_date(match: re.Match[str]) -> bool:
     if groups["num_y"]:
         year = groups["num_y"] if len(groups["num_y"]) == 4 else f"19{groups['num_y']}"
         return _exists(year, groups["b"], groups["a"]) or _exists(year, groups["a"], groups["b"])
+    if groups["compact_y"]:
+        return _exists(groups["compact_y"], groups["compact_m"], groups["compact_d"])
     if groups["day_y"]:
         month = str(_MONTHS[groups["day_m"].lower()])
         return _exists(groups["day_y"], month, groups["day_d"])

@@ -1,6 +1,7 @@
 """People's names where the words before them say it is a name: "my name is Priya Raghunathan",
 "Name: Jo Smith", "Dear Ms. Okafor,", "Best regards,\\nTomás García", "je m'appelle Louise",
-"我叫张伟", "私の名前は田中太郎です". A capitalised word alone is everywhere in text, so without
+"我叫张伟", "私の名前は田中太郎です", and a mailbox's display name (`From: "Jane Doe" <jane@...>`,
+`Author: Li Wei <li@...>`). A capitalised word alone is everywhere in text, so without
 such words no name is found: a name met anywhere else needs a user redactor (`redact.redactor`,
 an NER model of your own).
 
@@ -52,6 +53,15 @@ def _spellings(intro: _Intro) -> tuple[str, ...]:
     return (intro.phrase,) if intro.phrase.endswith(":") else (intro.phrase, intro.phrase + ":")
 
 
+def _phrase_triggers(after: str) -> tuple[str, ...]:
+    """Each phrase's spellings (not a sign-off's) in lower case, then `after`: a finder's
+    triggers, less those that end in another one after a space (`first name: ` holds `name: `
+    at a word's start): fewer patterns for the scan."""
+    found = {spelling.lower() + after for intro in _PHRASES if not intro.sign_off
+             for spelling in _spellings(intro)}  # fmt: skip
+    return tuple(sorted(t for t in found if not any(t.endswith(" " + o) for o in found)))
+
+
 def _candidates() -> re.Pattern[str]:
     """A space, a capital after it (the lookahead turns most spaces away at once), and one of
     the phrases behind it: one look-behind per phrase length (a look-behind's alternatives
@@ -92,6 +102,9 @@ _NOT_NAMES = frozenset(_TABLE["not_names"]) | {
     if intro.then or intro.sign_off
     for word in re.findall(r"[^\W\d_]{2,}", intro.phrase)
 }
+# Words that make a name no person's: a team, a department, a firm ("Best regards,\nFinance
+# Operations", `Acme Support <help@acme.example>`).
+_NOT_PERSONS = frozenset(_TABLE["not_persons"])
 _PARTICLES = frozenset(_TABLE["particles"])
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _MOST_WORDS = 3
@@ -112,15 +125,7 @@ class NameFinder:
     priority = PERSONAL_PRIORITY
     # A phrase in the lower case at a word's start (`hi ` is not in "this "), then the space
     # before the name.
-    triggers = Triggers(
-        word_starts=tuple(
-            spelling.lower() + " "
-            for intro in _PHRASES
-            if not intro.sign_off
-            for spelling in _spellings(intro)
-        ),
-        words=tuple(_HAN_PHRASES),
-    )
+    triggers = Triggers(word_starts=_phrase_triggers(" "), words=tuple(_HAN_PHRASES))
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -153,12 +158,7 @@ class NameAfterLineBreakFinder:
     priority = PERSONAL_PRIORITY
     # A phrase at a word's start and the line break; a sign-off's words, marks and line break.
     triggers = Triggers(
-        word_starts=tuple(
-            spelling.lower() + "\n"
-            for intro in _PHRASES
-            if not intro.sign_off
-            for spelling in _spellings(intro)
-        ),
+        word_starts=_phrase_triggers("\n"),
         shapes=(
             b"(?:"
             + b"|".join(re.escape(words.encode()) for words in _SIGN_OFF_WORDS)
@@ -169,6 +169,73 @@ class NameAfterLineBreakFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         return _after_line_breaks(view.text, view.lower)
+
+
+# An address in angle brackets (`<jane@example.org>`): what comes right before it on its line
+# is a mailbox's display name (`From: "Jane Doe" <...>`, `Author: Li Wei <...>` in a git log,
+# `Signed-off-by:`, `To: ..., Ana Souza <...>`).
+_MAILBOX = re.compile(r"<[^\s<>@]+@")
+_QUOTES = '"“”'
+_MOST_MAILBOX_WORDS = 4
+_TOKEN = re.compile(r"[^ \t]+")
+
+
+@register("person_names_in_mailboxes")
+class MailboxNameFinder:
+    """The display name of a mailbox, `Jane Doe <jane@example.org>` or `"Doe, Jane" <...>`: two
+    to four capitalised words (particles and initials between them), none of them a team's or a
+    firm's (`Acme Support <help@...>`, `GitHub <noreply@...>` stay)."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    # `<` alone: a shape with the address after it costs the scan more than the finder costs
+    # where a text holds a `<` (a literal search for the next one, in C).
+    triggers = Triggers(words=("<",))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for mailbox in _MAILBOX.finditer(text):
+            span = _display_name(text, mailbox.start())
+            if span is not None:
+                yield Span(*span, KIND)
+
+
+def _display_name(text: str, bracket: int) -> tuple[int, int] | None:
+    """(start, end) of the display name before the `<` at `bracket`, or None."""
+    end = bracket
+    while end > 0 and text[end - 1] in " \t":
+        end -= 1
+    line_start = text.rfind("\n", 0, end) + 1
+    if end > line_start and text[end - 1] in _QUOTES:  # "Jane Doe" or "Doe, Jane"
+        opening = max(text.rfind(quote, line_start, end - 1) for quote in _QUOTES)
+        if opening < 0:
+            return None
+        words = list(_WORD.finditer(text, opening + 1, end - 1))
+        between = re.sub(r"[^\W\d_]+|['’.-]", "", text[opening + 1 : end - 1])
+        if not words or between.strip(" ,"):
+            return None  # more than a name's words in the quotes
+    else:
+        words = []
+        for token in reversed(list(_TOKEN.finditer(text, max(line_start, end - 120), end))):
+            stop = token.end() - (text[token.end() - 1] == ".")  # an initial's dot
+            word = _WORD.match(text, token.start(), stop)
+            if word is None or word.end() != stop or len(words) > _MOST_MAILBOX_WORDS:
+                break
+            if word.group().lower() in _NOT_NAMES:  # "Dear", "Hi": the name starts after it
+                break
+            words.insert(0, word)
+    names = [w.group() for w in words]
+    while names and names[0] in _PARTICLES:  # "von" before the capitals: not the name's start
+        names, words = names[1:], words[1:]
+    capitals = sum(1 for name in names if name[0].isupper())
+    if not 2 <= capitals <= _MOST_MAILBOX_WORDS or len(names) > _MOST_MAILBOX_WORDS + 2:
+        return None
+    if any(n.lower() in _NOT_PERSONS or n.lower() in _NOT_NAMES for n in names):
+        return None
+    if any(not n[0].isupper() and n not in _PARTICLES for n in names):
+        return None
+    return words[0].start(), words[-1].end()
 
 
 def _after_line_breaks(text: str, lower: str) -> Iterator[Span]:
@@ -225,8 +292,10 @@ def _named_at(text: str, lower: str, before: int) -> Iterator[Span]:
 
 
 def _starts_word(searched: str, at: int) -> bool:
-    """The phrase is not the end of a longer word ("nickname:", "sushi ", "DDr.")."""
-    return at == 0 or not searched[at - 1].isalnum()
+    """The phrase is not the end of a longer word ("nickname:", "sushi ", "DDr.") nor of a key
+    written as code (`model_name:`, `app-name:`: the fields view reads a person's, `full_name`,
+    as "full name")."""
+    return at == 0 or not (searched[at - 1].isalnum() or searched[at - 1] in "_-.")
 
 
 def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
@@ -238,6 +307,8 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
         if word is None:
             break
         value = word.group()
+        if value.lower() in _NOT_PERSONS:
+            return None
         if value.lower() in _NOT_NAMES:
             break
         after = word.end()

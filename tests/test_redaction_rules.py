@@ -462,3 +462,20 @@ def test_a_letter_whose_lower_case_is_longer_moves_no_find(
 ) -> None:
     redacted, _ = _hidden(redactor, text, value)
     assert redacted.endswith(" ok")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "git remote add origin git@github.com:tidewater/harbour.git",
+        "ssh -T git@gitlab.example.com",
+        "url = git@bitbucket.org:team/repo.git",
+    ],
+)
+def test_a_code_hosts_ssh_account_is_no_mailbox(redactor: Redactor, text: str) -> None:
+    assert redactor.find(text) == []
+
+
+def test_a_person_at_a_code_host_is_still_an_address(redactor: Redactor) -> None:
+    _, counts = _hidden(redactor, "mail gitta.berg@github.com today", "gitta.berg@github.com")
+    assert counts == {"EMAIL": 1}

@@ -67,6 +67,10 @@ class EmailFinder:
             # after a label (`邮箱：ada@...`, `Email:ada@...`) is not.
             if start and text[start - 1] == ":" and self._in_url(text, start - 1):
                 continue
+            # `git@github.com:org/repo.git`, `ssh -T git@gitlab.example.com`: the account every
+            # code host serves SSH from, nobody's mailbox.
+            if text.startswith(("git@", "Git@", "GIT@"), start):
+                continue
             yield Span(start, position, "EMAIL")
 
     @staticmethod

@@ -120,6 +120,19 @@ _PLACEHOLDER = re.compile(
 )
 
 
+_ASKS_AGAIN = re.compile(r"[a-z-]+(?: [a-z-]+){0,3} (?:password|passphrase|pin)(?: again)?[ \t]*:")
+
+
+def next_prompt(text: str, start: int) -> bool:
+    """What follows a secret's name at `start` is a prompt that asks for it again, not a value
+    (`New password: ⏎Re-type new password: `): nothing was typed."""
+    line_end = text.find("\n", start)
+    rest = text[start : line_end if line_end >= 0 else len(text)].rstrip().lower()
+    # Plain words, then the name again and a colon (`Re-type new password:`), on the next line
+    # or on the name's own where a view joins a label to the next line.
+    return _ASKS_AGAIN.match(rest) is not None
+
+
 def placeholder(value: str) -> bool:
     """`value` stands for a secret rather than being one (see _PLACEHOLDER)."""
     return _PLACEHOLDER.fullmatch(value.strip("'\"`")) is not None

@@ -10,7 +10,8 @@ import re
 KIND_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 
 SECRET_KINDS: dict[str, str] = {
-    "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer)",
+    "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer), and a PEM "
+    "private key in base64 (a kubeconfig's client-key-data)",
     "JWT": "JSON Web Tokens (three base64url parts whose header and payload are JSON)",
     "PASSWORD": "the password in a URL or connection string (scheme://user:PASSWORD@host, "
     "Password=...;), a Wi-Fi QR code, a command line (mysql -pPASSWORD, curl -u user:PASSWORD, "
@@ -22,7 +23,8 @@ SECRET_KINDS: dict[str, str] = {
     "SECRET": "a value given to a secret-sounding name (password=..., api_key: ..., sid=..., "
     "'my key is ...', '密钥是...'), a password a sentence gives in one of many languages ('das "
     "Passwort ist ...', 'mot de passe : ...'), a PIN, CVV or one-time code after its name, every "
-    "value of a Kubernetes Secret's data and stringData",
+    "value of a Kubernetes Secret's data and stringData, a password hash ($apr1$, $2y$, $6$, "
+    "{SSHA}), a config file's password directive (requirepass ...)",
     "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
     "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
     "SEED_PHRASE": "a wallet's seed phrase: 12 to 24 words of the BIP-39 English list after a "

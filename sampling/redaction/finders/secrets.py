@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.context import NO_VALUE, NamedBefore, code_not_a_secret, placeholder
+from sampling.redaction.context import (
+    NO_VALUE,
+    NamedBefore,
+    code_not_a_secret,
+    next_prompt,
+    placeholder,
+)
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import (
     character_classes,
@@ -48,6 +54,8 @@ SECRET_NAMES = (
     # A Wi-Fi key (`psk="..."` in wpa_supplicant.conf) and the variables that hand a password
     # to a command (`SSHPASS=... sshpass -e`).
     r"(?<![a-z])psk(?![a-z])", "sshpass",
+    # The cookie Erlang nodes share (RabbitMQ's, CouchDB's): whoever holds it runs code there.
+    "erlang_?cookie",
 )  # fmt: skip
 # Words that name a secret in prose: a random-looking token right after one is a secret
 # ("my key is ...", "secret wJalr...", "令牌：...").
@@ -136,13 +144,15 @@ def _connection_string_value(value: str) -> bool:
     """Four characters or more, and not code (`password=getpass()`, `password=password`) nor a
     placeholder (`Password=${DB_PASSWORD}`)."""
     bare = value.rstrip("`'\").,;:")  # the sentence or the markup around it
+    if bare.startswith(("(sensitive", "(known")):
+        return False  # what a Terraform plan shows in a secret's place
     return len(value) >= 4 and not code_not_a_secret(value, "password") and not placeholder(bare)
 
 
 # A value never starts with `&`: in a query string (`?password=&page=2`) it ends an empty one.
 # After a space, `NAME=...` is the next field of an empty one (`PASSWORD=⏎HOST=db`).
-_CONNECTION_STRING = re.compile(
-    r"[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)(?:|\s+(?![A-Za-z_]\w*=(?!=)))"
+_CONNECTION_STRING = re.compile(  # not the shell's working directory: `PWD=/app`
+    r"(?!PWD=[/~])[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)(?:|\s+(?![A-Za-z_]\w*=(?!=)))"
     r"([^\s;'\"&][^\s;'\"]*)"
 )
 _WIFI = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
@@ -566,7 +576,7 @@ class KeywordFinder:
     _FIELD_STARTS = frozenset("?&;=,")
     _TRIGGERS = ("key", "pass", "pw", "sid", "sess", "secret", "token", "contrase",
                  "credential", "passwort", "passe", "密码", "密钥", "秘钥", "令牌",
-                 "口令", "psk")  # fmt: skip
+                 "口令", "psk", "erlang")  # fmt: skip
 
     # Every name in SECRET_NAMES holds one of them.
     triggers = Triggers(words=_TRIGGERS)
@@ -617,6 +627,8 @@ class KeywordFinder:
                 continue  # `password: str)`: a parameter's type
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
                 continue  # `****`, a placeholder or a template, not a secret
+            if "****" in found:
+                continue  # a value shown masked: `gho_************`, `****ABCD`
             if found.lower() in NO_VALUE:
                 continue  # `"pass": "true"`: a flag, not a secret
             if not quoted and text[at] != "=" and found.isalpha():
@@ -629,7 +641,10 @@ class KeywordFinder:
                 and self._next_assignment(found, text[at + 1 : value.start(group)])
             ):
                 continue
-            if self._not_a_value(found, quoted, name.group(1)):
+            if next_prompt(text, value.start(group)):
+                continue  # `New password: ⏎Re-type new password:`: the next line asks again
+            line = lower[lower.rfind("\n", 0, name_start) + 1 : at].strip(" \t\"'-*{[(")
+            if self._not_a_value(found, quoted, name.group(1), line):
                 continue
             end = value.start(group) + len(found)
             if self._code(found, quoted, name, before[-1], text, end):
@@ -706,11 +721,23 @@ class KeywordFinder:
             and made_of_words(assignment.group(1))
         )
 
-    def _not_a_value(self, found: str, quoted: bool, after_the_name: str) -> bool:
+    # A name that points at a secret kept elsewhere (a Helm chart's `existingSecret`,
+    # `passwordSecretKey`: the Kubernetes Secret and the key in it), or the shell's working
+    # directory (`PWD=/app`).
+    _REFERENCE = re.compile(
+        r"(?:^|[^a-z])(?:existing[ _-]?secret[\w ]*"
+        r"|[\w ]*(?:password|token)[ _-]?secret[ _-]?(?:key|name))$"
+    )
+
+    def _not_a_value(
+        self, found: str, quoted: bool, after_the_name: str, name_before: str = ""
+    ) -> bool:
         """A placeholder (`$DB_PASS`, `your-api-key`), the key of the next line's mapping
         (`secretKeyRef:`), a list (`token_ids = [101, ...`), or a fact about the secret that a
         name says it is (`token_ttl = 3600`, `secret_name: prod/db`)."""
-        if placeholder(found):
+        if placeholder(found) or self._REFERENCE.search(name_before) is not None:
+            return True
+        if name_before.rsplit(None, 1)[-1:] in (["pwd"], ["oldpwd"]) and found[0] in "/~":
             return True
         if not quoted and (found.endswith(":") or found.startswith(("[", "(", "{"))):
             return True
@@ -789,16 +816,26 @@ class RandomTokenFinder:
                 # `api_key=Zq8v...`: the value after its name, so that the reviewer reads
                 # the name; the whole run where the value alone is not found.
                 named = _ASSIGNED.match(text, start, end)
-                if named is not None and made_of_words(named.group(1)):
+                assigned = named is not None and made_of_words(named.group(1))
+                if assigned:
                     span = self._token(text, named.end(), end, blocks)
                     if span is not None:
                         yield span
                         continue
-                span = self._token(text, start, end, blocks)
+                # A whole assignment whose value is none (`PASSWORD_MIN_LENGTH=12` under
+                # `TOKEN_TTL=3600`) is no secret's value for the name before it.
+                span = self._token(text, start, end, blocks, bare_only=assigned)
                 if span is not None:
                     yield span
 
-    def _token(self, text: str, start: int, end: int, blocks: list[tuple[int, int]]) -> Span | None:
+    def _token(
+        self,
+        text: str,
+        start: int,
+        end: int,
+        blocks: list[tuple[int, int]],
+        bare_only: bool = False,
+    ) -> Span | None:
         """text[start:end] as a secret (named before it) or a bare random token, or None."""
         value = text[start:end]
         if len(value) < 12 or self._public(text, start, value, blocks):
@@ -806,7 +843,8 @@ class RandomTokenFinder:
         if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
             return None
         if (
-            SECRET_NAMED.before(text, start)
+            not bare_only
+            and SECRET_NAMED.before(text, start)
             and self._named_secret(value)
             and not self._given_already(text, start, value)
         ):
@@ -827,6 +865,28 @@ class RandomTokenFinder:
     )
 
     _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:[.=][A-Za-z_]\w*)+")
+    # Base64 of a PEM block's header (`LS0tLS1CRUdJTi...`: "-----BEGIN "), a certificate's or a
+    # public key's in a kubeconfig's `certificate-authority-data` or a Secret's `tls.crt`.
+    _PEM_IN_BASE64 = "LS0tLS1CRUdJTi"
+    _PUBLIC_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY)")
+    # What else is published or names a thing: a GnuPG key's algorithm and id
+    # (`ed25519/3AA5C34371567BD2`), a program and its version (`Docker-Client/24.0.7`), an
+    # absolute path under a system's folders (`/tmp/ssh-XXXXkq7Lm2/agent.1234`).
+    _NAMED_THING = re.compile(
+        r"(?:rsa|dsa|elg|ed|cv|nistp|brainpoolp|secp)[0-9]+[a-z0-9]*/(?:[0-9A-F]{8}){1,5}"
+        r"|[A-Za-z][\w.+-]*/v?[0-9]+(?:\.[0-9]+)+[\w.+-]*"
+        r"|/(?:tmp|run|var|home|usr|etc|opt|srv|mnt|proc|sys|dev|root|Users|private|Library)(?:/[\w.@+-]+)+/?"
+    )
+    # An OpenPGP key's fingerprint or id under its name (`GPG_KEY=7169605F...` in an image's
+    # environment: the key its downloads are checked against), a key's fingerprint after its
+    # hash's name (`SHA256:...` in `ssh-keygen -l`).
+    _FINGERPRINT_NAME = re.compile(
+        r"(?:gpg|pgp)[\w -]*(?:key|fingerprint)s?[\"']?[ \t]*[=:][ \t]*[\"']?$", re.I
+    )
+    _HEX_ID = re.compile(r"(?:[0-9A-F]{8}){2,5}|(?:[0-9a-f]{8}){2,5}")
+    _HASH_BEFORE = re.compile(r"(?:sha(?:1|256|384|512)|md5):$", re.I)
+    # A hashed host of known_hosts: `|1|salt|hash`.
+    _HASHED_HOST = re.compile(r"\|1\|(?:[A-Za-z0-9+/]+=*\|)?$")
 
     def _named_secret(self, value: str) -> bool:
         """Random after a secret's name, and neither a placeholder or a path (`/run/secrets/db`)
@@ -857,11 +917,31 @@ class RandomTokenFinder:
         return last is not None and not SECRET_NAMED.ends(window[last.end() :])
 
     def _public(self, text: str, start: int, value: str, blocks: list[tuple[int, int]]) -> bool:
-        if self._HASH.match(value) is not None:
+        if self._HASH.match(value) is not None or self._NAMED_THING.fullmatch(value) is not None:
+            return True
+        if value.startswith(self._PEM_IN_BASE64) and self._public_pem(value):
+            return True
+        if text[start - 1 : start] == "|" and self._HASHED_HOST.search(
+            text, max(0, start - 64), start
+        ):
+            return True
+        if self._HASH_BEFORE.search(text, max(0, start - 7), start):
+            return True
+        if self._HEX_ID.fullmatch(value) and self._FINGERPRINT_NAME.search(
+            text, max(0, start - 40), start
+        ):
             return True
         if value.startswith("AAAA") and self._SSH_KEY_TYPE.search(text, max(0, start - 48), start):
             return True
         return any(block_start < start < block_end for block_start, block_end in blocks)
+
+    def _public_pem(self, value: str) -> bool:
+        head = value[: len(value) // 4 * 4][:64]
+        try:
+            decoded = base64.b64decode(head).decode("ascii", "replace")
+        except ValueError:
+            return False
+        return self._PUBLIC_PEM.match(decoded) is not None
 
     def _bare_secret(self, text: str, start: int, end: int, value: str) -> bool:
         low, high = self.BARE_LENGTH

@@ -10,13 +10,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders import table
 from sampling.redaction.finders.identity import is_hkid, is_sg_nric, is_twid
+from tests.helpers.redaction import REDACTOR
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 NAMES = table("cjk_names.json")
 
 

@@ -8,23 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
+from tests.helpers.redaction import REDACTOR, found, hidden
 
 pytestmark = pytest.mark.unit
-
-REDACTOR = Redactor.from_config(RedactConfig())
-
-
-def _hidden(text: str, value: str) -> bool:
-    """Every character of `value`, where it first stands in `text`, is redacted."""
-    start = text.index(value)
-    spans = REDACTOR.find(text)
-    return all(any(s.start <= i < s.end for s in spans) for i in range(start, start + len(value)))
-
-
-def _found(text: str) -> list[str]:
-    return [text[s.start : s.end] for s in REDACTOR.find(text)]
 
 
 # (code, the password it gives by position), in many languages and quoting styles.
@@ -100,8 +86,8 @@ TOOL_PASSWORDS = [
 
 
 @pytest.mark.parametrize(("text", "secret"), CALL_PASSWORDS + SQL_PASSWORDS + TOOL_PASSWORDS)
-def test_a_password_given_by_position_is_hidden(text: str, secret: str) -> None:
-    assert _hidden(text, secret), _found(text)
+def test_a_password_given_by_position_ishidden(text: str, secret: str) -> None:
+    assert hidden(text, secret), found(text)
 
 
 # The same calls with variables, placeholders and parameters: nothing to hide.
@@ -146,7 +132,7 @@ BENIGN_CALLS = [
 
 @pytest.mark.parametrize("text", BENIGN_CALLS)
 def test_a_call_given_a_variable_or_a_placeholder_stays(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind in ("PASSWORD", "SECRET")] == [], _found(text)
+    assert [s for s in REDACTOR.find(text) if s.kind in ("PASSWORD", "SECRET")] == [], found(text)
 
 
 # A Kubernetes Secret: base64 of a URL with a password, a user, a block scalar, a plain value.
@@ -176,34 +162,34 @@ data:
 """
 
 
-def test_every_value_of_a_kubernetes_secret_is_hidden() -> None:
+def test_every_value_of_a_kubernetes_secret_ishidden() -> None:
     for value in ("cmVkaXNzOi8vOk5xNHdUOHpMcDJAY2FjaGUuY29ycC50ZXN0OjYzODAvMQ==",
                   "b3JkZXJzX2FwcA==", "endpoint=https://ledger.corp.test", "signing=Nq4wT8zLp2",
                   "eu-west-3"):  # fmt: skip
-        assert _hidden(SECRET_MANIFEST, value), value
-    found = " ".join(_found(SECRET_MANIFEST))
+        assert hidden(SECRET_MANIFEST, value), value
+    replaced = " ".join(found(SECRET_MANIFEST))
     for kept in ("billing-secrets", "prod", "Opaque", "info", "cache.corp.test", "billing-config"):
-        assert kept not in found.split(), kept
+        assert kept not in replaced.split(), kept
 
 
-def test_a_secret_in_a_list_and_in_json_is_hidden() -> None:
+def test_a_secret_in_a_list_and_in_json_ishidden() -> None:
     listed = ("items:\n  - apiVersion: v1\n    kind: Secret\n    data:\n"
               "      ledger-dsn: VGFuZ28tQnJhdm8tNzc=\n  - apiVersion: v1\n    kind: ConfigMap\n"
               "    data:\n      mode: c3RyaWN0\n")  # fmt: skip
-    assert _hidden(listed, "VGFuZ28tQnJhdm8tNzc=")
-    assert "c3RyaWN0" not in _found(listed)
+    assert hidden(listed, "VGFuZ28tQnJhdm8tNzc=")
+    assert "c3RyaWN0" not in found(listed)
     as_json = ('{"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}, '
                '"data": {"LEDGER_DSN": "T2xpdmUtS2l0ZS01NQ=="}}')  # fmt: skip
-    assert _hidden(as_json, "T2xpdmUtS2l0ZS01NQ==")
-    assert "x" not in _found(as_json)
+    assert hidden(as_json, "T2xpdmUtS2l0ZS01NQ==")
+    assert "x" not in found(as_json)
 
 
 def test_a_configmap_and_a_secret_reference_stay() -> None:
     config_map = "kind: ConfigMap\ndata:\n  REDIS_URL: cmVkaXM6Ly9jYWNoZTo2Mzc5\n  MODE: fast\n"
-    assert _found(config_map) == []
+    assert found(config_map) == []
     templated = ("kind: Secret\ndata:\n  password: {{ .Values.dbPassword | b64enc }}\n"
                  "  user: ${DB_USER}\n")  # fmt: skip
-    assert _found(templated) == []
+    assert found(templated) == []
 
 
 # An empty value, then the next line's assignment: not the value.
@@ -218,12 +204,12 @@ EMPTY_THEN_NEXT = [
 
 @pytest.mark.parametrize("text", EMPTY_THEN_NEXT)
 def test_an_empty_value_does_not_take_the_next_assignment(text: str) -> None:
-    assert _found(text) == []
+    assert found(text) == []
 
 
-def test_a_value_on_the_line_after_its_name_is_still_hidden() -> None:
-    assert _hidden("DB_PASSWORD=\n  v9!Kq2#Lm", "v9!Kq2#Lm")
-    assert _hidden("API_KEY=HOSTS=x9Qm2Lr7", "HOSTS=x9Qm2Lr7")  # no space: one value
+def test_a_value_on_the_line_after_its_name_is_stillhidden() -> None:
+    assert hidden("DB_PASSWORD=\n  v9!Kq2#Lm", "v9!Kq2#Lm")
+    assert hidden("API_KEY=HOSTS=x9Qm2Lr7", "HOSTS=x9Qm2Lr7")  # no space: one value
 
 
 # A placeholder gives the secret's value: what comes after it on the line is not.
@@ -237,7 +223,7 @@ AFTER_A_PLACEHOLDER = [
 
 @pytest.mark.parametrize("text", AFTER_A_PLACEHOLDER)
 def test_what_follows_a_placeholder_is_not_the_secret(text: str) -> None:
-    assert _found(text) == []
+    assert found(text) == []
 
 
 @pytest.mark.parametrize(
@@ -247,12 +233,12 @@ def test_what_follows_a_placeholder_is_not_the_secret(text: str) -> None:
      "secret store at https://vault.acme.io/v1/kv"],
 )  # fmt: skip
 def test_a_url_after_a_secrets_name_is_not_the_secret(text: str) -> None:
-    assert _found(text) == []
+    assert found(text) == []
 
 
-def test_a_token_after_its_name_is_still_hidden() -> None:
+def test_a_token_after_its_name_is_stillhidden() -> None:
     text = "curl -H 'Authorization: Bearer Zq8vK2mX9pL4wR7t' https://api.corp.test/v2"
-    assert _hidden(text, "Zq8vK2mX9pL4wR7t")
+    assert hidden(text, "Zq8vK2mX9pL4wR7t")
 
 
 # A number a name says is a duration, a count or a size of the secret.
@@ -270,11 +256,11 @@ DURATIONS = [
 
 @pytest.mark.parametrize("text", DURATIONS)
 def test_a_duration_named_after_a_secret_stays(text: str) -> None:
-    assert _found(text) == []
+    assert found(text) == []
 
 
-def test_a_number_named_as_the_secret_is_still_hidden() -> None:
-    assert _hidden("api_token = 58203917", "58203917")
+def test_a_number_named_as_the_secret_is_stillhidden() -> None:
+    assert hidden("api_token = 58203917", "58203917")
 
 
 INTEGRITY = (
@@ -289,12 +275,12 @@ INTEGRITY = (
      "\"resolved\": \"x\", \"integrity\": \"sha1-J6Cus/7pIy+K8iEfnuSRxbEL7LU=\""],
 )  # fmt: skip
 def test_a_quoted_hash_with_its_algorithm_stays(text: str) -> None:
-    assert _found(text) == []
+    assert found(text) == []
 
 
-def test_the_same_run_quoted_without_its_algorithm_is_hidden() -> None:
+def test_the_same_run_quoted_without_its_algorithm_ishidden() -> None:
     value = INTEGRITY.removeprefix("sha512-")[:60]
-    assert _hidden(f'blob = "{value}"', value)
+    assert hidden(f'blob = "{value}"', value)
 
 
 @pytest.mark.parametrize(
@@ -304,7 +290,7 @@ def test_the_same_run_quoted_without_its_algorithm_is_hidden() -> None:
      "route 2001:db8::/32 via the gateway", "host ::ffff:127.0.0.1 only"],
 )  # fmt: skip
 def test_addresses_that_name_no_machine_stay(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind == "IP_ADDRESS"] == [], _found(text)
+    assert [s for s in REDACTOR.find(text) if s.kind == "IP_ADDRESS"] == [], found(text)
 
 
 @pytest.mark.parametrize(
@@ -313,5 +299,5 @@ def test_addresses_that_name_no_machine_stay(text: str) -> None:
      ("peer 2001:db8::7/64", "2001:db8::7"), ("pin 198.51.100.9/32", "198.51.100.9"),
      ("gateway 192.168.1.1", "192.168.1.1")],
 )  # fmt: skip
-def test_an_address_of_a_machine_is_still_hidden(text: str, address: str) -> None:
-    assert _hidden(text, address)
+def test_an_address_of_a_machine_is_stillhidden(text: str, address: str) -> None:
+    assert hidden(text, address)

@@ -10,13 +10,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders.numbers import _decimals, _is_date
 from sampling.redaction.phones import PHONE_WORDS
+from tests.helpers.redaction import REDACTOR
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 PLACEHOLDER = r"<[A-Z][A-Z0-9_]*_[0-9]+>"
 
 

@@ -10,19 +10,9 @@ import base64
 
 import pytest
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
+from tests.helpers.redaction import REDACTOR, hidden
 
 pytestmark = pytest.mark.unit
-
-REDACTOR = Redactor.from_config(RedactConfig())
-
-
-def _hidden(text: str, value: str) -> bool:
-    """Every character of `value`, where it first stands in `text`, is redacted."""
-    start = text.index(value)
-    spans = REDACTOR.find(text)
-    return all(any(s.start <= i < s.end for s in spans) for i in range(start, start + len(value)))
 
 
 def _b64(text: str) -> str:
@@ -43,7 +33,7 @@ HASHES = [
 
 @pytest.mark.parametrize(("text", "value", "scheme"), HASHES)
 def test_a_password_hash_is_hidden_and_its_scheme_stays(text: str, value: str, scheme: str) -> None:
-    assert _hidden(text, value)
+    assert hidden(text, value)
     assert scheme in REDACTOR.redact([text]).texts[0]
 
 
@@ -62,8 +52,8 @@ CONFIG_SECRETS = [
 
 
 @pytest.mark.parametrize(("text", "value"), CONFIG_SECRETS)
-def test_a_config_files_secret_is_hidden(text: str, value: str) -> None:
-    assert _hidden(text, value)
+def test_a_config_files_secret_ishidden(text: str, value: str) -> None:
+    assert hidden(text, value)
 
 
 def test_a_kubeconfigs_key_goes_and_its_certificates_stay() -> None:
@@ -77,7 +67,7 @@ def test_a_kubeconfigs_key_goes_and_its_certificates_stay() -> None:
         f"    server: https://10.0.0.1:6443\nusers:\n- name: ops\n  user:\n"
         f"    client-certificate-data: {cert}\n    client-key-data: {key}\n"
     )
-    assert _hidden(text, key)
+    assert hidden(text, key)
     assert REDACTOR.redact([text]).texts[0].count(cert) == 2
 
 

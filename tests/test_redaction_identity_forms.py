@@ -14,13 +14,11 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders import table
+from tests.helpers.redaction import REDACTOR
 from tests.test_redaction_properties import PLACEHOLDER
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 
 
 @pytest.mark.parametrize(("text", "value"), [

@@ -12,15 +12,13 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.context import NO_VALUE, placeholder
 from sampling.redaction.finders.names import _NOT_NAMES
 from sampling.redaction.finders.stated_secrets import PasswordPhraseFinder
 from sampling.redaction.views import decoded
+from tests.helpers.redaction import REDACTOR
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 
 # Text of scripts written without spaces, and of Latin ones, to set a value among.
 KANA = st.text(

@@ -20,10 +20,10 @@ from sampling.redaction.finders import table
 from sampling.redaction.finders.seed_phrases import WORDS, checksum_valid
 from sampling.redaction.kinds import BUILTIN_KINDS
 from sampling.redaction.views import query_values, views
+from tests.helpers.redaction import REDACTOR
 from tests.test_redaction_properties import PLACEHOLDER, SEPARATORS, TRANSFORMS
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 
 
 def _phrase(entropy: bytes) -> str:

@@ -16,11 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
+from tests.helpers.redaction import REDACTOR
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 PLACEHOLDER = r"<[A-Z][A-Z0-9_]*_[0-9]+>"
 
 _LOCAL = st.text("abcdefghijklmnopqrstuvwxyz", min_size=3, max_size=10)

@@ -13,29 +13,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.context import NO_VALUE, placeholder
 from sampling.redaction.finders import build
 from sampling.redaction.finders.stated_secrets import PasswordPhraseFinder
 from sampling.redaction.spans import Text
 from sampling.redaction.views import views
+from tests.helpers.redaction import REDACTOR, hidden
 
 pytestmark = pytest.mark.unit
 
-REDACTOR = Redactor.from_config(RedactConfig())
-
 
 def _hidden(text: str, value: str, start: int | None = None) -> bool:
-    """Every visible character of `value` (at `start`, or where it first stands in `text`) is
-    redacted."""
-    start = text.index(value) if start is None else start
-    spans = REDACTOR.find(text)
-    return all(
-        any(s.start <= position < s.end for s in spans)
-        for position in range(start, start + len(value))
-        if not text[position].isspace()
-    )
+    """Every visible character of `value` is redacted."""
+    return hidden(text, value, start, spaces=False)
 
 
 # (text, the secret in it), by the form it takes.

@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.fields import label_words
 from sampling.redaction.views import views
+from tests.helpers.redaction import REDACTOR
 
 pytestmark = pytest.mark.unit
-REDACTOR = Redactor.from_config(RedactConfig())
 
 
 def redacted(text: str) -> str:

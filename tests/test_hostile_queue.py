@@ -212,3 +212,18 @@ def test_each_queue_command_says_one_line_per_bad_entry(
 
     assert f"deleted 1 waiting and {len(failed) - 1} failed job(s)" in run("purge", "--yes")
     assert not connection.exists(*(Job.key_for(i) for i in failed))
+
+
+def test_a_line_redaction_cannot_read_is_not_shown(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail closed: a redactor that raises (its message quoting the text) shows nothing of it."""
+    from lowtide.cli import queue_cmd
+
+    class Broken:
+        def redact(self, texts: list[str]) -> None:
+            raise ValueError(f"cannot read {texts!r}")
+
+    monkeypatch.setattr(queue_cmd, "_redactor", Broken)
+    shown = queue_cmd._shown_line("ValueError: token=Zq8vLw3NbX7kPr2Tm5Yd")
+    assert shown == "(not shown: redaction failed, ValueError)"
+    entry = queue_cmd._redacted_entry({"index": 1, "record": "mail ana.quiroga@example.net"})
+    assert entry == {"index": 1, "record": "(not shown: redaction failed, ValueError)"}

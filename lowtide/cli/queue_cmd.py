@@ -201,14 +201,22 @@ def _shown_line(text: str) -> str:
     data redacted (an error or a refused record may quote a payload nobody redacted: one from a
     run with redaction off, or written by someone else), and cut."""
     line = mask_text(visible_line(text))[: 2 * SHOWN_CELL_CHARS]  # read past the cut: no half
-    return cut_line(_redactor().redact([line]).texts[0], SHOWN_CELL_CHARS)
+    return cut_line(_redacted([line])[0], SHOWN_CELL_CHARS)
 
 
 def _redacted_entry(entry: dict[str, object]) -> dict[str, object]:
     """A quarantine entry for `--json`: its texts redacted and masked, whole (not cut)."""
     texts = [key for key, value in entry.items() if isinstance(value, str)]
-    shown = _redactor().redact([mask_text(str(entry[key])) for key in texts]).texts
+    shown = _redacted([mask_text(str(entry[key])) for key in texts])
     return entry | dict(zip(texts, shown, strict=True))
+
+
+def _redacted(texts: list[str]) -> list[str]:
+    """The texts redacted together; where redaction fails, none of them is shown (it says so)."""
+    try:
+        return list(_redactor().redact(texts).texts)
+    except Exception as error:  # its message may quote the text
+        return [f"(not shown: redaction failed, {type(error).__name__})"] * len(texts)
 
 
 @functools.cache

@@ -133,6 +133,18 @@ def next_prompt(text: str, start: int) -> bool:
     return _ASKS_AGAIN.match(rest) is not None
 
 
+# The shell's working directory and the one before it, named like a password (`pwd`).
+_WORKING_DIRECTORY = re.compile(r"(?<![A-Za-z_])(?:OLD)?PWD[ \t]*$")
+
+
+def working_directory(text: str, sign: int, value: str) -> bool:
+    """`PWD=/srv`, `OLDPWD=~/src`: the name before the sign at `sign` is the shell's working
+    directory and `value` a path, no secret."""
+    return value[:1] in ("/", "~") and (
+        _WORKING_DIRECTORY.search(text, max(0, sign - 10), sign) is not None
+    )
+
+
 def placeholder(value: str) -> bool:
     """`value` stands for a secret rather than being one (see _PLACEHOLDER)."""
     return _PLACEHOLDER.fullmatch(value.strip("'\"`")) is not None

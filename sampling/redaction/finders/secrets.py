@@ -21,6 +21,7 @@ from sampling.redaction.context import (
     code_not_a_secret,
     next_prompt,
     placeholder,
+    working_directory,
 )
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import (
@@ -151,7 +152,9 @@ def _connection_string_value(value: str) -> bool:
 
 # A value never starts with `&`: in a query string (`?password=&page=2`) it ends an empty one.
 # After a space, `NAME=...` is the next field of an empty one (`PASSWORD=⏎HOST=db`).
-_CONNECTION_STRING = re.compile(  # not the shell's working directory: `PWD=/app`
+# Not the shell's working directory (`PWD=/app`: context.working_directory, read here in the
+# pattern, which this finder's value check does not see).
+_CONNECTION_STRING = re.compile(
     r"(?!PWD=[/~])[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)(?:|\s+(?![A-Za-z_]\w*=(?!=)))"
     r"([^\s;'\"&][^\s;'\"]*)"
 )
@@ -641,6 +644,8 @@ class KeywordFinder:
                 and self._next_assignment(found, text[at + 1 : value.start(group)])
             ):
                 continue
+            if working_directory(text, at, found):
+                continue  # `PWD=/app`: a path
             if next_prompt(text, value.start(group)):
                 continue  # `New password: ⏎Re-type new password:`: the next line asks again
             line = lower[lower.rfind("\n", 0, name_start) + 1 : at].strip(" \t\"'-*{[(")
@@ -736,8 +741,6 @@ class KeywordFinder:
         (`secretKeyRef:`), a list (`token_ids = [101, ...`), or a fact about the secret that a
         name says it is (`token_ttl = 3600`, `secret_name: prod/db`)."""
         if placeholder(found) or self._REFERENCE.search(name_before) is not None:
-            return True
-        if name_before.rsplit(None, 1)[-1:] in (["pwd"], ["oldpwd"]) and found[0] in "/~":
             return True
         if not quoted and (found.endswith(":") or found.startswith(("[", "(", "{"))):
             return True

@@ -13,7 +13,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sampling.redaction.context import code_not_a_secret, next_prompt, placeholder, word_ends
+from sampling.redaction.context import (
+    code_not_a_secret,
+    next_prompt,
+    placeholder,
+    word_ends,
+    working_directory,
+)
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import made_of_words
 from sampling.redaction.spans import ALL_VIEWS, SECRET_PRIORITY, Span, Text
@@ -159,7 +165,7 @@ class PasswordPhraseFinder:
         value = text[start:end]
         if len(value) < 4 or len(set(value)) < 2 or placeholder(value):
             return  # too short to be one, `****`, or a placeholder (`$DB_PASS`, `changeme`)
-        if word == "pwd" and text[position - 3 : position] == "PWD" and value[0] in "/~":
+        if working_directory(text, position, value):
             return  # the shell's working directory: `PWD=/app`
         if next_prompt(text, start):
             return  # `New password: ⏎Re-type new password:`: the next line asks again

@@ -3,6 +3,8 @@ ordinary numbers (order ids, dates, versions) out of the redacted text."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import re
 
@@ -66,3 +68,18 @@ def ascii_word_char(char: str) -> bool:
     """A letter, digit or `_` of ASCII: what a value's neighbour must not be (a CJK character
     next to a number does not make it part of a word)."""
     return char.isascii() and (char.isalnum() or char == "_")
+
+
+# "-----BEGIN " in base64: how a PEM block starts once encoded (a kubeconfig's `*-data`).
+PEM_IN_BASE64 = "LS0tLS1CRUdJTi"
+
+
+def pem_header_in_base64(value: str) -> str:
+    """What the start of a base64 run that encodes a PEM block says (`-----BEGIN CERTIFICATE`,
+    `-----BEGIN RSA PRIVATE KEY`), or "" where it does not decode."""
+    if not value.startswith(PEM_IN_BASE64):
+        return ""
+    try:
+        return base64.b64decode(value[: len(value) // 4 * 4][:64]).decode("ascii", "replace")
+    except (binascii.Error, ValueError):
+        return ""

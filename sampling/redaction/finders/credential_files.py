@@ -8,11 +8,10 @@ password's name (`password: hbzq mxwt rkvp ydle`)."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import re
 from collections.abc import Iterator
 
+from sampling.redaction.checks import PEM_IN_BASE64, pem_header_in_base64
 from sampling.redaction.context import placeholder
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import reads_as_words
@@ -80,15 +79,10 @@ class EncodedPrivateKeyFinder:
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        if "LS0tLS1CRUdJTi" not in view.text:
+        if PEM_IN_BASE64 not in view.text:
             return
         for match in _PEM_IN_BASE64.finditer(view.text):
-            head = match.group()[:64]
-            try:
-                decoded = base64.b64decode(head).decode("ascii", "replace")
-            except (binascii.Error, ValueError):
-                continue
-            if _PRIVATE_PEM.match(decoded) is not None:
+            if _PRIVATE_PEM.match(pem_header_in_base64(match.group())) is not None:
                 yield Span(*match.span(), "PRIVATE_KEY")
 
 

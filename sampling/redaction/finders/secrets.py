@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from sampling.redaction.checks import pem_header_in_base64
 from sampling.redaction.context import (
     NO_VALUE,
     NamedBefore,
@@ -868,9 +869,8 @@ class RandomTokenFinder:
     )
 
     _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:[.=][A-Za-z_]\w*)+")
-    # Base64 of a PEM block's header (`LS0tLS1CRUdJTi...`: "-----BEGIN "), a certificate's or a
+    # What a base64 run starts with once decoded (checks.pem_header_in_base64): a certificate's or a
     # public key's in a kubeconfig's `certificate-authority-data` or a Secret's `tls.crt`.
-    _PEM_IN_BASE64 = "LS0tLS1CRUdJTi"
     _PUBLIC_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY)")
     # What else is published or names a thing: a GnuPG key's algorithm and id
     # (`ed25519/3AA5C34371567BD2`), a program and its version (`Docker-Client/24.0.7`), an
@@ -922,7 +922,7 @@ class RandomTokenFinder:
     def _public(self, text: str, start: int, value: str, blocks: list[tuple[int, int]]) -> bool:
         if self._HASH.match(value) is not None or self._NAMED_THING.fullmatch(value) is not None:
             return True
-        if value.startswith(self._PEM_IN_BASE64) and self._public_pem(value):
+        if self._PUBLIC_PEM.match(pem_header_in_base64(value)) is not None:
             return True
         if text[start - 1 : start] == "|" and self._HASHED_HOST.search(
             text, max(0, start - 64), start
@@ -937,14 +937,6 @@ class RandomTokenFinder:
         if value.startswith("AAAA") and self._SSH_KEY_TYPE.search(text, max(0, start - 48), start):
             return True
         return any(block_start < start < block_end for block_start, block_end in blocks)
-
-    def _public_pem(self, value: str) -> bool:
-        head = value[: len(value) // 4 * 4][:64]
-        try:
-            decoded = base64.b64decode(head).decode("ascii", "replace")
-        except ValueError:
-            return False
-        return self._PUBLIC_PEM.match(decoded) is not None
 
     def _bare_secret(self, text: str, start: int, end: int, value: str) -> bool:
         low, high = self.BARE_LENGTH

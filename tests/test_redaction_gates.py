@@ -12,7 +12,9 @@ import time
 import pytest
 
 from sampling.redaction import Redactor
+from sampling.redaction import triggers as trigger_module
 from sampling.redaction.config import RedactConfig
+from sampling.redaction.finders import names as names_module
 from sampling.redaction.finders.contact import EmailFinder, WrittenEmailFinder
 from sampling.redaction.finders.identity import NinoFinder
 from sampling.redaction.finders.names import NameFinder
@@ -23,6 +25,7 @@ from sampling.redaction.finders.secrets import SECRET_NAMES, KeywordFinder, pass
 from sampling.redaction.finders.stated_secrets import CodeFinder
 from sampling.redaction.finders.tokens import RuleLookup, token_rules
 from sampling.redaction.spans import LONG_WORD, Span, Text
+from sampling.redaction.triggers import WordEnds
 
 pytestmark = pytest.mark.unit
 
@@ -164,6 +167,46 @@ def test_names_cost_each_candidate_a_few_words() -> None:
     for text in ("hi A " * 20000, "Name: " + "Aa " * 20000, "Mr. " * 20000, ",\n" * 20000):
         list(finder.find(Text(text)))
     assert time.perf_counter() - started < 2.0
+
+
+def _name_texts(count: int, seed: int) -> list[str]:
+    """ASCII texts of the names finder's phrases (lower, upper, title case, a colon after),
+    capitalised words, words that end in a phrase, and the marks around them."""
+    rng = random.Random(seed)
+    phrases = [p.strip() for p in names_module._phrase_triggers(" ") if p.isascii()]
+    pieces = [*phrases, *(p.title() for p in phrases), *(p.upper() for p in phrases), "Ana",
+              "Priya Raghunathan", "O'Neil", "Sir", " ", "  ", ":", ": ", "\n", ",", ".", "sushi",
+              "nickname:", "model_name:", "DDr.", "2 ms.", "x", "Z"]  # fmt: skip
+    return ["".join(rng.choice(pieces) + rng.choice(("", " ")) for _ in range(rng.randrange(1, 30)))
+            for _ in range(count)]  # fmt: skip
+
+
+def test_names_read_at_the_phrases_ends_are_those_a_search_of_every_capital_finds() -> None:
+    """An ASCII text is read only where one scan finds a phrase's end; what it finds there is
+    what the search of every space before a capital finds."""
+    finder, found = NameFinder(), 0
+    for text in _name_texts(3000, seed=16):
+        lower = text.lower()
+        expected = [span for candidate in names_module._CANDIDATE.finditer(text)
+                    for span in names_module._named_at(text, lower, candidate.start())]  # fmt: skip
+        assert list(finder.find(Text(text))) == expected, text
+        found += len(expected)
+    assert found > 500
+
+
+def test_word_ends_from_one_scan_are_those_each_word_alone_finds(monkeypatch) -> None:
+    """Every end, at a word's start only, a word last in buffers of many lengths included (a
+    literal ending a buffer has been missed by one Hyperscan version)."""
+    ends = WordEnds(["dear ", "hi ", "name: ", "ms. ", "olá ", "x"])
+    texts = [*(t.lower() for t in _name_texts(1000, seed=17)),
+             *(" " * n + "dear " for n in range(40)), *("ab " * n + "olá " for n in range(12)),
+             "hi hi hi ", "chi ", "xx", "dear dear ", "4hi ", "_name: "]  # fmt: skip
+    for text in texts:
+        data = text.encode()
+        assert ends.ends(data) == ends.ends_one_by_one(data), text
+    assert ends.ends(b"hi dear ") == [3, 8] and ends.ends(b"chi x") == [5]
+    monkeypatch.setattr(trigger_module, "hyperscan", None)  # a platform without the wheel
+    assert WordEnds(["hi "]).ends(b"hi chi hi ") == [3, 10]
 
 
 def test_a_cached_text_gets_its_own_numbers_in_each_record() -> None:

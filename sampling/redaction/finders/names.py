@@ -5,9 +5,9 @@
 such words no name is found: a name met anywhere else needs a user redactor (`redact.redactor`,
 an NER model of your own).
 
-Candidates are the capitals after a space: one regex scan finds them and, only there, looks
-back for the phrases (20 µs a 2 KB record; searching the text for shared parts of the phrases
-with `str.find` cost 29). People put a colon after a phrase ("Dear: Ana", "Dr.:") and wrap a
+In an ASCII text, candidates are the ends of the phrases, all found in one Hyperscan scan of
+its lower case (~2 µs a 1 KB text), a capital after them; in another, the capitals after a
+space, found by one regex scan that, only there, looks back for the phrases (~20 µs). People put a colon after a phrase ("Dear: Ana", "Dr.:") and wrap a
 line right after it ("My name is\nPriya ..."), the name indented or not: each line break is
 looked at once, for such a phrase or for a letter's sign-off before it ("Best regards,",
 "Cordialement", with or without its comma), the name on the next line. Greetings, titles and
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from sampling.redaction.finders import register, table
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
-from sampling.redaction.triggers import Triggers
+from sampling.redaction.triggers import Triggers, WordEnds
 
 KIND = "PERSON_NAME"
 
@@ -85,6 +85,8 @@ def _candidates() -> re.Pattern[str]:
 
 
 _CANDIDATE = _candidates()
+# In an ASCII text, the ends of the phrases themselves, found in one scan.
+_PHRASE_ENDS = WordEnds(_phrase_triggers(" "))
 _SIGN_OFFS = tuple(intro for intro in _PHRASES if intro.sign_off)
 # A sign-off's words ("regards," as "regards"), then its marks (a comma, a colon, `!`, or none)
 # and the line break, and the next line's indent: where the name starts.
@@ -130,10 +132,13 @@ class NameFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text, lower = view.text, view.lower
+        if text.isascii():  # the phrases' ends, each a space: bytes are characters
+            for end in _PHRASE_ENDS.ends(lower.encode("ascii")):
+                if "A" <= text[end : end + 1] <= "Z":
+                    yield from _named_at(text, lower, end - 1)
+            return
         for candidate in _CANDIDATE.finditer(text):
             yield from _named_at(text, lower, candidate.start())
-        if text.isascii():
-            return
         for phrase, most in _HAN_PHRASES.items():
             at = text.find(phrase)
             while at >= 0:

@@ -114,16 +114,17 @@ def test_long_words_are_the_words_of_twenty_characters_or_more() -> None:
         assert Text(text).long_words == expected, text
 
 
-def test_a_number_of_so_many_digits_is_found_however_the_facts_are_asked_for() -> None:
-    """`has_number(n)`: `n` digits with separators (` ()/+-.`) between them, whether it is
-    asked before the separators are taken out (digits in a row answer at once) or after."""
-    for text in [*TEXTS, "a 1.2 3", "12", "1", "x9 9", "4111 1111 1111 1111"]:
+def test_a_number_of_so_many_digits_is_found_with_or_without_separators() -> None:
+    """`has_number(n)`: `n` digits with separators (` ()/+-.`) between them, digits in a row
+    (answered at once) or not; `has_number_after_capitals(n)`: two capitals, then `n` digits,
+    with separators between any of them."""
+    for text in [*TEXTS, "a 1.2 3", "12", "1", "x9 9", "4111 1111 1111 1111", "GB 8.2", "G B82"]:
         expected = [re.search(rf"[0-9](?:[ ()/+.-]*[0-9]){{{n - 1}}}", text) is not None
                     for n in range(1, 12)]  # fmt: skip
-        first, later = Text(text), Text(text)
-        _ = later.number_shape
-        assert [first.has_number(n) for n in range(1, 12)] == expected, text
-        assert [later.has_number(n) for n in range(1, 12)] == expected, text
+        assert [Text(text).has_number(n) for n in range(1, 12)] == expected, text
+        capitals = [re.search(rf"[A-Z][ ()/+.-]*[A-Z](?:[ ()/+.-]*[0-9]){{{n}}}", text) is not None
+                    for n in (2, 4, 6)]  # fmt: skip
+        assert [Text(text).has_number_after_capitals(n) for n in (2, 4, 6)] == capitals, text
 
 
 def test_character_gates_of_password_finders_lose_nothing() -> None:

@@ -36,12 +36,19 @@ _CLASS_SHAPE = bytes(
     else 97
     for code in range(256)
 )  # fmt: skip
-_NUMBER_SEPARATORS = b" ."
 _NUMBER_RUN = re.compile(rb"0(?:[ .]?0){3,}")  # a literal first byte: the engine skips along
 _NUMBER_RUN_IN_TEXT = re.compile(r"[0-9](?:[ ()/+.-]?[0-9]){3,}")  # the same, in characters
 # The middle of an IPv4 address: a dot, one to three digits, a dot, digits on both sides (a
 # regex on the shape: a literal start, so it skips along in C).
 _IPV4_MIDDLE = re.compile(rb"0\.0{1,3}\.0")
+
+
+@functools.cache
+def _separated(shape: bytes) -> re.Pattern[bytes]:
+    """`shape` in number_class with separators between its bytes (` `, which ` ()/+-` read as,
+    and `.`): `0[ .]*0[ .]*0`. A regex with a literal first byte skips along in C; deleting the
+    separators from the class first cost twice as much a text."""
+    return re.compile(b"[ .]*".join(re.escape(bytes([byte])) for byte in shape))
 
 
 class Span(NamedTuple):
@@ -58,7 +65,7 @@ class Text:
     # Plain attributes filled on first use: functools.cached_property takes a lock on each first
     # access, which costs as much as computing most of these facts.
     __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_runs",
-                 "_number_shape", "_token_words", "_word_shape", "text")  # fmt: skip
+                 "_token_words", "_word_shape", "text")  # fmt: skip
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -67,7 +74,6 @@ class Text:
         self._token_words: list[tuple[int, int]] | None = None
         self._word_shape: bytes | None = None  # of an ASCII text: spaces, and "x" for the rest
         self._number_class: bytes | None = None
-        self._number_shape: bytes | None = None
         self._number_runs: list[tuple[int, int]] | None = None
         self._capitals: bool | None = None
 
@@ -138,13 +144,6 @@ class Text:
         return self._number_class
 
     @property
-    def number_shape(self) -> bytes:
-        """number_class without separators: `4111 1111` and `(555) 123-4567` are one run of 0s."""
-        if self._number_shape is None:
-            self._number_shape = self.number_class.translate(None, _NUMBER_SEPARATORS)
-        return self._number_shape
-
-    @property
     def number_runs(self) -> list[tuple[int, int]]:
         """(start, end) of each run of four digits or more, one separator at most between two
         (`1985-03-14`, `0012 3456`), in characters. Shared by the finders that look for a word
@@ -161,12 +160,9 @@ class Text:
         """A run of at least `digits` digits, written with or without separators (`4111 1111`,
         `(555) 123-4567`)."""
         run = b"0" * digits
-        if self._number_shape is None:  # digits in a row need no separators taken out first
-            if run in self.number_class:
-                return True
-            if digits <= 1:
-                return False
-        return run in self.number_shape
+        if run in self.number_class:  # digits in a row: the common answer, at once
+            return True
+        return digits > 1 and _separated(run).search(self.number_class) is not None
 
     def has_dotted_number(self) -> bool:
         """Three dots or more in the text, and two of them around one to three digits with a
@@ -177,8 +173,11 @@ class Text:
         """Two capitals, then a run of at least `digits` digits (separators and spaces between
         them allowed): how IBANs (GB82 WEST ...) and NINOs (AB 12 34 56 C) start."""
         if self._capitals is None:  # shared by the IBAN and the NINO gates
-            self._capitals = b"AA00" in self.number_shape
-        return self._capitals and b"AA" + b"0" * digits in self.number_shape
+            self._capitals = _separated(b"AA00").search(self.number_class) is not None
+        return (
+            self._capitals
+            and _separated(b"AA" + b"0" * digits).search(self.number_class) is not None
+        )
 
 
 # The views a finder reads (views.py): every text's normalised view, and its decoded view where

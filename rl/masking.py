@@ -34,21 +34,19 @@ SECRET_VARIABLES = (
 # URLs whose password (in either form) is a secret.
 URL_VARIABLES = ("REDIS_URL", "LABEL_STUDIO_URL")
 
-# Query keys whose value is a credential (redis-py passes `?password=` to the connection).
-_SECRET_QUERY_KEY = re.compile(
-    r"(?i)^(?:.*[_-])?(?:pass|password|passwd|pwd|secret|token|auth|key|apikey|sig|signature"
-    r"|credential|credentials)$"
+# Query keys whose value is a credential (redis-py passes `?password=` to the connection):
+# one of these words, alone or last after `_` or `-` (`db_password`, `x-api-key`).
+_SECRET_KEY_WORDS = (
+    r"(?:pass|password|passwd|pwd|secret|token|auth|key|apikey|sig|signature|credentials?)"
 )
+_SECRET_QUERY_KEY = re.compile(rf"(?i)^(?:.*[_-])?{_SECRET_KEY_WORDS}$")
 # A URL inside free text: the scheme, then everything up to white space or a quote.
 # No word boundary before the scheme: a URL glued to a long word (`...failedredis://:pw@h`)
 # is still a URL; its scheme is then the last 21 characters of the word.
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s'\"<>`]+")
 # Userinfo the URL parser could not read (a malformed port, say): hide what follows the colon.
 _RAW_USERINFO = re.compile(r"(://[^/@:\s]*):[^/@\s]*@")
-_RAW_QUERY_SECRET = re.compile(
-    r"(?i)([?&;](?:[\w.-]*[_-])?(?:pass|password|passwd|pwd|secret|token|auth|key|apikey|sig"
-    r"|signature|credentials?)=)[^&#\s]*"
-)
+_RAW_QUERY_SECRET = re.compile(rf"(?i)([?&;](?:[\w.-]*[_-])?{_SECRET_KEY_WORDS}=)[^&#\s]*")
 MIN_SECRET_CHARS = 4  # a shorter value would mask ordinary words; URLs still hide it by shape
 
 

@@ -38,6 +38,7 @@ def test_a_key_written_as_code_reads_as_its_words(key: str, words: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
+        # A key written as code names its value (JSON, YAML, a Python dict).
         ('{"full_name": "Aiyana Whitehorse", "date_of_birth": "1991-11-02"}',
          '{"full_name": "<PERSON_NAME_1>", "date_of_birth": "<BIRTH_DATE_1>"}'),
         ("applicantDob: 1994-07-15", "applicantDob: <BIRTH_DATE_1>"),
@@ -53,15 +54,7 @@ def test_a_key_written_as_code_reads_as_its_words(key: str, words: str) -> None:
         # "name" beside a key that names personal data.
         ('[{"name": "Tevita Fifita", "email": "tevita@example.to"}]',
          '[{"name": "<PERSON_NAME_1>", "email": "<EMAIL_1>"}]'),
-    ],
-)  # fmt: skip
-def test_values_named_by_keys_are_found(text: str, expected: str) -> None:
-    assert redacted(text) == expected
-
-
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
+        # A CSV's cells under their header (commas, semicolons or tabs; in a fenced block).
         ("name,email,dob\nAroha Ngata,aroha.n@example.co.nz,1995-08-30\nPieter de Vries,pieter@example.nl,1971-01-09",
          "name,email,dob\n<PERSON_NAME_1>,<EMAIL_1>,<BIRTH_DATE_1>\n<PERSON_NAME_2>,<EMAIL_2>,<BIRTH_DATE_2>"),
         ('"full_name";"birth_date";"city"\n"Giulia Ferrante";"14.07.1983";"Torino"\n"Tomasz Wiśniewski";"03.11.1990";"Kraków"',
@@ -74,7 +67,7 @@ def test_values_named_by_keys_are_found(text: str, expected: str) -> None:
          "The records:\n```csv\npatient,dob\n<PERSON_NAME_1>,<BIRTH_DATE_1>\n<PERSON_NAME_2>,<BIRTH_DATE_2>\n```"),
     ],
 )  # fmt: skip
-def test_csv_cells_are_read_under_their_header(text: str, expected: str) -> None:
+def test_values_named_by_keys_or_csv_headers_are_found(text: str, expected: str) -> None:
     assert redacted(text) == expected
 
 

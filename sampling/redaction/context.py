@@ -109,14 +109,17 @@ NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 
 # A value that stands for a secret without being one: a variable or template reference
 # (`$DB_PASS`, `${TOKEN}`, `$(cat pw)`, `%(pw)s`, `{secret}`, `{{ .Values.pw }}`,
-# `<your-password>`, the variable's name: `LABEL_STUDIO_PASSWORD`), a YAML tag (`!vault`), a
-# mask (`****`, `xxxx`, `sk-...`), a placeholder that says so (`your_password_here`,
-# `changeme`), or a path to a file that holds one.
+# `<your-password>`, the variable's name: `LABEL_STUDIO_PASSWORD`; a reference or a command
+# cut where the value's characters end, `${DB_PASSWORD` in a URL, `$(cat` before a space), a YAML
+# tag (`!vault`), a mask or an elision (`****`, `xxxx`, `sk-...`, `sk-...your key here`), a
+# placeholder that says so (`your_password_here`, `changeme`, `sk_test_placeholder`), or a path
+# to a file that holds one.
 _PLACEHOLDER = re.compile(
-    r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+|\{.*\}|\([^)]*\))|%\(\w+\)s|\{.*\}|<[^<>]*>|![A-Za-z]+"
-    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[*xX•.·…_-]+|.*(?:\.\.\.|…)|(?:~|\.{1,2}|/[\w.-]+)(?:/(?:[a-z0-9._-]+|[A-Z][a-z]+|[A-Z0-9_]+))+/?"
+    r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+|\{.*|\(.*)|%\(\w+\)s|\{.*\}|<[^<>]*>|![A-Za-z]+"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[*xX•.·…_-]+|.*(?:\.\.\.|…).*|(?:~|\.{1,2}|/[\w.-]+)(?:/(?:[a-z0-9._-]+|[A-Z][a-z]+|[A-Z0-9_]+))+/?"
     r"|(?i:(?:.*[_-])?your[_ -].*|.*[_-]here|(?:.*[_-])?x{3,}|changeme|change_me|changeit"
-    r"|password|passwd|secret|example|placeholder|redacted|dummy|todo|tbd)"
+    r"|password|passwd|secret|example|placeholder|redacted|dummy|todo|tbd"
+    r"|.*[_-](?:placeholder|redacted|dummy|example|changeme))"
 )
 
 

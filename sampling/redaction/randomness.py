@@ -84,10 +84,31 @@ def encodes_text(value: str) -> bool:
     return all(char.isprintable() or char in "\n\t" for char in decoded)
 
 
+# The ids an API gives its objects, a type's short name and a random run: public names that
+# every response, log line and tool call carries, no secret. Anthropic's messages and tool calls
+# (`msg_01...`, `toolu_01...`), OpenAI's (`chatcmpl-...`, `call_...`, `resp_...`), Stripe's
+# objects (`evt_...`, `pi_...`, `cus_...`); the secret keys of the same APIs have other
+# prefixes (`sk_live_`, `rk_live_`, `whsec_`, `sk-ant-`), and a payment's client secret
+# (`pi_..._secret_...`) holds its word.
+_OBJECT_ID = re.compile(
+    r"(?:msg|toolu|srvtoolu|msgbatch|chatcmpl|cmpl|call|fc|resp|asst|thread|run|step|batch"
+    r"|ftjob|req|evt|pi|ch|cus|in|ii|il|sub|si|price|prod|pm|seti|src|txn|acct|ba|card"
+    r"|cs_test|cs_live|plan)[_-](?=[A-Za-z0-9]*[0-9])"
+    r"[A-Za-z0-9]{14,64}"
+)
+
+
+def object_id(value: str) -> bool:
+    """`value` is an id an API gave one of its objects (`toolu_01A09q90qw...`, `evt_1N4X...`):
+    a name, not a secret."""
+    return _OBJECT_ID.fullmatch(value) is not None
+
+
 def unnamed_secret(value: str) -> bool:
     """A token that is a secret with no word naming it: random, not hex (a hash, a UUID, a git
-    SHA), not made of words, and not base64 of text. `=` padding aside."""
+    SHA), not made of words, not base64 of text, and not an API's id of an object. `=` padding
+    aside."""
     value = value.rstrip("=")
     return looks_random(value, hex_allowed=False) and not (
-        made_of_words(value) or encodes_text(value)
+        made_of_words(value) or encodes_text(value) or object_id(value)
     )

@@ -71,7 +71,25 @@ class EmailFinder:
             # code host serves SSH from, nobody's mailbox.
             if text.startswith(("git@", "Git@", "GIT@"), start):
                 continue
+            if self._login(text, start, position):
+                continue
             yield Span(start, position, "EMAIL")
+
+    # A remote path after a login and host (`deploy@web1.example.com:/var/www`, `:~/src`), and a
+    # command that logs in to a host, then its options and their values.
+    _REMOTE_PATH = re.compile(r":(?:/(?!/)|~)")
+    _LOGIN_COMMAND = re.compile(
+        r"(?<![\w.-])(?:ssh|scp|sftp|mosh|autossh|sshfs|ssh-copy-id|rsync)"
+        r"(?:[ \t]+-[^\s@]*(?:[ \t]+[^\s@-][^\s@]*)?|[ \t]+[~./][^\s@]*)*[ \t]+$"
+    )
+
+    def _login(self, text: str, start: int, end: int) -> bool:
+        """`ssh deploy@bastion.example.com`, `scp f ubuntu@host.example.org:/tmp/`: a login on a
+        host, nobody's mailbox."""
+        if self._REMOTE_PATH.match(text, end) is not None:
+            return True
+        line_start = text.rfind("\n", 0, start) + 1
+        return self._LOGIN_COMMAND.search(text, max(line_start, start - 200), start) is not None
 
     @staticmethod
     def _in_url(text: str, colon: int) -> bool:
@@ -83,16 +101,27 @@ class EmailFinder:
 @register("written_email")
 class WrittenEmailFinder:
     """E-mail addresses written out so that scrapers miss them, which people still can read:
-    `jane.doe (at) example (dot) org`, `john[at]mail.com`, `j dot smith at gmail dot com`. The
-    `@` is an "at" in brackets, or a bare " at " when the domain's dots are written out too
-    ("look at it" alone stays as it is), and the domain ends in letters like a real one."""
+    `jane.doe (at) example (dot) org`, `john[at]mail.com`, `j dot smith at gmail dot com`, in
+    the words of other languages too (`ana arroba gmail ponto com`, `max (at) web (punkt) de`,
+    `claire (arobase) orange (point) fr`, `r.singh[@]zoho[.]in`). The `@` is an "at" in brackets,
+    a bare " at " when the domain's dots are written out too ("look at it" alone stays as it
+    is) and it ends in a top-level domain, not another " dot " ("dot by dot"), or a word that
+    only names the `@` sign (`arroba`); the domain ends in letters like a real one."""
 
     kinds = frozenset({"EMAIL"})
     priority = PERSONAL_PRIORITY
     views = ALL_VIEWS
-    _AT = r"\s*[(\[{<]\s*at\s*[)\]}>]\s*"
-    _DOT = r"\s*[(\[{<]\s*dot\s*[)\]}>]\s*"
+    _AT_WORDS = r"(?:at|@|arroba|arobase|chiocciola)"
+    _AT = rf"\s*[(\[{{<]\s*{_AT_WORDS}\s*[)\]}}>]\s*"
+    _DOT = r"\s*[(\[{<]\s*(?:dot|\.|punto|ponto|punkt|point)\s*[)\]}>]\s*"
+    _DOT_SAID = r"\s+(?:dot|punto|ponto|punkt)\s+"
     _LABEL = r"[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?"
+    # The top-level domains a spoken address ends in: a country's two letters, or one of the
+    # generic ones people give their mail at ("this dot plot" is none).
+    _SPOKEN_TLD = (
+        r"(?:[a-z]{2}|com|net|org|edu|gov|mil|int|info|biz|name|pro|mobi|asia|app|dev|xyz|online"
+        r"|site|tech|email|mail|cloud|live|me|io|ai|co)"
+    )
     # Repeats are bounded (an address has a few dotted parts) so that a hostile text of
     # "a dot a dot ..." costs each start a few steps, not the rest of the text.
     _BRACKETED_AT = re.compile(
@@ -101,19 +130,32 @@ class WrittenEmailFinder:
         re.ASCII,
     )
     _SPOKEN = re.compile(
-        rf"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{{0,63}}(?:(?:\s+dot\s+|{_DOT})[a-z0-9_%+-]+){{0,4}}"
-        rf"\s+at\s+{_LABEL}(?:(?:\s+dot\s+|{_DOT}|\.){_LABEL}){{0,8}}(?:\s+dot\s+|{_DOT})"
-        rf"[a-z]{{2,24}}(?![\w-])(?!\s+at\s)",  # "me at jo dot smith at ...": not "me at jo"
+        rf"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{{0,63}}(?:(?:{_DOT_SAID}|{_DOT})[a-z0-9_%+-]+){{0,4}}"
+        rf"\s+at\s+{_LABEL}(?:(?:{_DOT_SAID}|{_DOT}|\.){_LABEL}){{0,8}}(?:{_DOT_SAID}|{_DOT})"
+        # "me at jo dot smith at ...": not "me at jo"; "dot by dot": no domain's end
+        rf"{_SPOKEN_TLD}(?![\w-])(?!\s+(?:at|dot)\s)",
+        re.ASCII,
+    )
+    # A word that names the `@` sign alone: the domain's dots may be written as they are.
+    _AT_SAID = re.compile(
+        r"(?<![\w.%+-])[a-z0-9][a-z0-9._%+-]{0,63}\s+(?:arroba|arobase|chiocciola)\s+"
+        rf"{_LABEL}(?:(?:{_DOT_SAID}|{_DOT}|\.){_LABEL}){{0,8}}(?:{_DOT_SAID}|{_DOT}|\.)"
+        r"[a-z]{2,24}(?![\w-])",
         re.ASCII,
     )
     # Gates that turn away almost every text: a regex with a literal start is one fast scan,
     # where testing each bracket's form with `in` took a scan each.
-    _AT_CLOSED = re.compile(r"at\s*[)\]}>]")
+    _AT_CLOSED = re.compile(r"(?:at|@|arroba|arobase|chiocciola)\s*[)\]}>]")
     _DOT_WORD = re.compile(r"dot(?:\s|\s*[)\]}>])")
-    # The two gates, as byte patterns that know every space Python's `\s` does.
+    _AT_WORD = re.compile(r"arroba|arobase|chiocciola")
+    # The gates, as byte patterns that know every space Python's `\s` does: one pattern a
+    # sign (an alternation of them cost the whole scan a third more); the words that name
+    # `@` are triggers alone, closed or not.
     triggers = Triggers(
-        shapes=(b"at%s*[)\\]}>]" % SPACE, b"dot(?:%s|%s*[)\\]}>])" % (SPACE, SPACE))
-    )
+        shapes=(b"at%s*[)\\]}>]" % SPACE, b"@%s*[)\\]}>]" % SPACE,
+                b"dot(?:%s|%s*[)\\]}>])" % (SPACE, SPACE)),
+        words=("arroba", "arobase", "chiocciola"),
+    )  # fmt: skip
 
     def find(self, view: Text) -> Iterator[Span]:
         lower = view.lower
@@ -122,4 +164,7 @@ class WrittenEmailFinder:
                 yield Span(match.start(), match.end(), "EMAIL")
         if self._DOT_WORD.search(lower):
             for match in self._SPOKEN.finditer(lower):
+                yield Span(match.start(), match.end(), "EMAIL")
+        if self._AT_WORD.search(lower):
+            for match in self._AT_SAID.finditer(lower):
                 yield Span(match.start(), match.end(), "EMAIL")

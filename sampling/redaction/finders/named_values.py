@@ -41,6 +41,8 @@ _MONTHS = {name: int(number) for number, names in _TABLE["months"].items() for n
 _MONTH_BEFORE_YEAR = tuple(f"{month}{joint} " for month in _MONTHS for joint in ("", " de", " of"))
 _MONTH = "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True))
 _DAY_SUFFIX = r"(?:st|nd|rd|th|er|\.)?"
+# A month and an ordinal day before a year (`july 4th 1992`): the year is the date's.
+_MONTH_AND_DAY = re.compile(rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)\s$")
 # A date in the forms people write one: 1985-03-14, 14/03/1985, 3/14/85, 14.03.1985,
 # 14 March 1985, March 14, 1985, 14 de marzo de 1985, 1985年3月14日.
 _DATE = re.compile(
@@ -89,6 +91,7 @@ def _may_be_named(view: Text, start: int, end: int) -> bool:
     dots has two: 14.03.1985): prose is full of both, and no value here is one."""
     year_alone = _YEAR_AFTER_A_WORD.match(view.text, start) is not None and not (
         view.lower.endswith(_MONTH_BEFORE_YEAR, 0, start)
+        or _MONTH_AND_DAY.search(view.lower, max(0, start - 24), start) is not None
     )
     return not year_alone and view.text.count(".", start, end) != 1
 

@@ -41,6 +41,12 @@ class IpFinder:
     _V4 = re.compile(
         r"[0-9](?<![\w.][0-9])\d{0,2}\.\d{1,3}\.\d{1,3}\.\d{1,3}(?![\w]|\.\d)", re.ASCII
     )
+    # A word that names four numbers as a release (`version 2.4.1.0`, `Version: 1.2.3.4`,
+    # `build 6.1.7601.2`, `firmware v4.1.20.3`), right before them.
+    _VERSION_BEFORE = re.compile(
+        r"(?i:(?<![a-z])(?:version|ver\.?|release|build|firmware|driver|versión|versão|versione"
+        r"|版本|バージョン|버전)(?![a-z]))[ \t]*(?:(?:number|no\.?|is|:|=|#)[ \t]*)?v?$"
+    )
     # IPv6: found from its `x:y:` core, then widened to the whole run of hex digits, `:` and `.`.
     _V6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")
     _V6_CHARS = frozenset("0123456789abcdefABCDEF:.")
@@ -49,6 +55,8 @@ class IpFinder:
         text = view.text
         if view.has_dotted_number():
             for match in self._V4.finditer(text):
+                if self._VERSION_BEFORE.search(text, max(0, match.start() - 24), match.start()):
+                    continue  # `version 2.4.1.0`, `Build 10.0.19045.3693`: a release
                 if is_ipv4(match.group()) and _names_a_machine(match.group(), text, match.end()):
                     yield Span(match.start(), match.end(), "IP_ADDRESS")
         first = text.find(":")  # two colons at least: two memchr, not a count of the text

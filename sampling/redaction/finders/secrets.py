@@ -334,6 +334,8 @@ _ORACLE_LOGIN = re.compile(
     r"(?<![\w-])(?:sqlplus|rman|expdp|impdp|sqlldr|dgmgrl)(?:[ \t]+-[A-Za-z]+)*[ \t]+[\"']?"
     r"[A-Za-z_][\w$#]*/([^\s@'\"/]+)(?=@|[\s'\"]|$)"
 )
+# Oracle's JDBC URL with the login in it: `jdbc:oracle:thin:scott/PASSWORD@//host:1521/db`.
+_ORACLE_URL = re.compile(r"(?i:jdbc:oracle:(?:thin|oci8?|kprb)):[A-Za-z_][\w$#]*/([^\s@'\"/]+)@")
 _LFTP = re.compile(rf"(?<![\w-])lftp{_OPTIONS}-u[ \t]+[\"']?[^\s,'\"]+,([^\s'\"]+)")
 _SLASH_OPTION = re.compile(
     r"(?<![\w-])(?:[xw]freerdp3?|sdl-freerdp|cmdkey|wmic|schtasks)\b[^\n|;&]*?"
@@ -343,9 +345,16 @@ _NET_USER = re.compile(
     r"(?<![\w-])net[ \t]+user[ \t]+[\"']?[^\s/'\"]+[\"']?[ \t]+[\"']?([^\s/*'\"][^\s'\"]*)"
     r"[\"']?[ \t]+/(?i:add|y)\b"
 )
-# `net use \\fs\share /user:CORP\ops PASSWORD`.
+# `net use \\fs\share /user:CORP\ops PASSWORD`, and the password in its place after the
+# share (`net use Z: \\fs\share PASSWORD /user:ops`; `*` asks for it), its `\\` read as one
+# `\` in the decoded view.
 _NET_USE = re.compile(
-    r"(?<![\w-])net[ \t]+use\b[^\n|;&]*?/user:[^\s'\"]+[ \t]+[\"']?([^\s/*'\"][^\s'\"]*)"
+    r"(?<![\w-])(?i:net)[ \t]+(?i:use)\b[^\n|;&]*?/(?i:user):[^\s'\"]+[ \t]+[\"']?"
+    r"([^\s/*'\"][^\s'\"]*)"
+)
+_NET_USE_SHARE = re.compile(
+    r"(?<![\w-])(?i:net)[ \t]+(?i:use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+\\\\?[^\s\\]+\\\S*[ \t]+"
+    r"[\"']?([^\s/*'\"][^\s'\"]*)"
 )
 _MYSQLADMIN_PASSWORD = re.compile(
     rf"(?<![\w-])mysqladmin{_OPTIONS}password[ \t]+[\"']?([^\s'\"`-][^\s'\"`]*)"
@@ -355,16 +364,18 @@ _MYSQLADMIN_PASSWORD = re.compile(
 @register("tool_password")
 def tool_password(config: object = None) -> PatternFinder:
     return PatternFinder("PASSWORD",
-                         (_ORACLE_LOGIN, _LFTP, _SLASH_OPTION, _NET_USER, _NET_USE,
-                          _MYSQLADMIN_PASSWORD),
-                         ("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl", "lftp",
-                          "freerdp", "cmdkey", "wmic", "schtasks", "net use", "net user",
+                         (_ORACLE_LOGIN, _ORACLE_URL, _LFTP, _SLASH_OPTION, _NET_USER,
+                          _NET_USE, _NET_USE_SHARE, _MYSQLADMIN_PASSWORD),
+                         ("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl", "jdbc:oracle",
+                          "lftp", "freerdp", "cmdkey", "wmic", "schtasks", "net use", "net user",
                           "mysqladmin"),
                          "tool_password", value_group=True, is_value=_typed_password,
                          priority=SECRET_PRIORITY,
                          gates=(("sqlplus", "rman", "expdp", "impdp", "sqlldr", "dgmgrl"),
-                                ("lftp",), ("freerdp", "cmdkey", "wmic", "schtasks"),
-                                ("net user",), ("net use",), ("mysqladmin",)))  # fmt: skip
+                                ("jdbc:oracle",), ("lftp",),
+                                ("freerdp", "cmdkey", "wmic", "schtasks"),
+                                ("net user",), ("net use",), ("net use",),
+                                ("mysqladmin",)))  # fmt: skip
 
 
 @register("piped_password")
@@ -440,13 +451,19 @@ _PROMPTED_PASS = re.compile(
     r"(?m)^[\w.-]*(?::\d+)?>[ \t]*(?i:pass|auth)[ \t]+(?P<value>\S{4,128})[ \t]*$"
 )
 _PROTOCOL_PASS = re.compile(r"(?m)^(?:PASS|AUTH)[ \t]+(?P<value>\S{4,128})[ \t]*$")
+# A call without brackets that gives a secret's name its value, a line of a Groovy, Gradle or
+# Ruby file (`storePassword 'andr0idStore!'` in a signing config, Chef's `password "..."`).
+_NAME_SPACE_GATE = re.compile(r"(?:pass|pwd|secret|token|key|psk|cred)[a-z]*[ \t]+[\"']")
+_NAME_SPACE_VALUE = re.compile(
+    rf"(?im)^[ \t]*{_NAMED_SECRET}[ \t]+([\"'])(?P<value>[^\"'\n]{{4,200}})\1[ \t]*,?[ \t]*$"
+)
 
 
 # A user and password given as a pair after the word for them ("creds are admin/S3cr3t!",
 # "username/password: ana:hunter2!").
 _CREDENTIAL_PAIR = re.compile(
     r"(?i)(?<![a-z])(?:creds|credentials|user(?:name)?[ \t]*/[ \t]*pass(?:word)?)"
-    r"(?:[ \t]+(?:are|is|were)(?![a-z]))?[ \t]*[:=]?[ \t]*[^\s/:@]{2,32}[/:]"
+    r"(?:[ \t]+(?:are|is|were)(?![a-z]))?[ \t]*(?:[:=]|->|=>|→)?[ \t]*[^\s/:@]{2,32}[/:]"
     r"(?P<value>[^\s/]{3,63}[^\s/.,;!?)])(?![^\s/]*/)"
 )
 
@@ -460,6 +477,7 @@ _NAMED_FIELD_SHAPES = (
     rb"value[\"']?[ \t]*[:=]",
     rb"\[[ \t]*[0-9]{1,3}[ \t]*,[ \t]*[0-9]{1,3}[ \t]*,",
     rb"(?:>[ \t]*|^|\n)(?:pass|auth)[ \t]",
+    _NAME_SPACE_GATE.pattern.encode(),
 )
 
 
@@ -472,7 +490,7 @@ def _named_secret_value(value: str) -> bool:
 def named_secret_fields(config: object = None) -> PatternFinder:
     return PatternFinder("SECRET",
                          (_XML_ELEMENT, *_QUOTED_NAME, _NAME_THEN_VALUE, _CREDENTIAL_PAIR,
-                          _KEY_BYTES, _PROMPTED_PASS, _PROTOCOL_PASS),
+                          _KEY_BYTES, _PROMPTED_PASS, _PROTOCOL_PASS, _NAME_SPACE_VALUE),
                          ("</", "creds", "credentials", "/pass", "/ pass"),
                          "named_secret_fields", value_group=True, is_value=_named_secret_value,
                          shapes=_NAMED_FIELD_SHAPES,
@@ -482,11 +500,43 @@ def named_secret_fields(config: object = None) -> PatternFinder:
                                 re.compile(r"cred(?:s|entials)(?![a-z])|/[ \t]*pass"),
                                 re.compile(r"\[\s*\d{1,3}\s*,\s*\d"),
                                 re.compile(r">[ \t]*(?i:pass|auth)[ \t]"),
-                                ("PASS ", "AUTH ")))  # fmt: skip
+                                ("PASS ", "AUTH "), _NAME_SPACE_GATE))  # fmt: skip
 
 
 def password_finders() -> list[PatternFinder]:
     return [url_credentials(), connection_string(), wifi_qr_code(), command_line_password()]
+
+
+@register("session_cookie")
+class SessionCookieFinder:
+    """The value of a login's cookie in a request's `Cookie:` header or a response's
+    `Set-Cookie:` (`session=.eJw...`, `JSESSIONID=...`, `connect.sid=s%3A...`,
+    `__Secure-next-auth.session-token=...`): whoever holds it is logged in. A cookie named for
+    something else (`theme=dark`, `_ga=GA1.2...`) stays."""
+
+    kinds = frozenset({"SECRET"})
+    priority = SECRET_PRIORITY
+    triggers = Triggers(words=("cookie:", "cookie :"))
+    views = ALL_VIEWS
+    # The header's name and colon; then its cookies, `name=value` pairs up to the line's end.
+    _HEADER = re.compile(r"(?<![\w-])(?:set-)?cookie[ \t]*:[ \t]*")
+    _PAIR = re.compile(r"[ \t]*([^\s=;,\"']{1,64})=([^\s;,\"']*)[ \t]*;?")
+    _LOGIN_NAME = re.compile(r"sess|(?<![a-z])sid(?![a-z])|auth|token|remember|logged[_-]?in|jwt")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text, lower = view.text, view.lower
+        for header in self._HEADER.finditer(lower):
+            position = header.end()
+            while (pair := self._PAIR.match(text, position)) is not None and pair.end() > position:
+                position = pair.end()
+                value = pair.group(2)
+                if (
+                    self._LOGIN_NAME.search(pair.group(1).lower()) is not None
+                    and len(value) >= 8
+                    and len(set(value)) > 2
+                    and not placeholder(value)
+                ):
+                    yield Span(pair.start(2), pair.end(2), "SECRET")
 
 
 @register("jwt")
@@ -734,6 +784,10 @@ class KeywordFinder:
         r"(?:^|[^a-z])(?:existing[ _-]?secret[\w ]*"
         r"|[\w ]*(?:password|token)[ _-]?secret[ _-]?(?:key|name))$"
     )
+    # The key of a Secret that holds the password (`adminPasswordKey: postgres-password`), where
+    # the value is a name of words.
+    _KEY_OF_A_PASSWORD = re.compile(r"[\w ]*(?:password|passwd)[ _-]?keys?$")
+    _WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)*")
 
     def _not_a_value(
         self, found: str, quoted: bool, after_the_name: str, name_before: str = ""
@@ -742,6 +796,8 @@ class KeywordFinder:
         (`secretKeyRef:`), a list (`token_ids = [101, ...`), or a fact about the secret that a
         name says it is (`token_ttl = 3600`, `secret_name: prod/db`)."""
         if placeholder(found) or self._REFERENCE.search(name_before) is not None:
+            return True
+        if self._KEY_OF_A_PASSWORD.search(name_before) and self._WORDS.fullmatch(found):
             return True
         if not quoted and (found.endswith(":") or found.startswith(("[", "(", "{"))):
             return True

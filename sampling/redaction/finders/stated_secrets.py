@@ -81,7 +81,8 @@ class PasswordPhraseFinder:
     # that is not ASCII, as text in those languages almost never is.
     _GATES = (
         ("pass", ("password", "passwd", "passwort", "passphrase", "passcode", "mot de passe",
-                  "passord", "pass")),
+                  "passord", "pass", "passwrd", "passowrd")),
+        ("pasw", ("pasword",)),  # the typos people make in a hurry
         ("pw", ("pwd", "pw")), ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
         ("senha", ("senha",)), ("clave", ("clave",)),
     )  # fmt: skip
@@ -148,6 +149,7 @@ class PasswordPhraseFinder:
             if not labelled:
                 return
             start, end = match.span("token")
+            end = self._field_end(text, start, end)
         else:
             start, end = match.span("bare")
             glued = _CJK_CHAR.search(text, start + 1, end)
@@ -163,8 +165,9 @@ class PasswordPhraseFinder:
                 while end > start and text[end - 1] in ".!?:":
                     end -= 1  # the sentence's end, not the password's
         value = text[start:end]
-        if len(value) < 4 or len(set(value)) < 2 or placeholder(value):
-            return  # too short to be one, `****`, or a placeholder (`$DB_PASS`, `changeme`)
+        if len(value) < 4 or len(set(value)) < 2 or placeholder(value.removesuffix(";")):
+            return  # too short to be one, `****`, or a placeholder (`$DB_PASS`, `changeme`,
+            # `<your-password>;` ending a connection string)
         if working_directory(text, position, value):
             return  # the shell's working directory: `PWD=/app`
         if next_prompt(text, start):
@@ -173,6 +176,8 @@ class PasswordPhraseFinder:
             return  # `-field=password secret/db`: a path or a name, not what a sentence gives
         if match["quoted"] is None and not labelled and value.startswith("-"):
             return  # `$env:SVC_PW -AsPlainText`: the command's next option
+        if match["quoted"] is None and not labelled and text[: position - len(word)].endswith("-"):
+            return  # `--ask-password URL`: an option's name, whose value the command line's is
         if value.replace(" ", "").isalpha() and not self._letters_are_the_password(
             match, value, end
         ):
@@ -215,10 +220,19 @@ class PasswordPhraseFinder:
         if len(token) <= end - start or any(c.isspace() for c in token) or _CJK_CHAR.search(token):
             return end
         token = self._END_TAG.sub("", token)
+        token = token[: self._field_end(token, 0, len(token))]
         opened = text[text.rfind("\n", 0, label_start) + 1 : label_start]
         while token and any(c in opened for c in _CLOSERS.get(token[-1], "\n")):
             token = token[:-1]
         return max(end, start + len(token))
+
+    # The next field of a connection string (`Password=x;Encrypt=True`): a name and `=`.
+    _NEXT_FIELD = re.compile(r";[ \t]*[A-Za-z][\w ]{0,30}=")
+
+    def _field_end(self, text: str, start: int, end: int) -> int:
+        """Where a value ends that runs into the next field of its connection string."""
+        field = self._NEXT_FIELD.search(text, start, end)
+        return end if field is None else field.start()
 
     @staticmethod
     def _ends_its_line(text: str, end: int) -> bool:

@@ -1,0 +1,126 @@
+"""Secrets and personal data in the forms people type and tools print (request headers, config
+files of Android, Helm and .NET, Windows and Oracle command lines, addresses written out in
+several languages, typos), and the look-alikes in the same forms that must stay: the ids APIs
+give their objects, logins on a host, placeholders, versions."""
+
+# ruff: noqa: E501  (a case reads best on one line)
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.redaction import REDACTOR, found, hidden
+
+pytestmark = pytest.mark.unit
+
+
+FOUND = [
+    # A login's cookie in a request or a response, whatever the framework calls it.
+    (
+        "Cookie: _ga=GA1.2.123.456; session=.eJwlj0FqAzEMRe_itRcjWbJsX6YkQiZgmkJI2pAU3NvX0KXfB-8n_OXLXA7VDn8o7_f1yv3I_NvvO-O-HuIGUS1lIp0USsOVLrDbDi1hkjYD5GTaMOgq4G2ZiOlxmGpC5cdxqOrlXqnPq89Y6_jmr6Gvp3z_gN8gT-p0ZE7lGPY7Kzlp12Y9R1iUhwW4tf6JwEzVbvhz5BD5ALh5tsP5XvrGhkZf0P",
+        ".eJwlj0FqAzEMRe_itRcjWbJsX6YkQiZgmkJI2pAU3NvX0KXfB-8n_OXLXA7VDn8o7_f1yv3I_NvvO-O-HuIGUS1lIp0USsOVLrDbDi1hkjYD5GTaMOgq4G2ZiOlxmGpC5cdxqOrlXqnPq89Y6_jmr6Gvp3z_gN8gT-p0ZE7lGPY7Kzlp12Y9R1iUhwW4tf6JwEzVbvhz5BD5ALh5tsP5XvrGhkZf0P",
+    ),
+    (
+        "Set-Cookie: _shop_session=dHlwZTJzdW1tZXJzdHJpbmdvZnJhbmRvbWJ5dGVzZm9yYXJhaWxzc2Vzc2lvbmNvb2tpZXRoYXRpc2xvbmdlbm91Z2g0Nw%3D%3D--9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2; path=/; HttpOnly",
+        "dHlwZTJzdW1tZXJzdHJpbmdvZnJhbmRvbWJ5dGVzZm9yYXJhaWxzc2Vzc2lvbmNvb2tpZXRoYXRpc2xvbmdlbm91Z2g0Nw%3D%3D--9f8e7d6c5b4a39281706f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2",
+    ),
+    (
+        "Set-Cookie: __Secure-next-auth.session-token=q9Vb2Lm4Xk7Tz1Pn; Path=/; HttpOnly",
+        "q9Vb2Lm4Xk7Tz1Pn",
+    ),
+    # A Groovy, Gradle or Ruby call without brackets that gives a secret's name its value.
+    (
+        "signingConfigs {\n    release {\n        storePassword 'andr0idStore!'\n        keyPassword \"andr0idKey!\"\n    }\n}",
+        "andr0idStore!",
+    ),
+    ('signingConfigs {\n    release {\n        keyPassword "andr0idKey!"\n    }\n}', "andr0idKey!"),
+    ("user 'deploy' do\n  password 'ch3fUserPw'\nend", "ch3fUserPw"),
+    # Windows' `net use` with the password after the share, and Oracle's JDBC URL.
+    ("NET USE Y: \\\\srv02\\hr P@yroll99 /USER:HR\\svc_payroll", "P@yroll99"),
+    ("net use \\\\nas01\\share Bkp$ecure9 /user:admin", "Bkp$ecure9"),
+    ("url=jdbc:oracle:thin:scott/Tiger9876@//orahost:1521/ORCLPDB1", "Tiger9876"),
+    # Typos of the word for a password.
+    ("pasword: tr0ub4dor&3", "tr0ub4dor&3"),
+    ("passwrd=Qwerty!2345", "Qwerty!2345"),
+    ("credentials -> admin:Sup3r$3cret", "Sup3r$3cret"),
+    # Addresses written out in the words of other languages.
+    ("escreva para joao.pereira arroba gmail ponto com", "joao.pereira arroba gmail ponto com"),
+    ("mi correo es ana.ruiz arroba hotmail.es", "ana.ruiz arroba hotmail.es"),
+    ("E-Mail: max.mueller (at) web (punkt) de", "max.mueller (at) web (punkt) de"),
+    (
+        "écrivez-moi : claire.martin (arobase) orange (point) fr",
+        "claire.martin (arobase) orange (point) fr",
+    ),
+    ("email me at r.singh[@]zoho[.]in", "r.singh[@]zoho[.]in"),
+    # Phones after the words Portuguese, Indonesian and Polish speakers use.
+    ("Me liga no (21) 99876-5432 depois das 18h.", "(21) 99876-5432"),
+    ("Hubungi saya di 0812-3456-7890 ya.", "0812-3456-7890"),
+    ("tel. kom. 512-345-678", "512-345-678"),
+    # A date of birth with an ordinal day, and in Indonesian.
+    ("my date of birth is july 4th 1992", "july 4th 1992"),
+    ("Tanggal lahir: 12-08-1994", "12-08-1994"),
+]
+
+
+@pytest.mark.parametrize(("text", "value"), FOUND)
+def test_a_value_in_an_everyday_form_is_hidden(text: str, value: str) -> None:
+    assert hidden(text, value), REDACTOR.redact([text]).texts[0]
+
+
+# A connection string's field after a password that runs to the line's end is the next field,
+# not the password's: what stands in its place is no value.
+def test_a_placeholder_before_a_connection_strings_next_field_is_left() -> None:
+    text = "Server=db;Database=x;User ID=sa;Password=<your-password>;Encrypt=True"
+    assert found(text) == [], REDACTOR.redact([text]).texts[0]
+    # and a real one is hidden up to its field's end, the next field left readable
+    text = "User ID=sa;Password=Rpt#2023!;TrustServerCertificate=True"
+    assert found(text) == ["Rpt#2023!"], REDACTOR.redact([text]).texts[0]
+
+
+LEFT = [
+    # The ids APIs give their objects: in every response, tool call and log line.
+    '{"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather"}',
+    '{"id": "chatcmpl-9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab", "object": "chat.completion"}',
+    "tool_call_id: call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1",
+    "Stripe event evt_1N4Xk2Lm9Qp7Rt3Vb8Wc and payment intent pi_3M9Yz2Ab4Cd6Ef8Gh0Ij",
+    "Request ID: req_9Xk2Lm4Np6Qr8St0Uv",
+    # A login on a host, not a mailbox.
+    "ssh deploy@bastion.example.com 'sudo systemctl restart nginx'",
+    "ssh -i ~/.ssh/id_ed25519 -p 2222 ops@web1.example.com uptime",
+    "rsync -av ./dist/ deploy@web1.example.com:/var/www",
+    # Spoken "at" and "dot" that end in no domain.
+    "look at this dot plot and that one",
+    "Look at it dot by dot and you will see the pattern.",
+    # What stands in a secret's place, cut where a value's characters end, or elided.
+    "jdbc:postgresql://pg.internal:5432/app?user=app_rw&password=${DB_PASSWORD}",
+    "kubectl create secret generic db --from-literal=password=$(cat pw.txt)",
+    "OPENAI_API_KEY=sk-...your key here...",
+    "STRIPE_SECRET_KEY=sk_test_placeholder",
+    # The key of a Secret that holds a password, and an option that asks for one.
+    "postgresql:\n  auth:\n    existingSecret: pg-creds\n    secretKeys:\n      adminPasswordKey: postgres-password",
+    "wget --user=ops --ask-password https://files.internal/dump.sql",
+    # Four numbers named as a release.
+    "Version 2.4.1.0 of the library",
+    "Released as version 1.2.3.4 on PyPI",
+    # Windows paths and options of `net use` that give no password.
+    "net use \\\\srv02\\hr /delete",
+    "net use Z: \\\\nas01\\backup /persistent:yes",
+    "net use \\\\fileserver\\finance * /user:CORP\\jdoe",
+    # Cookies that log nobody in; the header named in a sentence.
+    "Cookie: lang=en-US; tz=Europe%2FBerlin",
+    "Set-Cookie: sessionid=; expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/",
+    # A Groovy call that reads its password from elsewhere.
+    "signingConfigs {\n    release {\n        storePassword System.getenv('STORE_PASSWORD')\n    }\n}",
+]
+
+
+@pytest.mark.parametrize("text", LEFT)
+def test_a_look_alike_in_an_everyday_form_is_left(text: str) -> None:
+    assert found(text) == [], REDACTOR.redact([text]).texts[0]
+
+
+def test_a_secret_with_an_object_ids_prefix_is_still_found_where_it_is_named() -> None:
+    # A prefix says what an id is only where nothing names the run as a secret.
+    text = "token: call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"
+    assert hidden(text, "call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"), REDACTOR.redact([text]).texts[0]
+    text = "and then sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab here"
+    assert hidden(text, "sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab"), REDACTOR.redact([text]).texts[0]

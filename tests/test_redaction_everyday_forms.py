@@ -37,6 +37,11 @@ FOUND = [
     # Windows' `net use` with the password after the share, and Oracle's JDBC URL.
     ("NET USE Y: \\\\srv02\\hr P@yroll99 /USER:HR\\svc_payroll", "P@yroll99"),
     ("net use \\\\nas01\\share Bkp$ecure9 /user:admin", "Bkp$ecure9"),
+    # A share whose name starts like an escape (`\\f`, `\\n`, `\\t`): a path, not a form feed;
+    # in JSON its backslashes are doubled, and decoded.
+    ("net use Z: \\\\fs\\finance S3cretPw9 /user:ops", "S3cretPw9"),
+    ("net use \\\\nas\\new\\team Hunter2pw! /user:corp\\ops", "Hunter2pw!"),
+    ('{"cmd": "net use \\\\\\\\fs\\\\finance S3cretPw9 /user:ops"}', "S3cretPw9"),
     ("url=jdbc:oracle:thin:scott/Tiger9876@//orahost:1521/ORCLPDB1", "Tiger9876"),
     # Typos of the word for a password.
     ("pasword: tr0ub4dor&3", "tr0ub4dor&3"),

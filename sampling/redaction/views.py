@@ -272,11 +272,31 @@ def _may_decode(text: str) -> bool:
     )
 
 
+# A Windows path written as it is, a drive's or a share's (`C:\temp\new.txt`, `\\fs\finance`):
+# single backslashes between its parts, which are no escapes (`\f`, `\n`); written in JSON or a
+# string literal, its backslashes are doubled, and decoded.
+_WINDOWS_PATH = re.compile(
+    r"(?<![\\\w])(?:[A-Za-z]:|\\\\[\w.$-]+)(?:\\(?![\\\s])[^\s\\\"'<>|]+)+\\?"
+)
+
+
+def _escapes(text: str) -> Iterator[re.Match[str]]:
+    """What the decoded view decodes: every match of _ENCODED but a backslash's inside a
+    Windows path."""
+    paths = [path.span() for path in _WINDOWS_PATH.finditer(text)] if "\\" in text else []
+    for match in _ENCODED.finditer(text):
+        if paths and match.group()[0] == "\\":
+            at = bisect_right(paths, (match.start(), len(text))) - 1
+            if at >= 0 and paths[at][0] <= match.start() < paths[at][1]:
+                continue
+        yield match
+
+
 def decoded(text: str) -> View | None:
     """The decoded view of `text`, normalised; None where there is nothing to decode."""
     if not _may_decode(text):
         return None
-    replacements = [piece for match in _ENCODED.finditer(text) for piece in _decoded(match)]
+    replacements = [piece for match in _escapes(text) for piece in _decoded(match)]
     escapes = [(start, end) for start, end, _ in replacements]
     replacements += _joins(text)
     if not replacements:

@@ -6,8 +6,12 @@ give their objects, logins on a host, placeholders, versions."""
 # ruff: noqa: E501  (a case reads best on one line)
 from __future__ import annotations
 
+import random
+import string
+
 import pytest
 
+from sampling.redaction.randomness import looks_random, reads_as_a_name, unnamed_secret
 from tests.helpers.redaction import REDACTOR, found, hidden
 
 pytestmark = pytest.mark.unit
@@ -39,6 +43,9 @@ FOUND = [
     ("net use \\\\nas01\\share Bkp$ecure9 /user:admin", "Bkp$ecure9"),
     # A share whose name starts like an escape (`\\f`, `\\n`, `\\t`): a path, not a form feed;
     # in JSON its backslashes are doubled, and decoded.
+    # `;` and `=` in a password after a label's colon: its own characters, not a next field.
+    ("password: 0;A=", "0;A="),
+    ("Password: ab;Cd=9x!", "ab;Cd=9x!"),
     ("net use Z: \\\\fs\\finance S3cretPw9 /user:ops", "S3cretPw9"),
     ("net use \\\\nas\\new\\team Hunter2pw! /user:corp\\ops", "Hunter2pw!"),
     ('{"cmd": "net use \\\\\\\\fs\\\\finance S3cretPw9 /user:ops"}', "S3cretPw9"),
@@ -82,6 +89,15 @@ def test_a_placeholder_before_a_connection_strings_next_field_is_left() -> None:
 
 
 LEFT = [
+    # Class and model names in code, CamelCase words with sizes, versions and acronyms.
+    "class Wav2Vec2SamePadLayer(nn.Module):",
+    'F2PyDict_SetItemString(d, "x", o)',
+    "model_name_or_path=HuggingFaceTB/SmolLM3-3B",
+    'LlamaForCausalLM.from_pretrained("TinyLlama/TinyLlama-1.1B-Chat-v1.0")',
+    "load facebook/m2m100_418M and IQuestLab/IQuest-Coder-V1-40B-Instruct",
+    "base = MiniMaxAI/MiniMax-Text-01-hf",
+    "from torch.ao.nn.intrinsic import ConvAddReLU2d as torch.ao.nn.intrinsic.ConvAddReLU2d",
+    "ctx.use_certificate_file(path, OpenSSL.crypto.FILETYPE_ASN1)",
     # The ids APIs give their objects: in every response, tool call and log line.
     '{"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather"}',
     '{"id": "chatcmpl-9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab", "object": "chat.completion"}',
@@ -129,3 +145,22 @@ def test_a_secret_with_an_object_ids_prefix_is_still_found_where_it_is_named() -
     assert hidden(text, "call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"), REDACTOR.redact([text]).texts[0]
     text = "and then sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab here"
     assert hidden(text, "sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab"), REDACTOR.redact([text]).texts[0]
+
+
+def test_random_runs_seldom_read_as_a_name() -> None:
+    """A bare random run is hidden unless it reads as a class's or a model's name: seeded runs
+    of 20 to 64 base64 characters that look random, a few in 10,000 read so (a rule that let
+    syllables without vowels or runs of consonants count would let many more)."""
+    rng = random.Random(11)
+    alphabet = string.ascii_letters + string.digits + "+/"
+    runs = [
+        "".join(rng.choice(alphabet) for _ in range(rng.randrange(20, 65))) for _ in range(20000)
+    ]
+    random_looking = [run for run in runs if looks_random(run, hex_allowed=False)]
+    assert len(random_looking) > 19000
+    assert sum(map(reads_as_a_name, random_looking)) <= 12  # 6 in 10,000
+    # ... and nearly all are hidden: runs of three letters of one case (`ROJ`, `xqv`) no longer
+    # make a run "of words" (1 in 20 of these did).
+    assert sum(map(unnamed_secret, random_looking)) >= 0.99 * len(random_looking)
+    text = "pasted: 3WbROJAAxqv7fqJoHSTNzbiAUN0zsjI2 (from the old box)"
+    assert hidden(text, "3WbROJAAxqv7fqJoHSTNzbiAUN0zsjI2"), REDACTOR.redact([text]).texts[0]

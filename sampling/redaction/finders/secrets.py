@@ -925,6 +925,7 @@ class RandomTokenFinder:
     )
 
     _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:[.=][A-Za-z_]\w*)+")
+    _DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
     # What a base64 run starts with once decoded (checks.pem_header_in_base64): a certificate's or a
     # public key's in a kubeconfig's `certificate-authority-data` or a Secret's `tls.crt`.
     _PUBLIC_PEM = re.compile(r"-----BEGIN [A-Z0-9 ]*(?:CERTIFICATE|PUBLIC KEY)")
@@ -1003,6 +1004,10 @@ class RandomTokenFinder:
         if any(char in "/\\.:" for char in outside) or value.count("/") > 2:
             return False
         if self._DATA_URI.search(text, max(0, start - 40), start):
+            return False
+        # A dotted name in code (`torch.nn.BatchNorm2d`, `OpenSSL.crypto.FILETYPE_ASN1`): a
+        # random key has no `.` between identifiers.
+        if self._DOTTED_PATH.fullmatch(value.lstrip("~+")) is not None:
             return False
         return unnamed_secret(value)
 

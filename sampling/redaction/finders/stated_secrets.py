@@ -149,7 +149,8 @@ class PasswordPhraseFinder:
             if not labelled:
                 return
             start, end = match.span("token")
-            end = self._field_end(text, start, end)
+            if self._a_field(text, position - len(word)):
+                end = self._field_end(text, start, end)
         else:
             start, end = match.span("bare")
             glued = _CJK_CHAR.search(text, start + 1, end)
@@ -220,7 +221,8 @@ class PasswordPhraseFinder:
         if len(token) <= end - start or any(c.isspace() for c in token) or _CJK_CHAR.search(token):
             return end
         token = self._END_TAG.sub("", token)
-        token = token[: self._field_end(token, 0, len(token))]
+        if self._a_field(text, label_start):
+            token = token[: self._field_end(token, 0, len(token))]
         opened = text[text.rfind("\n", 0, label_start) + 1 : label_start]
         while token and any(c in opened for c in _CLOSERS.get(token[-1], "\n")):
             token = token[:-1]
@@ -228,6 +230,13 @@ class PasswordPhraseFinder:
 
     # The next field of a connection string (`Password=x;Encrypt=True`): a name and `=`.
     _NEXT_FIELD = re.compile(r";[ \t]*[A-Za-z][\w ]{0,30}=")
+
+    @staticmethod
+    def _a_field(text: str, label_start: int) -> bool:
+        """The label is a field of a connection string (a `;` before it on its line): only
+        there does a `;Name=` end the value, for `;` and `=` may be a password's own
+        characters (`password: 0;A=`)."""
+        return text.rfind(";", text.rfind("\n", 0, label_start) + 1, label_start) >= 0
 
     def _field_end(self, text: str, start: int, end: int) -> int:
         """Where a value ends that runs into the next field of its connection string."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, number
@@ -32,7 +33,7 @@ _EN_TYPES = (
 _EN_TAIL = (
     r"(?:\s+(?:NW|NE|SW|SE|N|S|E|W)\b\.?)?"
     r"(?:,?\s+(?:Apt|Apartment|Suite|Ste|Unit|Flat|Floor|Fl|#)\.?\s*#?[A-Za-z0-9-]{1,6}\b)?"
-    r"(?:,\s+[A-Z][A-Za-z.' -]{1,30}?"
+    r"(?:(?:,\s+|[ \t]*\n[ \t]*)[A-Z][A-Za-z.' -]{1,30}?(?:,\s+[A-Z][A-Za-z.' -]{1,30}?)?"
     r"(?:,\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?|,?\s+[A-Z]{1,2}\d[A-Z\d]?\s+\d[A-Z]{2}|,\s+[A-Z]{2}\b)"
     r"(?![A-Za-z0-9]))?"
 )
@@ -51,7 +52,7 @@ _NUMBER_FIRST = re.compile(
     rf"|[A-Z][A-Za-z'.-]+(?:\s+[A-Z][A-Za-z'.-]+){{0,3}}{_EN_CITY_AND_CODE}"
     r"|(?:bis\s+|ter\s+)?(?:rue|avenue|av\.|boulevard|bd|place|chemin|allée|impasse|quai|route|"
     r"cours)\s+(?:(?:de|du|des|la|le|l'|d')\s*)*[A-ZÉÈÀ][\w'-]+(?:\s+[A-ZÉÈÀ][\w'-]+){0,3}"
-    r"(?:,\s+\d{5}\s+[A-ZÉÈ][\w-]+)?)"
+    r"(?:(?:,\s+|[ \t]*\n[ \t]*)\d{5}\s+[A-ZÉÈ][\w-]+)?)"
 )
 # German, Dutch, Nordic, Finnish: the type ends the street's word; the number and postcode
 # follow. Dutch names may start with a lower-case word (`Van Baerlestraat`, `de Clercqstraat`).
@@ -62,7 +63,7 @@ _GERMANIC_TYPES = ("straße", "strasse", "str.", "weg", "platz", "allee", "gasse
 _GERMANIC = re.compile(
     r"(?:(?<![\w-])(?:[Vv]an|[Dd]e|[Dd]en|[Dd]er|[Tt]er|[Ss]int)\s+){0,2}"
     rf"[A-ZÄÖÜÅÆØ][a-zäöüßåæøé-]*(?:{'|'.join(map(re.escape, _GERMANIC_TYPES))})"
-    r"\s+\d{1,4}\s?[a-zA-Z]?\b"
+    r"\s+\d{1,4}[ \t]?[a-zA-Z]?\b"
 )
 # Spanish, Italian, Portuguese: the type first, the number after the name.
 # And French as Belgium and Switzerland write it (`Rue de la Loi 16`).
@@ -70,7 +71,7 @@ _ROMANCE = re.compile(
     r"(?<![\w/])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|"
     r"Travessa|Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\."
     r"|pl\.|ulica|aleja)\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della|du|des|le)\s+"
-    r"|(?:l'|d')\s*)*[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+){0,3},?\s+"
+    r"|(?:l'|d'|dell'|dall'|nell'|sull')\s*)*[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+){0,3},?\s+"
     r"(?:n[º°o]\.?\s*)?"
     r"\d{1,4}[A-Za-z]?\b"
 )
@@ -151,11 +152,11 @@ _CYRILLIC = re.compile(
 # Text.number_class (digits "0", capitals "A", other letters "a") in ASCII texts, with literal
 # first bytes that the regex engine skips along to; over the characters in the others.
 _NUMBER_THEN_NAME = re.compile(rb"0[Aa]?a? A")
-_NAME_THEN_NUMBER = re.compile(rb"Aa+\.? 0")
+_NAME_THEN_NUMBER = re.compile(rb"Aa+[.,]? 0")  # `Rua Augusta, 1508` too
 _NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
 # From a Latin word's start only (`是Gartenstraße 53` starts one), the word taken whole: a long
 # run of letters is read once, not again from each of its letters.
-_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++\.? [0-9]")
+_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++[.,]? [0-9]")
 _NAME_BEFORE = 48  # characters before its number where a street's name and type may start
 _FRENCH_BEFORE = 64  # characters before its postcode where a French street may start
 # The types alone: a literal first letter each, which the regex engine skips along to.
@@ -171,13 +172,20 @@ _ROMANCE_TYPE = re.compile(
 # only lengthens an address already found: never a reason to find one.
 _POSTAL_TAIL = re.compile(
     r"(?:[-/][0-9A-Za-z]{1,3}(?![\w-]))?"
-    r"(?:,\s*(?:"
+    r"(?:,\s*\d{1,2}\s?[º°ªo]\s?[A-Za-z0-9]{0,4}(?![\w]))?"  # `º` reads `o` normalised
+    r"(?:(?:,\s*|[ \t]*\n[ \t]*)(?:"
     r"(?:[A-Z]{1,2}-)?\d{4,5}(?:\s?[A-Z]{2})?\s+[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+)?"
+    r"(?: (?:am|an der|im|sur|upon|on) [A-ZÀ-Þ][\w'’-]+)?"
     r"(?:\s+[A-Z]{1,2}(?![\w]))?"
     r"|\d{2}-\d{3}\s+[A-ZÀ-ÞŁŚŻŹ][\w-]+"
     r"|\d{3}\s\d{2}\s+[A-ZÀ-Þ][\w-]+"
     r"|[A-ZÀ-Þ][\w'’.-]+(?:\s+[A-ZÀ-Þ][\w'’.-]+){0,2}(?:\s+[A-Z]{2,3})?\s+\d{4}"
     r")(?![\w]))?"
+)
+
+# A flat, an apartment or a unit before the house number, as UK and Australian addresses start.
+_UNIT_BEFORE = re.compile(
+    r"(?<![\w])(?:Flat|Apartment|Apt\.?|Unit|Suite)\s+[0-9][0-9A-Za-z]{0,4},\s*$"
 )
 
 
@@ -209,7 +217,8 @@ class AddressFinder:
             if match.start() >= done:
                 tail = _POSTAL_TAIL.match(text, match.end())
                 done = max(match.end(), tail.end() if tail else 0)
-                yield Span(match.start(), done, "ADDRESS")
+                unit = _UNIT_BEFORE.search(text, max(0, match.start() - 24), match.start())
+                yield Span(unit.start() if unit else match.start(), done, "ADDRESS")
         if not text.isascii():
             if "号" in text:
                 yield from _spans(_CHINESE, text)
@@ -253,3 +262,97 @@ def _name_first(view: Text, first: int) -> re.Match[str] | None:
 def _spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
     for match in pattern.finditer(text):
         yield Span(match.start(), match.end(), "ADDRESS")
+
+
+# A home address after a word that names it, in any country's form and in any case: the rest of
+# its line or sentence (`Address: Flat 302, Shanti Apartments, Sector 15, Noida 201301`, `i live
+# at 42 wallaby way sydney`, `Endereço: Rua Augusta, 1508, apto 72`, `地址：广东省深圳市...`).
+# Words that end in a preposition or a verb need nothing more; a label needs a colon, a dash or
+# "is" after it, so that `address space` and `Adresse des Servers` stay prose.
+_LABELS_SAID = ("i live at", "i live on", "we live at", "lives at", "wohne in der",
+                "j'habite au", "moro na", "moro em", "vivo en", "abito in")  # fmt: skip
+_LABELS = ("address", "home address", "dirección", "direccion", "domicilio", "adresse",
+           "anschrift", "endereço", "endereco", "morada", "indirizzo", "residenza", "adres",
+           "woonadres", "地址", "住址", "住所", "現住所", "주소", "العنوان", "عنوان")  # fmt: skip
+# The kinds of address that are a machine's or a mailbox's, before or after the label.
+_NOT_HOMES_BEFORE = re.compile(
+    r"(?:ip|ipv4|ipv6|mac|e[- ]?mail|memory|web|server|wallet|contract|bitcoin|eth|base|hardware"
+    r"|network|bind|listen|host|remote|local|broadcast|gateway|proxy|url|website|return|physical"
+    r"|virtual|hex|multicast|loopback|link|bus|start|end|load|target|source|destination)"
+    r"[ _-]?$"
+)
+_NOT_HOMES_AFTER = re.compile(
+    r"\s*(?:ip|mac|e-?mail|mail|web|électronique|electronique|eletrônico|eletronico|de correo"
+    r"|de e-?mail|elettronica|del server|des servers|du serveur|space|bar|book|line)(?![\w])",
+    re.IGNORECASE,
+)
+_LABEL_JOINT = re.compile(r"[ \t]*(?:[:：=]|[-–][ \t]|(?:is|es|est|ist|é|è|lautet)[ \t:])[ \t]*")
+_SAID_JOINT = re.compile(r"[ \t]+")
+_CJK_JOINT = re.compile(r"[ \t]*(?:[:：=]|是|为|為|は|는|은)?[ \t]*")
+# The value: up to the line's end, a sentence's end, or a clause a CJK text closes.
+_VALUE = re.compile(r"[^\n;|·，。；]{4,120}")
+_SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+_CJK_CLAUSE = re.compile(r",(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])")
+_CJK_ENDINGS = ("です", "입니다", "이에요", "예요")
+# A house number or a postcode: a number that is not a day's (`on the 3rd`).
+_HOUSE_OR_CODE = re.compile(r"\d(?!\d|st\b|nd\b|rd\b|th\b)")
+_NOT_A_HOME = re.compile(r"@|://|www\.|0x|\d+\.\d+\.\d+|[<>{}$\[\]`]|:\d")
+
+
+@register("addresses_after_a_label")
+class LabelledAddressFinder:
+    kinds = frozenset({"ADDRESS"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        word_starts=tuple(w for w in (*_LABELS, *_LABELS_SAID) if w.isascii()),
+        words=tuple(w for w in _LABELS if not w.isascii()),
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(1):
+            return
+        text, lower = view.text, view.lower
+        for words, joint in ((_LABELS, _LABEL_JOINT), (_LABELS_SAID, _SAID_JOINT)):
+            for word in words:
+                for end in word_ends(lower, word):
+                    if word.isascii() and lower[end : end + 1].isalpha():
+                        continue  # `addresses`, `adressen`
+                    span = _labelled(text, lower, end - len(word), end, joint)
+                    if span is not None:
+                        yield span
+
+
+def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str]) -> Span | None:
+    """The address after the label at lower[start:end], or None."""
+    if _NOT_HOMES_BEFORE.search(lower, max(0, start - 12), start) or _NOT_HOMES_AFTER.match(
+        lower, end
+    ):
+        return None
+    cjk = not text[start:end].isascii()
+    said = (_CJK_JOINT if cjk else joint).match(text, end)
+    if said is None and not cjk:
+        return None
+    value_start = said.end() if said is not None else end
+    value = _VALUE.match(text, value_start)
+    if value is None:
+        return None
+    stop = value.end()
+    sentence = _SENTENCE_END.search(text, value_start, stop)
+    if sentence is not None:
+        stop = sentence.start()
+    clause = _CJK_CLAUSE.search(text, value_start, stop) if cjk else None
+    if clause is not None:  # `，` reads `,` normalised: a comma before more CJK text ends it
+        stop = clause.start()
+    found = text[value_start:stop].rstrip(" \t,.")
+    for ending in _CJK_ENDINGS:  # `住所は...です`
+        if found.endswith(ending):
+            found = found[: -len(ending)]
+    if (
+        _HOUSE_OR_CODE.search(found) is None
+        or sum(char.isalpha() for char in found) < 3
+        or (not cjk and " " not in found)
+        or _NOT_A_HOME.search(found)
+    ):
+        return None
+    return Span(value_start, value_start + len(found), "ADDRESS")

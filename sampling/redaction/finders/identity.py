@@ -121,11 +121,17 @@ _PAN = re.compile(
     rf"[A-Z]{_NOT_BEFORE}[A-Z]{{2}}[ABCFGHJLPT][A-Z]\d{{4}}[A-Z]{_NOT_AFTER}", re.ASCII
 )
 PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte",
-                  "パスポート", "여권", "паспорт")  # fmt: skip
+                  "passaporto", "paspoort", "paszport", "pasaport", "旅券", "パスポート", "여권",
+                  "паспорт", "جواز السفر", "جواز سفر", "पासपोर्ट")  # fmt: skip
 _PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
 _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
+# One or two letters and 6-8 digits (China's E12345678, Japan's TK1234567), three letters and 6
+# digits (Colombia's PAB123456), 8 or 9 digits (US, UK), or France's two digits, two letters and
+# five digits (17AB12345).
 _PASSPORT = re.compile(
-    rf"[A-Z0-9]{_NOT_BEFORE}(?:(?<=[A-Z])[A-Z]?\d{{6,8}}|(?<=\d)\d{{7,8}}){_NOT_AFTER}", re.ASCII
+    rf"[A-Z0-9]{_NOT_BEFORE}(?:(?<=[A-Z])(?:[A-Z]?\d{{6,8}}|[A-Z]{{2}}\d{{6}})"
+    rf"|(?<=\d)(?:\d{{7,8}}|\d[A-Z]{{2}}\d{{5}})){_NOT_AFTER}",
+    re.ASCII,
 )
 
 
@@ -175,7 +181,7 @@ class PassportFinder:
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number(6):
+        if not view.has_number(5):  # France's 17AB12345
             return
         words = _PASSPORT_ASCII if view.text.isascii() else PASSPORT_WORDS
         if not any(word in view.lower for word in words):

@@ -33,9 +33,9 @@ _NAMES = NamesBeforeNumbers(_NAMED, reach=48)
 _YEAR_AFTER_A_WORD = re.compile(r"(?<=[a-z] )[0-9]{4}(?![0-9A-Za-z]|[.,/ -][0-9])")
 _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/DD/YYYY): `)
 # Words that name other things too (`the account has 1234567 followers`, `born in Leeds on
-# ...`, `DL` a download): their value must follow at once (`account 12345678`, `account #:
-# ...`, `born 7/22/1990`, `DL: D1234567`).
-_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2}
+# ...`, `DL` a download, `acc` an accuracy, `routing` a network's): their value must follow at
+# once (`account 12345678`, `account #: ...`, `born 7/22/1990`, `DL: D1234567`, `acc 55779911`).
+_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2, "routing": 3}
 
 _MONTHS = {name: int(number) for number, names in _TABLE["months"].items() for name in names}
 _MONTH_BEFORE_YEAR = tuple(f"{month}{joint} " for month in _MONTHS for joint in ("", " de", " of"))
@@ -44,9 +44,9 @@ _DAY_SUFFIX = r"(?:st|nd|rd|th|er|\.)?"
 # A month and an ordinal day before a year (`july 4th 1992`): the year is the date's.
 _MONTH_AND_DAY = re.compile(rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)\s$")
 # A date in the forms people write one: 1985-03-14, 14/03/1985, 3/14/85, 14.03.1985,
-# 14 March 1985, March 14, 1985, 14 de marzo de 1985, 1985年3月14日.
+# 14 March 1985, March 14, 1985, 14 de marzo de 1985, 1985年3月14日, 1996년 2월 14일.
 _DATE = re.compile(
-    rf"(?P<iso_y>\d{{4}})\s?[-/.年]\s?(?P<iso_m>\d{{1,2}})\s?[-/.月]\s?(?P<iso_d>\d{{1,2}})日?"
+    rf"(?P<iso_y>\d{{4}})\s?[-/.年년]\s?(?P<iso_m>\d{{1,2}})\s?[-/.月월]\s?(?P<iso_d>\d{{1,2}})[日일]?"
     rf"|(?P<a>\d{{1,2}})[-/.](?P<b>\d{{1,2}})[-/.](?P<num_y>\d{{4}}|\d{{2}})"
     rf"|(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+)?(?P<day_m>{_MONTH})\.?,?\s+"
     rf"(?:de\s+)?(?P<day_y>\d{{4}})"

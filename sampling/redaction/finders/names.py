@@ -7,16 +7,16 @@ an NER model of your own).
 
 In an ASCII text, candidates are the ends of the phrases, all found in one Hyperscan scan of
 its lower case (~2 µs a 1 KB text), a capital after them; in another, the capitals after a
-space, found by one regex scan that, only there, looks back for the phrases (~20 µs). People put a colon after a phrase ("Dear: Ana", "Dr.:") and wrap a
-line right after it ("My name is\nPriya ..."), the name indented or not: each line break is
-looked at once, for such a phrase or for a letter's sign-off before it ("Best regards,",
-"Cordialement", with or without its comma), the name on the next line. Greetings, titles and
-sign-offs are each language's own (the table's), and the finder runs only on a text that holds
-one at a word's start. Then the words are read in place: capitalised words
-(particles such as "van" or "de" between them), at most three, none of them a word that follows
-these phrases without being a name ("Dear Sir", "Name: Optional[str]"). A name ends where a
-comma, a line's end or a closing mark of any script comes (`Dear Ana。`, `Ingrid Haddad」`,
-`Tomás Costa ! Merci`), with more text after it or not.
+space, found by one regex scan that, only there, looks back for the phrases (~20 µs). People
+put a colon after a phrase ("Dear: Ana", "Dr.:") and wrap a line right after it ("My name
+is\nPriya ..."), the name indented or not: each line break is looked at once, for such a
+phrase or for a letter's sign-off before it ("Best regards,", "Cordialement", with or without
+its comma), the name on the next line. Greetings, titles and sign-offs are each language's own
+(the table's), and the finder runs only on a text that holds one at a word's start. Then the
+words are read in place: capitalised words (particles such as "van" or "de" between them), at
+most four, none of them a word that follows these phrases without being a name ("Dear Sir",
+"Name: Optional[str]"). A name ends where a comma, a line's end or a closing mark of any script
+comes (`Dear Ana。`, `Ingrid Haddad」`, `Tomás Costa ! Merci`), with more text after it or not.
 """
 
 from __future__ import annotations
@@ -109,13 +109,18 @@ _NOT_NAMES = frozenset(_TABLE["not_names"]) | {
 _NOT_PERSONS = frozenset(_TABLE["not_persons"])
 _PARTICLES = frozenset(_TABLE["particles"])
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
-_MOST_WORDS = 3
+_MOST_WORDS = 4  # `José Manuel Ruiz García`
 # The end of a line in markup or data: closing tags, quotes and brackets, then the line's end.
 _LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*(?:$|\n|\\n)")
 
 # Chinese, Japanese: the name right after the phrase, in Han characters (two to three, or four
 # after a label), stopping at the first character of another kind.
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,4}")
+# After a form's label (`氏名：山本 花子`), a Japanese name as forms write it: the family name, a
+# space, the given name (in kanji or hiragana), and nothing more of either script after it.
+_HAN_SPACED = re.compile(
+    r"[\u4e00-\u9fff]{1,3} [\u4e00-\u9fff\u3040-\u309f]{1,3}(?![\u3040-\u30ff\u4e00-\u9fff])"
+)
 _HAN_PHRASES: dict[str, int] = _TABLE["han_phrases"]
 # Han words that follow 我叫 without being a name ("我叫什么名字", "我叫他来").
 _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小")
@@ -147,8 +152,11 @@ class NameFinder:
                     after += 1
                 if text[after : after + 1] == " ":  # a no-break or ideographic space, folded
                     after += 1
+                spaced = _HAN_SPACED.match(text, after) if most >= 4 else None
                 found = _HAN.match(text, after)
-                if found is not None and found.group()[0] not in _HAN_NOT_FIRST:
+                if spaced is not None and spaced.group()[0] not in _HAN_NOT_FIRST:
+                    yield Span(after, spaced.end(), KIND)
+                elif found is not None and found.group()[0] not in _HAN_NOT_FIRST:
                     yield Span(after, min(found.end(), after + most), KIND)
                 at = text.find(phrase, after)
 

@@ -124,7 +124,13 @@ class NumberFinder:
             return None  # `2^34 = 17179869184`, 15000000000: what an expression comes to
         if groups in ([3, 3, 4], [1, 3, 3, 4]) and digits[-10] not in "01":
             return "PHONE"  # North American: the area code never starts with 0 or 1
-        if len(groups) >= 2 and digits[0] == "0" and len(digits) in (10, 11):
+        if (
+            len(groups) >= 2
+            and digits[0] == "0"
+            and len(digits) in (10, 11)
+            # a lone check digit at the end (`0-201-63361-2`, an ISBN): no phone's grouping
+            and not (groups[-1] == 1 and len(set(groups)) > 1)
+        ):
             return "PHONE"  # UK and much of Europe: a national number from 0, written in groups
         if groups in ([11], [3, 4, 4]) and _CN_MOBILE.fullmatch(digits):
             return "PHONE"  # a Chinese mobile number's shape, in ranges yet to be allocated too

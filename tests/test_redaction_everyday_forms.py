@@ -43,6 +43,9 @@ FOUND = [
     ("net use \\\\nas01\\share Bkp$ecure9 /user:admin", "Bkp$ecure9"),
     # A share whose name starts like an escape (`\\f`, `\\n`, `\\t`): a path, not a form feed;
     # in JSON its backslashes are doubled, and decoded.
+    # The attribute of a secret's object that holds it, or a random value.
+    ('token.value = "Xk3vP9qLm2Rt7Ws4"', "Xk3vP9qLm2Rt7Ws4"),
+    ('config.token.refresh = "Zq8vLw3NbX7kPr2Tm5Yd"', "Zq8vLw3NbX7kPr2Tm5Yd"),
     # `;` and `=` in a password after a label's colon: its own characters, not a next field.
     ("password: 0;A=", "0;A="),
     ("Password: ab;Cd=9x!", "ab;Cd=9x!"),
@@ -98,6 +101,11 @@ LEFT = [
     "base = MiniMaxAI/MiniMax-Text-01-hf",
     "from torch.ao.nn.intrinsic import ConvAddReLU2d as torch.ao.nn.intrinsic.ConvAddReLU2d",
     "ctx.use_certificate_file(path, OpenSSL.crypto.FILETYPE_ASN1)",
+    # A tokenizer's special tokens; an attribute of an object named for a secret.
+    'tokenizer = BertTokenizer(vocab, unk_token="[UNK]", sep_token="[SEP]", pad_token="[PAD]")',
+    "        token.markup = marker",
+    'token.tag = "strong" if is_strong else "em"',
+    'styles = {Token.Keyword: "bold", Token.Comment: "italic", Token.String: "#AB0909"}',
     # The ids APIs give their objects: in every response, tool call and log line.
     '{"type": "tool_use", "id": "toolu_01A09q90qw90lq917835lq9", "name": "get_weather"}',
     '{"id": "chatcmpl-9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab", "object": "chat.completion"}',

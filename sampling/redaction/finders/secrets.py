@@ -787,6 +787,16 @@ class KeywordFinder:
     # The key of a Secret that holds the password (`adminPasswordKey: postgres-password`), where
     # the value is a name of words.
     _KEY_OF_A_PASSWORD = re.compile(r"[\w ]*(?:password|passwd)[ _-]?keys?$")
+    # A tokenizer's special token (`unk_token="[UNK]"`, `sep_token="[SEP]"`): a word in brackets,
+    # as `<unk>` and `<|endoftext|>` are (left before, as markup).
+    _SPECIAL_TOKEN = re.compile(r"\[[A-Za-z_]{1,20}\]")
+    # An attribute of an object named for a secret (`token.markup = marker`, a syntax
+    # highlighter's `Token.Keyword: "bold"`): its value is the attribute's, a secret only where
+    # it looks random; but for the attributes that hold the secret itself (`token.value`).
+    _ATTRIBUTE = re.compile(r"\.([a-z_][a-z0-9_]*)")
+    _THE_SECRET_ITSELF = frozenset({"value", "secret", "key", "token", "password", "passwd",
+                                    "pwd", "pass", "passphrase", "credential", "credentials",
+                                    "auth", "raw", "plain"})  # fmt: skip
     _WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)*")
 
     def _not_a_value(
@@ -800,6 +810,15 @@ class KeywordFinder:
         if self._KEY_OF_A_PASSWORD.search(name_before) and self._WORDS.fullmatch(found):
             return True
         if not quoted and (found.endswith(":") or found.startswith(("[", "(", "{"))):
+            return True
+        if self._SPECIAL_TOKEN.fullmatch(found) is not None:
+            return True
+        attribute = self._ATTRIBUTE.match(after_the_name)
+        if (
+            attribute is not None
+            and attribute.group(1) not in self._THE_SECRET_ITSELF
+            and not looks_random(found)
+        ):
             return True
         if self._ABOUT_THE_SECRET.search(after_the_name) is not None:
             return True

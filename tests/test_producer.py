@@ -93,8 +93,77 @@ def test_a_redis_outage_loses_nothing_and_duplicates_nothing(
     producer.close()
     ids = queued_sample_ids(own_redis.url, "test-annotate")
     assert len(ids) == len(set(ids)) == 350
-    assert producer.stats.replayed == 200 and producer.stats.dropped == 0
-    assert producer.spool.pending_batches() == 0
+    # Records that come before the next reconnect is due are spooled too, then replayed.
+    assert producer.stats.replayed == producer.stats.spooled >= 200
+    assert producer.stats.dropped == 0 and producer.spool.pending_batches() == 0
+
+
+def test_while_redis_is_down_each_batch_is_spooled_when_due_not_one_per_backoff(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    """A trainer that routes faster than a batch per backoff interval: the producer's thread
+    spools every batch as it comes. One batch per interval (0.2 s, 0.5 s, ... 5 s) let the
+    buffer fill, and its overflow was spooled by submit(), on the trainer's thread."""
+    own_redis.kill()
+    producer = Producer(config(own_redis.url, tmp_path, batch_size=10), buffer_max=20)
+    for start in range(0, 60, 10):
+        producer.submit(records(start, 10))
+        time.sleep(0.05)
+    wait_for(lambda: producer.stats.spooled == 60, timeout_s=3.0)  # one a backoff: 8.7 s
+    assert producer._worker.stats.dropped == 0  # nothing came back to submit() to spool
+    producer.close(deadline_s=1)
+    own_redis.start()
+    next_run = Producer(config(own_redis.url, tmp_path))
+    wait_for(lambda: next_run.stats.replayed == 60)
+    next_run.close()
+    ids = queued_sample_ids(own_redis.url, "test-annotate")
+    assert sorted(ids) == [f"s-{i:06d}" for i in range(60)]
+
+
+def test_close_sends_the_spool_when_redis_is_back_before_the_backoff_is_up(
+    own_redis: OwnRedis, tmp_path: Path
+) -> None:
+    """Redis back a moment before the run ends: close() asks it once more and replays, rather
+    than leave the spool for the next run (a sleeping backoff or its clock used to)."""
+    own_redis.kill()
+    producer = Producer(config(own_redis.url, tmp_path, batch_size=10))
+    for start in range(0, 60, 10):
+        producer.submit(records(start, 10))
+        time.sleep(0.3)  # past the first backoffs: the next try is seconds away
+    wait_for(lambda: producer.stats.spooled == 60)
+    own_redis.start()
+    producer.close(deadline_s=5)
+    assert producer.spool.pending_records() == 0 and producer.stats.replayed == 60
+    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
+        f"s-{i:06d}" for i in range(60)
+    ]
+
+
+def test_a_full_redis_that_answers_ping_is_one_warning_and_loses_nothing(
+    own_redis: OwnRedis, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A shared Redis at its maxmemory (noeviction) answers PING and refuses every write. A
+    PING taken for the end of the outage made a warning and an info line for every batch."""
+    admin = redis.Redis.from_url(own_redis.url)
+    admin.config_set("maxmemory", "3mb")
+    admin.config_set("maxmemory-policy", "noeviction")
+    with pytest.raises(redis.exceptions.OutOfMemoryError):
+        for i in range(100):
+            admin.set(f"filler:{i}", "x" * 100_000)
+    producer = Producer(config(own_redis.url, tmp_path, batch_size=5, max_latency_ms=20))
+    with caplog.at_level("INFO", logger="sampling.transport.producer"):
+        for start in range(0, 40, 5):
+            producer.submit(records(start, 5))
+            time.sleep(0.1)
+        wait_for(lambda: producer.stats.spooled == 40)
+        said = [r.getMessage() for r in caplog.records]
+        assert len(said) == 1 and "refuses the records (OutOfMemoryError" in said[0], said
+        admin.delete(*admin.keys("filler:*"))
+        wait_for(lambda: producer.stats.enqueued == 40)
+    producer.close()
+    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
+        f"s-{i:06d}" for i in range(40)
+    ]
 
 
 def test_close_while_redis_is_down_spools_and_the_next_run_replays(

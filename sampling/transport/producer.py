@@ -5,7 +5,8 @@ sends a batch when `batch_size` records are waiting or the oldest has waited `ma
 and with nothing to send it looks at Redis and the spool every `IDLE_CHECK_S`. Jobs use RQ's JSON
 serializer, a job id derived from the batch's sample ids (`unique`: a replayed batch is not
 queued twice) and explicit result/failure TTLs. Redis unreachable: the batch goes to the disk
-spool, and a reconnect loop with backoff replays the spool, in order, once Redis answers.
+spool at once, Redis is asked again after a backoff (never waited for), and the spool is
+replayed, in order, once Redis answers.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from rq.exceptions import DuplicateJobError
 from rq.serializers import JSONSerializer
 
 from rl.background import Triggers, Worker
-from rl.masking import mask_url
+from rl.masking import mask_text, mask_url
+from rl.visible_text import cut_line, visible_line
 from sampling.config import QueueConfig
 from sampling.once import first_time
 from sampling.records import JOB_FUNCTION, RecordError
@@ -36,6 +38,7 @@ FAILURE_TTL_S = 7 * 24 * 3600  # failed batches wait a week for `lowtide queue r
 JOB_TIMEOUT_S = 300
 BACKOFF_S = (0.2, 0.5, 1.0, 2.0, 5.0)
 DEPTH_EVERY_S = 1.0  # how often the producer thread reads the queue's length
+SHOWN_ERROR_CHARS = 200  # of what a refusing Redis answered
 IDLE_CHECK_S = 1.0  # with nothing to send, how often it retries Redis and replays the spool
 
 
@@ -150,6 +153,9 @@ class Producer:
         self._spool_may_hold = True  # an earlier run may have left batches: look once
         self._depth_checked = 0.0
         self._backoff = 0
+        self._retry_at = 0.0  # while Redis is down, when to ask it again (monotonic)
+        self._outage = False  # said once, over when Redis takes a write again
+        self._asked_at_close = False
         self._client = redis_client(self.url)
         self._queue = annotation_queue(config, self._client)
         triggers = Triggers(
@@ -159,6 +165,7 @@ class Producer:
         self._worker: Worker[RecordSource] = Worker(
             "lowtide-producer", self._send_batch, triggers,
             capacity=buffer_max, when_full="drop_oldest", log=log,
+            final=lambda: self._send_batch([]),  # closing: Redis back? the spool goes now
         )  # fmt: skip
 
     # ---- trainer thread ----------------------------------------------------------------------
@@ -192,19 +199,22 @@ class Producer:
     def _send_batch(self, sources: list[RecordSource]) -> None:
         """One batch ([] when idle: a chance to reconnect and replay the spool)."""
         batch = _built(sources, self.stats)
+        if not self.stats.redis_up and batch and self._worker.closing:
+            # On disk before any wait on Redis: a run that ends at close()'s deadline, while a
+            # hung Redis holds the question, keeps it. If Redis answers, the replay sends it.
+            self._to_spool(batch)
+            batch = []
         if not self.stats.redis_up and not self._reconnect():
             if batch:
                 self._to_spool(batch)
-            if not self._worker.closing:
-                time.sleep(BACKOFF_S[min(self._backoff, len(BACKOFF_S) - 1)])
-            self._backoff += 1
             return
-        self._backoff = 0
         try:
             self._replay_spool()
         except Exception as exc:  # a spooled batch refused for another reason: it stays spooled
             self._refused("replaying the spool", exc)
-        if batch:
+        if batch and not self.stats.redis_up:  # the replay was refused: behind it, in order
+            self._to_spool(batch)
+        elif batch:
             self._send_or_spool(batch)
         if time.monotonic() - self._depth_checked > DEPTH_EVERY_S:
             self._update_depth()
@@ -232,6 +242,10 @@ class Producer:
         started = time.perf_counter()
         enqueue_batch(self._queue, batch, self.job_function)
         self.stats.enqueue_latency_ms = 1000 * (time.perf_counter() - started)
+        if self._outage:  # a write acknowledged: the outage is over (a PING is not enough)
+            log.info("Redis at %s takes records again: replaying the spool", mask_url(self.url))
+            self._outage = False
+        self._backoff = 0
 
     def _update_depth(self) -> None:
         self._depth_checked = time.monotonic()
@@ -259,21 +273,45 @@ class Producer:
             self._mark_down(exc)
 
     def _reconnect(self) -> bool:
+        """Asks Redis at most once per backoff interval, and never sleeps: while it is down each
+        batch goes straight to the spool. A thread that slept between batches would spool one
+        batch per interval, and a trainer routing faster would fill the buffer, whose overflow
+        submit() spools on the trainer's thread. Closing, it asks once more whatever the
+        backoff (what is left is spooled first): the spool goes now if Redis is back."""
+        now = time.monotonic()
+        last_try = self._worker.closing and not self._asked_at_close
+        if now < self._retry_at and not last_try:
+            return False
+        self._asked_at_close = self._worker.closing
         try:
             self._client.ping()
         except redis.RedisError:
+            self._retry_later(now)
             return False
-        log.info("Redis at %s answers again: replaying the spool", mask_url(self.url))
-        self.stats.redis_up = True
+        self.stats.redis_up = True  # until a write is refused: a full Redis answers PING
         return True
 
+    def _retry_later(self, now: float) -> None:
+        self._retry_at = now + BACKOFF_S[min(self._backoff, len(BACKOFF_S) - 1)]
+        self._backoff += 1
+
     def _mark_down(self, exc: Exception) -> None:
-        if self.stats.redis_up:
+        """One warning an outage, however often a Redis that answers PING refuses the writes
+        (full, read-only, an ACL): each refusal waits for the next backoff before a new try."""
+        if not self._outage:
+            why = type(exc).__name__
+            if isinstance(exc, redis.ResponseError):
+                answered = cut_line(visible_line(mask_text(str(exc))), SHOWN_ERROR_CHARS)
+                what = f"refuses the records ({why}: {answered})"
+            else:
+                what = f"unreachable ({why})"
             log.warning(
-                "Redis at %s unreachable (%s): spooling records to %s",
-                mask_url(self.url), type(exc).__name__, self.spool.directory,
+                "Redis at %s %s: spooling records to %s",
+                mask_url(self.url), what, self.spool.directory,
             )  # fmt: skip
+            self._outage = True
         self.stats.redis_up = False
+        self._retry_later(time.monotonic())
 
     def _to_spool(self, records: list[dict[str, Any]]) -> None:
         try:

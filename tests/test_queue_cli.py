@@ -93,6 +93,26 @@ def test_an_unreachable_redis_is_one_clear_line(
     assert said.count("\n") == 1 and "is not reachable" in said and "secret-pw" not in said
 
 
+def test_a_redis_that_refuses_the_password_says_so_not_that_it_is_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    """A shared Redis that answers but wants another password: starting one would not help."""
+    server = OwnRedis(tmp_path, password="the-right-pw")
+    server.start()
+    try:
+        port = server.port
+        monkeypatch.setenv("REDIS_URL", f"redis://:wrong-pw-42@127.0.0.1:{port}/0")
+        code, _, said = invoke(capsys, "queue", "status")
+        assert code == 1 and said.count("\n") == 1 and "wrong-pw-42" not in said
+        assert "refuses the password in REDIS_URL" in said and "not reachable" not in said
+        monkeypatch.setenv("REDIS_URL", f"redis://127.0.0.1:{port}/0")
+        code, _, said = invoke(capsys, "queue", "failed")
+        assert code == 1 and said.count("\n") == 1
+        assert "wants a password" in said and "`redis://:` and `@`" in said
+    finally:
+        server.kill()
+
+
 def test_the_queue_commands_read_a_zlib_bomb_within_bounds(
     redis_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:

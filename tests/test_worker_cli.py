@@ -13,11 +13,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+import redis
 
 from annotation import ledger
 from lowtide.services.process import free_port, is_running, stop_process_group
 from tests.conftest import REPO, run_cli
 from tests.helpers.pipeline import REDIS_URL, wait_for
+from tests.helpers.redis_server import OwnRedis
 
 pytestmark = pytest.mark.e2e
 
@@ -115,6 +117,26 @@ def test_worker_without_a_token_or_redis_says_what_to_do(workdir: Path) -> None:
     result = run_cli("worker", "--burst", *_flags("q"), cwd=workdir, env=env, timeout=60)
     assert result.returncode == 1 and "is not reachable" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_redis_that_answers_ping_but_refuses_the_workers_commands_is_one_line(
+    workdir: Path, tmp_path: Path
+) -> None:
+    """A shared Redis whose account may only PING (an ACL), or that is full (maxmemory): the
+    worker's first commands after its check fail; one line says what Redis answered."""
+    server = OwnRedis(tmp_path, password="admin-pw-5521")
+    server.start()
+    try:
+        redis.Redis.from_url(server.url).execute_command(
+            "ACL", "SETUSER", "pinger", "on", ">pinger-pw-8832", "+ping", "+hello", "+auth"
+        )
+        env = {**_env(), "REDIS_URL": f"redis://pinger:pinger-pw-8832@127.0.0.1:{server.port}/0"}
+        result = run_cli("worker", "--burst", *_flags("q"), cwd=workdir, env=env, timeout=60)
+    finally:
+        server.kill()
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert "answered with an error (NoPermissionError" in result.stderr
+    assert "pinger-pw-8832" not in result.stderr + result.stdout
 
 
 @pytest.mark.timeout(120)

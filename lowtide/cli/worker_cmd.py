@@ -63,7 +63,8 @@ def worker(
     _quiet_request_logs()
     queue = annotation_queue(service.queue, _worker_redis(service))
     _check_redis(service, queue.connection)
-    context = _prepare(service, queue, burst)  # a wrong token or config fails here, once
+    with redis_errors(service.queue, "finding the project"):  # a full Redis, an ACL's refusal
+        context = _prepare(service, queue, burst)  # a wrong token or config fails here, once
     if metrics_port is not None:
         _serve(queue, metrics_port, metrics_host)
     if concurrency == 1:

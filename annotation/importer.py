@@ -37,7 +37,7 @@ from annotation import ledger
 from annotation.compare_form import comparison_task, labeling_config
 from annotation.config import AnnotationConfig, labeling_config_file
 from annotation.errors import AnnotationError
-from annotation.labelstudio import LabelStudioClient, task_from_record
+from annotation.labelstudio import LabelStudioClient, LabelStudioProjectGone, task_from_record
 from annotation.review_form import reward_shown_before_deciding
 from annotation.series import (
     NUMBER,
@@ -250,13 +250,20 @@ def import_records(payload: Any, context: ImportContext, memo: JobMemo) -> Batch
     for name, group in by_series.items():
         series = context.series(name)
         current = series.current()
-        found = already_imported(context, series, current, [r.sample_id for r in group])
-        todo = [record for record in group if record.sample_id not in found]
-        todo_count += len(todo)
-        if todo and memo.meta.get(META_IMPORT_STARTED):
-            _wait_for_settle(float(memo.meta[META_IMPORT_STARTED]))
-            todo = _reconciled(context, memo, todo, current.project_id, outcome)
-        _import_into(context, series, current, todo, memo, outcome)
+        try:
+            found = already_imported(context, series, current, [r.sample_id for r in group])
+            todo = [record for record in group if record.sample_id not in found]
+            todo_count += len(todo)
+            if todo and memo.meta.get(META_IMPORT_STARTED):
+                _wait_for_settle(float(memo.meta[META_IMPORT_STARTED]))
+                todo = _reconciled(context, memo, todo, current.project_id, outcome)
+            _import_into(context, series, current, todo, memo, outcome)
+        except LabelStudioProjectGone as gone:
+            # Deleted under the worker (the current project or an earlier one of the series):
+            # the retry finds it by its title, or makes it again, as a worker that starts does,
+            # and lists the earlier ones again; never the deleted id for ever.
+            series.forget(gone.project_id)
+            raise
     if first_attempt:
         outcome.duplicates = len(records) - todo_count
     if first_attempt and not todo_count and not problems:
@@ -294,7 +301,12 @@ def _reconciled(
     """An earlier attempt reached Label Studio: look its samples up in the projects it
     imported into, mark what is found, and return the rest."""
     for project_id in memo.meta.get(META_IMPORT_PROJECTS) or [current_id]:
-        found = context.client.task_ids_by_sample_id(project_id, [r.sample_id for r in todo])
+        try:
+            found = context.client.task_ids_by_sample_id(project_id, [r.sample_id for r in todo])
+        except LabelStudioProjectGone:
+            if project_id == current_id:
+                raise  # the retry imports into the project found or made again
+            continue  # deleted, and the tasks an earlier attempt made there with it
         context.imported_in(project_id).mark(found)
         todo = [record for record in todo if record.sample_id not in found]
         outcome.reconciled += len(found)

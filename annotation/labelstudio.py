@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -51,6 +52,7 @@ logger = logging.getLogger(__name__)
 _MAX_QUERY_CHARS = 12_000
 _PAGE_SIZE = 1000
 _DETAIL_CHARS = 500
+_HTML_PAGE = re.compile(r"\s*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
 # Tasks with a (not skipped) annotation: skipped (cancelled) ones are counted apart.
 _ANNOTATED = {"filter": "filter:tasks:total_annotations", "operator": "greater",
               "type": "Number", "value": 0}  # fmt: skip
@@ -71,6 +73,14 @@ class LabelStudioAuthError(LabelStudioError):
 
 class LabelStudioUnreachable(LabelStudioError):
     """No answer (connection refused, DNS, timeout): worth retrying later."""
+
+
+class LabelStudioProjectGone(LabelStudioError):
+    """The project was deleted in Label Studio (HTTP 404 for it), and its tasks with it."""
+
+    def __init__(self, message: str, project_id: int) -> None:
+        super().__init__(message)
+        self.project_id = project_id
 
 
 class LabelStudioClient:
@@ -436,10 +446,11 @@ class LabelStudioClient:
         try:
             yield
         except ApiError as error:
+            message = self._mask(self._api_message(error, action, project_id, labeling_config))
+            if error.status_code == 404 and project_id is not None:
+                raise LabelStudioProjectGone(message, project_id) from None
             kind = LabelStudioAuthError if error.status_code in (401, 403) else LabelStudioError
-            raise kind(
-                self._mask(self._api_message(error, action, project_id, labeling_config))
-            ) from None
+            raise kind(message) from None
         except httpx.TimeoutException:
             raise LabelStudioUnreachable(
                 f"Label Studio at {self.url} did not answer within {self._timeout_s:g} s while "
@@ -760,4 +771,7 @@ def _detail(body: Any) -> str:
         text = "; ".join(parts) or json.dumps(body, ensure_ascii=False, default=str)
     else:
         text = str(body) if body is not None else "no details"
+    if _HTML_PAGE.match(text):  # an error page (Label Studio's 404 for a deleted project)
+        return "an HTML page, not an API answer"
+    text = " ".join(text.split())  # one log line
     return text if len(text) <= _DETAIL_CHARS else text[:_DETAIL_CHARS] + "…"

@@ -114,6 +114,12 @@ class ProjectSeries:
                 self._known[number] = self.ensure(title)
         return SeriesProject(number, title, self._known[number])
 
+    def forget(self, project_id: int) -> None:
+        """A project deleted in Label Studio: the next `project()` of its number finds it again
+        by title, or makes it, as a worker that starts does."""
+        self._known = {n: known for n, known in self._known.items() if known != project_id}
+        self._earlier.clear()
+
     def earlier(self, number: int) -> list[SeriesProject]:
         """The series' projects before `number` (found in Label Studio; those of a wiped server
         are not there and are left out)."""

@@ -195,6 +195,49 @@ def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(
     context.client.close()
 
 
+def test_a_project_deleted_under_the_worker_is_found_or_made_again(
+    label_studio: LabelStudioServer, workdir: Path, own_redis, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The review project deleted in Label Studio while a worker runs: the batch's retry imports
+    into the project found again by its title, or made again (as a worker that starts does),
+    not into the deleted id until the worker restarts; the failed attempt says so in one line."""
+    import httpx
+    import redis
+
+    from annotation.labelstudio import LabelStudioError
+
+    setup = Setup(label_studio, workdir)
+    config = AnnotationConfig(
+        label_studio_url=label_studio.url,
+        api_key=label_studio.api_key,
+        project=setup.project,
+        labeling_config=str(REVIEW_XML_PATH),
+    )
+    context = ImportContext.create(config, redis.Redis.from_url(own_redis.url), setup.queue_name)
+    try:
+        assert import_records(setup.records(0, 5), context, JobMemo("job-1", {})).imported == 5
+        deleted = setup.project_id()
+        httpx.delete(
+            f"{label_studio.url}/api/projects/{deleted}/",
+            headers={"Authorization": f"Token {label_studio.api_key}"},
+            timeout=30,
+        ).raise_for_status()
+
+        memo, records = JobMemo("job-2", {}), setup.records(5, 5)
+        with pytest.raises(LabelStudioError) as failed:  # the attempt that meets the deletion
+            import_records(records, context, memo)
+        assert f"has no project {deleted}" in str(failed.value)
+        assert "\n" not in str(failed.value) and "<" not in str(failed.value)
+        monkeypatch.setattr("annotation.importer.SETTLE_S", 0.0)
+        assert import_records(records, context, memo).imported == 5  # its retry
+    finally:
+        context.client.close()
+    with label_studio.client() as client:
+        again = client.find_project(setup.project)
+        assert again is not None and again != deleted
+        assert client.count_tasks(again) == 5
+
+
 def test_label_studio_down_for_30_s_then_for_good(
     label_studio: LabelStudioServer, workdir: Path
 ) -> None:

@@ -93,6 +93,42 @@ def test_a_file_in_the_way_is_a_clear_error(tmp_path: Path) -> None:
         Spool(tmp_path / "spool").append(batch(0))
 
 
+def test_a_directory_named_like_a_segment_is_no_segment(tmp_path: Path) -> None:
+    # Taken for the last segment, it failed every write: records were dropped.
+    spool = Spool(tmp_path)
+    spool.append(batch(0))
+    (tmp_path / "segment-00000005.spool").mkdir()
+    spool.append(batch(1))
+    assert spool.pending_batches() == 2
+    sent: list[str] = []
+    assert spool.replay(lambda b: sent.append(b.batch_id)) == 2 and sent == ["b-0", "b-1"]
+
+
+def test_a_segment_that_cannot_be_read_is_left_and_the_later_ones_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    spool = Spool(tmp_path)
+    spool.append(batch(0))
+    first = next(tmp_path.glob("segment-*.spool"))
+    second = first.with_name("segment-00000001.spool")
+    second.write_bytes(encode_frame(batch(1)))
+    real_open = open
+
+    def refusing(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if Path(path) == first:  # another user's file, mode 000 (root reads any file)
+            raise PermissionError(13, "Permission denied")
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(spool_module, "open", refusing, raising=False)
+    assert spool.pending_batches() == 1  # counted: what can be read
+    sent: list[str] = []
+    assert spool.replay(lambda b: sent.append(b.batch_id)) == 1 and sent == ["b-1"]
+    assert first.exists()  # left for a person, never deleted
+    assert sum("cannot be read" in r.getMessage() for r in caplog.records) == 1
+    assert spool.replay(lambda b: sent.append(b.batch_id)) == 0  # said once
+    assert sum("cannot be read" in r.getMessage() for r in caplog.records) == 1
+
+
 def test_counting_while_a_replay_removes_a_segment_counts_it_as_sent(
     tmp_path: Path, monkeypatch
 ) -> None:

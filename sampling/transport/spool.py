@@ -136,6 +136,8 @@ class Spool:
         sent = 0
         with self._locked():
             for segment in self._segments():
+                if not _readable(segment):
+                    continue  # said once; the later segments still go (nothing is deleted)
                 acked = self._acked(segment)
                 scan = SegmentScan()
                 for batch in _read(segment, scan):
@@ -159,9 +161,11 @@ class Spool:
     # ---- files --------------------------------------------------------------------------------
 
     def _segments(self) -> list[Path]:
+        """The segment files, oldest first. Something else named like one (a directory, a
+        socket) is no segment: taken for one, it failed every write, and records were lost."""
         if not self.directory.is_dir():
             return []
-        return sorted(p for p in self.directory.iterdir() if _SEGMENT.match(p.name))
+        return sorted(p for p in self.directory.iterdir() if _SEGMENT.match(p.name) and p.is_file())
 
     def _writable_segment(self) -> Path:
         segments = self._segments()
@@ -227,6 +231,8 @@ class Spool:
         """Unlocked, so that counting never waits on a replay: a segment the replay removes
         after it was listed counts as sent, as it is."""
         for segment in self._segments():
+            if not _readable(segment):
+                continue
             acked = self._acked(segment)
             try:
                 for batch in _read(segment, SegmentScan()):
@@ -303,6 +309,26 @@ def _ends_in_a_frame(path: Path) -> bool:
 
 
 # ---- reading ----------------------------------------------------------------------------------
+
+
+_UNREADABLE_SAID: set[str] = set()
+
+
+def _readable(segment: Path) -> bool:
+    """The segment can be opened for reading; else a warning, once a segment: another user's
+    file, or one whose mode a person changed, is left where it is for them, and neither the
+    counts nor the replay of the segments after it stop there."""
+    try:
+        with open(segment, "rb"):
+            return True
+    except FileNotFoundError:
+        return False  # replayed and removed since it was listed
+    except OSError as exc:
+        if str(segment) not in _UNREADABLE_SAID:
+            _UNREADABLE_SAID.add(str(segment))
+            log.warning("spool segment %s cannot be read (%s): left as it is, not replayed; "
+                        "the segments after it are", segment, type(exc).__name__)  # fmt: skip
+        return False
 
 
 def _read(segment: Path, scan: SegmentScan) -> Iterator[SpooledBatch]:

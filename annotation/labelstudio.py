@@ -14,6 +14,7 @@ masked anyway.
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import re
@@ -52,6 +53,7 @@ logger = logging.getLogger(__name__)
 _MAX_QUERY_CHARS = 12_000
 _PAGE_SIZE = 1000
 _DETAIL_CHARS = 500
+_PAGE_READ = 20_000  # of an HTML error page, for its title or first words
 _HTML_PAGE = re.compile(r"\s*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
 # Tasks with a (not skipped) annotation: skipped (cancelled) ones are counted apart.
 _ANNOTATED = {"filter": "filter:tasks:total_annotations", "operator": "greater",
@@ -762,6 +764,20 @@ def _json_or_text(response: httpx.Response) -> Any:
     return body if isinstance(body, dict) else {"detail": str(body)[:_DETAIL_CHARS]}
 
 
+_PAGE_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_PAGE_CODE = re.compile(r"<(script|style)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TAG = re.compile(r"<[^>]*(?:>|$)")  # a tag, or one the page was cut in
+
+
+def _page_words(page: str) -> str:
+    """What an HTML page says, on one short line: its title, else its visible text (who
+    answered: `Please sign in to the proxy`, `Not Found`)."""
+    title = _PAGE_TITLE.search(page[:_PAGE_READ])
+    text = title.group(1) if title else _TAG.sub(" ", _PAGE_CODE.sub(" ", page[:_PAGE_READ]))
+    text = " ".join(html.unescape(text).split())
+    return text if len(text) <= _DETAIL_CHARS else text[:_DETAIL_CHARS] + "…"
+
+
 def _detail(body: Any) -> str:
     """The server's reason, short: `detail` plus any validation errors."""
     if isinstance(body, Mapping):
@@ -771,7 +787,8 @@ def _detail(body: Any) -> str:
         text = "; ".join(parts) or json.dumps(body, ensure_ascii=False, default=str)
     else:
         text = str(body) if body is not None else "no details"
-    if _HTML_PAGE.match(text):  # an error page (Label Studio's 404 for a deleted project)
-        return "an HTML page, not an API answer"
+    if _HTML_PAGE.match(text):  # an error page (Label Studio's 404, a proxy's sign-in page)
+        shown = _page_words(text)
+        return "an HTML page, not an API answer" + (f": {shown}" if shown else "")
     text = " ".join(text.split())  # one log line
     return text if len(text) <= _DETAIL_CHARS else text[:_DETAIL_CHARS] + "…"

@@ -36,17 +36,17 @@ URL_VARIABLES = ("REDIS_URL", "LABEL_STUDIO_URL")
 
 # Query keys whose value is a credential (redis-py passes `?password=` to the connection):
 # one of these words, alone or last after `_` or `-` (`db_password`, `x-api-key`).
-_SECRET_KEY_WORDS = (
+_CREDENTIAL_WORDS = (
     r"(?:pass|password|passwd|pwd|secret|token|auth|key|apikey|sig|signature|credentials?)"
 )
-_SECRET_QUERY_KEY = re.compile(rf"(?i)^(?:.*[_-])?{_SECRET_KEY_WORDS}$")
+_SECRET_QUERY_KEY = re.compile(rf"(?i)^(?:.*[_-])?{_CREDENTIAL_WORDS}$")
 # A URL inside free text: the scheme, then everything up to white space or a quote.
 # No word boundary before the scheme: a URL glued to a long word (`...failedredis://:pw@h`)
 # is still a URL; its scheme is then the last 21 characters of the word.
 _URL_IN_TEXT = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s'\"<>`]+")
 # Userinfo the URL parser could not read (a malformed port, say): hide what follows the colon.
 _RAW_USERINFO = re.compile(r"(://[^/@:\s]*):[^/@\s]*@")
-_RAW_QUERY_SECRET = re.compile(rf"(?i)([?&;](?:[\w.-]*[_-])?{_SECRET_KEY_WORDS}=)[^&#\s]*")
+_RAW_QUERY_SECRET = re.compile(rf"(?i)([?&;](?:[\w.-]*[_-])?{_CREDENTIAL_WORDS}=)[^&#\s]*")
 MIN_SECRET_CHARS = 4  # a shorter value would mask ordinary words; URLs still hide it by shape
 
 

@@ -111,12 +111,14 @@ NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
 # (`$DB_PASS`, `${TOKEN}`, `$(cat pw)`, `%(pw)s`, `{secret}`, `{{ .Values.pw }}`,
 # `<your-password>`, the variable's name: `LABEL_STUDIO_PASSWORD`; a reference or a command
 # cut where the value's characters end, `${DB_PASSWORD` in a URL, `$(cat` before a space), a YAML
-# tag (`!vault`), a mask or an elision (`****`, `xxxx`, `sk-...`, `sk-...your key here`), a
+# tag (`!vault`), a mask or an elision (`****`, `xxxx`, `sk-...`, `sk-...your key here`, the
+# last characters a CI log shows of a masked value: `xxxxjK9a`), a template cut at a space
+# (`{{ lookup(`), a
 # placeholder that says so (`your_password_here`, `changeme`, `sk_test_placeholder`), or a path
 # to a file that holds one.
 _PLACEHOLDER = re.compile(
     r"\$(?:[A-Z_][A-Z0-9_]*|[a-z_]+|\{.*|\(.*)|%\(\w+\)s|\{.*\}|<[^<>]*>|![A-Za-z]+"
-    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[*xX•.·…_-]+|.*(?:\.\.\.|…).*|(?:~|\.{1,2}|/[\w.-]+)(?:/(?:[a-z0-9._-]+|[A-Z][a-z]+|[A-Z0-9_]+))+/?"
+    r"|[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|[*xX•.·…_-]+|\{\{.*|[xX*]{4,}[A-Za-z0-9]{1,4}|.*(?:\.\.\.|…).*|(?:~|\.{1,2}|/[\w.-]+)(?:/(?:[a-z0-9._-]+|[A-Z][a-z]+|[A-Z0-9_]+))+/?"
     r"|(?i:(?:.*[_-])?your[_ -].*|.*[_-]here|(?:.*[_-])?x{3,}|changeme|change_me|changeit"
     r"|password|passwd|secret|example|placeholder|redacted|dummy|todo|tbd"
     r"|.*[_-](?:placeholder|redacted|dummy|example|changeme))"

@@ -3,7 +3,9 @@
 The finders of values named by a word (a date of birth, a name, a record number) read the words
 right before a value. Structured data puts them elsewhere: in a key spelt as code
 (`"date_of_birth": "1987-02-11"`, `dateOfBirth: ...`, `full-name=...`), in the header line of a
-CSV or markdown table, in an SQL column list, in a vCard's property names (`FN:`, `BDAY:`).
+CSV, markdown, psql or HTML table, in an SQL column list (an insert's or a dump's `COPY`), in an
+element's or a form field's name, in an INI section's keys, in a vCard's property names (`FN:`,
+`BDAY:`).
 Here each value of such data is paired with what names it, and the fields view reads each pair
 as a line of its own, `<label words>: <value>`, the label's words spaced
 (`date_of_birth`, `dateOfBirth` and `date-of-birth` all read "date of birth"). Only the values
@@ -49,10 +51,15 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _SEPARATORS = re.compile(r"[_.\-\s]+")
 
 
+# A name's key written as one word (`fullname`, `firstname` in a form's field).
+_ONE_WORD_NAME = re.compile(r"(?i)\b(full|first|last|given|family)(name)\b")
+
+
 def label_words(key: str) -> str:
     """A key's words, spaced: `date_of_birth`, `dateOfBirth`, `date-of-birth`, `DATE_OF_BIRTH`
-    read "date of birth" in lower case (the case of each letter kept)."""
-    return _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip()
+    read "date of birth" in lower case (the case of each letter kept); `fullname` reads "full
+    name"."""
+    return _ONE_WORD_NAME.sub(r"\1 \2", _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip())
 
 
 # Words of a name's label before "name" that make it a person's (`full_name`, `patientName`);
@@ -62,6 +69,7 @@ _PERSON_QUALIFIERS = frozenset({
     "customer", "client", "employee", "contact", "person", "member", "holder", "cardholder",
     "sender", "recipient", "guest", "passenger", "student", "applicant", "candidate", "owner",
     "parent", "spouse", "beneficiary", "emergency", "real", "your", "my", "his", "her", "their",
+    "author", "committer", "git",  # `GIT_AUTHOR_NAME`, `author_name`
 })  # fmt: skip
 _NAME_WORDS = frozenset({"name", "names", "nombre", "nom", "naam", "navn", "nome"})
 # Words of a key or column that name personal data: beside one of them, a column or key named
@@ -373,9 +381,10 @@ def _csv(text: str, starts: list[int]) -> list[Field]:
     return found
 
 
-# A markdown table's rule under its header: `|---|:--:|`, `--- | ---`.
+# A markdown table's rule under its header: `|---|:--:|`, `--- | ---`; a database client's,
+# `----+------` (psql) or `+----+------+` (mysql).
 _MARKDOWN_RULE = re.compile(
-    r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)+\|?[ \t]*$", re.MULTILINE
+    r"^[ \t]*[|+]?[ \t]*:?-{3,}:?[ \t]*(?:[|+][ \t]*:?-{3,}:?[ \t]*)+[|+]?[ \t]*$", re.MULTILINE
 )
 
 
@@ -454,6 +463,115 @@ def _sql(text: str) -> list[Field]:
     return found
 
 
+# A PostgreSQL dump's `COPY table (columns) FROM stdin;`, its rows tab-separated up to `\.`.
+_COPY = re.compile(
+    r"\bCOPY[ \t]+[\w.\"]+[ \t]*\((?P<columns>[^()\n]{1,800})\)[ \t]+FROM[ \t]+stdin;?[ \t]*\n"
+)
+
+
+def _copy(text: str) -> list[Field]:
+    found: list[Field] = []
+    for copy in _COPY.finditer(text):
+        columns = [label_words(c.strip(' \t"')) for c in copy.group("columns").split(",")]
+        rows = []
+        for line_start, line_end in _lines(text, copy.end()):
+            if text.startswith("\\.", line_start) or line_end == line_start:
+                break
+            row = _delimited(text, line_start, line_end, "\t")
+            if len(row) != len(columns):
+                break
+            rows.append(row)
+        if rows and all(columns):
+            found += _table_fields(columns, rows)
+    return found
+
+
+# An HTML table (a notebook's DataFrame, a page's): its header row's `<th>` cells, then rows of
+# `<td>` cells holding text alone.
+_ROW_START = re.compile(r"(?i)<tr\b[^<>]{0,200}>")
+_ROW_END = re.compile(r"(?i)</tr\s*>")
+_HTML_CELL = re.compile(r"(?is)<(?P<tag>t[hd])\b[^>]*>\s*(?P<value>[^<]{0,200}?)\s*</t[hd]\s*>")
+
+
+def _html_rows(text: str) -> Iterator[tuple[int, int]]:
+    """[start, end) of each row's cells: from the last `<tr>` before each `</tr>` (one pass,
+    whatever the markup's nesting or its unclosed rows)."""
+    position = 0
+    for close in _ROW_END.finditer(text):
+        opened = None
+        for opened in _ROW_START.finditer(text, position, close.start()):  # noqa: B007
+            pass
+        if opened is not None:
+            yield opened.end(), close.start()
+        position = close.end()
+
+
+def _html_tables(text: str) -> list[Field]:
+    found: list[Field] = []
+    labels: list[str] | None = None
+    rows: list[list[tuple[int, int]]] = []
+    for start, end in _html_rows(text):
+        cells = list(_HTML_CELL.finditer(text, start, end))
+        if cells and all(cell.group("tag").lower() == "th" for cell in cells):
+            if labels and rows:
+                found += _table_fields(labels, rows)
+            labels = _header([cell.span("value") for cell in cells], text)
+            rows = []
+        elif labels is not None and len(cells) == len(labels):
+            rows.append([cell.span("value") for cell in cells])
+    if labels and rows:
+        found += _table_fields(labels, rows)
+    return found
+
+
+# An element holding text alone (`<email>ana@...</email>`, `<birthDate>...</birthDate>`,
+# `<pin>...</pin>`), and a form's field with its value (`<input name="fullname" value="...">`):
+# the element's or the field's name read as the words before its value.
+_ELEMENT = re.compile(r"<(?P<key>[A-Za-z][\w.-]{0,63})>(?P<value>[^<>\n]{1,200})</(?P=key)>")
+_INPUT = re.compile(r"(?i)<input\b[^<>]{0,1000}>")
+_INPUT_NAME = re.compile(r"""(?i)\bname\s*=\s*["']([^"'<>]{1,64})["']""")
+_INPUT_VALUE = re.compile(r"""(?i)\bvalue\s*=\s*(?:"([^"<>\n]{1,200})"|'([^'<>\n]{1,200})')""")
+
+
+def _markup(text: str) -> list[Field]:
+    found = []
+    if "</" in text:
+        for element in _ELEMENT.finditer(text):
+            start, end = _trimmed(text, *element.span("value"), "")
+            if end > start and not _stands_in(text[start:end]):
+                found.append(Field(label_words(element.group("key")), ((start, end),)))
+    if "<input" in text or "<INPUT" in text:
+        for tag in _INPUT.finditer(text):
+            name = _INPUT_NAME.search(text, tag.start(), tag.end())
+            value = _INPUT_VALUE.search(text, tag.start(), tag.end())
+            if name is None or value is None:
+                continue
+            group = 1 if value.group(1) is not None else 2
+            start, end = value.span(group)
+            if not _stands_in(text[start:end]):
+                found.append(Field(label_words(name.group(1)), ((start, end),)))
+    return _kept(found)
+
+
+# An INI file's section (`[user]` in a git config, `[client]` in my.cnf) and its `key = value`
+# lines: the record a section's keys are read together in.
+_INI_SECTION = re.compile(r"(?m)^[ \t]*\[[\w .\"-]{1,64}\][ \t]*$")
+_INI_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.-]{0,63})[ \t]*=(?P<value>[^\n]*)")
+
+
+def _ini(text: str) -> list[Field]:
+    found: list[Field] = []
+    sections = [match.end() for match in _INI_SECTION.finditer(text)]
+    for start, end in zip(sections, [*sections[1:], len(text)], strict=True):
+        fields = []
+        for line in _INI_LINE.finditer(text, start, end):
+            value_start, value_end = _trimmed(text, *line.span("value"))
+            if value_end > value_start and not _stands_in(text[value_start:value_end]):
+                fields.append(Field(label_words(line.group("key")), ((value_start, value_end),)))
+        found += _kept(fields)
+    return found
+
+
 # --- vCards ----------------------------------------------------------------------------------
 
 _VCARD_LINE = re.compile(
@@ -516,6 +634,14 @@ def field_pieces(text: str) -> list[tuple[int, int, str]] | None:
         fields += _markdown(text)
     if "(" in text and _may_insert(text):
         fields += _sql(text)
+    if "stdin" in text and "COPY" in text:
+        fields += _copy(text)
+    if "<" in text:
+        if "<th" in text or "<TH" in text:
+            fields += _html_tables(text)
+        fields += _markup(text)
+    if "[" in text and "=" in text and _INI_SECTION.search(text) is not None:
+        fields += _ini(text)
     if after_colons or "\t" in text or "`" in text:
         fields += _csv(text, _header_lines(text, after_colons))
     elif _delimiter_near_start(text) and _HEADER_LINE.match(text) is not None:  # 1st line

@@ -1,8 +1,11 @@
 """Contact details: e-mail addresses, also written out so that scrapers miss them (`jane (at)
-example (dot) org`). Phone numbers are read with the other runs of digits (numbers.py)."""
+example (dot) org`) or encoded in base64 JSON (`eyJlbWFpbCI6...`). Phone numbers are read with
+the other runs of digits (numbers.py)."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Iterator
 
@@ -67,6 +70,9 @@ class EmailFinder:
             # after a label (`邮箱：ada@...`, `Email:ada@...`) is not.
             if start and text[start - 1] == ":" and self._in_url(text, start - 1):
                 continue
+            # `https://<key>@o1.ingest.sentry.io/5`: a URL's user, no mailbox.
+            if text.endswith("://", 0, start):
+                continue
             # `git@github.com:org/repo.git`, `ssh -T git@gitlab.example.com`: the account every
             # code host serves SSH from, nobody's mailbox.
             if text.startswith(("git@", "Git@", "GIT@"), start):
@@ -76,11 +82,12 @@ class EmailFinder:
             yield Span(start, position, "EMAIL")
 
     # A remote path after a login and host (`deploy@web1.example.com:/var/www`, `:~/src`), and a
-    # command that logs in to a host, then its options and their values.
+    # command that logs in to a host, then its options and their values, and the files it
+    # copies (`scp build.tar.gz deploy@web01...:releases/`: a word with a dot or a slash).
     _REMOTE_PATH = re.compile(r":(?:/(?!/)|~)")
     _LOGIN_COMMAND = re.compile(
         r"(?<![\w.-])(?:ssh|scp|sftp|mosh|autossh|sshfs|ssh-copy-id|rsync)"
-        r"(?:[ \t]+-[^\s@]*(?:[ \t]+[^\s@-][^\s@]*)?|[ \t]+[~./][^\s@]*)*[ \t]+$"
+        r"(?:[ \t]+-[^\s@]*(?:[ \t]+[^\s@-][^\s@]*)?|[ \t]+(?!-)(?=[^\s@]*[~./])[^\s@]+)*[ \t]+$"
     )
 
     def _login(self, text: str, start: int, end: int) -> bool:
@@ -96,6 +103,39 @@ class EmailFinder:
         """The colon is a URL's, between its user and password: `://` before it in its word."""
         word_start = max(text.rfind(" ", 0, colon), text.rfind("\n", 0, colon)) + 1
         return text.find("://", word_start, colon) >= 0
+
+
+@register("encoded_email")
+class EncodedEmailFinder:
+    """An e-mail address inside JSON encoded in base64 (`eyJ...`, standard or URL-safe: a
+    cookie's or a state parameter's payload, a token's claims): the whole encoded run, which
+    hides the address from every other finder."""
+
+    kinds = frozenset({"EMAIL"})
+    priority = PERSONAL_PRIORITY
+    views = ALL_VIEWS
+    # `{"` and `{ "` in base64 (in lower case for the scan).
+    triggers = Triggers(words=("eyj", "eyai"))
+    _RUN = re.compile(r"(?<![A-Za-z0-9+/_-])ey[JA][A-Za-z0-9+/_-]{16,4096}={0,2}")
+    _LONGEST = 4096
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if "eyJ" not in text and "eyA" not in text:
+            return
+        for match in self._RUN.finditer(text):
+            if self._holds_an_address(match.group().rstrip("=")):
+                yield Span(match.start(), match.end(), "EMAIL")
+
+    @staticmethod
+    def _holds_an_address(run: str) -> bool:
+        run = run[: len(run) - len(run) % 4]  # whole groups of four: a cut run decodes too
+        try:
+            data = base64.b64decode(run.replace("-", "+").replace("_", "/"), validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        decoded = data.decode("utf-8", "replace")
+        return "@" in decoded and EmailFinder._EMAIL.search(decoded) is not None
 
 
 @register("written_email")

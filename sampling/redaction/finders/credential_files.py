@@ -1,10 +1,12 @@
 """Secrets in the files and command output an agent reads: a private key's PEM block in base64
 (a kubeconfig's `client-key-data`, a Secret's `tls.key`), a password hash in crypt or LDAP form
 (`.htpasswd`, `/etc/shadow`: a verifier that a password can be guessed against), a password a
-daemon's config file gives by its directive (`requirepass ...` in redis.conf), a Terraform
+daemon's config file gives by its directive (`requirepass ...` in redis.conf, `BINDPW` in
+ldap.conf), a network device's (`enable secret ...`, HAProxy's `stats auth`), a Terraform
 variable's default (`variable "db_password" { default = "..." }`), WordPress's keys and salts
 (`define( 'AUTH_KEY', '...' )`) and an app password of four groups of four letters after a
-password's name (`password: hbzq mxwt rkvp ydle`)."""
+password's name (`password: hbzq mxwt rkvp ydle`), and a password after its login's address
+(`relay@example.com:PASSWORD` in postfix's `sasl_passwd`)."""
 
 from __future__ import annotations
 
@@ -41,9 +43,31 @@ _HASH_WORDS = ("$1$", "$apr1$", "$md5$", "$2a$", "$2b$", "$2x$", "$2y$", "$2$", 
 # A daemon's config directive that takes a password, at the start of its line (a `#` before it
 # is a comment: redis.conf's own `# requirepass foobared`).
 _DIRECTIVE = re.compile(
-    r"(?im)^[ \t]*(?:requirepass|masterauth|auth_pass|rpcpassword)[ \t]+"
+    r"(?im)^[ \t]*(?:requirepass|masterauth|auth_pass|rpcpassword|bindpw|rootpw)[ \t]+"
     r"[\"']?(?P<value>[^\s\"']{4,128})[\"']?[ \t]*$"
 )
+_DIRECTIVE_WORDS = ("requirepass", "masterauth", "auth_pass", "rpcpassword", "bindpw", "rootpw")
+# A network device's configuration (Cisco IOS and the like): `enable secret 0 ...`,
+# `username admin privilege 15 secret 0 ...`, `username x password 7 ...` (type 7 is a
+# reversible encoding, 5, 8 and 9 hashes); HAProxy's `stats auth admin:...` and a userlist's
+# `user x insecure-password ...`; net-snmp's `createUser name SHA "..." AES "..."`.
+_DEVICE = re.compile(
+    r"(?im)^[ \t]*(?:enable[ \t]+(?:password|secret)"
+    r"|username[ \t]+\S+(?:[ \t]+privilege[ \t]+[0-9]+)?[ \t]+(?:password|secret))"
+    r"(?:[ \t]+[0-9])?[ \t]+(?P<value>\S{4,128})[ \t]*$"
+    r"|^[ \t]*stats[ \t]+auth[ \t]+[^\s:]+:(?P<stats>\S{4,128})[ \t]*$"
+    r"|^[ \t]*user[ \t]+\S+[ \t]+insecure-password[ \t]+(?P<insecure>\S{4,128})"
+    # An SNMPv3 user's passphrases (snmpd.conf's `createUser`), a community string.
+    r"|^[ \t]*createUser[ \t]+(?:-e[ \t]+\S+[ \t]+)?\S+[ \t]+(?:MD5|SHA[\w-]*)[ \t]+"
+    r"(?P<q1>\"?)(?P<auth>[^\s\"]{4,128})(?P=q1)"
+    r"(?:[ \t]+(?:DES|AES[\w-]*)[ \t]+(?P<q2>\"?)(?P<privacy>[^\s\"]{4,128})(?P=q2))?"
+    r"|^[ \t]*snmp-server[ \t]+community[ \t]+(?P<community>\S{4,128})"
+)
+_DEVICE_VALUES = ("value", "stats", "insecure", "auth", "privacy", "community")
+_DEVICE_WORDS = ("enable secret", "enable password", "privilege", "stats auth",
+                 "insecure-password", "createuser", "snmp-server community",
+                 *(f"{word} {kind} " for word in ("password", "secret")
+                   for kind in "05789"))  # fmt: skip
 # A Terraform variable whose name says it holds a secret, and the default it is given.
 _TF_VARIABLE = re.compile(
     r'variable[ \t]+"(?P<name>[\w-]*(?i:password|passwd|secret|token|api_?key|private_?key)[\w-]*)"'
@@ -109,7 +133,7 @@ class ConfigFileSecretFinder:
     # Shapes where a word alone is common in code ("variable", "pass"): the scan lets this
     # finder run only where a Terraform variable or an app password's shape is.
     triggers = Triggers(
-        words=("requirepass", "masterauth", "auth_pass", "rpcpassword", *_WP_WORDS),
+        words=(*_DIRECTIVE_WORDS, *_DEVICE_WORDS, *_WP_WORDS),
         shapes=(
             rb'variable[ \t]+"',
             rb"(?:pass|pwd)[a-z]*[\"']?[ \t]*[:=][ \t]*[\"']?[a-z]{4}[ -]?[a-z]{4}[ -]?[a-z]{4}"
@@ -120,10 +144,16 @@ class ConfigFileSecretFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text, lower = view.text, view.lower
-        if any(word in lower for word in ("requirepass", "masterauth", "auth_pass", "rpcpass")):
+        if any(word in lower for word in _DIRECTIVE_WORDS):
             for match in _DIRECTIVE.finditer(text):
                 if not placeholder(match.group("value")):
                     yield Span(*match.span("value"), "SECRET")
+        if any(word in lower for word in _DEVICE_WORDS):
+            for match in _DEVICE.finditer(text):
+                for group in _DEVICE_VALUES:
+                    value = match.group(group)
+                    if value is not None and not _stands_in(value):
+                        yield Span(*match.span(group), "SECRET")
         if "variable" in lower and "default" in lower:
             for block in _TF_VARIABLE.finditer(text):
                 default = _TF_DEFAULT.search(block.group("body"))
@@ -149,6 +179,41 @@ class ConfigFileSecretFinder:
                 value = match.group("value")
                 if not reads_as_words(value.replace(" ", "").replace("-", "")):
                     yield Span(*match.span("value"), "SECRET")
+
+
+# A login given as an address and its password, `user@example.com:PASSWORD`: postfix's
+# `sasl_passwd`, a combo list's lines. A remote path (`git@github.com:org/repo.git`,
+# `deploy@host:~/src`) or a port (`:8080`) is none: the value ends its word, holds no `/` and
+# is not digits alone.
+_ADDRESS_AND_PASSWORD = re.compile(
+    r"(?<![\w.%+-])[\w.%+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}\.[A-Za-z]{2,24}"
+    r":(?P<value>[^\s:/'\"`<>,;]{4,128})(?=[ \t]*(?:$|\n))",
+)
+_PASSWORD_CHARACTERS = re.compile(r"[^A-Za-z]")
+
+
+@register("address_and_password")
+class AddressAndPasswordFinder:
+    kinds = frozenset({"PASSWORD"})
+    priority = SECRET_PRIORITY
+    # The `@` (a literal: a class-led shape in the scan cost every text more than this finder
+    # costs the few with an `@`); then, cheaply, an address's last label and the colon, and a
+    # character a path or a port does not start with.
+    triggers = Triggers(words=("@",))
+    views = ALL_VIEWS
+    _LABEL_AND_COLON = re.compile(r"\.[A-Za-z]{2,24}:[^\s/~0-9]")
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if self._LABEL_AND_COLON.search(text) is None:
+            return
+        for match in _ADDRESS_AND_PASSWORD.finditer(text):
+            value = match.group("value")
+            if value[0].isdigit() or value.startswith("~"):
+                continue  # what the trigger turns away: a port, a home directory
+            if _PASSWORD_CHARACTERS.search(value) is None or _stands_in(value):
+                continue  # letters alone (`ana@host:main`, a branch), a placeholder
+            yield Span(*match.span("value"), "PASSWORD")
 
 
 def _app_password_line(lower: str, at: int) -> bool:

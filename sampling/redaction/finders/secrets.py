@@ -58,6 +58,8 @@ SECRET_NAMES = (
     r"(?<![a-z])psk(?![a-z])", "sshpass",
     # The cookie Erlang nodes share (RabbitMQ's, CouchDB's): whoever holds it runs code there.
     "erlang_?cookie",
+    # An LDAP client's bind password (sssd's `ldap_default_authtok`, `bind_pw`).
+    "authtok", r"bind_?pw",
 )  # fmt: skip
 # Words that name a secret in prose: a random-looking token right after one is a secret
 # ("my key is ...", "secret wJalr...", "令牌：...").
@@ -235,10 +237,13 @@ _HTPASSWD = re.compile(
     rf"(?:[ \t]+[^\s-]\S*)?[ \t]+[^\s-]\S*[ \t]+[\"']?{_VALUE}"
 )
 # A value echoed into what reads a password from its input (`echo S3cret | docker login
-# --password-stdin`, `| sudo -S`, `| passwd --stdin`, `| chpasswd`).
+# --password-stdin`, `| sudo -S`, `| passwd --stdin`, `| chpasswd`), or into a command's
+# `login` that reads its token there (`echo $PAT | az devops login`, `| gh auth login
+# --with-token`).
 _PIPED = re.compile(
     r"(?:echo|printf)(?:[ \t]+-[a-zA-Z]+)*[ \t]+[\"']?([^\s'\"`|]+)[\"']?[ \t]*\|[^\n|]*?"
-    r"(?:--password-stdin|--stdin|sudo(?:[ \t]+-\w+)*?[ \t]+-S\b|chpasswd)"
+    r"(?:--password-stdin|--stdin|--with-token|sudo(?:[ \t]+-\w+)*?[ \t]+-S\b|chpasswd"
+    r"|[ \t]login(?=[ \t]*(?:$|[\n;&|]|--?[a-z])))"
 )
 # A command that asks for its password (`mysql -u root -p` at the end of its line, `psql -W`),
 # and the password typed on a line of its own after it, or after the prompt ("Enter password:").
@@ -254,6 +259,8 @@ _NOT_A_PASSWORD = frozenset({
     "option", "options", "flag", "flags", "argument", "parameter", "switch", "value", "field",
     "instead", "when", "with", "only", "must", "should", "will", "that", "this", "here", "also",
     "exit", "quit", "help", "clear", "logout", "welcome",
+    # "WARNING! Using --password via the CLI is insecure." (docker login's own warning)
+    "via", "on", "in", "is", "the", "for", "and", "or", "from",
 })  # fmt: skip
 
 
@@ -569,11 +576,12 @@ def _is_jwt(token: str) -> bool:
 
 @register("private_key")
 class PrivateKeyFinder:
-    """A whole key block, header to footer (or to the end of a text cut inside the key)."""
+    """A whole key block, header to footer (or to the end of a text cut inside the key); an
+    OpenVPN static key (`<tls-auth>`, `<tls-crypt>`, `secret` files): a key both ends share."""
 
     kinds = frozenset({"PRIVATE_KEY"})
     priority = SECRET_PRIORITY
-    triggers = Triggers(words=("private key", "putty-user-key"))
+    triggers = Triggers(words=("private key", "putty-user-key", "static key"))
     views = ALL_VIEWS
     _BLOCK = re.compile(
         r"(?:-----)?BEGIN ([A-Z0-9 ]*)PRIVATE KEY((?: BLOCK)?)(?:-----)?"
@@ -581,13 +589,17 @@ class PrivateKeyFinder:
         re.DOTALL,
     )
     _PUTTY = re.compile(r"PuTTY-User-Key-File-\d.*?(?:Private-MAC: *[0-9a-fA-F]+|\Z)", re.DOTALL)
+    _STATIC = re.compile(
+        r"-----BEGIN ([\w ]*Static key V\d)-----.*?(?:-----END \1-----|\Z)", re.DOTALL
+    )
+    _MARKERS = ((_BLOCK, "PRIVATE KEY"), (_PUTTY, "PuTTY-User-Key"), (_STATIC, "Static key"))
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        # Both markers hold a "Y": one memchr turns most texts away before two substring searches.
-        if "Y" not in text or ("PRIVATE KEY" not in text and "PuTTY-User-Key" not in text):
+        # The markers in capitals hold a "Y": one memchr turns most texts away.
+        if "Y" not in text and "Static key" not in text:
             return
-        for pattern in (self._BLOCK, self._PUTTY):
+        for pattern in (pattern for pattern, marker in self._MARKERS if marker in text):
             for match in pattern.finditer(text):
                 yield Span(match.start(), match.end(), "PRIVATE_KEY")
 
@@ -612,9 +624,15 @@ class KeywordFinder:
     # it is kept or how it is given (`secret_name: prod/db`, `password_file`, `secretKeyRef`),
     # or, with a number, its length, lifetime or count (`token_ttl = 3600`, `token_id = 50256`).
     _ABOUT_THE_SECRET = re.compile(
-        r"(?:name|field|path|file|dir|env|var|ref|type|label|prompt|hint|policy|header|regex"
-        r"|pattern|mode|enabled|required|version|url|uri|endpoint)$|^s$"
+        r"(?:name|field|path|file|dir|env|var|variable|ref|type|label|prompt|hint|policy|header"
+        r"|regex|pattern|mode|enabled|required|version|url|uri|endpoint|filter)$|^s$"
     )
+    # An id names the secret, it is not it (`credentialsId: 'nexus-deploy'`, `"KeyId": "<uuid>"`,
+    # `private_key_id`), but for the AppRole's `secret_id`, which is one.
+    _AN_ID = re.compile(r"[_.-]?ids?$")
+    # A name inside an ARN (`arn:aws:secretsmanager:...:secret:prod/db`) or a template's
+    # expression (`{{resolve:secretsmanager:prod/db:SecretString:password}}`): no assignment.
+    _INSIDE = re.compile(r"(?:^|[^\w-])arn:[\w-]+:[^\s\"']*$|\{\{(?:(?!\}\}).)*$")
     # Any word of the name after the secret's (`TOKEN_EXPIRY_SECONDS`, `token_ttl_ms`,
     # `ACCESS_TOKEN_EXPIRE_MINUTES`, `password_max_age`).
     _COUNTED = re.compile(
@@ -630,7 +648,7 @@ class KeywordFinder:
     _FIELD_STARTS = frozenset("?&;=,")
     _TRIGGERS = ("key", "pass", "pw", "sid", "sess", "secret", "token", "contrase",
                  "credential", "passwort", "passe", "密码", "密钥", "秘钥", "令牌",
-                 "口令", "psk", "erlang")  # fmt: skip
+                 "口令", "psk", "erlang", "authtok")  # fmt: skip
 
     # Every name in SECRET_NAMES holds one of them.
     triggers = Triggers(words=_TRIGGERS)
@@ -655,6 +673,10 @@ class KeywordFinder:
             before = tail.rsplit(None, 1)
             name = self._NAME.search(before[-1][-32:]) if before else None
             if name is None:
+                continue
+            if self._INSIDE.search(before[-1]) is not None:
+                continue
+            if self._AN_ID.fullmatch(name.group(1)) and not name.group().startswith("secret"):
                 continue
             # Where the name starts: its word ends where the tail does.
             name_start = max(0, at - 48) + len(tail) - len(before[-1][-32:]) + name.start()
@@ -902,8 +924,11 @@ class RandomTokenFinder:
                         yield span
                         continue
                 # A whole assignment whose value is none (`PASSWORD_MIN_LENGTH=12` under
-                # `TOKEN_TTL=3600`) is no secret's value for the name before it.
-                span = self._token(text, start, end, blocks, bare_only=assigned)
+                # `TOKEN_TTL=3600`, `HOSTNAME=api-7d9f8c6b5-x2k9p`) is no secret: its name's
+                # capitals and underscores are no value's randomness.
+                if assigned:
+                    continue
+                span = self._token(text, start, end, blocks)
                 if span is not None:
                     yield span
 
@@ -926,6 +951,7 @@ class RandomTokenFinder:
             and SECRET_NAMED.before(text, start)
             and self._named_secret(value)
             and not self._given_already(text, start, value)
+            and not self._named_otherwise(text, start)
         ):
             return Span(start, end, "SECRET")
         if self._bare_secret(text, start, end, value):
@@ -973,14 +999,45 @@ class RandomTokenFinder:
         `add_special_tokens=False`)."""
         if placeholder(value) or not looks_random(_unprefixed(value)):
             return False
+        if self._FILE_NAME.fullmatch(value) is not None:
+            return False
+        value = value.removeprefix(".")  # `.Values.db.secretName` in a Helm template
         if self._DOTTED_NAME.fullmatch(value) is None:
             return True
         return not _names(re.split(r"[.=]", value))
+
+    # A file's name (`elastic-certificates.p12`, `ca-bundle.pem`): where a secret is kept.
+    _FILE_NAME = re.compile(
+        r"[\w-]+(?:\.[\w-]+)*\.(?:p12|pfx|jks|keystore|truststore|pem|key|crt|cer|der|kdbx|gpg"
+        r"|asc|json|ya?ml|txt|conf|cfg|ini|env|properties)"
+    )
 
     # What stands for a value (`$API_TOKEN`, `${TOKEN}`, `<token>`, `{{ secrets.X }}`).
     _STANDS_IN = re.compile(
         r"\$\{?[A-Za-z_]\w*\}?|\$\([^)\n]*\)|<[^<>\s]+>|\{\{[^}\n]*\}\}|%\(\w+\)s"
     )
+
+    # The name just before a value (`KeyId": "`, `keystore.path: `).
+    _LAST_NAME = re.compile(r"([A-Za-z][\w.-]*)[\"']?[ \t]*[:=][ \t]*[\"']?$")
+    # A secret's id, or where it is kept: `KeyId`, `private_key_id`, `keystore.path`,
+    # `token_file`; not a session's id (`sid`, `sessionid`) nor the AppRole's `secret_id`.
+    _ABOUT_A_SECRET = re.compile(r"(?:[_.-]?ids?|path|file(?:name)?|dir)$")
+    _OPEN_TEMPLATE = re.compile(r"\{\{[^}\n]*$")
+    _IS_AN_ID_SECRET = re.compile(r"(?:^|[_.-])(?:sid|sess(?:ion)?[_-]?id|secret[_-]?id)$")
+
+    def _named_otherwise(self, text: str, start: int) -> bool:
+        """The name before the value says it is a secret's id or where one is kept, or the
+        value is a template's expression (`{{ .Values.db.secretName }}`)."""
+        if self._OPEN_TEMPLATE.search(text, max(0, start - 48), start) is not None:
+            return True
+        last = self._LAST_NAME.search(text, max(0, start - 48), start)
+        if last is None:
+            return False
+        name = last.group(1).lower()
+        return (
+            self._ABOUT_A_SECRET.search(name) is not None
+            and self._IS_AN_ID_SECRET.search(name) is None
+        )
 
     def _given_already(self, text: str, start: int, value: str) -> bool:
         """The secret's name has its value before this run: a placeholder, with no other
@@ -995,8 +1052,23 @@ class RandomTokenFinder:
             pass
         return last is not None and not SECRET_NAMED.ends(window[last.end() :])
 
+    # A public key under its name (WireGuard's `PublicKey = ...`, `wg show`'s `public key:`).
+    _PUBLIC_KEY_NAME = re.compile(
+        r"(?:public|pub)[ _.-]?keys?[\"']?[ \t]*[:=][ \t]*[\"']?$", re.IGNORECASE
+    )
+    # A value encrypted for a CI or a stack (Travis's and Pulumi's `secure: ...`): ciphertext
+    # that only the service's own key opens.
+    _ENCRYPTED = re.compile(r"(?<![\w-])secure[\"']?[ \t]*:[ \t]*[\"']?$")
+    # A cloud resource's id: a type's word and 8 or 17 hex digits (`vpc-0e9801d129a3b4c5d`,
+    # `i-0abcd1234ef567890`, `sg-1a2b3c4d`).
+    _RESOURCE_ID = re.compile(r"[a-z]{1,16}-(?:[0-9a-f]{8}|[0-9a-f]{17})")
+
     def _public(self, text: str, start: int, value: str, blocks: list[tuple[int, int]]) -> bool:
         if self._HASH.match(value) is not None or self._NAMED_THING.fullmatch(value) is not None:
+            return True
+        if self._PUBLIC_KEY_NAME.search(text, max(0, start - 24), start) is not None:
+            return True
+        if self._ENCRYPTED.search(text, max(0, start - 16), start) is not None:
             return True
         if self._PUBLIC_PEM.match(pem_header_in_base64(value)) is not None:
             return True
@@ -1061,5 +1133,10 @@ class QuotedEntropyFinder:
             value = match.group(2)
             if RandomTokenFinder._HASH.match(value) is not None:
                 continue  # a hash given with its algorithm (a lock file's `integrity`)
+            if RandomTokenFinder._RESOURCE_ID.fullmatch(value) is not None:
+                continue  # `"vpc-0e9801d129a3b4c5d"`: a cloud resource's id
+            start = match.start(2)
+            if RandomTokenFinder._ENCRYPTED.search(text, max(0, start - 17), start):
+                continue  # `secure: "..."`: ciphertext
             if len(value) <= self.MAX_LENGTH and unnamed_secret(value):
                 yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")

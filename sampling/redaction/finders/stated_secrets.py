@@ -171,6 +171,8 @@ class PasswordPhraseFinder:
             # `<your-password>;` ending a connection string)
         if working_directory(text, position, value):
             return  # the shell's working directory: `PWD=/app`
+        if self._MAPPING_KEY.match(text, end) is not None and self._KEY.fullmatch(value):
+            return  # `password:⏎  min_length: 14`: the next line is the mapping's first key
         if next_prompt(text, start):
             return  # `New password: ⏎Re-type new password:`: the next line asks again
         if match["quoted"] is None and self._words_after_a_space(match, value):
@@ -196,6 +198,8 @@ class PasswordPhraseFinder:
         yield Span(start, end, "SECRET")
 
     _ASSIGNMENT = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=(?!=)")
+    _MAPPING_KEY = re.compile(r":(?:[ \t]|$)", re.MULTILINE)
+    _KEY = re.compile(r"[A-Za-z_][\w-]*")
 
     def _next_assignment(self, value: str, between: str) -> bool:
         """After `=` and white space, a name of words and `=`: the next line's or field's

@@ -27,6 +27,8 @@ RULES_FILE = "token_rules.yaml"
 # takes CJK characters in, so that `密钥sk-...` would hide the key's start).
 _BEFORE = r"(?<![A-Za-z0-9_])"
 _AFTER = r"(?![A-Za-z0-9_])"
+# A URL's last part, where a webhook's secret is.
+_LAST_PART = re.compile(r"[/:]")
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,9 @@ class TokenRule:
             start, end = match.span(self.group)
             if self.random and not looks_random(text[start:end]):
                 continue
-            if placeholder(text[start:end]):
-                continue  # `xoxb-your-token`, `hf_xxx`: what the docs write in its place
+            if placeholder(text[start:end]) or placeholder(_LAST_PART.split(text[start:end])[-1]):
+                continue  # `xoxb-your-token`, `hf_xxx`, `.../services/XXXX/XXXX/XXXXXXXX`:
+                # what the docs write in its place
             yield Span(offset + start, offset + end, self.kind)
 
 

@@ -20,7 +20,9 @@ The steps, and why they are in this order:
    suggestion, never its import. Each task carries a seal over its texts
    (annotation/task_seal.py), which the export checks, and whether its review is blind
    (`annotation.blind_review`; a task with a suggestion is not: its prefilled rating is a
-   machine's verdict), which the export records.
+   machine's verdict), which the export records. A request that timed out or lost its
+   connection may still land after the retry imported its samples again: it is noted, and
+   the worker's sweep deletes the late copies (annotation/late_imports.py).
 """
 
 from __future__ import annotations
@@ -37,7 +39,13 @@ from annotation import ledger
 from annotation.compare_form import comparison_task, labeling_config
 from annotation.config import AnnotationConfig, labeling_config_file
 from annotation.errors import AnnotationError
-from annotation.labelstudio import LabelStudioClient, LabelStudioProjectGone, task_from_record
+from annotation.labelstudio import (
+    LabelStudioClient,
+    LabelStudioOutcomeUnknown,
+    LabelStudioProjectGone,
+    task_from_record,
+)
+from annotation.late_imports import note_uncertain
 from annotation.review_form import reward_shown_before_deciding
 from annotation.series import (
     NUMBER,
@@ -351,7 +359,13 @@ def _import_into(
         memo.save()
         pace(context.connection, imported.key, config.import_interval_s)
         began = time.perf_counter()
-        context.client.import_tasks(project.project_id, tasks)
+        try:
+            context.client.import_tasks(project.project_id, tasks)
+        except LabelStudioOutcomeUnknown:
+            # It may land after the retry's lookup: the worker's sweep removes the late copies.
+            ids = [record.sample_id for record in chunk]
+            note_uncertain(context.connection, context.queue_name, project.project_id, ids)
+            raise
         outcome.import_seconds.append(time.perf_counter() - began)
         imported.mark(record.sample_id for record in chunk)
         context._project_id = project.project_id

@@ -58,6 +58,8 @@ _HTML_PAGE = re.compile(r"\s*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
 # Tasks with a (not skipped) annotation: skipped (cancelled) ones are counted apart.
 _ANNOTATED = {"filter": "filter:tasks:total_annotations", "operator": "greater",
               "type": "Number", "value": 0}  # fmt: skip
+# A task a reviewer has been at: annotated, skipped, or with a draft (a review under way).
+_REVIEWED_FIELDS = ("total_annotations", "cancelled_annotations", "drafts")
 # For the SDK's creates (a project, an annotation): its own retry sends the POST again after a
 # 5xx or a cut connection, when the first may have been carried out (a gateway's 502 while
 # Label Studio went on), and makes a second one. Sent once: what tries again looks first
@@ -75,6 +77,12 @@ class LabelStudioAuthError(LabelStudioError):
 
 class LabelStudioUnreachable(LabelStudioError):
     """No answer (connection refused, DNS, timeout): worth retrying later."""
+
+
+class LabelStudioOutcomeUnknown(LabelStudioUnreachable):
+    """The request went out and no answer came back (a read timeout, a cut connection): Label
+    Studio may have carried it out, or may still, at any time later (a slow upload, a queueing
+    proxy). A refused connection is LabelStudioUnreachable: nothing was sent."""
 
 
 class LabelStudioProjectGone(LabelStudioError):
@@ -257,6 +265,52 @@ class LabelStudioClient:
                     if sample_id in keys and task.id is not None:
                         found[sample_id] = min(task.id, found.get(sample_id, task.id))
         return found
+
+    def tasks_by_sample_id(
+        self, project_id: int, sample_ids: Iterable[str]
+    ) -> dict[str, list[tuple[int, bool]]]:
+        """{sample_id: [(task id, reviewed), ...]}, oldest task first, for every task of the
+        given ids (task_ids_by_sample_id keeps the oldest only). `reviewed`: the task has an
+        annotation, a skipped one or a reviewer's draft."""
+        found: dict[str, list[tuple[int, bool]]] = {}
+        with self._errors("looking up tasks by sample_id", project_id):
+            for chunk in _chunks_for_url(list(dict.fromkeys(sample_ids))):
+                keys = set(chunk)
+                for task in self._sample_tasks(project_id, chunk):
+                    sample_id = (task.get("data") or {}).get("sample_id")
+                    if sample_id in keys and isinstance(task.get("id"), int):
+                        reviewed = any(task.get(name) for name in _REVIEWED_FIELDS)
+                        found.setdefault(sample_id, []).append((task["id"], reviewed))
+        return {sample_id: sorted(copies) for sample_id, copies in found.items()}
+
+    def _sample_tasks(self, project_id: int, sample_ids: list[str]) -> Iterator[dict[str, Any]]:
+        """The tasks of these ids (one URL's worth), page by page: id, data and what says
+        whether a reviewer has been at them."""
+        params = {"project": project_id, "query": json.dumps(_sample_id_filter(sample_ids)),
+                  "fields": "task_only", "include": ",".join(("id", "data", *_REVIEWED_FIELDS)),
+                  "page_size": _PAGE_SIZE}  # fmt: skip
+        seen, page_number = 0, 1
+        while True:
+            response = self._send("GET", "/api/tasks", params={**params, "page": page_number})
+            page = _json_or_text(response)
+            tasks = self._field(response, page, "tasks", "looking up tasks by sample_id")
+            yield from (task for task in tasks if isinstance(task, dict))
+            seen += len(tasks)
+            total = page.get("total")
+            if len(tasks) < _PAGE_SIZE or not isinstance(total, int) or seen >= total:
+                return
+            page_number += 1
+
+    def delete_task(self, task_id: int) -> bool:
+        """Delete one task (and whatever it holds); False when it was already gone."""
+        with self._errors(f"deleting task {task_id}"):
+            try:
+                self._send("DELETE", f"/api/tasks/{int(task_id)}/")
+            except ApiError as error:
+                if error.status_code == 404:
+                    return False
+                raise
+        return True
 
     def find_project(self, title: str) -> int | None:
         """The id of the project called exactly `title` (the oldest of several), or None."""
@@ -453,8 +507,10 @@ class LabelStudioClient:
                 raise LabelStudioProjectGone(message, project_id) from None
             kind = LabelStudioAuthError if error.status_code in (401, 403) else LabelStudioError
             raise kind(message) from None
-        except httpx.TimeoutException:
-            raise LabelStudioUnreachable(
+        except httpx.TimeoutException as error:
+            # A read or write timeout: the request went out, and may be carried out still.
+            sent = not isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout))
+            raise (LabelStudioOutcomeUnknown if sent else LabelStudioUnreachable)(
                 f"Label Studio at {self.url} did not answer within {self._timeout_s:g} s while "
                 f"{action}: it may be overloaded or frozen"
             ) from None
@@ -464,7 +520,10 @@ class LabelStudioClient:
                 "annotation.label_studio_url"
             ) from None
         except httpx.TransportError as error:
-            raise LabelStudioUnreachable(
+            # A connection cut after the request went out (ReadError, RemoteProtocolError):
+            # it may have been carried out. A refused one (ConnectError) sent nothing.
+            sent = isinstance(error, (httpx.ReadError, httpx.WriteError, httpx.RemoteProtocolError))
+            raise (LabelStudioOutcomeUnknown if sent else LabelStudioUnreachable)(
                 f"cannot reach Label Studio at {self.url} while {action} "
                 f"({type(error).__name__}): is it running? Start it with `lowtide up`, or set "
                 "annotation.label_studio_url to where it runs"

@@ -6,6 +6,8 @@ Keys (all under `lowtide:annotation:`):
   Label Studio acknowledged the import, so a crash in between is closed by a lookup on retry.
 - `<queue>:stats`: a hash of counters (see `COUNTERS`) and import-latency histogram buckets.
 - `<queue>:quarantine`: a capped list of `{reason, job_id, index, record}` JSON entries.
+- `<queue>:uncertain_imports`: import requests whose outcome is unknown, swept for their late
+  copies (annotation/late_imports.py).
 """
 
 from __future__ import annotations
@@ -37,6 +39,8 @@ COUNTERS = {
     "retries": "Batch attempts that failed and were scheduled again",
     "failures": "Batches that gave up and went to the failed registry",
     "coalesced_jobs": "Queued jobs a paced import took into its own request",
+    "late_copies_removed": "Unreviewed second tasks of a sample deleted: an import that timed "
+    "out landed after its retry had imported the sample again",
 }
 # Upper bounds, in seconds, of the import-latency histogram (one Label Studio import request).
 LATENCY_BUCKETS_S = (0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)

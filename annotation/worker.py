@@ -18,6 +18,9 @@
   nothing is imported twice. A job whose workers died on it more than
   `annotation.orphan_requeues` times is refused instead: one that kills its worker (too large a
   batch for its memory) would otherwise cycle through the workers for ever.
+- An import request that timed out may land after its retry imported the same samples again;
+  the maintenance pass deletes such late, unreviewed copies for 10 minutes after the request,
+  and once after that (annotation/late_imports.py).
 - An idle worker wakes every few seconds for that maintenance: RQ's own idle wait is the worker
   TTL less 15 s (405 s), which left a dead worker's job stranded that long, and then failed it.
 - A dead worker's scheduler keeps the queue's scheduler lock for a minute, and retried batches
@@ -40,6 +43,7 @@ from rq import Queue
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
 from annotation.errors import LoggedFailure
+from annotation.late_imports import Sweep
 from annotation.rq_internals import (
     GuardedWorker,
     fail_in_place,
@@ -83,6 +87,8 @@ class AnnotationWorker(GuardedWorker):
         self.orphan_requeues = (
             configured_orphan_requeues() if orphan_requeues is None else orphan_requeues
         )
+        self.late_copies = Sweep(self.annotation_queue.connection, self.annotation_queue.name)
+        self._sweep_failing = False  # said once until a sweep goes through again
 
     def already_said(self, error: BaseException | None) -> bool:
         return isinstance(error, LoggedFailure)  # said in one line where it happened
@@ -98,6 +104,24 @@ class AnnotationWorker(GuardedWorker):
             log.warning("put %d batch(es) of dead workers back on the queue", recovered)
         if release_dead_scheduler_lock(self.annotation_queue):
             log.warning("released the scheduler lock of a dead worker")
+        self.sweep_late_copies()
+
+    def sweep_late_copies(self) -> None:
+        """Delete the late copies that imports which timed out left (annotation/late_imports.py).
+        Label Studio out of reach: one line, the entries wait for the next pass; nothing is
+        raised into the worker's loop."""
+        try:
+            context = jobs.bound_context()
+        except RuntimeError:
+            return  # a worker outside `lowtide worker` (a test's) has no Label Studio bound
+        removed, failure = self.late_copies.run(context.client)
+        if failure is not None and not self._sweep_failing:
+            log.warning("cannot look for late copies of imports that timed out (tried again at "
+                        "each maintenance pass): %s", failure)  # fmt: skip
+        self._sweep_failing = failure is not None
+        if removed:
+            log.warning("deleted %d unreviewed second task(s) of samples: an import that timed "
+                        "out landed after its retry", removed)  # fmt: skip
 
     def reject(self, job_id: str, reason: str) -> None:
         queue = self.annotation_queue

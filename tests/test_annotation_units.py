@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import time
 import uuid
 import zlib
 from collections.abc import Iterator
@@ -25,9 +26,10 @@ from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
 from annotation.export import ExportError, ExportPaths, _resolve_since, preference_rows, rating_row
 from annotation.importer import ImportContext, pace
+from annotation.late_imports import LATE_IMPORT_WINDOW_S, note_uncertain, uncertain_key
 from annotation.metrics import AnnotationCollector
 from annotation.rq_internals import recover_orphans, rejection_reason
-from annotation.worker import worker_name
+from annotation.worker import AnnotationWorker, worker_name
 from lowtide.config import load_service_config
 from lowtide.services.process import free_port
 from sampling.records import JOB_FUNCTION
@@ -229,6 +231,31 @@ def test_without_retries_left_the_job_fails_with_a_readable_reason(queue: Queue)
     with bound(_unreachable_context(queue, max=0, intervals_s=[])), gives_up:
         jobs.import_batch(rollout_records(0, 3))
     assert ledger.read_stats(queue.connection, queue.name).counters["failures"] == 1
+
+
+def test_the_late_copy_sweep_with_label_studio_down_keeps_its_entry_and_raises_nothing(
+    own_redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An import that timed out is looked up again at each maintenance pass; Label Studio out
+    of reach then: the worker's pass goes on, says so once, and the entry waits for the next."""
+    connection = redis.Redis.from_url(own_redis.url)
+    queue = Queue("late", connection=connection, serializer=JSONSerializer)
+    context = _unreachable_context(queue)
+    note_uncertain(connection, queue.name, 7, ["s-1", "s-2"])
+    note_uncertain(connection, queue.name, 8, ["s-3"])
+    key = uncertain_key(queue.name)
+    old = next(raw for raw in connection.zrange(key, 0, -1) if b"s-3" in raw)
+    connection.zadd(key, {old: time.time() - LATE_IMPORT_WINDOW_S - 60})  # its window is over
+    with bound(context):
+        worker = AnnotationWorker(queue)
+        worker.recover()
+        connection.delete(worker.late_copies.lock_key)  # the next pass, without waiting for it
+        worker.recover()
+    entries = [json.loads(raw) for raw in connection.zrange(key, 0, -1)]
+    # Neither is dropped unswept, not even the one whose window is over.
+    assert [(e["project"], e["samples"]) for e in entries] == [(8, ["s-3"]), (7, ["s-1", "s-2"])]
+    assert caplog.text.count("cannot look for late copies of imports") == 1
+    assert "cannot reach Label Studio" in caplog.text
 
 
 @pytest.mark.unit

@@ -17,17 +17,23 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
+import redis
 from rq import Queue
+from rq.serializers import JSONSerializer
 
-from annotation import ledger
+from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
+from annotation.labelstudio import LabelStudioClient, LabelStudioOutcomeUnknown, task_from_record
+from annotation.late_imports import LATE_IMPORT_WINDOW_S, Sweep, note_uncertain, uncertain_key
 from annotation.rq_internals import BoundedJob
+from annotation.worker import AnnotationWorker
 from sampling.records import JOB_FUNCTION
 from sampling.transport import queue_admin
 from tests.conftest import run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.pipeline import Setup, stop, wait_for
+from tests.helpers.proxies import HeldRequestProxy
 from tests.helpers.toggle_proxy import ToggleProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -193,6 +199,88 @@ def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(
     assert (outcome.reconciled, outcome.imported) == (50, 0)
     assert setup.task_count() == 50
     context.client.close()
+
+
+def _sweeping_worker(context: ImportContext) -> AnnotationWorker:
+    """A worker of the context's queue, whose maintenance pass (`recover`) sweeps late copies."""
+    queue = Queue(context.queue_name, connection=context.connection, serializer=JSONSerializer)
+    return AnnotationWorker(queue)
+
+
+def test_an_import_that_times_out_and_lands_after_its_retry_leaves_one_task_per_sample(
+    label_studio: LabelStudioServer,
+    workdir: Path,
+    own_redis,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An import request held back past the client's timeout (a slow upload, a queueing proxy):
+    the retry looks its samples up, finds none and imports them; the held request lands after
+    that. The worker's next maintenance pass deletes the late copies, and only those."""
+    setup = Setup(label_studio, workdir)
+    with label_studio.client() as direct:  # made beforehand: the proxied client waits 2 s
+        direct.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
+    imports = lambda method, path: method == "POST" and "/import" in path  # noqa: E731
+    with HeldRequestProxy(label_studio.url, imports) as proxy:
+        config = AnnotationConfig(
+            label_studio_url=proxy.url,
+            api_key=label_studio.api_key,
+            project=setup.project,
+            labeling_config=str(REVIEW_XML_PATH),
+        )
+        client = LabelStudioClient(proxy.url, label_studio.api_key, timeout_s=2)
+        connection = redis.Redis.from_url(own_redis.url)
+        context = ImportContext(config, client, connection, setup.queue_name)
+        memo, records = JobMemo("job-1", {}), setup.records(0, 5)
+        try:
+            with pytest.raises(LabelStudioOutcomeUnknown):
+                import_records(records, context, memo)
+            assert proxy.held.is_set()
+            monkeypatch.setattr("annotation.importer.SETTLE_S", 0.0)
+            assert import_records(records, context, memo).imported == 5  # the retry
+            assert proxy.release() == 201
+            assert setup.task_count() == 10  # each sample twice
+            kept = set(setup.sample_id_counts())
+            jobs.bind(context)
+            _sweeping_worker(context).recover()
+        finally:
+            jobs.bind(None)
+            client.close()
+    setup.assert_each_once(records)
+    assert kept == {task["sample_id"] for task in setup.tasks()}
+    assert ledger.read_stats(connection, setup.queue_name).counters["late_copies_removed"] == 5
+    assert "deleted 5 unreviewed second task(s)" in caplog.text
+
+
+def test_the_late_copy_sweep_never_deletes_a_reviewed_task(
+    label_studio: LabelStudioServer, workdir: Path, own_redis, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two tasks of each sample, reviewed or not: the reviewed ones stay, else the oldest; two
+    reviewed copies both stay, said once however many passes see them."""
+    setup = Setup(label_studio, workdir)
+    connection = redis.Redis.from_url(own_redis.url)
+    records = setup.records(0, 4)
+    with label_studio.client() as client:
+        project_id = client.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
+        tasks = [task_from_record(record) for record in records]
+        first, late = client.import_tasks(project_id, tasks), client.import_tasks(project_id, tasks)
+        # 0: the oldest reviewed; 1: the late copy reviewed; 2: both reviewed; 3: neither
+        for task_id in (first[0], late[1], first[2], late[2]):
+            client.create_annotation(task_id, [])
+        note_uncertain(connection, setup.queue_name, project_id, [r["sample_id"] for r in records])
+        sweep = Sweep(connection, setup.queue_name)
+        assert sweep.run(client) == (3, None)
+        connection.delete(sweep.lock_key)  # the next pass, without waiting for it
+        assert sweep.run(client) == (0, None)
+        key = uncertain_key(setup.queue_name)
+        assert connection.zcard(key) == 1  # looked up again until its window is over
+        (entry,) = connection.zrange(key, 0, -1)
+        connection.zadd(key, {entry: time.time() - LATE_IMPORT_WINDOW_S - 1})
+        connection.delete(sweep.lock_key)
+        assert sweep.run(client) == (0, None) and connection.zcard(key) == 0  # and once after
+    left = {task["id"] for task in setup.tasks()}
+    assert left == {first[0], late[1], first[2], late[2], first[3]}
+    assert caplog.text.count("has 2 reviewed tasks") == 1
 
 
 def test_a_project_deleted_under_the_worker_is_found_or_made_again(

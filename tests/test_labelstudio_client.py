@@ -12,7 +12,7 @@ from annotation.labelstudio import LabelStudioClient, LabelStudioError, task_fro
 from lowtide.services.process import free_port
 from tests.conftest import REPO
 from tests.helpers.labelstudio import LabelStudioServer
-from tests.helpers.lost_answer_proxy import LostAnswerProxy
+from tests.helpers.proxies import LostAnswerProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(900)]
 

@@ -96,6 +96,10 @@ LEFT = [
     "E-Mail-Adresse: siehe Formular 2",
     "address = 0x7ffd12345678",
     "The address is in the email I sent on the 3rd",
+    # A value that says there is none; a number in brackets counts something else.
+    "Billing address: same as shipping (2 items)",
+    "Address: N/A (see ticket 4521)",
+    "shipping address: TBD, will send 2 days before",
     # An ISBN-10, and a day that does not exist after a birth date's name.
     "ISBN-10 0-306-40615-2 is the paperback.",
     "생년월일: 1988년 2월 30일",

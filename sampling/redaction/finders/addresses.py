@@ -297,6 +297,13 @@ _CJK_ENDINGS = ("です", "입니다", "이에요", "예요")
 # A house number or a postcode: a number that is not a day's (`on the 3rd`).
 _HOUSE_OR_CODE = re.compile(r"\d(?!\d|st\b|nd\b|rd\b|th\b)")
 _NOT_A_HOME = re.compile(r"@|://|www\.|0x|\d+\.\d+\.\d+|[<>{}$\[\]`]|:\d")
+# A value that says there is none (`same as shipping (2 items)`, `N/A (see ticket 4521)`,
+# `TBD, will send 2 days before`): its number counts something else.
+_NO_ADDRESS = re.compile(
+    r"(?i)(?:same\b|n/?a\b|tb[ad]\b|none\b|unknown\b|see\b|pending\b|not\b|required\b"
+    r"|optional\b|idem\b|siehe\b|voir\b|ver\b|vide\b)"
+)
+_IN_BRACKETS = re.compile(r"\([^()]*\)")
 
 
 @register("addresses_after_a_label")
@@ -349,7 +356,8 @@ def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str
         if found.endswith(ending):
             found = found[: -len(ending)]
     if (
-        _HOUSE_OR_CODE.search(found) is None
+        _HOUSE_OR_CODE.search(_IN_BRACKETS.sub("", found)) is None  # `(2 items)`: a count
+        or _NO_ADDRESS.match(found) is not None
         or sum(char.isalpha() for char in found) < 3
         or (not cjk and " " not in found)
         or _NOT_A_HOME.search(found)

@@ -41,6 +41,7 @@ from annotation.config import AnnotationConfig, labeling_config_file
 from annotation.errors import AnnotationError
 from annotation.labelstudio import (
     LabelStudioClient,
+    LabelStudioError,
     LabelStudioOutcomeUnknown,
     LabelStudioProjectGone,
     task_from_record,
@@ -69,6 +70,7 @@ from sampling.records import RecordError, RolloutRecord, parse_record
 # lookup, so that the lookup sees its tasks.
 SETTLE_S = 5.0
 META_IMPORT_STARTED = "import_started_at"
+_GATEWAY_ANSWERS = (502, 504)  # a proxy's: the request may have reached Label Studio
 META_IMPORT_PROJECTS = "import_projects"  # the projects an attempt imported into
 META_VALIDATED = "validated"
 REJECTED_SUGGESTIONS_LOGGED = 3  # reasons logged per batch; the counter has them all
@@ -361,10 +363,12 @@ def _import_into(
         began = time.perf_counter()
         try:
             context.client.import_tasks(project.project_id, tasks)
-        except LabelStudioOutcomeUnknown:
-            # It may land after the retry's lookup: the worker's sweep removes the late copies.
-            ids = [record.sample_id for record in chunk]
-            note_uncertain(context.connection, context.queue_name, project.project_id, ids)
+        except LabelStudioError as error:
+            # No answer, or a gateway's (502, 504: Label Studio may have gone on behind it): it
+            # may land after the retry's lookup; the worker's sweep removes the late copies.
+            if isinstance(error, LabelStudioOutcomeUnknown) or error.status in _GATEWAY_ANSWERS:
+                ids = [record.sample_id for record in chunk]
+                note_uncertain(context.connection, context.queue_name, project.project_id, ids)
             raise
         outcome.import_seconds.append(time.perf_counter() - began)
         imported.mark(record.sample_id for record in chunk)

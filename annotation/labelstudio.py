@@ -68,7 +68,10 @@ SEND_ONCE = {"max_retries": 0}
 
 
 class LabelStudioError(AnnotationError):
-    """A Label Studio call failed; the message is meant for the user, without secrets."""
+    """A Label Studio call failed; the message is meant for the user, without secrets.
+    `status`: the HTTP status it answered with, where it answered."""
+
+    status: int | None = None
 
 
 class LabelStudioAuthError(LabelStudioError):
@@ -506,7 +509,9 @@ class LabelStudioClient:
             if error.status_code == 404 and project_id is not None:
                 raise LabelStudioProjectGone(message, project_id) from None
             kind = LabelStudioAuthError if error.status_code in (401, 403) else LabelStudioError
-            raise kind(message) from None
+            failure = kind(message)
+            failure.status = error.status_code
+            raise failure from None
         except httpx.TimeoutException as error:
             # A read or write timeout: the request went out, and may be carried out still.
             sent = not isinstance(error, (httpx.ConnectTimeout, httpx.PoolTimeout))

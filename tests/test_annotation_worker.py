@@ -24,7 +24,12 @@ from rq.serializers import JSONSerializer
 from annotation import jobs, ledger
 from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
-from annotation.labelstudio import LabelStudioClient, LabelStudioOutcomeUnknown, task_from_record
+from annotation.labelstudio import (
+    LabelStudioClient,
+    LabelStudioError,
+    LabelStudioOutcomeUnknown,
+    task_from_record,
+)
 from annotation.late_imports import LATE_IMPORT_WINDOW_S, Sweep, note_uncertain, uncertain_key
 from annotation.rq_internals import BoundedJob
 from annotation.worker import AnnotationWorker
@@ -33,7 +38,7 @@ from sampling.transport import queue_admin
 from tests.conftest import run_cli
 from tests.helpers.labelstudio import REVIEW_XML_PATH, LabelStudioServer
 from tests.helpers.pipeline import Setup, stop, wait_for
-from tests.helpers.proxies import HeldRequestProxy
+from tests.helpers.proxies import HeldRequestProxy, LostAnswerProxy
 from tests.helpers.toggle_proxy import ToggleProxy
 
 pytestmark = [pytest.mark.e2e, pytest.mark.labelstudio, pytest.mark.slow, pytest.mark.timeout(600)]
@@ -250,6 +255,39 @@ def test_an_import_that_times_out_and_lands_after_its_retry_leaves_one_task_per_
     assert kept == {task["sample_id"] for task in setup.tasks()}
     assert ledger.read_stats(connection, setup.queue_name).counters["late_copies_removed"] == 5
     assert "deleted 5 unreviewed second task(s)" in caplog.text
+
+
+def test_an_import_a_gateway_answered_502_for_is_noted_for_the_sweep(
+    label_studio: LabelStudioServer, workdir: Path, own_redis
+) -> None:
+    """A gateway's 502 (or 504) on an import: Label Studio may have carried it out behind the
+    gateway, and later than the retry's lookup; the request is noted for the sweep like a
+    timeout."""
+    setup = Setup(label_studio, workdir)
+    with label_studio.client() as direct:
+        direct.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
+    imports = lambda method, path: method == "POST" and "/import" in path  # noqa: E731
+    with LostAnswerProxy(label_studio.url, imports) as proxy:
+        config = AnnotationConfig(
+            label_studio_url=proxy.url,
+            api_key=label_studio.api_key,
+            project=setup.project,
+            labeling_config=str(REVIEW_XML_PATH),
+        )
+        client = LabelStudioClient(proxy.url, label_studio.api_key)
+        connection = redis.Redis.from_url(own_redis.url)
+        context = ImportContext(config, client, connection, setup.queue_name)
+        records = setup.records(0, 3)
+        try:
+            with pytest.raises(LabelStudioError) as raised:
+                import_records(records, context, JobMemo("job-1", {}))
+        finally:
+            client.close()
+    assert raised.value.status == 502 and proxy.lost
+    entries = [json.loads(raw) for raw in connection.zrange(uncertain_key(setup.queue_name), 0, -1)]
+    assert [sorted(entry["samples"]) for entry in entries] == [
+        sorted(r["sample_id"] for r in records)
+    ]
 
 
 def test_the_late_copy_sweep_never_deletes_a_reviewed_task(

@@ -212,6 +212,27 @@ def _sweeping_worker(context: ImportContext) -> AnnotationWorker:
     return AnnotationWorker(queue)
 
 
+def _imports(method: str, path: str) -> bool:
+    return method == "POST" and "/import" in path
+
+
+def _proxied_context(
+    setup: Setup, proxy_url: str, redis_url: str, timeout_s: float = 30.0
+) -> ImportContext:
+    """An import context whose Label Studio client goes through the proxy at `proxy_url`; the
+    review project is made first, directly (the proxied client may be given a short timeout)."""
+    with setup.server.client() as direct:
+        direct.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
+    config = AnnotationConfig(
+        label_studio_url=proxy_url,
+        api_key=setup.server.api_key,
+        project=setup.project,
+        labeling_config=str(REVIEW_XML_PATH),
+    )
+    client = LabelStudioClient(proxy_url, setup.server.api_key, timeout_s=timeout_s)
+    return ImportContext(config, client, redis.Redis.from_url(redis_url), setup.queue_name)
+
+
 def test_an_import_that_times_out_and_lands_after_its_retry_leaves_one_task_per_sample(
     label_studio: LabelStudioServer,
     workdir: Path,
@@ -223,19 +244,9 @@ def test_an_import_that_times_out_and_lands_after_its_retry_leaves_one_task_per_
     the retry looks its samples up, finds none and imports them; the held request lands after
     that. The worker's next maintenance pass deletes the late copies, and only those."""
     setup = Setup(label_studio, workdir)
-    with label_studio.client() as direct:  # made beforehand: the proxied client waits 2 s
-        direct.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
-    imports = lambda method, path: method == "POST" and "/import" in path  # noqa: E731
-    with HeldRequestProxy(label_studio.url, imports) as proxy:
-        config = AnnotationConfig(
-            label_studio_url=proxy.url,
-            api_key=label_studio.api_key,
-            project=setup.project,
-            labeling_config=str(REVIEW_XML_PATH),
-        )
-        client = LabelStudioClient(proxy.url, label_studio.api_key, timeout_s=2)
-        connection = redis.Redis.from_url(own_redis.url)
-        context = ImportContext(config, client, connection, setup.queue_name)
+    with HeldRequestProxy(label_studio.url, _imports) as proxy:
+        context = _proxied_context(setup, proxy.url, own_redis.url, timeout_s=2)
+        client, connection = context.client, context.connection
         memo, records = JobMemo("job-1", {}), setup.records(0, 5)
         try:
             with pytest.raises(LabelStudioOutcomeUnknown):
@@ -264,19 +275,9 @@ def test_an_import_a_gateway_answered_502_for_is_noted_for_the_sweep(
     gateway, and later than the retry's lookup; the request is noted for the sweep like a
     timeout."""
     setup = Setup(label_studio, workdir)
-    with label_studio.client() as direct:
-        direct.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
-    imports = lambda method, path: method == "POST" and "/import" in path  # noqa: E731
-    with LostAnswerProxy(label_studio.url, imports) as proxy:
-        config = AnnotationConfig(
-            label_studio_url=proxy.url,
-            api_key=label_studio.api_key,
-            project=setup.project,
-            labeling_config=str(REVIEW_XML_PATH),
-        )
-        client = LabelStudioClient(proxy.url, label_studio.api_key)
-        connection = redis.Redis.from_url(own_redis.url)
-        context = ImportContext(config, client, connection, setup.queue_name)
+    with LostAnswerProxy(label_studio.url, _imports) as proxy:
+        context = _proxied_context(setup, proxy.url, own_redis.url)
+        client, connection = context.client, context.connection
         records = setup.records(0, 3)
         try:
             with pytest.raises(LabelStudioError) as raised:

@@ -62,14 +62,7 @@ def reads_as_words(value: str) -> bool:
     lower-case letters or more with a vowel among them: `User`, `tokenizer`), and a word's share
     of vowels: an identifier (`UserProfileCardV2`, `llama3Tokenizer`). Measured on random runs
     of 12 to 19 letters and digits: 4 in 1,000 read so."""
-    letters = sum(char.isalpha() for char in value)
-    in_words = 0
-    for match in _WORD_LIKE.finditer(value):
-        run = match.group()
-        if any(char in _VOWELS for char in run[run[0].isupper() :]):  # a vowel after the capital
-            in_words += len(run)
-    vowels = sum(char in _VOWELS for char in value)
-    return letters > 0 and in_words >= 0.7 * letters and vowels >= 0.25 * letters
+    return _in_words(value, _WORD_LIKE, least_vowels=0.25)
 
 
 # A word of a name: a capital or none, then lower-case letters, three letters at least (`Pad`,
@@ -85,18 +78,30 @@ def reads_as_a_name(value: str) -> bool:
     three-letter CamelCase word counts) for a run nothing names as a secret, where a class
     name hidden from a reviewer costs more than the rare random run that reads so: measured on
     random runs of 20 to 64 base64 characters that look random, 3 in 10,000."""
+    return _in_words(value, _NAME_WORD, least_vowels=0.2, not_in_a_word=_FIVE_CONSONANTS)
+
+
+def _in_words(
+    value: str,
+    words: re.Pattern[str],
+    least_vowels: float,
+    not_in_a_word: re.Pattern[str] | None = None,
+) -> bool:
+    """Seven letters in ten of `value` or more in runs of `words` that read as words (three
+    letters at least, a vowel after the capital, nothing `not_in_a_word` finds), and at least
+    `least_vowels` of its letters vowels."""
     letters = sum(char.isalpha() for char in value)
     in_words = 0
-    for match in _NAME_WORD.finditer(value):
+    for match in words.finditer(value):
         run = match.group()
         if (
             len(run) >= 3
             and any(char in _VOWELS for char in run[run[0].isupper() :])
-            and _FIVE_CONSONANTS.search(run) is None
+            and (not_in_a_word is None or not_in_a_word.search(run) is None)
         ):
             in_words += len(run)
     vowels = sum(char in _VOWELS for char in value)
-    return letters > 0 and in_words >= 0.7 * letters and vowels >= 0.2 * letters
+    return letters > 0 and in_words >= 0.7 * letters and vowels >= least_vowels * letters
 
 
 def encodes_text(value: str) -> bool:

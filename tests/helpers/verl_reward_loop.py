@@ -32,6 +32,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 from verl.trainer.ppo.ray_trainer import RayPPOTrainer
 
 from sampling.transport.spool import Spool
+from tests.helpers.queued import queued_records
 from tests.helpers.verl_reward_fn import GROUPS
 
 HERE = Path(__file__).resolve().parent
@@ -336,8 +337,19 @@ def main_ray() -> None:
         )
         tokenizer = AutoTokenizer.from_pretrained(spec["tokenizer"])
         scored = manager.compute_rm_score(make_batch(tokenizer, GROUPS, {"global_steps": 11}))
-        time.sleep(2)  # the workers' idle timers (0.3 s) and producers (0.5 s) hand over
-        out = {"scores": scored.batch["rm_scores"].sum(-1).tolist()}
+        scores = scored.batch["rm_scores"].sum(-1).tolist()
+        # The workers' idle timers (0.3 s) and producers (0.5 s) hand over; on a loaded machine
+        # an actor's first routing (redaction's tables, the first Redis connection) takes longer.
+        # Ray kills the actors at shutdown, so wait for what the threshold selects, and a beat
+        # more for any duplicate.
+        low = sum(score < spec["threshold"] for score in scores)
+        deadline = time.monotonic() + 60
+        while len(queued_records(os.environ["REDIS_URL"], spec["queue"])) < low:
+            if time.monotonic() > deadline:
+                break  # the test says what is missing
+            time.sleep(0.2)
+        time.sleep(0.5)
+        out = {"scores": scores}
     finally:
         ray.shutdown()
     Path(sys.argv[2]).write_text(json.dumps(out))

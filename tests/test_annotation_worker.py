@@ -22,7 +22,6 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from annotation import jobs, ledger
-from annotation.config import AnnotationConfig
 from annotation.importer import ImportContext, JobMemo, import_records
 from annotation.labelstudio import (
     LabelStudioClient,
@@ -177,12 +176,7 @@ def test_reconcile_finds_tasks_imported_by_an_attempt_that_died(
     """The worst moment to die: Label Studio has created the tasks, the sample ids are not
     marked yet. The next attempt must find them and import nothing twice."""
     setup = Setup(any_label_studio, workdir)
-    config = AnnotationConfig(
-        label_studio_url=any_label_studio.url,
-        api_key=any_label_studio.api_key,
-        project=setup.project,
-        labeling_config=str(REVIEW_XML_PATH),
-    )
+    config = setup.annotation_config()
     context = ImportContext.create(config, setup.connection, setup.queue_name)
     memo = JobMemo("job-1", {})
     records = setup.records(0, 50)
@@ -223,12 +217,7 @@ def _proxied_context(
     review project is made first, directly (the proxied client may be given a short timeout)."""
     with setup.server.client() as direct:
         direct.ensure_project(setup.project, REVIEW_XML_PATH.read_text())
-    config = AnnotationConfig(
-        label_studio_url=proxy_url,
-        api_key=setup.server.api_key,
-        project=setup.project,
-        labeling_config=str(REVIEW_XML_PATH),
-    )
+    config = setup.annotation_config(proxy_url)
     client = LabelStudioClient(proxy_url, setup.server.api_key, timeout_s=timeout_s)
     return ImportContext(config, client, redis.Redis.from_url(redis_url), setup.queue_name)
 
@@ -334,12 +323,7 @@ def test_a_project_deleted_under_the_worker_is_found_or_made_again(
     from annotation.labelstudio import LabelStudioError
 
     setup = Setup(label_studio, workdir)
-    config = AnnotationConfig(
-        label_studio_url=label_studio.url,
-        api_key=label_studio.api_key,
-        project=setup.project,
-        labeling_config=str(REVIEW_XML_PATH),
-    )
+    config = setup.annotation_config()
     context = ImportContext.create(config, redis.Redis.from_url(own_redis.url), setup.queue_name)
     try:
         assert import_records(setup.records(0, 5), context, JobMemo("job-1", {})).imported == 5

@@ -22,8 +22,19 @@ pytestmark = [
 ]
 
 
+def sample_ids(count: int, start: int = 0) -> list[str]:
+    return [f"s-{i:06d}" for i in range(start, start + count)]
+
+
 def records(start: int, count: int) -> list[dict]:
-    return [{"sample_id": f"s-{i:06d}", "response": "r" * 100} for i in range(start, start + count)]
+    return [
+        {"sample_id": sample_id, "response": "r" * 100} for sample_id in sample_ids(count, start)
+    ]
+
+
+def queued(url: str, name: str = "test-annotate") -> list[str]:
+    """The sample ids on queue `name`, sorted."""
+    return sorted(queued_sample_ids(url, name))
 
 
 def wait_for(condition, timeout_s: float = 20.0) -> None:
@@ -39,6 +50,16 @@ def config(url: str, tmp_path: Path, **overrides) -> QueueConfig:
     return QueueConfig(**{**settings, **overrides})
 
 
+def assert_the_next_run_replays(own_redis: OwnRedis, tmp_path: Path, count: int) -> None:
+    """Redis back, the next run's producer on the same spool replays the `count` records spooled
+    (`records(0, count)`), and the queue holds exactly them."""
+    own_redis.start()
+    next_run = Producer(config(own_redis.url, tmp_path))
+    wait_for(lambda: next_run.stats.replayed == count)
+    next_run.close()
+    assert queued(own_redis.url) == sample_ids(count)
+
+
 def test_batches_arrive_as_json_jobs(own_redis: OwnRedis, tmp_path: Path) -> None:
     producer = Producer(config(own_redis.url, tmp_path))
     started = time.perf_counter()
@@ -48,8 +69,7 @@ def test_batches_arrive_as_json_jobs(own_redis: OwnRedis, tmp_path: Path) -> Non
     assert time.perf_counter() - started < 0.1
     wait_for(lambda: producer.stats.enqueued == 130)
     producer.close()
-    ids = queued_sample_ids(own_redis.url, "test-annotate")
-    assert sorted(ids) == [f"s-{i:06d}" for i in range(130)]
+    assert queued(own_redis.url) == sample_ids(130)
     assert len(Queue("test-annotate", connection=redis.Redis.from_url(own_redis.url)).job_ids) == 3
     assert producer.stats.spooled == 0 and producer.stats.dropped == 0
 
@@ -64,11 +84,7 @@ def test_the_same_records_sent_to_two_queues_reach_both(
         producer.close()
         assert producer.stats.enqueued == 3
     for name in ("review", "experts"):
-        assert sorted(queued_sample_ids(own_redis.url, name)) == [
-            "s-000000",
-            "s-000001",
-            "s-000002",
-        ]
+        assert queued(own_redis.url, name) == ["s-000000", "s-000001", "s-000002"]
 
 
 def test_a_redis_outage_loses_nothing_and_duplicates_nothing(
@@ -112,12 +128,7 @@ def test_while_redis_is_down_each_batch_is_spooled_when_due_not_one_per_backoff(
     wait_for(lambda: producer.stats.spooled == 60, timeout_s=3.0)  # one a backoff: 8.7 s
     assert producer._worker.stats.dropped == 0  # nothing came back to submit() to spool
     producer.close(deadline_s=1)
-    own_redis.start()
-    next_run = Producer(config(own_redis.url, tmp_path))
-    wait_for(lambda: next_run.stats.replayed == 60)
-    next_run.close()
-    ids = queued_sample_ids(own_redis.url, "test-annotate")
-    assert sorted(ids) == [f"s-{i:06d}" for i in range(60)]
+    assert_the_next_run_replays(own_redis, tmp_path, 60)
 
 
 def test_close_sends_the_spool_when_redis_is_back_before_the_backoff_is_up(
@@ -134,9 +145,7 @@ def test_close_sends_the_spool_when_redis_is_back_before_the_backoff_is_up(
     own_redis.start()
     producer.close(deadline_s=5)
     assert producer.spool.pending_records() == 0 and producer.stats.replayed == 60
-    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
-        f"s-{i:06d}" for i in range(60)
-    ]
+    assert queued(own_redis.url) == sample_ids(60)
 
 
 def test_a_full_redis_that_answers_ping_is_one_warning_and_loses_nothing(
@@ -161,9 +170,7 @@ def test_a_full_redis_that_answers_ping_is_one_warning_and_loses_nothing(
         admin.delete(*admin.keys("filler:*"))
         wait_for(lambda: producer.stats.enqueued == 40)
     producer.close()
-    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
-        f"s-{i:06d}" for i in range(40)
-    ]
+    assert queued(own_redis.url) == sample_ids(40)
 
 
 def test_close_while_redis_is_down_spools_and_the_next_run_replays(
@@ -174,13 +181,7 @@ def test_close_while_redis_is_down_spools_and_the_next_run_replays(
     producer.submit(records(0, 90))
     producer.close(deadline_s=2)
     assert producer.spool.pending_records() == 90
-    own_redis.start()
-    next_run = Producer(config(own_redis.url, tmp_path))
-    wait_for(lambda: next_run.stats.replayed == 90)
-    next_run.close()
-    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
-        f"s-{i:06d}" for i in range(90)
-    ]
+    assert_the_next_run_replays(own_redis, tmp_path, 90)
 
 
 def test_an_unwritable_spool_while_redis_is_down_is_counted_as_dropped(
@@ -212,9 +213,7 @@ def test_flush_sends_a_partial_batch_now_and_waits_for_it(
     assert producer.flush(timeout_s=20)
     assert producer.stats.enqueued == 70 and time.monotonic() - started < 10
     producer.close()
-    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
-        f"s-{i:06d}" for i in range(70)
-    ]
+    assert queued(own_redis.url) == sample_ids(70)
 
 
 def test_a_batch_refused_for_another_reason_than_an_outage_waits_in_the_spool(
@@ -241,7 +240,5 @@ def test_a_batch_refused_for_another_reason_than_an_outage_waits_in_the_spool(
     producer.submit(records(64, 64))
     wait_for(lambda: producer.stats.enqueued == 128)
     producer.close()
-    assert sorted(queued_sample_ids(own_redis.url, "test-annotate")) == [
-        f"s-{i:06d}" for i in range(128)
-    ]
+    assert queued(own_redis.url) == sample_ids(128)
     assert producer.stats.replayed == 64 and producer.stats.dropped == 0

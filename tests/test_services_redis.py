@@ -144,6 +144,32 @@ def test_free_ports_come_from_below_the_range_outgoing_connections_draw_from() -
     assert len(ports) > 1  # drawn, not one fixed port every caller would share
 
 
+def test_a_started_service_is_kept_once_it_answers_and_stopped_with_the_reason_if_not(
+    tmp_path: Path,
+) -> None:
+    """What `up` does with a service it has just started (Redis, Label Studio): one that answers
+    is left running; one that exits, or does not answer in time, is stopped and the reason said."""
+    import sys
+
+    from lowtide.services.process import await_start, spawn_detached, stop_process_group
+
+    def spawn(code: str) -> int:
+        command = [sys.executable, "-c", code]
+        return spawn_detached(command, tmp_path / "service.log", os.environ, cwd=tmp_path)
+
+    never = lambda: False  # noqa: E731
+    assert await_start(spawn("pass"), never, timeout_s=30, interval_s=0.05) == "exited"
+    silent = spawn("import time; time.sleep(60)")
+    reason = await_start(silent, never, timeout_s=0.5, interval_s=0.05)
+    assert reason == "did not answer within 0.5 s" and not is_running(silent)
+    answering = spawn("import time; time.sleep(60)")
+    try:
+        assert await_start(answering, lambda: True, timeout_s=5) is None
+        assert is_running(answering)
+    finally:
+        stop_process_group(answering)
+
+
 @pytest.fixture
 def usual_umask() -> Iterator[None]:
     """umask 022, as on most machines: owner-only modes must come from lowtide, not from a

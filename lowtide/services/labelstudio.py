@@ -18,14 +18,7 @@ from pathlib import Path
 from lowtide.errors import UserError
 from lowtide.services.credentials import Credentials
 from lowtide.services.postgres import PostgresDatabase, ensure_database
-from lowtide.services.process import (
-    is_running,
-    port_is_free,
-    spawn_detached,
-    stop_process_group,
-    tail,
-    wait_until,
-)
+from lowtide.services.process import await_start, is_running, port_is_free, spawn_detached, tail
 from lowtide.services.state import ServiceRecord, ServiceRegistry, cache_dir
 
 NAME = "label-studio"
@@ -189,12 +182,10 @@ def ensure_label_studio(
         database=wanted,
     )  # fmt: skip
     registry.put(record)
-    started = wait_until(lambda: health(url) or not is_running(pid), START_TIMEOUT_S, 0.5, on_wait)
-    if not (started and health(url)):
-        stop_process_group(pid)
+    problem = await_start(pid, lambda: health(url), START_TIMEOUT_S, 0.5, on_wait)
+    if problem is not None:
         registry.remove(NAME)
-        reason = "exited" if started else f"did not answer /health within {START_TIMEOUT_S} s"
-        raise UserError(f"Label Studio {reason}; the end of {log}:\n{tail(log)}")
+        raise UserError(f"Label Studio {problem}; the end of {log}:\n{tail(log)}")
     _check_token(url, credentials, registry.root, wanted)
     on = _database_text(wanted)
     return record, f"Started Label Studio at {url} on {on}, pid {pid}, log {log}"

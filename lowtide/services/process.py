@@ -105,6 +105,23 @@ def stop_process_group(pid: int, timeout_s: float = 15.0) -> None:
             return
 
 
+def await_start(
+    pid: int,
+    answers: Callable[[], bool],
+    timeout_s: float,
+    interval_s: float = 0.25,
+    on_tick: Callable[[float], None] | None = None,
+) -> str | None:
+    """After `spawn_detached`: wait until the process at `pid` answers (`answers()`). None once
+    it does; otherwise its process group is stopped and the reason comes back: "exited", or
+    "did not answer within N s"."""
+    waited = wait_until(lambda: answers() or not is_running(pid), timeout_s, interval_s, on_tick)
+    if waited and answers():
+        return None
+    stop_process_group(pid)
+    return "exited" if waited else f"did not answer within {timeout_s:g} s"
+
+
 def wait_until(
     ready: Callable[[], bool],
     timeout_s: float,

@@ -25,14 +25,7 @@ from redis.connection import parse_url
 
 from lowtide.errors import UserError
 from lowtide.services.credentials import env_file_path, save_redis_url, stored_redis_url
-from lowtide.services.process import (
-    is_running,
-    port_is_free,
-    spawn_detached,
-    stop_process_group,
-    tail,
-    wait_until,
-)
+from lowtide.services.process import await_start, is_running, port_is_free, spawn_detached, tail
 from lowtide.services.state import ServiceRecord, ServiceRegistry
 from rl.atomic_file import write_text_atomically
 from rl.masking import mask_url, url_without_secrets
@@ -167,9 +160,7 @@ def _start(
         command=f"127.0.0.1:{port}",
     )
     registry.put(record)
-    if not wait_until(lambda: redis_answers(url) or not is_running(pid), timeout_s=15):
-        stop_process_group(pid)
-    if not redis_answers(url):
+    if await_start(pid, lambda: redis_answers(url), timeout_s=15) is not None:
         registry.remove(NAME)
         raise UserError(f"Redis ({binary}) did not start; its log says:\n{tail(log)}")
     return record

@@ -20,6 +20,7 @@ from rq import Queue
 from rq.serializers import JSONSerializer
 
 from annotation import ledger
+from annotation.config import AnnotationConfig
 from sampling.config import QueueConfig
 from sampling.transport.producer import enqueue_batch
 from tests.conftest import run_cli
@@ -66,6 +67,16 @@ class Setup:
 
     def queue_config(self) -> QueueConfig:
         return QueueConfig(redis_url=REDIS_URL, name=self.queue_name)
+
+    def annotation_config(self, url: str | None = None) -> AnnotationConfig:
+        """The `annotation` section of this test's project, reaching Label Studio at `url`
+        (default: the server's own address)."""
+        return AnnotationConfig(
+            label_studio_url=url or self.server.url,
+            api_key=self.server.api_key,
+            project=self.project,
+            labeling_config=str(REVIEW_XML_PATH),
+        )
 
     def env(self) -> dict[str, str]:
         return {**self.server.env(), "LABEL_STUDIO_URL": self.url, "REDIS_URL": REDIS_URL}

@@ -293,3 +293,47 @@ def test_addresses_that_name_no_machine_stay(text: str) -> None:
 )  # fmt: skip
 def test_an_address_of_a_machine_is_stillhidden(text: str, address: str) -> None:
     assert hidden(text, address)
+
+
+# A secret declared with its type between the name and the value, as typed languages write it,
+# or kept in a wrapper (pydantic's `SecretStr`, a setting's default).
+TYPED_DECLARATIONS = [
+    ('password: Optional[str] = "Tr0ub4dor&3xyz"', "Tr0ub4dor&3xyz"),
+    ('    db_password: typing.Optional[str] = "Heron!Basket42"', "Heron!Basket42"),
+    ('token: str | None = "Lemur^Pocket8"', "Lemur^Pocket8"),
+    ('export const apiKey: string = "Quill#Meadow5";', "Quill#Meadow5"),
+    ('let secret_key: &\'static str = "s3cr3t-V4lue-99";', "s3cr3t-V4lue-99"),
+    ('val dbPassword: String? = "Otter!Marble31"', "Otter!Marble31"),
+    ('var dbPassword string = "tundra-Sock-19"', "tundra-Sock-19"),
+    ('    password: SecretStr = SecretStr("Garnet!Owl61")', "Garnet!Owl61"),
+    ('    api_key: str = Field(default="Maple#Quartz77")', "Maple#Quartz77"),
+]
+
+
+@pytest.mark.parametrize(("text", "secret"), TYPED_DECLARATIONS)
+def test_a_secret_declared_with_its_type_ishidden(text: str, secret: str) -> None:
+    assert hidden(text, secret), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ['password: Optional[str] = None', "def login(password: str = '') -> None:",
+     "api_key = Field(default=None, description='The API key')", "var tokenCount int = 5",
+     'token = tokenizer("Hello there world")', "secret_sauce: Recipe = load()"],
+)  # fmt: skip
+def test_a_type_is_not_the_secret(text: str) -> None:
+    assert [s for s in REDACTOR.find(text) if s.kind in ("PASSWORD", "SECRET")] == [], found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["const token = await getToken();", "secret = new Secret(name)",
+     "docker run -d -e POSTGRES_PASSWORD=$POSTGRES_PASSWORD postgres:16",
+     "sqrt(2) = 1.4142135623730951 and e = 2.718281828459045"],
+)  # fmt: skip
+def test_code_and_decimals_that_look_like_values_stay(text: str) -> None:
+    assert REDACTOR.find(text) == [], found(text)
+
+
+def test_a_card_written_with_dots_is_stillhidden() -> None:
+    assert hidden("card 4111.1111.1111.1111 ok", "4111.1111.1111.1111")

@@ -150,6 +150,41 @@ def working_directory(text: str, sign: int, value: str) -> bool:
     )
 
 
+# A type between a name and its value, as typed languages annotate one: `password:
+# Optional[str] = "..."`, `const apiKey: string = "..."`, `let key: &'static str = "..."`,
+# `val dbPassword: String? = "..."`, `token: str | None = "..."`. One identifier (dotted), a
+# generic's brackets, `?`, a union of such; then the spaced `=` of an assignment, not `==` or
+# `=>` (`password: A=00` is a password with an `=` in it; `Cookie: sid=x` names a cookie).
+_TYPE = r"&?(?:'\w+[ \t]+)?(?:mut[ \t]+)?[A-Za-z_][A-Za-z_.]*(?:[\[<][^\n=:;{}]{0,60}?[\]>])?\??"
+_ANNOTATION_AFTER = re.compile(rf"[ \t]*{_TYPE}(?:[ \t]*\|[ \t]*{_TYPE})*[ \t]+=(?![=>])")
+_ANNOTATION_BEFORE = re.compile(rf"[ \t]*:[ \t]*{_TYPE}(?:[ \t]*\|[ \t]*{_TYPE})*[ \t]*$")
+
+
+def annotated(text: str, colon: int) -> bool:
+    """The `:` at `colon` starts a type annotation (`password: Optional[str] = ...`): what
+    follows it is the value's type, and the value comes after the `=`."""
+    return _ANNOTATION_AFTER.match(text, colon + 1) is not None
+
+
+# Go's declaration, the type after the name: `var dbPassword string = "..."`.
+_GO_TYPE_BEFORE = re.compile(rf"(?:^|\s)(?:var|const)[ \t]+[A-Za-z_]\w*([ \t]+{_TYPE})[ \t]*$")
+
+
+def without_annotation(text: str, start: int, sign: int) -> int:
+    """Where the name before the `=` at `sign` ends, read from `start`: before the type
+    annotated between them, if there is one (`val dbPassword: String? = `, `var dbPassword
+    string = `), otherwise at `sign`. The `=` after an annotation is spaced, as `annotated`
+    reads one: `Cookie: sessionid=abc` names a cookie."""
+    if text[sign - 1 : sign] not in (" ", "\t"):
+        return sign
+    annotation = _ANNOTATION_BEFORE.search(text, start, sign) if ":" in text[start:sign] else None
+    if annotation is not None:
+        return annotation.start()
+    before = text[start:sign]
+    go = _GO_TYPE_BEFORE.search(before) if "var" in before or "const" in before else None
+    return sign if go is None else start + go.start(1)
+
+
 def placeholder(value: str) -> bool:
     """`value` stands for a secret rather than being one (see _PLACEHOLDER)."""
     return _PLACEHOLDER.fullmatch(value.strip("'\"`")) is not None

@@ -19,9 +19,11 @@ from sampling.redaction.checks import pem_header_in_base64
 from sampling.redaction.context import (
     NO_VALUE,
     NamedBefore,
+    annotated,
     code_not_a_secret,
     next_prompt,
     placeholder,
+    without_annotation,
     working_directory,
 )
 from sampling.redaction.finders import register
@@ -643,6 +645,13 @@ class KeywordFinder:
         re.IGNORECASE,
     )
     _NUMBER = re.compile(r"[0-9][0-9_.,]*(?:[smhdw]|ms|min)?")
+    # Keywords that start an expression: what follows them is the value, in code.
+    _BEFORE_AN_EXPRESSION = frozenset({"await", "new", "yield", "typeof", "lambda", "async"})
+    # A literal in a wrapper that keeps it as a secret or gives it as a setting's default.
+    _WRAPPED = re.compile(
+        r"(?:pydantic\.|types\.)?(?:SecretStr|SecretBytes|Secret|SecureString|Field|str|String)"
+        r"\([ \t]*(?:default[ \t]*=[ \t]*)?b?([\"'])([^\n\"']{4,200})\1"
+    )
     # What ends the field before a name that a long run of characters leads up to: a URL's
     # query (`...?secret=`), another value (`text=SECRET_KEY=`). Base64 data has none of them.
     _FIELD_STARTS = frozenset("?&;=,")
@@ -668,8 +677,12 @@ class KeywordFinder:
         ):
             return
         for at in operators:
-            # The word just before the operator, without quotes or a closing bracket.
-            tail = lower[max(0, at - 48) : at].rstrip(" \t\"']")
+            if text[at] == ":" and annotated(text, at):
+                continue  # `password: Optional[str] = "..."`: the value is after the `=`
+            # The word just before the operator, without quotes or a closing bracket, nor the
+            # type annotated between them (`val dbPassword: String = "..."`).
+            name_end = without_annotation(lower, max(0, at - 48), at) if text[at] == "=" else at
+            tail = lower[max(0, at - 48) : name_end].rstrip(" \t\"']")
             before = tail.rsplit(None, 1)
             name = self._NAME.search(before[-1][-32:]) if before else None
             if name is None:
@@ -699,6 +712,10 @@ class KeywordFinder:
                 value = self._VALUE_WITH_AMPERSANDS.match(text, at + 1) or value
                 group = 1 if value.re is self._VALUE_WITH_AMPERSANDS else 3
             found = value.group(group) if quoted else value.group(group).rstrip(")]}")
+            start = value.start(group)
+            wrapped = None if quoted else self._WRAPPED.match(text, start)
+            if wrapped is not None:  # `SecretStr("...")`, `Field(default="...")`
+                found, start, quoted = wrapped.group(2), wrapped.start(2), True
             if len(found) < 4:
                 continue  # `password: str)`: a parameter's type
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
@@ -709,25 +726,27 @@ class KeywordFinder:
                 continue  # `"pass": "true"`: a flag, not a secret
             if not quoted and text[at] != "=" and found.isalpha():
                 continue
+            if not quoted and found in self._BEFORE_AN_EXPRESSION:
+                continue  # `const token = await getToken();`: code
             if not quoted and code_not_a_secret(found, before[-1].rsplit(".", 1)[-1]):
                 continue
             if (
                 not quoted
                 and text[at] == "="
-                and self._next_assignment(found, text[at + 1 : value.start(group)])
+                and self._next_assignment(found, text[at + 1 : start])
             ):
                 continue
             if working_directory(text, at, found):
                 continue  # `PWD=/app`: a path
-            if next_prompt(text, value.start(group)):
+            if next_prompt(text, start):
                 continue  # `New password: ⏎Re-type new password:`: the next line asks again
             line = lower[lower.rfind("\n", 0, name_start) + 1 : at].strip(" \t\"'-*{[(")
             if self._not_a_value(found, quoted, name.group(1), line):
                 continue
-            end = value.start(group) + len(found)
+            end = start + len(found)
             if self._code(found, quoted, name, before[-1], text, end):
                 continue
-            yield Span(value.start(group), end, "SECRET")
+            yield Span(start, end, "SECRET")
 
     # An identifier (`word_tokenizer`), its name's leading underscores and owner aside.
     _IDENTIFIER = re.compile(r"[A-Za-z_]\w*")

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from sampling.redaction.context import (
+    annotated,
     code_not_a_secret,
     next_prompt,
     placeholder,
@@ -136,13 +137,18 @@ class PasswordPhraseFinder:
         for word in words:
             # A short word is not inflected: `pw` is not in `pwned`.
             for end_of_word in word_ends(lower, word, whole=len(word) < 5):
-                yield from self._value_after(view.text, end_of_word, word)
+                if not _in_a_reference(lower, end_of_word - len(word)):
+                    yield from self._value_after(view.text, end_of_word, word)
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
         match = self._REST.match(text, position)
         if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
             return
         labelled = any(match[name] is not None for name in _LABEL_GROUPS)
+        value_start = next(match.start(g) for g in ("quoted", "token", "bare") if match[g])
+        colon = text.find(":", position, value_start)
+        if colon >= 0 and annotated(text, colon):
+            return  # `password: Optional[str] = "..."`: a type; the value is after the `=`
         if match["quoted"] is not None:
             start, end = match.span("quoted")
         elif match["token"] is not None:
@@ -573,3 +579,14 @@ def _labels(
                 if match is not None:
                     yield match
             at = lower.find(word, at + 1)
+
+
+_IDENTIFIER_START = re.compile(r"[A-Za-z0-9_]*$")
+
+
+def _in_a_reference(lower: str, start: int) -> bool:
+    """The word at `start` is part of a variable's reference (`$POSTGRES_PASSWORD`,
+    `${DB_PASS}`, `%DB_PASSWORD%`): it names the variable, and what follows is no value of it."""
+    begin = _IDENTIFIER_START.search(lower, max(0, start - 40), start)
+    head = begin.start() if begin else start
+    return lower[head - 1 : head] in ("$", "%") or lower[head - 2 : head] == "${"

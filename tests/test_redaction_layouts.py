@@ -13,7 +13,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sampling.redaction.context import NO_VALUE, placeholder
-from sampling.redaction.finders.names import _NOT_NAMES
+from sampling.redaction.finders.names import _NOT_NAMES, _NOT_PERSONS
 from sampling.redaction.finders.stated_secrets import PasswordPhraseFinder
 from sampling.redaction.views import decoded
 from tests.helpers.redaction import REDACTOR
@@ -145,7 +145,7 @@ NAME_WORD = st.builds(
     lambda first, rest: first + rest,
     st.sampled_from("ABCDEFGHIJKLMNOPRSTUVWZÁÉÖÅŁ"),
     st.text("abcdefghijklmnoprstuvwyzáéíóñüçø", min_size=2, max_size=9),
-).filter(lambda word: word.lower() not in _NOT_NAMES)
+).filter(lambda word: word.lower() not in _NOT_NAMES | _NOT_PERSONS)  # a firm's word: no name
 NAMES = st.lists(NAME_WORD, min_size=2, max_size=3).map(" ".join)
 INTROS = st.sampled_from(
     [

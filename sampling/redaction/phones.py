@@ -21,7 +21,7 @@ _NATIONAL = CountryCodeSource.FROM_DEFAULT_COUNTRY
 # orders and rooms.
 PHONE_WORDS = {
     "en": ("phone", "phones", "telephone", "tel", "tel no", "mobile", "mobile no", "cell",
-           "cellphone", "cell phone", "fax", "call me", "call us", "text me", "whatsapp"),
+           "cellphone", "cell phone", "fax", "call me", "call us", "text me", "whatsapp", "wa"),
     "es": ("teléfono", "telefono", "tfno", "tlf", "móvil", "movil", "celular", "llámame",
            "llamame", "llámanos"),
     "pt": ("telefone", "celular", "telemóvel", "telemovel", "tlm", "ligue", "liga-me", "me liga",
@@ -60,8 +60,8 @@ _BETWEEN_WORDS = (
     "ma", "es", "é", "número", "numero", "nº", "al", "ao", "para", "mi", "meu", "minha", "do",
     "da", "em", "en", "è", "il", "mio", "op", "mijn", "to", "pod", "numer", "mój", "moj", "är",
     "er", "je", "číslo", "szám", "száma", "numarası", "numaram", "nomor", "adalah", "saya", "di",
-    "ke", "είναι", "αριθμός", "номер", "это", "по", "мой", "رقم", "هو", "מספר", "שלי", "הוא", "नंबर",
-    "है", "मेरा", "số", "là", "của", "tôi", "คือ",
+    "ke", "είναι", "μου", "αριθμός", "номер", "это", "по", "мой", "رقم", "هو", "מספר", "שלי",
+    "הוא", "नंबर", "है", "मेरा", "số", "là", "của", "tôi", "คือ",
 )  # fmt: skip
 _LETTER = r"[^\W\d_]"
 _PUNCTUATION = r"[^\S\n]|[:：.=#№()\-—–,，]"
@@ -69,7 +69,7 @@ _CONNECTIVE = "|".join(sorted(_BETWEEN_WORDS, key=len, reverse=True))
 # Words of scripts without spaces between words ("号码", "番号", "번호") need no boundary.
 _BETWEEN = (
     rf"(?:{_PUNCTUATION}|(?<!{_LETTER})(?:{_CONNECTIVE})(?!{_LETTER})"
-    r"|号码|号碼|号|號|是|为|為|番号|は|：|번호|는|은|이|가|เบอร์){0,12}"
+    r"|号码|号碼|号|號|是|为|為|番号|は|：|번호|는|은|이|가|เบอร์|หา|ผม|ฉัน|ได้|ที่|ของ){0,12}"
 )
 
 

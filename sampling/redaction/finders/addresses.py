@@ -286,12 +286,20 @@ _NOT_HOMES_AFTER = re.compile(
     r"|de e-?mail|elettronica|del server|des servers|du serveur|space|bar|book|line)(?![\w])",
     re.IGNORECASE,
 )
+# Labels that are other words too in a sentence (`पता` is "known", `adresi` "its address"):
+# an address only after their colon, as forms write them.
+_COLON_LABELS = ("alamat", "adresi", "adresa", "anwani", "osoite", "διεύθυνση",
+                 "địa chỉ", "כתובת", "पता", "ที่อยู่")  # fmt: skip
+_COLON_JOINT = re.compile(r"[ \t]*[:：][ \t]*")
 _LABEL_JOINT = re.compile(r"[ \t]*(?:[:：=]|[-–][ \t]|(?:is|es|est|ist|é|è|lautet)[ \t:])[ \t]*")
 _SAID_JOINT = re.compile(r"[ \t]+")
 _CJK_JOINT = re.compile(r"[ \t]*(?:[:：=]|是|为|為|は|는|은)?[ \t]*")
 # The value: up to the line's end, a sentence's end, or a clause a CJK text closes.
 _VALUE = re.compile(r"[^\n;|·，。；]{4,120}")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
+# A short word before a dot: an abbreviation in an address (a street's type, "number", a city's
+# kind), not a sentence's end.
+_ABBREVIATION = re.compile(r"(?<![^\W\d_])[^\W\d_][^\W\d_\u0900-\u097f]{0,3}[\u0900-\u097f]?$")
 _CJK_CLAUSE = re.compile(r",(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])")
 _CJK_ENDINGS = ("です", "입니다", "이에요", "예요")
 # A house number or a postcode: a number that is not a day's (`on the 3rd`).
@@ -311,8 +319,8 @@ class LabelledAddressFinder:
     kinds = frozenset({"ADDRESS"})
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
-        word_starts=tuple(w for w in (*_LABELS, *_LABELS_SAID) if w.isascii()),
-        words=tuple(w for w in _LABELS if not w.isascii()),
+        word_starts=tuple(w for w in (*_LABELS, *_LABELS_SAID, *_COLON_LABELS) if w.isascii()),
+        words=tuple(w for w in (*_LABELS, *_COLON_LABELS) if not w.isascii()),
     )
     views = ALL_VIEWS
 
@@ -320,7 +328,11 @@ class LabelledAddressFinder:
         if not view.has_number(1):
             return
         text, lower = view.text, view.lower
-        for words, joint in ((_LABELS, _LABEL_JOINT), (_LABELS_SAID, _SAID_JOINT)):
+        for words, joint in (
+            (_LABELS, _LABEL_JOINT),
+            (_LABELS_SAID, _SAID_JOINT),
+            (_COLON_LABELS, _COLON_JOINT),
+        ):
             for word in words:
                 for end in word_ends(lower, word):
                     if word.isascii() and lower[end : end + 1].isalpha():
@@ -336,7 +348,7 @@ def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str
         lower, end
     ):
         return None
-    cjk = not text[start:end].isascii()
+    cjk = joint is not _COLON_JOINT and not text[start:end].isascii()
     said = (_CJK_JOINT if cjk else joint).match(text, end)
     if said is None and not cjk:
         return None
@@ -345,9 +357,11 @@ def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str
     if value is None:
         return None
     stop = value.end()
-    sentence = _SENTENCE_END.search(text, value_start, stop)
-    if sentence is not None:
+    for sentence in _SENTENCE_END.finditer(text, value_start, stop):
+        if sentence.group()[0] == "." and _ABBREVIATION.search(text, value_start, sentence.start()):
+            continue  # `Jl. Sudirman`, `Cad. No: 45`, `TP. Hồ Chí Minh`, `नं. 24`: a short word
         stop = sentence.start()
+        break
     clause = _CJK_CLAUSE.search(text, value_start, stop) if cjk else None
     if clause is not None:  # `，` reads `,` normalised: a comma before more CJK text ends it
         stop = clause.start()

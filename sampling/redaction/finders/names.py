@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register, table
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, WordEnds
@@ -39,6 +40,7 @@ class _Intro:
     then: str = ""  # characters one of which must follow the name ("" for any)
     sign_off: bool = False  # ends a letter's line: the name, on the next line, ends its own
     cased: bool = False  # a title, as written: "Dr." and not "dr.", "Ms." and not "2 ms."
+    lowercase: bool = False  # the name may be typed in lower case ("my name is ana lima")
 
 
 _TABLE = table("person_names.json")
@@ -67,8 +69,8 @@ def _candidates() -> re.Pattern[str]:
     the phrases behind it: one look-behind per phrase length (a look-behind's alternatives
     share a width), a seventh less than one per phrase. A colon before the space is one
     look-behind for every phrase (`_named_at` reads which, if any, comes before it). The
-    capitals' class holds Latin-1 and the Latin Extended range, lower-case letters of it
-    included: reading the name checks."""
+    capitals' class holds Latin-1, the Latin Extended ranges (Vietnamese's `Trần`), Greek and
+    Cyrillic capitals, lower-case letters of some included: reading the name checks."""
     by_width: dict[tuple[int, bool], list[str]] = {}
     for intro in _PHRASES:
         if not intro.sign_off and not intro.phrase.endswith(":"):
@@ -81,7 +83,11 @@ def _candidates() -> re.Pattern[str]:
     ]
     # A literal space first: the engine skips along to each one in C (a class such as `[ \n]`
     # costs twice as much a text); line breaks are read apart, once each (`_after_line_breaks`).
-    return re.compile(r" (?=[A-Z\u00c0-\u00de\u0100-\u024f])(?:(?<=: )|" + "|".join(behind) + ")")
+    return re.compile(
+        r" (?=[A-Z\u00c0-\u00de\u0100-\u024f\u0386-\u03ab\u0400-\u042f\u1e00-\u1eff])(?:(?<=: )|"
+        + "|".join(behind)
+        + ")"
+    )
 
 
 _CANDIDATE = _candidates()
@@ -122,6 +128,12 @@ _HAN_SPACED = re.compile(
     r"[\u4e00-\u9fff]{1,3} [\u4e00-\u9fff\u3040-\u309f]{1,3}(?![\u3040-\u30ff\u4e00-\u9fff])"
 )
 _HAN_PHRASES: dict[str, int] = _TABLE["han_phrases"]
+# The phrases after which a name may be typed in lower case (with the space after them), and
+# the words that follow them without being one ("my name is not important").
+_LOWERCASE_OK = tuple(intro.phrase + " " for intro in _PHRASES if intro.lowercase)
+_LOWERCASE_NOT_NAMES = frozenset(_TABLE["lowercase_not_names"])
+_LOWERCASE_WORD = re.compile(r"[a-z]{2,}(?:['-][a-z]+)?")
+_LOWERCASE_MOST_WORDS = 3
 # Han words that follow 我叫 without being a name ("我叫什么名字", "我叫他来").
 _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小")
 
@@ -141,9 +153,14 @@ class NameFinder:
             for end in _PHRASE_ENDS.ends(lower.encode("ascii")):
                 if "A" <= text[end : end + 1] <= "Z":
                     yield from _named_at(text, lower, end - 1)
+                elif "a" <= text[end : end + 1] <= "z" and lower.endswith(_LOWERCASE_OK, 0, end):
+                    span = _lowercase_name(text, end)  # what lowercase_names finds, read here
+                    if span is not None:
+                        yield Span(*span, KIND)
             return
         for candidate in _CANDIDATE.finditer(text):
             yield from _named_at(text, lower, candidate.start())
+        yield from lowercase_names(text, lower)
         for phrase, most in _HAN_PHRASES.items():
             at = text.find(phrase)
             while at >= 0:
@@ -355,3 +372,89 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
     if rest in ("[", "(", ".") and following.isascii() and following.isalnum():
         return None  # `Name.attr`, `Name(...)`, `Name[...]`: code (`Ana.あ` is a sentence's end)
     return first, end
+
+
+# Scripts without capitals: a name is the words of the phrase's script right after it (on its
+# line, up to a comma, a stop or a word that ends such a name), at most as many as the table
+# says. Each script's letters with their vowel signs and marks, which Python's `\w` leaves out.
+_UNCASED_LETTERS = (
+    "\u0621-\u063a\u0641-\u065f\u0670-\u06d3\u06fa-\u06ff"  # Arabic
+    "\u05d0-\u05ea\u05f0-\u05f2\u0591-\u05c7"  # Hebrew
+    "\u0900-\u0963\u0971-\u097f"  # Devanagari
+    "\u0e01-\u0e4e"  # Thai
+)
+_UNCASED_WORD = re.compile(rf"[{_UNCASED_LETTERS}]+")
+_UNCASED_PHRASES: dict[str, int] = _TABLE["uncased_phrases"]
+_UNCASED_AFTER = frozenset(_TABLE["uncased_after"])
+
+
+@register("person_names_in_uncased_scripts")
+class UncasedNameFinder:
+    """A name after the words that introduce one in a script without capitals: `الاسم: نورة
+    القحطاني`, `שמי יעל כהן`, `प्रिय अनिल जी`, `เรียน คุณวิภาวรรณ ศรีสุข`."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=tuple({phrase.rstrip(":") for phrase in _UNCASED_PHRASES}))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for phrase, most in _UNCASED_PHRASES.items():
+            at = text.find(phrase)
+            while at >= 0:
+                after = at + len(phrase)
+                span = _uncased_name(text, after, most)
+                if span is not None:
+                    yield Span(*span, KIND)
+                at = text.find(phrase, after)
+
+
+def _uncased_name(text: str, start: int, most: int) -> tuple[int, int] | None:
+    """(start, end) of up to `most` words of one uncased script from `start` (a colon, spaces
+    before them), or None where none comes."""
+    position = start
+    while position < len(text) and text[position] in " \t:":
+        position += 1
+    first, end, count = None, None, 0
+    while count < most:
+        word = _UNCASED_WORD.match(text, position)
+        if word is None or word.group() in _UNCASED_AFTER:
+            break
+        first = word.start() if first is None else first
+        end, count = word.end(), count + 1
+        position = end
+        while position < len(text) and text[position] in " \t":
+            position += 1
+    return None if first is None or end is None else (first, end)
+
+
+def lowercase_names(text: str, lower: str) -> Iterator[Span]:
+    """The names typed in lower case after the phrases that allow one ("my name is ana")."""
+    for phrase in _LOWERCASE_OK:
+        for end in word_ends(lower, phrase):
+            if "a" <= text[end : end + 1] <= "z":
+                span = _lowercase_name(text, end)
+                if span is not None:
+                    yield Span(*span, KIND)
+
+
+def _lowercase_name(text: str, start: int) -> tuple[int, int] | None:
+    """(start, end) of a name typed in lower case from `start`: up to three words, each not a
+    word that follows such a phrase without being a name, up to a mark, a line's end or such a
+    word ("my name is priya raghunathan and i live ...")."""
+    position, end, count = start, None, 0
+    while count < _LOWERCASE_MOST_WORDS:
+        word = _LOWERCASE_WORD.match(text, position)
+        if word is None or word.group() in _LOWERCASE_NOT_NAMES or word.group() in _NOT_NAMES:
+            break
+        count, end = count + 1, word.end()
+        if text[end : end + 1] != " ":
+            break
+        position = end + 1
+    if end is None:
+        return None
+    following = text[end : end + 1]
+    if following and following not in " \n\r" and following not in _CLOSING:
+        return None  # `my name is ana_lima`, `my name is bob123`: a handle, not typed so
+    return start, end

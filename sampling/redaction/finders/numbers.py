@@ -24,6 +24,11 @@ if TYPE_CHECKING:
     from sampling.redaction.config import RedactConfig
 
 
+# A URL path's segment that is a number of one of those shapes, and the segment before a card's.
+_PATH_NUMBER = re.compile(r"/(\+\d{8,15}|\d{3}-\d{2}-\d{4}|\d{13,19})(?=[/?#\s\"'<>)]|$)")
+_CARDS_SEGMENT = re.compile(r"/(?:cards?|credit[_-]?cards?|payment[_-]?methods?|pans?)/$", re.I)
+
+
 @register("card_ssn_phone")
 class NumberFinder:
     """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
@@ -73,6 +78,25 @@ class NumberFinder:
                 yield Span(start, end, kind)
         if _WIDE_HINT.search(text):
             yield from self._widely_separated_phones(text)
+        if "://" in text:
+            yield from self._in_url_paths(text)
+
+    def _in_url_paths(self, text: str) -> Iterator[Span]:
+        """A whole segment of a URL's path (`/contacts/+447843219604/edit`): an international
+        phone number, an SSN's 3-2-4, or a card's digits under a segment that names cards; an
+        id of another shape stays (the candidates above never start after a `/`)."""
+        for match in _PATH_NUMBER.finditer(text):
+            value = match.group(1)
+            if value.startswith("+"):
+                kind = "PHONE" if self.phones.international(value) else None
+            elif "-" in value:
+                area, group, serial = value.split("-")
+                kind = "US_SSN" if is_us_ssn(area, group, serial) else None
+            else:
+                named = _CARDS_SEGMENT.search(text, max(0, match.start() - 24), match.start(1))
+                kind = "CARD" if named and is_card_number(value, grouped=False) else None
+            if kind is not None:
+                yield Span(match.start(1), match.end(1), kind)
 
     def _widely_separated_phones(self, text: str) -> Iterator[Span]:
         """`Handynummer: 0151/234 567 89`, `Tel. 089 / 12 34 56 78`, `phone: 020 - 7946 - 0958`:
@@ -109,6 +133,8 @@ class NumberFinder:
             return None  # `a + 959418625`: a sum, not a country code
         if candidate.startswith("+"):
             return "PHONE" if self.phones.international(candidate) else None
+        if len(groups) == 2 and candidate.count(".") == 1 and _DECIMAL.fullmatch(candidate):
+            return None  # a decimal number: `e = 2.718281828459045`
         if groups == [3, 2, 4] and "." not in candidate:
             area, group, serial = digits[:3], digits[3:5], digits[5:]
             return "US_SSN" if is_us_ssn(area, group, serial) else None

@@ -1,0 +1,126 @@
+"""Values as people write them in more languages and places: names after a form's label or a
+greeting in Vietnamese, Turkish, Polish, Indonesian, Swahili and Greek; names in scripts
+without capitals (Arabic, Hebrew, Devanagari, Thai); names typed in lower case; addresses after
+a label whose line holds abbreviations; phones said in chat; numbers that are a whole segment
+of a URL's path; and the same words where they name nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.redaction import REDACTOR, found, hidden
+
+pytestmark = pytest.mark.unit
+
+
+NAMES = [
+    ("Họ và tên: Trần Thị Mai\nSĐT: 0912 345 678", "Trần Thị Mai"),
+    ("Em tên là Phạm Minh Tuấn, số điện thoại của em là 0987654321 ạ.", "Phạm Minh Tuấn"),
+    ("Adı Soyadı: Ayşe Yılmaz\nT.C. Kimlik No: 10000000146", "Ayşe Yılmaz"),
+    ("Sayın Mehmet Öztürk,\nbaşvurunuz alınmıştır.", "Mehmet Öztürk"),
+    ("Imię i nazwisko: Katarzyna Wiśniewska", "Katarzyna Wiśniewska"),
+    ("Dziękuję.\nZ poważaniem,\nAnna Nowak", "Anna Nowak"),
+    ("Nama: Budi Santoso\nAlamat: Jakarta", "Budi Santoso"),
+    ("kirim ke Bandung ya, atas nama Siti Rahmawati", "Siti Rahmawati"),
+    ("Jina langu ni Amina Wanjiru, naishi Nairobi.", "Amina Wanjiru"),
+    ("Ονοματεπώνυμο: Γιώργος Παπαδόπουλος", "Γιώργος Παπαδόπουλος"),
+    ("Αγαπητή κυρία Ελένη Κωνσταντίνου,", "Ελένη Κωνσταντίνου"),
+    # Scripts without capitals: the words of the label's script after it.
+    ("السيد محمد عبد الله الأحمد المحترم،", "محمد عبد الله الأحمد"),
+    ("الاسم: نورة بنت سعد القحطاني\nالمدينة: الرياض", "نورة بنت سعد القحطاني"),
+    ("שלום, שמי יעל כהן ואני גרה בחיפה.", "יעל כהן"),
+    ("נמען: אבי לוי\nטלפון: 050-1234567", "אבי לוי"),
+    ("मेरा नाम राहुल शर्मा है और मैं दिल्ली में रहता हूँ।", "राहुल शर्मा"),
+    ("प्रिय अनिल जी, आपका पत्र मिला।", "अनिल"),
+    ("ชื่อ: สมชาย ใจดี\nอายุ: 34", "สมชาย ใจดี"),
+    ("เรียน คุณวิภาวรรณ ศรีสุข", "วิภาวรรณ ศรีสุข"),
+    # Typed in lower case, after the words that can only introduce a name.
+    ("my name is priya raghunathan and i live in leeds", "priya raghunathan"),
+    ("hi my name is john, nice to meet you", "john"),
+    # A form's field naming whom a payment or a record is about, as JSON keys read.
+    ('{"result": [{"contact": "Mariana Souza", "cidade": "Campinas"}]}', "Mariana Souza"),
+]
+
+
+@pytest.mark.parametrize(("text", "name"), NAMES)
+def test_a_name_after_the_words_that_introduce_it_ishidden(text: str, name: str) -> None:
+    assert hidden(text, name), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["मेरा नाम क्या है, यह सवाल बच्चे अक्सर पूछते हैं।", "my name is not important",
+     "my name is on the list", "Contact: Support Team", "مرحبا، كيف حالك اليوم؟",
+     "my name is really_long_handle_99"],
+)  # fmt: skip
+def test_the_same_words_before_no_name_leave_the_text(text: str) -> None:
+    assert [s for s in REDACTOR.find(text) if s.kind == "PERSON_NAME"] == [], found(text)
+
+
+# (the label, the address after it on its line).
+ADDRESSES = [
+    ("पता: ", "मकान नं. 24, गांधी नगर, जयपुर, राजस्थान 302015"),
+    ("Địa chỉ: ", "Số 12 Nguyễn Huệ, Quận 1, TP. Hồ Chí Minh"),
+    ("Alamat: ", "Jl. Kebon Jeruk Raya No. 27, Jakarta Barat 11530"),
+    ("Adresi: ", "Atatürk Cad. No: 45 Daire 7, Kadıköy/İstanbul 34710"),
+    ("כתובת: ", "שדרות רוטשילד 22 דירה 5, תל אביב-יפו 6688123"),
+    ("ที่อยู่: ", "123/45 ถนนสุขุมวิท เขตคลองเตย กรุงเทพฯ 10110"),
+    ("Διεύθυνση: ", "Ερμού 25, 105 63 Αθήνα"),
+]
+
+
+@pytest.mark.parametrize(("label", "address"), ADDRESSES)
+def test_an_address_after_its_label_is_hidden_whole(label: str, address: str) -> None:
+    text = f"{label}{address}\nThanks"
+    assert hidden(text, address), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["मुझे पता है कि 5 लोग आएंगे", "Alamat IP server berubah 2 kali minggu ini",
+     "Address: 12 Baker Street. Please ring twice."],
+)  # fmt: skip
+def test_a_label_word_in_a_sentence_is_no_address(text: str) -> None:
+    spans = [text[s.start : s.end] for s in REDACTOR.find(text) if s.kind == "ADDRESS"]
+    assert all("ring" not in span and "लोग" not in span for span in spans), spans
+    if "Baker" not in text:
+        assert spans == []
+
+
+PHONES = [
+    ("το κινητό μου είναι 6971234567", "6971234567"),
+    ("โทรหาผมได้ที่ 0891234567 นะครับ", "0891234567"),
+    ("WA saya 081398765432 ya", "081398765432"),
+]
+
+
+@pytest.mark.parametrize(("text", "phone"), PHONES)
+def test_a_phone_said_in_chat_ishidden(text: str, phone: str) -> None:
+    assert hidden(text, phone), found(text)
+
+
+IN_URL_PATHS = [
+    ("https://acme.zendesk.com/agent/users/phone/+14158672319/tickets", "+14158672319", "PHONE"),
+    ("PATCH https://crm.northwind.io/contacts/+447843219604/edit", "+447843219604", "PHONE"),
+    ("GET https://id.example.gov/citizens/401-62-3519/record", "401-62-3519", "US_SSN"),
+    ("https://billing.example-shop.com/cards/4917034236671270/verify", "4917034236671270", "CARD"),
+    ("https://api.telegram.org/bot7812453831:AAaxhMgrz2xSts5mIVPf9K9JZ89IlwEAJZv/getMe",
+     "7812453831:AAaxhMgrz2xSts5mIVPf9K9JZ89IlwEAJZv", "API_KEY"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), IN_URL_PATHS)
+def test_a_value_that_is_a_url_paths_segment_ishidden(text: str, value: str, kind: str) -> None:
+    start = text.index(value)
+    assert any(s.start <= start and start + len(value) <= s.end and s.kind == kind
+               for s in REDACTOR.find(text)), found(text)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://twitter.com/user/status/4917034236671270",
+     "https://example.com/orders/4111111111111111/items",
+     "https://example.com/builds/000-00-0000/log"],
+)  # fmt: skip
+def test_an_id_in_a_url_path_stays(url: str) -> None:
+    assert REDACTOR.find(url) == [], found(url)

@@ -124,3 +124,42 @@ def test_a_value_that_is_a_url_paths_segment_ishidden(text: str, value: str, kin
 )  # fmt: skip
 def test_an_id_in_a_url_path_stays(url: str) -> None:
     assert REDACTOR.find(url) == [], found(url)
+
+
+TOOL_CALL = """<function_calls>
+<invoke name="update_profile">
+<parameter name="user_id">88123</parameter>
+<parameter name="holder">Jonas Weber</parameter>
+<parameter name="password">m4ngoTango#88</parameter>
+<parameter name="query">weather in Berlin</parameter>
+</invoke>
+</function_calls>"""
+
+
+def test_a_tool_calls_named_parameters_read_as_labelled_values() -> None:
+    """`<parameter name="KEY">VALUE</parameter>` reads as `KEY: VALUE`: the name says what
+    the value is, as a form's label does."""
+    assert hidden(TOOL_CALL, "Jonas Weber") and hidden(TOOL_CALL, "m4ngoTango#88"), found(TOOL_CALL)
+    assert found(TOOL_CALL) == ["Jonas Weber", "m4ngoTango#88"]
+
+
+@pytest.mark.parametrize(
+    ("before", "address", "after"),
+    [("heres my addy: ", "1429 w elm st apt 3b chicago il 60622", ""),
+     ("i'm at ", "77 massachusetts ave cambridge ma 02139", " till friday"),
+     ("im john, ", "42 oak road, leeds ls6 2ab", ", call me")],
+)  # fmt: skip
+def test_an_address_typed_in_lower_case_is_hidden_whole(
+    before: str, address: str, after: str
+) -> None:
+    text = before + address + after
+    assert hidden(text, address), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["take exit 45 on the highway to denver co 80202 area",
+     "we drove 20 miles down the road to the city", "the 3 main st restaurants are great"],
+)  # fmt: skip
+def test_numbers_and_street_words_in_a_sentence_are_no_address(text: str) -> None:
+    assert [s for s in REDACTOR.find(text) if s.kind == "ADDRESS"] == [], found(text)

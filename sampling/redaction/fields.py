@@ -528,6 +528,12 @@ def _html_tables(text: str) -> list[Field]:
 # `<pin>...</pin>`), and a form's field with its value (`<input name="fullname" value="...">`):
 # the element's or the field's name read as the words before its value.
 _ELEMENT = re.compile(r"<(?P<key>[A-Za-z][\w.-]{0,63})>(?P<value>[^<>\n]{1,200})</(?P=key)>")
+# An element named by its attribute, as tool calls and configs write them (`<parameter
+# name="holder">Jonas Weber</parameter>`, `<property name="db.password">...</property>`).
+_NAMED_ELEMENT = re.compile(
+    r"""<(?P<tag>[A-Za-z][\w.:-]{0,63})\s+(?:name|key)\s*=\s*["'](?P<key>[^"'<>\n]{1,64})["']"""
+    r"[^<>\n]{0,200}>(?P<value>[^<>\n]{1,200})</(?P=tag)>"
+)
 _INPUT = re.compile(r"(?i)<input\b[^<>]{0,1000}>")
 _INPUT_NAME = re.compile(r"""(?i)\bname\s*=\s*["']([^"'<>]{1,64})["']""")
 _INPUT_VALUE = re.compile(r"""(?i)\bvalue\s*=\s*(?:"([^"<>\n]{1,200})"|'([^'<>\n]{1,200})')""")
@@ -536,7 +542,8 @@ _INPUT_VALUE = re.compile(r"""(?i)\bvalue\s*=\s*(?:"([^"<>\n]{1,200})"|'([^'<>\n
 def _markup(text: str) -> list[Field]:
     found = []
     if "</" in text:
-        for element in _ELEMENT.finditer(text):
+        named = _NAMED_ELEMENT.finditer(text) if "name=" in text or "key=" in text else ()
+        for element in (*_ELEMENT.finditer(text), *named):
             start, end = _trimmed(text, *element.span("value"), "")
             if end > start and not _stands_in(text[start:end]):
                 found.append(Field(label_words(element.group("key")), ((start, end),)))

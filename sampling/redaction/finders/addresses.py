@@ -314,6 +314,39 @@ _NO_ADDRESS = re.compile(
 _IN_BRACKETS = re.compile(r"\([^()]*\)")
 
 
+# An English address typed in lower case, as chat has it ("1429 w elm st apt 3b chicago il
+# 60622", "42 oak road, leeds ls6 2ab"): whole, up to its state and ZIP code or its UK postcode,
+# since a number and a street's words alone are everywhere in lower-case prose.
+_LOWER_CASE_TYPES = ("st", "street", "ave", "avenue", "rd", "road", "ln", "lane", "dr", "drive",
+                     "blvd", "boulevard", "hwy", "highway", "pkwy", "parkway")  # fmt: skip
+# A street's or a city's words are no words of a sentence ("exit 45 on the highway to ...").
+_NOT_A_FUNCTION_WORD = (
+    r"(?!(?:on|the|to|in|at|of|a|an|and|or|for|from|by|with|down|up|into|onto|off|my|your|our"
+    r"|this|that|is|was|are|near|past|via|then)\b)"
+)
+_LOWER_CASE_ADDRESS = re.compile(
+    r"(?<![\w])\d{1,6}[a-z]?\s+(?:(?:[nsew]|north|south|east|west)\.?\s+)?"
+    rf"(?:{_NOT_A_FUNCTION_WORD}[a-z][a-z'.-]+\s+){{1,3}}(?:{'|'.join(_LOWER_CASE_TYPES)})\b\.?"
+    r"(?:,?\s+(?:apt|apartment|suite|ste|unit|flat|#)\.?\s*#?[a-z0-9-]{1,6}\b)?"
+    rf",?\s+(?:{_NOT_A_FUNCTION_WORD}[a-z][a-z.'-]+\s+){{0,2}}{_NOT_A_FUNCTION_WORD}[a-z][a-z.'-]+,?\s+"
+    r"(?:[a-z]{2}\s+\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2})(?![a-z0-9])"
+)
+
+
+@register("addresses_typed_in_lower_case")
+class LowerCaseAddressFinder:
+    kinds = frozenset({"ADDRESS"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(whole_words=_LOWER_CASE_TYPES)
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(1):
+            return
+        for match in _LOWER_CASE_ADDRESS.finditer(view.lower):
+            yield Span(match.start(), match.end(), "ADDRESS")
+
+
 @register("addresses_after_a_label")
 class LabelledAddressFinder:
     kinds = frozenset({"ADDRESS"})

@@ -163,3 +163,15 @@ def test_an_address_typed_in_lower_case_is_hidden_whole(
 )  # fmt: skip
 def test_numbers_and_street_words_in_a_sentence_are_no_address(text: str) -> None:
     assert [s for s in REDACTOR.find(text) if s.kind == "ADDRESS"] == [], found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Tool output:\nid,full_name,email\n1,Fatima Zahra El Amrani,f.elamrani@menara.ma\n",
+     "postgres.query result:\n| id | name | email |\n|---|---|---|\n"
+     "| 17 | Fatima Zahra El Amrani | tomasz.lew@onet.pl |"],
+)  # fmt: skip
+def test_a_table_on_the_line_after_a_colon_is_read_by_its_header(text: str) -> None:
+    """The decoded view joins a line that ends in a colon to the next one; the table that line
+    introduces is still read by its header."""
+    assert hidden(text, "Fatima Zahra El Amrani"), found(text)

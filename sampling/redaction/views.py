@@ -382,6 +382,11 @@ def views(text: str) -> list[View]:
     if values is not None:
         read.append(values)
     structured = fields(base)
+    if structured is None and base is not read[0] and not base.escapes:
+        # A decoded view that only joins a line ending in a colon to the next one: a table
+        # that line introduces ("Tool output:\nid,full_name,...") is read off the text as
+        # typed (where it decodes escapes, the escapes' spelling is no value to read).
+        structured = fields(read[0])
     if structured is not None:
         read.append(structured)
     return read

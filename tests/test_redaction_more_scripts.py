@@ -175,3 +175,23 @@ def test_a_table_on_the_line_after_a_colon_is_read_by_its_header(text: str) -> N
     """The decoded view joins a line that ends in a colon to the next one; the table that line
     introduces is still read by its header."""
     assert hidden(text, "Fatima Zahra El Amrani"), found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [("username mwilliams pass Winter#2023", "Winter#2023"),
+     ("login is admin / Tr0pic@l-99", "Tr0pic@l-99"), ("user ana, pw: x9!kLm", "x9!kLm"),
+     ('FROM node:20\nENV DB_PASS "p4ss!word_docker"\nRUN npm ci', "p4ss!word_docker")],
+)  # fmt: skip
+def test_a_password_after_its_user_or_in_a_dockerfile_ishidden(text: str, secret: str) -> None:
+    assert hidden(text, secret), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["login is required / please retry", "The user clicks login / signup to continue",
+     "login with your username / email address", "ENV DB_PASSWORD_FILE /run/secrets/db",
+     "ENV NODE_ENV production", "ENV API_TOKEN $CI_TOKEN"],
+)  # fmt: skip
+def test_a_user_or_a_variable_without_a_password_stays(text: str) -> None:
+    assert [s for s in REDACTOR.find(text) if s.kind in ("SECRET", "PASSWORD")] == [], found(text)

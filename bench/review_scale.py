@@ -20,7 +20,8 @@ redis-server of our own and `lowtide worker` processes:
 Full scale: `python bench/review_scale.py` (--tasks 100000 --records 1000000, 100,000 a
 project). PostgreSQL comes from PGHOST/PGPORT (else 127.0.0.1:5432), a database and role of the
 bench's own, dropped at the end; without it the PostgreSQL parts are skipped, saying so.
-`--quick` (or BENCH_QUICK=1) is a smoke run (every phase on one Label Studio, SQLite). Knobs:
+`--quick` (or BENCH_QUICK=1) is a smoke run (every kind of phase on one Label Studio, SQLite:
+unpaced imports in large and in small jobs, paced imports in small jobs). Knobs:
 BENCH_TASKS, BENCH_RECORDS, BENCH_SECONDS (20, each latency phase), BENCH_THROUGHPUT (8000
 records), BENCH_REVIEWERS (3), BENCH_WORKERS (4), BENCH_PACE_S (1: the
 annotation.import_interval_s of the paced phases).
@@ -45,7 +46,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from _child_run import own_redis_server, percentile  # noqa: E402
-from _quick import QUICK, announce, knob  # noqa: E402
+from _quick import QUICK, announce, knob, sized  # noqa: E402
 
 TASKS = knob("TASKS", 100_000, 300)
 RECORDS = knob("RECORDS", 1_000_000, 600)
@@ -59,6 +60,9 @@ KILLS = 3
 # small jobs of many routing processes (50 of them at 20 records/s each: jobs of 10).
 FEEDS = ((100.0, 50), (1000.0, 500), (1000.0, 10))
 PACED_FEEDS = FEEDS[1:]
+# Quick: one phase of each kind (large jobs, small jobs, small jobs paced: the coalescing), the
+# same code as the full run's five, each phase ~4 s of a smoke run.
+FEEDS, PACED_FEEDS = sized((FEEDS, PACED_FEEDS), (FEEDS[1:], FEEDS[2:]))
 REVIEW_XML = REPO / "configs" / "label_studio" / "review.xml"
 OPERATIONS = ("next", "open", "submit")
 EXACT_BYTES_A_SAMPLE = 60  # the issue's figure for the exact sets kept for ever
@@ -254,7 +258,7 @@ def latency(side: Side, tasks: int) -> dict[str, dict[str, list[float]]]:
                               f"--annotation.import_interval_s={interval:g}")  # fmt: skip
         try:
             wait_until(lambda q=queue: Worker.count(queue=q) >= WORKERS, 300, "the workers")
-            time.sleep(1)  # each is waiting on the queue
+            time.sleep(sized(1, 0.2))  # each is waiting on the queue
             with side.server.client() as client:
                 for rate, per_job in feeds:
                     name = f"import {rate:g}/s in jobs of {per_job}" + (
@@ -319,18 +323,22 @@ def rollover(side: Side, count: int, cap: int) -> dict:
             side.start_worker(queue.name, series, *flags)
             print(f"  SIGKILL {kill + 1} at {imported():,} imported", flush=True)
         feeding.join()
-        # Every record counted imported, or nothing moving for 2 minutes with the queue empty
-        # (what is missing then is lost, and counted so below).
-        last, still_since = -1, time.monotonic()
-        while imported() < count:
+        # Every record counted imported; or every job done, seen twice (a record whose worker
+        # was killed after its task was made and before it was counted is counted reconciled or
+        # a duplicate on the retry, never imported: the count alone waited out the 2 minutes
+        # below); or nothing moving for 2 minutes with the queue empty (what is missing then is
+        # lost, and counted so below).
+        last, still_since, done = -1, time.monotonic(), 0
+        while imported() < count and done < 2:
             now, seen = time.monotonic(), imported()
             if seen != last or queue.count:
                 last, still_since = seen, now
             elif now - still_since > 120:
                 break
+            done = done + 1 if every_job_done(queue) else 0
             time.sleep(0.5)
         elapsed = time.monotonic() - started
-        time.sleep(2)
+        time.sleep(sized(2, 0.5))  # a late duplicate would land by now
     finally:
         stop.set()
         feeding.join()
@@ -352,6 +360,13 @@ def rollover(side: Side, count: int, cap: int) -> dict:
         "records": count, "projects": sizes, "tasks": total, "lost": count - distinct,
         "duplicated": total - distinct, "seconds": elapsed, "keys": keys,
     }  # fmt: skip
+
+
+def every_job_done(queue) -> bool:
+    """None queued, taken (RQ's intermediate list), started or waiting for a retry."""
+    registries = (queue.started_job_registry, queue.scheduled_job_registry)
+    taken = queue.intermediate_queue.get_job_ids()
+    return not (queue.count or taken or any(registry.count for registry in registries))
 
 
 def task_counts(side: Side, project_ids: list[int]) -> tuple[int, int]:

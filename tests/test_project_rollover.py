@@ -6,6 +6,7 @@ no task; export and the loop's review read every project of the series."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import uuid
@@ -107,16 +108,30 @@ def test_two_workers_fill_a_series_each_record_once_and_export_reads_every_proje
         line = next(line for line in status.stdout.splitlines() if f"{title!r}" in line)
         assert f"{len(tasks)} of {CAP} tasks" in line
 
-    # Reviewed across the series, exported once each; the export says what it read.
+    # The review reads every task of every project of the series; it reviews two a project
+    # (each review is a request, ~0.2 s: 230 of them were most of this test) and refuses the
+    # rest, which stay unreviewed. The export reads every project, each review once.
     annotation = annotation_config(label_studio, project)
     with label_studio.client() as client:
         ids = [pid for pid, _ in series_projects(client.projects_titled, project)]
-    tally = review_run(annotation, ids, setup.run_id, review_task,
+    project_of = {task["sample_id"]: title for title, tasks in held.items() for task in tasks}
+    read: Counter[str] = Counter()
+
+    def two_a_project(data: dict) -> object:
+        read[project_of[data["sample_id"]]] += 1
+        if read[project_of[data["sample_id"]]] > 2:
+            raise RuntimeError("left unreviewed")
+        return review_task(data)
+
+    tally = review_run(annotation, ids, setup.run_id, two_a_project,
                        f"bot-{uuid.uuid4().hex[:6]}@lowtide.local")  # fmt: skip
-    assert tally.reviewed == 230
+    assert read == {title: len(tasks) for title, tasks in held.items()}  # every task, once
+    assert tally.reviewed == 2 * len(held) and len(tally.failures) == 230 - 2 * len(held)
     with label_studio.client() as client:
         summary = export_annotations(client, project, workdir / "out" / "annotations.jsonl", "all")
-    assert summary.total_rows == 230 and [title for _, title in summary.projects] == titles
+    assert summary.total_rows == 2 * len(held) and [t for _, t in summary.projects] == titles
+    exported = [json.loads(line) for line in (workdir / "out" / "annotations.jsonl").open()]
+    assert Counter(project_of[row["sample_id"]] for row in exported) == dict.fromkeys(held, 2)
     with label_studio.client() as client:  # from its cursors: nothing new in any project
         again = export_annotations(client, project, workdir / "out" / "annotations.jsonl")
     assert again.tasks_read == 0 and not again.written

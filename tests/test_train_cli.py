@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, run_cli
+from tests.conftest import REPO, invoke, run_cli
 from tests.helpers.queued import queued_sample_ids
 from tests.test_trainer import saved_steps
 
@@ -29,7 +29,9 @@ def train_args(tiny_models, out: Path, redis_url: str, steps: int = 2) -> list[s
     ]  # fmt: skip
 
 
-def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models, own_redis) -> None:
+def test_train_prints_a_summary_and_keeps_the_run(
+    tmp_path: Path, tiny_models, own_redis, capsys: pytest.CaptureFixture[str]
+) -> None:
     result = run_cli(*train_args(tiny_models, tmp_path / "out", own_redis.url), cwd=REPO)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "run cli: 2 steps" in result.stdout
@@ -52,21 +54,24 @@ def test_train_prints_a_summary_and_keeps_the_run(tmp_path: Path, tiny_models, o
     assert len(logs.rollouts) == 16  # step 2: 4 prompts x 4 samples
     assert (tmp_path / "out" / "logs" / "cli" / "config.yaml").exists()
 
-    show = run_cli("logs", "show", "cli", "--save-dir", str(tmp_path / "out" / "logs"), cwd=REPO)
-    assert show.returncode == 0, show.stderr
-    assert "2 logged steps, 16 samples" in show.stdout and "lowest-reward samples" in show.stdout
-    export = run_cli(
-        "logs", "export", str(tmp_path / "out" / "logs" / "cli"), "--format", "parquet",
-        "--out", str(tmp_path / "export"), cwd=REPO,
+    # The logs commands read what the run left, in this process (a start each is ~1 s).
+    code, out, err = invoke(
+        capsys, "logs", "show", "cli", "--save-dir", str(tmp_path / "out" / "logs")
+    )
+    assert code == 0, err
+    assert "2 logged steps, 16 samples" in out and "lowest-reward samples" in out
+    code, _, err = invoke(
+        capsys, "logs", "export", str(tmp_path / "out" / "logs" / "cli"), "--format", "parquet",
+        "--out", str(tmp_path / "export"),
     )  # fmt: skip
-    assert export.returncode == 0, export.stderr
+    assert code == 0, err
     import pandas as pd
 
     exported = pd.read_parquet(tmp_path / "export" / "metrics.parquet")
     assert exported["reward/mean"].tolist() == logs.metrics["reward/mean"].tolist()
     assert len(pd.read_parquet(tmp_path / "export" / "rollouts.parquet")) == 16
-    missing = run_cli("logs", "show", "nope", "--save-dir", str(tmp_path), cwd=REPO)
-    assert missing.returncode == 2 and "no run logs" in missing.stderr
+    code, _, err = invoke(capsys, "logs", "show", "nope", "--save-dir", str(tmp_path))
+    assert code == 2 and "no run logs" in err
 
 
 def test_train_with_a_missing_model_is_a_clear_error(tmp_path: Path) -> None:

@@ -152,6 +152,7 @@ def test_any_surname_and_given_name_before_a_title_is_redacted_and_nothing_else(
 ) -> None:
     name = surname + given_name
     assume(name[:2] not in _NOT_GIVEN_NAMES)
+    assume(not (template.startswith("会议由") and surname == "于"))  # 由于 reads "because"
     text = template.format(name + title)
     redacted, counts = _redacted(text)
     assert redacted == template.format("<PERSON_NAME_1>" + title), redacted

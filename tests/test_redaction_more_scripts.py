@@ -195,3 +195,56 @@ def test_a_password_after_its_user_or_in_a_dockerfile_ishidden(text: str, secret
 )  # fmt: skip
 def test_a_user_or_a_variable_without_a_password_stays(text: str) -> None:
     assert [s for s in REDACTOR.find(text) if s.kind in ("SECRET", "PASSWORD")] == [], found(text)
+
+
+# Names as forms, mail and chat exports write them.
+EXPORTED_NAMES = [
+    ("PATIENT: SMITH, JOHN A\nDOB: 03/14/1985", "SMITH, JOHN A"),
+    ("Employee: HARGREAVES, EMILY J", "HARGREAVES, EMILY J"),
+    ("Pt  name:   DOE,  JANE  M", "DOE,  JANE  M"),
+    ("Name:            Jana  Schröder", "Jana  Schröder"),
+    ("Member: DANIEL K FOSTER", "DANIEL K FOSTER"),
+    ("zwischen Herrn Friedrich Oberländer und", "Friedrich Oberländer"),
+    ("[14/03/2024, 21:04:11] Aisha Bello: are you coming?", "Aisha Bello"),
+    ("14/03/2024, 21:04 - Brian O'Connell: see you there", "Brian O'Connell"),
+    ("09:02 Rahul Iyer: morning all", "Rahul Iyer"),
+    ("ORGANIZER;CN=Eleanor Vance:mailto:e.vance@example.org", "Eleanor Vance"),
+    ('ATTENDEE;ROLE=REQ-PARTICIPANT;CN="Okafor, Chinedu":mailto:c@example.org', "Okafor, Chinedu"),
+    ("From: Chen, Wei <wei.chen@example.com>", "Chen, Wei"),
+]
+
+
+@pytest.mark.parametrize(("text", "name"), EXPORTED_NAMES)
+def test_a_name_in_a_form_a_mail_or_a_chat_export_ishidden(text: str, name: str) -> None:
+    assert hidden(text, name), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Name: Smith, please call back", "10:42:01 Build Started: compiling",
+     "To: Ana Souza, Jo Smith <jo@example.com>", "Meeting at 10:30 Room Booked: yes"],
+)  # fmt: skip
+def test_the_same_shapes_without_a_persons_name_stay(text: str) -> None:
+    names = [text[s.start : s.end] for s in REDACTOR.find(text) if s.kind == "PERSON_NAME"]
+    assert names in ([], ["Jo Smith"]), names
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+     "DKIM-Signature: v=1; a=rsa-sha256; d=example.com; s=s1;\n\tbh=47DEQpj8HBSa+/TImW+5JCeuQeR"
+     "km5NMpJWZG3hSuFU=;", "ImageVersion=20240422.1.0", "Lot 4471 / Batch 20240514-03"],
+)  # fmt: skip
+def test_tool_output_that_only_looks_like_values_stays(text: str) -> None:
+    assert REDACTOR.find(text) == [], found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("NIF: 88644449B", "88644449B"), ('{"個人番号": "181430783160"}', "181430783160"),
+     ("steuer_id;wohnort\n36574261809;Berlin", "36574261809")],
+)  # fmt: skip
+def test_an_identity_number_under_its_short_name_ishidden(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+    invalid = value[:-1] + ("A" if value[-1] == "B" else str((int(value[-1]) + 1) % 10))
+    assert REDACTOR.find(text.replace(value, invalid)) == [], found(text.replace(value, invalid))

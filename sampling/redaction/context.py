@@ -104,7 +104,7 @@ class NamedBefore:
 # an attribute (`args.password`), a literal that is no value.
 _CODE = re.compile(r"[A-Za-z_]\w*(?:(?:\.[A-Za-z_]\w*)+(?=[(\[)\],]|$)|(?=[(\[]))")
 # Literals that are no value: in code (`api_key=None`) or as a flag (`"pass": "true"`).
-NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false"})
+NO_VALUE = frozenset({"none", "null", "nil", "undefined", "true", "false", "yes", "no"})
 
 
 # A value that stands for a secret without being one: a variable or template reference

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
-from sampling.redaction.triggers import Triggers, number
+from sampling.redaction.triggers import Triggers, WordEnds, number
 
 _EN_TYPES = (
     "Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|"
@@ -324,13 +324,19 @@ _NOT_A_FUNCTION_WORD = (
     r"(?!(?:on|the|to|in|at|of|a|an|and|or|for|from|by|with|down|up|into|onto|off|my|your|our"
     r"|this|that|is|was|are|near|past|via|then)\b)"
 )
-_LOWER_CASE_ADDRESS = re.compile(
+# Read from each street type's word (rarer than digits in prose): a house number and the
+# street's words before it, then a unit, a city and the code after it.
+_LOWER_CASE_TYPE_ENDS = WordEnds(_LOWER_CASE_TYPES)  # one scan: a regex tries every place
+_LOWER_CASE_STREET = re.compile(
     r"(?<![\w])\d{1,6}[a-z]?\s+(?:(?:[nsew]|north|south|east|west)\.?\s+)?"
-    rf"(?:{_NOT_A_FUNCTION_WORD}[a-z][a-z'.-]+\s+){{1,3}}(?:{'|'.join(_LOWER_CASE_TYPES)})\b\.?"
+    rf"(?:{_NOT_A_FUNCTION_WORD}[a-z][a-z'.-]+\s+){{1,3}}$"
+)
+_LOWER_CASE_TAIL = re.compile(
     r"(?:,?\s+(?:apt|apartment|suite|ste|unit|flat|#)\.?\s*#?[a-z0-9-]{1,6}\b)?"
     rf",?\s+(?:{_NOT_A_FUNCTION_WORD}[a-z][a-z.'-]+\s+){{0,2}}{_NOT_A_FUNCTION_WORD}[a-z][a-z.'-]+,?\s+"
     r"(?:[a-z]{2}\s+\d{5}(?:-\d{4})?|[a-z]{1,2}\d[a-z\d]?\s*\d[a-z]{2})(?![a-z0-9])"
 )
+_LOWER_CASE_REACH = 64  # characters before a street's type where its house number may start
 
 
 @register("addresses_typed_in_lower_case")
@@ -343,8 +349,23 @@ class LowerCaseAddressFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):
             return
-        for match in _LOWER_CASE_ADDRESS.finditer(view.lower):
-            yield Span(match.start(), match.end(), "ADDRESS")
+        lower = view.lower
+        data = lower.encode("utf-8", "surrogatepass")
+        if len(data) != len(lower):
+            return  # typed in lower case, in English: an ASCII text (bytes are characters)
+        for end in _LOWER_CASE_TYPE_ENDS.ends(data):
+            if lower[end : end + 1].isalpha():
+                continue  # `stone`, `avenues`: another word
+            start = end - 1
+            while start > 0 and lower[start - 1].isalpha():
+                start -= 1
+            end += lower[end : end + 1] == "."
+            tail = _LOWER_CASE_TAIL.match(lower, end)
+            if tail is None:
+                continue
+            street = _LOWER_CASE_STREET.search(lower, max(0, start - _LOWER_CASE_REACH), start)
+            if street is not None:
+                yield Span(street.start(), tail.end(), "ADDRESS")
 
 
 @register("addresses_after_a_label")

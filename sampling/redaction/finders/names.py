@@ -84,9 +84,8 @@ def _candidates() -> re.Pattern[str]:
     # A literal space first: the engine skips along to each one in C (a class such as `[ \n]`
     # costs twice as much a text); line breaks are read apart, once each (`_after_line_breaks`).
     return re.compile(
-        r" (?=[A-Z\u00c0-\u00de\u0100-\u024f\u0386-\u03ab\u0400-\u042f\u1e00-\u1eff])(?:(?<=: )|"
-        + "|".join(behind)
-        + ")"
+        r" (?=[A-Z\u00c0-\u00de\u0100-\u024f\u0386-\u03ab\u0400-\u042f\u1e00-\u1eff])"
+        r"(?:(?<=: )|(?<=[ \t] )|" + "|".join(behind) + ")"
     )
 
 
@@ -116,6 +115,9 @@ _NOT_PERSONS = frozenset(_TABLE["not_persons"])
 _PARTICLES = frozenset(_TABLE["particles"])
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _MOST_WORDS = 4  # `José Manuel Ruiz García`
+# Between a name's words: a space, or the two or three a form's copy leaves (`Jana  Schröder`);
+# after a label, once, the comma of a family name written first (`SMITH, JOHN A`).
+_GAP = re.compile(r" {1,3}(?! )|, {1,3}(?=[A-ZÀ-ÞĀ-ɏ])")
 # The end of a line in markup or data: closing tags, quotes and brackets, then the line's end.
 _LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*(?:$|\n|\\n)")
 
@@ -151,8 +153,8 @@ class NameFinder:
         text, lower = view.text, view.lower
         if text.isascii():  # the phrases' ends, each a space: bytes are characters
             for end in _PHRASE_ENDS.ends(lower.encode("ascii")):
-                if "A" <= text[end : end + 1] <= "Z":
-                    yield from _named_at(text, lower, end - 1)
+                if "A" <= text[end : end + 1] <= "Z" or text[end : end + 1] == " ":
+                    yield from _named_at(text, lower, end - 1)  # (a form's spaces: its indent)
                 elif "a" <= text[end : end + 1] <= "z" and lower.endswith(_LOWERCASE_OK, 0, end):
                     span = _lowercase_name(text, end)  # what lowercase_names finds, read here
                     if span is not None:
@@ -248,13 +250,17 @@ def _display_name(text: str, bracket: int) -> tuple[int, int] | None:
     else:
         words = []
         for token in reversed(list(_TOKEN.finditer(text, max(line_start, end - 120), end))):
-            stop = token.end() - (text[token.end() - 1] == ".")  # an initial's dot
+            # `Chen, Wei <...>`: the family name first, a comma after it, one given name after.
+            family = text[token.end() - 1] == "," and len(words) == 1
+            stop = token.end() - (text[token.end() - 1] in (".,"[: 1 + family]))  # an initial
             word = _WORD.match(text, token.start(), stop)
             if word is None or word.end() != stop or len(words) > _MOST_MAILBOX_WORDS:
                 break
             if word.group().lower() in _NOT_NAMES:  # "Dear", "Hi": the name starts after it
                 break
             words.insert(0, word)
+            if family:
+                break
     names = [w.group() for w in words]
     while names and names[0] in _PARTICLES:  # "von" before the capitals: not the name's start
         names, words = names[1:], words[1:]
@@ -309,9 +315,12 @@ _BY_ENDING = _by_ending()
 def _named_at(text: str, lower: str, before: int) -> Iterator[Span]:
     """The name after the space or line break at `before` (and the indent after it), if a
     phrase ends there, a colon after it or not."""
-    for spelling, intro in _BY_ENDING.get(lower[max(0, before - 2) : before], ()):
+    phrase_end = before
+    while text[before : before + 1] == " " and phrase_end > 0 and lower[phrase_end - 1] == " ":
+        phrase_end -= 1  # a form's spaces between its label and the name (not a line break's)
+    for spelling, intro in _BY_ENDING.get(lower[max(0, phrase_end - 2) : phrase_end], ()):
         searched = text if intro.cased else lower
-        at = before - len(spelling)
+        at = phrase_end - len(spelling)
         if at < 0 or not searched.startswith(spelling, at) or not _starts_word(searched, at):
             continue
         indent = _INDENT.match(text, before + 1)
@@ -332,6 +341,8 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
     """(start, end) of the capitalised words from `start`, or None when they are no name."""
     position = first = start
     end, count = None, 0
+    label = intro.phrase.endswith(":")
+    comma = False  # a form's "SMITH, JOHN A": the family name, a comma, the given names
     while count < _MOST_WORDS:
         word = _WORD.match(text, position)
         if word is None:
@@ -339,8 +350,8 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
         value = word.group()
         if value.lower() in _NOT_PERSONS:
             return None
-        if value.lower() in _NOT_NAMES:
-            break
+        if value.lower() in _NOT_NAMES and not (comma and len(value) == 1 and value.isupper()):
+            break  # (`SMITH, JOHN A`: an initial after the given names)
         after = word.end()
         if value[0].isupper():
             if len(value) == 1 and text[after : after + 2] == ". ":
@@ -348,9 +359,17 @@ def _latin_name(text: str, start: int, intro: _Intro) -> tuple[int, int] | None:
             count, end = count + 1, after
         elif not (count and value in _PARTICLES):
             break
-        if text[after : after + 1] != " ":
+        gap = _GAP.match(text, after)
+        if gap is None:
             break
-        position = after + 1
+        if gap.group()[0] == ",":
+            given = _WORD.match(text, gap.end())
+            if comma or not label or count != 1 or given is None:
+                break
+            if text[first:end].isupper() != given.group().isupper():
+                break  # `Jo Smith, CTO`: a title after the name, not its given names
+            comma = True
+        position = gap.end()
     if end is None or count < intro.fewest:
         return None
     rest = text[end : end + 1]
@@ -458,3 +477,58 @@ def _lowercase_name(text: str, start: int) -> tuple[int, int] | None:
     if following and following not in " \n\r" and following not in _CLOSING:
         return None  # `my name is ana_lima`, `my name is bob123`: a handle, not typed so
     return start, end
+
+
+# A chat export's line: its time stamp (and date), then who wrote it and a colon (WhatsApp's
+# `[14/03/2024, 21:04:11] Aisha Bello: ...`, `14/03/2024, 21:04 - Aisha Bello: ...`, Slack's
+# and Teams' `09:02 Rahul Iyer: ...`); a calendar entry's organiser and attendees
+# (`ORGANIZER;CN=Eleanor Vance:mailto:...`).
+_CHAT_LINE = re.compile(
+    r"[ \t]*\[?(?:\d{1,4}[./-]\d{1,2}[./-]\d{2,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
+    r"(?:[ \t]?[AaPp][Mm])?\]?[ \t]*(?:-[ \t]*)?"
+    r"(?P<name>[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){1,3})[ \t]*:[ \t]"
+)
+_STAMP_STARTS = frozenset("0123456789[ \t")
+_STAMPED_LINE = re.compile(r"\n(?=[ \t]*\[?\d)")  # a literal first: the engine skips to each
+_CALENDAR_NAME = re.compile(
+    r"(?:ORGANIZER|ATTENDEE)[^\n:]*?;CN=\"?(?P<name>[^\";:\n]{2,64})\"?[;:]"
+)
+# Words a log's line has where a chat's has a name (`10:42:01 Build Started: ...`).
+_LOG_WORDS = frozenset(_TABLE["log_words"])
+
+
+@register("person_names_in_exports")
+class ExportNameFinder:
+    """Who wrote each line of a chat export, and a calendar entry's organiser and attendees:
+    two to four capitalised words, none of them a firm's, a team's or a log's word."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=(":", "cn="))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if (text[:1] in _STAMP_STARTS or "\n" in text) and view.has_number(2):
+            # A line's time stamp, where a line starts with a digit or `[`.
+            starts = [0, *(line.start() + 1 for line in _STAMPED_LINE.finditer(text))]
+            for start in starts:
+                match = _CHAT_LINE.match(text, start)
+                if match is not None and _a_persons(match["name"].split()):
+                    yield Span(*match.span("name"), KIND)
+        if "CN=" in text:
+            for match in _CALENDAR_NAME.finditer(text):
+                words = re.findall(r"[^\W\d_][\w'’.-]*", match["name"])
+                if 2 <= len(words) <= _MOST_WORDS and _a_persons(words):
+                    yield Span(*match.span("name"), KIND)
+
+
+def _a_persons(words: list[str]) -> bool:
+    return all(
+        word[0].isupper()
+        and not (len(word) > 1 and word.isupper())
+        and word.lower().strip(".,") not in _NOT_PERSONS
+        and word.lower().strip(".,") not in _NOT_NAMES
+        and word.lower().strip(".,") not in _LOG_WORDS
+        for word in words
+    )

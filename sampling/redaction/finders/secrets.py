@@ -963,6 +963,8 @@ class RandomTokenFinder:
         value = text[start:end]
         if len(value) < 12 or self._public(text, start, value, blocks):
             return None
+        if value.startswith(("bh=", "b=")) and self._SIGNED_MAIL.search(text) is not None:
+            return None  # a DKIM signature's body hash and signature: sent with every e-mail
         if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
             return None
         if (
@@ -988,6 +990,7 @@ class RandomTokenFinder:
         re.DOTALL,
     )
 
+    _SIGNED_MAIL = re.compile(r"(?i)(?:DKIM|ARC-Message)-Signature:")
     _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:[.=][A-Za-z_]\w*)+")
     _DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
     # What a base64 run starts with once decoded (checks.pem_header_in_base64): a certificate's or a

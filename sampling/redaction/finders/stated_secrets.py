@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterator
 
 from sampling.redaction.context import (
+    NO_VALUE,
     annotated,
     code_not_a_secret,
     next_prompt,
@@ -171,7 +172,16 @@ class PasswordPhraseFinder:
             if not (labelled and self._ends_its_line(text, end)):
                 while end > start and text[end - 1] in ".!?:":
                     end -= 1  # the sentence's end, not the password's
+        line_start = text.rfind("\n", 0, position) + 1
+        if (
+            text[end - 1 : end] == ")"
+            and "(" not in text[start:end]
+            and text.rfind("(", line_start, position) > text.rfind(")", line_start, position)
+        ):
+            end -= 1  # a bracket the sentence opened before: `(using password: YES)`
         value = text[start:end]
+        if value.lower() in NO_VALUE:
+            return  # `using password: NO`: whether one was given, not what
         if len(value) < 4 or len(set(value)) < 2 or placeholder(value.removesuffix(";")):
             return  # too short to be one, `****`, or a placeholder (`$DB_PASS`, `changeme`,
             # `<your-password>;` ending a connection string)

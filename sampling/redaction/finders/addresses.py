@@ -343,7 +343,15 @@ _LOWER_CASE_REACH = 64  # characters before a street's type where its house numb
 class LowerCaseAddressFinder:
     kinds = frozenset({"ADDRESS"})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(whole_words=_LOWER_CASE_TYPES)
+    # Each type after a space, as literals (a class around a two-letter word costs the scan
+    # more than the finder costs where it fires); the shortest also with what follows them.
+    triggers = Triggers(
+        words=tuple(
+            f" {kind}{after}"
+            for kind in _LOWER_CASE_TYPES
+            for after in ((" ", ".", ",") if len(kind) == 2 else ("",))
+        )
+    )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -354,12 +362,15 @@ class LowerCaseAddressFinder:
         if len(data) != len(lower):
             return  # typed in lower case, in English: an ASCII text (bytes are characters)
         for end in _LOWER_CASE_TYPE_ENDS.ends(data):
-            if lower[end : end + 1].isalpha():
+            following = lower[end : end + 1]
+            if following.isalpha():
                 continue  # `stone`, `avenues`: another word
             start = end - 1
             while start > 0 and lower[start - 1].isalpha():
                 start -= 1
-            end += lower[end : end + 1] == "."
+            if lower[start - 1 : start] != " " or (end - start == 2 and following not in " .,"):
+                continue  # what the triggers hold: a space before, and after `st` a space or a mark
+            end += following == "."
             tail = _LOWER_CASE_TAIL.match(lower, end)
             if tail is None:
                 continue

@@ -618,7 +618,7 @@ class LoginPairFinder:
 
     kinds = frozenset({"SECRET"})
     priority = SECRET_PRIORITY
-    triggers = Triggers(word_starts=("user", "usr", "login", "env ", "arg "))
+    triggers = Triggers(words=("user", "usr", "login", "env ", "arg "))  # literals: cheapest
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:

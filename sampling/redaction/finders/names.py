@@ -488,7 +488,6 @@ _CHAT_LINE = re.compile(
     r"(?:[ \t]?[AaPp][Mm])?\]?[ \t]*(?:-[ \t]*)?"
     r"(?P<name>[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){1,3})[ \t]*:[ \t]"
 )
-_STAMP_STARTS = frozenset("0123456789[ \t")
 _STAMPED_LINE = re.compile(r"\n(?=[ \t]*\[?\d)")  # a literal first: the engine skips to each
 _CALENDAR_NAME = re.compile(
     r"(?:ORGANIZER|ATTENDEE)[^\n:]*?;CN=\"?(?P<name>[^\";:\n]{2,64})\"?[;:]"
@@ -511,7 +510,7 @@ class ExportNameFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if (text[:1] in _STAMP_STARTS or "\n" in text) and view.has_number(2):
+        if _holds_a_time(text):
             # A line's time stamp, where a line starts with a digit or `[`.
             starts = [0, *(line.start() + 1 for line in _STAMPED_LINE.finditer(text))]
             for start in starts:
@@ -523,6 +522,16 @@ class ExportNameFinder:
                 words = re.findall(r"[^\W\d_][\w'’.-]*", match["name"])
                 if 2 <= len(words) <= _MOST_WORDS and _a_persons(words):
                     yield Span(*match.span("name"), KIND)
+
+
+def _holds_a_time(text: str) -> bool:
+    """A colon between digits (`21:04`): each colon looked at, in C, before any line is read."""
+    at = text.find(":")
+    while at > 0:
+        if text[at - 1].isdigit() and text[at + 1 : at + 3].isdigit():
+            return True
+        at = text.find(":", at + 1)
+    return False
 
 
 def _a_persons(words: list[str]) -> bool:

@@ -248,3 +248,8 @@ def test_an_identity_number_under_its_short_name_ishidden(text: str, value: str)
     assert hidden(text, value), found(text)
     invalid = value[:-1] + ("A" if value[-1] == "B" else str((int(value[-1]) + 1) % 10))
     assert REDACTOR.find(text.replace(value, invalid)) == [], found(text.replace(value, invalid))
+
+
+def test_a_chat_export_after_a_leading_colon_is_still_read() -> None:
+    text = ":: exported chat\n09:02 Rahul Iyer: morning all"
+    assert hidden(text, "Rahul Iyer"), found(text)

@@ -526,7 +526,7 @@ class ExportNameFinder:
 
 def _holds_a_time(text: str) -> bool:
     """A colon between digits (`21:04`): each colon looked at, in C, before any line is read."""
-    at = text.find(":")
+    at = text.find(":", 1)  # a colon first has no digit before it
     while at > 0:
         if text[at - 1].isdigit() and text[at + 1 : at + 3].isdigit():
             return True

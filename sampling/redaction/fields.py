@@ -566,6 +566,21 @@ _INI_SECTION = re.compile(r"(?m)^[ \t]*\[[\w .\"-]{1,64}\][ \t]*$")
 _INI_LINE = re.compile(r"(?m)^[ \t]*(?P<key>[A-Za-z][\w.-]{0,63})[ \t]*=(?P<value>[^\n]*)")
 
 
+# A Dockerfile's `ENV NAME value` and `ARG NAME value`, the older form without `=`.
+_DOCKERFILE_LINE = re.compile(
+    r"(?m)^[ \t]*(?:ENV|ARG)[ \t]+(?P<key>[A-Za-z_][A-Za-z0-9_]*)[ \t]+(?P<value>[^\s=][^\n]*)$"
+)
+
+
+def _dockerfile(text: str) -> list[Field]:
+    found = []
+    for line in _DOCKERFILE_LINE.finditer(text):
+        start, end = _trimmed(text, *line.span("value"))
+        if end > start and not _stands_in(text[start:end]):
+            found.append(Field(label_words(line.group("key")), ((start, end),)))
+    return _kept(found)
+
+
 def _ini(text: str) -> list[Field]:
     found: list[Field] = []
     sections = [match.end() for match in _INI_SECTION.finditer(text)]
@@ -649,6 +664,8 @@ def field_pieces(text: str) -> list[tuple[int, int, str]] | None:
         fields += _markup(text)
     if "[" in text and "=" in text and _INI_SECTION.search(text) is not None:
         fields += _ini(text)
+    if "ENV " in text or "ARG " in text:
+        fields += _dockerfile(text)
     if after_colons or "\t" in text or "`" in text:
         fields += _csv(text, _header_lines(text, after_colons))
     elif _delimiter_near_start(text) and _HEADER_LINE.match(text) is not None:  # 1st line

@@ -599,26 +599,18 @@ _USER_THEN_PASSWORD = re.compile(
     r"(?:[ \t]*,?[ \t]+(?:pass(?:word)?|pw|pwd)(?![\w-])[ \t]*(?:is[ \t]+|[:=][ \t]*)?"
     r"|[ \t]+/[ \t]+|/)(?P<value>[^\s,;<>\"'`]{4,64})"  # `x /y`: an option, `/persistent:no`
 )
-# A Dockerfile's `ENV NAME value` (and `ARG`), the older form without `=`.
-_DOCKERFILE_ENV = re.compile(
-    r"(?m)^[ \t]*(?:ENV|ARG)[ \t]+(?P<name>[A-Za-z_][A-Za-z0-9_]*)[ \t]+"
-    r"(?P<quote>[\"']?)(?P<value>[^\s\"']{4,200})(?P=quote)[ \t]*$"
-)
-_SECRET_VARIABLE = re.compile(
-    r"(?i)(?:^|_)(?:pass(?:word|wd)?|pwd|secret|token|api_?key|private_?key|credentials?)(?:_|$)"
-)
-_ABOUT_A_VARIABLE = re.compile(r"(?i)_(?:file|path|name|id|url|user|username|dir|env)$")
 
 
 @register("login_pair")
 class LoginPairFinder:
     """A password given after the user it logs in ("username mwilliams pass Winter#2023",
-    "login is admin / Tr0pic@l-99"), and a Dockerfile's `ENV DB_PASS "..."`. The value holds a
+    "login is admin / Tr0pic@l-99"); a Dockerfile's `ENV DB_PASS "..."` is the fields view's
+    (fields.py). The value holds a
     digit or a symbol, or letters of both cases: "login is required / please retry" stays."""
 
     kinds = frozenset({"SECRET"})
     priority = SECRET_PRIORITY
-    triggers = Triggers(words=("user", "usr", "login", "env ", "arg "))  # literals: cheapest
+    triggers = Triggers(words=("user", "usr", "login"))  # literals: cheapest
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -629,16 +621,6 @@ class LoginPairFinder:
                 end -= 1  # the sentence's end
             if _a_password(text[start:end]):
                 yield Span(start, end, "SECRET")
-        if "ENV" in text or "ARG" in text:
-            for match in _DOCKERFILE_ENV.finditer(text):
-                name, value = match["name"], match["value"]
-                if (
-                    _SECRET_VARIABLE.search(name)
-                    and not _ABOUT_A_VARIABLE.search(name)
-                    and not placeholder(value)
-                    and not value.startswith("$")
-                ):
-                    yield Span(*match.span("value"), "SECRET")
 
 
 def _a_password(value: str) -> bool:

@@ -253,3 +253,10 @@ def test_an_identity_number_under_its_short_name_ishidden(text: str, value: str)
 def test_a_chat_export_after_a_leading_colon_is_still_read() -> None:
     text = ":: exported chat\n09:02 Rahul Iyer: morning all"
     assert hidden(text, "Rahul Iyer"), found(text)
+
+
+def test_an_address_label_inside_an_email_address_reads_no_address() -> None:
+    """`عنوان` ("address") inside an e-mail address is no label: the words after the address
+    stay (a generated address found this; Chinese labels have no word boundary to go by)."""
+    text = "write to ا@عنوان.xn--0000 today"
+    assert REDACTOR.redact([text]).texts[0] == "write to <EMAIL_1> today"

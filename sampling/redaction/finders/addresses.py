@@ -290,6 +290,7 @@ _NOT_HOMES_AFTER = re.compile(
 # an address only after their colon, as forms write them.
 _COLON_LABELS = ("alamat", "adresi", "adresa", "anwani", "osoite", "διεύθυνση",
                  "địa chỉ", "כתובת", "पता", "ที่อยู่")  # fmt: skip
+_CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 _COLON_JOINT = re.compile(r"[ \t]*[:：][ \t]*")
 _LABEL_JOINT = re.compile(r"[ \t]*(?:[:：=]|[-–][ \t]|(?:is|es|est|ist|é|è|lautet)[ \t:])[ \t]*")
 _SAID_JOINT = re.compile(r"[ \t]+")
@@ -402,6 +403,11 @@ class LabelledAddressFinder:
                 for end in word_ends(lower, word):
                     if word.isascii() and lower[end : end + 1].isalpha():
                         continue  # `addresses`, `adressen`
+                    start = end - len(word)
+                    before = lower[start - 1 : start] if start else " "
+                    if not _CJK_CHARACTER.match(word) and (before.isalnum() or before in "@."):
+                        continue  # inside a word or an e-mail address (`x@عنوان.com`): spaced
+                        # scripts have a word's boundary; Chinese, Japanese and Korean have none
                     span = _labelled(text, lower, end - len(word), end, joint)
                     if span is not None:
                         yield span

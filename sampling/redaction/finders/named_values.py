@@ -5,13 +5,17 @@ routing number (`account number 0012 3456 789`, `Kontonummer 1234567890`, `账�
 the number of a driver's licence, medical record, insurance or membership (`MRN 00482913`,
 `driver's license D1234-5678-9012`). A date or a run of digits alone is everywhere in text and
 code, so a value is taken only in the few characters after a word that names it, and only in the
-shape that word's kind has.
+shape that word's kind has. The words come in some forty languages; a date also in the
+calendars forms use (the Thai Buddhist year, the Persian solar and the Islamic lunar year, the
+Japanese and Taiwanese eras: `昭和60年3月14日`, `民國84年3月15日`); an account, a record with a
+word of an order, an invoice or a delivery between its name and itself is left.
 """
 
 from __future__ import annotations
 
 import calendar
 import re
+import unicodedata
 from collections.abc import Iterator
 from datetime import date
 
@@ -25,7 +29,13 @@ BIRTH, ACCOUNT, ROUTING, RECORD = "BIRTH_DATE", "ACCOUNT_NUMBER", "ROUTING", "RE
 _TABLE = table("named_values.json")
 # The words (lower case) that name a value, and what they name. ROUTING is an account number
 # whose nine digits must pass the ABA check.
-_NAMED: dict[str, str] = {word: kind for kind, words in _TABLE["names"].items() for word in words}
+# Each word also as the normalised view spells it (NFKC: Thai `ำ` is two characters there).
+_NAMED: dict[str, str] = {
+    spelling: kind
+    for kind, words in _TABLE["names"].items()
+    for word in words
+    for spelling in {word, unicodedata.normalize("NFKC", word)}
+}
 _NAMES = NamesBeforeNumbers(_NAMED, reach=48)
 # Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
 # the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
@@ -35,22 +45,43 @@ _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/D
 # Words that name other things too (`the account has 1234567 followers`, `born in Leeds on
 # ...`, `DL` a download, `acc` an accuracy, `routing` a network's): their value must follow at
 # once (`account 12345678`, `account #: ...`, `born 7/22/1990`, `DL: D1234567`, `acc 55779911`).
-_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2, "routing": 3}
+_AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2, "routing": 3,
+            "cuenta": 4, "conta": 4, "rekening": 3, "rek.": 2, "rib": 3, "stk": 3, "akaun": 3,
+            "polis": 3, "nim": 3, "nip": 3, "lahir": 3, "née": 2, "doğum": 3, "出生": 2,
+            # a bank's name before its customer's account (`transfer ke BCA 1234567890`)
+            "bca": 2, "bri": 2, "bni": 2, "mandiri": 2, "maybank": 2, "cimb": 2, "bdo": 2,
+            "bpi": 2, "landbank": 2}  # fmt: skip
+# Words of numbers that are no person's (an order, an invoice, a delivery, a booking): a value
+# with one between its name and itself, or in a longer word its name starts (`счет-фактура`),
+# is left.
+_NOT_PERSONAL = re.compile("|".join(map(re.escape, _TABLE["not_personal"])), re.IGNORECASE)
 
 _MONTHS = {name: int(number) for number, names in _TABLE["months"].items() for name in names}
-_MONTH_BEFORE_YEAR = tuple(f"{month}{joint} " for month in _MONTHS for joint in ("", " de", " of"))
+_MONTHS.update({unicodedata.normalize("NFKC", name): number for name, number in _MONTHS.items()})
+# A day with an ordinal's ending (`4th`), between a month and a year.
+_ORDINAL_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
 _MONTH = "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True))
 _DAY_SUFFIX = r"(?:st|nd|rd|th|er|\.)?"
+# The eras years are counted from on Japanese and Taiwanese forms (`昭和60年`, `民國84年`): the
+# year before the era's first.
+_ERAS = {"明治": 1867, "大正": 1911, "昭和": 1925, "平成": 1988, "令和": 2018, "民國": 1911,
+         "民国": 1911, "中華民國": 1911}  # fmt: skip
+_ERA = "|".join(sorted(_ERAS, key=len, reverse=True))
 # A month and an ordinal day before a year (`july 4th 1992`): the year is the date's.
-_MONTH_AND_DAY = re.compile(rf"(?:{_MONTH})\.?\s+\d{{1,2}}(?:st|nd|rd|th)\s$")
 # A date in the forms people write one: 1985-03-14, 14/03/1985, 3/14/85, 14.03.1985,
 # 14 March 1985, March 14, 1985, 14 de marzo de 1985, 1985年3月14日, 1996년 2월 14일.
 _DATE = re.compile(
     rf"(?P<iso_y>\d{{4}})\s?[-/.年년]\s?(?P<iso_m>\d{{1,2}})\s?[-/.月월]\s?(?P<iso_d>\d{{1,2}})[日일]?"
-    rf"|(?P<a>\d{{1,2}})[-/.](?P<b>\d{{1,2}})[-/.](?P<num_y>\d{{4}}|\d{{2}})"
-    rf"|(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+)?(?P<day_m>{_MONTH})\.?,?\s+"
-    rf"(?:de\s+)?(?P<day_y>\d{{4}})"
+    rf"|(?P<a>\d{{1,2}})(?:[-/]|\.\s?)(?P<b>\d{{1,2}})(?:[-/]|\.\s?)(?P<num_y>\d{{4}}|\d{{2}})"
+    rf"|(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+|ng\s+)?(?P<day_m>{_MONTH})\.?,?\s+"
+    rf"(?:de\s+|พ\.ศ\.\s?)?(?P<day_y>\d{{4}})"
     rf"|(?P<mon_m>{_MONTH})\.?\s+(?P<mon_d>\d{{1,2}}){_DAY_SUFFIX},?\s+(?P<mon_y>\d{{4}})"
+    # Year first, then the month's name: 1985. június 12., 1985 m. birželio 12 d.
+    rf"|(?P<ym_y>\d{{4}})\.?\s+(?:m\.\s+)?(?P<ym_m>{_MONTH})\.?\s+(?P<ym_d>\d{{1,2}})(?![0-9])"
+    # 12 tháng 6 năm 1985
+    rf"|(?P<vn_d>\d{{1,2}})\s+tháng\s+(?P<vn_m>\d{{1,2}}),?\s+(?:năm\s+)?(?P<vn_y>\d{{4}})"
+    # An era's year: 昭和60年3月14日, 民國84年3月15日
+    rf"|(?P<era>{_ERA})\s?(?P<era_y>\d{{1,3}}|元)\s?年\s?(?P<era_m>\d{{1,2}})\s?月\s?(?P<era_d>\d{{1,2}})日?"
     # A vCard's and a form's compact date, 19850314: a real date and nothing longer.
     rf"|(?P<compact_y>(?:19|20)\d\d)(?P<compact_m>[01]\d)(?P<compact_d>[0-3]\d)",
     re.IGNORECASE,
@@ -59,7 +90,9 @@ _END = re.compile(r"(?![0-9A-Za-z])")
 _CURRENCY = frozenset("$€£¥₹₽")
 _DECIMALS = re.compile(r"[.,]\d")
 # An account: an IFSC code (4 letters, 0, 6 letters or digits), or 6 to 20 digits in groups.
-_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|\d(?:[ -]?\d){5,19}")
+# Or a Czech or Slovak one, its prefix, number and bank's code (94-9156494474/0800); or 6 to 22
+# digits (an Argentine CBU has 22).
+_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|(?:\d{1,6}-)?\d{2,10}/\d{4}|\d(?:[ -]?\d){5,21}")
 # A licence or record number: letters, digits and single hyphens, 5 to 20, at least 4 digits.
 _RECORD = re.compile(r"(?=(?:[A-Za-z-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){4,19}")
 
@@ -75,25 +108,52 @@ class NamedValueFinder:
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number(4):
+        if view.has_number(4):
+            # Every value here holds a run of four digits or more (a date its year or its digits,
+            # an account its digits), and its name comes in the few characters before it.
+            runs = [start for start, end in view.number_runs if _may_be_named(view, start, end)]
+        else:  # but an era's year (`昭和60年3月14日`)
+            runs = []
+        if not view.text.isascii() and any(era in view.text for era in _ERAS):
+            runs = sorted({*runs, *(found.start() for found in _ERA_YEAR.finditer(view.text))})
+        if not runs:
             return
-        # Every value here holds a run of four digits or more (a date its year or its digits, an
-        # account its digits), and its name comes in the few characters before it.
-        runs = (start for start, end in view.number_runs if _may_be_named(view, start, end))
-        for end, word in sorted(_NAMES.find(view.lower, runs).items()):
-            span = _value_after(view.text, end, _NAMED[word], _AT_ONCE.get(word, _WITHIN))
+        lower = view.lower
+        for end, word in sorted(_NAMES.find(lower, runs).items()):
+            kind = _NAMED[word]
+            span = _value_after(view.text, end, kind, _AT_ONCE.get(word, _WITHIN))
+            if (
+                span is not None
+                and kind != BIRTH
+                and _NOT_PERSONAL.search(lower, end - len(word), span.start) is not None
+            ):
+                continue  # an order's, an invoice's number (`счет-фактура № ...`)
             if span is not None:
                 yield span
+
+
+_ERA_YEAR = re.compile(rf"(?:{_ERA})\s?(?:\d{{1,3}}|元)\s?年")
 
 
 def _may_be_named(view: Text, start: int, end: int) -> bool:
     """Not a year alone in prose (`built in 1871,`) nor a decimal (641.5; a date written with
     dots has two: 14.03.1985): prose is full of both, and no value here is one."""
-    year_alone = _YEAR_AFTER_A_WORD.match(view.text, start) is not None and not (
-        view.lower.endswith(_MONTH_BEFORE_YEAR, 0, start)
-        or _MONTH_AND_DAY.search(view.lower, max(0, start - 24), start) is not None
+    year_alone = _YEAR_AFTER_A_WORD.match(view.text, start) is not None and not _month_before(
+        view.lower, start
     )
     return not year_alone and view.text.count(".", start, end) != 1
+
+
+def _month_before(lower: str, start: int) -> bool:
+    """A month's name right before a year (`october 1987`, `marzo de 1985`), or with an ordinal
+    day between them (`july 4th 1992`); or `năm` (year), which ends a Vietnamese date (`12
+    tháng 6 năm 1985`). Read off the words, not by a search for each month's name."""
+    words = lower[max(0, start - 24) : start].split()
+    if len(words) > 1 and words[-1] in ("de", "of"):
+        words.pop()
+    if len(words) > 1 and _ORDINAL_DAY.fullmatch(words[-1]):
+        words.pop()
+    return bool(words) and (words[-1].rstrip(".,") in _MONTHS or words[-1] == "năm")
 
 
 def _value_after(text: str, position: int, kind: str, within: int) -> Span | None:
@@ -130,18 +190,41 @@ def _real_date(match: re.Match[str]) -> bool:
         return _exists(year, groups["b"], groups["a"]) or _exists(year, groups["a"], groups["b"])
     if groups["compact_y"]:
         return _exists(groups["compact_y"], groups["compact_m"], groups["compact_d"])
-    if groups["day_y"]:
-        month = str(_MONTHS[groups["day_m"].lower()])
-        return _exists(groups["day_y"], month, groups["day_d"])
-    month = str(_MONTHS[groups["mon_m"].lower()])
-    return _exists(groups["mon_y"], month, groups["mon_d"])
+    if groups["vn_y"]:
+        return _exists(groups["vn_y"], groups["vn_m"], groups["vn_d"])
+    if groups["era"]:
+        year = 1 if groups["era_y"] == "元" else int(groups["era_y"])
+        return _exists(str(_ERAS[groups["era"]] + year), groups["era_m"], groups["era_d"])
+    for y, m, d in (
+        ("day_y", "day_m", "day_d"),
+        ("ym_y", "ym_m", "ym_d"),
+        ("mon_y", "mon_m", "mon_d"),
+    ):
+        if groups[y]:
+            month = _MONTHS.get(groups[m].lower())
+            return month is not None and _exists(groups[y], str(month), groups[d])
+    return False
+
+
+# Years of the calendars forms use besides the Gregorian: the Thai Buddhist era (2533 is 1990)
+# and the Persian solar and the Islamic lunar year (1370, 1410), from how far they run ahead of
+# or behind it.
+_BUDDHIST = 543
+_HIJRI = (579, 622)  # the lunar year's lag behind the Gregorian, today and in 1900
 
 
 def _exists(year: str, month: str, day: str) -> bool:
     y, m, d = int(year), int(month), int(day)
-    if not 1900 <= y <= date.today().year or not 1 <= m <= 12:
+    today = date.today().year
+    if not 1 <= m <= 12 or d < 1:
         return False
-    return 1 <= d <= calendar.monthrange(y, m)[1]
+    if 1900 + _BUDDHIST <= y <= today + _BUDDHIST:
+        y -= _BUDDHIST
+    elif 1900 - _HIJRI[1] <= y <= today - _HIJRI[0]:
+        return d <= (31 if m <= 6 else 30)  # a solar month; a lunar one has 29 or 30 days
+    if not 1900 <= y <= today:
+        return False
+    return d <= calendar.monthrange(y, m)[1]
 
 
 def _aba_valid(value: str) -> bool:

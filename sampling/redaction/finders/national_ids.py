@@ -8,14 +8,18 @@ random one that passes a check digit (one in ten for a Luhn check), so only a nu
 word names within a few characters is tried, and only against the checks of the countries that
 word belongs to: as written (`1 85 05 78 006 084 91`, `x-1234567-l`, `11.222.333/0001-81`) and
 without its separators. Numbers without a check digit (Argentina's DNI, Colombia's cédula) are
-taken only in their written form (`12.345.678`) right after their own name.
+taken only in their written form (`12.345.678`) right after their own name (Pakistan's CNIC
+`35202-1234567-1`, the Philippines' TIN `123-456-789-000`, Bangladesh's NID likewise). A few
+checks python-stdnum lacks (Mexico's NSS, Saudi Arabia's national number, the UAE's Emirates
+ID, Iran's national code) are kept here as `local.*` modules, which `national_ids.json` names.
 """
 
 from __future__ import annotations
 
 import importlib
 import re
-from collections.abc import Iterator
+import unicodedata
+from collections.abc import Callable, Iterator
 from types import ModuleType
 
 from sampling.redaction.context import NamesBeforeNumbers
@@ -25,9 +29,46 @@ from sampling.redaction.triggers import Triggers
 
 
 # The words (lower case) that name a number, and the checks of the numbers they name.
+def _luhn(digits: str) -> bool:
+    total = 0
+    for index, char in enumerate(reversed(digits)):
+        value = int(char) * (2 if index % 2 else 1)
+        total += value - 9 if value > 9 else value
+    return total % 10 == 0
+
+
+def _check(name: str, test: Callable[[str], bool]) -> ModuleType:
+    """A check python-stdnum lacks, as a module of its own: `is_valid` on the bare digits."""
+    module = ModuleType(f"local.{name}")
+
+    def is_valid(number: str) -> bool:
+        return number.isascii() and number.isdigit() and test(number)
+
+    module.is_valid = is_valid  # type: ignore[attr-defined]
+    return module
+
+
+def _iran_national_code(digits: str) -> bool:
+    rest = sum(int(digits[i]) * (10 - i) for i in range(9)) % 11
+    return len(set(digits)) > 1 and int(digits[9]) == (rest if rest < 2 else 11 - rest)
+
+
+# Mexico's NSS (11 digits, Luhn), Saudi Arabia's national and residence number (10 digits from
+# 1 or 2, Luhn), the UAE's Emirates ID (15 digits from 784, Luhn), Iran's national code (10
+# digits, mod 11).
+_LOCAL = {
+    "local.mx_nss": _check("mx_nss", lambda d: len(d) == 11 and _luhn(d)),
+    "local.sa_nid": _check("sa_nid", lambda d: len(d) == 10 and d[0] in "12" and _luhn(d)),
+    "local.ae_eid": _check("ae_eid", lambda d: len(d) == 15 and d.startswith("784") and _luhn(d)),
+    "local.ir_melli": _check("ir_melli", lambda d: len(d) == 10 and _iran_national_code(d)),
+}
+
+
 def _module(name: str) -> ModuleType | None:
-    """A stdnum module of the table; None where the installed python-stdnum predates it (the
-    table is generated from the newest one the pin allows)."""
+    """A stdnum module of the table (or a check of `_LOCAL`); None where the installed
+    python-stdnum predates it (the table is generated from the newest one the pin allows)."""
+    if name in _LOCAL:
+        return _LOCAL[name]
     try:
         return importlib.import_module(f"stdnum.{name}")
     except ImportError:
@@ -36,15 +77,19 @@ def _module(name: str) -> ModuleType | None:
 
 _TABLE = table("identity_numbers.json")
 _MODULES = {name: _module(name) for name in _TABLE["modules"]}
+# Each word also as the normalised view spells it (NFKC: Thai `ำ` is two characters there).
 _NAMED: dict[str, tuple[ModuleType, ...]] = {
-    word: found
+    spelling: found
     for word, modules in _TABLE["names"].items()
     if (found := tuple(m for name in modules if (m := _MODULES.get(name) or _module(name))))
+    for spelling in {word, unicodedata.normalize("NFKC", word)}
 }
 # Numbers without a check digit (Argentina's DNI, Colombia's cédula): only in the form people
 # write them in (`12.345.678`), right after their own name; the same digits bare are left.
 _WRITTEN_FORMS = {
-    word: re.compile(form, re.ASCII) for word, form in _TABLE["written_without_check"].items()
+    spelling: re.compile(form, re.ASCII)
+    for word, form in _TABLE["written_without_check"].items()
+    for spelling in {word, unicodedata.normalize("NFKC", word)}
 }
 _FORM_WITHIN = 12  # characters between such a name and its number, at most (`DNI N° `)
 _NAMES = NamesBeforeNumbers({**_NAMED, **_WRITTEN_FORMS}, reach=40)

@@ -67,7 +67,8 @@ PERSONAL_KINDS: dict[str, str] = {
     "Mr./Ms./Dr., a letter's sign-off, je m'appelle, me llamo, ich heiße, 我叫, 姓名：, 名前は, "
     "...); a name anywhere else needs a redactor of your own (NER)",
     "MESSENGER_ID": "a chat-app ID or handle after the app's name: WeChat ID (微信号), QQ "
-    "number, Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord, Skype",
+    "number, Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord, Skype, Instagram, Snapchat, "
+    "TikTok; an @handle a few words after such an app's name",
     "LICENSE_PLATE": "a vehicle licence plate after a word naming it (licence plate, number "
     "plate, Kennzeichen, plaque, matrícula, 车牌号, ナンバー, 번호판, ...)",
 }

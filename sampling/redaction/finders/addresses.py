@@ -173,6 +173,12 @@ _ROMANCE_TYPE = re.compile(
 _POSTAL_TAIL = re.compile(
     r"(?:[-/][0-9A-Za-z]{1,3}(?![\w-]))?"
     r"(?:,\s*\d{1,2}\s?[º°ªo]\s?[A-Za-z0-9]{0,4}(?![\w]))?"  # `º` reads `o` normalised
+    # The flat or unit after the number, as each country writes it: `apt 4`, `int. 304`,
+    # `m. 15`, `lgh 1102`, `ap. 5`, `kv. 12`, `#12`; a Danish floor and side (`2. th`).
+    r"(?:,?[ \t]*(?<=[ \t])(?i:apt|apartment|unit|suite|ste|flat|fl|floor|int|interior|depto|dpto"
+    r"|dto|piso|m|lok|lgh|ap|apto|apart|bl|sc|et|kv|кв|ж|app|appt|wohnung|whg|#)\.?[ \t]*"
+    r"#?[0-9][0-9A-Za-z-]{0,5}(?![\w]))?"
+    r"(?:,[ \t]*\d{1,2}\.[ \t]?(?:th|tv|mf|sal)\b\.?)?"
     r"(?:(?:,\s*|[ \t]*\n[ \t]*)(?:"
     r"(?:[A-Z]{1,2}-)?\d{4,5}(?:\s?[A-Z]{2})?\s+[A-ZÀ-Þ][\w'’-]+(?:[ -][A-ZÀ-Þ][\w'’-]+)?"
     r"(?: (?:am|an der|im|sur|upon|on) [A-ZÀ-Þ][\w'’-]+)?"

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -39,12 +40,21 @@ _APPS: dict[str, str] = {
     "signal id": r"\+?[0-9][0-9 ()-]{6,18}[0-9]|[a-z][a-z0-9_]{2,31}\.[0-9]{2,}",
     "discord": r"@?[a-z0-9_.]{2,32}(?:#[0-9]{4})?",
     "skype": r"live:[a-z0-9._-]{3,40}|[a-z][a-z0-9._,-]{5,31}",
+    "ไลน์ไอดี": r"@?[a-z0-9._-]{4,20}",
+    "ไลน์": r"@?[a-z0-9._-]{4,20}",
+    # Social apps' handles: with `@`, or holding a digit, `_` or `.` (words of a sentence do not).
+    **dict.fromkeys(
+        ("instagram", "insta", "snapchat", "tiktok", "twitter", "threads"),
+        r"@[a-z0-9_.]{2,30}|[a-z][a-z0-9_.]*[0-9_.][a-z0-9_.]*",
+    ),
 }
 # The apps whose IDs may be digits alone (a QQ number, a phone number).
 _DIGITS_ALONE = {"wechat": True, "weixin": True, "微信": True, "qq": True, "whatsapp": True,
                  "signal:": True, "signal id": True, "vx": True, "v信": True, "威信": True,
                  "扣扣": True}  # fmt: skip
-_ID_WORDS = r"(?:\s*(?:id|handle|username|user ?name|account|number|no\.?|号|號|账号|帳號|아이디))?"
+_ID_WORDS = (
+    r"(?:\s*(?:id|handle|username|user ?name|account|number|no\.?|me|号|號|账号|帳號|아이디))?"
+)
 _JOIN = r"\s*(?:(?:is|:|：|=|是|为|は|는|은)\s*)+"
 # After an app's name in another script, a space alone (`加我微信 zhangsan_88`, `카톡 jisoo_k`)
 # when the ID holds a digit or `_`, which words of a sentence do not.
@@ -64,13 +74,27 @@ _PATTERNS = {
 }
 
 
+# A handle with `@` a few words after an app's name, in any language ("add me on telegram
+# @kwame_builds", "آیدی تلگرامم هم @reza_k_dev"): the app's name says whose it is.
+_HANDLE_APPS = ("telegram", "instagram", "insta", "snapchat", "tiktok", "twitter", "threads",
+                "discord", "skype", "whatsapp", "kakao", "wechat", "тг",
+                "телеграм", "телеграмм", "инстаграм", "تلگرام", "تيليجرام", "تلغرام",
+                "اینستاگرام", "انستغرام", "טלגרם", "אינסטגרם", "テレグラム", "インスタ",
+                "텔레그램", "인스타")  # fmt: skip
+_HANDLE_AFTER = re.compile(r"[^\n@.!?。]{0,24}?(?<![\w.])(@[a-z0-9_](?:[a-z0-9_.]*[a-z0-9_])?)")
+
+
 @register("messenger_id")
 class MessengerIdFinder:
     kinds = frozenset({"MESSENGER_ID"})
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
-        whole_words=tuple(app for app in _APPS if app.isascii() and app.isalpha()),
-        words=tuple(app for app in _APPS if not (app.isascii() and app.isalpha())),
+        whole_words=tuple(
+            {app for app in (*_APPS, *_HANDLE_APPS) if app.isascii() and app.isalpha()}
+        ),
+        words=tuple(
+            {app for app in (*_APPS, *_HANDLE_APPS) if not (app.isascii() and app.isalpha())}
+        ),
     )
     views = ALL_VIEWS
 
@@ -89,3 +113,9 @@ class MessengerIdFinder:
                 if value in _NOT_IDS or (value.isdigit() and not _DIGITS_ALONE.get(app, False)):
                     continue  # a number is an ID only where the app's IDs are numbers
                 yield Span(*match.span("id"), "MESSENGER_ID")
+        if "@" in lower:
+            for app in _HANDLE_APPS:
+                for end in word_ends(lower, app):
+                    handle = _HANDLE_AFTER.match(lower, end)
+                    if handle is not None and len(handle.group(1)) > 3:
+                        yield Span(*handle.span(1), "MESSENGER_ID")

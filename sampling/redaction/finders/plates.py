@@ -13,20 +13,40 @@ from sampling.redaction.triggers import Triggers
 
 _NAMES = ("license plate", "licence plate", "number plate", "registration plate", "plate number",
           "plate no", "reg no", "kennzeichen", "nummernschild", "plaque",
-          "immatriculation", "matrícula", "matricula", "placa", "targa", "kenteken", "车牌",
-          "車牌", "ナンバー", "번호판", "차량번호")  # fmt: skip
+          "immatriculation", "immatriculé", "immatriculée", "matrícula", "matricula", "placa",
+          "targa", "kenteken", "spz", "rejestracja", "numer rejestracyjny", "plaka",
+          "rekisterinumero", "rekkari", "registreringsnummer", "regnr", "reg.nr", "nummerplade",
+          "nummerskilt", "rendszám", "înmatriculare", "registarska", "госномер", "гос. номер",
+          "номерной знак", "номер автомобиля", "номер машины", "رقم اللوحة", "لوحة السيارة",
+          "מספר רישוי", "biển số", "ทะเบียนรถ", "nomor polisi", "plat nomor", "no. plat",
+          "गाड़ी नंबर", "车牌", "車牌", "ナンバー", "번호판", "차량번호",
+          # English words that name a plate only before what gives it: `my plate is ...`,
+          # `Vehicle reg: ...`, `reg is ...` (never a CPU's `reg 0x1f`: see _WEAK).
+          "plate", "vehicle reg", "car reg", "vehicle registration", "car registration",
+          "rego", "reg")  # fmt: skip
+# Names that are other words too: the plate after them needs five characters or more, and, for
+# `reg` and `rego`, a verb or a colon first.
+_WEAK = frozenset({"plate", "reg", "rego"})
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
-_GROUP = r"[a-z0-9\u4e00-\u9fff](?:[a-z0-9]|[·・-](?=[a-z0-9])){0,8}"  # 京A·12345: a province leads
-_PLATE = re.compile(  # マイナンバー (My Number, Japan's personal number) names no plate
-    rf"(?<!マイ)(?:{'|'.join(map(re.escape, _NAMES))})"
-    r"(?:\s*(?:(?:number|no|nr)(?:\.|(?![a-z0-9]))|号码?|號碼?))?\s*(?:(?:(?:ist|is|was|est|es)\b|[:：是为])\s*)*"
+_GIVES = r"(?:ist|is|was|est|es|je|er|är|on|jest|là|это|é)"
+# 京A·12345: a province leads; А482ВС 777: Cyrillic letters
+_GROUP = r"[a-zа-я0-9\u4e00-\u9fff](?:[a-zа-я0-9]|[·・-](?=[a-zа-я0-9])){0,8}"
+_ASCII_NAMES = tuple(name for name in _NAMES if name.isascii())
+# What follows a name (found with str.find: a long alternation over the text costs tens of µs).
+_AFTER_NAME = re.compile(
+    r"(?:\s*(?:(?:number|no|nr)(?:\.|(?![a-z0-9]))|号码?|號碼?))?"
+    # What the plate is of, in a word or two, where a verb or a colon follows ("Matrícula do
+    # veículo: ...", "SPZ mého auta je ...").
+    rf"(?:(?:[ \t]+[^\W\d_]{{2,12}}(?![^\W\d_])){{1,2}}(?=[ \t]*[:：]|[ \t]+{_GIVES}\b))?"
+    rf"(?P<given>\s*(?:(?:{_GIVES}\b|[:：是为])\s*)*)"
     rf"(?P<plate>{_GROUP}(?: {_GROUP}){{0,3}})(?![a-z0-9])"
 )
 # A group after a space belongs to the plate when it holds a digit or is one to three letters
 # (`AB12 CDE`), not a word that goes on with the sentence (`B-MW 1234 is parked`).
-_TAIL_GROUP = re.compile(r"(?=.*[0-9])[a-z0-9·・-]+|[a-z]{1,3}")  # a province only leads
+_TAIL_GROUP = re.compile(r"(?=.*[0-9])[a-zа-я0-9·・-]+|[a-zа-я]{1,3}")  # a province only leads
 _FIRST_GROUP = re.compile(r"[0-9\u4e00-\u9fff·・-]")
+_FIRST_LETTERS = re.compile(r"[a-z]{1,3}")
 _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for", "to", "of"})
 
 
@@ -34,11 +54,31 @@ _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for",
 class LicencePlateFinder:
     kinds = frozenset({"LICENSE_PLATE"})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(words=_NAMES)
+    triggers = Triggers(
+        words=tuple(name for name in _NAMES if name not in _WEAK),
+        whole_words=tuple(_WEAK),  # `plate`, `reg`: not in "template", "regular"
+    )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        for match in _PLATE.finditer(view.lower):
+        lower = view.lower
+        names = _ASCII_NAMES if view.text.isascii() else _NAMES
+        for name in names:
+            at = lower.find(name)
+            while at >= 0:
+                end = at + len(name)
+                if name == "ナンバー" and lower.endswith("マイ", 0, at):
+                    pass  # マイナンバー (My Number, Japan's personal number) names no plate
+                elif not (
+                    name in _WEAK
+                    and (lower[at - 1 : at].isalpha() or lower[end : end + 1].isalpha())
+                ):
+                    yield from self._plate_after(view, name, end)
+                at = lower.find(name, end)
+
+    def _plate_after(self, view: Text, name: str, position: int) -> Iterator[Span]:
+        match = _AFTER_NAME.match(view.lower, position)
+        if match is not None:
             first, *rest = match.group("plate").split(" ")
             groups = [first]
             for group in rest:
@@ -50,10 +90,21 @@ class LicencePlateFinder:
             # character or a joiner (`B-MW 1234`), not a word ("the licence plate reader v2").
             digits = sum(char.isdigit() for char in plate)
             if not digits or digits == len(plate.replace(" ", "")):
-                continue
-            if _FIRST_GROUP.search(first) is None:
-                continue
+                return
             start = match.start("plate")
+            if _FIRST_GROUP.search(first) is None and not (
+                _FIRST_LETTERS.fullmatch(first)
+                and view.text[start : start + len(first)].isupper()
+                and len(groups) > 1
+                and groups[1][0].isdigit()
+            ):
+                return  # a word, not a plate; `CA 482-193` (a region's capitals first) is one
+            if name in _WEAK and (
+                len(plate.replace(" ", "")) < 5
+                or plate.startswith("0x")
+                or (name != "plate" and not match.group("given").strip())
+            ):
+                return
             yield Span(start, start + len(plate), "LICENSE_PLATE")
 
 

@@ -10,6 +10,7 @@ matches what follows from there only.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterator
 
@@ -31,7 +32,7 @@ from sampling.redaction.triggers import Triggers
 # words that start what it is for ("for the router", "für das WLAN", "de la tarjeta").
 _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
           r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
-          r"|je|был|будет|это)(?!\w)|[—–]")  # fmt: skip
+          r"|je|был|будет|это|c'est|c’est|là|ay|adalah|ialah)(?!\w)|[—–]")  # fmt: skip
 _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli|di|da|al"
         r"|alla|au|aux|für|zum|zur|vom|auf|pour|para|per|voor|van|для|от|к|на|до|do|na|til|för"
         r"|dla")  # fmt: skip
@@ -86,12 +87,16 @@ class PasswordPhraseFinder:
                   "passord", "pass", "passwrd", "passowrd")),
         ("pasw", ("pasword",)),  # the typos people make in a hurry
         ("pw", ("pwd", "pw")), ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
-        ("senha", ("senha",)), ("clave", ("clave",)),
+        ("senha", ("senha",)), ("clave", ("clave",)), ("kata ", ("kata sandi", "kata laluan")),
+        ("lozinka", ("lozinka",)), ("geslo", ("geslo",)), ("parool", ("parool",)),
     )  # fmt: skip
     _NOT_ASCII = ("contraseña", "contrasena", "hasło", "haslo", "şifre", "sifre", "lösenord",
                   "losenord", "jelszó", "jelszo", "heslo", "salasana", "adgangskode", "parola",
+                  "parolă", "slaptažodis", "κωδικός πρόσβασης", "лозинка", "гасло",
                   "mật khẩu", "пароль", "密码", "密碼", "口令", "パスワード", "비밀번호", "비번",
-                  "סיסמה", "كلمة المرور", "पासवर्ड")  # fmt: skip
+                  "סיסמה", "סיסמא", "פסוורד", "كلمة المرور", "كلمة السر", "كلمة سر", "رمز العبور",
+                  "رمز عبور", "گذرواژه", "پسورد", "पासवर्ड", "পাসওয়ার্ড", "پاس ورڈ",
+                  "รหัสผ่าน")  # fmt: skip
     # Each word where _value_after reads it: a short one whole, a longer one at a word's start.
     triggers = Triggers(
         word_starts=tuple(w for _, group in _GATES for w in group if len(w) >= 5),
@@ -139,7 +144,8 @@ class PasswordPhraseFinder:
             # A short word is not inflected: `pw` is not in `pwned`.
             for end_of_word in word_ends(lower, word, whole=len(word) < 5):
                 if not _in_a_reference(lower, end_of_word - len(word)):
-                    yield from self._value_after(view.text, end_of_word, word)
+                    found = list(self._value_after(view.text, end_of_word, word))
+                    yield from found or _later_in_its_clause(view.text, end_of_word, word)
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
         match = self._REST.match(text, position)
@@ -195,7 +201,7 @@ class PasswordPhraseFinder:
             return  # `-field=password secret/db`: a path or a name, not what a sentence gives
         if match["quoted"] is None and not labelled and value.startswith("-"):
             return  # `$env:SVC_PW -AsPlainText`: the command's next option
-        if match["quoted"] is None and not labelled and text[: position - len(word)].endswith("-"):
+        if match["quoted"] is None and not labelled and _an_option(text, position - len(word)):
             return  # `--ask-password URL`: an option's name, whose value the command line's is
         if value.replace(" ", "").isalpha() and not self._letters_are_the_password(
             match, value, end
@@ -302,6 +308,114 @@ class PasswordPhraseFinder:
         )
 
 
+# A password given further on in its sentence, past the words that say what it is for ("la
+# contraseña que tengo es ...", "mật khẩu wifi quán là ...", "הסיסמה לראוטר היא ...", "DB 비밀번호
+# 바꿨어요: ..."): within the clause (no line break, no sentence's end), a colon or a verb that
+# gives a value in one of many languages, then a value shaped as a password; or, with no verb,
+# one a few words on that no word of a sentence resembles (letters, digits and a symbol).
+_CLAUSE = 64
+_CLAUSE_VERBS = "|".join((
+    "is", "was", "are", "ist", "lautet", "war", "est", "c'est", "c’est", "était", "es", "era",
+    "son", "é", "è", "är", "var", "er", "on", "jest", "je", "это", "є", "là", "la", "adalah",
+    "ialah", "yaitu", "ay", "kwa", "هي", "هو", "היא", "הוא", "คือ", "เป็น", "είναι",
+))  # fmt: skip
+_ADVERBS = r"now|still|just|jetzt|nun|maintenant|bien|ahora|agora|ora|nu|teraz|теперь|giờ"
+_GIVES = re.compile(
+    rf"(?:^|(?<=[\s,]))(?:{_CLAUSE_VERBS})(?:[ \t]+(?:{_ADVERBS}))?(?=[ \t])|:(?=[ \t])|：",
+    re.IGNORECASE,
+)
+_CLAUSE_END = re.compile(r"\n|[.!?。！？](?=\s|$)")
+_LATER_VALUE = re.compile(r"[ \t]*(?P<value>[^\s\"'`<>()\[\]{},;，。、]{6,64})")
+_STRONG_SYMBOLS = frozenset("!@#$%^&*+=?~")
+_SCHEME = re.compile(r"(?i)(?:sha|md|aes|hmac|pbkdf|bcrypt|scrypt|argon|rsa|des|crc|utf|iso|rfc"
+                     r"|wpa|tls|ssl|x|v|ver|version)[-_ ]?\d")  # fmt: skip
+_A_MAILBOX = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
+_NO_VALUE_SIGNS = frozenset("()[]{}=;\"'`<>@/")
+_IN_A_BLOB = frozenset("+/=_0123456789")
+_QUERY = re.compile(r"&\w+=")  # `...&page=2`: a query string's parameters
+_APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")  # `c'est`, `j'ai`: no quote
+
+
+def _later_in_its_clause(text: str, position: int, word: str) -> list[Span]:
+    """A password further on in the clause the word for it starts (comment above)."""
+    before, after = (
+        text[position - len(word) - 1 : position - len(word)],
+        text[position : position + 1],
+    )
+    if before in _IN_A_BLOB or not (after.isspace() or after in ":：" or not after.isascii()):
+        return []  # inside base64 (`...+pw3+GW...`) or another word: no sentence
+    end = position + _CLAUSE
+    clause_end = _CLAUSE_END.search(text, position, end)
+    if clause_end is not None:
+        end = clause_end.start()
+    gave = False
+    # The first two verbs or colons: "for the flat on the coast is ..."
+    for gives in itertools.islice(_GIVES.finditer(text, position, end), 2):
+        if _code_between(text, position, gives.start()):
+            return []  # code, a call or markup: the other finders read those
+        gave = True
+        match = _LATER_VALUE.match(text, gives.end())
+        if match is not None and _password_shaped(match["value"], strong=False):
+            value_end = match.start("value") + len(_trimmed(match["value"]))
+            return [Span(match.start("value"), value_end, "SECRET")]
+    if gave:
+        return []
+    # No verb: a value a few words on (after a space), that no word of a sentence resembles.
+    for at, word in _words_of(text, position, end, most=4):
+        if _code_between(text, position, at):
+            break
+        if text[at - 1].isspace() and _password_shaped(word, strong=True):
+            return [Span(at, at + len(_trimmed(word)), "SECRET")]
+    return []
+
+
+def _code_between(text: str, start: int, end: int) -> bool:
+    """Signs of code, a call, markup, a URL or a mailbox between a password's word and what
+    may be its value (an apostrophe inside a word, `c'est`, is none)."""
+    return any(sign in _NO_VALUE_SIGNS for sign in _APOSTROPHE.sub("", text[start:end]))
+
+
+_CLAUSE_WORD = re.compile(r"[^\s]+")
+
+
+def _words_of(text: str, start: int, end: int, most: int) -> list[tuple[int, str]]:
+    """The first `most` words between `start` and `end`, with where each starts (the first
+    glued to the word before it, in a script written without spaces, counts as one)."""
+    return [(m.start(), m.group()) for m in _CLAUSE_WORD.finditer(text, start, end)][:most]
+
+
+def _trimmed(value: str) -> str:
+    """A value without the marks that end a sentence after it, nor a word of a script written
+    without spaces glued to it (`ploy@5566ค่ะ`)."""
+    for index, char in enumerate(value):
+        if ord(char) > 0x24F and not char.isdigit():
+            value = value[:index]
+            break
+    return value.rstrip(".,:;")  # a `!` or `?` after it is hidden too: it may be the password's
+
+
+def _password_shaped(value: str, strong: bool) -> bool:
+    """Letters and digits, with a symbol or eight characters or more (`Sonnenblume_1987`,
+    `ploy@5566`, `Jakarta#123`); `strong`, a symbol too. Never a mailbox, a URL, a path, a
+    variable, a placeholder or a scheme's name (`SHA-256`, `AES256`, `v2.1`)."""
+    value = _trimmed(value)
+    letters = sum(char.isalpha() for char in value)
+    digits = sum(char.isdigit() for char in value)
+    symbols = sum(char in _STRONG_SYMBOLS for char in value)
+    if len(value) < 6 or not letters or not digits:
+        return False
+    if not (symbols or (len(value) >= 8 and not strong)):
+        return False
+    if (
+        "://" in value
+        or value[0] in "/~$%\\"
+        or _A_MAILBOX.fullmatch(value)
+        or _QUERY.search(value)
+    ):
+        return False
+    return not (placeholder(value) or _SCHEME.match(value))
+
+
 @register("unlock_code")
 class CodeFinder:
     """A code that unlocks something, given after its name: a PIN (4 digits or more), a card's
@@ -312,14 +426,36 @@ class CodeFinder:
     priority = SECRET_PRIORITY
     views = ALL_VIEWS
     # Names that are a code's alone, and `code`, which names one only after these words.
-    _NAMES = (("pin", ("pin",)), ("cv", ("cvv", "cvc")), ("otp", ("otp",)))  # (gate, names)
+    _NAMES = (("pin", ("pin",)), ("cv", ("cvv", "cvc")), ("otp", ("otp",)),
+              ("crypto", ("cryptogramme",)))  # (gate, names)  # fmt: skip
     _CODE_KINDS = re.compile(
         r"(?:security|access|door|gate|alarm|unlock|one[- ]time|verification|confirmation|2fa"
         r"|two[- ]factor|auth|authentication|authenticator|backup|recovery|sms|login|sign[- ]in"
         r"|pin|passcode|entry|safe|lock)[ \t]*$"
     )
+    # The word for a code in other languages, and the kinds of code that make it one that
+    # unlocks something, written before it (`MitID-kode`, `avainlaatikon koodi`, `sms-code`) or
+    # after it (`code de la boîte à clés`, `kod odbioru`, `código de acceso`): stems, lower case.
+    _CODE_WORDS = ("kode", "koodi", "kod", "kód", "código", "codigo", "codice", "код", "code")
+    _KIND_STEMS = re.compile(
+        r"(?<![^\W\d_])(?:sms|otp|tan\b|mitid|bankid|nemid|2fa|digi|boîte|boite|porte\b|portail"
+        r"|entrée|entree|accès|acces|sécurité|securite|vérification|verification|confirmation|tür"
+        r"|sicherheit|zugang|bestätigung|einmal|deur|poort|toegang|verificatie|bevestiging|avain"
+        r"|ovi\b|portti|vahvistus|turva|kertakäyttö|dør|doer|adgang|bekræft|sikkerhed|engangs"
+        r"|dörr|grind|verifiering|odbior|dostęp|dostep|drzwi|bram[ay]?\b|weryfik|potwierdz|bezpiecz"
+        r"|jednoraz|seguridad|acceso|puerta|portón|porton|verificación|verificacion|confirmación"
+        r"|segurança|acesso|porta\b|portão|verificação|sicurezza|accesso|cancello|verifica|conferma"
+        r"|доступ|подтвержд|домофон|двер|безопасн|смс|ověřov|přístup|dveř|brán|doğrulama"
+        r"|güvenlik|giriş|kapı|onay|verifikasi|keamanan|akses|pintu|pengesahan|xác|bảo mật"
+        r"|cửa)",
+    )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
-                  "認証コード", "인증번호", "код подтверждения", "пин-код", "пин")  # fmt: skip
+                  "認証コード", "確認コード", "セキュリティコード", "セキュリティーコード",
+                  "인증번호", "인증 번호", "인증코드", "보안코드", "보안 코드", "код подтверждения",
+                  "пин-код", "пин", "الرمز السري", "رمز التحقق", "رمز الأمان", "رمز التفعيل",
+                  "کد تایید", "کد تأیید", "کد امنیتی", "ভেরিফিকেশন কোড", "যাচাইকরণ কোড", "পিন",
+                  "ওটিপি", "ओटीपी", "पिन", "सत्यापन कोड", "รหัสยืนยัน", "รหัส otp", "mã otp",
+                  "mã xác nhận", "mã xác thực", "mã pin")  # fmt: skip
     # A code's name in languages written in Latin letters, the code's kind after `code` or in
     # one word with it (`code de vérification`, `código de seguridad`, `Bestätigungscode`):
     # (gate, names), each name tested only where its gate is in the text.
@@ -338,14 +474,24 @@ class CodeFinder:
                  "bekræftelseskode", "bekreftelseskode")),
     )  # fmt: skip
     triggers = Triggers(
-        whole_words=tuple(name for _, names in _NAMES for name in names),
+        whole_words=(
+            *(name for _, names in _NAMES for name in names),
+            *(word for word in _CODE_WORDS if word.isascii()),
+        ),
         word_starts=("code",),
-        words=(*_NOT_ASCII, *(name for _, names in _OTHER_LANGUAGES for name in names)),
+        words=(
+            *_NOT_ASCII,
+            *(name for _, names in _OTHER_LANGUAGES for name in names),
+            *(word for word in _CODE_WORDS if not word.isascii()),
+        ),
     )
     _REST = re.compile(
         r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
-        rf"(?:[ \t]+(?:{_FOR})[ \t][^\n]{{0,24}}?[ \t]+(?={_VERBS}|[:=]))?"  # "on the back"
-        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|[:=#-]|是|为|為|は|는)[ \t]*){{0,3}}"
+        # "on the back", "de la boîte à clés", "odbioru": words before a verb or a colon
+        rf"(?:[ \t]+(?:(?:{_FOR})[ \t])?[^\n]{{0,24}}?[ \t]*(?={_VERBS}|[:=]))?"
+        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|bien(?!\w)|,?[ \t]*it(?:'|’)?s(?!\w)|[:=#(-]"
+        rf"|(?:ko|ku|my|mi|mon|ma|mein|meine|meu|minha|mijn|min|mitt|moj|mój)(?!\w)"
+        rf"|是|为|為|は|는|은)[ \t]*){{0,3}}"
         # Not glued to more of a word or a number (`1234abc`, `1234.5`); a word of a script
         # written without spaces may follow at once (`6810です`, `317005입니다`).
         rf"(?P<code>\d(?:[ -]?\d){{2,11}}[#*]?)(?![.-]*(?![{_CJK}])\w)",
@@ -369,6 +515,11 @@ class CodeFinder:
             for end_of_word in word_ends(lower, "code"):
                 if self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4):
                     yield from self._code_after(text, end_of_word, least_digits=4)
+        for word in self._CODE_WORDS:
+            if word in lower:
+                for end_of_word in word_ends(lower, word, whole=True):
+                    if self._a_kind_of_code(lower, end_of_word - len(word), end_of_word):
+                        yield from self._code_after(text, end_of_word, least_digits=4)
         for gate, names in self._OTHER_LANGUAGES:
             if gate in lower:
                 for name in names:
@@ -379,6 +530,18 @@ class CodeFinder:
                 if word in lower:
                     for end_of_word in word_ends(lower, word):
                         yield from self._code_after(text, end_of_word, least_digits=4)
+
+    def _a_kind_of_code(self, lower: str, start: int, end: int) -> bool:
+        """A kind of code that unlocks something, in the word glued before it or the two
+        words before it (`MitID-kode`, `avainlaatikon koodi`), or the few words after it
+        (`code de la boîte`, `kod odbioru`)."""
+        before = lower[max(0, start - 24) : start]
+        before = before[max(before.rfind(","), before.rfind("."), before.rfind("\n")) + 1 :]
+        after = lower[end : end + 20]
+        after = after[: min((i for i in (after.find(c) for c in ",.:\n") if i >= 0), default=20)]
+        return self._KIND_STEMS.search(before) is not None or (
+            self._KIND_STEMS.search(after) is not None
+        )
 
     def _code_after(self, text: str, position: int, least_digits: int) -> Iterator[Span]:
         match = self._REST.match(text, position)
@@ -408,7 +571,8 @@ _WIFI_LABEL = re.compile(
 # same line or the next.
 _WIFI_VALUE = re.compile(
     r"[^\S\n]*(?:\([^)\n]{0,24}\)[^\S\n]*)?"
-    r"(?P<sep>[:=：]|(?:is|ist|est|es|lautet|是|为|は|는)(?![a-z]))?[^\S\n]*(?:\n[^\S\n]*)?"
+    r"(?P<sep>[:=：]|(?:is|ist|est|c'est|c’est|es|lautet|是|为|は|는)(?![a-z]))?[^\S\n]*"
+    r"(?:\n[^\S\n]*)?"
     r"(?:[\"'“‘«](?P<quoted>[^\n\"'”’»]{8,63})[\"'”’»]|(?P<bare>[^\s\"'`<>，。、]{8,66}))"
 )
 # A `Key:` line below a network's name (`SSID: CafeNet` / `Key: ...`).
@@ -633,6 +797,15 @@ def _a_password(value: str) -> bool:
 
 
 _IDENTIFIER_START = re.compile(r"[A-Za-z0-9_]*$")
+
+
+def _an_option(text: str, start: int) -> bool:
+    """The word at `start` ends a command-line option's name (`--ask-password`, `-password`),
+    not a compound's (`WLAN-Passwort`, `Wi-Fi-password`): its token starts with a hyphen."""
+    token_start = start
+    while token_start and not text[token_start - 1].isspace():
+        token_start -= 1
+    return text[start - 1 : start] == "-" and text[token_start : token_start + 1] == "-"
 
 
 def _in_a_reference(lower: str, start: int) -> bool:

@@ -1,0 +1,143 @@
+"""Values people give in passing, as chat and mail carry them: a password further on in its
+sentence ("la contraseña que tengo es ...", "mật khẩu wifi quán là ..."), a code that unlocks
+something named in another language ("Kod odbioru", "MitID-kode", "cryptogramme"), a licence
+plate after everyday words ("my plate is", "Vehicle reg:", "SPZ mého auta je"), a handle with
+`@` after an app's name; and the sentences that only look like them."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.redaction import REDACTOR, found, hidden
+
+pytestmark = pytest.mark.unit
+
+# (text, the secret in it): the password past the words that say what it is for.
+PASSWORDS_LATER_IN_THE_CLAUSE = [
+    ("Mi usuario es jmartinez y la contraseña que tengo es Girasol.Verde2024! pero no va",
+     "Girasol.Verde2024!"),
+    ("j'ai changé mon mot de passe Outlook ce matin, le nouveau c'est Chouquette!78 mais bon",
+     "Chouquette!78"),
+    ("Das WLAN-Passwort für die Ferienwohnung ist Sonnenblume_1987 und mehr", "Sonnenblume_1987"),
+    ("Ahoj, heslo k fakturačnímu systému je Pivo&Knedlik9, uživatel je ucetni2.", "Pivo&Knedlik9"),
+    ("anh ơi mật khẩu wifi quán là caphesuada2024 nha", "caphesuada2024"),
+    ("היי, הסיסמה לראוטר היא Shalom2023#, ואם זה לא עובד תתקשר", "Shalom2023#"),
+    ("كلمة المرور الجديدة لحساب البريد هي Riyadh#2025 شكرا", "Riyadh#2025"),
+    ("رقمي مش مهم وكلمة السر بتاعة الواي فاي اللي بعتها مش شغالة: Nile@2024", "Nile@2024"),
+    ("سلام، رمز عبور سرور جدید: Tehran!9876 هست.", "Tehran!9876"),
+    ("DB 비밀번호 바꿨어요: Hangang!2025 / 확인 부탁", "Hangang!2025"),
+    ("เรียนคุณลูกค้า\nรหัสผ่านชั่วคราวของท่านคือ Siam2025!x กรุณาเปลี่ยน", "Siam2025!x"),
+    ("รหัสผ่านเน็ตบ้าน ploy@5566 ค่ะ", "ploy@5566"),
+    ("kata sandi akun tokonya Jakarta#123 kalau mau cek", "Jakarta#123"),
+    ("padahal password nya udah bener: Bandung2024! tetap gagal", "Bandung2024!"),
+    ("the password for the holiday flat on the coast is Sonnenblume_1987 and", "Sonnenblume_1987"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "secret"), PASSWORDS_LATER_IN_THE_CLAUSE)
+def test_a_password_further_on_in_its_sentence_is_hidden(text: str, secret: str) -> None:
+    assert hidden(text, secret), found(text)
+
+
+# Codes that unlock something, named in the words of other languages.
+CODES = [
+    ("Le code de la boîte à clés est bien 4719 ?", "4719"),
+    ("moi, avainlaatikon koodi 2604", "2604"),
+    ("mijn wachtwoord werkt maar de sms-code (573190) komt niet binnen", "573190"),
+    ("Paczka czeka w Paczkomacie. Kod odbioru: 482915.", "482915"),
+    ("Din MitID-kode er 482 915. Del aldrig koden.", "482 915"),
+    ("voici ma carte, exp. 11/26, cryptogramme 582. Cordialement", "582"),
+    ("カード番号は別送します。セキュリティコード：４８２１", "４８２１"),
+    ("আপনার bKash ভেরিফিকেশন কোড 583017। কাউকে জানাবেন না", "583017"),
+    ("Ang OTP ko ay 628401, wag mo ipapakita", "628401"),
+    ("공유폴더는 내일 열어요. 관리자 PIN은 9021입니다.", "9021"),
+    ("hey the courier needs the gate code, its 2580#\nthanks", "2580#"),
+]
+
+
+@pytest.mark.parametrize(("text", "code"), CODES)
+def test_a_code_named_in_another_language_is_hidden(text: str, code: str) -> None:
+    assert hidden(text, code), found(text)
+
+
+PLATES = [
+    ("and my plate is 7KDL392 if they wanna find my car", "7KDL392"),
+    ("Reported by: H. L.\nVehicle reg: LK19 XZT\nAsset tag: BW-LT-00931", "LK19 XZT"),
+    ("Vehicle registration: CA68 PWR\nDriving licence no.: on file", "CA68 PWR"),
+    ("reg is YR21 KLM it was towed from outside", "YR21 KLM"),
+    ("my drivers license is on file and plate 8MNV271", "8MNV271"),
+    ("Sahibinden temiz Egea, plaka 34 ABK 482, 2019 model", "34 ABK 482"),
+    ("Matrícula do veículo: 48-TR-27. Dúvidas: ligue", "48-TR-27"),
+    ("SPZ mého auta je 1AB 4827, kdyby něco tak volejte", "1AB 4827"),
+    ("гос. номер автомобиля: А482ВС 777, водительское", "А482ВС 777"),
+    ("Véhicule B immatriculé GH-482-TK, conducteur", "GH-482-TK"),
+    ("Driver plate: CA 482-193, phone on file", "CA 482-193"),
+]
+
+
+@pytest.mark.parametrize(("text", "plate"), PLATES)
+def test_a_plate_after_everyday_words_is_hidden(text: str, plate: str) -> None:
+    assert hidden(text, plate), found(text)
+
+
+HANDLES = [
+    ("add me on telegram @kwame_builds its easier", "@kwame_builds"),
+    ("my snapchat is sophiee.rose and insta is @sophiee.rose.x", "sophiee.rose"),
+    ("my snapchat is sophiee.rose and insta is @sophiee.rose.x", "@sophiee.rose.x"),
+    ("skype me: live:.cid.7f3a29b1c04e", "live:.cid.7f3a29b1c04e"),
+    ("ไลน์ไอดี: noo_ploy22 นะคะ", "noo_ploy22"),
+    ("آیدی تلگرامم هم @reza_k_dev، ممنون", "@reza_k_dev"),
+]
+
+
+@pytest.mark.parametrize(("text", "handle"), HANDLES)
+def test_a_handle_after_its_apps_name_is_hidden(text: str, handle: str) -> None:
+    assert hidden(text, handle), found(text)
+
+
+# Sentences that hold the words and something value-shaped, and no value.
+LEFT_AS_THEY_ARE = [
+    "The password must be at least 8 characters and include 1 digit.",
+    "Our password policy is SHA-256 hashing with 12 rounds of salt.",
+    "The password hash is AES256 encrypted at rest.",
+    "DATABASE_URL=postgres://USER:PASSWORD@localhost:5432/app",
+    "Reset your password: open https://example.com/reset2024 and follow it.",
+    "So setzen Sie Ihr Passwort zurück: Link in der E-Mail öffnen (gültig 24 h).",
+    "le code postal est 75001 et la ville Paris",
+    "Kod pocztowy: 00-514 Warszawa",
+    "kode pos 12730, Jakarta Selatan",
+    "código de producto: 4821-B",
+    "see plate 12 in the atlas",
+    "mov reg 0x1F2A3B",
+    "registration plate reader v2",
+    "see the line @decorator below",
+    "line 42: x = @property",
+    "my insta is great",
+]
+
+
+@pytest.mark.parametrize("text", LEFT_AS_THEY_ARE)
+def test_words_about_a_value_without_one_stay(text: str) -> None:
+    assert found(text) == []
+
+
+# The flat or unit after a street's number, as each country writes it: hidden with the street.
+ADDRESS_UNITS = [
+    ("el paquete déjalo en Av. Insurgentes Sur 1602 int. 304, gracias", "int. 304"),
+    ("Adres zamieszkania: ul. Marszałkowska 84/92 m. 15, 00-514 Warszawa", "m. 15"),
+    ("Adress: Götgatan 48 lgh 1102, 118 26 Stockholm", "lgh 1102"),
+    ("Adressen er Jægersborggade 31, 2. th, 2200 København N.", "2. th"),
+    ("ship to 2207 W 38th St Apt 4, Austin, TX 78705", "Apt 4"),
+    ("Lieferung an Hauptstraße 5 Whg. 12, 10115 Berlin", "Whg. 12"),
+]
+
+
+@pytest.mark.parametrize(("text", "unit"), ADDRESS_UNITS)
+def test_the_unit_after_a_streets_number_is_hidden_with_it(text: str, unit: str) -> None:
+    assert hidden(text, unit, spaces=False), found(text)
+
+
+def test_words_after_an_address_that_name_no_unit_stay() -> None:
+    text = "meet at 221 Baker Street at 5 pm, then 12 Baker Street m and more"
+    assert "at 5 pm" in REDACTOR.redact([text]).texts[0]
+    assert "> m and more" in REDACTOR.redact([text]).texts[0]

@@ -79,6 +79,16 @@ _PERSONAL_WORDS = frozenset({
     "birthday", "bday", "born", "ssn", "sin", "address", "street", "zip", "postcode", "postal",
     "patient", "passport", "gender", "sex", "nationality", "surname", "firstname", "lastname",
     "first", "last", "given", "family", "contact", "emergency", "employee", "diagnosis",
+    "telefone", "telefono", "teléfono", "celular", "móvil", "cpf", "rg", "dni", "nif", "curp",
+    "nhs", "aadhaar", "iban", "nascimento", "nacimiento", "naissance", "geburtsdatum", "correo",
+    "endereço", "dirección", "adresse",
+})  # fmt: skip
+# A column named by a person's role (`Driver`, `Patient`): beside such a column, a table without
+# a rule under its header is read too.
+_ROLE_WORDS = frozenset({
+    "driver", "customer", "client", "patient", "passenger", "employee", "caller", "witness",
+    "tenant", "student", "applicant", "claimant", "insured", "member", "guest", "cliente",
+    "paciente", "trabajador", "funcionário", "empleado", "colaborador", "salarié", "mitarbeiter",
 })  # fmt: skip
 
 
@@ -420,6 +430,43 @@ def _markdown(text: str) -> list[Field]:
     return found
 
 
+def _names_a_person(label: str) -> bool:
+    words = _words(label)
+    return _personal(words) or words[-1] in _ROLE_WORDS
+
+
+def _rule_less(text: str) -> list[Field]:
+    """A table of `|`-separated cells without a rule under its header (`Nome | CPF | Telefone`
+    then its rows): read only where a label of its header names personal data, the rows those
+    lines after it with as many cells."""
+    found: list[Field] = []
+    previous_piped = False
+    position = 0
+    for start, end in _lines(text):
+        if start < position:
+            continue
+        piped = text.find("|", start, end) >= 0
+        if piped and not previous_piped and end < len(text):
+            following = text.find("\n", end + 1)
+            following = len(text) if following < 0 else following
+            if (
+                _MARKDOWN_RULE.match(text, end + 1) is None
+                and text.find("|", end + 1, following) >= 0
+            ):
+                labels = _header(_piped(text, start, end), text)
+                if labels is not None and any(_names_a_person(label) for label in labels):
+                    rows = []
+                    for line_start, line_end in _lines(text, end + 1):
+                        row = _piped(text, line_start, line_end)
+                        if text.find("|", line_start, line_end) < 0 or len(row) != len(labels):
+                            break
+                        rows.append(row)
+                        position = line_end
+                    found += _table_fields(labels, rows)
+        previous_piped = piped
+    return found
+
+
 _INSERT = re.compile(
     r"\binsert\s+(?:ignore\s+)?into\s+[\w.`\"\[\]]+\s*\((?P<columns>[^()]{1,800})\)\s*values\s*",
     re.IGNORECASE,
@@ -654,6 +701,7 @@ def field_pieces(text: str) -> list[tuple[int, int, str]] | None:
         fields += _vcards(text)
     if "|" in text:
         fields += _markdown(text)
+        fields += _rule_less(text)
     if "(" in text and _may_insert(text):
         fields += _sql(text)
     if "stdin" in text and "COPY" in text:

@@ -42,6 +42,7 @@ class _Intro:
     cased: bool = False  # a title, as written: "Dr." and not "dr.", "Ms." and not "2 ms."
     lowercase: bool = False  # the name may be typed in lower case ("my name is ana lima")
     bare: bool = False  # a sign-off that may come before the name on its line without a comma
+    then_word: bool = False  # or a lower-case word after the name ("this is Jo Ng calling")
 
 
 _TABLE = table("person_names.json")
@@ -73,7 +74,9 @@ def _phrase_triggers(after: str) -> tuple[str, ...]:
     holds `name: ` at a word's start): fewer patterns for the scan."""
     found = {spelling.lower() + after for intro in _PHRASES if after == " " or not intro.sign_off
              for spelling in _before_a_space(intro)}  # fmt: skip
-    return tuple(sorted(t for t in found if not any(t.endswith(" " + o) for o in found)))
+    return tuple(sorted(t for t in found if not any(
+        t[at + 1 :] in found for at, char in enumerate(t) if char == " " and at + 1 < len(t)
+    )))  # fmt: skip
 
 
 # A name's first letter: Latin (Latin-1, the Latin Extended ranges: Vietnamese's `Trần`), Greek
@@ -103,6 +106,12 @@ _NOT_NAMES = frozenset(_TABLE["not_names"]) | {
 # Operations", `Acme Support <help@acme.example>`).
 _NOT_PERSONS = frozenset(_TABLE["not_persons"])
 _PARTICLES = frozenset(_TABLE["particles"])
+# A title between the phrase and the name, left out of it ("Name: Smt. Lakshmi Iyer", "Caller:
+# Chief Emeka Obi"): the name may be one word less.
+_TITLES = "|".join(sorted(_TABLE["titles"], key=len, reverse=True))
+_TITLE = re.compile(rf"(?i:{_TITLES})\.?[ \t]{{1,3}}(?=[A-ZÀ-ÞĀ-ɏ])")
+# A possessive ends no name ("Hi this is John's laptop").
+_POSSESSIVE = ("'s", "’s")
 _WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
 _MOST_WORDS = 4  # `José Manuel Ruiz García`
 # Between a name's words: a space, or the two or three a form's copy leaves (`Jana  Schröder`);
@@ -132,17 +141,61 @@ _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小株有以今何")
 _HAN_NOT_LAST = frozenset("部科组組处處室司店局院所团團队隊")
 
 
+# "Ngozi here.", "Hi, Tom Harlow here," at a text's start: the writer's name, one to three
+# capitalised words (one only after a greeting or where it is no word of `here_not_names`:
+# "Click here.", "Details here:").
+_HERE_START = (
+    rb"^[ \t\r\n]*(?:(?:hi|hey|hello|hiya)[,!]?[ \t]+)?[a-z\x80-\xff][a-z\x80-\xff'-]*"
+    rb"(?:[ \t][a-z\x80-\xff][a-z\x80-\xff'-]*){0,2}[ \t]here(?:[.,!\r\n]|$)"
+)
+_HERE_WORD = r"[A-ZÀ-ÞĀ-ɏ][^\W\d_]*(?:['’-][^\W\d_]+)?"
+_HERE = re.compile(
+    r"[ \t\r\n]*(?P<greeting>(?i:hi|hey|hello|hiya)[,!]?[ \t]+)?"
+    rf"(?P<name>{_HERE_WORD}(?:[ \t]{_HERE_WORD}){{0,2}})"
+    r"[ \t]here(?:[.,!\r\n]|\Z)"
+)
+_HERE_REACH = 80
+_HERE_NOT_NAMES = frozenset(_TABLE["here_not_names"])
+
+
+def _here_name(text: str) -> tuple[int, int] | None:
+    """(start, end) of the name in "Ngozi here." at the text's start, or None."""
+    match = _HERE.match(text)
+    if match is None:
+        return None
+    words = match["name"].split()
+    if any(
+        word.lower() in _NOT_PERSONS
+        or word.lower() in _NOT_NAMES
+        or word.lower() in _HERE_NOT_NAMES
+        or (len(word) > 1 and word.isupper())
+        or word.endswith(_POSSESSIVE)
+        for word in words
+    ):
+        return None
+    return match.span("name")
+
+
 @register("person_names")
 class NameFinder:
     kinds = frozenset({KIND})
     priority = PERSONAL_PRIORITY
     # A phrase in the lower case at a word's start (`hi ` is not in "this "), then the space
     # before the name.
-    triggers = Triggers(word_starts=_phrase_triggers(" "), words=tuple(_HAN_PHRASES))
+    # A text that starts with who writes it ("Ngozi here."): anchored at the text's start.
+    triggers = Triggers(
+        word_starts=_phrase_triggers(" "),
+        words=tuple(_HAN_PHRASES),
+        shapes=(_HERE_START,),
+    )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         text, lower = view.text, view.lower
+        if lower.find(" here", 0, _HERE_REACH) >= 0:
+            span = _here_name(text)
+            if span is not None:
+                yield Span(*span, KIND)
         if text.isascii():  # the phrases' ends, each a space: bytes are characters
             for end in _PHRASE_ENDS.ends(lower.encode("ascii")):
                 if "A" <= text[end : end + 1] <= "Z" or text[end : end + 1] == " ":
@@ -179,6 +232,10 @@ class NameFinder:
                 at = text.find(phrase, after)
 
 
+# An e-mail signature's delimiter, `-- ` or `--` on a line of its own.
+_DELIMITER_LINE = rb"(?:^|\n)-- ?\r?\n"
+
+
 @register("person_names_after_a_line_break")
 class NameAfterLineBreakFinder:
     """The name on the line after a phrase or a letter's sign-off: its own finder, so that the
@@ -192,8 +249,9 @@ class NameAfterLineBreakFinder:
     # 5 µs a record more than all its other patterns together.
     triggers = Triggers(
         word_starts=_phrase_triggers("\n"),
-        shapes=tuple(
-            re.escape(words.encode()) + rb"[,:!]{0,2}[ \t]*\n" for words in _SIGN_OFF_WORDS
+        shapes=(
+            *(re.escape(words.encode()) + rb"[,:!]{0,2}[ \t]*\n" for words in _SIGN_OFF_WORDS),
+            _DELIMITER_LINE,
         ),
     )
     views = ALL_VIEWS
@@ -278,6 +336,12 @@ def _after_line_breaks(text: str, lower: str) -> Iterator[Span]:
     a sign-off ("Best regards,\nAna", "Cordialement\n  Ana"): each line break looked at once."""
     newline = lower.find("\n")
     while newline >= 0:
+        if _delimiter_before(lower, newline):
+            span = _signature_name(text, newline + 1)
+            if span is not None:
+                yield Span(*span, KIND)
+            newline = lower.find("\n", newline + 1)
+            continue
         start = newline - 40 if newline > 40 else 0
         head = lower[start:newline].rstrip(" \t")
         words = head.rstrip(_SIGN_OFF_MARKS)
@@ -287,7 +351,7 @@ def _after_line_breaks(text: str, lower: str) -> Iterator[Span]:
                 if lower.startswith(sign_off, end - len(sign_off)) and _starts_word(
                     lower, end - len(sign_off)
                 ):
-                    indent = _INDENT.match(text, newline + 1)
+                    indent = _BLANK_LINE.match(text, newline + 1)  # (a blank line between)
                     span = _latin_name(text, indent.end() if indent else newline + 1, intro)
                     if span is not None:
                         yield Span(*span, KIND)
@@ -295,6 +359,34 @@ def _after_line_breaks(text: str, lower: str) -> Iterator[Span]:
         else:  # a phrase right before the line break, a colon after it or not
             yield from _named_at(text, lower, newline)
         newline = lower.find("\n", newline + 1)
+
+
+# The signature's first line: the sender's name, two to four capitalised words, alone on its
+# line or before a ` | `, a comma or a dash and a title or a firm ("Tom Harlow | Harlow Bakery").
+_SIGNATURE = _Intro("--", fewest=2)
+_DELIMITERS = frozenset({"--", "-- ", "--\r", "-- \r"})
+_DELIMITER_ENDS = frozenset("- \r")
+_AFTER_SIGNATURE = re.compile(r"[ \t]*(?:\r?\n|\Z)|[ \t]*[|,•·]|[ \t]+[-–—][ \t]")
+_BLANK_LINE = re.compile(r"[ \t]*(?:\r?\n[ \t]*(?=[^\s]))?")
+
+
+def _delimiter_before(lower: str, newline: int) -> bool:
+    """The line that ends at `newline` is a signature's delimiter, `--` or `-- `."""
+    if lower[newline - 1 : newline] not in _DELIMITER_ENDS:
+        return False
+    at = lower.rfind("\n", 0, newline) + 1
+    return lower[at:newline] in _DELIMITERS
+
+
+def _signature_name(text: str, start: int) -> tuple[int, int] | None:
+    """(start, end) of the sender's name on a signature's first line at `start`, or None: no
+    word of it spelt in capitals alone (`CREATE TABLE Users` after an SQL comment's `--`)."""
+    span = _latin_name(text, start, _SIGNATURE)
+    if span is None or _AFTER_SIGNATURE.match(text, span[1]) is None:
+        return None
+    if any(len(word) > 1 and word.isupper() for word in text[span[0] : span[1]].split()):
+        return None
+    return span
 
 
 def _by_ending() -> dict[str, list[tuple[str, _Intro]]]:
@@ -342,7 +434,11 @@ def _latin_name(
     a sign-off on the same line (`inline`), only where the text or the line ends after them
     ("Cordialement, Élodie Marchand", not "Gruß, Jonas und Lea kommen")."""
     position = first = start
-    end, count = None, 0
+    end, count, fewest = None, 0, intro.fewest
+    title = _TITLE.match(text, start)
+    if title is not None:
+        position = first = title.end()
+        fewest = max(1, fewest - 1)
     label = intro.phrase.endswith(":")
     comma = False  # a form's "SMITH, JOHN A": the family name, a comma, the given names
     while count < _MOST_WORDS:
@@ -350,7 +446,7 @@ def _latin_name(
         if word is None:
             break
         value = word.group()
-        if value.lower() in _NOT_PERSONS:
+        if value.lower() in _NOT_PERSONS or value.endswith(_POSSESSIVE):
             return None
         if value.lower() in _NOT_NAMES and not (comma and len(value) == 1 and value.isupper()):
             break  # (`SMITH, JOHN A`: an initial after the given names)
@@ -372,7 +468,7 @@ def _latin_name(
                 break  # `Jo Smith, CTO`: a title after the name, not its given names
             comma = True
         position = gap.end()
-    if end is None or count < intro.fewest:
+    if end is None or count < fewest:
         return None
     if inline and not (
         _LINE_END.match(text, end)
@@ -382,7 +478,13 @@ def _latin_name(
     rest = text[end : end + 1]
     if rest == " ":  # a space before the comma a greeting ends in (`Dear Ana ,`)
         rest = text[end : end + 3].lstrip(" ")[:1]
-    if intro.then and rest and rest not in intro.then and rest not in _CLOSING:
+    if (
+        intro.then
+        and rest
+        and rest not in intro.then
+        and rest not in _CLOSING
+        and not (intro.then_word and text[end : end + 1] == " " and "a" <= rest <= "z")
+    ):
         return None
     if (
         intro.sign_off

@@ -31,6 +31,11 @@ PASSWORDS_LATER_IN_THE_CLAUSE = [
     ("kata sandi akun tokonya Jakarta#123 kalau mau cek", "Jakarta#123"),
     ("padahal password nya udah bener: Bandung2024! tetap gagal", "Bandung2024!"),
     ("the password for the holiday flat on the coast is Sonnenblume_1987 and", "Sonnenblume_1987"),
+    # A login's mailbox, then its password.
+    ("the login for the supplier portal is accounts@bakery.example / Croissant42 - thanks",
+     "Croissant42"),
+    ("[14/06/24, 21:14] Arjun: arjun.s1992@example.com pass chennai@123", "chennai@123"),
+    ("PASS: hunter2x", "hunter2x"),  # a label in capitals, no test's result
 ]  # fmt: skip
 
 
@@ -113,6 +118,15 @@ LEFT_AS_THEY_ARE = [
     "see the line @decorator below",
     "line 42: x = @property",
     "my insta is great",
+    "I will pass the ball to the keeper and pass it on",
+    # A test runner's results, a fetch option, a file's name before its test, a role greeted.
+    "=== RUN   TestRateLimiter\n--- PASS: TestRateLimiter/burst_of_20 (0.02s)\nok",
+    "PASS: tests/test_login.py::test_ok\nPASS: build_cache (1.2s)",
+    "the API allows it but I'm sending credentials: 'include'. also",
+    "FAILED tests/test_tokens.py::test_token_budget_exceeded - AssertionError",
+    "Dear Patient,\nThis is a reminder of your appointment.",
+    "Dear Tenant,\nthe water is off on Monday.",
+    "the login for users is required / please retry",
 ]
 
 
@@ -141,3 +155,22 @@ def test_words_after_an_address_that_name_no_unit_stay() -> None:
     text = "meet at 221 Baker Street at 5 pm, then 12 Baker Street m and more"
     assert "at 5 pm" in REDACTOR.redact([text]).texts[0]
     assert "> m and more" in REDACTOR.redact([text]).texts[0]
+
+
+# Italy's codice fiscale, by its shape, check letter and birth date, wherever it stands.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nell'interesse del sig. Luca Romano, C.F. RMNLCU79S04L219F, elettivamente",
+        "Marco: eccolo FRRMRC72C15H501O\nChiara: grazie",
+        "il mio codice è frrmrc72c15h501o ok?",
+        "omocodia: RMNLCU79S04L2MVF",
+    ],
+)
+def test_an_italian_codice_fiscale_is_hidden_wherever_it_stands(text: str) -> None:
+    value = next(w.strip(",.?") for w in text.split() if len(w.strip(",.?")) == 16)
+    assert hidden(text, value), found(text)
+
+
+def test_a_codice_fiscale_shape_whose_check_fails_stays() -> None:
+    assert found("ref RMNLCU79S04L219A and build ABCDEF12G34H567I") == []

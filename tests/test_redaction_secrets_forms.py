@@ -230,6 +230,7 @@ def _a_password(value: str) -> bool:
     return (
         len(set(value)) > 1
         and not placeholder(value)
+        and not placeholder(value.removesuffix(";"))  # `<0>;`: a placeholder ending its field
         and value.lower() not in NO_PASSWORD
         and not url_encoded
     )

@@ -185,6 +185,23 @@ def without_annotation(text: str, start: int, sign: int) -> int:
     return sign if go is None else start + go.start(1)
 
 
+# A test runner's line of results (`--- PASS: TestX (0.02s)`, `PASS: test_login`): `PASS` as
+# it writes it, no password's name.
+_TEST_STATUS = re.compile(
+    r"[-=]{3}[ \t]+PASS:"  # go test's `--- PASS: TestX (0.02s)`
+    r"|PASS:[ \t]+[\w./:-]*[Tt]est[\w./:-]*[ \t]*(?:\(\d+(?:\.\d+)?m?s\))?[ \t]*$"  # `PASS: test_x`
+    r"|PASS:[ \t]+\S+[ \t]+\(\d+(?:\.\d+)?m?s\)[ \t]*$"  # any name, and how long it took
+)
+
+
+def results_line(text: str, start: int) -> bool:
+    """The word at `start` (`PASS`) starts a test runner's line of results."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    return text.startswith("PASS", start) and _TEST_STATUS.search(line) is not None
+
+
 def placeholder(value: str) -> bool:
     """`value` stands for a secret rather than being one (see _PLACEHOLDER)."""
     return _PLACEHOLDER.fullmatch(value.strip("'\"`")) is not None

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from stdnum.br import cpf
 from stdnum.cn import ric
 from stdnum.in_ import aadhaar, pan
+from stdnum.it import codicefiscale
 
 from sampling.redaction.checks import is_uk_nino, is_us_ssn
 from sampling.redaction.context import OTHER_NUMBER, NamedBefore, names_another_number
@@ -168,6 +169,34 @@ class PanFinder:
         for match in _PAN.finditer(view.text):
             if pan.is_valid(match.group()):
                 yield Span(match.start(), match.end(), "IN_PAN")
+
+
+# Italy's codice fiscale: six letters of the name, the birth year, a month's letter, the day
+# (plus 40 for a woman), the birthplace's letter and three digits, a check letter; a digit
+# replaced by a letter where two people would share one (`omocodia`).
+_DIGIT = "[0-9LMNPQRSTUV]"
+_CODICE_FISCALE = re.compile(
+    rf"(?<![A-Za-z0-9])[A-Za-z]{{6}}{_DIGIT}{{2}}[ABCDEHLMPRSTabcdehlmprst]{_DIGIT}{{2}}"
+    rf"[A-Za-z]{_DIGIT}{{3}}[A-Za-z](?![A-Za-z0-9])",
+)
+
+
+@register("it_codice_fiscale")
+class CodiceFiscaleFinder:
+    """An Italian codice fiscale wherever it stands (`C.F. RMNLCU79S04L219F`, "eccolo
+    frrmrc72c15h501o"): sixteen characters in its shape whose check letter and birth date
+    hold, which a word or an identifier of that shape rarely does."""
+
+    kinds = frozenset({"NATIONAL_ID"})
+    priority = PERSONAL_PRIORITY
+    # The year, the month's letter and the day: two digits, a letter, two digits, a letter.
+    triggers = Triggers(shapes=(rb"[0-9]{2}[a-z][0-9]{2}[a-z]",))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        for match in _CODICE_FISCALE.finditer(view.text):
+            if codicefiscale.is_valid(match.group().upper()):
+                yield Span(match.start(), match.end(), "NATIONAL_ID")
 
 
 @register("passport")

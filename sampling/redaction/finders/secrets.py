@@ -23,6 +23,7 @@ from sampling.redaction.context import (
     code_not_a_secret,
     next_prompt,
     placeholder,
+    results_line,
     without_annotation,
     working_directory,
 )
@@ -693,6 +694,8 @@ class KeywordFinder:
                 continue
             # Where the name starts: its word ends where the tail does.
             name_start = max(0, at - 48) + len(tail) - len(before[-1][-32:]) + name.start()
+            if results_line(text, name_start):
+                continue  # `--- PASS: TestRateLimiter/burst_of_20 (0.02s)`: a test's result
             in_a_query = lower[name_start - 1 : name_start] in ("?", "&", ";")
             if (
                 len(before) == 1
@@ -839,6 +842,11 @@ class KeywordFinder:
                                     "pwd", "pass", "passphrase", "credential", "credentials",
                                     "auth", "raw", "plain"})  # fmt: skip
     _WORDS = re.compile(r"[A-Za-z]+(?:[._-][A-Za-z]+)*")
+    _A_FILE = re.compile(
+        r"\.(?:py|pyi|ipynb|go|js|jsx|mjs|ts|tsx|rb|java|kt|rs|c|cc|cpp|h|hpp|cs|php|swift"
+        r"|scala|json|ya?ml|toml|ini|cfg|conf|txt|md|rst|sh|log|lock|sql|csv|xml|html?)$"
+    )
+    _FETCH_MODES = frozenset({"include", "omit", "same-origin"})
 
     def _not_a_value(
         self, found: str, quoted: bool, after_the_name: str, name_before: str = ""
@@ -863,6 +871,10 @@ class KeywordFinder:
             return True
         if self._ABOUT_THE_SECRET.search(after_the_name) is not None:
             return True
+        if self._A_FILE.search(after_the_name) is not None:
+            return True  # `tests/test_tokens.py::test_x`: a file's name, then its test's
+        if quoted and found in self._FETCH_MODES:
+            return True  # `credentials: 'include'`: how a browser's fetch sends cookies
         return self._COUNTED.search(after_the_name) is not None and (
             self._NUMBER.fullmatch(found) is not None
         )

@@ -20,6 +20,7 @@ from sampling.redaction.context import (
     code_not_a_secret,
     next_prompt,
     placeholder,
+    results_line,
     word_ends,
     working_directory,
 )
@@ -143,14 +144,21 @@ class PasswordPhraseFinder:
         for word in words:
             # A short word is not inflected: `pw` is not in `pwned`.
             for end_of_word in word_ends(lower, word, whole=len(word) < 5):
-                if not _in_a_reference(lower, end_of_word - len(word)):
+                start = end_of_word - len(word)
+                if not (_in_a_reference(lower, start) or results_line(view.text, start)):
                     found = list(self._value_after(view.text, end_of_word, word))
                     yield from found or _later_in_its_clause(view.text, end_of_word, word)
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
         match = self._REST.match(text, position)
-        if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
-            return
+        if match is None or (
+            word in self._BEFORE_A_COLON_ONLY
+            and match["colon"] is None
+            and not _A_MAILBOX_BEFORE.search(
+                text, max(0, position - len(word) - 80), position - len(word)
+            )
+        ):
+            return  # "pass" is a verb in a sentence; after a login's mailbox it names a password
         labelled = any(match[name] is not None for name in _LABEL_GROUPS)
         value_start = next(match.start(g) for g in ("quoted", "token", "bare") if match[g])
         colon = text.find(":", position, value_start)
@@ -331,6 +339,8 @@ _SCHEME = re.compile(r"(?i)(?:sha|md|aes|hmac|pbkdf|bcrypt|scrypt|argon|rsa|des|
                      r"|wpa|tls|ssl|x|v|ver|version)[-_ ]?\d")  # fmt: skip
 _A_MAILBOX = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
 _NO_VALUE_SIGNS = frozenset("()[]{}=;\"'`<>@/")
+# A login's mailbox right before a password's word: "ana@example.com pass x9!".
+_A_MAILBOX_BEFORE = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}[ \t]*,?[ \t]*\Z")
 _IN_A_BLOB = frozenset("+/=_0123456789")
 _QUERY = re.compile(r"&\w+=")  # `...&page=2`: a query string's parameters
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")  # `c'est`, `j'ai`: no quote
@@ -758,7 +768,9 @@ def _labels(
 # A user and the password after it, as chat and notes give a login: "username mwilliams pass
 # Winter#2023", "user ana, pw: x9!", "login is admin / Tr0pic@l-99", "creds admin/x9!".
 _USER_THEN_PASSWORD = re.compile(
-    r"(?i)(?<![\w-])(?:user(?:name)?|usr|login)(?![\w-])[ \t]*(?:is[ \t]+|[:=][ \t]*)?"
+    r"(?i)(?<![\w-])(?:user(?:name)?|usr|login)(?![\w-])"
+    r"(?:[ \t]+(?:for|to|of|on|at)[ \t][^\n/:]{0,32}?(?=[ \t]+is[ \t]))?"  # "for the portal"
+    r"[ \t]*(?:is[ \t]+|[:=][ \t]*)?"
     r"[^\s/:,;=<>\"'`]{2,64}"
     r"(?:[ \t]*,?[ \t]+(?:pass(?:word)?|pw|pwd)(?![\w-])[ \t]*(?:is[ \t]+|[:=][ \t]*)?"
     r"|[ \t]+/[ \t]+|/)(?P<value>[^\s,;<>\"'`]{4,64})"  # `x /y`: an option, `/persistent:no`

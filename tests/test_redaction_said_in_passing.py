@@ -174,3 +174,66 @@ def test_an_italian_codice_fiscale_is_hidden_wherever_it_stands(text: str) -> No
 
 def test_a_codice_fiscale_shape_whose_check_fails_stays() -> None:
     assert found("ref RMNLCU79S04L219A and build ABCDEF12G34H567I") == []
+
+
+# Forms of forms and chats: a French street typed in lower case, a Portuguese or Romanian number's
+# sign, titles of other languages, labels with `(n)`, a record with dots or slashes or in groups,
+# a 26-digit account, a lockbox's code, a mailbox and its password, a Snapchat handle.
+IN_FORMS_AND_CHATS = [
+    ("150€ à récupérer sur place au 8 rue Paul Bert à Nantes", "8 rue Paul Bert"),
+    ("residente na Rua Augusta, n.º 88, 2.º Esq., 1100-053 Lisboa", "Rua Augusta, n.º 88"),
+    ("domiciliat în Cluj, Str. Memorandumului nr. 28, ap. 5, vă rog", "Memorandumului nr. 28"),
+    ("AL JUZGADO\n\nDON Alejandro Ruiz Ortega, mayor de edad", "Alejandro Ruiz Ortega"),
+    ("kontrola RR 165/95 mmHg.\nlek. Tomasz Nowicki, nr PWZ 2718345", "Tomasz Nowicki"),
+    ("Mentor: mw. Hoekstra", "Hoekstra"),
+    ("nell'interesse del sig. Luca Romano, nato a Torino", "Luca Romano"),
+    ("Familienname(n): Haddad | Vorname(n): Yasmin", "Yasmin"),
+    ("and full name as on passport: Oliver James Whitfield\nty!!", "Oliver James Whitfield"),
+    ("Cognome e nome: Rossi Anna        Matricola: 004417", "004417"),
+    ("Versicherungsscheinnummer: KH-77.481.0092\namtliches Kennzeichen", "KH-77.481.0092"),
+    ("Policy No.: 0239871455/2024\nProposer: on file", "0239871455/2024"),
+    ("numer konta: 46 1090 3685 7509 0999 1832 3271, w tytule",
+     "46 1090 3685 7509 0999 1832 3271"),
+    ("The lockbox is next to the blue door, lockbox code 2580.", "2580"),
+    ("Dad: whats the login again\nSofia: family.ortega@example.com / Ortega2019!Tacos\nDad: ok",
+     "Ortega2019!Tacos"),
+    ("Lena: or add me on snap: lena.xo97", "lena.xo97"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value"), IN_FORMS_AND_CHATS)
+def test_values_in_forms_and_chats_are_hidden(text: str, value: str) -> None:
+    assert hidden(text, value, spaces=False), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don Quixote is a novel. Officer training starts Monday.",
+        "I have 3 rue ideas and we need 5 place Settings",
+        "The Chapter no. 5 of Book and Section nr. 12 says",
+        "see the notes / docs for more, cc: ana / bob",
+        "I snap: at 5 pm",
+    ],
+)
+def test_look_alikes_in_forms_and_chats_stay(text: str) -> None:
+    assert found(text) == []
+
+
+def test_the_longest_label_before_a_value_names_it() -> None:
+    """`Tgl Lahir` (date of birth) is a label whose value may come after the place of birth;
+    `lahir` alone ("born") needs its date at once."""
+    text = "Tempat/Tgl Lahir : Jakarta, 12-08-1993\nNo. HP : on file"
+    assert hidden(text, "12-08-1993"), found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("Nama Lengkap : Dewi Lestari Wibowo\nNIK : on file", "Dewi Lestari Wibowo"),
+        ("Nom complet : Gabrielle Tremblay\nNAS : on file", "Gabrielle Tremblay"),
+        ("Prénom : Gabrielle\nNom : Tremblay", "Gabrielle"),
+    ],
+)
+def test_a_label_with_a_space_before_its_colon_names_a_person(text: str, name: str) -> None:
+    assert hidden(text, name), found(text)

@@ -59,12 +59,18 @@ class NamesBeforeNumbers:
             for letters in {match.group() for match in _LETTERS.finditer(lower, start, run)}:
                 for word in self._by_last_word.get(letters, ()):
                     for end in word_ends(lower, word, max(0, start - len(word)), run, whole=True):
-                        found[end] = word
+                        _keep_longest(found, end, word)
             for word in others:
                 for end in word_ends(lower, word, max(0, start - len(word)), run):
-                    found[end] = word
+                    _keep_longest(found, end, word)
             searched = run
         return found
+
+
+def _keep_longest(found: dict[int, str], end: int, word: str) -> None:
+    """Of the words that end at `end`, the longest names the value (`tgl lahir`, not `lahir`)."""
+    if len(word) > len(found.get(end, "")):
+        found[end] = word
 
 
 class NamedBefore:

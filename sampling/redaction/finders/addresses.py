@@ -70,9 +70,10 @@ _GERMANIC = re.compile(
 _ROMANCE = re.compile(
     r"(?<![\w/])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|"
     r"Travessa|Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\."
-    r"|pl\.|ulica|aleja)\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della|du|des|le)\s+"
+    r"|pl\.|ulica|aleja|Str\.|Strada|Bd\.|Bulevardul|Calea|Aleea|Șos\.|Șoseaua|Sos\.)"
+    r"\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della|du|des|le)\s+"
     r"|(?:l'|d'|dell'|dall'|nell'|sull')\s*)*[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+){0,3},?\s+"
-    r"(?:n[º°o]\.?\s*)?"
+    r"(?:n\.?[º°o]\.?\s*|nr\.?\s*)?"  # `nº 5`, `n.º 88` (`n.o` normalised), `nr. 28`
     r"\d{1,4}[A-Za-z]?\b"
 )
 _CJK = r"\u3040-\u30ff\u4e00-\u9fff"
@@ -152,18 +153,28 @@ _CYRILLIC = re.compile(
 # Text.number_class (digits "0", capitals "A", other letters "a") in ASCII texts, with literal
 # first bytes that the regex engine skips along to; over the characters in the others.
 _NUMBER_THEN_NAME = re.compile(rb"0[Aa]?a? A")
-_NAME_THEN_NUMBER = re.compile(rb"Aa+[.,]? 0")  # `Rua Augusta, 1508` too
+# A French street's type in lower case between its number and its name (`8 rue Paul Bert`).
+_NUMBER_THEN_TYPE = re.compile(
+    r"[0-9](?:,? (?:bis |ter )?)"
+    r"(?=(?:rue|avenue|boulevard|bd|chemin|allée|impasse|quai) [A-ZÀ-Ý])"
+)
+_FRENCH_TYPES = ("rue ", "avenue ", "boulevard ", "bd ", "chemin ", "allée ", "impasse ", "quai ")
+# `Rua Augusta, 1508` too, and a number's sign before it: `Rua Augusta, n.º 88` (`n.o` as the
+# normalised view has it), `Str. Memorandumului nr. 28`.
+_NAME_THEN_NUMBER = re.compile(rb"Aa+[.,]? (?:aa?\.?a?\.? ?)?0")
 _NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
 # From a Latin word's start only (`是Gartenstraße 53` starts one), the word taken whole: a long
 # run of letters is read once, not again from each of its letters.
-_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++[.,]? [0-9]")
+_NAME_THEN_NUMBER_IN_TEXT = re.compile(
+    r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++[.,]? (?:n\.?[ºo°]\.? ?|nr\.? ?)?[0-9]"
+)
 _NAME_BEFORE = 48  # characters before its number where a street's name and type may start
 _FRENCH_BEFORE = 64  # characters before its postcode where a French street may start
 # The types alone: a literal first letter each, which the regex engine skips along to.
 _ROMANCE_TYPE = re.compile(
     r"(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|Travessa|"
     r"Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\.|pl\."
-    r"|ulica|aleja)\s"
+    r"|ulica|aleja|Str\.|Strada|Bd\.|Bulevardul|Calea|Aleea|Șos\.|Șoseaua|Sos\.)\s"
 )
 # What may follow a street found by the shapes above, on its line: a unit after its number
 # (`112-2`, `4-H`, `12/3`), then a postcode and city as the country writes them: `1071 BB
@@ -216,6 +227,8 @@ class AddressFinder:
         else:
             afters = [hit.start() for hit in _NUMBER_THEN_NAME_IN_TEXT.finditer(text)]
             befores = [hit.end() - 1 for hit in _NAME_THEN_NUMBER_IN_TEXT.finditer(text)]
+        if any(kind in text for kind in _FRENCH_TYPES):
+            afters += [hit.start() for hit in _NUMBER_THEN_TYPE.finditer(text)]
         found = [match for last in afters if (match := _number_first(text, last))]
         found += [match for first in befores if (match := _name_first(view, first))]
         done = 0  # one span for an address found from two places

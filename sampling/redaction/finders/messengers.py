@@ -44,7 +44,7 @@ _APPS: dict[str, str] = {
     "ไลน์": r"@?[a-z0-9._-]{4,20}",
     # Social apps' handles: with `@`, or holding a digit, `_` or `.` (words of a sentence do not).
     **dict.fromkeys(
-        ("instagram", "insta", "snapchat", "tiktok", "twitter", "threads"),
+        ("instagram", "insta", "snapchat", "snap", "tiktok", "twitter", "threads"),
         r"@[a-z0-9_.]{2,30}|[a-z][a-z0-9_.]*[0-9_.][a-z0-9_.]*",
     ),
 }

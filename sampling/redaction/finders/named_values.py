@@ -90,11 +90,15 @@ _END = re.compile(r"(?![0-9A-Za-z])")
 _CURRENCY = frozenset("$€£¥₹₽")
 _DECIMALS = re.compile(r"[.,]\d")
 # An account: an IFSC code (4 letters, 0, 6 letters or digits), or 6 to 20 digits in groups.
-# Or a Czech or Slovak one, its prefix, number and bank's code (94-9156494474/0800); or 6 to 22
-# digits (an Argentine CBU has 22).
-_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|(?:\d{1,6}-)?\d{2,10}/\d{4}|\d(?:[ -]?\d){5,21}")
-# A licence or record number: letters, digits and single hyphens, 5 to 20, at least 4 digits.
-_RECORD = re.compile(r"(?=(?:[A-Za-z-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){4,19}")
+# Or a Czech or Slovak one, its prefix, number and bank's code (94-9156494474/0800); or 6 to 30
+# digits (an Argentine CBU has 22, a Polish account 26).
+_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|(?:\d{1,6}-)?\d{2,10}/\d{4}|\d(?:[ -]?\d){5,29}")
+# A licence or record number: letters, digits and a single hyphen, dot or slash between them
+# (`KH-77.481.0092`, `0239871455/2024`), 5 to 24, at least 4 digits; groups of digits after it.
+_RECORD = re.compile(
+    r"(?=(?:[A-Za-z./-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|[-./](?=[A-Za-z0-9])){4,23}"
+    r"(?: \d{2,}(?![A-Za-z0-9]))*"  # digits in groups: `BCX 447 918 203`
+)
 
 
 @register("named_values")

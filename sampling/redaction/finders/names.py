@@ -53,8 +53,15 @@ _PHRASES = tuple(_Intro(**intro) for intro in _TABLE["phrases"])
 
 
 def _spellings(intro: _Intro) -> tuple[str, ...]:
-    """The phrase as written before a name: as it is, and with a colon after it ("Dear:")."""
-    return (intro.phrase,) if intro.phrase.endswith(":") else (intro.phrase, intro.phrase + ":")
+    """The phrase as written before a name: as it is, and with a colon after it ("Dear:"); a
+    form's label also with a space before its colon, as French and Indonesian forms set it
+    ("Nom : ...", "Nama Lengkap : ...")."""
+    phrase = intro.phrase
+    if not phrase.endswith(":"):
+        return (phrase, phrase + ":")
+    if phrase.endswith(" :"):
+        return (phrase,)
+    return (phrase, phrase[:-1] + " :")
 
 
 def _inline(intro: _Intro) -> tuple[str, ...]:

@@ -441,7 +441,8 @@ class CodeFinder:
     _CODE_KINDS = re.compile(
         r"(?:security|access|door|gate|alarm|unlock|one[- ]time|verification|confirmation|2fa"
         r"|two[- ]factor|auth|authentication|authenticator|backup|recovery|sms|login|sign[- ]in"
-        r"|pin|passcode|entry|safe|lock)[ \t]*$"
+        r"|pin|passcode|entry|safe|lock|lockbox|lock box|key ?box|key ?safe|keypad|locker|padlock"
+        r"|combination|intercom|buzzer|garage|building)[ \t]*$"
     )
     # The word for a code in other languages, and the kinds of code that make it one that
     # unlocks something, written before it (`MitID-kode`, `avainlaatikon koodi`, `sms-code`) or
@@ -767,6 +768,10 @@ def _labels(
 
 # A user and the password after it, as chat and notes give a login: "username mwilliams pass
 # Winter#2023", "user ana, pw: x9!", "login is admin / Tr0pic@l-99", "creds admin/x9!".
+# A login's mailbox, a slash and its password ("family.ortega@example.com / Ortega2019!Tacos").
+_MAILBOX_THEN_PASSWORD = re.compile(
+    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+/[ \t]+(?P<value>[^\s,;<>\"'`/]{6,64})"
+)
 _USER_THEN_PASSWORD = re.compile(
     r"(?i)(?<![\w-])(?:user(?:name)?|usr|login)(?![\w-])"
     r"(?:[ \t]+(?:for|to|of|on|at)[ \t][^\n/:]{0,32}?(?=[ \t]+is[ \t]))?"  # "for the portal"
@@ -786,11 +791,16 @@ class LoginPairFinder:
 
     kinds = frozenset({"SECRET"})
     priority = SECRET_PRIORITY
-    triggers = Triggers(words=("user", "usr", "login"))  # literals: cheapest
+    triggers = Triggers(words=("user", "usr", "login", "@"))  # literals: cheapest
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
+        if " / " in text:
+            for match in _MAILBOX_THEN_PASSWORD.finditer(text):
+                value = match["value"]
+                if _password_shaped(value, strong=False):
+                    yield Span(match.start("value"), match.end("value"), "SECRET")
         for match in _USER_THEN_PASSWORD.finditer(text):
             start, end = match.span("value")
             while end > start and text[end - 1] in ".!?)":

@@ -231,6 +231,7 @@ def _a_password(value: str) -> bool:
         len(set(value)) > 1
         and not placeholder(value)
         and not placeholder(value.removesuffix(";"))  # `<0>;`: a placeholder ending its field
+        and re.search(r"</[a-zA-Z][\w-]*>$", value) is None  # `0000</A>`: markup closes there
         and value.lower() not in NO_PASSWORD
         and not url_encoded
     )

@@ -801,6 +801,9 @@ class LoginPairFinder:
                 value = match["value"]
                 if _password_shaped(value, strong=False):
                     yield Span(match.start("value"), match.end("value"), "SECRET")
+        lower = view.lower
+        if not ("user" in lower or "usr" in lower or "login" in lower):
+            return  # `@` alone made the finder run: a mailbox's pair only
         for match in _USER_THEN_PASSWORD.finditer(text):
             start, end = match.span("value")
             while end > start and text[end - 1] in ".!?)":

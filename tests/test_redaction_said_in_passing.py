@@ -237,3 +237,24 @@ def test_the_longest_label_before_a_value_names_it() -> None:
 )
 def test_a_label_with_a_space_before_its_colon_names_a_person(text: str, name: str) -> None:
     assert hidden(text, name), found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Registered owner: KEVIN NGUYEN\nDriver license no.: on file", "KEVIN NGUYEN"),
+        ("797229 has been linked.\nName on record: IBRAHIM MUSA DANJUMA", "IBRAHIM MUSA DANJUMA"),
+        ("Objet : titre de séjour\nJe soussignée Salma Bennani, née à Fès", "Salma Bennani"),
+        ("Aluno(a): Lucas Gabriel Ferreira Santos\nData de nascimento: on file", "Lucas Gabriel"),
+        ("Chủ xe: Lê Hoàng Phúc\nBiển số xe: on file", "Lê Hoàng Phúc"),
+        ("Surname: O'Sullivan    First names: Niamh Bridget\nDate", "Niamh Bridget"),
+        ("Passport No.: P1448079N\nSIN: on file", "P1448079N"),
+        ("mitt passnummer 91482736. Min e-post", "91482736"),
+    ],
+)
+def test_labels_of_registration_forms_name_their_values(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+
+
+def test_a_team_after_an_owners_label_stays() -> None:
+    assert found("Owner: Platform Team\nStatus: open") == []

@@ -121,7 +121,8 @@ ID_RULES = (
 _PAN = re.compile(
     rf"[A-Z]{_NOT_BEFORE}[A-Z]{{2}}[ABCFGHJLPT][A-Z]\d{{4}}[A-Z]{_NOT_AFTER}", re.ASCII
 )
-PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass", "passaporte",
+PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass",
+                  "reisepassnummer", "passnummer", "passnr", "passaporte",
                   "passaporto", "paspoort", "paszport", "pasaport", "旅券", "パスポート", "여권",
                   "паспорт", "جواز السفر", "جواز سفر", "पासपोर्ट")  # fmt: skip
 _PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
@@ -131,7 +132,9 @@ _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 # five digits (17AB12345).
 _PASSPORT = re.compile(
     rf"[A-Z0-9]{_NOT_BEFORE}(?:(?<=[A-Z])(?:[A-Z]?\d{{6,8}}|[A-Z]{{2}}\d{{6}})"
-    rf"|(?<=\d)(?:\d{{7,8}}|\d[A-Z]{{2}}\d{{5}})){_NOT_AFTER}",
+    rf"|(?<=\d)(?:\d{{7,8}}|\d[A-Z]{{2}}\d{{5}})){_NOT_AFTER}"
+    # Eight or nine letters and digits, both: Canada's P1448079N, Germany's C01X00T47.
+    rf"|(?<![A-Za-z0-9])(?=[A-Z0-9]{{8,9}}{_NOT_AFTER})(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{{8,9}}{_NOT_AFTER}",
     re.ASCII,
 )
 

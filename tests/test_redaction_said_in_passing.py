@@ -258,3 +258,15 @@ def test_labels_of_registration_forms_name_their_values(text: str, value: str) -
 
 def test_a_team_after_an_owners_label_stays() -> None:
     assert found("Owner: Platform Team\nStatus: open") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Name  :  on file\nDate  of  Birth  :  14/10/1982\nPAN  :  on file", "14/10/1982"),
+        ("Bank  Account  Number  :  404376045702\nBranch  :  Pune", "404376045702"),
+        ("Policy   number   AB-12345678 valid", "AB-12345678"),
+    ],
+)
+def test_a_label_spaced_out_by_a_scan_still_names_its_value(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)

@@ -5,6 +5,7 @@ is not a value."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 
@@ -60,11 +61,32 @@ class NamesBeforeNumbers:
                 for word in self._by_last_word.get(letters, ()):
                     for end in word_ends(lower, word, max(0, start - len(word)), run, whole=True):
                         _keep_longest(found, end, word)
+                    if " " in word and "  " in lower[max(0, start - 2 * len(word)) : run]:
+                        # A form's label spaced out (`Date  of  Birth  :`, as OCR and fixed
+                        # layouts set it): its words with any spaces between them.
+                        for end in _spaced_ends(lower, word, max(0, start - 2 * len(word)), run):
+                            _keep_longest(found, end, word)
             for word in others:
                 for end in word_ends(lower, word, max(0, start - len(word)), run):
                     _keep_longest(found, end, word)
             searched = run
         return found
+
+
+@functools.lru_cache(maxsize=512)
+def _spaced(word: str) -> re.Pattern[str]:
+    return re.compile(r"[ \t]+".join(map(re.escape, word.split(" "))))
+
+
+def _spaced_ends(lower: str, word: str, start: int, end: int) -> list[int]:
+    """Where `word`, its words apart by one space or more, ends in lower[start:end], at a
+    word's start and not in a longer word."""
+    return [
+        found.end()
+        for found in _spaced(word).finditer(lower, start, end)
+        if not _ascii_letter(lower[found.start() - 1 : found.start()])
+        and not _ascii_letter(lower[found.end() : found.end() + 1])
+    ]
 
 
 def _keep_longest(found: dict[int, str], end: int, word: str) -> None:
@@ -206,6 +228,15 @@ def results_line(text: str, start: int) -> bool:
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     return text.startswith("PASS", start) and _TEST_STATUS.search(line) is not None
+
+
+# The verbs that give a value after the words naming it ("the password for the flat is ...",
+# "SPZ mého auta je ...", "mật khẩu wifi là ..."), in many languages; `la` is `là` typed
+# without its accent.
+COPULAS = ("is", "was", "are", "ist", "lautet", "war", "est", "c'est", "c’est", "était", "es",
+           "era", "son", "é", "è", "är", "var", "er", "on", "jest", "je", "это", "є", "là", "la",
+           "adalah", "ialah", "yaitu", "ay", "kwa", "هي", "هو", "היא", "הוא", "คือ", "เป็น",
+           "είναι")  # fmt: skip
 
 
 def placeholder(value: str) -> bool:

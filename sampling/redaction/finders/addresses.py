@@ -158,7 +158,7 @@ _NUMBER_THEN_NAME = re.compile(rb"0[Aa]?a? A")
 _NUMBER_THEN_WORD = re.compile(rb"0,? a{2,9} A")
 _FRENCH_TYPES = (" rue ", " avenue ", " boulevard ", " bd ", " chemin ", " allée ", " impasse ",
                  " quai ")  # fmt: skip
-_FRENCH_TYPE = re.compile(r"[0-9],? (?:rue|avenue|boulevard|bd|chemin|allée|impasse|quai) ")
+_FRENCH_TYPE = re.compile(rf"[0-9],? (?:{'|'.join(kind.strip() for kind in _FRENCH_TYPES)}) ")
 _NAME_THEN_NUMBER = re.compile(rb"Aa+[.,]? 0")  # `Rua Augusta, 1508` too
 # A number's sign between them: `Rua Augusta, n.º 88` (`n.o` as the normalised view has it),
 # `Str. Memorandumului nr. 28`; the shape first, then the sign where it stands.

@@ -108,7 +108,12 @@ class NamedValueFinder:
 
     kinds = frozenset({BIRTH, ACCOUNT, RECORD})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(whole_words=tuple(_NAMED))  # NamesBeforeNumbers reads them whole
+    # NamesBeforeNumbers reads them whole; a label spaced out (`Date  of  Birth  :`) by its
+    # last word after two spaces.
+    triggers = Triggers(
+        whole_words=tuple(_NAMED),
+        words=tuple({"  " + word.rsplit(" ", 1)[-1] for word in _NAMED if " " in word}),
+    )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:

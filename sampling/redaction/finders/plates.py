@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from sampling.redaction.context import COPULAS
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -29,7 +30,7 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
 _WEAK = frozenset({"plate", "reg", "rego"})
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
-_GIVES = r"(?:ist|is|was|est|es|je|er|är|on|jest|là|это|é)"
+_GIVES = rf"(?:{'|'.join(map(re.escape, COPULAS))})"
 # 京A·12345: a province leads; А482ВС 777: Cyrillic letters
 _GROUP = r"[a-zа-я0-9\u4e00-\u9fff](?:[a-zа-я0-9]|[·・-](?=[a-zа-я0-9])){0,8}"
 _ASCII_NAMES = tuple(name for name in _NAMES if name.isascii())

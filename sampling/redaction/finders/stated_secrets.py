@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 
 from sampling.redaction.context import (
+    COPULAS,
     NO_VALUE,
     annotated,
     code_not_a_secret,
@@ -322,11 +323,7 @@ class PasswordPhraseFinder:
 # gives a value in one of many languages, then a value shaped as a password; or, with no verb,
 # one a few words on that no word of a sentence resembles (letters, digits and a symbol).
 _CLAUSE = 64
-_CLAUSE_VERBS = "|".join((
-    "is", "was", "are", "ist", "lautet", "war", "est", "c'est", "c’est", "était", "es", "era",
-    "son", "é", "è", "är", "var", "er", "on", "jest", "je", "это", "є", "là", "la", "adalah",
-    "ialah", "yaitu", "ay", "kwa", "هي", "هو", "היא", "הוא", "คือ", "เป็น", "είναι",
-))  # fmt: skip
+_CLAUSE_VERBS = "|".join(map(re.escape, COPULAS))
 _ADVERBS = r"now|still|just|jetzt|nun|maintenant|bien|ahora|agora|ora|nu|teraz|теперь|giờ"
 _GIVES = re.compile(
     rf"(?:^|(?<=[\s,]))(?:{_CLAUSE_VERBS})(?:[ \t]+(?:{_ADVERBS}))?(?=[ \t])|:(?=[ \t])|：",

@@ -224,10 +224,12 @@ _TEST_STATUS = re.compile(
 
 def results_line(text: str, start: int) -> bool:
     """The word at `start` (`PASS`) starts a test runner's line of results."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", start)
-    line = text[line_start : len(text) if line_end < 0 else line_end]
-    return text.startswith("PASS", start) and _TEST_STATUS.search(line) is not None
+    if not text.startswith("PASS", start):
+        return False
+    line_start = max(text.rfind("\n", 0, start) + 1, start - 8)  # `--- PASS:`, `=== PASS:`
+    line_end = text.find("\n", start, start + 200)
+    line = text[line_start : start + 200 if line_end < 0 else line_end]
+    return _TEST_STATUS.search(line) is not None
 
 
 # The verbs that give a value after the words naming it ("the password for the flat is ...",

@@ -44,7 +44,7 @@ _APPS: dict[str, str] = {
     "ไลน์": r"@?[a-z0-9._-]{4,20}",
     # Social apps' handles: with `@`, or holding a digit, `_` or `.` (words of a sentence do not).
     **dict.fromkeys(
-        ("instagram", "insta", "snapchat", "snap", "tiktok", "twitter", "threads"),
+        ("instagram", "insta", "snapchat", "tiktok", "twitter"),
         r"@[a-z0-9_.]{2,30}|[a-z][a-z0-9_.]*[0-9_.][a-z0-9_.]*",
     ),
 }
@@ -76,7 +76,7 @@ _PATTERNS = {
 
 # A handle with `@` a few words after an app's name, in any language ("add me on telegram
 # @kwame_builds", "آیدی تلگرامم هم @reza_k_dev"): the app's name says whose it is.
-_HANDLE_APPS = ("telegram", "instagram", "insta", "snapchat", "tiktok", "twitter", "threads",
+_HANDLE_APPS = ("telegram", "instagram", "insta", "snapchat", "tiktok", "twitter",
                 "discord", "skype", "whatsapp", "kakao", "wechat", "тг",
                 "телеграм", "телеграмм", "инстаграм", "تلگرام", "تيليجرام", "تلغرام",
                 "اینستاگرام", "انستغرام", "טלגרם", "אינסטגרם", "テレグラム", "インスタ",

@@ -70,34 +70,50 @@ _ERA = "|".join(sorted(_ERAS, key=len, reverse=True))
 # A month and an ordinal day before a year (`july 4th 1992`): the year is the date's.
 # A date in the forms people write one: 1985-03-14, 14/03/1985, 3/14/85, 14.03.1985,
 # 14 March 1985, March 14, 1985, 14 de marzo de 1985, 1985年3月14日, 1996년 2월 14일.
-_DATE = re.compile(
-    rf"(?P<iso_y>\d{{4}})\s?[-/.年년]\s?(?P<iso_m>\d{{1,2}})\s?[-/.月월]\s?(?P<iso_d>\d{{1,2}})[日일]?"
-    rf"|(?P<a>\d{{1,2}})(?:[-/]|\.\s?)(?P<b>\d{{1,2}})(?:[-/]|\.\s?)(?P<num_y>\d{{4}}|\d{{2}})"
-    rf"|(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+|ng\s+)?(?P<day_m>{_MONTH})\.?,?\s+"
-    rf"(?:de\s+|พ\.ศ\.\s?)?(?P<day_y>\d{{4}})"
-    rf"|(?P<mon_m>{_MONTH})\.?\s+(?P<mon_d>\d{{1,2}}){_DAY_SUFFIX},?\s+(?P<mon_y>\d{{4}})"
+_DATE_FORMS = {
+    "iso": r"(?P<iso_y>\d{4})\s?[-/.年년]\s?(?P<iso_m>\d{1,2})\s?[-/.月월]\s?"
+           r"(?P<iso_d>\d{1,2})[日일]?",
+    "numbers": r"(?P<a>\d{1,2})(?:[-/]|\.\s?)(?P<b>\d{1,2})(?:[-/]|\.\s?)"
+               r"(?P<num_y>\d{4}|\d{2})",
+    "day_month": rf"(?P<day_d>\d{{1,2}}){_DAY_SUFFIX}\s*(?:of\s+|de\s+|ng\s+)?"
+                 rf"(?P<day_m>{_MONTH})\.?,?\s+(?:de\s+|พ\.ศ\.\s?)?(?P<day_y>\d{{4}})",
+    "month_day": rf"(?P<mon_m>{_MONTH})\.?\s+(?P<mon_d>\d{{1,2}}){_DAY_SUFFIX},?\s+"
+                 rf"(?P<mon_y>\d{{4}})",
     # Year first, then the month's name: 1985. június 12., 1985 m. birželio 12 d.
-    rf"|(?P<ym_y>\d{{4}})\.?\s+(?:m\.\s+)?(?P<ym_m>{_MONTH})\.?\s+(?P<ym_d>\d{{1,2}})(?![0-9])"
+    "year_month": rf"(?P<ym_y>\d{{4}})\.?\s+(?:m\.\s+)?(?P<ym_m>{_MONTH})\.?\s+"
+                  rf"(?P<ym_d>\d{{1,2}})(?![0-9])",
     # 12 tháng 6 năm 1985
-    rf"|(?P<vn_d>\d{{1,2}})\s+tháng\s+(?P<vn_m>\d{{1,2}}),?\s+(?:năm\s+)?(?P<vn_y>\d{{4}})"
+    "vietnamese": r"(?P<vn_d>\d{1,2})\s+tháng\s+(?P<vn_m>\d{1,2}),?\s+(?:năm\s+)?"
+                  r"(?P<vn_y>\d{4})",
     # An era's year: 昭和60年3月14日, 民國84年3月15日
-    rf"|(?P<era>{_ERA})\s?(?P<era_y>\d{{1,3}}|元)\s?年\s?(?P<era_m>\d{{1,2}})\s?月\s?(?P<era_d>\d{{1,2}})日?"
+    "era": rf"(?P<era>{_ERA})\s?(?P<era_y>\d{{1,3}}|元)\s?年\s?(?P<era_m>\d{{1,2}})\s?月\s?"
+           rf"(?P<era_d>\d{{1,2}})日?",
     # A vCard's and a form's compact date, 19850314: a real date and nothing longer.
-    rf"|(?P<compact_y>(?:19|20)\d\d)(?P<compact_m>[01]\d)(?P<compact_d>[0-3]\d)",
+    "compact": r"(?P<compact_y>(?:19|20)\d\d)(?P<compact_m>[01]\d)(?P<compact_d>[0-3]\d)",
+}  # fmt: skip
+_DATE = re.compile("|".join(_DATE_FORMS.values()), re.IGNORECASE)
+# The same without the forms that name the month, for a window that holds no month's name: an
+# alternation of some 500 names tried at each place cost a search 230 µs.
+_NAMED_MONTH_FORMS = ("day_month", "month_day", "year_month")
+_DATE_IN_NUMBERS = re.compile(
+    "|".join(form for name, form in _DATE_FORMS.items() if name not in _NAMED_MONTH_FORMS),
     re.IGNORECASE,
 )
+# A window's words: Latin letters apart from what is glued to them (`是August`), and runs of
+# other scripts whole (Thai's vowel signs are no \w).
+_WINDOW_WORDS = re.compile(r"[a-zß-ÿā-ɏ]+|[^\s\d.,:;/()\-a-zß-ÿā-ɏ]+")
 _END = re.compile(r"(?![0-9A-Za-z])")
 _CURRENCY = frozenset("$€£¥₹₽")
 _DECIMALS = re.compile(r"[.,]\d")
 # An account: an IFSC code (4 letters, 0, 6 letters or digits), or 6 to 20 digits in groups.
 # Or a Czech or Slovak one, its prefix, number and bank's code (94-9156494474/0800); or 6 to 30
 # digits (an Argentine CBU has 22, a Polish account 26).
-_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|(?:\d{1,6}-)?\d{2,10}/\d{4}|\d(?:[ -]?\d){5,29}")
+_ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|(?:\d{1,6}-)?\d{6,10}/\d{4}|\d(?:[ -]?\d){5,29}")
 # A licence or record number: letters, digits and a single hyphen, dot or slash between them
 # (`KH-77.481.0092`, `0239871455/2024`), 5 to 24, at least 4 digits; groups of digits after it.
 _RECORD = re.compile(
     r"(?=(?:[A-Za-z./-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|[-./](?=[A-Za-z0-9])){4,23}"
-    r"(?: \d{2,}(?![A-Za-z0-9]))*"  # digits in groups: `BCX 447 918 203`
+    r"(?: \d{3,4}(?![A-Za-z0-9]))*"  # digits in groups: `BCX 447 918 203`
 )
 
 
@@ -167,7 +183,10 @@ def _month_before(lower: str, start: int) -> bool:
 
 def _value_after(text: str, position: int, kind: str, within: int) -> Span | None:
     window = text[position : position + within + 40].split("\n", 1)[0]
-    pattern = _DATE if kind == BIRTH else _RECORD if kind == RECORD else _ACCOUNT
+    pattern = _RECORD if kind == RECORD else _ACCOUNT
+    if kind == BIRTH:  # the months' names only where the window holds one
+        named = any(word in _MONTHS for word in _WINDOW_WORDS.findall(window.lower()))
+        pattern = _DATE if named else _DATE_IN_NUMBERS
     for match in pattern.finditer(window):
         if match.start() > within:
             return None
@@ -209,7 +228,7 @@ def _real_date(match: re.Match[str]) -> bool:
         ("ym_y", "ym_m", "ym_d"),
         ("mon_y", "mon_m", "mon_d"),
     ):
-        if groups[y]:
+        if groups.get(y):  # (not in _DATE_IN_NUMBERS's groups)
             month = _MONTHS.get(groups[m].lower())
             return month is not None and _exists(groups[y], str(month), groups[d])
     return False

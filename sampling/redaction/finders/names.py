@@ -215,8 +215,10 @@ class NameFinder:
         # Another script: the same scan over the UTF-8, its offsets counted back in characters
         # (a regex looking back for ~900 phrases at each space cost milliseconds a text).
         data = lower.encode("utf-8", "surrogatepass")
+        byte_at = end = 0  # counted on from the last end: each byte is decoded once
         for byte_end in _PHRASE_ENDS.ends(data):
-            end = len(data[:byte_end].decode("utf-8", "surrogatepass"))
+            end += len(data[byte_at:byte_end].decode("utf-8", "surrogatepass"))
+            byte_at = byte_end
             if _CAPITAL.match(text, end) or text[end : end + 1] == " ":
                 yield from _named_at(text, lower, end - 1)
         yield from lowercase_names(text, lower)

@@ -48,6 +48,7 @@ _AFTER_NAME = re.compile(
 _TAIL_GROUP = re.compile(r"(?=.*[0-9])[a-zа-я0-9·・-]+|[a-zа-я]{1,3}")  # a province only leads
 _FIRST_GROUP = re.compile(r"[0-9\u4e00-\u9fff·・-]")
 _FIRST_LETTERS = re.compile(r"[a-z]{1,3}")
+_A_MEASURE = re.compile(r"[0-9](?:x|×)[0-9]|[0-9](?:mm|cm|m|in|kg|g|lb|ml)\b")
 _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for", "to", "of"})
 
 
@@ -101,7 +102,8 @@ class LicencePlateFinder:
             ):
                 return  # a word, not a plate; `CA 482-193` (a region's capitals first) is one
             if name in _WEAK and (
-                len(plate.replace(" ", "")) < 5
+                _A_MEASURE.search(plate) is not None  # `steel plate: 200x300mm`
+                or len(plate.replace(" ", "")) < 5
                 or plate.startswith("0x")
                 or (name != "plate" and not match.group("given").strip())
             ):

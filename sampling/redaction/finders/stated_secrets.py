@@ -323,7 +323,11 @@ class PasswordPhraseFinder:
 # gives a value in one of many languages, then a value shaped as a password; or, with no verb,
 # one a few words on that no word of a sentence resembles (letters, digits and a symbol).
 _CLAUSE = 64
-_CLAUSE_VERBS = "|".join(map(re.escape, COPULAS))
+# Not the words that are English or code as well (`on`, `la`, `er`, `var`, `son`, `ay`): further
+# on in a sentence they are those ("the password field on login_v2 page").
+_CLAUSE_VERBS = "|".join(
+    re.escape(verb) for verb in COPULAS if verb not in {"on", "la", "er", "var", "son", "ay"}
+)
 _ADVERBS = r"now|still|just|jetzt|nun|maintenant|bien|ahora|agora|ora|nu|teraz|теперь|giờ"
 _GIVES = re.compile(
     rf"(?:^|(?<=[\s,]))(?:{_CLAUSE_VERBS})(?:[ \t]+(?:{_ADVERBS}))?(?=[ \t])|:(?=[ \t])|：",
@@ -446,11 +450,11 @@ class CodeFinder:
     # after it (`code de la boîte à clés`, `kod odbioru`, `código de acceso`): stems, lower case.
     _CODE_WORDS = ("kode", "koodi", "kod", "kód", "código", "codigo", "codice", "код", "code")
     _KIND_STEMS = re.compile(
-        r"(?<![^\W\d_])(?:sms|otp|tan\b|mitid|bankid|nemid|2fa|digi|boîte|boite|porte\b|portail"
+        r"(?<![^\W\d_])(?:sms|otp|tan\b|mitid|bankid|nemid|2fa|digicode|boîte|boite|porte\b|portail"
         r"|entrée|entree|accès|acces|sécurité|securite|vérification|verification|confirmation|tür"
         r"|sicherheit|zugang|bestätigung|einmal|deur|poort|toegang|verificatie|bevestiging|avain"
-        r"|ovi\b|portti|vahvistus|turva|kertakäyttö|dør|doer|adgang|bekræft|sikkerhed|engangs"
-        r"|dörr|grind|verifiering|odbior|dostęp|dostep|drzwi|bram[ay]?\b|weryfik|potwierdz|bezpiecz"
+        r"|ovi\b|portti|vahvistus|turva|kertakäyttö|dør|adgang|bekræft|sikkerhed|engangs"
+        r"|dörr|verifiering|odbior|dostęp|dostep|drzwi|bram[ay]?\b|weryfik|potwierdz|bezpiecz"
         r"|jednoraz|seguridad|acceso|puerta|portón|porton|verificación|verificacion|confirmación"
         r"|segurança|acesso|porta\b|portão|verificação|sicurezza|accesso|cancello|verifica|conferma"
         r"|доступ|подтвержд|домофон|двер|безопасн|смс|ověřov|přístup|dveř|brán|doğrulama"
@@ -796,7 +800,8 @@ class LoginPairFinder:
         if " / " in text:
             for match in _MAILBOX_THEN_PASSWORD.finditer(text):
                 value = match["value"]
-                if _password_shaped(value, strong=False):
+                mixed = value != value.lower() and value != value.upper()
+                if _password_shaped(value, strong=not mixed):  # not a hash, not `sales2024`
                     yield Span(match.start("value"), match.end("value"), "SECRET")
         lower = view.lower
         if not ("user" in lower or "usr" in lower or "login" in lower):

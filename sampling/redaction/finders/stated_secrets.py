@@ -152,14 +152,8 @@ class PasswordPhraseFinder:
 
     def _value_after(self, text: str, position: int, word: str) -> Iterator[Span]:
         match = self._REST.match(text, position)
-        if match is None or (
-            word in self._BEFORE_A_COLON_ONLY
-            and match["colon"] is None
-            and not _A_MAILBOX_BEFORE.search(
-                text, max(0, position - len(word) - 80), position - len(word)
-            )
-        ):
-            return  # "pass" is a verb in a sentence; after a login's mailbox it names a password
+        if match is None or (word in self._BEFORE_A_COLON_ONLY and match["colon"] is None):
+            return  # "pass" is a verb in a sentence (after a login's mailbox: LoginPairFinder)
         labelled = any(match[name] is not None for name in _LABEL_GROUPS)
         value_start = next(match.start(g) for g in ("quoted", "token", "bare") if match[g])
         colon = text.find(":", position, value_start)
@@ -338,10 +332,10 @@ _LATER_VALUE = re.compile(r"[ \t]*(?P<value>[^\s\"'`<>()\[\]{},;，。、]{6,64}
 _STRONG_SYMBOLS = frozenset("!@#$%^&*+=?~")
 _SCHEME = re.compile(r"(?i)(?:sha|md|aes|hmac|pbkdf|bcrypt|scrypt|argon|rsa|des|crc|utf|iso|rfc"
                      r"|wpa|tls|ssl|x|v|ver|version)[-_ ]?\d")  # fmt: skip
-_A_MAILBOX = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}")
+# A mailbox, as the values below are told apart from one and a login's is read before its password.
+_MAILBOX = r"[^@\s/]+@[^@\s/]+\.[A-Za-z]{2,}"
+_A_MAILBOX = re.compile(_MAILBOX)
 _NO_VALUE_SIGNS = frozenset("()[]{}=;\"'`<>@/")
-# A login's mailbox right before a password's word: "ana@example.com pass x9!".
-_A_MAILBOX_BEFORE = re.compile(r"[^@\s]+@[^@\s]+\.[A-Za-z]{2,}[ \t]*,?[ \t]*\Z")
 _IN_A_BLOB = frozenset("+/=_0123456789")
 _QUERY = re.compile(r"&\w+=")  # `...&page=2`: a query string's parameters
 _APOSTROPHE = re.compile(r"(?<=\w)['’](?=\w)")  # `c'est`, `j'ai`: no quote
@@ -769,9 +763,11 @@ def _labels(
 
 # A user and the password after it, as chat and notes give a login: "username mwilliams pass
 # Winter#2023", "user ana, pw: x9!", "login is admin / Tr0pic@l-99", "creds admin/x9!".
-# A login's mailbox, a slash and its password ("family.ortega@example.com / Ortega2019!Tacos").
+# A login's mailbox, then a slash or a password's word, then its password
+# ("family.ortega@example.com / Ortega2019!Tacos", "ana@example.com pass x9!").
 _MAILBOX_THEN_PASSWORD = re.compile(
-    r"(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+[ \t]+/[ \t]+(?P<value>[^\s,;<>\"'`/]{6,64})"
+    rf"(?<![^\s\"'(<,;:]){_MAILBOX}[ \t]*,?[ \t]+(?:/|(?i:pass(?:word)?|pw|pwd)[ \t]*[:=]?)"
+    r"[ \t]+(?P<value>[^\s,;<>\"'`/]{6,64})"
 )
 _USER_THEN_PASSWORD = re.compile(
     r"(?i)(?<![\w-])(?:user(?:name)?|usr|login)(?![\w-])"
@@ -797,13 +793,13 @@ class LoginPairFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if " / " in text:
+        lower = view.lower
+        if " / " in text or " pass" in lower or " pw" in lower:
             for match in _MAILBOX_THEN_PASSWORD.finditer(text):
                 value = match["value"]
                 mixed = value != value.lower() and value != value.upper()
                 if _password_shaped(value, strong=not mixed):  # not a hash, not `sales2024`
                     yield Span(match.start("value"), match.end("value"), "SECRET")
-        lower = view.lower
         if not ("user" in lower or "usr" in lower or "login" in lower):
             return  # `@` alone made the finder run: a mailbox's pair only
         for match in _USER_THEN_PASSWORD.finditer(text):

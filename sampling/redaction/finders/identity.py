@@ -95,7 +95,12 @@ ID_RULES = (
     ),
     IdRule(
         "IN_AADHAAR",
-        re.compile(rf"[2-9]{_NOT_BEFORE}\d{{3}}([ -]?)\d{{4}}\1\d{{4}}{_NOT_AFTER}", re.ASCII),
+        # Three groups, not three of a longer run of them (a card's `4111 1111 1111 1111`).
+        re.compile(
+            rf"[2-9]{_NOT_BEFORE}(?<![0-9][ -].)\d{{3}}([ -]?)\d{{4}}\1\d{{4}}"
+            rf"(?![ -][0-9]){_NOT_AFTER}",
+            re.ASCII,
+        ),
         aadhaar.is_valid,
         _named("aadhaa?r", "आधार", "uidai", "uid"),
         bare_needs_name=True,

@@ -76,7 +76,7 @@ class NumberFinder:
                 kind = "PHONE"
             if kind:
                 yield Span(start, end, kind)
-        if _WIDE_HINT.search(text):
+        if any(sign in text for sign in _WIDE_SIGNS):
             yield from self._widely_separated_phones(text)
         if "://" in text:
             yield from self._in_url_paths(text)
@@ -211,7 +211,8 @@ _WIDELY_SEPARATED = re.compile(
     rf"(?:[ .()-]{{0,2}}\d)*(?:{_WIDE}\d)(?:(?:[ .()-]{{0,2}}|{_WIDE})\d){{0,16}}(?![\w/]|[.-]\d)",
     re.ASCII,
 )
-_WIDE_HINT = re.compile(r"/| - |[\u2013\u2014]")
+# Looked for with `in`: a regex of them tried every position of a text (30 µs a 2 KB one).
+_WIDE_SIGNS = ("/", " - ", "\u2013", "\u2014")
 # After a number: a currency or a unit, so an amount (`телефон за 12 990 000 ₽`).
 _AMOUNT_AFTER = re.compile(
     r"\s?(?:[$€£¥₽₹₩元円원%]|(?:eur|usd|gbp|rub|руб|zł|pln|kr|ft|€|mah|mb|gb|kb|ms|km)\b)",

@@ -666,6 +666,9 @@ class KeywordFinder:
     # With more operators than this, the whole text is searched for a trigger first; with fewer,
     # the name before each is matched directly: every name in the list holds a trigger.
     _FEW_OPERATORS = 8
+    # Characters before a secret's word where the words of its name are read (`existing
+    # secret`, `admin password key`).
+    _LINE_REACH = 64
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
@@ -743,7 +746,10 @@ class KeywordFinder:
                 continue  # `PWD=/app`: a path
             if next_prompt(text, start):
                 continue  # `New password: ⏎Re-type new password:`: the next line asks again
-            line = lower[lower.rfind("\n", 0, name_start) + 1 : at].strip(" \t\"'-*{[(")
+            # The name's line, as far back as the words of a name reach: a line of thousands of
+            # `pass:` is read a stretch at a time, not again from its start at each one.
+            line_start = max(lower.rfind("\n", 0, name_start) + 1, name_start - self._LINE_REACH)
+            line = lower[line_start:at].strip(" \t\"'-*{[(")
             if self._not_a_value(found, quoted, name.group(1), line):
                 continue
             end = start + len(found)

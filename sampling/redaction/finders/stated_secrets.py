@@ -40,6 +40,11 @@ _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli
         r"|dla")  # fmt: skip
 _CJK = r"\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af"
 _CJK_CHAR = re.compile(f"[{_CJK}]")
+_SPACE = re.compile(r"\s")
+# The most characters of a line read around a password's label: what it opened before the label,
+# and the rest of the line a value may run on to. Each label reads a bounded stretch, so that a
+# line of thousands of labels is read in time proportional to its length.
+_LINE_REACH = 1024
 # Where a value ends: white space, a quote, or punctuation around it (ASCII and CJK).
 _VALUE_CHARS = r"[^\s\"'`”’»«。、,;<>()]"
 
@@ -181,7 +186,7 @@ class PasswordPhraseFinder:
             if not (labelled and self._ends_its_line(text, end)):
                 while end > start and text[end - 1] in ".!?:":
                     end -= 1  # the sentence's end, not the password's
-        line_start = text.rfind("\n", 0, position) + 1
+        line_start = max(text.rfind("\n", 0, position) + 1, position - _LINE_REACH)
         if (
             text[end - 1 : end] == ")"
             and "(" not in text[start:end]
@@ -246,13 +251,18 @@ class PasswordPhraseFinder:
         password whole (`Password: ab(c;d<e`), but for what closes the markup or the quotes the
         line opened before the label (`"Password: letmein"}`, `<p>Password: x</p>`)."""
         line_end = text.find("\n", end)
-        token = text[start : len(text) if line_end < 0 else line_end].rstrip()
-        if len(token) <= end - start or any(c.isspace() for c in token) or _CJK_CHAR.search(token):
+        line_end = len(text) if line_end < 0 else line_end
+        if line_end - start > _LINE_REACH:
+            return end  # a line of data (a hostile one of thousands of labels), not a password
+        token = text[start:line_end].rstrip()
+        if len(token) <= end - start or _SPACE.search(token) or _CJK_CHAR.search(token):
             return end
         token = self._END_TAG.sub("", token)
         if self._a_field(text, label_start):
             token = token[: self._field_end(token, 0, len(token))]
-        opened = text[text.rfind("\n", 0, label_start) + 1 : label_start]
+        opened = text[
+            max(text.rfind("\n", 0, label_start) + 1, label_start - _LINE_REACH) : label_start
+        ]
         while token and any(c in opened for c in _CLOSERS.get(token[-1], "\n")):
             token = token[:-1]
         return max(end, start + len(token))

@@ -129,7 +129,7 @@ _PAN = re.compile(
 PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass",
                   "reisepassnummer", "passnummer", "passnr", "passaporte",
                   "passaporto", "paspoort", "paszport", "pasaport", "旅券", "パスポート", "여권",
-                  "паспорт", "جواز السفر", "جواز سفر", "पासपोर्ट")  # fmt: skip
+                  "паспорт", "جواز السفر", "جواز سفر", "الجواز", "पासपोर्ट")  # fmt: skip
 _PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
 _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 # One or two letters and 6-8 digits (China's E12345678, Japan's TK1234567), three letters and 6

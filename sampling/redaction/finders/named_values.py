@@ -8,7 +8,11 @@ code, so a value is taken only in the few characters after a word that names it,
 shape that word's kind has. The words come in some forty languages; a date also in the
 calendars forms use (the Thai Buddhist year, the Persian solar and the Islamic lunar year, the
 Japanese and Taiwanese eras: `昭和60年3月14日`, `民國84年3月15日`); an account, a record with a
-word of an order, an invoice or a delivery between its name and itself is left.
+word of an order, an invoice or a delivery between its name and itself is left. A few numbers
+are read off their own names instead, as they need not hold four digits in a row: a booking
+reference (`PNR: 6HQ3VK`), a frequent-flyer, loyalty, transit or library card's number
+(`Skywards: EK 512883401`), a UPI id (`UPI from mehta.ritesh@okicici`), and an account after a
+UK sort code (`40-11-62 / 81726354`).
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import unicodedata
 from collections.abc import Iterator
 from datetime import date
 
-from sampling.redaction.context import NamesBeforeNumbers
+from sampling.redaction.context import NamesBeforeNumbers, word_ends
 from sampling.redaction.finders import register, table
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -50,7 +54,9 @@ _AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2
             "polis": 3, "nim": 3, "nip": 3, "lahir": 3, "née": 2, "doğum": 3, "出生": 2,
             # a bank's name before its customer's account (`transfer ke BCA 1234567890`)
             "bca": 2, "bri": 2, "bni": 2, "mandiri": 2, "maybank": 2, "cimb": 2, "bdo": 2,
-            "bpi": 2, "landbank": 2}  # fmt: skip
+            "bpi": 2, "landbank": 2,
+            # a software's licence too (`License: MIT`): a driver's number follows at once
+            "license": 3, "licence": 3}  # fmt: skip
 # Words of numbers that are no person's (an order, an invoice, a delivery, a booking): a value
 # with one between its name and itself, or in a longer word its name starts (`счет-фактура`),
 # is left.
@@ -111,9 +117,13 @@ _DECIMALS = re.compile(r"[.,]\d")
 _ACCOUNT = re.compile(r"[A-Z]{4}0[A-Z0-9]{6}|(?:\d{1,6}-)?\d{6,10}/\d{4}|\d(?:[ -]?\d){5,29}")
 # A licence or record number: letters, digits and a single hyphen, dot or slash between them
 # (`KH-77.481.0092`, `0239871455/2024`), 5 to 24, at least 4 digits; groups of digits after it.
+# A state's or an airline's letters may come first (`NSW 14829573`, `CA D1234567`, `EK
+# 512883401`); a customer's number is also written in short groups (`1084 2291 77`).
 _RECORD = re.compile(
-    r"(?=(?:[A-Za-z./-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|[-./](?=[A-Za-z0-9])){4,23}"
+    r"(?:[A-Z]{2,3} (?=[A-Z]?\d{5}))?"
+    r"(?:(?=(?:[A-Za-z./-]*\d){4})[A-Za-z0-9](?:[A-Za-z0-9]|[-./](?=[A-Za-z0-9])){4,23}"
     r"(?: \d{3,4}(?![A-Za-z0-9]))*"  # digits in groups: `BCX 447 918 203`
+    r"|[A-Z0-9]{2,4}(?: \d{2,4}){2,4}(?![A-Za-z0-9]))"
 )
 
 
@@ -155,6 +165,66 @@ class NamedValueFinder:
                 continue  # an order's, an invoice's number (`счет-фактура № ...`)
             if span is not None:
                 yield span
+
+
+# Numbers read off their own names (the table's `codes`): a booking reference holds as few as
+# two digits among its capitals, a UPI id none, so no run of digits shows where to look. Only
+# punctuation and a few words may stand between the name and its value (`PNR: `, `Flying Blue
+# number `, `AAdvantage # `), which leaves `Booking reference will be sent` and `Flying Blue
+# miles earned: 2400`.
+_CODE_BETWEEN = re.compile(
+    r"(?:[ \t:：#№=.\-–—(]+|(?:number|num|no|nr|n[°º]|id|is|code|ref|card|membership|member)"
+    r"(?![a-z]))*"
+)
+_CODE_BETWEEN_MOST = 16  # characters
+
+
+def _code_group(group: dict) -> tuple[str, re.Pattern[str], tuple[str, ...], bytes | None]:
+    names = {s for name in group["names"] for s in {name, unicodedata.normalize("NFKC", name)}}
+    value = re.compile(rf"(?:{group['value']})(?![A-Za-z0-9])")
+    shape = group.get("shape")
+    return group["kind"], value, tuple(sorted(names)), shape.encode() if shape else None
+
+
+_CODES = tuple(_code_group(group) for group in _TABLE["codes"].values())
+
+
+@register("named_codes")
+class NamedCodeFinder:
+    """A booking reference, a frequent-flyer, loyalty, transit or library card's number, or a
+    UPI id right after its name, and an account after a UK sort code (`_CODES`)."""
+
+    kinds = frozenset({RECORD, ACCOUNT})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        whole_words=tuple({name for _, _, names, _ in _CODES for name in names}),
+        shapes=tuple(shape for _, _, _, shape in _CODES if shape),
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text, lower = view.text, view.lower
+        ascii_text = text.isascii()
+        found: set[tuple[int, int]] = set()
+        for kind, value, names, shape in _CODES:
+            if shape is not None and view.has_number(8):
+                for match in value.finditer(text):
+                    span = match.span("value") if "value" in value.groupindex else match.span()
+                    if span not in found:
+                        found.add(span)
+                        yield Span(*span, kind)
+            for name in names:
+                if (ascii_text and not name.isascii()) or name not in lower:
+                    continue
+                for end in word_ends(lower, name, whole=True):
+                    between = _CODE_BETWEEN.match(lower, end)
+                    at = between.end()
+                    if at - end > _CODE_BETWEEN_MOST or (at == end and name.isascii()):
+                        continue
+                    match = value.match(text, at)
+                    if match is not None and match.span() not in found:
+                        found.add(match.span())
+                        yield Span(*match.span(), kind)
 
 
 _ERA_YEAR = re.compile(rf"(?:{_ERA})\s?(?:\d{{1,3}}|元)\s?年")

@@ -164,10 +164,21 @@ _CONNECTION_STRING = re.compile(
     r"(?!PWD=[/~])[Pp](?<![\w-][Pp])(?i:assword|wd)\s*=(?!=)(?:|\s+(?![A-Za-z_]\w*=(?!=)))"
     r"([^\s;'\"&][^\s;'\"]*)"
 )
-_WIFI = re.compile(r"WIFI:[^\n]*?[:;]P:((?:\\.|[^;\\\n])+)")  # upper case, as the format has it
-# A command, then its options on the same line (a pipe, `;` or `&` ends the command; a line
-# wrapped with `\\` reads as one in the decoded view).
-_OPTIONS = r"\b[^\n|;&]*?[ \t]"
+# Upper case, as the format has it. The fields before `P:` are read up to the next code's
+# `WIFI:`, which is read from there (a line of thousands of `WIFI:` is read once, not again
+# from each).
+_WIFI = re.compile(r"WIFI:(?:[^\n:]|(?<!WIFI):)*?[:;]P:((?:\\.|[^;\\\n])+)")
+
+
+def _options(command: str) -> str:
+    r"""`command` (a regex), then its options on the same line (a pipe, `;` or `&` ends the
+    command; a line wrapped with `\\` reads as one in the decoded view), up to a space or a tab
+    before the option looked for. The options end where the command starts again: its options
+    are read from there, once (a line of thousands of `mysql` is read in time proportional to
+    its length, not to its square)."""
+    return rf"{command}\b(?:(?!{command}\b)[^\n|;&])*?[ \t]"
+
+
 # What stands between a flag and its value when people type it: spaces (any kind, as the
 # normalised view has them), a quote, a colon or `=`, a line break after one (the decoded view
 # joins the lines): `-p 'S3cr3t!'`, `-p: S3cr3t!`, `-p=S3cr3t!`.
@@ -183,11 +194,11 @@ _NOT_A_DATABASE = (
     r"|(?=[^\s'\"`]*[0-9])(?=[^\s'\"`]*[A-Z])[^\s'\"`]*[a-z])"
 )
 _MYSQL = re.compile(
-    rf"(?:mysql|mysqldump|mysqladmin|mariadb){_OPTIONS}-p"
+    rf"{_options('(?:mysql|mysqldump|mysqladmin|mariadb)')}-p"
     rf"(?:[\"']?|[ \t]*[:=][ \t]*[\"']?|(?=[ \t\"']){_GAP}{_NOT_A_DATABASE}){_VALUE}"
 )
 _USER = re.compile(
-    rf"(?:curl|wget){_OPTIONS}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:[ \t]?([^\s'\"]+)"
+    rf"{_options('(?:curl|wget)')}(?:-u|--user)[ \t=]+[\"']?[^\s:'\"]*:[ \t]?([^\s'\"]+)"
 )
 _SSHPASS = re.compile(rf"sshpass[ \t]+-p{_GAP}{_VALUE}")
 # The commands whose short option takes a password, by option: `docker login -p`, `mongosh -p`,
@@ -213,7 +224,8 @@ _OPTION_GATES = {
 }  # fmt: skip
 _SHORT_OPTIONS = tuple(
     re.compile(
-        rf"(?<![\w-])(?:{commands}){_OPTIONS}-{option}(?:[ \t]+|[ \t]*=[ \t]*)[\"']?{_VALUE}"
+        _options(r"(?<![\w-])(?:" + commands + ")")
+        + rf"-{option}(?:[ \t]+|[ \t]*=[ \t]*)[\"']?{_VALUE}"
     )
     for option, commands in _PASSWORD_OPTIONS.items()
 )
@@ -229,10 +241,10 @@ _LONG_OPTION = re.compile(
 # openssl's `-passout pass:X` (env:, file: and stdin say where it is, not what it is), and the
 # archivers' glued `-pX` (`7z a -pS3cret x.7z`).
 _OPENSSL_PASS = re.compile(r"-pass(?:in|out)?[ \t]+[\"']?pass:([^\s'\"`]+)")
-_GLUED = re.compile(rf"(?:7z|7za|7zr|rar|unrar){_OPTIONS}-p([^\s'\"`-][^\s'\"`]*)")
+_GLUED = re.compile(rf"{_options('(?:7z|7za|7zr|rar|unrar)')}-p([^\s'\"`-][^\s'\"`]*)")
 # `smbclient -U user%PASSWORD`, `htpasswd -b [file] user PASSWORD`.
 _PERCENT_USER = re.compile(
-    rf"(?:smbclient|rpcclient|smbcacls|smbget|smbmap){_OPTIONS}(?:-U|--user(?:name)?)[ \t=]+"
+    rf"{_options('(?:smbclient|rpcclient|smbcacls|smbget|smbmap)')}(?:-U|--user(?:name)?)[ \t=]+"
     r"[\"']?[^\s%'\"]+%([^\s'\"]+)"
 )
 _HTPASSWD = re.compile(
@@ -250,9 +262,12 @@ _PIPED = re.compile(
 )
 # A command that asks for its password (`mysql -u root -p` at the end of its line, `psql -W`),
 # and the password typed on a line of its own after it, or after the prompt ("Enter password:").
-_PROMPTED = re.compile(
+_PROMPTED_COMMANDS = (
     r"(?:mysql|mysqldump|mysqladmin|mariadb|mongo|mongosh|psql|pg_dump|pg_dumpall|pg_restore"
-    rf"|createdb|dropdb|createuser|vacuumdb|reindexdb){_OPTIONS}(?:-p|-W|--password)[ \t]*\n"
+    r"|createdb|dropdb|createuser|vacuumdb|reindexdb)"
+)
+_PROMPTED = re.compile(
+    rf"{_options(_PROMPTED_COMMANDS)}(?:-p|-W|--password)[ \t]*\n"
     r"(?:[ \t]*\n)*(?:[^\n]{0,40}?(?i:password|passphrase|密码|口令|パスワード|비밀번호)"
     r"[^\n]{0,40}?[:：][ \t]*\n?){0,2}[ \t]*([^\s'\"`]{4,128})[ \t]*[\"'}\]),]*(?:\n|\Z)"
 )
@@ -346,10 +361,10 @@ _ORACLE_LOGIN = re.compile(
 )
 # Oracle's JDBC URL with the login in it: `jdbc:oracle:thin:scott/PASSWORD@//host:1521/db`.
 _ORACLE_URL = re.compile(r"(?i:jdbc:oracle:(?:thin|oci8?|kprb)):[A-Za-z_][\w$#]*/([^\s@'\"/]+)@")
-_LFTP = re.compile(rf"(?<![\w-])lftp{_OPTIONS}-u[ \t]+[\"']?[^\s,'\"]+,([^\s'\"]+)")
+_LFTP = re.compile(_options(r"(?<![\w-])lftp") + r"-u[ \t]+[\"']?[^\s,'\"]+,([^\s'\"]+)")
 _SLASH_OPTION = re.compile(
-    r"(?<![\w-])(?:[xw]freerdp3?|sdl-freerdp|cmdkey|wmic|schtasks)\b[^\n|;&]*?"
-    r"[ \t]/(?i:p|pass|password|rp)(?::|[ \t]+)[\"']?([^\s'\"/][^\s'\"]*)"
+    _options(r"(?<![\w-])(?:[xw]freerdp3?|sdl-freerdp|cmdkey|wmic|schtasks)")
+    + r"/(?i:p|pass|password|rp)(?::|[ \t]+)[\"']?([^\s'\"/][^\s'\"]*)"
 )
 _NET_USER = re.compile(
     r"(?<![\w-])net[ \t]+user[ \t]+[\"']?[^\s/'\"]+[\"']?[ \t]+[\"']?([^\s/*'\"][^\s'\"]*)"
@@ -358,16 +373,20 @@ _NET_USER = re.compile(
 # `net use \\fs\share /user:CORP\ops PASSWORD`, and the password in its place after the
 # share (`net use Z: \\fs\share PASSWORD /user:ops`; `*` asks for it), its `\\` read as one
 # `\` in the decoded view.
+# The options are read up to the next `net use`, and a `/user:` up to the next one in its
+# word, where the rest of the word is read from (its end is the same, and from each it would
+# be read again): `/user:/user:...` and a line of thousands of `net use` are read once.
+_NET_USE_WORDS = r"(?<![\w-])(?i:net)[ \t]+(?i:use)\b"
 _NET_USE = re.compile(
-    r"(?<![\w-])(?i:net)[ \t]+(?i:use)\b[^\n|;&]*?/(?i:user):[^\s'\"]+[ \t]+[\"']?"
-    r"([^\s/*'\"][^\s'\"]*)"
+    rf"{_NET_USE_WORDS}(?:(?!{_NET_USE_WORDS})[^\n|;&])*?/(?i:user):(?=[^\s'\"])"
+    r"(?:(?!/(?i:user):[^\s'\"])[^\s'\"|;&])*+(?:[|;&][^\s'\"]*+)?[ \t]+[\"']?([^\s/*'\"][^\s'\"]*)"
 )
 _NET_USE_SHARE = re.compile(
     r"(?<![\w-])(?i:net)[ \t]+(?i:use)(?:[ \t]+(?:[A-Za-z]:|\*))?[ \t]+\\\\?[^\s\\]+\\\S*[ \t]+"
     r"[\"']?([^\s/*'\"][^\s'\"]*)"
 )
 _MYSQLADMIN_PASSWORD = re.compile(
-    rf"(?<![\w-])mysqladmin{_OPTIONS}password[ \t]+[\"']?([^\s'\"`-][^\s'\"`]*)"
+    _options(r"(?<![\w-])mysqladmin") + r"password[ \t]+[\"']?([^\s'\"`-][^\s'\"`]*)"
 )
 
 
@@ -427,9 +446,13 @@ def credential_files(config: object = None) -> PatternFinder:
 # value="..." />`).
 # The secret's word ends the name or one of its parts (`DB_PASSWORD`, `secretKey`), not a
 # longer word (`TOKENIZERS_PARALLELISM`, `max_new_tokens`).
-_NAMED_SECRET = (r"[\w.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey"
+# Each use reads the name's whole run of `[\w.-]` (a quote, a space, a comma, a line break or
+# `>` comes next), so the word is looked for once, in a lookahead, then the run is read: a
+# lazy run before the word retried each later occurrence of it up to the run's end
+# (quadratic in a long run of `token_token_...`).
+_NAMED_SECRET = (r"(?=[\w.-]*?(?:password|passwd|passphrase|secret|token|api[_-]?key|apikey"
                  r"|access[_-]?key|private[_-]?key|credentials?|pwd|psk)"
-                 r"(?-i:(?=[\W_]|[A-Z][a-z]|$))[\w.-]*")  # fmt: skip
+                 r"(?-i:(?=[\W_]|[A-Z][a-z]|$)))[\w.-]*")  # fmt: skip
 _XML_ELEMENT = re.compile(
     rf"(?i)<({_NAMED_SECRET})(?:[ \t][^>\n]*)?>(?P<value>[^<\n]{{4,200}})</\1>"
 )
@@ -607,6 +630,18 @@ class PrivateKeyFinder:
                 yield Span(match.start(), match.end(), "PRIVATE_KEY")
 
 
+# What a prompt that asks again can take of a line (context.next_prompt): up to six words of
+# letters and `-` (the Kelvin sign is a `k` in the lower case), then a colon.
+_PROMPT_STRETCH = re.compile(r"[A-Za-z\u212a-]*(?:[ \t]+[A-Za-z\u212a-]+){0,5}[ \t]*:?")
+
+
+def asks_again(text: str, start: int) -> bool:
+    """context.next_prompt at `start`, on no more of its line than a prompt can take: the rest
+    of a long line is not copied at each value of a line of thousands."""
+    stretch = _PROMPT_STRETCH.match(text, start)
+    return stretch is not None and next_prompt(text[start : stretch.end()], 0)
+
+
 @register("keyword")
 class KeywordFinder:
     """A value assigned to a secret-sounding name (`password=hunter2`, `API key: sk-123...`,
@@ -631,8 +666,11 @@ class KeywordFinder:
         r"|regex|pattern|mode|enabled|required|version|url|uri|endpoint|filter)$|^s$"
     )
     # An id names the secret, it is not it (`credentialsId: 'nexus-deploy'`, `"KeyId": "<uuid>"`,
-    # `private_key_id`), but for the AppRole's `secret_id`, which is one.
+    # `private_key_id`) ...
     _AN_ID = re.compile(r"[_.-]?ids?$")
+    # ... but for the AppRole's `secret_id` and a cloud's access key id (`AWS_ACCESS_KEY_ID`):
+    # half of a credential, a reviewer has no use for it.
+    _IDS_THAT_ARE_SECRETS = ("secret", "access_key", "access-key", "accesskey")
     # A name inside an ARN (`arn:aws:secretsmanager:...:secret:prod/db`) or a template's
     # expression (`{{resolve:secretsmanager:prod/db:SecretString:password}}`): no assignment.
     _INSIDE = re.compile(r"(?:^|[^\w-])arn:[\w-]+:[^\s\"']*$|\{\{(?:(?!\}\}).)*$")
@@ -693,7 +731,8 @@ class KeywordFinder:
                 continue
             if self._INSIDE.search(before[-1]) is not None:
                 continue
-            if self._AN_ID.fullmatch(name.group(1)) and not name.group().startswith("secret"):
+            an_id = self._AN_ID.fullmatch(name.group(1)) is not None
+            if an_id and not name.group().startswith(self._IDS_THAT_ARE_SECRETS):
                 continue
             # Where the name starts: its word ends where the tail does.
             name_start = max(0, at - 48) + len(tail) - len(before[-1][-32:]) + name.start()
@@ -722,6 +761,8 @@ class KeywordFinder:
             wrapped = None if quoted else self._WRAPPED.match(text, start)
             if wrapped is not None:  # `SecretStr("...")`, `Field(default="...")`
                 found, start, quoted = wrapped.group(2), wrapped.start(2), True
+            if an_id and name.group().startswith("access") and not _KEY_ID.fullmatch(found):
+                continue  # `access_key_id: Optional[str] = OMIT`: a constant, not a key's id
             if len(found) < 4:
                 continue  # `password: str)`: a parameter's type
             if len(set(found)) < 2 or found.startswith(("<", "${", "{{", "%(")):
@@ -744,7 +785,7 @@ class KeywordFinder:
                 continue
             if working_directory(text, at, found):
                 continue  # `PWD=/app`: a path
-            if next_prompt(text, start):
+            if asks_again(text, start):
                 continue  # `New password: ⏎Re-type new password:`: the next line asks again
             # The name's line, as far back as the words of a name reach: a line of thousands of
             # `pass:` is read a stretch at a time, not again from its start at each one.
@@ -884,6 +925,10 @@ class KeywordFinder:
         return self._COUNTED.search(after_the_name) is not None and (
             self._NUMBER.fullmatch(found) is not None
         )
+
+
+# A cloud access key's id: 16 letters and digits or more, a digit among them (`AKIA...`).
+_KEY_ID = re.compile(r"(?=[A-Za-z]*[0-9])[A-Za-z0-9]{16,128}")
 
 
 def _positions(text: str, chars: str) -> list[int]:

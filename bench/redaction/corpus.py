@@ -433,6 +433,24 @@ def messenger_id(rng: random.Random) -> str:
     return rng.choice(["", "wxid_"]) + rng.choice(letters) + rest
 
 
+_SURNAMES = ("martinez", "schulze", "dupont", "rossi", "kowalski", "nakamura", "okafor",
+             "zielinska", "haddad", "lindqvist", "patel", "nguyen", "delacruz", "wroblewska")  # fmt: skip
+_GAMER_WORDS = ("Cool", "Dark", "Shadow", "Pixel", "Dino", "Wolf", "Frost", "Neon", "Turbo")
+
+
+def username(rng: random.Random) -> str:
+    """A person's login: an initial and a surname, with digits or a dot, or a gamer's handle."""
+    first = rng.choice(string.ascii_lowercase)
+    surname = rng.choice(_SURNAMES)
+    return rng.choice([
+        f"{first}{surname}{rng.randrange(1, 100)}",
+        f"{first}.{surname}",
+        f"{surname[:rng.randrange(4, 7)]}_{first}{rng.randrange(10, 100)}",
+        f"{first}{surname}",
+        f"{rng.choice(_GAMER_WORDS)}{rng.choice(_GAMER_WORDS)}_{rng.randrange(1990, 2016)}",
+    ])  # fmt: skip
+
+
 def licence_plate(rng: random.Random) -> str:
     upper = string.ascii_uppercase
     return rng.choice([
@@ -756,6 +774,24 @@ KINDS: tuple[Kind, ...] = (
             "My KakaoTalk ID is {}, message me there.",
         ),
         ("我的微信号是{}，加我一下。", "微信：{}"),
+    ),
+    Kind(
+        "username",
+        "personal",
+        username,
+        (
+            "My username is {}, can you reset my password?",
+            "Username: {} (the password is in the vault)",
+            "login: {}",
+            "The login for the staff portal is {} if you need to check my account.",
+        ),
+        ("我的用户名是{}，帮我看看为什么登录不了。", "用户名：{}，密码忘了。"),
+        (
+            ("es", "Mi usuario es {}"),
+            ("de", "Benutzername: {}"),
+            ("fr", "identifiant : {}"),
+            ("ko", "아이디: {}"),
+        ),
     ),
     Kind(
         "licence_plate",

@@ -164,6 +164,10 @@ class Text:
             return True
         return digits > 1 and _separated(run).search(self.number_class) is not None
 
+    def has_lines(self, count: int) -> bool:
+        """`count` lines or more: `count - 1` line breaks."""
+        return count <= 1 or self.text.count("\n", 0) >= count - 1
+
     def has_dotted_number(self) -> bool:
         """Three dots or more in the text, and two of them around one to three digits with a
         digit on each side (`0.113.4`): the middle of an IPv4 address."""

@@ -48,20 +48,30 @@ SHORT_WORD = 5
 class Fact:
     """A trigger a text's gate answers: `number`, a run of `size` digits, separators allowed
     between them (`Text.has_number`); `word`, a word of `size` characters or more without white
-    space (`Text.has_word`: a token, a key, a URL). The same gates the finders that declare them
-    test first."""
+    space (`Text.has_word`: a token, a key, a URL); `lines`, `size` lines or more
+    (`Text.has_lines`: a dialogue, a message's last line). The same gates the finders that
+    declare them test first."""
 
     kind: str
     size: int
 
     def holds(self, view: Text) -> bool:
-        return view.has_number(self.size) if self.kind == "number" else view.has_word(self.size)
+        if self.kind == "number":
+            return view.has_number(self.size)
+        if self.kind == "lines":
+            return view.has_lines(self.size)
+        return view.has_word(self.size)
 
 
 def number(count: int) -> Fact:
     """A run of `count` digits, written with or without separators (`4111 1111`,
     `(555) 123-4567`)."""
     return Fact("number", count)
+
+
+def lines(count: int) -> Fact:
+    """`count` lines or more (a line break fewer)."""
+    return Fact("lines", count)
 
 
 def word(length: int) -> Fact:

@@ -83,6 +83,15 @@ _KR_AFTER_LABEL = re.compile(
 )
 
 
+def cjk_name(word: str) -> bool:
+    """`word` is shaped as a Chinese, Japanese or Korean person's name: a surname of the table
+    and a given name after it (`张伟`, `佐藤美咲`, `김민준`), not a word (`回复`, `文档`)."""
+    return (
+        any(pattern.fullmatch(word) is not None for pattern in (_CN_NAME, _JP_NAME, _KR_NAME))
+        and word not in _KR_NOT_NAMES
+    )
+
+
 @register("cjk_person_names")
 class CjkNameFinder:
     kinds = frozenset({KIND})

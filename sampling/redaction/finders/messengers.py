@@ -1,6 +1,8 @@
-"""Chat-app and messenger IDs after a word that names the app: a WeChat ID (微信号), a QQ number,
-a Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord or Skype handle. An ID alone is a word
-like any other; the app's name before it says whose it is."""
+"""Chat-app, social and game IDs after a word that names the app: a WeChat ID (微信号), a QQ
+number, a Telegram, WhatsApp, LINE, KakaoTalk, Signal, Threema, Discord or Skype handle, an
+Instagram (IG), Snapchat (snap), TikTok or Twitch one, a Steam, PSN, Xbox (gamertag), Epic,
+Roblox or Nexon (넥슨) ID, a Riot ID or a BattleTag (`name#tag`). An ID alone is a word like any
+other; the app's name before it says whose it is."""
 
 from __future__ import annotations
 
@@ -44,16 +46,53 @@ _APPS: dict[str, str] = {
     "ไลน์": r"@?[a-z0-9._-]{4,20}",
     # Social apps' handles: with `@`, or holding a digit, `_` or `.` (words of a sentence do not).
     **dict.fromkeys(
-        ("instagram", "insta", "snapchat", "tiktok", "twitter"),
+        (
+            "instagram",
+            "insta",
+            "ig",
+            "snapchat",
+            "snap",
+            "tiktok",
+            "twitter",
+            "twitch",
+            "steam",
+            "roblox",
+            "xbox",
+            "epic games",
+            "psn",
+        ),
         r"@[a-z0-9_.]{2,30}|[a-z][a-z0-9_.]*[0-9_.][a-z0-9_.]*",
     ),
+    # A game's own ID after the word for it: any handle (`Gamertag: Major Nelson` ends at the
+    # space), a Riot ID or a BattleTag with its `#tag`.
+    **dict.fromkeys(
+        (
+            "gamertag",
+            "steam id",
+            "steamid",
+            "psn id",
+            "epic id",
+            "roblox username",
+            "nexon id",
+            "nexon",
+            "넥슨",
+            "넥슨 id",
+        ),
+        r"@?[a-z][a-z0-9_.-]{2,31}",
+    ),
+    **dict.fromkeys(
+        ("riot id", "riot", "battletag", "battle.net", "battle tag"),
+        r"[\w.]{2,16}#[a-z0-9]{2,5}",
+    ),
+    "threema": r"[a-z0-9*][a-z0-9]{7}",  # a Threema ID: eight letters and digits
 }
 # The apps whose IDs may be digits alone (a QQ number, a phone number).
 _DIGITS_ALONE = {"wechat": True, "weixin": True, "微信": True, "qq": True, "whatsapp": True,
                  "signal:": True, "signal id": True, "vx": True, "v信": True, "威信": True,
-                 "扣扣": True}  # fmt: skip
+                 "扣扣": True, "threema": True}  # fmt: skip
 _ID_WORDS = (
-    r"(?:\s*(?:id|handle|username|user ?name|account|number|no\.?|me|号|號|账号|帳號|아이디))?"
+    r"(?:\s*(?:id|handle|username|user ?name|gamertag|tag|account|number|no\.?|me|号|號|账号|帳號"
+    r"|아이디))?"
 )
 _JOIN = r"\s*(?:(?:is|:|：|=|是|为|は|는|은)\s*)+"
 # After an app's name in another script, a space alone (`加我微信 zhangsan_88`, `카톡 jisoo_k`)
@@ -76,11 +115,13 @@ _PATTERNS = {
 
 # A handle with `@` a few words after an app's name, in any language ("add me on telegram
 # @kwame_builds", "آیدی تلگرامم هم @reza_k_dev"): the app's name says whose it is.
-_HANDLE_APPS = ("telegram", "instagram", "insta", "snapchat", "tiktok", "twitter",
-                "discord", "skype", "whatsapp", "kakao", "wechat", "тг",
+_HANDLE_APPS = ("telegram", "instagram", "insta", "ig", "snapchat", "snap", "tiktok", "twitter",
+                "twitch", "threema", "discord", "skype", "whatsapp", "kakao", "wechat", "тг",
                 "телеграм", "телеграмм", "инстаграм", "تلگرام", "تيليجرام", "تلغرام",
                 "اینستاگرام", "انستغرام", "טלגרם", "אינסטגרם", "テレグラム", "インスタ",
                 "텔레그램", "인스타")  # fmt: skip
+# Short or common words taken only whole ("snap me @x", not "snapshot @x").
+_WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch"})
 _HANDLE_AFTER = re.compile(r"[^\n@.!?。]{0,24}?(?<![\w.])(@[a-z0-9_](?:[a-z0-9_.]*[a-z0-9_])?)")
 
 
@@ -110,12 +151,14 @@ class MessengerIdFinder:
                 if match is None:
                     continue
                 value = match.group("id")
+                if app in _WHOLE_WORDS and "=" in lower[match.start() : match.start("id")]:
+                    continue  # code: `ig = C.pop()`, `snap = take(...)`
                 if value in _NOT_IDS or (value.isdigit() and not _DIGITS_ALONE.get(app, False)):
                     continue  # a number is an ID only where the app's IDs are numbers
                 yield Span(*match.span("id"), "MESSENGER_ID")
         if "@" in lower:
             for app in _HANDLE_APPS:
-                for end in word_ends(lower, app):
+                for end in word_ends(lower, app, whole=app in _WHOLE_WORDS):
                     handle = _HANDLE_AFTER.match(lower, end)
                     if handle is not None and len(handle.group(1)) > 3:
                         yield Span(*handle.span(1), "MESSENGER_ID")

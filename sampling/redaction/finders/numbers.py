@@ -233,5 +233,6 @@ def _said_phone(candidate: str, before: str, text: str, end: int) -> bool:
 
 
 def _amount(digits: str) -> bool:
-    """Mostly one repeated digit (15000000000): an amount or a placeholder, not a phone."""
-    return len(set(digits[-7:])) <= 2
+    """Zeros at the end, or one digit repeated (15000000000, 5555555555): an amount or a
+    placeholder, not a phone (16166666662 is one: a mobile's shape, its last digit another)."""
+    return digits[-7:] == "0000000" or len(set(digits[-7:])) == 1

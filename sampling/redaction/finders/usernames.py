@@ -1,0 +1,349 @@
+"""A person's login or account name: after a word that names it in many languages ("username:
+CoolDino_Max2015", "el usuario es marianaq_77", "Benutzername: k.schulze", "用户名：", "아이디:"),
+and where credentials' syntax puts it: a URL's userinfo (`https://USER:token@host`), an ssh
+config's `User`, a `.pgpass` line (`host:port:db:USER:password`), `ssh USER@host`, a command's
+`-u`/`-a USER:password` and `net use ... /user:DOMAIN\\USER`.
+
+A generic account (root, admin, postgres, ubuntu, git, ...), a placeholder (`<user>`, `$USER`,
+`your_username`) and code (`request.form['username']`, `os.getenv(...)`, `args.username`,
+`None`) are no one's name; after a sentence's verb ("the username is required") a plain word
+of the language is none either."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+from importlib import resources
+
+from sampling.redaction.context import COPULAS, NO_VALUE, placeholder
+from sampling.redaction.finders import register
+from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers
+
+# The words that name a login, lower case: each is looked for with str.find, then read there.
+_ASCII_LABELS = (
+    "username", "user name", "user-name", "userid", "user id", "login", "login name",
+    "login id", "logon name", "screen name", "screenname", "benutzername", "benutzer",
+    "anmeldename", "nom d'utilisateur", "nom d’utilisateur", "identifiant", "utilisateur",
+    "usuario", "nombre de usuario", "nome de usuario", "utilizador", "nome de utilizador",
+    "nome utente", "utente", "gebruikersnaam", "gebruiker", "kullanici adi", "brukernavn",
+    "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap",
+)  # fmt: skip
+_OTHER_LABELS = (
+    "usuário", "nome de usuário", "nazwa użytkownika", "użytkownik", "kullanıcı adı",
+    "kullanıcı", "användarnamn", "käyttäjätunnus", "käyttäjänimi", "uživatelské jméno",
+    "felhasználónév", "имя пользователя", "логин", "пользователь", "ім'я користувача",
+    "логін", "користувач", "όνομα χρήστη", "用户名", "用戶名", "登录名", "登錄名", "账号",
+    "帳號", "ユーザー名", "ユーザ名", "ユーザーid", "ログインid", "ログイン名", "アカウント名",
+    "아이디", "사용자 이름", "사용자명", "사용자 아이디", "로그인 아이디", "اسم المستخدم",
+    "نام کاربری", "שם משתמש", "tên đăng nhập", "tên người dùng", "ชื่อผู้ใช้",
+    "उपयोगकर्ता नाम",
+)  # fmt: skip
+_LABELS = _ASCII_LABELS + _OTHER_LABELS
+# A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
+_BETWEEN = (
+    r"(?:[ \t]+(?:for|to|of|on|at|in|do|de|del|da|du|für|pour|per|para|na|w|на|для|з)"
+    r"[ \t]+[^\n:=<>\"'`]{1,30}?(?=[ \t]*(?:[:=：]|->|=>|→|[ \t](?:is|was|es|ist|est|é|è|jest|"
+    r"to|era)[ \t])))?"
+)
+_COPULA = "|".join(re.escape(word) for word in sorted(COPULAS, key=len, reverse=True))
+# `:`, `=`, an arrow, a verb ("is", "es", "ist", "jest", "é"), or the particles of CJK text.
+# The value may stand on the next line ("Username:⏎  jdoe").
+_JOIN = (
+    rf"(?P<join>(?:[\"']?[ \t]*(?:[:=：]|->|=>|→)|[ \t]+(?:{_COPULA})(?=[\s:：])(?:[ \t]*[:：])?"
+    r"|[ \t]*(?:是|为|為|は|는|은)(?:[ \t]*[:：])?)[ \t]*(?:\n[ \t]*)?|(?P<space>[ \t]+))"
+)
+_VALUE_CHARS = r"A-Za-z0-9À-ɏ._\-#\\@"
+# The value, a quote or `@` before it allowed; then where it ends (white space, punctuation).
+_VALUE = rf"[\"'`]?@?(?P<value>[A-Za-z0-9À-ɏ_][{_VALUE_CHARS}]{{1,60}})"
+_LABEL_PATTERNS: dict[str, re.Pattern[str]] = {
+    label: re.compile(rf"{re.escape(label)}(?:[\"'])?{_BETWEEN}{_JOIN}{_VALUE}", re.IGNORECASE)
+    for label in _LABELS
+}
+
+# Credentials' syntax.
+_URL_USER = re.compile(rf"://(?P<value>[A-Za-z0-9_][{_VALUE_CHARS[:-1]}%]{{0,60}})(?::[^\s/@]*)?@"
+                       r"(?=[A-Za-z0-9\[])")  # fmt: skip
+_SSH_CONFIG_USER = re.compile(r"(?m)^[ \t]*(?:User|user)[ \t]+(?P<value>[^\s#\"']+)[ \t]*$")
+_SSH_CONFIG_HOST = re.compile(r"(?mi)^[ \t]*host(?:name)?[ \t]+\S")
+_PGPASS = re.compile(
+    r"(?m)(?:^|(?<=[\s\"'=]))(?:[A-Za-z*][A-Za-z0-9.*-]*|\d{1,3}(?:\.\d{1,3}){3}):(?:\d{1,5}|\*)"
+    r":[A-Za-z_*][A-Za-z0-9_.*-]*:(?P<value>[A-Za-z_][A-Za-z0-9_.-]*):[^\s:]\S{3,}[ \t]*$"
+)
+# What every .pgpass line holds, a literal first (a search that skips along in C).
+_PGPASS_FIELDS = re.compile(r":(?:\d{1,5}|\*):[^\s:]+:[^\s:]+:")
+_SSH_TARGET = re.compile(
+    r"(?<![\w.-])(?:ssh|scp|sftp|rsync|mosh|ssh-copy-id|autossh)[ \t][^\n|;&]*?"
+    r"(?<=[ \t\"'])(?P<value>[A-Za-z_][A-Za-z0-9_.-]{0,31})@[A-Za-z0-9\[][\w.:\[\]-]*"
+)
+_SSH_LOGIN = re.compile(
+    r"(?<![\w.-])(?:ssh|mosh|autossh)[ \t][^\n|;&]*?[ \t]-l[ \t]+[\"']?(?P<value>[A-Za-z_][\w.-]*)"
+)
+_USER_AND_PASSWORD = re.compile(
+    r"(?<![\w.-])(?:curl|wget|http|https|httpie|xh|xhs|ab|hey|lftp)[ \t](?:[^\n|;&]*?[ \t])?"
+    r"(?:-u|--user|-a|--auth|--http-user)(?:[ \t]+|=)[\"']?"
+    rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{0,60}}?)[:,][^\s\"']"
+)
+_NET_USE = re.compile(
+    r"(?<![\w-])(?i:net)[ \t]+(?i:use)\b[^\n|;&]*?/(?i:user|u):[\"']?(?:[\w.-]+\\{1,2})?"
+    r"(?P<value>[A-Za-z0-9_][\w.-]*)"
+)
+_LONG_OPTION = re.compile(r"(?<![\w-])--(?:username|login-name)(?:[ \t]+|=)[\"']?"
+                          rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{1,60}})")  # fmt: skip
+
+# Generic, system and placeholder accounts, and the ones a tool's token logs in as: no person's.
+_GENERIC = frozenset({
+    "root", "admin", "administrator", "administrador", "user", "users", "guest", "test", "tester",
+    "postgres", "ubuntu", "ec2-user", "git", "www-data", "nobody", "sa", "oracle", "mysql", "pi",
+    "jenkins", "deploy", "deployer", "anonymous", "your_username", "yourusername", "username",
+    "user_name", "me", "centos", "debian", "fedora", "core", "azureuser", "opc", "vagrant",
+    "cloud-user", "rocky", "almalinux", "alpine", "bitnami", "kali", "ubnt", "node", "app", "apps",
+    "api", "web", "www", "service", "svc", "bot", "backup", "replication", "replicator",
+    "readonly", "default", "system", "sys", "daemon", "operator", "superuser", "su", "demo",
+    "sample", "example", "dev", "developer", "local", "localhost", "host", "foo", "bar", "baz",
+    "foobar", "scott", "tiger", "alice", "bob", "john", "jane", "johndoe", "john_doe", "john.doe",
+    "jdoe", "janedoe", "jane_doe", "jane.doe", "testuser", "test_user", "test-user", "myuser",
+    "my_user", "dbuser", "db_user", "someone", "somebody", "oauth", "oauth2", "oauth2accesstoken",
+    "x-access-token", "x-token-auth", "gitlab-ci-token", "token", "__token__", "apikey", "api_key",
+    "api-key", "aws", "_json_key", "json_key", "x", "xx", "xxx", "login", "password", "pass",
+    "passwd", "none", "null", "nil", "undefined", "true", "false", "yes", "no", "sudo", "redis",
+    "rabbitmq", "elastic", "kibana", "grafana", "minio", "minioadmin", "mongo", "mongodb",
+    "mariadb", "sqlserver", "ftp", "ftpuser", "mail", "email", "smtp", "postmaster", "bin",
+    "nginx", "apache", "httpd", "docker", "runner", "ci", "build", "builder", "worker", "airflow",
+    "hadoop", "hdfs", "spark", "hive", "kafka", "zookeeper", "ansible", "ec2", "azure", "gcp",
+    "ssh", "sshd", "user1", "user2", "test1", "test2", "admin1", "anon", "ops", "devops",
+    "sysadmin", "support", "info", "noc", "monitor", "monitoring", "nagios", "zabbix", "team",
+    "staff", "dba", "prod", "production", "staging", "qa", "uat",
+})  # fmt: skip
+# What a sentence says of a username that names no one ("the username is required", "login:
+# failed"), and the types and keywords code annotates one with.
+_SENTENCE_WORDS = frozenset({
+    "required", "incorrect", "invalid", "wrong", "correct", "valid", "missing", "empty", "blank",
+    "taken", "available", "unavailable", "unique", "optional", "mandatory", "case", "sensitive",
+    "case-sensitive", "case-insensitive", "changed", "updated", "saved", "stored", "shown",
+    "displayed", "used", "needed", "same", "different", "already", "not", "too", "also", "only",
+    "still", "now", "then", "here", "there", "below", "above", "given", "provided", "set", "unset",
+    "locked", "expired", "reset", "created", "deleted", "removed", "verified", "confirmed",
+    "failed", "failure", "successful", "success", "succeeded", "denied", "disabled", "enabled",
+    "active", "inactive", "unknown", "known", "the", "a", "an", "your", "my", "his", "her",
+    "their", "our", "its", "this", "that", "these", "those", "it", "what", "which", "who", "how",
+    "where", "when", "why", "whatever", "something", "anything", "nothing", "and", "or", "but",
+    "if", "for", "with", "from", "of", "to", "in", "on", "at", "as", "by", "into", "via", "is",
+    "was", "are", "be", "been", "being", "will", "would", "should", "can", "cannot", "could",
+    "must", "may", "might", "has", "have", "had", "does", "do", "did", "please", "enter", "type",
+    "choose", "pick", "select", "use", "using", "field", "fields", "value", "values", "input",
+    "form", "text", "name", "names", "id", "ids", "str", "string", "strings", "int", "integer",
+    "char", "varchar", "bool", "boolean", "any", "object", "dict", "list", "number", "bytes",
+    "byte", "date", "datetime", "uuid", "email", "length", "max", "min", "new", "old", "current",
+    "first", "last", "full", "short", "long", "display", "real", "public", "private", "page",
+    "screen", "button", "prompt", "error", "errors", "warning", "ok", "okay", "done", "true",
+    "false", "none", "null", "yes", "no", "off", "credentials", "credential", "details",
+    "information", "info", "account", "accounts", "typed", "entered", "stated", "follows",
+    "following", "each", "every", "all", "both", "either", "neither", "some", "many", "more",
+    "less", "required.", "unchanged", "changeable", "editable", "immutable", "mutable", "visible",
+    "hidden", "secret", "internal", "external", "requis", "obligatorio", "obligatoire",
+    "erforderlich", "falsch", "ungültig", "incorrecto", "incorrecte", "inválido", "invalide",
+    "obbligatorio", "vereist", "wymagany", "gerekli", "username", "login", "user", "usuario",
+    "benutzer", "utilisateur", "utente", "gebruiker", "requires", "require", "contains", "contain",
+    "consists", "matches", "match", "exists", "exist", "already-taken", "sent", "passed",
+    "returned", "read", "written", "logged", "checked", "validated", "generated", "assigned",
+    "derived", "extracted", "parsed", "defined", "specified", "configured", "obtained", "async",
+    "await", "function", "func", "fn", "def", "lambda", "return", "const", "let", "var", "self",
+    "static", "final", "readonly", "undefined", "nullable", "dynamic",
+})  # fmt: skip
+# Code: an attribute or a call, an index, an operator after the value; a value that is a name of
+# the same thing (`userName`, `DB_USER`, `login_id`).
+_CODE_AFTER = re.compile(r"[(\[]|\.[A-Za-z_(]|[ \t]*(?:[{+*|?]|&&|==|=>)")
+_CODE_SEGMENTS = frozenset({
+    "self", "this", "req", "request", "res", "response", "args", "kwargs", "opts", "options",
+    "config", "cfg", "conf", "settings", "env", "environ", "os", "process", "params", "props",
+    "state", "data", "form", "body", "session", "ctx", "context", "payload", "input", "event",
+    "obj", "info", "credentials", "creds", "auth", "account", "profile", "values", "model",
+    "record", "row", "item", "result", "query", "cookies", "headers", "json", "instance",
+    "cls", "current_user", "window", "document", "field", "fields", "schema",
+    "validated_data", "cleaned_data", "user", "users", "username", "login", "name", "id",
+    "email", "value", "str", "string", "get", "post", "sys", "argv", "getpass", "getuser",
+    "secrets", "vars", "var", "env_vars", "spec", "meta", "metadata", "attrs", "vm", "db",
+})  # fmt: skip
+_NAMES_A_USER = re.compile(
+    r"(?i:.*(?:user|login|usr|uname|account|acct).*)|[A-Z][A-Z0-9]*_[A-Z0-9_]+"
+)
+_CAMEL = re.compile(r"[a-z][A-Z]")
+# Hex of 12 digits or more, or 28 characters or more without a separator: a key, not a name.
+_KEY = re.compile(r"[0-9a-f]{12,}|[a-z0-9]{28,}|(?:ghp|gho|ghs|glpat|xox[a-z])[_-].*")
+_HANDLE_MARK = re.compile(r"[0-9_.@#\\-]|[a-z][A-Z]")
+
+
+@functools.cache
+def _dictionary() -> frozenset[str]:
+    """Common English words (the BIP-39 list beside this module): a plain one after a verb names
+    no one ("the username is unique")."""
+    text = resources.files("sampling.redaction.finders").joinpath("bip39_english.txt")
+    return frozenset(text.read_text(encoding="utf-8").split())
+
+
+def _a_login(value: str, *, sentence: bool = False) -> bool:
+    """`value` can be a person's login: 2-40 characters with a letter, not a generic account,
+    a placeholder nor code; after a verb (`sentence`), a plain word only outside the
+    dictionary."""
+    if not 2 <= len(value) <= 40 or not any(char.isalpha() for char in value):
+        return False
+    lower = value.lower()
+    if _KEY.fullmatch(lower) is not None:
+        return False  # a key in a login's place (a Sentry DSN's, a token's)
+    if lower in _GENERIC or lower in _SENTENCE_WORDS or lower in NO_VALUE:
+        return False
+    if placeholder(value) or _NAMES_A_USER.fullmatch(value) is not None:
+        return False
+    if "." in value:
+        segments = value.split(".")
+        if any(segment.lower() in _CODE_SEGMENTS for segment in segments[:-1]) or (
+            segments[-1].lower() in _CODE_SEGMENTS and len(segments[-1]) > 1
+        ):
+            return False
+        if any(_CAMEL.search(segment) for segment in segments):
+            return False  # `req.userName`, `configService.get`
+    # A plain word of the dictionary: after a verb in any case, after a colon in lower case.
+    return not (value.isalpha() and (sentence or value.islower()) and lower in _dictionary())
+
+
+def _trimmed(text: str, start: int, end: int) -> int:
+    """Where the value ends: the sentence's full stop and the like left out."""
+    while end > start and text[end - 1] in ".-#@\\":
+        end -= 1
+    return end
+
+
+@register("usernames")
+class UsernameFinder:
+    kinds = frozenset({"USERNAME"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        words=(*(label for label in _LABELS if label not in ("user id", "user name", "user-name",
+                                                            "username", "userid")),
+               "user", "://", "ssh", "scp", "sftp", "rsync", "mosh", "curl", "wget",
+               "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name"),
+        shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z_][a-z0-9_.-]{0,63}:",),
+    )  # fmt: skip
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text, lower = view.text, view.lower
+        yield from self._labelled(text, lower)
+        if "@" in text:
+            if "://" in text:
+                yield from self._matches(_URL_USER, text)
+            if "ssh" in lower or "scp" in lower or "sftp" in lower or "rsync" in lower:
+                yield from self._matches(_SSH_TARGET, text)
+        if " -l" in text and "ssh" in lower:
+            yield from self._matches(_SSH_LOGIN, text)
+        if "user" in lower:
+            if _SSH_CONFIG_HOST.search(text) is not None:
+                yield from self._matches(_SSH_CONFIG_USER, text)
+            if "/user:" in lower or "/u:" in lower:
+                yield from self._matches(_NET_USE, text)
+        if " -" in text:
+            if "--username" in lower or "--login-name" in lower:
+                yield from self._matches(_LONG_OPTION, text)
+            if (
+                " -u" in text
+                or " -a" in text
+                or " --user" in text
+                or " --auth" in text
+                or (" --http-user" in text)
+            ):
+                yield from self._matches(_USER_AND_PASSWORD, text)
+        if ":" in text and _PGPASS_FIELDS.search(text) is not None:
+            yield from self._matches(_PGPASS, text)
+
+    @staticmethod
+    def _matches(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
+        for match in pattern.finditer(text):
+            start, end = match.span("value")
+            end = _trimmed(text, start, end)
+            if _CODE_AFTER.match(text, end) is None and _a_login(text[start:end]):
+                yield Span(start, end, "USERNAME")
+
+    @staticmethod
+    def _labelled(text: str, lower: str) -> Iterator[Span]:
+        for at, label in _label_places(lower):
+            if not _label_starts(lower, at, label):
+                continue
+            match = _LABEL_PATTERNS[label].match(text, at)
+            if match is None:
+                continue
+            start, end = match.span("value")
+            end = _trimmed(text, start, end)
+            value = text[start:end]
+            if _CODE_AFTER.match(text, end) is not None or text[end : end + 1] in (
+                "=",
+                "(",
+                "[",
+                "{",
+                "<",
+                ">",
+                "/",
+                "$",
+                "%",
+            ):
+                continue  # code, or a path, a tag, a template
+            join = match.group("join")
+            if text[end : end + 1] in (":", "：") and text[end + 1 : end + 2] in (
+                "",
+                " ",
+                "\t",
+                "\n",
+            ):
+                continue  # the next line's key (`login:⏎  url: /signin`), a label
+            join = join.strip(" \t\n\"'")
+            sentence = join not in (":", "=", "：", "->", "=>", "→", "")
+            if match.group("space") is not None and not (
+                _HANDLE_MARK.search(value) or _PASSWORD_NEXT.match(text, end)
+            ):
+                continue  # "username field", "login page": a handle holds a mark
+            if value.lower() == label or not _a_login(value, sentence=sentence):
+                continue
+            yield Span(start, end, "USERNAME")
+
+
+# The ASCII labels by their first four letters: each four looked for once, then the labels that
+# start with them tried where they stand; the other labels are looked for whole.
+_BY_STEM: dict[str, tuple[str, ...]] = {}
+for _label in sorted(_ASCII_LABELS, key=len, reverse=True):
+    _BY_STEM[_label[:4]] = (*_BY_STEM.get(_label[:4], ()), _label)
+
+
+def _label_places(lower: str) -> Iterator[tuple[int, str]]:
+    """(where, label) for each label in the lower-case text: the longest of those that start at
+    a place ("user name" before "user")."""
+    for stem, labels in _BY_STEM.items():
+        at = lower.find(stem)
+        while at >= 0:
+            for label in labels:
+                if lower.startswith(label, at):
+                    yield at, label
+                    break
+            at = lower.find(stem, at + 4)
+    if not lower.isascii():
+        for label in _OTHER_LABELS:
+            at = lower.find(label)
+            while at >= 0:
+                yield at, label
+                at = lower.find(label, at + len(label))
+
+
+# A password's word after the user ("username mwilliams pass Winter#2023").
+_PASSWORD_NEXT = re.compile(r"(?i)[ \t]*,?[ \t]+(?:pass(?:word)?|pw|pwd)\b|[ \t]+/[ \t]+\S")
+
+
+def _label_starts(lower: str, at: int, label: str) -> bool:
+    """The label starts a word: an ASCII one not inside an identifier or a path (`db_username`,
+    `$username`, `/login:`, `args.login`); and, ASCII, it is not the start of a longer word."""
+    if not label.isascii():
+        return True
+    before = lower[at - 1 : at]
+    if before and (before.isalnum() or before in "_.$-/@%&#\\"):
+        return False
+    after = lower[at + len(label) : at + len(label) + 1]
+    return not (after.isalnum() or after in "_-")

@@ -1,0 +1,96 @@
+"""Names where messages, mail and tool output put them without a phrase before them: who speaks
+in a dialogue, who signs a message's last line, a mailbox's display name in any script, who a
+mail is from, who to call, a name key's value in a script without capitals; and the texts of the
+same shapes that hold no name (a list, an agenda, a route, an office's mailbox)."""
+
+# ruff: noqa: E501  (a case reads best on one line)
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.redaction import REDACTOR, found, hidden
+
+pytestmark = pytest.mark.unit
+
+NAMES = [
+    # A dialogue without time stamps: speakers, one of them again.
+    ("Magda: kto ma kod do klatki?\nOla Kowalczyk: 2580 i mieszkanie 14\nMagda: a adres?", "Magda"),
+    ("Magda: kto ma kod do klatki?\nOla Kowalczyk: 2580 i mieszkanie 14\nMagda: a adres?", "Ola Kowalczyk"),
+    ("2024-05-20 21:33 张磊: 明天聚餐谁定的位?\n2024-05-20 21:35 刘洋: 我订了\n2024-05-20 21:36 张磊: 好", "张磊"),
+    ("2024-05-20 21:33 张磊: 明天聚餐谁定的位?\n2024-05-20 21:35 刘洋: 我订了\n2024-05-20 21:36 张磊: 好", "刘洋"),
+    ("Maman: tu peux passer demain ?\nLéo: oui\nMaman: merci", "Léo"),
+    # A message signed on its last line.
+    ("Selling my bike, text me 07384 921 660, no time wasters pls\n- Danny", "Danny"),
+    ("Vendo divano, zona Monza.\nScrivetemi su WhatsApp al 333 918 2274\nAlessandro", "Alessandro"),
+    ("my account got stolen yesterday, pls help\nTyler Brooks", "Tyler Brooks"),
+    ("Room free from June.\nEmail me first at mk.chi@example.com - Mike", "Mike"),
+    # A mailbox's display name: after the words before it, in scripts without capitals.
+    ("---\nOriginal from Funmilayo Adebayo <funmi.adebayo@example.com>:\nGood day", "Funmilayo Adebayo"),
+    ("张伟 <zhangwei@example.cn> 写道：", "张伟"),
+    ('"김민준" <minjun@example.kr>', "김민준"),
+    ("أحمد الشمري <a.alshammari@example.com>", "أحمد الشمري"),
+    # Who a mail is from, without an address, another header beside it.
+    ("MyChart message\nFrom: Kevin O'Donnell (MRN 00482913)\nSubject: refill", "Kevin O'Donnell"),
+    ("Von: Sabine Krüger\nGesendet: Montag, 3. Juni\nBetreff: neue Bankverbindung", "Sabine Krüger"),
+    # A name key's value in a script without capitals.
+    ('-d \'{"phone":"010-7723-4581","name":"김민준"}\'', "김민준"),
+    ('[{"name": "أحمد الشمري", "phone": "+966 55 123 4567"}]', "أحمد الشمري"),
+    ("full_name=佐藤 美咲", "佐藤 美咲"),
+    # A first name where the message says how to reach its person.
+    ("PM or text 0927 654 3321, look for Kevin. Serious buyers only", "Kevin"),
+    ("Ophalen in Utrecht-Oost. Bel of app Marieke: 06-48213977. Geen ruilen!", "Marieke"),
+    ("¿alguien tiene el número del fontanero? sí! Paco, 654 321 987, es buenísimo", "Paco"),
+    # A name before an emoji.
+    ("Hi I'm Aditi 😊 Delhi wali, CA by profession", "Aditi"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "name"), NAMES)
+def test_a_name_where_a_message_puts_it_is_hidden(text: str, name: str) -> None:
+    assert hidden(text, name), found(text)
+
+
+UNTOUCHED = [
+    "Pros: fast\nCons: slow\nPros: cheap",
+    "Red: 1\nBlue: 2\nRed: 3",
+    "User: hi\nAssistant: hello\nUser: bye",
+    "09:00 Registration: hall\n10:30 Keynote: x\n12:00 Lunch: y\n14:00 Keynote: z",
+    "host: a\nport: 1\nhost: b",
+    "TODO:\n- Refactor\n- Tests",
+    "Changelog\n- Fixed bug\n- Mark",
+    "Results:\n\nKevin",
+    "Regards\nThe Team",
+    "回复 <reply@example.cn>",
+    "客服部 <kf@example.cn>",
+    "마케팅팀 <mk@example.kr>",
+    "الدعم <support@example.com>",
+    "Support Team <support@example.com>",
+    "From: New York\nTo: Boston",
+    "From: Acme Billing\nSubject: your invoice",
+    '{"name": "北京分公司", "city": "北京"}',
+    '{"name": "Москва", "code": "MOW"}',
+    "ACM SIGIR Forum 24.3 (1990): 56-61.",
+    "May, 2024 1234 5678",
+    "Rut: 10.000.000-8",
+    "call Support on 0800 123 456",
+    "access_key_id = None",
+    "aws_access_key_id: typing.Optional[str] = OMIT",
+    "private_key_id: 3f2a9c1b",
+]
+
+
+@pytest.mark.parametrize("text", UNTOUCHED)
+def test_the_same_shapes_without_a_name_are_left(text: str) -> None:
+    spans = [span for span in REDACTOR.find(text) if span.kind in ("PERSON_NAME", "SECRET")]
+    assert not spans, found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "env:\n  AWS_ACCESS_KEY_ID: AKIAZ7QW3ERT5YUI9OPA\n  AWS_SECRET_ACCESS_KEY: x",
+        "aws_access_key_id = AKIAZ7QW3ERT5YUI9OPA",
+    ],
+)
+def test_an_access_key_id_is_hidden_though_its_name_ends_in_id(text: str) -> None:
+    assert hidden(text, "AKIAZ7QW3ERT5YUI9OPA"), found(text)

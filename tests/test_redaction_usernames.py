@@ -1,0 +1,133 @@
+"""A person's login name (USERNAME): after a word naming it in many languages, in credentials'
+syntax (a URL's userinfo, an ssh config, a .pgpass line, a command's -u/-a user:password), and
+game and app IDs after the app's name (MESSENGER_ID); generic accounts, placeholders and code
+stay."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.redaction import REDACTOR, found, hidden
+
+pytestmark = pytest.mark.unit
+
+
+def kinds(text: str) -> dict[str, str]:
+    return {text[s.start : s.end]: s.kind for s in REDACTOR.find(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("my username: CoolDino_Max2015, can you unlock it?", "CoolDino_Max2015"),
+        ("Cannot get in, my username was xXdarkwolf2009Xx", "xXdarkwolf2009Xx"),
+        ("el usuario es marianaq_77 y no puedo entrar", "marianaq_77"),
+        ("Usuario: lmartinez42", "lmartinez42"),
+        ("login do ePUAP -> m.zielinska84", "m.zielinska84"),
+        ("Benutzername: k.schulze\nPasswort vergessen", "k.schulze"),
+        ("identifiant : jdupont75", "jdupont75"),
+        ("nome utente: mrossi", "mrossi"),
+        ("gebruikersnaam: pvandijk", "pvandijk"),
+        ("nazwa użytkownika: akowalska", "akowalska"),
+        ("kullanıcı adı: mehmet_k", "mehmet_k"),
+        ("我的用户名：zhangwei88，密码忘了", "zhangwei88"),
+        ("ユーザー名はtaro_y93です", "taro_y93"),
+        ("넥슨 계정 아이디: moonlight_jh", "moonlight_jh"),
+        ("اسم المستخدم: ahmad_k", "ahmad_k"),
+        ("my username is mrossi", "mrossi"),
+        ('{"username": "kwame_builds", "role": "editor"}', "kwame_builds"),
+        ("Username:\n  DarkFrost_2006", "DarkFrost_2006"),
+        ("username mwilliams pass Winter#2023", "mwilliams"),
+    ],
+)
+def test_a_login_after_its_name_is_redacted(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+    assert kinds(text).get(value) == "USERNAME", kinds(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        (
+            "git clone https://kwroblewska:glpat-xK3mP9qLm2Rt7vBn4wZs@gitlab.com/team/app.git",
+            "kwroblewska",
+        ),
+        (
+            "Host work\n  HostName 10.1.2.3\n  User dieter\n  IdentityFile ~/.ssh/id_ed25519\n",
+            "dieter",
+        ),
+        ("localhost:5432:*:olumide:olumide2020", "olumide"),
+        ("http -a jdelacruz:Mahal2kita! POST api.example.com/orders", "jdelacruz"),
+        ("curl -u ana.silva:secret https://api.example.com/me", "ana.silva"),
+        ("net use Z: \\\\fs01\\share /user:CORP\\jsmith P4ss!word", "jsmith"),
+        ("ssh jsmith@10.0.0.5 'uptime'", "jsmith"),
+        ("ssh -i key.pem -l hkimura bastion.example.com", "hkimura"),
+        ("gh auth login then --username rkhan_dev", "rkhan_dev"),
+    ],
+)
+def test_a_login_in_credentials_syntax_is_redacted(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("Riot ID: KaraKartal#TR1 add me", "KaraKartal#TR1"),
+        ("넥슨ID: moonlight_jh", "moonlight_jh"),
+        ("Steam: pyro_kid99", "pyro_kid99"),
+        ("PSN: DarkSoulz_88", "DarkSoulz_88"),
+        ("Xbox gamertag: ShadowFox221", "ShadowFox221"),
+        ("BattleTag: Frostbite#1872", "Frostbite#1872"),
+        ("Discord: vexa#1234 or vexa", "vexa#1234"),
+        ("Roblox username: Builderman", "Builderman"),
+        ("Threema: 7HXK2P9M", "7HXK2P9M"),
+        ("IG: @glambyfunke_", "@glambyfunke_"),
+        ("snap me @jessicaa.rose_", "@jessicaa.rose_"),
+        ("LINE ID: ana.k88", "ana.k88"),
+        ("Epic ID: NinjaBuilder42", "NinjaBuilder42"),
+        ("catch me on twitch @xqc_fan", "@xqc_fan"),
+    ],
+)
+def test_an_app_or_game_id_is_redacted(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+    assert kinds(text).get(value) == "MESSENGER_ID", kinds(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "username = request.form['username']",
+        "ssh ubuntu@10.0.0.5",
+        "Host box\n  HostName box.internal\n  User root\n",
+        "login: admin",
+        "the username field is required",
+        "The username is required.",
+        "username was incorrect, try again",
+        "postgres://postgres:${PGPASSWORD}@db/app",
+        "git@github.com:org/repo.git",
+        "ssh://git@github.com/org/repo.git",
+        "username = os.getenv('DB_USER')",
+        "username: str = Field(..., min_length=3)",
+        "username: Optional[str] = None",
+        "username = args.username",
+        "username=None",
+        'username: "${USER}"',
+        "username: %USERNAME%",
+        "username: <user>",
+        "username: your_username",
+        "login: async (req) => {",
+        "login:\n  url: /signin\n  enabled: true",
+        "docker run -u node:node image",
+        "https://oauth2:glpat-xK3mP9qLm2Rt7vBn4wZs@gitlab.com/x.git",
+        "User: how do I reverse a list in Python?",
+        "ig = C.pop()",
+        "snapshot @property",
+        "PSN: Packet Sequence Number",
+        "my steam is hot",
+        "USER nobody",
+    ],
+)
+def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:
+    assert "USERNAME" not in kinds(text).values() and "MESSENGER_ID" not in kinds(text).values(), (
+        found(text)
+    )

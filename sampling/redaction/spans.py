@@ -64,8 +64,8 @@ class Text:
 
     # Plain attributes filled on first use: functools.cached_property takes a lock on each first
     # access, which costs as much as computing most of these facts.
-    __slots__ = ("_capitals", "_long_words", "_lower", "_number_class", "_number_runs",
-                 "_token_words", "_word_shape", "text")  # fmt: skip
+    __slots__ = ("_capitals", "_line_breaks", "_long_words", "_lower", "_number_class",
+                 "_number_runs", "_token_words", "_word_shape", "text")  # fmt: skip
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -76,6 +76,7 @@ class Text:
         self._number_class: bytes | None = None
         self._number_runs: list[tuple[int, int]] | None = None
         self._capitals: bool | None = None
+        self._line_breaks: int | None = None
 
     @property
     def lower(self) -> str:
@@ -166,7 +167,9 @@ class Text:
 
     def has_lines(self, count: int) -> bool:
         """`count` lines or more: `count - 1` line breaks."""
-        return count <= 1 or self.text.count("\n", 0) >= count - 1
+        if self._line_breaks is None:
+            self._line_breaks = self.text.count("\n")
+        return self._line_breaks >= count - 1
 
     def has_dotted_number(self) -> bool:
         """Three dots or more in the text, and two of them around one to three digits with a

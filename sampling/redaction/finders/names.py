@@ -428,7 +428,7 @@ _NAME_WORDS = r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ \t][A-ZÀ-Þ][a-zà-ÿ'�
 _AFTER_A_VERB = re.compile(rf"[ \t]+(?:(?i:me|or)[ \t]+)?{_NAME_WORDS}(?![\w'’-])")
 # A phone number's digits (eight or more, single separators), and the name right before one.
 # As people write a phone: from `+` or `0`, or in groups of digits with spaces or dashes (not
-# an id's dots: `Rut: 10.000.000-8`). A class first: the engine skips along to each digit.
+# an id's dots: `Rut: 10.000.000-8`).
 _PHONE_RUN = re.compile(
     r"[+0-9](?:(?<=[+0])(?:[ .-]?[0-9]){7,}|(?<=[1-9])[0-9]{1,3}(?:[ -][0-9]{2,4}){2,})"
 )
@@ -466,9 +466,9 @@ class ContactNameFinder:
         if ends and not text.isascii():  # the scan's offsets are the UTF-8's
             ends = [len(data[:end].decode("utf-8", "surrogatepass")) for end in ends]
         matches = [match for end in ends if (match := _AFTER_A_VERB.match(text, end))]
-        if view.has_number(8):
-            for run in _PHONE_RUN.finditer(text):
-                start = run.start()
+        for start, end in view.number_runs:  # runs of digits the finders share, then a phone's
+            start -= text[start - 1 : start] == "+"
+            if end - start >= 8 and _PHONE_RUN.match(text, start):
                 match = _NAME_BEFORE_A_PHONE.search(text, max(0, start - _NAME_REACH), start)
                 if match is not None:
                     matches.append(match)
@@ -998,6 +998,8 @@ class DialogueNameFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
+        if text.count(":") < 3 and text.count("：") < 3:  # one character: counted fastest
+            return iter(())
         if text.count(": ") + text.count("：") < 3:
             return iter(())
         return _dialogue_speakers(text)

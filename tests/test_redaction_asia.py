@@ -29,7 +29,11 @@ def _redacted(text: str) -> tuple[str, dict[str, int]]:
         # A mobile number's shape with a digit repeated, its last digit another: no amount.
         ("すみません、Try 16166666662です and tell me if it works.", "16166666662", "PHONE"),
         # A Latin name signing off, glued to the Korean words after it.
-        ("안녕하세요, Thanks.\n\nBest regards,\nSiobhan O'Brien입니다 감사합니다.", "Siobhan O'Brien", "PERSON_NAME"),
+        (
+            "안녕하세요, Thanks.\n\nBest regards,\nSiobhan O'Brien입니다 감사합니다.",
+            "Siobhan O'Brien",
+            "PERSON_NAME",
+        ),
         # Chinese names: a title after, a label or greeting before.
         ("尊敬的王伟先生：您好！您的订单已发货。", "王伟", "PERSON_NAME"),
         ("刘洋女士您好，附件是合同。", "刘洋", "PERSON_NAME"),

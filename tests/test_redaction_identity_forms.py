@@ -23,6 +23,10 @@ pytestmark = pytest.mark.unit
 
 @pytest.mark.parametrize(("text", "value"), [
     ("Codice fiscale: RSSMRA85T10A562S", "RSSMRA85T10A562S"),  # digits in twos and threes
+    ("פנייה לשירות\nת.ז.: 039337423\nתיאור: ניתוק", "039337423"),  # Teudat Zehut, abbreviated
+    ("voici mon numéro de registre national pour le dossier : 85.07.30-033.28", "85.07.30-033.28"),
+    ("ok ma my NRIC is S1234567D right?", "S1234567D"),  # Singapore: a check letter
+    ("FIN no. G1234567X, pass type S Pass", "G1234567X"),
     ("il mio codice fiscale è rssmra85t10a562s, grazie", "rssmra85t10a562s"),
     ("N° de sécurité sociale : 1 85 05 78 006 084 91", "1 85 05 78 006 084 91"),
     ("numéro de sécurité sociale 185057800608491.", "185057800608491"),
@@ -56,6 +60,7 @@ def test_a_named_number_is_hidden_whole_in_its_written_forms(text: str, value: s
 @pytest.mark.parametrize("text", [
     "Codice fiscale: RSSMRA85T10A562X",  # the check letter is wrong
     "NIE: X-1234567-K",
+    "NRIC: S1234567A",  # Singapore's check letter is D
     "DNI 12345678 de Argentina",  # no check digit: bare digits after the name are left
     "DNI: 12.345.678.901",  # too many groups for a DNI
     "DNI: 12.345.678-K",  # not the Argentine form, and no Spanish check letter that passes

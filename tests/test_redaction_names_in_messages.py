@@ -40,6 +40,13 @@ NAMES = [
     ("PM or text 0927 654 3321, look for Kevin. Serious buyers only", "Kevin"),
     ("Ophalen in Utrecht-Oost. Bel of app Marieke: 06-48213977. Geen ruilen!", "Marieke"),
     ("¿alguien tiene el número del fontanero? sí! Paco, 654 321 987, es buenísimo", "Paco"),
+    # A chat export's line of who writes and when, alone or in brackets.
+    ("Ирина, 18:42\nскинь мне свой номер карты\nИрина Соколова, 18:45\n2202 сбер", "Ирина Соколова"),
+    ("Nguyễn Thị Hồng 20:11\nEm gửi chị địa chỉ nhận hàng nhé", "Nguyễn Thị Hồng"),
+    ("[김민준] [오후 3:12] 계좌 보내줘 회비 입금할게\n[이서연] [오후 3:13] 카카오뱅크", "이서연"),
+    # A passenger's name as airlines write it.
+    ("Your trip confirmation: QX7M4P\nPassenger: WILLIAMS/SARAH ANNE MRS\nFlight UA 1187", "WILLIAMS/SARAH ANNE"),
+    ("shows raw text?\n\nM1LEBLANC/CAMILLE     EK7Q9ZA CDGDXBEK 0074 187Y", "LEBLANC/CAMILLE"),
     # A name before an emoji.
     ("Hi I'm Aditi 😊 Delhi wali, CA by profession", "Aditi"),
 ]  # fmt: skip
@@ -70,6 +77,9 @@ UNTOUCHED = [
     '{"name": "北京分公司", "city": "北京"}',
     '{"name": "Москва", "code": "MOW"}',
     "ACM SIGIR Forum 24.3 (1990): 56-61.",
+    "Mum 🏠\nToday 10:14\nAh boy u reach already?",
+    "Departure 10:30\nArrival 12:45",
+    "use TCP/IP over I/O bound links",
     "May, 2024 1234 5678",
     "Rut: 10.000.000-8",
     "call Support on 0800 123 456",

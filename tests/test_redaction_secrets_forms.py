@@ -6,6 +6,7 @@ secret's place without being one (variables, placeholders, paths, hashes, public
 
 from __future__ import annotations
 
+import html
 import re
 import string
 
@@ -224,9 +225,10 @@ NO_PASSWORD = NO_VALUE | PasswordPhraseFinder._NOT_A_VALUE
 
 
 def _a_password(value: str) -> bool:
-    # What reads as an escape (`0%00` as `0` and a NUL, `00\\r` as `00` and a line break) is
-    # decoded before it is read: not this test's.
+    # What reads as an escape (`0%00` as `0` and a NUL, `00\\r` as `00` and a line break, `&LT;`
+    # as `<`) is decoded before it is read: not this test's.
     url_encoded = re.search(r"%[0-9A-Fa-f]{2}|\\[\\/bfnrtux]", value) is not None
+    url_encoded |= html.unescape(value) != value
     return (
         len(set(value)) > 1
         and not placeholder(value)

@@ -480,6 +480,36 @@ class ContactNameFinder:
                 yield Span(*match.span("name"), KIND)
 
 
+# A passenger's name as airlines write it, the family name first and a slash (`WILLIAMS/SARAH
+# ANNE MRS`, `LEBLANC/CAMILLE` on a boarding pass's `M1` line): with a title after it, or after
+# a boarding pass's format code.
+_TITLES_AFTER = r"(?:MR|MRS|MS|MISS|MSTR|DR|PROF|CHD|INF)"
+_AIRLINE_NAME = re.compile(
+    r"(?:(?<![A-Za-z0-9/])|(?<=\bM[1-4]))"
+    r"(?P<name>[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?/[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+){0,3}?)"
+    rf"(?:[ ]{_TITLES_AFTER}\b|(?=[ \t]+[A-Z0-9]{{6,7}}[ \t]))",
+)
+
+
+@register("person_names_of_passengers")
+class PassengerNameFinder:
+    """A passenger's name as airlines write it: `SURNAME/GIVEN NAMES` in capitals, then a title
+    (`MR`, `MRS`, `MS`, ...) or a booking's code (a boarding pass's `M1LEBLANC/CAMILLE
+    EK7Q9ZA`); `TCP/IP` and `AC/DC` have neither."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(rb"[a-z]{2}/[a-z]{2}",))
+    views = frozenset({NORMALISED})
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if "/" not in text:
+            return
+        for match in _AIRLINE_NAME.finditer(text):
+            yield Span(*match.span("name"), KIND)
+
+
 @register("person_names_in_mailboxes")
 class MailboxNameFinder:
     """The display name of a mailbox, `Jane Doe <jane@example.org>` or `"Doe, Jane" <...>`: two
@@ -977,6 +1007,7 @@ class ExportNameFinder:
                 match = _CHAT_LINE.match(text, start)
                 if match is not None and _a_persons(match["name"].split()):
                     yield Span(*match.span("name"), KIND)
+            yield from _chat_headers(text)
         if "CN=" in text:
             for match in _CALENDAR_NAME.finditer(text):
                 words = re.findall(r"[^\W\d_][\w'’.-]*", match["name"])
@@ -1048,6 +1079,34 @@ def _a_speaker(name: str, stamped: bool) -> bool:
         and (words[0] in _FIRST_NAMES or (stamped and len(words) > 1 and _a_persons(words)))
         and all(word[0].isupper() and word.lower() not in _NOT_PERSONS for word in words)
     )
+
+
+# A chat export's line that names who writes the lines under it, with the time: the name and
+# the time alone on a line (`Ирина Соколова, 18:45`, `Nguyễn Thị Hồng 20:11`), or both in
+# brackets before the message (KakaoTalk's `[김민준] [오후 3:12] ...`).
+_SPEAKER_WORDS = r"(?P<name>[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,3})"
+_TIME = r"(?:[0-9]{1,4}[./-][0-9]{1,2}[./-][0-9]{2,4},?[ \t]+)?[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?"
+_NAME_AND_TIME = re.compile(
+    rf"[ \t]*{_SPEAKER_WORDS}[ \t]*,?[ \t]+[\[(]?{_TIME}(?:[ \t]?[AaPp][Mm])?[\])]?[ \t]*\r?$",
+    re.MULTILINE,
+)
+_BRACKETED_NAME = re.compile(rf"[ \t]*\[{_SPEAKER_WORDS}\][ \t]*\[[^\]\n]{{0,12}}[0-9]:[0-9]{{2}}")
+
+
+def _chat_headers(text: str) -> Iterator[Span]:
+    """Who writes, on the lines of a chat export that hold a time and a name alone or in
+    brackets: each line with a time looked at once."""
+    seen = set()
+    at = text.find(":", 1)
+    while at > 0:
+        if text[at - 1].isdigit() and text[at + 1 : at + 3].isdigit():
+            start = text.rfind("\n", 0, at) + 1
+            if start not in seen and at - start <= 64:
+                seen.add(start)
+                match = _BRACKETED_NAME.match(text, start) or _NAME_AND_TIME.match(text, start)
+                if match is not None and _a_speaker(match["name"], stamped=True):
+                    yield Span(*match.span("name"), KIND)
+        at = text.find(":", at + 1)
 
 
 def _holds_a_time(text: str) -> bool:

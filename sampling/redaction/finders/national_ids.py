@@ -53,10 +53,30 @@ def _iran_national_code(digits: str) -> bool:
     return len(set(digits)) > 1 and int(digits[9]) == (rest if rest < 2 else 11 - rest)
 
 
+def _singapore_nric(number: str) -> bool:
+    """Singapore's NRIC or FIN: S, T, F or G, seven digits, a check letter (`S1234567D`)."""
+    number = number.upper()
+    if len(number) != 9 or number[0] not in "STFG" or not number[1:8].isdigit():
+        return False
+    weights = (2, 7, 6, 5, 4, 3, 2)
+    total = sum(int(digit) * weight for digit, weight in zip(number[1:8], weights, strict=True))
+    total += 4 if number[0] in "TG" else 0
+    letters = "JZIHGFEDCBA" if number[0] in "ST" else "XWUTRQPNMLK"
+    return number[8] == letters[total % 11]
+
+
+def _letters_check(name: str, test: Callable[[str], bool]) -> ModuleType:
+    """`_check` for a number with letters: `is_valid` on the number as written, ASCII."""
+    module = ModuleType(f"local.{name}")
+    module.is_valid = lambda number: number.isascii() and test(number)  # type: ignore[attr-defined]
+    return module
+
+
 # Mexico's NSS (11 digits, Luhn), Saudi Arabia's national and residence number (10 digits from
 # 1 or 2, Luhn), the UAE's Emirates ID (15 digits from 784, Luhn), Iran's national code (10
-# digits, mod 11).
+# digits, mod 11), Singapore's NRIC and FIN (a check letter).
 _LOCAL = {
+    "local.sg_nric": _letters_check("sg_nric", _singapore_nric),
     "local.mx_nss": _check("mx_nss", lambda d: len(d) == 11 and _luhn(d)),
     "local.sa_nid": _check("sa_nid", lambda d: len(d) == 10 and d[0] in "12" and _luhn(d)),
     "local.ae_eid": _check("ae_eid", lambda d: len(d) == 15 and d.startswith("784") and _luhn(d)),

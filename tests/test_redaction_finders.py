@@ -118,7 +118,8 @@ def test_triggers_are_necessary_on_any_text(pieces: list[str], form) -> None:  #
 
 
 def test_the_one_scan_agrees_with_each_word_alone(monkeypatch: pytest.MonkeyPatch) -> None:
-    texts = random_texts(1000, seed=49)
+    # ~7,400 triggers, each its own regex without the scan: ~20 ms a text.
+    texts = random_texts(500, seed=49)
     one_by_one = TriggerScan(FINDERS)
     for text in texts:
         lower = Text(text).lower.encode("utf-8", "surrogatepass")

@@ -82,6 +82,12 @@ def test_cyrillic_words_for_streets_beside_other_numbers_stay(
         ("Osoite: Hämeentie 12, 00530 Helsinki", "Hämeentie 12, 00530 Helsinki"),
         ("Bor på Sveavägen 44, 113 59 Stockholm.", "Sveavägen 44, 113 59 Stockholm"),
         ("Adres: ul. Długa 7, 80-827 Gdańsk.", "ul. Długa 7, 80-827 Gdańsk"),
+        ("my address is 1127 Pandora Ave, Victoria BC V8V 3R1.",
+         "1127 Pandora Ave, Victoria BC V8V 3R1"),
+        ("Service : 2145 rue Beaubien Est, app. 3, Montréal QC H2G 1M5",
+         "2145 rue Beaubien Est, app. 3, Montréal QC H2G 1M5"),
+        ("Deliver to 17 Oribi Rd, Westville, Durban 3629 please",
+         "17 Oribi Rd, Westville, Durban 3629"),
     ],
 )  # fmt: skip
 def test_an_address_is_hidden_with_its_unit_postcode_and_city(

@@ -199,7 +199,11 @@ _POSTAL_TAIL = re.compile(
     r"(?:\s+[A-Z]{1,2}(?![\w]))?"
     r"|\d{2}-\d{3}\s+[A-ZÀ-ÞŁŚŻŹ][\w-]+"
     r"|\d{3}\s\d{2}\s+[A-ZÀ-Þ][\w-]+"
-    r"|[A-ZÀ-Þ][\w'’.-]+(?:\s+[A-ZÀ-Þ][\w'’.-]+){0,2}(?:\s+[A-Z]{2,3})?\s+\d{4}"
+    r"|(?:[A-ZÀ-Þ][\w'’.-]+,\s*)?[A-ZÀ-Þ][\w'’.-]+(?:\s+[A-ZÀ-Þ][\w'’.-]+){0,2}(?:\s+[A-Z]{2,3})?"
+    r"\s+\d{4}"  # `Westville, Durban 3629`: a suburb before its city
+    # A Canadian city, its province and its postcode (`Victoria BC V8V 3R1`).
+    r"|[A-ZÀ-Þ][\w'’.-]+(?:\s+[A-ZÀ-Þ][\w'’.-]+){0,2},?\s+(?:AB|BC|MB|NB|NL|NS|NT|NU|ON|PE|QC|SK"
+    r"|YT)\s+[A-Z][0-9][A-Z]\s?[0-9][A-Z][0-9]"
     r")(?![\w]))?"
 )
 

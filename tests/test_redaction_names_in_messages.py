@@ -47,6 +47,9 @@ NAMES = [
     # A passenger's name as airlines write it.
     ("Your trip confirmation: QX7M4P\nPassenger: WILLIAMS/SARAH ANNE MRS\nFlight UA 1187", "WILLIAMS/SARAH ANNE"),
     ("shows raw text?\n\nM1LEBLANC/CAMILLE     EK7Q9ZA CDGDXBEK 0074 187Y", "LEBLANC/CAMILLE"),
+    # A family honorific used as a title (Singapore, the Philippines).
+    ("Ah boy u reach already? Auntie Lim Siew Hoon say parcel she send", "Lim Siew Hoon"),
+    ("salamat! daan ka na lang dito, Ate Joy Manalo", "Joy Manalo"),
     # A name before an emoji.
     ("Hi I'm Aditi 😊 Delhi wali, CA by profession", "Aditi"),
 ]  # fmt: skip
@@ -77,6 +80,7 @@ UNTOUCHED = [
     '{"name": "北京分公司", "city": "北京"}',
     '{"name": "Москва", "code": "MOW"}',
     "ACM SIGIR Forum 24.3 (1990): 56-61.",
+    "Kuya said no, ask Tita later",
     "Mum 🏠\nToday 10:14\nAh boy u reach already?",
     "Departure 10:30\nArrival 12:45",
     "use TCP/IP over I/O bound links",

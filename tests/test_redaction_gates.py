@@ -244,6 +244,21 @@ def test_word_ends_from_one_scan_are_those_each_word_alone_finds(monkeypatch) ->
     assert WordEnds(["hi "]).ends(b"hi chi hi ") == [3, 10]
 
 
+def test_word_ends_in_characters_are_the_byte_ends_counted_back() -> None:
+    """`char_ends` of a text with letters of several bytes: each end where the text itself
+    has it, in time that grows with the text (each byte decoded once)."""
+    ends = WordEnds(["olá ", "call ", "dear "])
+    for text in ("olá é call ana", "日本 call 李 dear x olá ", "call olá " * 50, "dear x"):
+        data = text.encode()
+        expected = [len(data[:end].decode()) for end in ends.ends(data)]
+        assert ends.char_ends(text) == expected, text
+        assert all(text[:end].endswith(("olá ", "call ", "dear ")) for end in expected)
+    long = "é call ana " * 40_000
+    started = time.process_time()
+    ends.char_ends(long)
+    assert time.process_time() - started < 0.5  # decoded from the start at each end: ~4 s
+
+
 def test_a_cached_text_gets_its_own_numbers_in_each_record() -> None:
     redactor = Redactor.from_config(RedactConfig())
     prompt = "mail a@example.org or b@example.org"

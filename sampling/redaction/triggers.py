@@ -262,6 +262,20 @@ class WordEnds:
             return self.ends_one_by_one(data)
         return sorted(found)
 
+    def char_ends(self, lower: str) -> list[int]:
+        """`ends` of a text's lower case, in characters: the scan reads UTF-8, and each byte
+        up to the last end is decoded once, counted on from the end before."""
+        data = lower.encode("utf-8", "surrogatepass")
+        ends = self.ends(data)
+        if len(data) == len(lower):  # ASCII: a byte is a character
+            return ends
+        found, byte_at, at = [], 0, 0
+        for byte_end in ends:
+            at += len(data[byte_at:byte_end].decode("utf-8", "surrogatepass"))
+            byte_at = byte_end
+            found.append(at)
+        return found
+
     def ends_one_by_one(self, data: bytes) -> list[int]:
         """`ends` with each word looked for alone: without Hyperscan, and what the tests
         compare the scan with."""

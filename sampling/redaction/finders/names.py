@@ -229,11 +229,7 @@ class NameFinder:
             return
         # Another script: the same scan over the UTF-8, its offsets counted back in characters
         # (a regex looking back for ~900 phrases at each space cost milliseconds a text).
-        data = lower.encode("utf-8", "surrogatepass")
-        byte_at = end = 0  # counted on from the last end: each byte is decoded once
-        for byte_end in _PHRASE_ENDS.ends(data):
-            end += len(data[byte_at:byte_end].decode("utf-8", "surrogatepass"))
-            byte_at = byte_end
+        for end in _PHRASE_ENDS.char_ends(lower):
             if _CAPITAL.match(text, end) or text[end : end + 1] == " ":
                 yield from _named_at(text, lower, end - 1)
         yield from lowercase_names(text, lower)
@@ -461,10 +457,7 @@ class ContactNameFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        data = view.lower.encode("utf-8", "surrogatepass")
-        ends = _CONTACT_ENDS.ends(data)
-        if ends and not text.isascii():  # the scan's offsets are the UTF-8's
-            ends = [len(data[:end].decode("utf-8", "surrogatepass")) for end in ends]
+        ends = _CONTACT_ENDS.char_ends(view.lower)
         matches = [match for end in ends if (match := _AFTER_A_VERB.match(text, end))]
         for start, end in view.number_runs:  # runs of digits the finders share, then a phone's
             start -= text[start - 1 : start] == "+"

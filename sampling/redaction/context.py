@@ -156,11 +156,17 @@ _PLACEHOLDER = re.compile(
 _ASKS_AGAIN = re.compile(r"[a-z-]+(?: [a-z-]+){0,3} (?:password|passphrase|pin)(?: again)?[ \t]*:")
 
 
+# What such a prompt can take of a line: up to six words of letters and `-` (the Kelvin sign is
+# a `k` in the lower case), then a colon. Only that stretch is read: the rest of a long line is
+# not copied at each value of a line of thousands.
+_PROMPT_STRETCH = re.compile(r"[A-Za-z\u212a-]*(?:[ \t]+[A-Za-z\u212a-]+){0,5}[ \t]*:?")
+
+
 def next_prompt(text: str, start: int) -> bool:
     """What follows a secret's name at `start` is a prompt that asks for it again, not a value
     (`New password: ⏎Re-type new password: `): nothing was typed."""
-    line_end = text.find("\n", start)
-    rest = text[start : line_end if line_end >= 0 else len(text)].rstrip().lower()
+    stretch = _PROMPT_STRETCH.match(text, start)
+    rest = text[start : stretch.end()].rstrip().lower()
     # Plain words, then the name again and a colon (`Re-type new password:`), on the next line
     # or on the name's own where a view joins a label to the next line.
     return _ASKS_AGAIN.match(rest) is not None

@@ -630,18 +630,6 @@ class PrivateKeyFinder:
                 yield Span(match.start(), match.end(), "PRIVATE_KEY")
 
 
-# What a prompt that asks again can take of a line (context.next_prompt): up to six words of
-# letters and `-` (the Kelvin sign is a `k` in the lower case), then a colon.
-_PROMPT_STRETCH = re.compile(r"[A-Za-z\u212a-]*(?:[ \t]+[A-Za-z\u212a-]+){0,5}[ \t]*:?")
-
-
-def asks_again(text: str, start: int) -> bool:
-    """context.next_prompt at `start`, on no more of its line than a prompt can take: the rest
-    of a long line is not copied at each value of a line of thousands."""
-    stretch = _PROMPT_STRETCH.match(text, start)
-    return stretch is not None and next_prompt(text[start : stretch.end()], 0)
-
-
 @register("keyword")
 class KeywordFinder:
     """A value assigned to a secret-sounding name (`password=hunter2`, `API key: sk-123...`,
@@ -785,7 +773,7 @@ class KeywordFinder:
                 continue
             if working_directory(text, at, found):
                 continue  # `PWD=/app`: a path
-            if asks_again(text, start):
+            if next_prompt(text, start):
                 continue  # `New password: ⏎Re-type new password:`: the next line asks again
             # The name's line, as far back as the words of a name reach: a line of thousands of
             # `pass:` is read a stretch at a time, not again from its start at each one.

@@ -19,13 +19,13 @@ from sampling.redaction.context import (
     NO_VALUE,
     annotated,
     code_not_a_secret,
+    next_prompt,
     placeholder,
     results_line,
     word_ends,
     working_directory,
 )
 from sampling.redaction.finders import register
-from sampling.redaction.finders.secrets import asks_again
 from sampling.redaction.randomness import made_of_words
 from sampling.redaction.spans import ALL_VIEWS, SECRET_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -203,7 +203,7 @@ class PasswordPhraseFinder:
             return  # the shell's working directory: `PWD=/app`
         if self._MAPPING_KEY.match(text, end) is not None and self._KEY.fullmatch(value):
             return  # `password:⏎  min_length: 14`: the next line is the mapping's first key
-        if asks_again(text, start):
+        if next_prompt(text, start):
             return  # `New password: ⏎Re-type new password:`: the next line asks again
         if match["quoted"] is None and self._words_after_a_space(match, value):
             return  # `-field=password secret/db`: a path or a name, not what a sentence gives

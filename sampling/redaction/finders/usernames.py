@@ -11,13 +11,12 @@ of the language is none either."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
-from importlib import resources
 
 from sampling.redaction.context import COPULAS, NO_VALUE, placeholder
 from sampling.redaction.finders import register
+from sampling.redaction.finders.seed_phrases import WORDS
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
 
@@ -175,12 +174,9 @@ _KEY = re.compile(r"[0-9a-f]{12,}|[a-z0-9]{28,}|(?:ghp|gho|ghs|glpat|xox[a-z])[_
 _HANDLE_MARK = re.compile(r"[0-9_.@#\\-]|[a-z][A-Z]")
 
 
-@functools.cache
-def _dictionary() -> frozenset[str]:
-    """Common English words (the BIP-39 list beside this module): a plain one after a verb names
-    no one ("the username is unique")."""
-    text = resources.files("sampling.redaction.finders").joinpath("bip39_english.txt")
-    return frozenset(text.read_text(encoding="utf-8").split())
+# Common English words (the BIP-39 list the seed-phrase finder reads): a plain one after a verb
+# names no one ("the username is unique").
+_DICTIONARY = frozenset(WORDS)
 
 
 def _a_login(value: str, *, sentence: bool = False) -> bool:
@@ -205,7 +201,7 @@ def _a_login(value: str, *, sentence: bool = False) -> bool:
         if any(_CAMEL.search(segment) for segment in segments):
             return False  # `req.userName`, `configService.get`
     # A plain word of the dictionary: after a verb in any case, after a colon in lower case.
-    return not (value.isalpha() and (sentence or value.islower()) and lower in _dictionary())
+    return not (value.isalpha() and (sentence or value.islower()) and lower in _DICTIONARY)
 
 
 def _trimmed(text: str, start: int, end: int) -> int:

@@ -369,13 +369,9 @@ class UncasedNameAfterKeyFinder:
 
 # A mail's or a message's header: who it is from, on a line of its own, and another header
 # line near it (`From: Kevin Doyle⏎Subject: refill`), in the languages mail clients write.
-_FROM_LABELS = ("from", "von", "de", "da", "van", "od", "från", "fra", "lähettäjä", "от",
-                "kimden", "feladó", "发件人", "寄件者", "差出人", "보낸 사람")  # fmt: skip
+_FROM_LABELS = tuple(_TABLE["mail_from_labels"])
 # Not `To:`, which a route has too (`From: New York⏎To: Boston`).
-_OTHER_HEADERS = ("subject", "sent", "date", "cc", "betreff", "gesendet", "datum", "objet",
-                  "envoyé", "asunto", "enviado", "fecha", "oggetto", "inviato", "onderwerp",
-                  "verzonden", "temat", "wysłano", "ämne", "skickat", "emne", "sendt", "тема",
-                  "отправлено", "konu", "tárgy", "主题", "主旨", "件名", "제목")  # fmt: skip
+_OTHER_HEADERS = tuple(_TABLE["mail_headers"])
 _FROM_LINE = re.compile(
     rf"^[ \t]*(?i:{'|'.join(map(re.escape, _FROM_LABELS))})[ \t]*[:：][ \t]*"
     r"(?P<name>[A-ZÀ-Þ][\w'’.-]*(?:[ \t][A-ZÀ-Þ][\w'’.-]*){1,3})[ \t]*(?:[(\[][^\n]*)?$",
@@ -413,12 +409,7 @@ class MailHeaderNameFinder:
 # A first name (of the table) where a message says how to reach its person: after a verb of
 # calling or asking for someone (`call Shaz on 0402 ...`, `look for Kevin`, `bel Marieke`), or
 # right before a phone number (`Paco, 654 321 987`, `Marieke: 06-48213977`).
-_CONTACT_VERBS = (
-    "call", "text", "ring", "phone", "message", "whatsapp", "contact", "ask for", "look for",
-    "speak to", "talk to", "bel", "app", "llama a", "llamar a", "pregunta por", "ligue para",
-    "fale com", "chiama", "chiedi di", "appelle", "appelez", "demande", "ruf", "frag nach",
-    "zadzwoń do", "pytaj o",
-)  # fmt: skip
+_CONTACT_VERBS = tuple(_TABLE["contact_verbs"])
 _NAME_WORDS = r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ \t][A-ZÀ-Þ][a-zà-ÿ'’-]+)?)"
 # After a verb of calling (where the one scan's word ends): the name, "me" or "or" before it.
 _AFTER_A_VERB = re.compile(rf"[ \t]+(?:(?i:me|or)[ \t]+)?{_NAME_WORDS}(?![\w'’-])")
@@ -431,11 +422,7 @@ _PHONE_RUN = re.compile(
 _NAME_BEFORE_A_PHONE = re.compile(rf"(?<![\w'’-]){_NAME_WORDS}(?:,|:| -| on| at| no\.?)?[ \t]+\Z")
 _NAME_REACH = 40  # characters before a phone number where its person's name is looked for
 _CONTACT_ENDS = WordEnds(_CONTACT_VERBS)
-_MONTHS_AND_DAYS = frozenset({
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday",
-})  # fmt: skip
+_MONTHS_AND_DAYS = frozenset(_TABLE["months_and_days"])
 
 
 @register("person_names_by_contact")
@@ -963,20 +950,7 @@ _SPEAKER_LINE = re.compile(
 )
 _SPEAKER_REACH = 64  # characters from a line's start to the colon after who speaks
 # Who speaks in a transcript without being anyone's name: roles and a form's labels.
-_SPEAKER_ROLES = frozenset({
-    "user", "assistant", "system", "agent", "customer", "bot", "ai", "human", "model", "tool",
-    "q", "a", "input", "output", "note", "notes", "answer", "question", "example", "step",
-    "tip", "warning", "error", "result", "summary", "doctor", "patient", "nurse", "interviewer",
-    "interviewee", "speaker", "host", "guest", "moderator", "me", "you", "caller", "operator",
-    "support", "staff", "client", "server", "request", "response", "prompt", "completion",
-    "context", "instruction", "title", "subject", "from", "to", "cc", "date", "time", "status",
-    "name", "email", "phone", "address", "age", "city", "country", "total", "price", "amount",
-    "order", "invoice", "reply", "company", "department", "location", "comment", "comments",
-    "message", "description", "reason", "priority", "category", "type", "id", "teacher",
-    "student", "judge", "witness", "counsel", "narrator", "chorus", "all", "everyone", "mom",
-    "mum", "mama", "maman", "mamá", "mamãe", "papa", "papá", "dad", "daddy", "mommy", "grandma",
-    "grandpa", "nonna", "oma", "opa", "abuela", "abuelo", "vovó", "vovô", "mutti", "vati",
-})  # fmt: skip
+_SPEAKER_ROLES = frozenset(_TABLE["speaker_roles"])
 
 
 @register("person_names_in_exports")

@@ -11,6 +11,7 @@ from rl.plugins import PluginPathError
 from sampling.config import SamplingConfig
 from sampling.redaction import RedactionError, Redactor
 from sampling.redaction.config import RedactConfig
+from tests.helpers.redaction import REDACTOR
 
 pytestmark = pytest.mark.unit
 
@@ -64,15 +65,10 @@ NEAR_MISSES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor.from_config(RedactConfig())
-
-
 @pytest.mark.parametrize("kind", sorted(POSITIVES))
-def test_each_kind_is_found_and_replaced(redactor: Redactor, kind: str) -> None:
+def test_each_kind_is_found_and_replaced(kind: str) -> None:
     template, value = POSITIVES[kind]
-    result = redactor.redact([template.format(value)])
+    result = REDACTOR.redact([template.format(value)])
     assert value not in result.texts[0]
     assert f"<{kind}_1>" in result.texts[0]
     assert result.counts == {kind: 1}
@@ -87,58 +83,56 @@ def test_each_kind_is_found_and_replaced(redactor: Redactor, kind: str) -> None:
         "Sales (AT) Uni-Bonn (DOT) DE",
     ],
 )
-def test_an_email_written_out_for_people_is_an_email(redactor: Redactor, written: str) -> None:
+def test_an_email_written_out_for_people_is_an_email(written: str) -> None:
     # A reviewer reads it as well as the address itself.
-    result = redactor.redact([f"write to {written} today"])
+    result = REDACTOR.redact([f"write to {written} today"])
     assert result.texts == ("write to <EMAIL_1> today",) and result.counts == {"EMAIL": 1}
 
 
 @pytest.mark.parametrize("text", NEAR_MISSES)
-def test_near_misses_are_left_alone(redactor: Redactor, text: str) -> None:
-    result = redactor.redact([text])
+def test_near_misses_are_left_alone(text: str) -> None:
+    result = REDACTOR.redact([text])
     assert result.texts == (text,) and result.counts == {}
 
 
 @pytest.mark.parametrize(
     "phone", ["555-123-4567", "(555) 123-4567", "+1 555 123 4567", "07700 900123", "1-800-555-0199"]
 )
-def test_phone_formats(redactor: Redactor, phone: str) -> None:
-    assert redactor.redact([f"ring {phone} later"]).texts == ("ring <PHONE_1> later",)
+def test_phone_formats(phone: str) -> None:
+    assert REDACTOR.redact([f"ring {phone} later"]).texts == ("ring <PHONE_1> later",)
 
 
-def test_ipv6_and_tokens_of_several_services(redactor: Redactor) -> None:
+def test_ipv6_and_tokens_of_several_services() -> None:
     text = (
         "from 2001:db8::8a2e:370:7334 with ghp_abcdefghijklmnopqrstuvwxyz0123456789 "
         "and sk_live_4eC39HqLyjWDarjtT1zdp7dc"
     )
-    result = redactor.redact([text])
+    result = REDACTOR.redact([text])
     assert result.texts == ("from <IP_ADDRESS_1> with <API_KEY_1> and <API_KEY_2>",)
 
 
-def test_a_url_keeps_its_user_and_host(redactor: Redactor) -> None:
+def test_a_url_keeps_its_user_and_host() -> None:
     text = "DATABASE_URL=postgres://app:s3cr3t-pw@db.example.com/prod"
-    assert redactor.redact([text]).texts == (
+    assert REDACTOR.redact([text]).texts == (
         "DATABASE_URL=postgres://app:<PASSWORD_1>@db.example.com/prod",
     )
 
 
-def test_placeholders_are_stable_within_a_record_and_restart_for_the_next(
-    redactor: Redactor,
-) -> None:
+def test_placeholders_are_stable_within_a_record_and_restart_for_the_next() -> None:
     prompt = "Mail ann@example.com and bob@example.com."
     response = "I wrote to bob@example.com; ann@example.com is cc'd."
-    result = redactor.redact([prompt, response])
+    result = REDACTOR.redact([prompt, response])
     assert result.texts == (
         "Mail <EMAIL_1> and <EMAIL_2>.",
         "I wrote to <EMAIL_2>; <EMAIL_1> is cc'd.",
     )
     assert result.counts == {"EMAIL": 4}
-    assert redactor.redact(["bob@example.com"]).texts == ("<EMAIL_1>",)
+    assert REDACTOR.redact(["bob@example.com"]).texts == ("<EMAIL_1>",)
 
 
-def test_overlapping_finds_hide_every_character(redactor: Redactor) -> None:
+def test_overlapping_finds_hide_every_character() -> None:
     text = "key AKIAIOSFODNN7EXAMPLE@example.com"
-    out = redactor.redact([text]).texts[0]
+    out = REDACTOR.redact([text]).texts[0]
     assert "AKIA" not in out and "example.com" not in out
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import found, found_as, grouped, hidden
 
 pytestmark = pytest.mark.unit
 
@@ -84,9 +84,56 @@ TOOL_PASSWORDS = [
     ("ipmitool -I lanplus -H bmc07 -U admin -P Garnet!Owl61 chassis status", "Garnet!Owl61"),
 ]
 
+# A secret declared with its type between the name and the value, as typed languages write it,
+# or kept in a wrapper (pydantic's `SecretStr`, a setting's default).
+TYPED_DECLARATIONS = [
+    ('password: Optional[str] = "Tr0ub4dor&3xyz"', "Tr0ub4dor&3xyz"),
+    ('    db_password: typing.Optional[str] = "Heron!Basket42"', "Heron!Basket42"),
+    ('token: str | None = "Lemur^Pocket8"', "Lemur^Pocket8"),
+    ('export const apiKey: string = "Quill#Meadow5";', "Quill#Meadow5"),
+    ('let secret_key: &\'static str = "s3cr3t-V4lue-99";', "s3cr3t-V4lue-99"),
+    ('val dbPassword: String? = "Otter!Marble31"', "Otter!Marble31"),
+    ('var dbPassword string = "tundra-Sock-19"', "tundra-Sock-19"),
+    ('    password: SecretStr = SecretStr("Garnet!Owl61")', "Garnet!Owl61"),
+    ('    api_key: str = Field(default="Maple#Quartz77")', "Maple#Quartz77"),
+]
 
-@pytest.mark.parametrize(("text", "secret"), CALL_PASSWORDS + SQL_PASSWORDS + TOOL_PASSWORDS)
-def test_a_password_given_by_position_ishidden(text: str, secret: str) -> None:
+INTEGRITY = (
+    "sha512-pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p/"
+    "tqg7ui5mX9cfCmZ/a/lkyU81lSvTfrXFA=="
+)
+UNPREFIXED = INTEGRITY.removeprefix("sha512-")[:60]
+
+# A value on the line after its name or run on from it, a token or a number after its name: still
+# the secret; so is a hash's run quoted without its algorithm, an address of a machine and a card
+# written with dots.
+STILL_HIDDEN = [
+    ("DB_PASSWORD=\n  v9!Kq2#Lm", "v9!Kq2#Lm"),
+    ("API_KEY=HOSTS=x9Qm2Lr7", "HOSTS=x9Qm2Lr7"),  # no space: one value
+    ("curl -H 'Authorization: Bearer Zq8vK2mX9pL4wR7t' https://api.corp.test/v2",
+     "Zq8vK2mX9pL4wR7t"),
+    ("api_token = 58203917", "58203917"),
+    (f'blob = "{UNPREFIXED}"', UNPREFIXED),
+    ("the db container is 172.18.0.3", "172.18.0.3"), ("eth0 10.20.30.40/24", "10.20.30.40"),
+    ("peer 2001:db8::7/64", "2001:db8::7"), ("pin 198.51.100.9/32", "198.51.100.9"),
+    ("gateway 192.168.1.1", "192.168.1.1"),
+    ("card 4111.1111.1111.1111 ok", "4111.1111.1111.1111"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    grouped(
+        {
+            "call": CALL_PASSWORDS,
+            "sql": SQL_PASSWORDS,
+            "tool": TOOL_PASSWORDS,
+            "typed_declaration": TYPED_DECLARATIONS,
+            "still_hidden": STILL_HIDDEN,
+        }
+    ),
+)
+def test_a_secret_code_gives_is_hidden(text: str, secret: str) -> None:
     assert hidden(text, secret), found(text)
 
 
@@ -129,10 +176,12 @@ BENIGN_CALLS = [
     "net use Z: \\\\fs01\\share /user:CORP\\ops /persistent:no",
 ]
 
-
-@pytest.mark.parametrize("text", BENIGN_CALLS)
-def test_a_call_given_a_variable_or_a_placeholder_stays(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind in ("PASSWORD", "SECRET")] == [], found(text)
+# A type is not the secret.
+TYPES = [
+    'password: Optional[str] = None', "def login(password: str = '') -> None:",
+    "api_key = Field(default=None, description='The API key')", "var tokenCount int = 5",
+    'token = tokenizer("Hello there world")', "secret_sauce: Recipe = load()",
+]  # fmt: skip
 
 
 # A Kubernetes Secret: base64 of a URL with a password, a user, a block scalar, a plain value.
@@ -184,14 +233,6 @@ def test_a_secret_in_a_list_and_in_json_ishidden() -> None:
     assert "x" not in found(as_json)
 
 
-def test_a_configmap_and_a_secret_reference_stay() -> None:
-    config_map = "kind: ConfigMap\ndata:\n  REDIS_URL: cmVkaXM6Ly9jYWNoZTo2Mzc5\n  MODE: fast\n"
-    assert found(config_map) == []
-    templated = ("kind: Secret\ndata:\n  password: {{ .Values.dbPassword | b64enc }}\n"
-                 "  user: ${DB_USER}\n")  # fmt: skip
-    assert found(templated) == []
-
-
 # An empty value, then the next line's assignment: not the value.
 EMPTY_THEN_NEXT = [
     "SECRET_KEY=\nSERVER_NAME=intranet",
@@ -200,12 +241,6 @@ EMPTY_THEN_NEXT = [
     "api_token= debug_mode=on ./run.sh",
     "smtp_password=\nLOG_FORMAT=json",
 ]
-
-
-def test_a_value_on_the_line_after_its_name_is_stillhidden() -> None:
-    assert hidden("DB_PASSWORD=\n  v9!Kq2#Lm", "v9!Kq2#Lm")
-    assert hidden("API_KEY=HOSTS=x9Qm2Lr7", "HOSTS=x9Qm2Lr7")  # no space: one value
-
 
 # A placeholder gives the secret's value: what comes after it on the line is not.
 AFTER_A_PLACEHOLDER = [
@@ -222,12 +257,6 @@ URL_AFTER_A_NAME = [
     "secret store at https://vault.acme.io/v1/kv",
 ]
 
-
-def test_a_token_after_its_name_is_stillhidden() -> None:
-    text = "curl -H 'Authorization: Bearer Zq8vK2mX9pL4wR7t' https://api.corp.test/v2"
-    assert hidden(text, "Zq8vK2mX9pL4wR7t")
-
-
 # A number a name says is a duration, a count or a size of the secret.
 DURATIONS = [
     "SESSION_TOKEN_EXPIRY_SECONDS = 7200",
@@ -240,16 +269,6 @@ DURATIONS = [
     "SECRET_KEY_MAX_AGE_SECONDS=604800",
 ]
 
-
-def test_a_number_named_as_the_secret_is_stillhidden() -> None:
-    assert hidden("api_token = 58203917", "58203917")
-
-
-INTEGRITY = (
-    "sha512-pU3KGCUwux1tEyze1iN7LtkeP3IfyxlxF0SU1kk8nVw0YL4xIB5p/"
-    "tqg7ui5mX9cfCmZ/a/lkyU81lSvTfrXFA=="
-)
-
 # A quoted hash given with its algorithm (a lock file's `integrity`).
 HASHES_WITH_THEIR_ALGORITHM = [
     f'"integrity": "{INTEGRITY}",',
@@ -257,83 +276,46 @@ HASHES_WITH_THEIR_ALGORITHM = [
     '"resolved": "x", "integrity": "sha1-J6Cus/7pIy+K8iEfnuSRxbEL7LU="',
 ]
 
+# A ConfigMap, a Secret's values by reference; code and decimals that look like values.
+CONFIG_AND_CODE = [
+    "kind: ConfigMap\ndata:\n  REDIS_URL: cmVkaXM6Ly9jYWNoZTo2Mzc5\n  MODE: fast\n",
+    "kind: Secret\ndata:\n  password: {{ .Values.dbPassword | b64enc }}\n  user: ${DB_USER}\n",
+    "const token = await getToken();", "secret = new Secret(name)",
+    "docker run -d -e POSTGRES_PASSWORD=$POSTGRES_PASSWORD postgres:16",
+    "sqrt(2) = 1.4142135623730951 and e = 2.718281828459045",
+]  # fmt: skip
+
 
 @pytest.mark.parametrize(
     "text",
-    EMPTY_THEN_NEXT
-    + AFTER_A_PLACEHOLDER
-    + URL_AFTER_A_NAME
-    + DURATIONS
-    + HASHES_WITH_THEIR_ALGORITHM,
+    grouped(
+        {
+            "empty_then_next": EMPTY_THEN_NEXT,
+            "after_a_placeholder": AFTER_A_PLACEHOLDER,
+            "url_after_a_name": URL_AFTER_A_NAME,
+            "duration": DURATIONS,
+            "hash_with_its_algorithm": HASHES_WITH_THEIR_ALGORITHM,
+            "config_or_code": CONFIG_AND_CODE,
+        }
+    ),
 )
 def test_code_that_names_a_secret_without_giving_one_stays(text: str) -> None:
     assert found(text) == []
 
 
-def test_the_same_run_quoted_without_its_algorithm_ishidden() -> None:
-    value = INTEGRITY.removeprefix("sha512-")[:60]
-    assert hidden(f'blob = "{value}"', value)
+# Addresses that name no machine.
+NO_MACHINES = [
+    "bind 127.0.0.1:6379", "listen on 0.0.0.0 port 80", "[::1]:8443 and [::]:8443",
+    "loopback 0:0:0:0:0:0:0:1", "allow 10.0.0.0/8, 192.168.0.0/16 and 172.16.0.0/12",
+    "route 2001:db8::/32 via the gateway", "host ::ffff:127.0.0.1 only",
+]  # fmt: skip
 
 
+# (the kinds, a text with no value of them): a call given a variable, a placeholder or a type has
+# no password; an address that names no machine is none.
 @pytest.mark.parametrize(
-    "text",
-    ["bind 127.0.0.1:6379", "listen on 0.0.0.0 port 80", "[::1]:8443 and [::]:8443",
-     "loopback 0:0:0:0:0:0:0:1", "allow 10.0.0.0/8, 192.168.0.0/16 and 172.16.0.0/12",
-     "route 2001:db8::/32 via the gateway", "host ::ffff:127.0.0.1 only"],
-)  # fmt: skip
-def test_addresses_that_name_no_machine_stay(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind == "IP_ADDRESS"] == [], found(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "address"),
-    [("the db container is 172.18.0.3", "172.18.0.3"), ("eth0 10.20.30.40/24", "10.20.30.40"),
-     ("peer 2001:db8::7/64", "2001:db8::7"), ("pin 198.51.100.9/32", "198.51.100.9"),
-     ("gateway 192.168.1.1", "192.168.1.1")],
-)  # fmt: skip
-def test_an_address_of_a_machine_is_stillhidden(text: str, address: str) -> None:
-    assert hidden(text, address)
-
-
-# A secret declared with its type between the name and the value, as typed languages write it,
-# or kept in a wrapper (pydantic's `SecretStr`, a setting's default).
-TYPED_DECLARATIONS = [
-    ('password: Optional[str] = "Tr0ub4dor&3xyz"', "Tr0ub4dor&3xyz"),
-    ('    db_password: typing.Optional[str] = "Heron!Basket42"', "Heron!Basket42"),
-    ('token: str | None = "Lemur^Pocket8"', "Lemur^Pocket8"),
-    ('export const apiKey: string = "Quill#Meadow5";', "Quill#Meadow5"),
-    ('let secret_key: &\'static str = "s3cr3t-V4lue-99";', "s3cr3t-V4lue-99"),
-    ('val dbPassword: String? = "Otter!Marble31"', "Otter!Marble31"),
-    ('var dbPassword string = "tundra-Sock-19"', "tundra-Sock-19"),
-    ('    password: SecretStr = SecretStr("Garnet!Owl61")', "Garnet!Owl61"),
-    ('    api_key: str = Field(default="Maple#Quartz77")', "Maple#Quartz77"),
-]
-
-
-@pytest.mark.parametrize(("text", "secret"), TYPED_DECLARATIONS)
-def test_a_secret_declared_with_its_type_ishidden(text: str, secret: str) -> None:
-    assert hidden(text, secret), found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ['password: Optional[str] = None', "def login(password: str = '') -> None:",
-     "api_key = Field(default=None, description='The API key')", "var tokenCount int = 5",
-     'token = tokenizer("Hello there world")', "secret_sauce: Recipe = load()"],
-)  # fmt: skip
-def test_a_type_is_not_the_secret(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind in ("PASSWORD", "SECRET")] == [], found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["const token = await getToken();", "secret = new Secret(name)",
-     "docker run -d -e POSTGRES_PASSWORD=$POSTGRES_PASSWORD postgres:16",
-     "sqrt(2) = 1.4142135623730951 and e = 2.718281828459045"],
-)  # fmt: skip
-def test_code_and_decimals_that_look_like_values_stay(text: str) -> None:
-    assert REDACTOR.find(text) == [], found(text)
-
-
-def test_a_card_written_with_dots_is_stillhidden() -> None:
-    assert hidden("card 4111.1111.1111.1111 ok", "4111.1111.1111.1111")
+    ("kinds", "text"),
+    grouped({"PASSWORD,SECRET": BENIGN_CALLS + TYPES, "IP_ADDRESS": NO_MACHINES}, name_first=True),
+)
+def test_what_only_looks_like_a_value_of_its_kind_stays(kinds: str, text: str) -> None:
+    assert found_as(text, *kinds.split(",")) == [], found(text)

@@ -73,6 +73,10 @@ FOUND = [
     # A date of birth with an ordinal day, and in Indonesian.
     ("my date of birth is july 4th 1992", "july 4th 1992"),
     ("Tanggal lahir: 12-08-1994", "12-08-1994"),
+    # A secret with an object id's prefix is still found where it is named: a prefix says what
+    # an id is only where nothing names the run as a secret.
+    ("token: call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1", "call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"),
+    ("and then sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab here", "sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab"),
 ]
 
 
@@ -145,14 +149,6 @@ LEFT = [
 @pytest.mark.parametrize("text", LEFT)
 def test_a_look_alike_in_an_everyday_form_is_left(text: str) -> None:
     assert found(text) == [], REDACTOR.redact([text]).texts[0]
-
-
-def test_a_secret_with_an_object_ids_prefix_is_still_found_where_it_is_named() -> None:
-    # A prefix says what an id is only where nothing names the run as a secret.
-    text = "token: call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"
-    assert hidden(text, "call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"), REDACTOR.redact([text]).texts[0]
-    text = "and then sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab here"
-    assert hidden(text, "sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab"), REDACTOR.redact([text]).texts[0]
 
 
 def test_random_runs_seldom_read_as_a_name() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import REDACTOR, found, found_as, grouped, hidden
 
 pytestmark = pytest.mark.unit
 
@@ -41,22 +41,6 @@ NAMES = [
     ('{"result": [{"contact": "Mariana Souza", "cidade": "Campinas"}]}', "Mariana Souza"),
 ]
 
-
-@pytest.mark.parametrize(("text", "name"), NAMES)
-def test_a_name_after_the_words_that_introduce_it_ishidden(text: str, name: str) -> None:
-    assert hidden(text, name), found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["मेरा नाम क्या है, यह सवाल बच्चे अक्सर पूछते हैं।", "my name is not important",
-     "my name is on the list", "Contact: Support Team", "مرحبا، كيف حالك اليوم؟",
-     "my name is really_long_handle_99"],
-)  # fmt: skip
-def test_the_same_words_before_no_name_leave_the_text(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind == "PERSON_NAME"] == [], found(text)
-
-
 # (the label, the address after it on its line).
 ADDRESSES = [
     ("पता: ", "मकान नं. 24, गांधी नगर, जयपुर, राजस्थान 302015"),
@@ -68,11 +52,108 @@ ADDRESSES = [
     ("Διεύθυνση: ", "Ερμού 25, 105 63 Αθήνα"),
 ]
 
+PHONES = [
+    ("το κινητό μου είναι 6971234567", "6971234567"),
+    ("โทรหาผมได้ที่ 0891234567 นะครับ", "0891234567"),
+    ("WA saya 081398765432 ya", "081398765432"),
+]
 
-@pytest.mark.parametrize(("label", "address"), ADDRESSES)
-def test_an_address_after_its_label_is_hidden_whole(label: str, address: str) -> None:
-    text = f"{label}{address}\nThanks"
-    assert hidden(text, address), found(text)
+# Names as forms, mail and chat exports write them.
+EXPORTED_NAMES = [
+    ("PATIENT: SMITH, JOHN A\nDOB: 03/14/1985", "SMITH, JOHN A"),
+    ("Employee: HARGREAVES, EMILY J", "HARGREAVES, EMILY J"),
+    ("Pt  name:   DOE,  JANE  M", "DOE,  JANE  M"),
+    ("Name:            Jana  Schröder", "Jana  Schröder"),
+    ("Member: DANIEL K FOSTER", "DANIEL K FOSTER"),
+    ("zwischen Herrn Friedrich Oberländer und", "Friedrich Oberländer"),
+    ("[14/03/2024, 21:04:11] Aisha Bello: are you coming?", "Aisha Bello"),
+    ("14/03/2024, 21:04 - Brian O'Connell: see you there", "Brian O'Connell"),
+    ("09:02 Rahul Iyer: morning all", "Rahul Iyer"),
+    ("ORGANIZER;CN=Eleanor Vance:mailto:e.vance@example.org", "Eleanor Vance"),
+    ('ATTENDEE;ROLE=REQ-PARTICIPANT;CN="Okafor, Chinedu":mailto:c@example.org', "Okafor, Chinedu"),
+    ("From: Chen, Wei <wei.chen@example.com>", "Chen, Wei"),
+]
+
+# A table on the line after a colon: the decoded view joins a line that ends in a colon to the
+# next one, and the table that line introduces is still read by its header; a chat export after
+# a leading colon is still read too.
+AFTER_A_COLON = [
+    (
+        "Tool output:\nid,full_name,email\n1,Fatima Zahra El Amrani,f.elamrani@menara.ma\n",
+        "Fatima Zahra El Amrani",
+    ),
+    (
+        "postgres.query result:\n| id | name | email |\n|---|---|---|\n"
+        "| 17 | Fatima Zahra El Amrani | tomasz.lew@onet.pl |",
+        "Fatima Zahra El Amrani",
+    ),
+    (":: exported chat\n09:02 Rahul Iyer: morning all", "Rahul Iyer"),
+]
+
+# A password after its user, or in a Dockerfile.
+PASSWORDS = [
+    ("username mwilliams pass Winter#2023", "Winter#2023"),
+    ("login is admin / Tr0pic@l-99", "Tr0pic@l-99"),
+    ("user ana, pw: x9!kLm", "x9!kLm"),
+    ('FROM node:20\nENV DB_PASS "p4ss!word_docker"\nRUN npm ci', "p4ss!word_docker"),
+]
+
+# Addresses typed in lower case: (before, the address, after).
+LOWER_CASE_ADDRESSES = [
+    ("heres my addy: ", "1429 w elm st apt 3b chicago il 60622", ""),
+    ("i'm at ", "77 massachusetts ave cambridge ma 02139", " till friday"),
+    ("im john, ", "42 oak road, leeds ls6 2ab", ", call me"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    grouped(
+        {
+            "name_after_the_words_that_introduce_it": NAMES,
+            "address_after_its_label": [
+                (f"{label}{address}\nThanks", address) for label, address in ADDRESSES
+            ],
+            "address_in_lower_case": [
+                (before + address + after, address)
+                for before, address, after in LOWER_CASE_ADDRESSES
+            ],
+            "phone_said_in_chat": PHONES,
+            "name_in_a_form_a_mail_or_a_chat_export": EXPORTED_NAMES,
+            "after_a_colon": AFTER_A_COLON,
+            "password_after_its_user_or_in_a_dockerfile": PASSWORDS,
+        }
+    ),
+)
+def test_a_value_after_the_words_that_introduce_it_is_hidden(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+
+
+# The words or shapes of a kind's value with none after them: (the kinds, the text).
+NONE_OF_THEIR_KIND = {
+    # The words that introduce a name, before no name.
+    "PERSON_NAME": [
+        "मेरा नाम क्या है, यह सवाल बच्चे अक्सर पूछते हैं।", "my name is not important",
+        "my name is on the list", "Contact: Support Team", "مرحبا، كيف حالك اليوم؟",
+        "my name is really_long_handle_99",
+    ],
+    # Numbers and street words in a sentence.
+    "ADDRESS": [
+        "take exit 45 on the highway to denver co 80202 area",
+        "we drove 20 miles down the road to the city", "the 3 main st restaurants are great",
+    ],
+    # A user or a variable without a password.
+    "SECRET,PASSWORD": [
+        "login is required / please retry", "The user clicks login / signup to continue",
+        "login with your username / email address", "ENV DB_PASSWORD_FILE /run/secrets/db",
+        "ENV NODE_ENV production", "ENV API_TOKEN $CI_TOKEN",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("kinds", "text"), grouped(NONE_OF_THEIR_KIND, name_first=True))
+def test_the_words_or_shapes_of_a_kinds_value_without_one_stay(kinds: str, text: str) -> None:
+    assert found_as(text, *kinds.split(",")) == [], found(text)
 
 
 @pytest.mark.parametrize(
@@ -81,22 +162,10 @@ def test_an_address_after_its_label_is_hidden_whole(label: str, address: str) ->
      "Address: 12 Baker Street. Please ring twice."],
 )  # fmt: skip
 def test_a_label_word_in_a_sentence_is_no_address(text: str) -> None:
-    spans = [text[s.start : s.end] for s in REDACTOR.find(text) if s.kind == "ADDRESS"]
+    spans = found_as(text, "ADDRESS")
     assert all("ring" not in span and "लोग" not in span for span in spans), spans
     if "Baker" not in text:
         assert spans == []
-
-
-PHONES = [
-    ("το κινητό μου είναι 6971234567", "6971234567"),
-    ("โทรหาผมได้ที่ 0891234567 นะครับ", "0891234567"),
-    ("WA saya 081398765432 ya", "081398765432"),
-]
-
-
-@pytest.mark.parametrize(("text", "phone"), PHONES)
-def test_a_phone_said_in_chat_ishidden(text: str, phone: str) -> None:
-    assert hidden(text, phone), found(text)
 
 
 IN_URL_PATHS = [
@@ -114,16 +183,6 @@ def test_a_value_that_is_a_url_paths_segment_ishidden(text: str, value: str, kin
     start = text.index(value)
     assert any(s.start <= start and start + len(value) <= s.end and s.kind == kind
                for s in REDACTOR.find(text)), found(text)  # fmt: skip
-
-
-@pytest.mark.parametrize(
-    "url",
-    ["https://twitter.com/user/status/4917034236671270",
-     "https://example.com/orders/4111111111111111/items",
-     "https://example.com/builds/000-00-0000/log"],
-)  # fmt: skip
-def test_an_id_in_a_url_path_stays(url: str) -> None:
-    assert REDACTOR.find(url) == [], found(url)
 
 
 TOOL_CALL = """<function_calls>
@@ -144,99 +203,33 @@ def test_a_tool_calls_named_parameters_read_as_labelled_values() -> None:
 
 
 @pytest.mark.parametrize(
-    ("before", "address", "after"),
-    [("heres my addy: ", "1429 w elm st apt 3b chicago il 60622", ""),
-     ("i'm at ", "77 massachusetts ave cambridge ma 02139", " till friday"),
-     ("im john, ", "42 oak road, leeds ls6 2ab", ", call me")],
-)  # fmt: skip
-def test_an_address_typed_in_lower_case_is_hidden_whole(
-    before: str, address: str, after: str
-) -> None:
-    text = before + address + after
-    assert hidden(text, address), found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["take exit 45 on the highway to denver co 80202 area",
-     "we drove 20 miles down the road to the city", "the 3 main st restaurants are great"],
-)  # fmt: skip
-def test_numbers_and_street_words_in_a_sentence_are_no_address(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind == "ADDRESS"] == [], found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["Tool output:\nid,full_name,email\n1,Fatima Zahra El Amrani,f.elamrani@menara.ma\n",
-     "postgres.query result:\n| id | name | email |\n|---|---|---|\n"
-     "| 17 | Fatima Zahra El Amrani | tomasz.lew@onet.pl |"],
-)  # fmt: skip
-def test_a_table_on_the_line_after_a_colon_is_read_by_its_header(text: str) -> None:
-    """The decoded view joins a line that ends in a colon to the next one; the table that line
-    introduces is still read by its header."""
-    assert hidden(text, "Fatima Zahra El Amrani"), found(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "secret"),
-    [("username mwilliams pass Winter#2023", "Winter#2023"),
-     ("login is admin / Tr0pic@l-99", "Tr0pic@l-99"), ("user ana, pw: x9!kLm", "x9!kLm"),
-     ('FROM node:20\nENV DB_PASS "p4ss!word_docker"\nRUN npm ci', "p4ss!word_docker")],
-)  # fmt: skip
-def test_a_password_after_its_user_or_in_a_dockerfile_ishidden(text: str, secret: str) -> None:
-    assert hidden(text, secret), found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    ["login is required / please retry", "The user clicks login / signup to continue",
-     "login with your username / email address", "ENV DB_PASSWORD_FILE /run/secrets/db",
-     "ENV NODE_ENV production", "ENV API_TOKEN $CI_TOKEN"],
-)  # fmt: skip
-def test_a_user_or_a_variable_without_a_password_stays(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind in ("SECRET", "PASSWORD")] == [], found(text)
-
-
-# Names as forms, mail and chat exports write them.
-EXPORTED_NAMES = [
-    ("PATIENT: SMITH, JOHN A\nDOB: 03/14/1985", "SMITH, JOHN A"),
-    ("Employee: HARGREAVES, EMILY J", "HARGREAVES, EMILY J"),
-    ("Pt  name:   DOE,  JANE  M", "DOE,  JANE  M"),
-    ("Name:            Jana  Schröder", "Jana  Schröder"),
-    ("Member: DANIEL K FOSTER", "DANIEL K FOSTER"),
-    ("zwischen Herrn Friedrich Oberländer und", "Friedrich Oberländer"),
-    ("[14/03/2024, 21:04:11] Aisha Bello: are you coming?", "Aisha Bello"),
-    ("14/03/2024, 21:04 - Brian O'Connell: see you there", "Brian O'Connell"),
-    ("09:02 Rahul Iyer: morning all", "Rahul Iyer"),
-    ("ORGANIZER;CN=Eleanor Vance:mailto:e.vance@example.org", "Eleanor Vance"),
-    ('ATTENDEE;ROLE=REQ-PARTICIPANT;CN="Okafor, Chinedu":mailto:c@example.org', "Okafor, Chinedu"),
-    ("From: Chen, Wei <wei.chen@example.com>", "Chen, Wei"),
-]
-
-
-@pytest.mark.parametrize(("text", "name"), EXPORTED_NAMES)
-def test_a_name_in_a_form_a_mail_or_a_chat_export_ishidden(text: str, name: str) -> None:
-    assert hidden(text, name), found(text)
-
-
-@pytest.mark.parametrize(
     "text",
     ["Name: Smith, please call back", "10:42:01 Build Started: compiling",
      "To: Ana Souza, Jo Smith <jo@example.com>", "Meeting at 10:30 Room Booked: yes"],
 )  # fmt: skip
 def test_the_same_shapes_without_a_persons_name_stay(text: str) -> None:
-    names = [text[s.start : s.end] for s in REDACTOR.find(text) if s.kind == "PERSON_NAME"]
+    names = found_as(text, "PERSON_NAME")
     assert names in ([], ["Jo Smith"]), names
 
 
+# An id in a URL's path; tool output that only looks like values.
+IDS_IN_URL_PATHS = [
+    "https://twitter.com/user/status/4917034236671270",
+    "https://example.com/orders/4111111111111111/items",
+    "https://example.com/builds/000-00-0000/log",
+]
+TOOL_OUTPUT = [
+    "ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
+    "DKIM-Signature: v=1; a=rsa-sha256; d=example.com; s=s1;\n\tbh=47DEQpj8HBSa+/TImW+5JCeuQeR"
+    "km5NMpJWZG3hSuFU=;", "ImageVersion=20240422.1.0", "Lot 4471 / Batch 20240514-03",
+]  # fmt: skip
+
+
 @pytest.mark.parametrize(
-    "text",
-    ["ERROR 1045 (28000): Access denied for user 'root'@'localhost' (using password: YES)",
-     "DKIM-Signature: v=1; a=rsa-sha256; d=example.com; s=s1;\n\tbh=47DEQpj8HBSa+/TImW+5JCeuQeR"
-     "km5NMpJWZG3hSuFU=;", "ImageVersion=20240422.1.0", "Lot 4471 / Batch 20240514-03"],
-)  # fmt: skip
-def test_tool_output_that_only_looks_like_values_stays(text: str) -> None:
-    assert REDACTOR.find(text) == [], found(text)
+    "text", grouped({"id_in_a_url_path": IDS_IN_URL_PATHS, "tool_output": TOOL_OUTPUT})
+)
+def test_an_id_in_a_url_path_or_tool_output_that_only_looks_like_values_stays(text: str) -> None:
+    assert found(text) == []
 
 
 @pytest.mark.parametrize(
@@ -248,11 +241,6 @@ def test_an_identity_number_under_its_short_name_ishidden(text: str, value: str)
     assert hidden(text, value), found(text)
     invalid = value[:-1] + ("A" if value[-1] == "B" else str((int(value[-1]) + 1) % 10))
     assert REDACTOR.find(text.replace(value, invalid)) == [], found(text.replace(value, invalid))
-
-
-def test_a_chat_export_after_a_leading_colon_is_still_read() -> None:
-    text = ":: exported chat\n09:02 Rahul Iyer: morning all"
-    assert hidden(text, "Rahul Iyer"), found(text)
 
 
 def test_an_address_label_inside_an_email_address_reads_no_address() -> None:

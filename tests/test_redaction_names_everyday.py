@@ -7,13 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR
+from tests.helpers.redaction import grouped, names
 
 pytestmark = pytest.mark.unit
-
-
-def _names(text: str) -> list[str]:
-    return [text[s.start : s.end] for s in REDACTOR.find(text) if s.kind == "PERSON_NAME"]
 
 
 SIGNATURES = [
@@ -27,11 +23,6 @@ SIGNATURES = [
     ("ok\n--\nJan van der Berg - Field Engineer", "Jan van der Berg"),
     ("Kind regards,\n\nOluwaseun Adebayo\nAccounts Payable", "Oluwaseun Adebayo"),
 ]
-
-
-@pytest.mark.parametrize(("text", "name"), SIGNATURES)
-def test_a_signatures_first_line_is_the_senders_name(text: str, name: str) -> None:
-    assert name in _names(text)
 
 
 LABELS = [
@@ -56,11 +47,6 @@ LABELS = [
 ]
 
 
-@pytest.mark.parametrize(("text", "name"), LABELS)
-def test_a_label_that_names_a_person_is_followed_by_a_name(text: str, name: str) -> None:
-    assert _names(text) == [name]
-
-
 TITLES = [
     ("Insured name: Smt. Lakshmi Iyer", "Lakshmi Iyer"),
     ("Name: Mr. Rakesh Venkataraman", "Rakesh Venkataraman"),
@@ -72,11 +58,6 @@ TITLES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "name"), TITLES)
-def test_a_title_between_the_label_and_the_name_is_read_past(text: str, name: str) -> None:
-    assert _names(text) == [name]
-
-
 INTRODUCTIONS = [
     ("Name's Jake Thornton, I'm calling about my order", "Jake Thornton"),
     ("Hi it's Lauren from accounts", "Lauren"),
@@ -86,11 +67,6 @@ INTRODUCTIONS = [
     ("Ngozi here. Any news?", "Ngozi"),
     ("Tom Harlow here, re the delivery", "Tom Harlow"),
 ]
-
-
-@pytest.mark.parametrize(("text", "name"), INTRODUCTIONS)
-def test_a_casual_self_introduction_names_the_writer(text: str, name: str) -> None:
-    assert _names(text) == [name]
 
 
 TABLES = [
@@ -119,9 +95,21 @@ TABLES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "name"), TABLES)
-def test_a_tables_person_column_holds_names(text: str, name: str) -> None:
-    assert name in _names(text)
+@pytest.mark.parametrize(
+    ("text", "name"),
+    grouped({"label": LABELS, "title": TITLES, "introduction": INTRODUCTIONS}),
+)
+def test_a_label_a_title_or_a_self_introduction_is_followed_by_the_one_name(
+    text: str, name: str
+) -> None:
+    assert names(text) == [name]
+
+
+@pytest.mark.parametrize(("text", "name"), grouped({"signature": SIGNATURES, "table": TABLES}))
+def test_a_signatures_first_line_or_a_tables_person_column_holds_the_name(
+    text: str, name: str
+) -> None:
+    assert name in names(text)
 
 
 NO_NAMES = [
@@ -147,9 +135,9 @@ NO_NAMES = [
 
 @pytest.mark.parametrize("text", NO_NAMES)
 def test_a_team_a_firm_a_product_or_code_in_those_places_is_no_name(text: str) -> None:
-    assert _names(text) == []
+    assert names(text) == []
 
 
 def test_a_signature_made_of_a_firm_and_the_names_before_it() -> None:
     text = "Cheers\nTom\n--\nTom Harlow | Harlow Bakery | 01632 960123"
-    assert _names(text) == ["Tom", "Tom Harlow"]
+    assert names(text) == ["Tom", "Tom Harlow"]

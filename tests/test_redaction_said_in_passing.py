@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import REDACTOR, found, grouped, hidden, seconds_to_find
 
 pytestmark = pytest.mark.unit
 
@@ -38,12 +38,6 @@ PASSWORDS_LATER_IN_THE_CLAUSE = [
     ("PASS: hunter2x", "hunter2x"),  # a label in capitals, no test's result
 ]  # fmt: skip
 
-
-@pytest.mark.parametrize(("text", "secret"), PASSWORDS_LATER_IN_THE_CLAUSE)
-def test_a_password_further_on_in_its_sentence_is_hidden(text: str, secret: str) -> None:
-    assert hidden(text, secret), found(text)
-
-
 # Codes that unlock something, named in the words of other languages.
 CODES = [
     ("Le code de la boîte à clés est bien 4719 ?", "4719"),
@@ -59,12 +53,6 @@ CODES = [
     ("hey the courier needs the gate code, its 2580#\nthanks", "2580#"),
 ]
 
-
-@pytest.mark.parametrize(("text", "code"), CODES)
-def test_a_code_named_in_another_language_is_hidden(text: str, code: str) -> None:
-    assert hidden(text, code), found(text)
-
-
 PLATES = [
     ("and my plate is 7KDL392 if they wanna find my car", "7KDL392"),
     ("Reported by: H. L.\nVehicle reg: LK19 XZT\nAsset tag: BW-LT-00931", "LK19 XZT"),
@@ -79,12 +67,6 @@ PLATES = [
     ("Driver plate: CA 482-193, phone on file", "CA 482-193"),
 ]
 
-
-@pytest.mark.parametrize(("text", "plate"), PLATES)
-def test_a_plate_after_everyday_words_is_hidden(text: str, plate: str) -> None:
-    assert hidden(text, plate), found(text)
-
-
 HANDLES = [
     ("add me on telegram @kwame_builds its easier", "@kwame_builds"),
     ("my snapchat is sophiee.rose and insta is @sophiee.rose.x", "sophiee.rose"),
@@ -94,10 +76,103 @@ HANDLES = [
     ("آیدی تلگرامم هم @reza_k_dev، ممنون", "@reza_k_dev"),
 ]
 
+# Italy's codice fiscale, by its shape, check letter and birth date, wherever it stands.
+CODICI_FISCALI = [
+    ("nell'interesse del sig. Luca Romano, C.F. RMNLCU79S04L219F, elettivamente",
+     "RMNLCU79S04L219F"),
+    ("Marco: eccolo FRRMRC72C15H501O\nChiara: grazie", "FRRMRC72C15H501O"),
+    ("il mio codice è frrmrc72c15h501o ok?", "frrmrc72c15h501o"),
+    ("omocodia: RMNLCU79S04L2MVF", "RMNLCU79S04L2MVF"),
+]  # fmt: skip
 
-@pytest.mark.parametrize(("text", "handle"), HANDLES)
-def test_a_handle_after_its_apps_name_is_hidden(text: str, handle: str) -> None:
-    assert hidden(text, handle), found(text)
+# Labels: the longest before a value names it (`Tgl Lahir`, date of birth, is a label whose
+# value may come after the place of birth; `lahir` alone, "born", needs its date at once), one
+# with a space before its colon names a person, registration forms' labels name their values,
+# and so does a label spaced out by a scan.
+LABELS = [
+    ("Tempat/Tgl Lahir : Jakarta, 12-08-1993\nNo. HP : on file", "12-08-1993"),
+    ("Nama Lengkap : Dewi Lestari Wibowo\nNIK : on file", "Dewi Lestari Wibowo"),
+    ("Nom complet : Gabrielle Tremblay\nNAS : on file", "Gabrielle Tremblay"),
+    ("Prénom : Gabrielle\nNom : Tremblay", "Gabrielle"),
+    ("Registered owner: KEVIN NGUYEN\nDriver license no.: on file", "KEVIN NGUYEN"),
+    ("797229 has been linked.\nName on record: IBRAHIM MUSA DANJUMA", "IBRAHIM MUSA DANJUMA"),
+    ("Objet : titre de séjour\nJe soussignée Salma Bennani, née à Fès", "Salma Bennani"),
+    ("Aluno(a): Lucas Gabriel Ferreira Santos\nData de nascimento: on file", "Lucas Gabriel"),
+    ("Chủ xe: Lê Hoàng Phúc\nBiển số xe: on file", "Lê Hoàng Phúc"),
+    ("Surname: O'Sullivan    First names: Niamh Bridget\nDate", "Niamh Bridget"),
+    ("Passport No.: P1448079N\nSIN: on file", "P1448079N"),
+    ("mitt passnummer 91482736. Min e-post", "91482736"),
+    ("Name  :  on file\nDate  of  Birth  :  14/10/1982\nPAN  :  on file", "14/10/1982"),
+    ("Bank  Account  Number  :  404376045702\nBranch  :  Pune", "404376045702"),
+    ("Policy   number   AB-12345678 valid", "AB-12345678"),
+]
+
+# A birth date with or without a month's name.
+BIRTH_DATES = [
+    ("我的生日是August 25, 1981。", "August 25, 1981"),
+    ("วันเกิด 15 มีนาคม 2533", "15 มีนาคม 2533"),
+    ("Date of birth: 14.03.1985", "14.03.1985"),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    grouped(
+        {
+            "password_later_in_the_clause": PASSWORDS_LATER_IN_THE_CLAUSE,
+            "code": CODES,
+            "plate": PLATES,
+            "handle": HANDLES,
+            "codice_fiscale": CODICI_FISCALI,
+            "label": LABELS,
+            "birth_date": BIRTH_DATES,
+        }
+    ),
+)
+def test_a_value_said_in_passing_is_hidden(text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+
+
+# The flat or unit after a street's number, as each country writes it: hidden with the street.
+ADDRESS_UNITS = [
+    ("el paquete déjalo en Av. Insurgentes Sur 1602 int. 304, gracias", "int. 304"),
+    ("Adres zamieszkania: ul. Marszałkowska 84/92 m. 15, 00-514 Warszawa", "m. 15"),
+    ("Adress: Götgatan 48 lgh 1102, 118 26 Stockholm", "lgh 1102"),
+    ("Adressen er Jægersborggade 31, 2. th, 2200 København N.", "2. th"),
+    ("ship to 2207 W 38th St Apt 4, Austin, TX 78705", "Apt 4"),
+    ("Lieferung an Hauptstraße 5 Whg. 12, 10115 Berlin", "Whg. 12"),
+]
+
+# Forms of forms and chats: a French street typed in lower case, a Portuguese or Romanian number's
+# sign, titles of other languages, labels with `(n)`, a record with dots or slashes or in groups,
+# a 26-digit account, a lockbox's code, a mailbox and its password, a Snapchat handle.
+IN_FORMS_AND_CHATS = [
+    ("150€ à récupérer sur place au 8 rue Paul Bert à Nantes", "8 rue Paul Bert"),
+    ("residente na Rua Augusta, n.º 88, 2.º Esq., 1100-053 Lisboa", "Rua Augusta, n.º 88"),
+    ("domiciliat în Cluj, Str. Memorandumului nr. 28, ap. 5, vă rog", "Memorandumului nr. 28"),
+    ("AL JUZGADO\n\nDON Alejandro Ruiz Ortega, mayor de edad", "Alejandro Ruiz Ortega"),
+    ("kontrola RR 165/95 mmHg.\nlek. Tomasz Nowicki, nr PWZ 2718345", "Tomasz Nowicki"),
+    ("Mentor: mw. Hoekstra", "Hoekstra"),
+    ("nell'interesse del sig. Luca Romano, nato a Torino", "Luca Romano"),
+    ("Familienname(n): Haddad | Vorname(n): Yasmin", "Yasmin"),
+    ("and full name as on passport: Oliver James Whitfield\nty!!", "Oliver James Whitfield"),
+    ("Cognome e nome: Rossi Anna        Matricola: 004417", "004417"),
+    ("Versicherungsscheinnummer: KH-77.481.0092\namtliches Kennzeichen", "KH-77.481.0092"),
+    ("Policy No.: 0239871455/2024\nProposer: on file", "0239871455/2024"),
+    ("numer konta: 46 1090 3685 7509 0999 1832 3271, w tytule",
+     "46 1090 3685 7509 0999 1832 3271"),
+    ("The lockbox is next to the blue door, lockbox code 2580.", "2580"),
+    ("Dad: whats the login again\nSofia: family.ortega@example.com / Ortega2019!Tacos\nDad: ok",
+     "Ortega2019!Tacos"),
+    ("Lena: or add me on snapchat: lena.xo97", "lena.xo97"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), grouped({"address_unit": ADDRESS_UNITS, "form_or_chat": IN_FORMS_AND_CHATS})
+)
+def test_a_value_in_a_form_or_a_chat_is_hidden_but_its_spaces(text: str, value: str) -> None:
+    assert hidden(text, value, spaces=False), found(text)
 
 
 # Sentences that hold the words and something value-shaped, and no value.
@@ -135,147 +210,31 @@ LEFT_AS_THEY_ARE = [
     "the login for users is required / please retry",
 ]
 
-
-@pytest.mark.parametrize("text", LEFT_AS_THEY_ARE)
-def test_words_about_a_value_without_one_stay(text: str) -> None:
-    assert found(text) == []
-
-
-# The flat or unit after a street's number, as each country writes it: hidden with the street.
-ADDRESS_UNITS = [
-    ("el paquete déjalo en Av. Insurgentes Sur 1602 int. 304, gracias", "int. 304"),
-    ("Adres zamieszkania: ul. Marszałkowska 84/92 m. 15, 00-514 Warszawa", "m. 15"),
-    ("Adress: Götgatan 48 lgh 1102, 118 26 Stockholm", "lgh 1102"),
-    ("Adressen er Jægersborggade 31, 2. th, 2200 København N.", "2. th"),
-    ("ship to 2207 W 38th St Apt 4, Austin, TX 78705", "Apt 4"),
-    ("Lieferung an Hauptstraße 5 Whg. 12, 10115 Berlin", "Whg. 12"),
+# The same in forms and chats; a codice fiscale's shape whose check fails; a team after an owner's
+# label.
+LOOK_ALIKES_IN_FORMS_AND_CHATS = [
+    "Don Quixote is a novel. Officer training starts Monday.",
+    "I have 3 rue ideas and we need 5 place Settings",
+    "The Chapter no. 5 of Book and Section nr. 12 says",
+    "see the notes / docs for more, cc: ana / bob",
+    "I snap: at 5 pm",
+    "ref RMNLCU79S04L219A and build ABCDEF12G34H567I",
+    "Owner: Platform Team\nStatus: open",
 ]
 
 
-@pytest.mark.parametrize(("text", "unit"), ADDRESS_UNITS)
-def test_the_unit_after_a_streets_number_is_hidden_with_it(text: str, unit: str) -> None:
-    assert hidden(text, unit, spaces=False), found(text)
+@pytest.mark.parametrize(
+    "text",
+    grouped({"sentence": LEFT_AS_THEY_ARE, "form_or_chat": LOOK_ALIKES_IN_FORMS_AND_CHATS}),
+)
+def test_words_about_a_value_without_one_stay(text: str) -> None:
+    assert found(text) == []
 
 
 def test_words_after_an_address_that_name_no_unit_stay() -> None:
     text = "meet at 221 Baker Street at 5 pm, then 12 Baker Street m and more"
     assert "at 5 pm" in REDACTOR.redact([text]).texts[0]
     assert "> m and more" in REDACTOR.redact([text]).texts[0]
-
-
-# Italy's codice fiscale, by its shape, check letter and birth date, wherever it stands.
-@pytest.mark.parametrize(
-    "text",
-    [
-        "nell'interesse del sig. Luca Romano, C.F. RMNLCU79S04L219F, elettivamente",
-        "Marco: eccolo FRRMRC72C15H501O\nChiara: grazie",
-        "il mio codice è frrmrc72c15h501o ok?",
-        "omocodia: RMNLCU79S04L2MVF",
-    ],
-)
-def test_an_italian_codice_fiscale_is_hidden_wherever_it_stands(text: str) -> None:
-    value = next(w.strip(",.?") for w in text.split() if len(w.strip(",.?")) == 16)
-    assert hidden(text, value), found(text)
-
-
-def test_a_codice_fiscale_shape_whose_check_fails_stays() -> None:
-    assert found("ref RMNLCU79S04L219A and build ABCDEF12G34H567I") == []
-
-
-# Forms of forms and chats: a French street typed in lower case, a Portuguese or Romanian number's
-# sign, titles of other languages, labels with `(n)`, a record with dots or slashes or in groups,
-# a 26-digit account, a lockbox's code, a mailbox and its password, a Snapchat handle.
-IN_FORMS_AND_CHATS = [
-    ("150€ à récupérer sur place au 8 rue Paul Bert à Nantes", "8 rue Paul Bert"),
-    ("residente na Rua Augusta, n.º 88, 2.º Esq., 1100-053 Lisboa", "Rua Augusta, n.º 88"),
-    ("domiciliat în Cluj, Str. Memorandumului nr. 28, ap. 5, vă rog", "Memorandumului nr. 28"),
-    ("AL JUZGADO\n\nDON Alejandro Ruiz Ortega, mayor de edad", "Alejandro Ruiz Ortega"),
-    ("kontrola RR 165/95 mmHg.\nlek. Tomasz Nowicki, nr PWZ 2718345", "Tomasz Nowicki"),
-    ("Mentor: mw. Hoekstra", "Hoekstra"),
-    ("nell'interesse del sig. Luca Romano, nato a Torino", "Luca Romano"),
-    ("Familienname(n): Haddad | Vorname(n): Yasmin", "Yasmin"),
-    ("and full name as on passport: Oliver James Whitfield\nty!!", "Oliver James Whitfield"),
-    ("Cognome e nome: Rossi Anna        Matricola: 004417", "004417"),
-    ("Versicherungsscheinnummer: KH-77.481.0092\namtliches Kennzeichen", "KH-77.481.0092"),
-    ("Policy No.: 0239871455/2024\nProposer: on file", "0239871455/2024"),
-    ("numer konta: 46 1090 3685 7509 0999 1832 3271, w tytule",
-     "46 1090 3685 7509 0999 1832 3271"),
-    ("The lockbox is next to the blue door, lockbox code 2580.", "2580"),
-    ("Dad: whats the login again\nSofia: family.ortega@example.com / Ortega2019!Tacos\nDad: ok",
-     "Ortega2019!Tacos"),
-    ("Lena: or add me on snapchat: lena.xo97", "lena.xo97"),
-]  # fmt: skip
-
-
-@pytest.mark.parametrize(("text", "value"), IN_FORMS_AND_CHATS)
-def test_values_in_forms_and_chats_are_hidden(text: str, value: str) -> None:
-    assert hidden(text, value, spaces=False), found(text)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Don Quixote is a novel. Officer training starts Monday.",
-        "I have 3 rue ideas and we need 5 place Settings",
-        "The Chapter no. 5 of Book and Section nr. 12 says",
-        "see the notes / docs for more, cc: ana / bob",
-        "I snap: at 5 pm",
-    ],
-)
-def test_look_alikes_in_forms_and_chats_stay(text: str) -> None:
-    assert found(text) == []
-
-
-def test_the_longest_label_before_a_value_names_it() -> None:
-    """`Tgl Lahir` (date of birth) is a label whose value may come after the place of birth;
-    `lahir` alone ("born") needs its date at once."""
-    text = "Tempat/Tgl Lahir : Jakarta, 12-08-1993\nNo. HP : on file"
-    assert hidden(text, "12-08-1993"), found(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "name"),
-    [
-        ("Nama Lengkap : Dewi Lestari Wibowo\nNIK : on file", "Dewi Lestari Wibowo"),
-        ("Nom complet : Gabrielle Tremblay\nNAS : on file", "Gabrielle Tremblay"),
-        ("Prénom : Gabrielle\nNom : Tremblay", "Gabrielle"),
-    ],
-)
-def test_a_label_with_a_space_before_its_colon_names_a_person(text: str, name: str) -> None:
-    assert hidden(text, name), found(text)
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("Registered owner: KEVIN NGUYEN\nDriver license no.: on file", "KEVIN NGUYEN"),
-        ("797229 has been linked.\nName on record: IBRAHIM MUSA DANJUMA", "IBRAHIM MUSA DANJUMA"),
-        ("Objet : titre de séjour\nJe soussignée Salma Bennani, née à Fès", "Salma Bennani"),
-        ("Aluno(a): Lucas Gabriel Ferreira Santos\nData de nascimento: on file", "Lucas Gabriel"),
-        ("Chủ xe: Lê Hoàng Phúc\nBiển số xe: on file", "Lê Hoàng Phúc"),
-        ("Surname: O'Sullivan    First names: Niamh Bridget\nDate", "Niamh Bridget"),
-        ("Passport No.: P1448079N\nSIN: on file", "P1448079N"),
-        ("mitt passnummer 91482736. Min e-post", "91482736"),
-    ],
-)
-def test_labels_of_registration_forms_name_their_values(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
-
-
-def test_a_team_after_an_owners_label_stays() -> None:
-    assert found("Owner: Platform Team\nStatus: open") == []
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("Name  :  on file\nDate  of  Birth  :  14/10/1982\nPAN  :  on file", "14/10/1982"),
-        ("Bank  Account  Number  :  404376045702\nBranch  :  Pune", "404376045702"),
-        ("Policy   number   AB-12345678 valid", "AB-12345678"),
-    ],
-)
-def test_a_label_spaced_out_by_a_scan_still_names_its_value(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
 
 
 def test_a_record_number_leaves_the_count_after_it() -> None:
@@ -285,12 +244,8 @@ def test_a_record_number_leaves_the_count_after_it() -> None:
 def test_a_long_text_of_names_in_another_script_is_read_in_linear_time() -> None:
     """Each name's place in a text that is not ASCII is counted on from the one before (it was
     decoded from the text's start each time: 1.3 s for 210 KB, growing with the square)."""
-    import time
-
     text = "Привет мир name: Ана " * 10000
-    started = time.perf_counter()
-    REDACTOR.find(text)
-    assert time.perf_counter() - started < 1.0
+    assert seconds_to_find(text) < 1.0
 
 
 @pytest.mark.parametrize(
@@ -304,15 +259,3 @@ def test_a_word_after_a_mailbox_and_a_slash_is_no_password_unless_shaped_as_one(
     text: str, value: str
 ) -> None:
     assert value in REDACTOR.redact([text]).texts[0]
-
-
-@pytest.mark.parametrize(
-    ("text", "date"),
-    [
-        ("我的生日是August 25, 1981。", "August 25, 1981"),
-        ("วันเกิด 15 มีนาคม 2533", "15 มีนาคม 2533"),
-        ("Date of birth: 14.03.1985", "14.03.1985"),
-    ],
-)
-def test_a_birth_date_with_or_without_a_months_name_is_hidden(text: str, date: str) -> None:
-    assert hidden(text, date), found(text)

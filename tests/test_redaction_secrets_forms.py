@@ -19,7 +19,7 @@ from sampling.redaction.finders import build
 from sampling.redaction.finders.stated_secrets import PasswordPhraseFinder
 from sampling.redaction.spans import Text
 from sampling.redaction.views import views
-from tests.helpers.redaction import REDACTOR, hidden
+from tests.helpers.redaction import REDACTOR, grouped, hidden
 
 pytestmark = pytest.mark.unit
 
@@ -147,9 +147,7 @@ FORMS = {
 CASES = [(form, text, value) for form, cases in FORMS.items() for text, value in cases]
 
 
-@pytest.mark.parametrize(
-    ("form", "text", "value"), CASES, ids=[f"{case[0]}-{i}" for i, case in enumerate(CASES)]
-)
+@pytest.mark.parametrize(("form", "text", "value"), grouped(FORMS, name_first=True))
 def test_a_secret_in_the_form_people_paste_it_is_hidden_whole(
     form: str, text: str, value: str
 ) -> None:

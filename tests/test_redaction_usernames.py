@@ -7,42 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import found, grouped, hidden, kinds
 
 pytestmark = pytest.mark.unit
-
-
-def kinds(text: str) -> dict[str, str]:
-    return {text[s.start : s.end]: s.kind for s in REDACTOR.find(text)}
-
-
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
-        ("my username: CoolDino_Max2015, can you unlock it?", "CoolDino_Max2015"),
-        ("Cannot get in, my username was xXdarkwolf2009Xx", "xXdarkwolf2009Xx"),
-        ("el usuario es marianaq_77 y no puedo entrar", "marianaq_77"),
-        ("Usuario: lmartinez42", "lmartinez42"),
-        ("login do ePUAP -> m.zielinska84", "m.zielinska84"),
-        ("Benutzername: k.schulze\nPasswort vergessen", "k.schulze"),
-        ("identifiant : jdupont75", "jdupont75"),
-        ("nome utente: mrossi", "mrossi"),
-        ("gebruikersnaam: pvandijk", "pvandijk"),
-        ("nazwa użytkownika: akowalska", "akowalska"),
-        ("kullanıcı adı: mehmet_k", "mehmet_k"),
-        ("我的用户名：zhangwei88，密码忘了", "zhangwei88"),
-        ("ユーザー名はtaro_y93です", "taro_y93"),
-        ("넥슨 계정 아이디: moonlight_jh", "moonlight_jh"),
-        ("اسم المستخدم: ahmad_k", "ahmad_k"),
-        ("my username is mrossi", "mrossi"),
-        ('{"username": "kwame_builds", "role": "editor"}', "kwame_builds"),
-        ("Username:\n  DarkFrost_2006", "DarkFrost_2006"),
-        ("username mwilliams pass Winter#2023", "mwilliams"),
-    ],
-)
-def test_a_login_after_its_name_is_redacted(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
-    assert kinds(text).get(value) == "USERNAME", kinds(text)
 
 
 @pytest.mark.parametrize(
@@ -69,9 +36,30 @@ def test_a_login_in_credentials_syntax_is_redacted(text: str, value: str) -> Non
     assert hidden(text, value), found(text)
 
 
-@pytest.mark.parametrize(
-    ("text", "value"),
-    [
+# (text, the login or the app's or game's ID in it) after the word or the app naming it, by kind.
+AFTER_THEIR_NAME = {
+    "USERNAME": [
+        ("my username: CoolDino_Max2015, can you unlock it?", "CoolDino_Max2015"),
+        ("Cannot get in, my username was xXdarkwolf2009Xx", "xXdarkwolf2009Xx"),
+        ("el usuario es marianaq_77 y no puedo entrar", "marianaq_77"),
+        ("Usuario: lmartinez42", "lmartinez42"),
+        ("login do ePUAP -> m.zielinska84", "m.zielinska84"),
+        ("Benutzername: k.schulze\nPasswort vergessen", "k.schulze"),
+        ("identifiant : jdupont75", "jdupont75"),
+        ("nome utente: mrossi", "mrossi"),
+        ("gebruikersnaam: pvandijk", "pvandijk"),
+        ("nazwa użytkownika: akowalska", "akowalska"),
+        ("kullanıcı adı: mehmet_k", "mehmet_k"),
+        ("我的用户名：zhangwei88，密码忘了", "zhangwei88"),
+        ("ユーザー名はtaro_y93です", "taro_y93"),
+        ("넥슨 계정 아이디: moonlight_jh", "moonlight_jh"),
+        ("اسم المستخدم: ahmad_k", "ahmad_k"),
+        ("my username is mrossi", "mrossi"),
+        ('{"username": "kwame_builds", "role": "editor"}', "kwame_builds"),
+        ("Username:\n  DarkFrost_2006", "DarkFrost_2006"),
+        ("username mwilliams pass Winter#2023", "mwilliams"),
+    ],
+    "MESSENGER_ID": [
         ("Riot ID: KaraKartal#TR1 add me", "KaraKartal#TR1"),
         ("넥슨ID: moonlight_jh", "moonlight_jh"),
         ("Steam: pyro_kid99", "pyro_kid99"),
@@ -87,10 +75,15 @@ def test_a_login_in_credentials_syntax_is_redacted(text: str, value: str) -> Non
         ("Epic ID: NinjaBuilder42", "NinjaBuilder42"),
         ("catch me on twitch @xqc_fan", "@xqc_fan"),
     ],
-)
-def test_an_app_or_game_id_is_redacted(text: str, value: str) -> None:
+}
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), grouped(AFTER_THEIR_NAME, name_first=True))
+def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
+    kind: str, text: str, value: str
+) -> None:
     assert hidden(text, value), found(text)
-    assert kinds(text).get(value) == "MESSENGER_ID", kinds(text)
+    assert kinds(text).get(value) == kind, kinds(text)
 
 
 @pytest.mark.parametrize(

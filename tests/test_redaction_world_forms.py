@@ -5,15 +5,9 @@ from __future__ import annotations
 import pytest
 from stdnum import iban
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
+from tests.helpers.redaction import found, found_as, found_with_kinds, grouped
 
 pytestmark = pytest.mark.unit
-
-
-@pytest.fixture(scope="module")
-def redactor() -> Redactor:
-    return Redactor.from_config(RedactConfig())
 
 
 @pytest.mark.parametrize(
@@ -21,10 +15,10 @@ def redactor() -> Redactor:
     ["de89 3704 0044 0532 0130 00", "es91 2100 0418 4502 0005 1332", "gb82west12345698765432",
      "fr14 2004 1010 0505 0001 3m02 606", "nl91abna0417164300"],
 )  # fmt: skip
-def test_an_iban_in_lower_case_is_found(redactor: Redactor, value: str) -> None:
+def test_an_iban_in_lower_case_is_found(value: str) -> None:
     assert iban.is_valid(value.upper())
     text = f"Bitte überweisen Sie an {value} bis Freitag."
-    assert [(text[s.start : s.end], s.kind) for s in redactor.find(text)] == [(value, "IBAN")]
+    assert found_with_kinds(text) == [(value, "IBAN")]
 
 
 @pytest.mark.parametrize(
@@ -32,27 +26,8 @@ def test_an_iban_in_lower_case_is_found(redactor: Redactor, value: str) -> None:
     ["commit de89370400440532013001 merged", "xde89 3704 0044 0532 0130 00",
      "build de89 3704 0044 0532 0130 01 failed"],
 )  # fmt: skip
-def test_lower_case_runs_that_fail_the_check_are_left(redactor: Redactor, text: str) -> None:
-    assert [s.kind for s in redactor.find(text) if s.kind == "IBAN"] == []
-
-
-@pytest.mark.parametrize(
-    ("text", "address"),
-    [
-        ("Я живу по адресу: г. Москва, ул. Тверская, д. 7, кв. 15, звоните.",
-         "г. Москва, ул. Тверская, д. 7, кв. 15"),
-        ("Мой адрес: Санкт-Петербург, Невский проспект, д. 28", "Невский проспект, д. 28"),
-        ("Он живёт на улице Пушкина, дом 10.", "улице Пушкина, дом 10"),
-        ("Доставьте на проспект Мира 12, кв. 4, пожалуйста.", "проспект Мира 12, кв. 4"),
-        ("Адреса: м. Київ, вул. Хрещатик, 22, кв. 5.", "м. Київ, вул. Хрещатик, 22, кв. 5"),
-        ("Пишите: ул. 8 Марта, д. 10, корп. 2, кв. 3", "ул. 8 Марта, д. 10, корп. 2, кв. 3"),
-    ],
-)  # fmt: skip
-def test_a_russian_or_ukrainian_address_is_hidden_whole(
-    redactor: Redactor, text: str, address: str
-) -> None:
-    found = [(text[s.start : s.end], s.kind) for s in redactor.find(text)]
-    assert found == [(address, "ADDRESS")]
+def test_lower_case_runs_that_fail_the_check_are_left(text: str) -> None:
+    assert found_as(text, "IBAN") == []
 
 
 @pytest.mark.parametrize(
@@ -61,15 +36,25 @@ def test_a_russian_or_ukrainian_address_is_hidden_whole(
      "Этот проспект 5 лет строили.", "Широкий проспект 12 метров в ширину.",
      "На площади 2 тысячи человек."],
 )  # fmt: skip
-def test_cyrillic_words_for_streets_beside_other_numbers_stay(
-    redactor: Redactor, text: str
-) -> None:
-    assert redactor.find(text) == []
+def test_cyrillic_words_for_streets_beside_other_numbers_stay(text: str) -> None:
+    assert found(text) == []
 
 
-@pytest.mark.parametrize(
-    ("text", "address"),
-    [
+# (text, the address in it): Russian and Ukrainian addresses, and the others hidden with their
+# unit, postcode and city (before: the postcode and city after a street stayed, `<ADDRESS_1>,
+# Wellington 6011`, and so did a Dutch name's first word, a unit after the number, Belgian,
+# Polish, Danish and Finnish streets).
+ADDRESSES = {
+    "russian_or_ukrainian": [
+        ("Я живу по адресу: г. Москва, ул. Тверская, д. 7, кв. 15, звоните.",
+         "г. Москва, ул. Тверская, д. 7, кв. 15"),
+        ("Мой адрес: Санкт-Петербург, Невский проспект, д. 28", "Невский проспект, д. 28"),
+        ("Он живёт на улице Пушкина, дом 10.", "улице Пушкина, дом 10"),
+        ("Доставьте на проспект Мира 12, кв. 4, пожалуйста.", "проспект Мира 12, кв. 4"),
+        ("Адреса: м. Київ, вул. Хрещатик, 22, кв. 5.", "м. Київ, вул. Хрещатик, 22, кв. 5"),
+        ("Пишите: ул. 8 Марта, д. 10, корп. 2, кв. 3", "ул. 8 Марта, д. 10, корп. 2, кв. 3"),
+    ],
+    "with_unit_postcode_and_city": [
         ("Send it to 14 Kauri Road, Auckland 1010 please.", "14 Kauri Road, Auckland 1010"),
         ("Office: 9 Collins Street, Melbourne VIC 3000.", "9 Collins Street, Melbourne VIC 3000"),
         ("Ons adres is Van Woustraat 45-3, 1074 AD Amsterdam.",
@@ -89,12 +74,9 @@ def test_cyrillic_words_for_streets_beside_other_numbers_stay(
         ("Deliver to 17 Oribi Rd, Westville, Durban 3629 please",
          "17 Oribi Rd, Westville, Durban 3629"),
     ],
-)  # fmt: skip
-def test_an_address_is_hidden_with_its_unit_postcode_and_city(
-    redactor: Redactor, text: str, address: str
-) -> None:
-    """Before: the postcode and city after a street stayed (`<ADDRESS_1>, Wellington 6011`),
-    and so did a Dutch name's first word, a unit after the number, Belgian, Polish, Danish and
-    Finnish streets."""
-    found = [(text[s.start : s.end], s.kind) for s in redactor.find(text)]
-    assert found == [(address, "ADDRESS")]
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "address"), grouped(ADDRESSES))
+def test_an_address_is_hidden_whole(text: str, address: str) -> None:
+    assert found_with_kinds(text) == [(address, "ADDRESS")]

@@ -25,7 +25,7 @@ import random
 from collections.abc import Callable
 from urllib.parse import quote
 
-from corpus import ANSWERS, KINDS, QUESTIONS, benign
+from corpus import ANSWERS, KINDS, QUESTIONS, benign, date_parts
 
 INVISIBLES = ("\u200b", "\u200c", "\u200d", "\u00ad", "\u2060", "\ufeff", "\u200e", "\u200f")
 SPACES = ("\u00a0", "\u202f", "\u3000", "\u2007")
@@ -138,7 +138,7 @@ def planted(seed: int, per_kind: int) -> list[dict]:
 
 def _everyday(rng: random.Random) -> str:
     """Numbers that belong to no one, as shops, logs and chat write them."""
-    year, month, day = rng.randrange(2015, 2030), rng.randrange(1, 13), rng.randrange(1, 29)
+    year, month, day = date_parts(rng, 2015, 2030)
     return rng.choice([
         f"价格：¥{rng.randrange(10, 9999)}.{rng.randrange(100):02d}，{year}年{month}月{day}日前有效。",
         f"订单号：{rng.randrange(10**15, 10**16)}，已于{year}-{month:02d}-{day:02d}发货。",

@@ -63,16 +63,27 @@ def _mixed(rng: random.Random, alphabet: str, length: int) -> str:
 
 
 def _token(
-    prefix: str, alphabet: str, *lengths: int, suffix: str = ""
+    prefix: str | tuple[str, ...],
+    alphabet: str,
+    *lengths: int,
+    suffix: str = "",
+    mixed: bool = True,
 ) -> Callable[[random.Random], str]:
-    """A key's maker: `prefix`, a random run of `alphabet` of one of `lengths` holding a lower-case
-    letter, a capital and a digit, then `suffix`."""
+    """A key's maker: `prefix` (or one of several), a random run of `alphabet` of one of `lengths`
+    holding a lower-case letter, a capital and a digit (`mixed=False`: any run), then `suffix`."""
 
     def make(rng: random.Random) -> str:
+        start = prefix if isinstance(prefix, str) else rng.choice(prefix)
         length = rng.choice(lengths) if len(lengths) > 1 else lengths[0]
-        return f"{prefix}{_mixed(rng, alphabet, length)}{suffix}"
+        run = _mixed(rng, alphabet, length) if mixed else _run(rng, alphabet, length)
+        return f"{start}{run}{suffix}"
 
     return make
+
+
+def date_parts(rng: random.Random, first_year: int, end_year: int) -> tuple[int, int, int]:
+    """(year, month, day) of a day from `first_year` up to `end_year` (not in it)."""
+    return rng.randrange(first_year, end_year), rng.randrange(1, 13), rng.randrange(1, 29)
 
 
 def _b64url(data: bytes) -> str:
@@ -91,19 +102,16 @@ openai_service = _token("sk-svcacct-", URLSAFE, 74)
 anthropic = _token("sk-ant-api03-", URLSAFE, 93, suffix="AA")
 
 
-def sk_hex(rng: random.Random) -> str:  # DeepSeek, DashScope and other `sk-` + 32 hex keys
-    return f"sk-{_run(rng, HEX, 32)}"
+sk_hex = _token("sk-", HEX, 32, mixed=False)  # DeepSeek, DashScope and other `sk-` + 32 hex keys
 
 
 google = _token("AIza", URLSAFE, 35)
 
 
-def huggingface(rng: random.Random) -> str:
-    return f"hf_{_run(rng, string.ascii_letters, 34)}"
+huggingface = _token("hf_", string.ascii_letters, 34, mixed=False)
 
 
-def github_classic(rng: random.Random) -> str:
-    return f"{rng.choice(['ghp', 'gho', 'ghs'])}_{_mixed(rng, ALNUM, 36)}"
+github_classic = _token(("ghp_", "gho_", "ghs_"), ALNUM, 36)
 
 
 def github_fine_grained(rng: random.Random) -> str:
@@ -113,8 +121,7 @@ def github_fine_grained(rng: random.Random) -> str:
 gitlab = _token("glpat-", URLSAFE, 20)
 
 
-def aws_key_id(rng: random.Random) -> str:
-    return f"{rng.choice(['AKIA', 'ASIA'])}{_run(rng, UPPER32, 16)}"
+aws_key_id = _token(("AKIA", "ASIA"), UPPER32, 16, mixed=False)
 
 
 aws_secret = _token("", B64, 40)
@@ -131,8 +138,7 @@ def slack_webhook(rng: random.Random) -> str:
             f"{_mixed(rng, ALNUM, 24)}")  # fmt: skip
 
 
-def stripe(rng: random.Random) -> str:
-    return f"{rng.choice(['sk', 'rk'])}_live_{_mixed(rng, ALNUM, rng.choice([24, 99]))}"
+stripe = _token(("sk_live_", "rk_live_"), ALNUM, 24, 99)
 
 
 def sendgrid(rng: random.Random) -> str:
@@ -152,12 +158,10 @@ groq = _token("gsk_", ALNUM, 52)
 replicate = _token("r8_", ALNUM, 37)
 
 
-def azure_storage(rng: random.Random) -> str:
-    return f"{_mixed(rng, B64, 86)}=="
+azure_storage = _token("", B64, 86, suffix="==")
 
 
-def wandb(rng: random.Random) -> str:
-    return _run(rng, HEX, 40)
+wandb = _token("", HEX, 40, mixed=False)
 
 
 def jwt(rng: random.Random) -> str:
@@ -388,7 +392,7 @@ _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", 
 
 
 def birth_date(rng: random.Random) -> str:
-    year, month, day = rng.randrange(1940, 2006), rng.randrange(1, 13), rng.randrange(1, 29)
+    year, month, day = date_parts(rng, 1940, 2006)
     return rng.choice([
         f"{month:02d}/{day:02d}/{year}", f"{year}-{month:02d}-{day:02d}", f"{day:02d}.{month:02d}.{year}",
         f"{_MONTH_NAMES[month - 1]} {day}, {year}", f"{day} {_MONTH_NAMES[month - 1]} {year}",
@@ -935,7 +939,7 @@ def _about_passwords_and_codes(rng: random.Random) -> str:
 
 def _dates_and_places(rng: random.Random) -> str:
     """Dates, amounts, numbers and streets that belong to nobody."""
-    year, month, day = rng.randrange(2000, 2030), rng.randrange(1, 13), rng.randrange(1, 29)
+    year, month, day = date_parts(rng, 2000, 2030)
     return rng.choice([
         f"The meeting is on {month:02d}/{day:02d}/{year} at 10:00 in room {rng.randrange(100, 999)}.",
         f"Version 2.{rng.randrange(20)} was released on {_MONTH_NAMES[month - 1]} {day}, {year}.",

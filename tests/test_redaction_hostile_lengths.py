@@ -39,6 +39,15 @@ HEADED = [
     ("%41 - ", "7z "),
     ("%41 - ", "curl "),
     ("%41 - ", "mysql "),
+    # A capitalised word tens of kilobytes long after a first name, then a sign that ends no
+    # name: a word read more than one way took seconds at 22 letters.
+    ("Anna A", "b"),
+    ("Anna ", "O'Bb-"),
+    # Thousands of capitalised words on a line, or of names: each read a few words from where
+    # it starts, each line asked once whether it is a title's (15 s at 50 KB before).
+    ("", "Anna "),
+    ("", "Anna Smith ="),
+    ("%41 ", "Mr. Smith "),
 ]
 
 

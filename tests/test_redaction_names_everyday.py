@@ -140,4 +140,5 @@ def test_a_team_a_firm_a_product_or_code_in_those_places_is_no_name(text: str) -
 
 def test_a_signature_made_of_a_firm_and_the_names_before_it() -> None:
     text = "Cheers\nTom\n--\nTom Harlow | Harlow Bakery | 01632 960123"
-    assert names(text) == ["Tom", "Tom Harlow"]
+    # The firm's word stays; its owner's family name in it goes with the rest of his name.
+    assert names(text) == ["Tom", "Tom Harlow", "Harlow"]

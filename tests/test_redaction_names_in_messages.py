@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import found, found_as, grouped, hidden
+from tests.helpers.redaction import REDACTOR, found, found_as, grouped, hidden
 
 pytestmark = pytest.mark.unit
 
@@ -52,6 +52,34 @@ NAMES = [
     ("salamat! daan ka na lang dito, Ate Joy Manalo", "Joy Manalo"),
     # A name before an emoji.
     ("Hi I'm Aditi 😊 Delhi wali, CA by profession", "Aditi"),
+    # Who writes on a chat's header line: Discord's, an IRC log's (a handle too).
+    ("Kevin — Today at 10:32 AM\nanyone know why the build fails?", "Kevin"),
+    ("marcus_w — Today at 10:35 AM\ntry clearing the cache", "marcus_w"),
+    ("Ana Souza — 12/03/2024 21:14\nmandei o contrato", "Ana Souza"),
+    ("2024-03-12 10:42 <dkowalski> hey, is prod down?", "dkowalski"),
+    # A name written right before an address without a mailbox's brackets.
+    ("Please add Sebastian Müller (s.mueller@gmx.de) to the list.", "Sebastian Müller"),
+    ("Contacts: Laura Pérez, laura.perez@correo.es", "Laura Pérez"),
+    ("cc Tom Becker tom@becker.dev", "Tom Becker"),
+    ("Reach out to Juan García at jgarcia@empresa.mx", "Juan García"),
+    # A full name in running text: a first name, then a family name.
+    ("Forwarding this from Hannah Schmidt, she handles payroll.", "Hannah Schmidt"),
+    ("Assigned to Priya Raman yesterday.", "Priya Raman"),
+    ("Eric Young's code is in it.", "Eric Young"),
+    ("O'Brien said Sean O'Brien left.", "Sean O'Brien"),
+    ("87051412985, Katarzyna Wiśniewska. Łukasz Żak też.", "Łukasz Żak"),
+    ("Найдено 2 клиента. Дмитрий Соколов тоже.", "Дмитрий Соколов"),
+    ("My manager Ludwig van Beethoven approved it.", "Ludwig van Beethoven"),
+    # With a patronymic, or family name first as Vietnamese writes it: whatever the first word.
+    ("Мои данные:\nКузнецов Андрей Павлович, ИНН 770337211891", "Кузнецов Андрей Павлович"),
+    ("Клиент: Павлова Екатерина Игоревна, кодовое слово", "Павлова Екатерина Игоревна"),
+    ("Tạo đơn thất bại: khách hàng Nguyễn Thị Thu Hằng đã đặt hàng.", "Nguyễn Thị Thu Hằng"),
+    # A name of a script whose vowel signs are marks, after a label: all of it.
+    ("Patient name: रमेश चंद्र शर्मा", "रमेश चंद्र शर्मा"),
+    ('{"customer_name":"अंजलि वर्मा"}', "अंजलि वर्मा"),
+    # A name found once, again alone (its first or its family name).
+    ("I recommend Ms. Hannah Okafor for the role. Hannah joined us in 2019.", "Hannah"),
+    ("Forwarding this from Daan Visser. Okafor and Visser agreed.", "Visser"),
 ]  # fmt: skip
 
 
@@ -102,9 +130,29 @@ UNTOUCHED = [
     "access_key_id = None",
     "aws_access_key_id: typing.Optional[str] = OMIT",
     "private_key_id: 3f2a9c1b",
+    "Meeting — Today at 3:00 PM",
+    "Build Bot — Today at 10:36 AM",
+    "[10:44] <@root> restart it",
+    "10:45 <b> bold </b>",
+    "Contact Support (support@acme.com) or Sales Team - sales@acme.com",
+    "GitHub Actions noreply@github.com",
+    "Getting Started with Grant Management",
+    "We moved near Santa Clara and Victoria Station; 51 Franklin Street",
+    "Summer Sale ends; Line Comment; Trinidad y Tabago",
+    "Ich habe zwei Tage Urlaub und die Daten sind nicht da.",
+    "Hà Nội is a city and Mai is a month",
 ]
 
 
 @pytest.mark.parametrize("text", UNTOUCHED)
 def test_the_same_shapes_without_a_name_are_left(text: str) -> None:
     assert not found_as(text, "PERSON_NAME", "SECRET"), found(text)
+
+
+def test_a_name_found_in_one_text_is_hidden_alone_in_the_others() -> None:
+    """The prompt names the person; the response calls her by her first name only."""
+    prompt = "Write a reference for Hannah Okafor, our analyst."
+    response = "Hannah is a careful analyst. I will gladly say more; May works best."
+    shown = REDACTOR.redact([prompt, response]).texts
+    assert "Hannah" not in shown[1], shown
+    assert "I will gladly say more; May works best." in shown[1]  # common words stay

@@ -20,6 +20,8 @@ from typing import Any
 from rl.plugins import PluginPathError, resolve_callable, resolve_path
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders import UnknownFinderError, build, builtin_finders
+from sampling.redaction.finders.names import KIND as NAME_KIND
+from sampling.redaction.finders.names import name_parts, repeated
 from sampling.redaction.finders.secrets import PatternFinder
 from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME, SECRET_KINDS
 from sampling.redaction.spans import (
@@ -153,7 +155,8 @@ class Redactor:
             found += self._from_function(text)
         if self.allow or self.allow_regex:
             found = [span for span in found if not self._allowed(text[span.start : span.end])]
-        return _merged(found, self._rank)
+        found = _merged(found, self._rank)
+        return self._with_names_again(text, found, self._names_in([text], [found]))
 
     def _find_in(self, view: View, name: str) -> list[Span]:
         """The spans of the finders whose triggers the view holds, mapped back to the original
@@ -183,7 +186,10 @@ class Redactor:
         for text in texts:
             if not isinstance(text, str):
                 raise RedactionError(f"expected text, got {type(text).__name__}")
-            spans = self.find(text)
+        found = [self.find(text) for text in texts]
+        names = self._names_in(texts, found) if len(texts) > 1 else set()
+        for text, spans in zip(texts, found, strict=True):
+            spans = self._with_names_again(text, spans, names)
             if not spans:
                 out.append(text)
                 continue
@@ -200,6 +206,26 @@ class Redactor:
             pieces.append(text[position:])
             out.append("".join(pieces))
         return Redaction(tuple(out), counts)
+
+    @staticmethod
+    def _names_in(texts: Sequence[str], found: Sequence[list[Span]]) -> set[str]:
+        """What stands for each person a name found in `texts` names (names.name_parts)."""
+        return {
+            part
+            for text, spans in zip(texts, found, strict=True)
+            for span in spans
+            if span.kind == NAME_KIND
+            for part in name_parts(text[span.start : span.end])
+        }
+
+    def _with_names_again(self, text: str, spans: list[Span], names: set[str]) -> list[Span]:
+        """`spans` and each place `text` holds a found name again, or a word of it alone (a
+        record names `Hannah Okafor` once and `Hannah` after): a person found once is hidden
+        everywhere in the record."""
+        again = repeated(text, names)
+        if again and (self.allow or self.allow_regex):
+            again = [span for span in again if not self._allowed(text[span.start : span.end])]
+        return _merged(spans + again, self._rank) if again else spans
 
     def _allowed(self, value: str) -> bool:
         return any(

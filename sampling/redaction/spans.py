@@ -115,7 +115,11 @@ class Text:
             return bool(self.long_words)
         if length == TOKEN_WORD:
             return bool(self.token_words)
-        return bool(self._words(length))
+        if not self.text.isascii():
+            return _word_pattern(length).match(self.text) is not None
+        if self._word_shape is None:
+            self._word_shape = self.text.encode("ascii").translate(_WORD_SHAPE)
+        return b"x" * length in self._word_shape  # the first is enough: no list of them
 
     def _words(self, length: int) -> list[tuple[int, int]]:
         text, found = self.text, []

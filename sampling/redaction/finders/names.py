@@ -29,8 +29,11 @@ from dataclasses import dataclass
 from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register, table
 from sampling.redaction.finders.cjk_names import cjk_name
+from sampling.redaction.finders.seed_phrases import WORDS
+from sampling.redaction.finders.usernames import a_login
 from sampling.redaction.spans import ALL_VIEWS, NORMALISED, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, WordEnds, digits, lines, number
+from sampling.redaction.triggers import word as a_word
 
 KIND = "PERSON_NAME"
 
@@ -134,7 +137,17 @@ _TITLES = "|".join(sorted(_TABLE["titles"], key=len, reverse=True))
 _TITLE = re.compile(rf"(?i:{_TITLES})\.?[ \t]{{1,3}}(?=[A-ZÀ-ÞĀ-ɏ])")
 # A possessive ends no name ("Hi this is John's laptop").
 _POSSESSIVE = ("'s", "’s")
-_WORD = re.compile(r"[^\W\d_](?:[^\W\d_]|['’-](?=[^\W\d_]))*")
+# Vowel signs and other marks inside a word, which Python's `\w` leaves out (`रमेश` is a word).
+_MARKS = (
+    "\u0300-\u036f\u0483-\u0489\u0591-\u05c7\u0610-\u061a\u064b-\u065f\u0670\u06d6-\u06ed"
+    "\u0900-\u0903\u093a-\u094f\u0951-\u0957\u0962\u0963\u0981-\u0983\u09bc-\u09d7\u09e2"
+    "\u09e3\u0a01-\u0a03\u0a3c-\u0a51\u0a81-\u0a83\u0abc-\u0acd\u0b01-\u0b03\u0b3c-\u0b57"
+    "\u0b82\u0bbe-\u0bcd\u0c00-\u0c04\u0c3c-\u0c56\u0c81-\u0c83\u0cbc-\u0cd6\u0d00-\u0d03"
+    "\u0d3b-\u0d57\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff"
+)
+_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_{_MARKS}]|[{_MARKS}]|['’-](?=[^\W\d_]))*")
+# A word of a script past Latin's (its marks with it).
+_UNCASED_NAME_WORD = rf"(?:[^\W\d_\x00-\u024f]|[{_MARKS}])+"
 _MOST_WORDS = 4  # `José Manuel Ruiz García`
 # Between a name's words: a space, or the two or three a form's copy leaves (`Jana  Schröder`);
 # after a label, once, the comma of a family name written first (`SMITH, JOHN A`).
@@ -337,7 +350,7 @@ _NAME_KEY_THEN_UNCASED = re.compile(
     r"(?<![^\W_])(?i:(?:full|first|last|given|family|display|contact|guest|customer|passenger"
     r"|patient|sender|recipient|owner)[ _-]?)?(?i:name|nombre|nom|nome|naam|imię|imie|isim)"
     r"[\"']?[ \t]*[:=：][ \t]*[\"']?"
-    r"(?P<value>[^\W\d_\x00-\u024f]+(?:[ \t][^\W\d_\x00-\u024f]+){0,3})"
+    rf"(?P<value>{_UNCASED_NAME_WORD}(?:[ \t]{_UNCASED_NAME_WORD}){{0,3}})"
 )
 
 
@@ -494,21 +507,71 @@ class PassengerNameFinder:
 class MailboxNameFinder:
     """The display name of a mailbox, `Jane Doe <jane@example.org>` or `"Doe, Jane" <...>`: two
     to four capitalised words (particles and initials between them), none of them a team's or a
-    firm's (`Acme Support <help@...>`, `GitHub <noreply@...>` stay)."""
+    firm's (`Acme Support <help@...>`, `GitHub <noreply@...>` stay). Written before an address
+    without brackets (`Sebastian Müller (s.mueller@gmx.de)`, `Laura Pérez, laura@...`, `cc Ana
+    Souza ana@...`), the name must also start with a first name of the table or be spelt in
+    the address (`Müller` in `s.mueller`)."""
 
     kinds = frozenset({KIND})
     priority = PERSONAL_PRIORITY
-    # `<` alone: a shape with the address after it costs the scan more than the finder costs
-    # where a text holds a `<` (a literal search for the next one, in C).
-    triggers = Triggers(words=("<",))
+    # `<` or `@`: a shape with the address after it costs the scan more than the finder costs
+    # where a text holds one (a literal search for the next one, in C).
+    triggers = Triggers(words=("<", "@"))
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        for mailbox in _MAILBOX.finditer(text):
-            span = _display_name(text, mailbox.start())
+        if "<" in text:
+            for mailbox in _MAILBOX.finditer(text):
+                span = _display_name(text, mailbox.start())
+                if span is not None:
+                    yield Span(*span, KIND)
+        at = text.find("@")
+        while at > 0:
+            span = _name_before_an_address(text, at)
             if span is not None:
                 yield Span(*span, KIND)
+            at = text.find("@", at + 1)
+
+
+# An address's local part before its `@`, and what may stand between a name and the address.
+_LOCAL_PART = re.compile(r"[\w.+-]{1,64}\Z")
+_DOMAIN = re.compile(r"@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+")
+_BEFORE_ADDRESS = re.compile(
+    r"(?:[ \t]*[-–—:,|/][ \t]*|[ \t]*[(\[]|[ \t]+(?:(?i:at|via|on|an|à|em|en|unter)[ \t]+)?)\Z"
+)
+
+
+def _name_before_an_address(text: str, at: int) -> tuple[int, int] | None:
+    """(start, end) of a person's name written right before the address whose `@` is at `at`,
+    without a mailbox's brackets: only a name that starts with a first name of the table or
+    is spelt in the address's local part."""
+    local = _LOCAL_PART.search(text, max(0, at - 64), at)
+    if local is None or _DOMAIN.match(text, at) is None or local.start() == 0:
+        return None
+    between = _BEFORE_ADDRESS.search(text, max(0, local.start() - 8), local.start())
+    if between is None or between.start() == 0 or not text[between.start() - 1].isalpha():
+        return None
+    span = _display_name(text, between.start())
+    if span is None:
+        return None
+    words = _WORD.findall(text, *span)
+    spelt = _folded_letters(local.group())
+    if words[0] in _FIRST_NAMES or any(
+        len(word) > 2 and _folded_letters(word) in spelt for word in words
+    ):
+        return span
+    return None
+
+
+def _folded_letters(word: str) -> str:
+    """Lower case without accents, German umlauts as their spelling: `Müller` as `mueller`,
+    `Pérez` as `perez`."""
+    word = word.lower().translate(_UMLAUTS)
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+_UMLAUTS = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
 
 
 def _display_name(text: str, bracket: int) -> tuple[int, int] | None:
@@ -956,9 +1019,10 @@ _SPEAKER_ROLES = frozenset(_TABLE["speaker_roles"])
 @register("person_names_in_exports")
 class ExportNameFinder:
     """Who wrote each line of a chat export, and a calendar entry's organiser and attendees:
-    two to four capitalised words, none of them a firm's, a team's or a log's word."""
+    two to four capitalised words, none of them a firm's, a team's or a log's word; a chat's
+    handle on its header line."""
 
-    kinds = frozenset({KIND})
+    kinds = frozenset({KIND, "USERNAME"})
     priority = PERSONAL_PRIORITY
     # A time stamp's two digits (a fact the text answers: a `:` in the scan cost it ~4 µs a
     # record, as common as it is), or a calendar entry's `CN=`.
@@ -1058,6 +1122,23 @@ _NAME_AND_TIME = re.compile(
     re.MULTILINE,
 )
 _BRACKETED_NAME = re.compile(rf"[ \t]*\[{_SPEAKER_WORDS}\][ \t]*\[[^\]\n]{{0,12}}[0-9]:[0-9]{{2}}")
+# Discord's line over a message: who wrote it, a dash and when (`Kevin — Today at 10:32 AM`,
+# `marcus_w — 03/12/2024 9:14 PM`); an IRC log's line: the time, then who speaks in angle
+# brackets (`10:42 <dkowalski> is prod down?`), a handle either way.
+_DAY_WORDS = (
+    r"(?i:today|yesterday|heute|gestern|hoy|ayer|aujourd['’]hui|hier|hoje|ontem|oggi|ieri"
+    r"|vandaag|gisteren|dzisiaj|wczoraj|сегодня|вчера)(?:[ \t]+(?i:at|um|à|a las|às|alle|om|o|в))?"
+)
+_POSTED_AT = re.compile(
+    r"[ \t]*(?P<name>[^\s—–-][^\n—–]{0,38}?)[ \t]+[—–-][ \t]+"
+    rf"(?:{_DAY_WORDS}|[0-9]{{1,4}}[./-][0-9]{{1,2}}[./-][0-9]{{2,4}},?)[ \t]+"
+    r"[0-9]{1,2}:[0-9]{2}(?:[ \t]?[AaPp]\.?[Mm]\.?)?[ \t]*\r?$",
+    re.MULTILINE,
+)
+_IRC_LINE = re.compile(
+    r"[ \t]*\[?(?:[0-9]{4}-[0-9]{2}-[0-9]{2}[ T])?[0-9]{1,2}:[0-9]{2}(?::[0-9]{2})?\]?[ \t]+"
+    r"<[@+%~&]?(?P<name>[A-Za-z_\[\]\\^{}|`][\w\[\]\\^{}|`-]{1,30})>[ \t]"
+)
 
 
 def _chat_headers(text: str) -> Iterator[Span]:
@@ -1073,7 +1154,25 @@ def _chat_headers(text: str) -> Iterator[Span]:
                 match = _BRACKETED_NAME.match(text, start) or _NAME_AND_TIME.match(text, start)
                 if match is not None and _a_speaker(match["name"], stamped=True):
                     yield Span(*match.span("name"), KIND)
+                elif match := _POSTED_AT.match(text, start) or _IRC_LINE.match(text, start):
+                    kind = _a_writer(match["name"])
+                    if kind is not None:
+                        yield Span(*match.span("name"), kind)
         at = text.find(":", at + 1)
+
+
+def _a_writer(name: str) -> str | None:
+    """The kind of who writes on a chat's header line: a person's name (`Kevin`, `Tom Becker`),
+    a handle (`marcus_w`, `dkowalski`: no generic account, no word of a sentence); None for
+    neither (a bot's or a team's name)."""
+    if _a_speaker(name, stamped=True) or (name in _FIRST_NAMES and name[0].isupper()):
+        return KIND
+    if " " in name or not (_HANDLE.search(name) or name.islower()):
+        return None  # a capitalised word that is no first name: `Meeting — Today at 3:00 PM`
+    return "USERNAME" if a_login(name, sentence=_HANDLE.search(name) is None) else None
+
+
+_HANDLE = re.compile(r"[0-9_.]|[a-z][A-Z]")
 
 
 def _holds_a_time(text: str) -> bool:
@@ -1095,3 +1194,212 @@ def _a_persons(words: list[str]) -> bool:
         and word.lower().strip(".,") not in _LOG_WORDS
         for word in words
     )
+
+
+# A full name in running text with no word before it that says so ("forwarding this from
+# Hannah Schmidt", "assigned to Priya Raman"): a run of two or three capitalised words (a
+# particle between them allowed), the first a first name of the table; not a place's or a
+# thing's name (`Franklin Street`, `Santa Clara`), not a run of a title's words.
+_PARTICLE = "|".join(sorted(_PARTICLES - {"y"}, key=len, reverse=True))  # `Trinidad y Tabago`
+
+
+def _letters(test: str) -> str:
+    """The upper- or lower-case letters of Latin (its extensions and Vietnamese's included) and
+    Cyrillic, as a character class's ranges: two classes with no letter in both."""
+    chars = [chr(code) for first, last in ((0x41, 0x24F), (0x400, 0x4FF), (0x1E00, 0x1EFF))
+             for code in range(first, last + 1)]  # fmt: skip
+    return "".join(re.escape(char) for char in chars if getattr(char, test)() and char.isalpha())
+
+
+_UPPER, _LOWER = _letters("isupper"), _letters("islower")
+# A capitalised word (`O'Brien`, `McKay`, `Jean-Luc`, `Łukasz`, `Дмитрий`): each part after the
+# first starts with a capital or a sign, so that a long word is read one way only.
+_CAPITALISED = (
+    rf"[{_UPPER}](?:[{_LOWER}]+|(?=['’][{_UPPER}]))"
+    rf"(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]*|[{_UPPER}][{_LOWER}]+)*"
+)
+# At most as many words as a name has, and no capitalised word after them: a line of
+# thousands of them is read a few words from each place, not to its end.
+_NEXT_WORD = rf"[ \t](?:(?:{_PARTICLE})[ \t])?{_CAPITALISED}"
+_CAPITALISED_RUN = re.compile(
+    rf"(?<![\w'’.@/#-]){_CAPITALISED}(?:{_NEXT_WORD}){{1,{_MOST_WORDS - 1}}}"
+    rf"(?![\w@/-]|['’](?![sS]\b)|{_NEXT_WORD})"
+)
+# A Russian, Ukrainian or Belarusian name with its patronymic (`Кузнецов Андрей Павлович`,
+# `Екатерина Игоревна`): a name whatever its first word.
+_PATRONYMIC = re.compile(r"(?:ович|евич|ьич|овна|евна|ична|іч|івна)\Z")
+# Words of German prose, which capitalises its nouns (`zwei Tage Urlaub`): there two capitalised
+# words after a first name are as often a noun as a family name.
+_GERMAN = re.compile(
+    r"(?<![^\W\d_])(?:und|der|die|das|ist|nicht|mit|für|ich|wir|sie|auf|bitte)(?![^\W\d_])"
+)
+_PLACE_WORDS = frozenset(_TABLE["place_words"])
+_PLACE_STARTS = frozenset(_TABLE["place_starts"])
+_LONG_LOWER_WORD = re.compile(rf"(?<![\w'’-])[{_LOWER}]{{4,}}")
+_FAMILY_FIRST = frozenset(_TABLE["family_names_first"])
+
+
+@register("person_names_in_running_text")
+class FullNameFinder:
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(facts=(a_word(2),))  # every capitalised word has two letters or more
+    views = frozenset({NORMALISED})
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        german: bool | None = None  # asked once, where a run needs it
+        titles = _TitleLines()
+        for start in _run_starts(text):
+            run = _CAPITALISED_RUN.match(text, start)
+            if run is None:
+                continue
+            words = run.group().split()
+            names = [word for word in words if word[0].isupper()]
+            if not 2 <= len(names) <= _MOST_WORDS:
+                continue
+            if any(_PATRONYMIC.search(name) for name in names[1:]):
+                yield Span(*run.span(), KIND)
+                continue
+            if names[0] in _FAMILY_FIRST and (len(names) > 2 or names[1] in ("Văn", "Thị")):
+                yield Span(*run.span(), KIND)
+                continue
+            if len(names) > 3 or names[0].split("-")[0] not in _FIRST_NAMES:
+                continue
+            if german is None:
+                german = len(_GERMAN.findall(text, 0, 4096)) >= 2
+            if german:
+                continue
+            end = run.end() - 2 if words[-1].endswith(_POSSESSIVE) else run.end()  # Eric's
+            last = text[run.start() : end].split()[-1]
+            if names[0].lower() in _PLACE_STARTS or last.lower() in _PLACE_WORDS:
+                continue
+            if any(name.lower() in _MONTHS_AND_DAYS for name in names[1:]):
+                continue
+            if _a_persons([*names[:-1], last]) and not titles.holds(text, run.start()):
+                yield Span(run.start(), end, KIND)
+
+
+def _run_starts(text: str) -> list[int]:
+    """Where a run of capitalised words may start a name: a word of the first names' table or
+    of the family names written first, or a Cyrillic one (a patronymic may follow), with a
+    capitalised word after it. An ASCII text is read through its shape (capitals "A", lower
+    case "a", anything else a space), a search of bytes a few times faster than the run's."""
+    if text.isascii():
+        shape = text.encode("ascii").translate(_CASE_SHAPE)
+        starts = [(hit.start(), hit.end(1)) for hit in _PAIR_SHAPE.finditer(shape)]
+    else:
+        starts = [hit.span() for hit in _PAIR_START.finditer(text)]
+    return [
+        start
+        for start, end in starts
+        if (
+            text[start:end] in _FIRST_NAMES
+            or text[start:end] in _FAMILY_FIRST
+            or "\u0400" <= text[start] <= "\u04ff"
+        )
+        and not _after_a_place_start(text, start)
+    ]
+
+
+def _after_a_place_start(text: str, start: int) -> bool:
+    """The word before `start` begins a place's name (`San Luis Potosí`)."""
+    before = text[max(0, start - 12) : start]
+    if not before.endswith((" ", "\t")):
+        return False
+    words = before.split()
+    return bool(words) and words[-1].lower() in _PLACE_STARTS
+
+
+_CASE_SHAPE = bytes(65 if 65 <= c <= 90 else 97 if 97 <= c <= 122 else 32 for c in range(256))
+# A capitalised word, then (a particle and) another: its first word ends at group 1.
+_PAIR_SHAPE = re.compile(rb"A(a+)(?= (?:a{1,5} )?A)")
+_PAIR_START = re.compile(rf"[{_UPPER}][{_LOWER}]+(?=[ \t](?:(?:{_PARTICLE})[ \t])?[{_UPPER}])")
+
+
+class _TitleLines:
+    """Whether the line at a place is a title's (`Getting Started with Grant Management`):
+    three capitalised words or more, no lower-case word of four letters or more, no comma (a
+    list of names has them). Each line is read once, however many names it holds."""
+
+    def __init__(self) -> None:
+        self._lines: dict[int, bool] = {}  # a line's start -> a title's
+
+    def holds(self, text: str, at: int) -> bool:
+        start = text.rfind("\n", 0, at) + 1
+        title = self._lines.get(start)
+        if title is None:
+            end = text.find("\n", at)
+            line = text[start : end if end >= 0 else len(text)]
+            title = self._lines[start] = (
+                "," not in line
+                and _LONG_LOWER_WORD.search(line) is None
+                and sum(1 for word in line.split() if word[:1].isupper()) >= 3
+            )
+        return title
+
+
+# --- a name found once, hidden wherever the record has it again ------------------------------
+
+# A name's word (of a cased script: capitalised; of another: two characters or more, the
+# marks with them) that stands for its person alone elsewhere (`Hannah` after `Hannah Okafor`).
+_NAME_PART = re.compile(rf"(?:[^\W\d_]|[{_UNCASED_LETTERS}])(?:[\w'’-]|[{_UNCASED_LETTERS}])+")
+_TITLE_WORDS = frozenset(title.lower().rstrip(".") for title in _TABLE["titles"])
+_COMMON_WORDS = frozenset(WORDS)
+
+
+def name_parts(value: str) -> set[str]:
+    """What stands for the person `value` names elsewhere in a record: the name as written and
+    each of its words that is no common word, title, particle, month or day (a cased one
+    capitalised, three letters or more)."""
+    parts = {value.strip()}
+    for word in _NAME_PART.findall(value):
+        lower = word.lower()
+        if lower in _COMMON_WORDS or lower in _TITLE_WORDS or lower in _PARTICLES:
+            continue
+        if lower in _NOT_NAMES or lower in _NOT_PERSONS or lower in _MONTHS_AND_DAYS:
+            continue
+        cased = word.lower() != word.upper()
+        if (cased and word[0].isupper() and not word.isupper() and len(word) > 2) or (
+            not cased and len(word) > 1
+        ):
+            parts.add(word)
+    return {part for part in parts if part}
+
+
+# Whole names and words without spaces around them (Han, Kana, Hangul) looked for one by one:
+# at most this many, so that a text of thousands of names is not read once for each.
+_MOST_LOOKED_FOR = 64
+
+
+def repeated(text: str, parts: set[str]) -> list[Span]:
+    """Each place in `text` where one of `parts` stands as a whole word (no letter or digit
+    right before or after it): a word of a script with spaces found among the text's words in
+    one pass, the others looked for."""
+    words = {part for part in parts if " " not in part and not _CJK_WORD.search(part)}
+    found = []
+    if words:
+        for token in _NAME_PART.finditer(text):
+            word, end = token.group(), token.end()
+            if word.endswith(_POSSESSIVE):  # `Okafor's`
+                word, end = word[:-2], end - 2
+            if word in words:
+                found.append(Span(token.start(), end, KIND))
+    for part in sorted(parts - words)[:_MOST_LOOKED_FOR]:
+        at = text.find(part)
+        while at >= 0:
+            end = at + len(part)
+            before, after = text[at - 1 : at], text[end : end + 1]
+            if not _joined(before) and not _joined(after):
+                found.append(Span(at, end, KIND))
+            at = text.find(part, at + 1)
+    return found
+
+
+def _joined(char: str) -> bool:
+    """`char` continues a word of a script with spaces (a letter, a digit, a mark; not an
+    apostrophe: `Okafor's`): the part beside it is only part of a longer word. Han, Kana and
+    Hangul have no spaces: a name's word there stands next to other words."""
+    if not char or not (char.isalnum() or char in "_-" or unicodedata.category(char)[0] == "M"):
+        return False
+    return not _CJK_WORD.fullmatch(char)

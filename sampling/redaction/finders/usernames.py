@@ -179,7 +179,7 @@ _HANDLE_MARK = re.compile(r"[0-9_.@#\\-]|[a-z][A-Z]")
 _DICTIONARY = frozenset(WORDS)
 
 
-def _a_login(value: str, *, sentence: bool = False) -> bool:
+def a_login(value: str, *, sentence: bool = False) -> bool:
     """`value` can be a person's login: 2-40 characters with a letter, not a generic account,
     a placeholder nor code; after a verb (`sentence`), a plain word only outside the
     dictionary."""
@@ -258,7 +258,7 @@ class UsernameFinder:
         for match in pattern.finditer(text):
             start, end = match.span("value")
             end = _trimmed(text, start, end)
-            if _CODE_AFTER.match(text, end) is None and _a_login(text[start:end]):
+            if _CODE_AFTER.match(text, end) is None and a_login(text[start:end]):
                 yield Span(start, end, "USERNAME")
 
     @staticmethod
@@ -298,7 +298,7 @@ class UsernameFinder:
                 _HANDLE_MARK.search(value) or _PASSWORD_NEXT.match(text, end)
             ):
                 continue  # "username field", "login page": a handle holds a mark
-            if value.lower() == label or not _a_login(value, sentence=sentence):
+            if value.lower() == label or not a_login(value, sentence=sentence):
                 continue
             yield Span(start, end, "USERNAME")
 

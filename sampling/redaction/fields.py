@@ -421,6 +421,9 @@ def _markdown(text: str) -> list[Field]:
         while position < len(text):
             line_end = text.find("\n", position)
             line_end = len(text) if line_end < 0 else line_end
+            if _MARKDOWN_RULE.match(text, position) is not None:
+                rows = rows[:-1]  # the next table's rule: the row before it is its header
+                break  # (each table's rows are read once, not again from every rule above)
             row = _piped(text, position, line_end)
             if "|" not in text[position:line_end] or len(row) != len(labels):
                 break
@@ -524,6 +527,8 @@ def _copy(text: str) -> list[Field]:
         for line_start, line_end in _lines(text, copy.end()):
             if text.startswith("\\.", line_start) or line_end == line_start:
                 break
+            if text.startswith("COPY", line_start) and _COPY.match(text, line_start):
+                break  # the next statement's: each one's rows are read once
             row = _delimited(text, line_start, line_end, "\t")
             if len(row) != len(columns):
                 break

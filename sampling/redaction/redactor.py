@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -148,8 +149,11 @@ class Redactor:
             decoded = [s for view in read[1:] for s in self._find_in(view, DECODED)]
             escapes = read[1].escapes
             if escapes:
+                decoded.sort()
+                starts = [d.start for d in decoded]
+                longest = max((d.end - d.start for d in decoded), default=0)
                 found = [s for s in found if not cuts_escape(escapes, s.start - _CONTEXT, s.end)
-                         or _confirmed(s, decoded)]  # fmt: skip
+                         or _confirmed(s, decoded, starts, longest)]  # fmt: skip
             found.extend(decoded)
         if self.function is not None:
             found += self._from_function(text)
@@ -336,8 +340,11 @@ def redactor_for_run(run_config: Mapping[str, Any]) -> Callable[[Sequence[str]],
     return redact_texts
 
 
-def _confirmed(span: Span, decoded: list[Span]) -> bool:
+def _confirmed(span: Span, decoded: list[Span], starts: list[int], longest: int) -> bool:
     """The decoded view found a value of the same kind within `span`: the spelling of an
     escape inside it is then part of the value (`-p=000%09`), hidden with the rest, not what
-    made it look like one."""
-    return any(d.kind == span.kind and d.start < span.end and span.start < d.end for d in decoded)
+    made it look like one. `decoded` is sorted, `starts` its starts, `longest` its longest
+    span's length: only those that can reach `span` are looked at."""
+    first = bisect_left(starts, span.start - longest)
+    last = bisect_left(starts, span.end, first)
+    return any(d.kind == span.kind and span.start < d.end for d in decoded[first:last])

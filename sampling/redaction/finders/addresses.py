@@ -167,9 +167,12 @@ _SIGN = re.compile(r"(?:n\.?[ºo°]|nr|no)\.? ?[0-9]")
 _NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
 # From a Latin word's start only (`是Gartenstraße 53` starts one), the word taken whole: a long
 # run of letters is read once, not again from each of its letters.
-_NAME_THEN_NUMBER_IN_TEXT = re.compile(r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++[.,]? [0-9]")
+# The word's letters are Latin's: a capital glued after another script's letters (`A中A中...`)
+# is not read on through them to the text's end.
+_LATIN_WORD = "[A-ZÀ-Ý][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏḀ-ỿ]++"
+_NAME_THEN_NUMBER_IN_TEXT = re.compile(rf"(?<![A-Za-zÀ-ÿĀ-ɏ]){_LATIN_WORD}[.,]? [0-9]")
 _SIGNED_NUMBER_IN_TEXT = re.compile(
-    r"(?<![A-Za-zÀ-ÿĀ-ɏ])[A-ZÀ-Ý][^\W\d_]++[.,]? (?:n\.?[ºo°]\.? ?|nr\.? ?)[0-9]"
+    rf"(?<![A-Za-zÀ-ÿĀ-ɏ]){_LATIN_WORD}[.,]? (?:n\.?[ºo°]\.? ?|nr\.? ?)[0-9]"
 )
 _NAME_BEFORE = 48  # characters before its number where a street's name and type may start
 _FRENCH_BEFORE = 64  # characters before its postcode where a French street may start

@@ -823,7 +823,9 @@ _UNCASED_LETTERS = (
     "\u0e01-\u0e4e"  # Thai
     "\u0980-\u09e3\u09f0\u09f1"  # Bengali
 )
-_UNCASED_WORD = re.compile(rf"[{_UNCASED_LETTERS}]+")
+# A name's word, no longer than a name's: a text of one script without spaces is not read to its
+# end after each phrase in it.
+_UNCASED_WORD = re.compile(rf"[{_UNCASED_LETTERS}]{{1,40}}(?![{_UNCASED_LETTERS}])")
 _UNCASED_PHRASES: dict[str, int] = _TABLE["uncased_phrases"]
 _UNCASED_AFTER = frozenset(_TABLE["uncased_after"])
 # A letter's sign-off ("مع التحية", "با تشکر", "धन्यवाद"): the name after a line break or a comma,

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -247,8 +248,11 @@ _PERCENT_USER = re.compile(
     rf"{_options('(?:smbclient|rpcclient|smbcacls|smbget|smbmap)')}(?:-U|--user(?:name)?)[ \t=]+"
     r"[\"']?[^\s%'\"]+%([^\s'\"]+)"
 )
+# Its options are a few short flags: a line of `htpasswd -Wj -Av` repeated is not read on to its
+# end from each `htpasswd` (`-Avhtpasswd` is letters, as a flag's are).
 _HTPASSWD = re.compile(
-    r"htpasswd(?:[ \t]+-[A-Za-z]+)*?[ \t]+-[A-Za-z]*b[A-Za-z]*(?:[ \t]+-[A-Za-z]+)*"
+    r"htpasswd(?:[ \t]+-[A-Za-z]{1,12}){0,6}?[ \t]+-[A-Za-z]{0,12}b[A-Za-z]{0,12}"
+    r"(?:[ \t]+-[A-Za-z]{1,12}){0,6}"
     rf"(?:[ \t]+[^\s-]\S*)?[ \t]+[^\s-]\S*[ \t]+[\"']?{_VALUE}"
 )
 # A value echoed into what reads a password from its input (`echo S3cret | docker login
@@ -486,7 +490,7 @@ _PROMPTED_PASS = re.compile(
 _PROTOCOL_PASS = re.compile(r"(?m)^(?:PASS|AUTH)[ \t]+(?P<value>\S{4,128})[ \t]*$")
 # A call without brackets that gives a secret's name its value, a line of a Groovy, Gradle or
 # Ruby file (`storePassword 'andr0idStore!'` in a signing config, Chef's `password "..."`).
-_NAME_SPACE_GATE = re.compile(r"(?:pass|pwd|secret|token|key|psk|cred)[a-z]*[ \t]+[\"']")
+_NAME_SPACE_GATE = re.compile(r"(?:pass|pwd|secret|token|key|psk|cred)[a-z]{0,64}[ \t]+[\"']")
 _NAME_SPACE_VALUE = re.compile(
     rf"(?im)^[ \t]*{_NAMED_SECRET}[ \t]+([\"'])(?P<value>[^\"'\n]{{4,200}})\1[ \t]*,?[ \t]*$"
 )
@@ -580,7 +584,11 @@ class JwtFinder:
     priority = SECRET_PRIORITY
     triggers = Triggers(words=("eyj",))
     views = ALL_VIEWS
-    _JWT = re.compile(r"eyJ[A-Za-z0-9_=-]+\.[A-Za-z0-9_=-]+(?:\.[A-Za-z0-9_.+/=-]*)?")
+    # From a token's start only, its header's run up to its padding: a run of `eyJ` (or of
+    # `=eyJ`) is read once, not again from each.
+    _JWT = re.compile(
+        r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]+={0,2}\.[A-Za-z0-9_=-]+(?:\.[A-Za-z0-9_.+/=-]*)?"
+    )
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.long_words or "eyJ" not in view.text:
@@ -1014,7 +1022,7 @@ class RandomTokenFinder:
         value = text[start:end]
         if len(value) < 12 or self._public(text, start, value, blocks):
             return None
-        if value.startswith(("bh=", "b=")) and self._SIGNED_MAIL.search(text) is not None:
+        if value.startswith(("bh=", "b=")) and _signed_mail(text):
             return None  # a DKIM signature's body hash and signature: sent with every e-mail
         if len(value) < self.BARE_LENGTH[0] and not _short_token(value):
             return None
@@ -1041,7 +1049,6 @@ class RandomTokenFinder:
         re.DOTALL,
     )
 
-    _SIGNED_MAIL = re.compile(r"(?i)(?:DKIM|ARC-Message)-Signature:")
     _DOTTED_NAME = re.compile(r"[A-Za-z_]\w*(?:[.=][A-Za-z_]\w*)+")
     _DOTTED_PATH = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
     # What a base64 run starts with once decoded (checks.pem_header_in_base64): a certificate's or a
@@ -1213,3 +1220,13 @@ class QuotedEntropyFinder:
                 continue  # `secure: "..."`: ciphertext
             if len(value) <= self.MAX_LENGTH and unnamed_secret(value):
                 yield Span(match.start(2), match.end(2), "HIGH_ENTROPY")
+
+
+_SIGNED_MAIL = re.compile(r"(?i)(?:DKIM|ARC-Message)-Signature:")
+
+
+@functools.lru_cache(maxsize=8)
+def _signed_mail(text: str) -> bool:
+    """The text holds a mail's DKIM or ARC signature: asked once a text (a text's hash is
+    kept with it), not again for each `b=` token in it."""
+    return _SIGNED_MAIL.search(text) is not None

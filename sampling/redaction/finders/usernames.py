@@ -80,7 +80,7 @@ _SSH_LOGIN = re.compile(
     r"(?<![\w.-])(?:ssh|mosh|autossh)[ \t][^\n|;&]*?[ \t]-l[ \t]+[\"']?(?P<value>[A-Za-z_][\w.-]*)"
 )
 _USER_AND_PASSWORD = re.compile(
-    r"(?<![\w.-])(?:curl|wget|http|https|httpie|xh|xhs|ab|hey|lftp)[ \t](?:[^\n|;&]*?[ \t])?"
+    r"(?<![\w.-])(?:curl|wget|http|https|httpie|xh|xhs|ab|hey|lftp)[ \t](?:[^\n|;&]{0,200}?[ \t])?"
     r"(?:-u|--user|-a|--auth|--http-user)(?:[ \t]+|=)[\"']?"
     rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{0,60}}?)[:,][^\s\"']"
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from stdnum import iban
 
-from tests.helpers.redaction import found, found_as, found_with_kinds, grouped
+from tests.helpers.redaction import found, found_as, found_with_kinds, grouped, hidden
 
 pytestmark = pytest.mark.unit
 
@@ -80,3 +80,37 @@ ADDRESSES = {
 @pytest.mark.parametrize(("text", "address"), grouped(ADDRESSES))
 def test_an_address_is_hidden_whole(text: str, address: str) -> None:
     assert found_with_kinds(text) == [(address, "ADDRESS")]
+
+
+# A phone after a label people write (`Cel:`, `Tel contacto:`), a passport's number after its
+# word in Vietnamese, Indonesian and Russian (a series of two pairs, a `№`, six digits), an
+# address after a record's `alamat=`: each without a country's prefix or a form's colon.
+LABELLED = {
+    "PHONE": [
+        ("Cel: (11) 98472-3316", "(11) 98472-3316"),
+        ("Tel contacto: 654 21 88 30", "654 21 88 30"),
+        ("Teléfono de contacto: 654 21 88 30", "654 21 88 30"),
+    ],
+    "PASSPORT": [
+        ("Số hộ chiếu: C8372914", "C8372914"),
+        ("Paspor lama saya nomor C4827193", "C4827193"),
+        ("Паспорт: серия 45 19 № 618203", "45 19 № 618203"),
+        ("ИНН 770337211891, паспорт 45 10 482917", "45 10 482917"),
+    ],
+    "ADDRESS": [
+        ("Driver(nama=Agus, alamat=Jl. Kebon Jeruk Raya No. 27, Jakarta Barat)",
+         "Jl. Kebon Jeruk Raya No. 27, Jakarta Barat"),
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(("kind", "text", "value"), grouped(LABELLED, name_first=True))
+def test_a_value_after_a_label_people_write_is_hidden(kind: str, text: str, value: str) -> None:
+    assert hidden(text, value), found(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["Order 45 10 482917 shipped; invoice 12 34 567890", "adresa=0x7ffe1234"]
+)
+def test_the_same_shapes_without_their_labels_stay(text: str) -> None:
+    assert not found_as(text, "PASSPORT", "ADDRESS"), found(text)

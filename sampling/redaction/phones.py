@@ -22,7 +22,8 @@ _NATIONAL = CountryCodeSource.FROM_DEFAULT_COUNTRY
 PHONE_WORDS = {
     "en": ("phone", "phones", "telephone", "tel", "tel no", "mobile", "mobile no", "cell",
            "cellphone", "cell phone", "fax", "call me", "call us", "text me", "whatsapp", "wa"),
-    "es": ("teléfono", "telefono", "tfno", "tlf", "móvil", "movil", "celular", "llámame",
+    "es": ("teléfono", "telefono", "tfno", "tlf", "telf", "móvil", "movil", "celular", "cel",
+           "llámame",
            "llamame", "llámanos"),
     "pt": ("telefone", "celular", "telemóvel", "telemovel", "tlm", "ligue", "liga-me", "me liga",
            "ligar", "ligue-me"),
@@ -58,6 +59,7 @@ _BETWEEN_WORDS = (
     "is", "are", "was", "number", "numbers", "no", "nr", "num", "at", "on", "my", "me", "our",
     "ist", "lautet", "nummer", "unter", "mein", "meine", "est", "au", "numéro", "de", "mon",
     "ma", "es", "é", "número", "numero", "nº", "al", "ao", "para", "mi", "meu", "minha", "do",
+    "contacto", "contato", "contact",
     "da", "em", "en", "è", "il", "mio", "op", "mijn", "to", "pod", "numer", "mój", "moj", "är",
     "er", "je", "číslo", "szám", "száma", "numarası", "numaram", "nomor", "adalah", "saya", "di",
     "ke", "είναι", "μου", "αριθμός", "номер", "это", "по", "мой", "رقم", "هو", "מספר", "שלי",

@@ -360,7 +360,7 @@ _NOT_HOMES_AFTER = re.compile(
 _COLON_LABELS = ("alamat", "adresi", "adresa", "anwani", "osoite", "διεύθυνση",
                  "địa chỉ", "כתובת", "पता", "ที่อยู่")  # fmt: skip
 _CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
-_COLON_JOINT = re.compile(r"[ \t]*[:：][ \t]*")
+_COLON_JOINT = re.compile(r"[ \t]*[:：=][ \t]*")  # a form's colon, a record's `=`
 _LABEL_JOINT = re.compile(r"[ \t]*(?:[:：=]|[-–][ \t]|(?:is|es|est|ist|é|è|lautet)[ \t:])[ \t]*")
 _SAID_JOINT = re.compile(r"[ \t]+")
 _CJK_JOINT = re.compile(r"[ \t]*(?:[:：=]|是|为|為|は|는|은)?[ \t]*")

@@ -129,7 +129,8 @@ _PAN = re.compile(
 PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "reisepass",
                   "reisepassnummer", "passnummer", "passnr", "passaporte",
                   "passaporto", "paspoort", "paszport", "pasaport", "旅券", "パスポート", "여권",
-                  "паспорт", "جواز السفر", "جواز سفر", "الجواز", "पासपोर्ट")  # fmt: skip
+                  "паспорт", "جواز السفر", "جواز سفر", "الجواز", "पासपोर्ट", "hộ chiếu",
+                  "ho chieu", "paspor", "หนังสือเดินทาง", "διαβατήριο")  # fmt: skip
 _PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
 _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 # One or two letters and 6-8 digits (China's E12345678, Japan's TK1234567), three letters and 6
@@ -139,7 +140,10 @@ _PASSPORT = re.compile(
     rf"[A-Z0-9]{_NOT_BEFORE}(?:(?<=[A-Z])(?:[A-Z]?\d{{6,8}}|[A-Z]{{2}}\d{{6}})"
     rf"|(?<=\d)(?:\d{{7,8}}|\d[A-Z]{{2}}\d{{5}})){_NOT_AFTER}"
     # Eight or nine letters and digits, both: Canada's P1448079N, Germany's C01X00T47.
-    rf"|(?<![A-Za-z0-9])(?=[A-Z0-9]{{8,9}}{_NOT_AFTER})(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{{8,9}}{_NOT_AFTER}",
+    rf"|(?<![A-Za-z0-9])(?=[A-Z0-9]{{8,9}}{_NOT_AFTER})(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{{8,9}}{_NOT_AFTER}"
+    # Russia's internal passport: a series of four digits (two pairs) and six more, a `№`
+    # between them or not (`45 10 482917`, `серия 45 19 № 618203`).
+    r"|(?<![0-9])[0-9]{2} ?[0-9]{2}[ \t]+(?:(?:№|No\.?)[ \t]*)?[0-9]{6}(?![0-9])",  # NFKC: № is No
     re.ASCII,
 )
 

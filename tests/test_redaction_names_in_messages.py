@@ -80,6 +80,10 @@ NAMES = [
     # A name found once, again alone (its first or its family name).
     ("I recommend Ms. Hannah Okafor for the role. Hannah joined us in 2019.", "Hannah"),
     ("Forwarding this from Daan Visser. Okafor and Visser agreed.", "Visser"),
+    # One first name of the table as a form's or a record's whole value under its name.
+    ("Name: Priya", "Priya"),
+    ('{"id": 7, "name": "Priya", "email": "priya@example.org"}', "Priya"),
+    ("Customer name: Lukas", "Lukas"),
 ]  # fmt: skip
 
 
@@ -141,6 +145,10 @@ UNTOUCHED = [
     "Summer Sale ends; Line Comment; Trinidad y Tabago",
     "Ich habe zwei Tage Urlaub und die Daten sind nicht da.",
     "Hà Nội is a city and Mai is a month",
+    "Project name: Phoenix",
+    "Project name: Phoenix Rising",
+    "Company name: Acme Holdings",
+    '{"id": 7, "name": "Widget", "price": 9}',
 ]
 
 

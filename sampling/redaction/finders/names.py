@@ -779,8 +779,20 @@ def _latin_name(
                 break  # `Jo Smith, CTO`: a title after the name, not its given names
             comma = True
         position = gap.end()
-    if end is None or count < fewest:
+    if end is None:
         return None
+    if count < fewest and not (
+        # A form's label with one first name of the table as its line's whole value (`Name:
+        # Priya`, a record's `"name": "Priya"` as the fields view writes it).
+        label
+        and count == 1
+        and text[first:end] in _FIRST_NAMES
+        and _LINE_END.match(text, end)
+        and _label_word(text, start, intro.phrase) in _PERSONS_NAME_WORDS
+    ):
+        return None
+    if label and _label_word(text, start, intro.phrase) in _THINGS_NAME_WORDS:
+        return None  # `Project name: Phoenix Rising`, `Company name: ...`
     if inline and not (
         _LINE_END.match(text, end)
         or (text[end : end + 1] in ".!" and _LINE_END.match(text, end + 1))
@@ -811,6 +823,37 @@ def _latin_name(
     if rest in ("[", "(", ".") and following.isascii() and following.isalnum():
         return None  # `Name.attr`, `Name(...)`, `Name[...]`: code (`Ana.あ` is a sentence's end)
     return first, end
+
+
+# The words before a label's `name:` that make it a person's (`Customer name:`; with none, the
+# label is the line's own), or a thing's (`Project name:`).
+_PERSONS_NAME_WORDS = frozenset({"",
+    "full", "first", "given", "customer", "patient", "client", "contact", "guest", "user",
+    "employee", "student", "member", "display", "your", "my", "passenger", "applicant", "owner",
+    "holder", "recipient", "sender", "driver", "buyer", "tenant", "caller", "child", "person",
+})  # fmt: skip
+
+
+_THINGS_NAME_WORDS = frozenset({
+    "project", "product", "file", "app", "application", "company", "business", "team", "host",
+    "server", "branch", "repo", "repository", "model", "dataset", "bucket", "database", "table",
+    "column", "field", "domain", "device", "network", "event", "task", "job", "package",
+    "module", "class", "function", "variable", "brand", "store", "shop", "organization",
+    "organisation", "org", "group", "channel", "course", "book", "song", "album", "movie",
+    "game", "street", "city", "town", "country", "school", "university", "hospital", "bank",
+    "service", "cluster", "namespace", "container", "image", "pod", "queue", "topic", "region",
+    "zone", "workspace", "folder", "directory", "plan", "campaign", "tag", "label", "key",
+})  # fmt: skip
+
+
+def _label_word(text: str, start: int, phrase: str) -> str:
+    """The word before a label's `phrase` on the line that ends at `start` ("" where the label
+    stands alone, or the line does not end in it): what makes it a person's or a thing's."""
+    line = text[text.rfind("\n", 0, start) + 1 : start].rstrip()
+    if not line.lower().endswith(phrase):
+        return ""
+    words = line[: len(line) - len(phrase)].split()
+    return words[-1].lower().strip("-_\"'{,") if words else ""
 
 
 # Scripts without capitals: a name is the words of the phrase's script right after it (on its
@@ -1278,8 +1321,10 @@ class FullNameFinder:
                 continue
             if any(name.lower() in _MONTHS_AND_DAYS for name in names[1:]):
                 continue
-            if _a_persons([*names[:-1], last]) and not titles.holds(text, run.start()):
-                yield Span(run.start(), end, KIND)
+            if not _a_persons([*names[:-1], last]) or titles.holds(text, run.start()):
+                continue
+            if _label_word(text, run.start(), "name:") not in _THINGS_NAME_WORDS:
+                yield Span(run.start(), end, KIND)  # (not `Project name: Phoenix Rising`)
 
 
 def _run_starts(text: str) -> list[int]:

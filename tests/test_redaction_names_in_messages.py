@@ -12,6 +12,10 @@ from tests.helpers.redaction import REDACTOR, found, found_as, grouped, hidden
 
 pytestmark = pytest.mark.unit
 
+WECHAT = (
+    "2024-05-18 21:03 王梓涵：我订好了去大理的机票\n2024-05-18 21:04 王梓涵：@小雨 你的是对吧？\n"
+    "2024-05-18 21:06 刘小雨：对的对的\n2024-05-18 21:07 陈静怡：我的也对"
+)
 NAMES = [
     # A dialogue without time stamps: speakers, one of them again.
     ("Magda: kto ma kod do klatki?\nOla Kowalczyk: 2580 i mieszkanie 14\nMagda: a adres?", "Magda"),
@@ -84,6 +88,11 @@ NAMES = [
     ("Name: Priya", "Priya"),
     ('{"id": 7, "name": "Priya", "email": "priya@example.org"}', "Priya"),
     ("Customer name: Lukas", "Lukas"),
+    # WeChat's export (the message glued to a full-width colon) and LINE's (tabs around who
+    # writes); a Chinese given name alone after its full name (`@小雨` after `刘小雨`).
+    (WECHAT, "刘小雨"),
+    (WECHAT, "小雨"),
+    ("2024/07/01(月)\n19:02\t佐々木 美咲\tエマちゃん、来週空いてる？\n19:05\tEmma Clarke\tYes!", "佐々木 美咲"),
 ]  # fmt: skip
 
 
@@ -149,6 +158,9 @@ UNTOUCHED = [
     "Project name: Phoenix Rising",
     "Company name: Acme Holdings",
     '{"id": 7, "name": "Widget", "price": 9}',
+    "时间:下午三点\n地点:会议室\n备注:带电脑\n时间:明天",
+    "10:00 host:a\n10:01 host:b\n10:02 port:c\n10:03 host:d",
+    "Dom Casmurro é um romance brasileiro.",
 ]
 
 

@@ -1053,7 +1053,9 @@ _FIRST_NAMES = frozenset(table("first_names.json")["names"])
 _SPEAKER_LINE = re.compile(
     r"^[ \t]*(?P<stamp>\[?[0-9][0-9/.,: -]{3,22}(?:[ \t]?[AaPp][Mm])?\]?[ \t]*(?:-[ \t]*)?)?"
     r"(?P<name>[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,3})(?:[ \t]?[^\w\s:：]{1,4})?"
-    r"[ \t]*[:：][ \t]",
+    # The colon and a space; or, on a line with a time stamp, the message glued to the colon
+    # (WeChat's `2024-05-18 21:03 王梓涵：我...`, a full-width colon read as `:`).
+    r"[ \t]*[:：](?:[ \t]|(?(stamp)(?=\S)|(?!)))",
     re.MULTILINE,
 )
 _SPEAKER_REACH = 64  # characters from a line's start to the colon after who speaks
@@ -1107,7 +1109,7 @@ class DialogueNameFinder:
         text = view.text
         if text.count(":") < 3 and text.count("：") < 3:  # one character: counted fastest
             return iter(())
-        if text.count(": ") + text.count("：") < 3:
+        if text.count(": ") + text.count("：") < 3 and not _CJK_AFTER_A_COLON.search(text):
             return iter(())
         return _dialogue_speakers(text)
 
@@ -1121,11 +1123,15 @@ def _dialogue_speakers(text: str) -> Iterator[Span]:
     if text.count("\n") < 2:
         return
     starts = {}  # the start of each line with a colon near its start: the regex is tried there
-    for sign in (": ", "："):
+    for sign in (":", "："):
         at = text.find(sign)
         while at >= 0:
             start = text.rfind("\n", 0, at) + 1
-            if at - start <= _SPEAKER_REACH:
+            # A colon and a space; a message glued to it only after a time stamp (a line that
+            # starts with a digit or a bracket), where the regex takes it.
+            if at - start <= _SPEAKER_REACH and (
+                text[at + 1 : at + 2] in (" ", "\t") or text[start : start + 1] in _STAMP_START
+            ):
                 starts[start] = True
             at = text.find(sign, at + 1)
     lines = [match for start in sorted(starts) if (match := _SPEAKER_LINE.match(text, start))]
@@ -1135,6 +1141,11 @@ def _dialogue_speakers(text: str) -> Iterator[Span]:
     for match in lines:
         if _a_speaker(match["name"], stamped=match["stamp"] is not None):
             yield Span(*match.span("name"), KIND)
+
+
+_STAMP_START = frozenset("0123456789[")
+# A message glued to a speaker's colon, as Chinese, Japanese and Korean chats write it.
+_CJK_AFTER_A_COLON = re.compile(r":[\u3040-\ud7a3]")
 
 
 def _a_speaker(name: str, stamped: bool) -> bool:
@@ -1167,6 +1178,8 @@ _NAME_AND_TIME = re.compile(
     re.MULTILINE,
 )
 _BRACKETED_NAME = re.compile(rf"[ \t]*\[{_SPEAKER_WORDS}\][ \t]*\[[^\]\n]{{0,12}}[0-9]:[0-9]{{2}}")
+# LINE's export: the time, a tab, who writes, a tab, the message (`19:02\t佐々木 美咲\t...`).
+_TABBED_NAME = re.compile(r"[ \t]*[0-9]{1,2}:[0-9]{2}\t(?P<name>[^\t\n]{1,40}?)[ \t]*\t")
 # Discord's line over a message: who wrote it, a dash and when (`Kevin — Today at 10:32 AM`,
 # `marcus_w — 03/12/2024 9:14 PM`); an IRC log's line: the time, then who speaks in angle
 # brackets (`10:42 <dkowalski> is prod down?`), a handle either way.
@@ -1196,7 +1209,11 @@ def _chat_headers(text: str) -> Iterator[Span]:
             start = text.rfind("\n", 0, at) + 1
             if start not in seen and at - start <= 64:
                 seen.add(start)
-                match = _BRACKETED_NAME.match(text, start) or _NAME_AND_TIME.match(text, start)
+                match = (
+                    _BRACKETED_NAME.match(text, start)
+                    or _NAME_AND_TIME.match(text, start)
+                    or _TABBED_NAME.match(text, start)
+                )
                 if match is not None and _a_speaker(match["name"], stamped=True):
                     yield Span(*match.span("name"), KIND)
                 elif match := _POSTED_AT.match(text, start) or _IRC_LINE.match(text, start):
@@ -1400,6 +1417,8 @@ def name_parts(value: str) -> set[str]:
     each of its words that is no common word, title, particle, month or day (a cased one
     capitalised, three letters or more)."""
     parts = {value.strip()}
+    if len(value) == 3 and _HAN.fullmatch(value):  # `刘小雨`: the given name alone, `小雨`
+        parts.add(value[1:])
     for word in _NAME_PART.findall(value):
         lower = word.lower()
         if lower in _COMMON_WORDS or lower in _TITLE_WORDS or lower in _PARTICLES:

@@ -97,6 +97,10 @@ LABELLED = {
         ("Паспорт: серия 45 19 № 618203", "45 19 № 618203"),
         ("ИНН 770337211891, паспорт 45 10 482917", "45 10 482917"),
     ],
+    "LICENSE_PLATE": [
+        ("Samochód o numerze rejestracyjnym KR 4T219", "KR 4T219"),
+        ("nr rej. KR 4T219, tel 601 228 947", "KR 4T219"),
+    ],
     "ADDRESS": [
         ("Driver(nama=Agus, alamat=Jl. Kebon Jeruk Raya No. 27, Jakarta Barat)",
          "Jl. Kebon Jeruk Raya No. 27, Jakarta Barat"),

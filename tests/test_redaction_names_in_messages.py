@@ -93,6 +93,9 @@ NAMES = [
     (WECHAT, "刘小雨"),
     (WECHAT, "小雨"),
     ("2024/07/01(月)\n19:02\t佐々木 美咲\tエマちゃん、来週空いてる？\n19:05\tEmma Clarke\tYes!", "佐々木 美咲"),
+    # A Korean role's word, then a name with the copula glued to it (`예금주 박서연입니다`).
+    ("국민은행 512301-01-482917 예금주 박서연입니다", "박서연"),
+    ("서울시 마포구 202호 세입자 이지은입니다.", "이지은"),
 ]  # fmt: skip
 
 
@@ -161,6 +164,7 @@ UNTOUCHED = [
     "时间:下午三点\n地点:会议室\n备注:带电脑\n时间:明天",
     "10:00 host:a\n10:01 host:b\n10:02 port:c\n10:03 host:d",
     "Dom Casmurro é um romance brasileiro.",
+    "세입자 보호를 위한 법입니다",
 ]
 
 

@@ -117,9 +117,13 @@ class Text:
             return bool(self.token_words)
         if not self.text.isascii():
             return _word_pattern(length).match(self.text) is not None
+        return b"x" * length in self._ascii_word_shape()  # the first is enough: no list of them
+
+    def _ascii_word_shape(self) -> bytes:
+        """An ASCII text with white space as " " and anything else as "x", made once."""
         if self._word_shape is None:
             self._word_shape = self.text.encode("ascii").translate(_WORD_SHAPE)
-        return b"x" * length in self._word_shape  # the first is enough: no list of them
+        return self._word_shape
 
     def _words(self, length: int) -> list[tuple[int, int]]:
         text, found = self.text, []
@@ -129,9 +133,7 @@ class Text:
                 found.append(match.span(1))
                 position = match.end()
             return found
-        if self._word_shape is None:
-            self._word_shape = text.encode("ascii").translate(_WORD_SHAPE)
-        shape, run = self._word_shape, b"x" * length
+        shape, run = self._ascii_word_shape(), b"x" * length
         position = shape.find(run)
         while position >= 0:  # the first `length` x's of a word are where it starts
             end = shape.find(b" ", position)

@@ -145,7 +145,7 @@ _MARKS = (
     "\u0b82\u0bbe-\u0bcd\u0c00-\u0c04\u0c3c-\u0c56\u0c81-\u0c83\u0cbc-\u0cd6\u0d00-\u0d03"
     "\u0d3b-\u0d57\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff"
 )
-_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_{_MARKS}]|[{_MARKS}]|['’-](?=[^\W\d_]))*")
+_WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}]|['’-](?=[^\W\d_]))*")
 # A word of a script past Latin's (its marks with it).
 _UNCASED_NAME_WORD = rf"(?:[^\W\d_\x00-\u024f]|[{_MARKS}])+"
 _MOST_WORDS = 4  # `José Manuel Ruiz García`
@@ -1059,6 +1059,10 @@ _SPEAKER_LINE = re.compile(
     re.MULTILINE,
 )
 _SPEAKER_REACH = 64  # characters from a line's start to the colon after who speaks
+# Where a line's time stamp can start (a digit or a bracket): only there may a message be glued
+# to the speaker's colon, as Chinese, Japanese and Korean chats write it.
+_STAMP_START = frozenset("0123456789[")
+_CJK_AFTER_A_COLON = re.compile(r":[\u3040-\ud7a3]")
 # Who speaks in a transcript without being anyone's name: roles and a form's labels.
 _SPEAKER_ROLES = frozenset(_TABLE["speaker_roles"])
 
@@ -1141,11 +1145,6 @@ def _dialogue_speakers(text: str) -> Iterator[Span]:
     for match in lines:
         if _a_speaker(match["name"], stamped=match["stamp"] is not None):
             yield Span(*match.span("name"), KIND)
-
-
-_STAMP_START = frozenset("0123456789[")
-# A message glued to a speaker's colon, as Chinese, Japanese and Korean chats write it.
-_CJK_AFTER_A_COLON = re.compile(r":[\u3040-\ud7a3]")
 
 
 def _a_speaker(name: str, stamped: bool) -> bool:

@@ -1225,8 +1225,9 @@ class QuotedEntropyFinder:
 _SIGNED_MAIL = re.compile(r"(?i)(?:DKIM|ARC-Message)-Signature:")
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=1)
 def _signed_mail(text: str) -> bool:
     """The text holds a mail's DKIM or ARC signature: asked once a text (a text's hash is
-    kept with it), not again for each `b=` token in it."""
+    kept with it), not again for each `b=` token in it. The last text only is kept: its tokens
+    are read one after another."""
     return _SIGNED_MAIL.search(text) is not None

@@ -180,3 +180,15 @@ def test_a_name_found_in_one_text_is_hidden_alone_in_the_others() -> None:
     shown = REDACTOR.redact([prompt, response]).texts
     assert "Hannah" not in shown[1], shown
     assert "I will gladly say more; May works best." in shown[1]  # common words stay
+
+
+def test_a_name_and_a_word_of_it_alone_read_as_one_person() -> None:
+    """The same person has one placeholder, whether named whole or by one name."""
+    prompt = "Write a reference for Hannah Okafor, our analyst."
+    response = "Hannah is careful; Okafor's work shows it. Ana Souza agrees, and so does Ana."
+    shown = REDACTOR.redact([prompt, response]).texts
+    assert shown[0] == "Write a reference for <PERSON_NAME_1>, our analyst."
+    assert shown[1] == (
+        "<PERSON_NAME_1> is careful; <PERSON_NAME_1>'s work shows it. <PERSON_NAME_2> agrees,"
+        " and so does <PERSON_NAME_2>."
+    )

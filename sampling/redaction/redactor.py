@@ -191,15 +191,19 @@ class Redactor:
             if not isinstance(text, str):
                 raise RedactionError(f"expected text, got {type(text).__name__}")
         found = [self.find(text) for text in texts]
-        names = self._names_in(texts, found) if len(texts) > 1 else set()
+        names = self._names_in(texts, found)
         for text, spans in zip(texts, found, strict=True):
-            spans = self._with_names_again(text, spans, names)
+            if len(texts) > 1:  # (find has the repeats within each text already)
+                spans = self._with_names_again(text, spans, names)
             if not spans:
                 out.append(text)
                 continue
             pieces, position = [], 0
             for start, end, kind in spans:
-                value = key(text[start:end])  # `ａ＠ｂ．ｃｏ` and `a@b.co`: one number
+                # A person's name and a word of it alone (`Hannah Okafor`, `Hannah`): one
+                # number; `ａ＠ｂ．ｃｏ` and `a@b.co`: one number.
+                found_as = text[start:end]
+                value = key(names.get(found_as, found_as) if kind == NAME_KIND else found_as)
                 number = numbers.get((kind, value))
                 if number is None:
                     number = numbers[(kind, value)] = per_kind.get(kind, 0) + 1
@@ -212,21 +216,26 @@ class Redactor:
         return Redaction(tuple(out), counts)
 
     @staticmethod
-    def _names_in(texts: Sequence[str], found: Sequence[list[Span]]) -> set[str]:
-        """What stands for each person a name found in `texts` names (names.name_parts)."""
-        return {
-            part
-            for text, spans in zip(texts, found, strict=True)
-            for span in spans
-            if span.kind == NAME_KIND
-            for part in name_parts(text[span.start : span.end])
-        }
+    def _names_in(texts: Sequence[str], found: Sequence[list[Span]]) -> dict[str, str]:
+        """What stands for each person a name found in `texts` names (names.name_parts), and
+        the name it stands for: the longest found that holds it."""
+        values = {text[s.start : s.end] for text, spans in zip(texts, found, strict=True)
+                  for s in spans if s.kind == NAME_KIND}  # fmt: skip
+        names: dict[str, str] = {}
+        for value in sorted(values, key=len, reverse=True):
+            for part in name_parts(value):
+                names.setdefault(part, value)
+        return names
 
-    def _with_names_again(self, text: str, spans: list[Span], names: set[str]) -> list[Span]:
+    def _with_names_again(
+        self, text: str, spans: list[Span], names: Mapping[str, str]
+    ) -> list[Span]:
         """`spans` and each place `text` holds a found name again, or a word of it alone (a
         record names `Hannah Okafor` once and `Hannah` after): a person found once is hidden
         everywhere in the record."""
-        again = repeated(text, names)
+        if not names:
+            return spans
+        again = repeated(text, set(names))
         if again and (self.allow or self.allow_regex):
             again = [span for span in again if not self._allowed(text[span.start : span.end])]
         return _merged(spans + again, self._rank) if again else spans

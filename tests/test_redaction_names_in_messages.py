@@ -96,6 +96,23 @@ NAMES = [
     # A Korean role's word, then a name with the copula glued to it (`예금주 박서연입니다`).
     ("국민은행 512301-01-482917 예금주 박서연입니다", "박서연"),
     ("서울시 마포구 202호 세입자 이지은입니다.", "이지은"),
+    # A name beside a phone number in an ad: after a verb of calling (in Swahili, Russian with
+    # the name's case ending), after the number in brackets, after `con`, or after a title.
+    ("Bei 40,000 Ksh. Piga 0722 614 309 uliza Kamau.", "Kamau"),
+    ("Call/WhatsApp Obinna 0805 771 2093 for viewing", "Obinna"),
+    ("Звоните Сергею +7 921 448-17-06, торг", "Сергею"),
+    ("Écrire au 06 48 17 22 90 (Mathilde) le soir", "Mathilde"),
+    ("Informes al 33 1702 4418 con Rodrigo, solo mensajes", "Rodrigo"),
+    ("Τηλ. 697 204 8816 κα. Κατερίνα", "Κατερίνα"),
+    ("LH chị Hương 0912 448 306 nhé", "Hương"),
+    # Who introduces themselves by a first name; a first name ending a message after a
+    # sentence, in Greek; a driver's or a child's first name after the words naming them.
+    ("Hola, soy Ramiro, te escribo por el depa", "Ramiro"),
+    ("Ich bin Greta.\nWann passt es?", "Greta"),
+    ("Τα κλειδιά είναι στη ρεσεψιόν.\nΚαλή διαμονή. Σοφία", "Σοφία"),
+    ("my driver Emeka will bring the car at 6", "Emeka"),
+    # A handle on a chat export's time-stamped line.
+    ("[9:02 PM] n0va_kat: gg\n[9:03 PM] Hex.Runner: again?\n[9:03 PM] n0va_kat: ok", "Hex.Runner"),
 ]  # fmt: skip
 
 
@@ -165,6 +182,11 @@ UNTOUCHED = [
     "10:00 host:a\n10:01 host:b\n10:02 port:c\n10:03 host:d",
     "Dom Casmurro é um romance brasileiro.",
     "세입자 보호를 위한 법입니다",
+    # A phone's number beside words that name no one; a self-introduction by a word.
+    "Office hours: call 0800 555 0199 (Monday to Friday)",
+    "Order 4471 shipped, tracking 1Z 999 AA1 01 2345 6784, Support",
+    "I'm Happy, thanks for asking",
+    "VG\nVI\nVIAJES",
 ]
 
 

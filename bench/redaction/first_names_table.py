@@ -18,6 +18,8 @@ from pathlib import Path
 
 from faker import Faker
 
+from sampling.redaction.finders.seed_phrases import WORDS as ENGLISH_WORDS  # 2,048 common words
+
 TABLE = Path(__file__).resolve().parents[2] / "sampling/redaction/finders/first_names.json"
 LOCALES = (
     "en_US", "en_GB", "en_IN", "en_AU", "en_PH", "en_IE", "en_NZ", "en_CA", "es_ES", "es_MX",
@@ -26,12 +28,26 @@ LOCALES = (
     "cs_CZ", "sk_SK", "ro_RO", "hu_HU", "el_GR", "id_ID", "fil_PH", "vi_VN", "hr_HR", "sl_SI",
     "lt_LT", "lv_LV", "et_EE", "bg_BG", "ga_IE", "yo_NG", "zu_ZA", "sw",
 )  # fmt: skip
+# More places' names (Kenya, Nigeria, Ghana, Pakistan, Thailand, Chile, Catalonia, Belgium,
+# Luxembourg, Azerbaijan, Uzbekistan, North Macedonia), less their names that are English words
+# (`Valid`, an Azerbaijani name, in "Valid RolloutRecord").
+MORE_LOCALES = (
+    "en_KE", "ig_NG", "ha_NG", "tw_GH", "en_PK", "en_TH", "es_CL", "es_CA", "fr_BE", "de_LU",
+    "az_AZ", "uz_UZ", "mk_MK",
+)  # fmt: skip
 ATTRIBUTES = ("first_names", "first_names_male", "first_names_female", "first_names_nonbinary")
 
 
 def first_names() -> list[str]:
+    names = _names_of(LOCALES)
+    more = _names_of(MORE_LOCALES)
+    names |= {name for name in more if name.lower() not in ENGLISH_WORDS}
+    return sorted(names)
+
+
+def _names_of(locales: tuple[str, ...]) -> set[str]:
     names: set[str] = set()
-    for locale in LOCALES:
+    for locale in locales:
         try:
             provider = Faker(locale).provider("faker.providers.person")
         except AttributeError:  # a locale this Faker does not have
@@ -39,14 +55,15 @@ def first_names() -> list[str]:
         for attribute in ATTRIBUTES:
             found = getattr(provider, attribute, None) or ()
             names.update(name for name in found if name.isalpha() and name[0].isupper())
-    return sorted(names)
+    return names
 
 
 def main() -> None:
     names = first_names()
+    locales = len(LOCALES) + len(MORE_LOCALES)
     doc = (
         "People's first names in the Latin, Greek and Cyrillic scripts, from Faker's person "
-        f"providers of {len(LOCALES)} locales (bench/redaction/first_names_table.py writes this "
+        f"providers of {locales} locales (bench/redaction/first_names_table.py writes this "
         "file): where only a name's spelling tells it from a word (a dialogue's speaker "
         "without a time stamp, a name alone after a dash at a message's end)."
     )

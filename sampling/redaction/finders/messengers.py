@@ -99,6 +99,7 @@ _JOIN = r"\s*(?:(?:is|:|：|=|是|为|は|는|은)\s*)+"
 # when the ID holds a digit or `_`, which words of a sentence do not.
 _SPACE_JOIN = r"\s+(?=[a-z0-9._@-]*[0-9_])"
 _AFTER = r"(?![a-z0-9_@.-]*[a-z0-9_])"  # the whole ID, not its first letters
+_AFTER_COLON = r"[ \t]*"  # (`LINE:` and `Signal:` hold their colon already)
 # Words after the app's name that are not an ID ("my WeChat is down", "line: 42").
 _NOT_IDS = frozenset({"down", "broken", "blocked", "not", "installed", "working", "open",
                       "closed", "offline", "online", "updated", "number", "the", "here",
@@ -107,7 +108,8 @@ _NOT_IDS = frozenset({"down", "broken", "blocked", "not", "installed", "working"
 _PATTERNS = {
     app: re.compile(
         rf"{re.escape(app)}{_ID_WORDS}"
-        rf"(?:{_JOIN}|{_SPACE_JOIN if not app.isascii() else '(?!)'})(?P<id>(?:{shape}){_AFTER})"
+        rf"(?:{_JOIN}|{_SPACE_JOIN if not app.isascii() else '(?!)'}"
+        rf"|{_AFTER_COLON if app.endswith(':') else '(?!)'})(?P<id>(?:{shape}){_AFTER})"
     )
     for app, shape in _APPS.items()
 }
@@ -119,10 +121,14 @@ _HANDLE_APPS = ("telegram", "instagram", "insta", "ig", "snapchat", "snap", "tik
                 "twitch", "threema", "discord", "skype", "whatsapp", "kakao", "wechat", "тг",
                 "телеграм", "телеграмм", "инстаграм", "تلگرام", "تيليجرام", "تلغرام",
                 "اینستاگرام", "انستغرام", "טלגרם", "אינסטגרם", "テレグラム", "インスタ",
-                "텔레그램", "인스타")  # fmt: skip
+                "텔레그램", "인스타", "venmo", "cashapp", "cash app", "paypal", "dm",
+                "dms")  # fmt: skip
 # Short or common words taken only whole ("snap me @x", not "snapshot @x").
-_WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch"})
-_HANDLE_AFTER = re.compile(r"[^\n@.!?。]{0,24}?(?<![\w.])(@[a-z0-9_](?:[a-z0-9_.]*[a-z0-9_])?)")
+_WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch", "dm", "dms"})
+# (A word of a script without spaces may stand right before it: `DMは@shota_szk`.)
+_HANDLE_AFTER = re.compile(
+    r"[^\n@.!?。]{0,24}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
+)
 
 
 @register("messenger_id")
@@ -155,6 +161,12 @@ class MessengerIdFinder:
                     continue  # code: `ig = C.pop()`, `snap = take(...)`
                 if value in _NOT_IDS or (value.isdigit() and not _DIGITS_ALONE.get(app, False)):
                     continue  # a number is an ID only where the app's IDs are numbers
+                if app == "line:" and (
+                    view.text[match.start() : match.start() + 4] != "LINE"
+                    or lower[match.start() - 1 : match.start()] == "."
+                    or lower[match.end() : match.end() + 1] in ("[", "(")
+                ):
+                    continue  # the app as it writes itself, not code's `line:`, `x.LINE: y[i]`
                 yield Span(*match.span("id"), "MESSENGER_ID")
         if "@" in lower:
             for app in _HANDLE_APPS:

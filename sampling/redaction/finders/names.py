@@ -146,6 +146,20 @@ _MARKS = (
     "\u0d3b-\u0d57\u0e31\u0e34-\u0e3a\u0e47-\u0e4e\u1ab0-\u1aff\u1dc0-\u1dff"
 )
 _WORD = re.compile(rf"[^\W\d_](?:[^\W\d_]|[{_MARKS}]|['’-](?=[^\W\d_]))*")
+
+
+def _letters(test: str) -> str:
+    """The upper- or lower-case letters of Latin (its extensions and Vietnamese's included),
+    Greek and Cyrillic, as a character class's ranges: two classes with no letter in both."""
+    chars = [chr(code) for first, last in ((0x41, 0x24F), (0x370, 0x3FF), (0x400, 0x4FF),
+                                           (0x1E00, 0x1EFF), (0x1F00, 0x1FFF))
+             for code in range(first, last + 1)]  # fmt: skip
+    return "".join(re.escape(char) for char in chars if getattr(char, test)() and char.isalpha())
+
+
+_UPPER, _LOWER = _letters("isupper"), _letters("islower")
+
+
 # A word of a script past Latin's (its marks with it).
 _UNCASED_NAME_WORD = rf"(?:[^\W\d_\x00-\u024f]|[{_MARKS}])+"
 _MOST_WORDS = 4  # `José Manuel Ruiz García`
@@ -303,10 +317,12 @@ _TOKEN = re.compile(r"[^ \t]+")
 
 
 # A message's last line, a name alone there or after a dash (`- Danny`, `— Mike`), or its last
-# words after a spaced dash (`Email me first at ... - Mike`).
+# words after a spaced dash (`Email me first at ... - Mike`) or a sentence's end (`... send me
+# a message. Ελένη`).
+_CAPITALISED_WORD = rf"[{_UPPER}][{_LOWER}'’-]+"
 _LAST_LINE_NAME = re.compile(
-    r"(?:^[ \t]*(?:[-–—~][ \t]?)?|[ \t][-–—~][ \t]?)"
-    r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ \t][A-ZÀ-Þ][a-zà-ÿ'’-]+){0,2})[ \t]*[.!]?\Z",
+    r"(?:^[ \t]*(?:[-–—~][ \t]?)?|[ \t][-–—~][ \t]?|(?<=[.!?])[ \t]+)"
+    rf"(?P<name>{_CAPITALISED_WORD}(?:[ \t]{_CAPITALISED_WORD}){{0,2}})[ \t]*[.!]?\Z",
     re.MULTILINE,
 )
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•–—~+>#]|\d{1,3}[.)])")
@@ -423,16 +439,31 @@ class MailHeaderNameFinder:
 # calling or asking for someone (`call Shaz on 0402 ...`, `look for Kevin`, `bel Marieke`), or
 # right before a phone number (`Paco, 654 321 987`, `Marieke: 06-48213977`).
 _CONTACT_VERBS = tuple(_TABLE["contact_verbs"])
-_NAME_WORDS = r"(?P<name>[A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ \t][A-ZÀ-Þ][a-zà-ÿ'’-]+)?)"
+_NAME_WORDS = rf"(?P<name>{_CAPITALISED_WORD}(?:[ \t]{_CAPITALISED_WORD})?)"
+# A title or a word of address before a name (`κ. Γιώργος`, `anh Tuấn`, `Mama Achieng`): the
+# name after it needs no table.
+_ADDRESS_WORD = r"(?:(?:Mr|Mrs|Ms|Mme|Sr|Sra|Bw|Bi|M|κ|κα)\.?|anh|chị|cô|chú|Mama|Baba|Ate|Kuya)"
+_ADDRESSED = rf"(?P<title>{_ADDRESS_WORD})"
 # After a verb of calling (where the one scan's word ends): the name, "me" or "or" before it.
-_AFTER_A_VERB = re.compile(rf"[ \t]+(?:(?i:me|or)[ \t]+)?{_NAME_WORDS}(?![\w'’-])")
+_AFTER_A_VERB = re.compile(
+    rf"[ \t]+(?:(?i:me|or)[ \t]+)?(?:{_ADDRESSED}[ \t]+)?{_NAME_WORDS}(?![\w'’-])"
+)
 # A phone number's digits (eight or more, single separators), and the name right before one.
 # As people write a phone: from `+` or `0`, or in groups of digits with spaces or dashes (not
 # an id's dots: `Rut: 10.000.000-8`).
 _PHONE_RUN = re.compile(
     r"[+0-9](?:(?<=[+0])(?:[ .-]?[0-9]){7,}|(?<=[1-9])[0-9]{1,3}(?:[ -][0-9]{2,4}){2,})"
 )
-_NAME_BEFORE_A_PHONE = re.compile(rf"(?<![\w'’-]){_NAME_WORDS}(?:,|:| -| on| at| no\.?)?[ \t]+\Z")
+_NAME_BEFORE_A_PHONE = re.compile(
+    rf"(?<![\w'’-])(?:{_ADDRESSED}[ \t]+)?{_NAME_WORDS}(?:,|:| -| on| at| no\.?)?[ \t]+\Z"
+)
+# Right after one: the name in brackets, after a comma, a dash or "with" (`06 71 42 88 19
+# (Sébastien)`, `+380 50 318 4472, Андрій`, `55 3287 1946 con Lalo`), or after a title.
+_NAME_AFTER_A_PHONE = re.compile(
+    rf"(?:[ \t]*[(,][ \t]*|[ \t]+(?:[-–]|con|with|avec|mit|com|na)[ \t]+"
+    rf"|[ \t]+(?={_ADDRESS_WORD}[ \t]))"
+    rf"(?:{_ADDRESSED}[ \t]+)?{_NAME_WORDS}(?![\w'’-])"
+)
 _NAME_REACH = 40  # characters before a phone number where its person's name is looked for
 _CONTACT_ENDS = WordEnds(_CONTACT_VERBS)
 _MONTHS_AND_DAYS = frozenset(_TABLE["months_and_days"])
@@ -461,15 +492,19 @@ class ContactNameFinder:
         matches = [match for end in ends if (match := _AFTER_A_VERB.match(text, end))]
         for start, end in view.number_runs:  # runs of digits the finders share, then a phone's
             start -= text[start - 1 : start] == "+"
-            if end - start >= 8 and _PHONE_RUN.match(text, start):
+            phone = _PHONE_RUN.match(text, start) if end - start >= 8 else None
+            if phone is not None:
                 match = _NAME_BEFORE_A_PHONE.search(text, max(0, start - _NAME_REACH), start)
+                if match is not None:
+                    matches.append(match)
+                match = _NAME_AFTER_A_PHONE.match(text, max(end, phone.end()))
                 if match is not None:
                     matches.append(match)
         for match in matches:
             words = match["name"].split()
-            if words[0] not in _FIRST_NAMES or words[0].lower() in _MONTHS_AND_DAYS:
+            if words[0].lower() in _MONTHS_AND_DAYS:
                 continue
-            if _a_persons(words):
+            if (match["title"] or first_name(words[0])) and _a_persons(words):
                 yield Span(*match.span("name"), KIND)
 
 
@@ -781,14 +816,22 @@ def _latin_name(
         position = gap.end()
     if end is None:
         return None
-    if count < fewest and not (
-        # A form's label with one first name of the table as its line's whole value (`Name:
-        # Priya`, a record's `"name": "Priya"` as the fields view writes it).
-        label
-        and count == 1
-        and text[first:end] in _FIRST_NAMES
-        and _LINE_END.match(text, end)
-        and _label_word(text, start, intro.phrase) in _PERSONS_NAME_WORDS
+    if (
+        count < fewest
+        and not (
+            # A form's label with one first name of the table as its line's whole value (`Name:
+            # Priya`, a record's `"name": "Priya"` as the fields view writes it).
+            label
+            and count == 1
+            and text[first:end] in _FIRST_NAMES
+            and _LINE_END.match(text, end)
+            and _label_word(text, start, intro.phrase) in _PERSONS_NAME_WORDS
+        )
+        and not (
+            # Who introduces themselves by a first name of the table (`Soy Jorge, mi whats es`,
+            # `I'm Priya.`): what must follow the name is asked below.
+            intro.then and not label and count == 1 and text[first:end] in _FIRST_NAMES
+        )
     ):
         return None
     if label and _label_word(text, start, intro.phrase) in _THINGS_NAME_WORDS:
@@ -1047,6 +1090,26 @@ _CALENDAR_NAME = re.compile(
 _LOG_WORDS = frozenset(_TABLE["log_words"])
 # First names of many languages (first_names.json): where only the spelling tells a name.
 _FIRST_NAMES = frozenset(table("first_names.json")["names"])
+
+
+# Endings a first name takes in a sentence (Slavic and Greek cases: `Звонить Дмитрию`,
+# `Оксані`, `Της Δανάης`), and the ending of the name as the table spells it.
+_CASE_ENDINGS = (("ию", "ий"), ("ію", "ій"), ("ю", "й"), ("і", "а"), ("е", "а"), ("у", "а"),
+                 ("ы", "а"), ("ой", "а"), ("ей", "я"), ("у", ""), ("а", ""), ("ом", ""),
+                 ("ем", "й"), ("и", "а"), ("ης", "η"), ("ου", "ος"), ("ς", ""))  # fmt: skip
+
+
+def first_name(word: str) -> bool:
+    """`word` is a first name of the table, as written or, in Cyrillic and Greek, with a
+    case's ending (`Дмитрию`: Дмитрий)."""
+    if word in _FIRST_NAMES:
+        return True
+    if not ("\u0370" <= word[-1:] <= "\u04ff"):
+        return False
+    return any(word.endswith(ending) and word[: -len(ending)] + nominative in _FIRST_NAMES
+               for ending, nominative in _CASE_ENDINGS if len(word) > len(ending) + 2)  # fmt: skip
+
+
 # A dialogue's line, with or without a time stamp: who speaks (one to four words of any script,
 # an emoji after them) and a colon (`Magda: kto ma kod?`, `[19:03] Bia 🌸: meu pix`,
 # `2024-05-20 21:33 张磊: 明天...`).
@@ -1102,7 +1165,7 @@ class DialogueNameFinder:
     """Who speaks in a dialogue (`_dialogue_speakers`), read in the text as typed only: the
     fields view writes a structure's keys as `label: value` lines, which are no speakers."""
 
-    kinds = frozenset({KIND})
+    kinds = frozenset({KIND, "USERNAME"})
     priority = PERSONAL_PRIORITY
     # Three lines, then two counts in C on the text: cheaper than any pattern of a line's
     # start in the one scan (a speaker's shape there cost it 3 µs a record).
@@ -1143,8 +1206,11 @@ def _dialogue_speakers(text: str) -> Iterator[Span]:
     if len(lines) < 3 or len(set(speakers)) < 2 or len(set(speakers)) == len(speakers):
         return
     for match in lines:
-        if _a_speaker(match["name"], stamped=match["stamp"] is not None):
-            yield Span(*match.span("name"), KIND)
+        if match["stamp"] is None:
+            if _a_speaker(match["name"], stamped=False):
+                yield Span(*match.span("name"), KIND)
+        elif kind := _a_writer(match["name"]):  # a handle, too (`[8:14 PM] brynn.exe: ...`)
+            yield Span(*match.span("name"), kind)
 
 
 def _a_speaker(name: str, stamped: bool) -> bool:
@@ -1264,15 +1330,6 @@ def _a_persons(words: list[str]) -> bool:
 _PARTICLE = "|".join(sorted(_PARTICLES - {"y"}, key=len, reverse=True))  # `Trinidad y Tabago`
 
 
-def _letters(test: str) -> str:
-    """The upper- or lower-case letters of Latin (its extensions and Vietnamese's included) and
-    Cyrillic, as a character class's ranges: two classes with no letter in both."""
-    chars = [chr(code) for first, last in ((0x41, 0x24F), (0x400, 0x4FF), (0x1E00, 0x1EFF))
-             for code in range(first, last + 1)]  # fmt: skip
-    return "".join(re.escape(char) for char in chars if getattr(char, test)() and char.isalpha())
-
-
-_UPPER, _LOWER = _letters("isupper"), _letters("islower")
 # A capitalised word (`O'Brien`, `McKay`, `Jean-Luc`, `Łukasz`, `Дмитрий`): each part after the
 # first starts with a capital or a sign, so that a long word is read one way only.
 _CAPITALISED = (

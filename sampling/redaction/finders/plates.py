@@ -5,6 +5,7 @@ like a product code or a room number; the word before it says whose car it is.""
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from sampling.redaction.context import COPULAS
@@ -21,19 +22,26 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           "nummerskilt", "rendszám", "înmatriculare", "registarska", "госномер", "гос. номер",
           "номерной знак", "номер автомобиля", "номер машины", "رقم اللوحة", "لوحة السيارة",
           "מספר רישוי", "biển số", "ทะเบียนรถ", "nomor polisi", "plat nomor", "no. plat",
-          "गाड़ी नंबर", "车牌", "車牌", "ナンバー", "번호판", "차량번호",
+          "गाड़ी नंबर", "车牌", "車牌", "车号", "車號", "ナンバー", "번호판", "차량번호", "immat",
+          "targhe", "ทะเบียน", "αριθμός κυκλοφορίας", "αρ. κυκλοφορίας", "πινακίδα",
           # English words that name a plate only before what gives it: `my plate is ...`,
           # `Vehicle reg: ...`, `reg is ...` (never a CPU's `reg 0x1f`: see _WEAK).
           "plate", "vehicle reg", "car reg", "vehicle registration", "car registration",
           "rego", "reg")  # fmt: skip
 # Names that are other words too: the plate after them needs five characters or more, and, for
-# `reg` and `rego`, a verb or a colon first.
+# `reg` and `rego`, a verb or a colon first, or capitals and digits both (`Reg AK16 XWP`).
 _WEAK = frozenset({"plate", "reg", "rego"})
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
 _GIVES = rf"(?:{'|'.join(map(re.escape, COPULAS))})"
 # 京A·12345: a province leads; А482ВС 777: Cyrillic letters
-_GROUP = r"[a-zа-я0-9\u4e00-\u9fff](?:[a-zа-я0-9]|[·・-](?=[a-zа-я0-9])){0,8}"
+# (and Greek and Thai letters: ΙΚΡ-7053, 3กข 5819).
+_LETTER = "a-zа-яёіїєґα-ω\u0e01-\u0e2e"
+# A dot between digits joins too (Vietnam's 59X3-482.17).
+_GROUP = (
+    rf"[{_LETTER}0-9\u4e00-\u9fff]"
+    rf"(?:[{_LETTER}0-9]|[·・-](?=[{_LETTER}0-9])|(?<=[0-9])\.(?=[0-9])){{0,10}}"
+)
 _ASCII_NAMES = tuple(name for name in _NAMES if name.isascii())
 # What follows a name (found with str.find: a long alternation over the text costs tens of µs).
 _AFTER_NAME = re.compile(
@@ -46,10 +54,16 @@ _AFTER_NAME = re.compile(
 )
 # A group after a space belongs to the plate when it holds a digit or is one to three letters
 # (`AB12 CDE`), not a word that goes on with the sentence (`B-MW 1234 is parked`).
-_TAIL_GROUP = re.compile(r"(?=.*[0-9])[a-zа-я0-9·・-]+|[a-zа-я]{1,3}")  # a province only leads
+# (a province only leads)
+_TAIL_GROUP = re.compile(rf"(?=.*[0-9])[{_LETTER}0-9·・-]+|[{_LETTER}]{{1,3}}")
 _FIRST_GROUP = re.compile(r"[0-9\u4e00-\u9fff·・-]")
-_FIRST_LETTERS = re.compile(r"[a-z]{1,3}")
+_FIRST_LETTERS = re.compile(rf"[{_LETTER}]{{1,3}}")
+# A plate of digits alone (Israel's 824-71-303), after a name that can only be a plate's: two
+# groups or more.
+_DIGIT_GROUPS = re.compile(r"[0-9]{2,4}(?:-[0-9]{2,4}){1,2}")
 _A_MEASURE = re.compile(r"[0-9](?:x|×)[0-9]|[0-9](?:mm|cm|m|in|kg|g|lb|ml)\b")
+# A plate as written after `Reg` with no verb or colon: capitals and digits, both (`AK16 XWP`).
+_CAPITALS_AND_DIGITS = re.compile(r"(?=[^a-z]*[0-9])(?=[^a-z]*[A-Z][^a-z]*[A-Z])[A-Z0-9 -]{5,10}")
 _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for", "to", "of"})
 
 
@@ -70,6 +84,8 @@ class LicencePlateFinder:
             at = lower.find(name)
             while at >= 0:
                 end = at + len(name)
+                if lower[end : end + 1] == "s" and name.isascii():
+                    end += 1  # `Placas NKR-472-B`, `plates`
                 if name == "ナンバー" and lower.endswith("マイ", 0, at):
                     pass  # マイナンバー (My Number, Japan's personal number) names no plate
                 elif not (
@@ -84,15 +100,27 @@ class LicencePlateFinder:
         if match is not None:
             first, *rest = match.group("plate").split(" ")
             groups = [first]
+            at = match.start("plate") + len(first)
             for group in rest:
                 if group in _NOT_TAIL or _TAIL_GROUP.fullmatch(group) is None:
+                    break
+                at += 1 + len(group)
+                written = view.text[match.start("plate") : match.start("plate") + len(first)]
+                if not any(char.isdigit() for char in group) and not _letters_end_a_plate(
+                    view.text, at - len(group), at, written
+                ):
                     break
                 groups.append(group)
             plate = " ".join(groups)
             # A plate holds a digit, and not only digits; its first group a digit, a province's
             # character or a joiner (`B-MW 1234`), not a word ("the licence plate reader v2").
             digits = sum(char.isdigit() for char in plate)
-            if not digits or digits == len(plate.replace(" ", "")):
+            if not digits:
+                return
+            if digits == len(plate.replace(" ", "")):
+                if name not in _WEAK and _DIGIT_GROUPS.fullmatch(plate):
+                    yield Span(match.start("plate"), match.start("plate") + len(plate),
+                               "LICENSE_PLATE")  # fmt: skip
                 return
             start = match.start("plate")
             if _FIRST_GROUP.search(first) is None and not (
@@ -102,14 +130,41 @@ class LicencePlateFinder:
                 and groups[1][0].isdigit()
             ):
                 return  # a word, not a plate; `CA 482-193` (a region's capitals first) is one
-            if name in _WEAK and (
-                _A_MEASURE.search(plate) is not None  # `steel plate: 200x300mm`
-                or len(plate.replace(" ", "")) < 5
-                or plate.startswith("0x")
-                or (name != "plate" and not match.group("given").strip())
+            if (
+                name in _WEAK
+                and (
+                    _A_MEASURE.search(plate) is not None  # `steel plate: 200x300mm`
+                    or len(plate.replace(" ", "")) < 5
+                    or plate.startswith("0x")
+                    or (
+                        name != "plate"
+                        and not match.group("given").strip()
+                        and not _CAPITALS_AND_DIGITS.fullmatch(
+                            view.text[start : start + len(plate)]
+                        )
+                    )
+                )
             ):
                 return
             yield Span(start, start + len(plate), "LICENSE_PLATE")
+
+
+def _letters_end_a_plate(text: str, start: int, end: int, first: str) -> bool:
+    """A group of letters alone after a plate's `first` group (as written) belongs to it where
+    it is a word of its own (not the start of a Thai word: `3กข 5819 กรุงเทพ`), in capitals
+    where the first group is (`NKR-472-B del Edomex`)."""
+    after = text[end : end + 1]
+    if after and (
+        unicodedata.category(after).startswith("M")
+        or (after.isalnum() and _script(after) == _script(text[end - 1]))
+    ):
+        return False
+    return text[start:end].isupper() or not first.isupper()
+
+
+def _script(char: str) -> str:
+    """The first word of a character's Unicode name: LATIN, THAI, CJK, CYRILLIC, ..."""
+    return unicodedata.name(char, "").split(" ", 1)[0]
 
 
 # Plates whose shape alone says what they are, with no word before them: a Chinese plate (a
@@ -138,6 +193,12 @@ _KR_REGION = re.compile(
     "(?:서울|부산|대구|인천|광주|대전|울산|세종|경기|강원|충북|충남|전북|전남|경북|경남|제주) ?$"
 )
 _HANGUL_BYTES = rb"[\xea-\xed][\x80-\xbf]{2}"
+# Vietnam's (59X3-482.17, 51F-123.45: the province's number, a series, a serial with its dot),
+# Ukraine's (АА 9163 ВК) and Russia's (В472КМ777), of the Cyrillic letters that Latin has too.
+_VN_BARE = re.compile(r"(?<![\w.-])[1-9][0-9][A-Z][A-Z0-9]?-[0-9]{3}\.[0-9]{2}(?![\w.])")
+_UA_BARE = re.compile(r"(?<!\w)[АВЕІКМНОРСТХ]{2} ?[0-9]{4} ?[АВЕІКМНОРСТХ]{2}(?!\w)")
+_RU_BARE = re.compile(r"(?<!\w)[АВЕКМНОРСТУХ][0-9]{3} ?[АВЕКМНОРСТУХ]{2} ?[0-9]{2,3}(?!\w)")
+_CYRILLIC_BYTES = rb"(?:\xd0[\xb0-\xbf]|\xd1[\x80-\x8f]|\xd1\x96)"
 
 
 @register("licence_plate_shapes")
@@ -149,6 +210,8 @@ class PlateShapeFinder:
             b"(?:" + b"|".join(char.encode() for char in _PROVINCES) + rb")[a-z]",
             rb"[0-9]{2} ?\xe3[\x81\x82][\x80-\xbf] ?[0-9]",
             rb"[0-9]{2} ?" + _HANGUL_BYTES + rb" ?[0-9]{4}",
+            rb"[0-9]{2}[a-z][a-z0-9]?-[0-9]{3}\.[0-9]{2}",
+            _CYRILLIC_BYTES + rb" ?[0-9]{3}",
         )
     )
     views = ALL_VIEWS
@@ -166,3 +229,6 @@ class PlateShapeFinder:
             region = _KR_REGION.search(text, max(0, match.start() - 3), match.start())
             start = match.start() if region is None else region.start()
             yield Span(start, match.end(), "LICENSE_PLATE")
+        for shape in (_VN_BARE, _UA_BARE, _RU_BARE):
+            for match in shape.finditer(text):
+                yield Span(match.start(), match.end(), "LICENSE_PLATE")

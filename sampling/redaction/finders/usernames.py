@@ -27,7 +27,8 @@ _ASCII_LABELS = (
     "anmeldename", "nom d'utilisateur", "nom d’utilisateur", "identifiant", "utilisateur",
     "usuario", "nombre de usuario", "nome de usuario", "utilizador", "nome de utilizador",
     "nome utente", "utente", "gebruikersnaam", "gebruiker", "kullanici adi", "brukernavn",
-    "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap",
+    "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap", "account name",
+    "ign", "in-game name", "nickname",
 )  # fmt: skip
 _OTHER_LABELS = (
     "usuário", "nome de usuário", "nazwa użytkownika", "użytkownik", "kullanıcı adı",
@@ -37,7 +38,7 @@ _OTHER_LABELS = (
     "帳號", "ユーザー名", "ユーザ名", "ユーザーid", "ログインid", "ログイン名", "アカウント名",
     "아이디", "사용자 이름", "사용자명", "사용자 아이디", "로그인 아이디", "اسم المستخدم",
     "نام کاربری", "שם משתמש", "tên đăng nhập", "tên người dùng", "ชื่อผู้ใช้",
-    "उपयोगकर्ता नाम",
+    "उपयोगकर्ता नाम", "никнейм", "ник в игре", "ник",
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 # A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
@@ -53,9 +54,9 @@ _JOIN = (
     rf"(?P<join>(?:[\"']?[ \t]*(?:[:=：]|->|=>|→)|[ \t]+(?:{_COPULA})(?=[\s:：])(?:[ \t]*[:：])?"
     r"|[ \t]*(?:是|为|為|は|는|은)(?:[ \t]*[:：])?)[ \t]*(?:\n[ \t]*)?|(?P<space>[ \t]+))"
 )
-_VALUE_CHARS = r"A-Za-z0-9À-ɏ._\-#\\@"
+_VALUE_CHARS = r"A-Za-z0-9À-ɏЀ-ӿ._\-#\\@"
 # The value, a quote or `@` before it allowed; then where it ends (white space, punctuation).
-_VALUE = rf"[\"'`]?@?(?P<value>[A-Za-z0-9À-ɏ_][{_VALUE_CHARS}]{{1,60}})"
+_VALUE = rf"[\"'`]?@?(?P<value>[A-Za-z0-9À-ɏЀ-ӿ_][{_VALUE_CHARS}]{{1,60}})"
 _LABEL_PATTERNS: dict[str, re.Pattern[str]] = {
     label: re.compile(rf"{re.escape(label)}(?:[\"'])?{_BETWEEN}{_JOIN}{_VALUE}", re.IGNORECASE)
     for label in _LABELS

@@ -96,6 +96,17 @@ LABELLED = {
         ("Paspor lama saya nomor C4827193", "C4827193"),
         ("Паспорт: серия 45 19 № 618203", "45 19 № 618203"),
         ("ИНН 770337211891, паспорт 45 10 482917", "45 10 482917"),
+        # Russia's passport for travel abroad; letters and digits apart after `Passport / ID`.
+        ("Загранпаспорт: 71 0938417, выдан в 2022", "71 0938417"),
+        ("Passport / ID no.: KR 2204718", "KR 2204718"),
+    ],
+    "UK_NINO": [("NI no: tm204418b (no caps lock)", "tm204418b")],
+    "NATIONAL_ID": [
+        # Vietnam's CCCD (no check digit: its form, after its name); Mexico's CURP and
+        # France's printed NIR with no name before them (their shape and check say so).
+        ("Số CCCD của em: 001203004417 nhé", "001203004417"),
+        ("ya mandé la de Paola: GOPA150312MDFNRL04", "GOPA150312MDFNRL04"),
+        ("moi c'est 1 85 05 78 006 084 91 si besoin", "1 85 05 78 006 084 91"),
     ],
     "LICENSE_PLATE": [
         ("Samochód o numerze rejestracyjnym KR 4T219", "KR 4T219"),
@@ -146,6 +157,7 @@ def test_a_value_after_a_label_people_write_is_hidden(kind: str, text: str, valu
         "if obj is stringPict.LINE: objects[i] = x",
         "reg r12 is zero; reg 0x1f; Reg 2016",
         "Placas de circuito del proveedor",
+        "ref tm204418b in the ticket",
     ],
 )
 def test_the_same_shapes_without_their_labels_stay(text: str) -> None:

@@ -143,7 +143,10 @@ _PASSPORT = re.compile(
     rf"|(?<![A-Za-z0-9])(?=[A-Z0-9]{{8,9}}{_NOT_AFTER})(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{{8,9}}{_NOT_AFTER}"
     # Russia's internal passport: a series of four digits (two pairs) and six more, a `№`
     # between them or not (`45 10 482917`, `серия 45 19 № 618203`).
-    r"|(?<![0-9])[0-9]{2} ?[0-9]{2}[ \t]+(?:(?:№|No\.?)[ \t]*)?[0-9]{6}(?![0-9])",  # NFKC: № is No
+    r"|(?<![0-9])[0-9]{2} ?[0-9]{2}[ \t]+(?:(?:№|No\.?)[ \t]*)?[0-9]{6}(?![0-9])"  # NFKC: № is No
+    # Its passport for travel abroad (`75 4812093`); letters and digits apart (`EK 4129087`).
+    r"|(?<![0-9])[0-9]{2} [0-9]{7}(?![0-9])"
+    rf"|(?<![A-Za-z0-9])[A-Z]{{1,2}} [0-9]{{6,8}}{_NOT_AFTER}",
     re.ASCII,
 )
 
@@ -245,11 +248,26 @@ class NinoFinder:
         re.ASCII,
     )
 
+    # Typed in lower case, after its name only (`NI no: jt482291c`).
+    _LOWER_NINO = re.compile(_NINO.pattern, re.ASCII | re.IGNORECASE)
+    _NAMED_BEFORE = re.compile(
+        r"(?i:\bni[ .]*(?:no|number|num|#)|national insurance(?: number| no)?|\bnino)"
+        r"\.?(?:[ \t]+is)?[ \t]*[:=-]?[ \t]*\Z"
+    )
+
     def find(self, view: Text) -> Iterator[Span]:
-        if not view.has_number_after_capitals(6):
-            return
-        for match in self._NINO.finditer(view.text):
-            if is_uk_nino(match.group()[:2]):
+        text = view.text
+        if view.has_number_after_capitals(6):
+            for match in self._NINO.finditer(text):
+                if is_uk_nino(match.group()[:2]):
+                    yield Span(match.start(), match.end(), "UK_NINO")
+        for match in self._LOWER_NINO.finditer(text):
+            value = match.group()
+            if (
+                value != value.upper()
+                and is_uk_nino(value[:2].upper())
+                and self._NAMED_BEFORE.search(text, max(0, match.start() - 28), match.start())
+            ):
                 yield Span(match.start(), match.end(), "UK_NINO")
 
 

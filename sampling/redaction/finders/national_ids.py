@@ -65,6 +65,15 @@ def _singapore_nric(number: str) -> bool:
     return number[8] == letters[total % 11]
 
 
+def _russian_snils(digits: str) -> bool:
+    """Russia's SNILS: nine digits, then two: their weighted sum (9 down to 1) mod 101, where
+    100 reads 00."""
+    if len(digits) != 11 or len(set(digits[:9])) == 1:
+        return False
+    total = sum(int(digit) * (9 - index) for index, digit in enumerate(digits[:9]))
+    return int(digits[9:]) == total % 101 % 100
+
+
 def _letters_check(name: str, test: Callable[[str], bool]) -> ModuleType:
     """`_check` for a number with letters: `is_valid` on the number as written, ASCII."""
     module = ModuleType(f"local.{name}")
@@ -74,13 +83,14 @@ def _letters_check(name: str, test: Callable[[str], bool]) -> ModuleType:
 
 # Mexico's NSS (11 digits, Luhn), Saudi Arabia's national and residence number (10 digits from
 # 1 or 2, Luhn), the UAE's Emirates ID (15 digits from 784, Luhn), Iran's national code (10
-# digits, mod 11), Singapore's NRIC and FIN (a check letter).
+# digits, mod 11), Singapore's NRIC and FIN (a check letter), Russia's SNILS.
 _LOCAL = {
     "local.sg_nric": _letters_check("sg_nric", _singapore_nric),
     "local.mx_nss": _check("mx_nss", lambda d: len(d) == 11 and _luhn(d)),
     "local.sa_nid": _check("sa_nid", lambda d: len(d) == 10 and d[0] in "12" and _luhn(d)),
     "local.ae_eid": _check("ae_eid", lambda d: len(d) == 15 and d.startswith("784") and _luhn(d)),
     "local.ir_melli": _check("ir_melli", lambda d: len(d) == 10 and _iran_national_code(d)),
+    "local.ru_snils": _check("ru_snils", _russian_snils),
 }
 
 
@@ -252,3 +262,35 @@ def _valid(module: ModuleType, candidate: str) -> bool:
 
 def _digits(run: str) -> int:
     return sum(char.isdigit() for char in run)
+
+
+# Numbers whose shape and check say what they are with no word before them: Mexico's CURP (four
+# letters, a birth date, the sex, the state, three consonants, two check characters) and
+# France's NIR in its printed groups (`2 84 07 75 114 909 18`, a key mod 97). Each checked as
+# its country checks it: a run of the shape passes by chance one time in 10 to 97.
+_CURP = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z][AEIOUX][A-Z]{2}[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01])"
+    r"[HMX][A-Z]{2}[B-DF-HJ-NP-TV-Z]{3}[0-9A-Z][0-9](?![A-Za-z0-9])"
+)
+_NIR_PRINTED = re.compile(
+    r"(?<![0-9])[12] [0-9]{2} (?:0[1-9]|1[0-2]|[2-9][0-9]) (?:[0-9]{2}|2[AB]) [0-9]{3} [0-9]{3}"
+    r" [0-9]{2}(?![0-9])"
+)
+_BY_SHAPE = ((_CURP, "mx.curp"), (_NIR_PRINTED, "fr.nir"))
+
+
+@register("national_ids_by_shape")
+class NationalIdShapeFinder:
+    kinds = frozenset({"NATIONAL_ID"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        shapes=(rb"[a-z]{4}[0-9]{6}[hmx][a-z]{5}", rb"[12] [0-9]{2} [0-9]{2} [0-9ab]{2} [0-9]{3}")
+    )
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        for shape, name in _BY_SHAPE:
+            module = _module(name)
+            for match in shape.finditer(view.text) if module is not None else ():
+                if _valid_written(module, match.group()):
+                    yield Span(match.start(), match.end(), "NATIONAL_ID")

@@ -24,6 +24,9 @@ FRAGMENTS = [
     ("", "password="),
     ("", "password: "),
     ("", "Password: x"),
+    # A number said in words without end (one run of the spoken view), and a card's word
+    # before it.
+    ("card ", "four two double five nine, "),
 ]
 
 # A text that holds an escape (`%41`) is read twice, as typed and decoded. A command's options

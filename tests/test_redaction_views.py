@@ -8,6 +8,8 @@ import random
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
@@ -138,3 +140,66 @@ def test_a_value_with_nothing_to_decode_is_its_own_key() -> None:
     for text in _random_texts(5000, seed=62):
         extra = decoded(text)
         assert key(text) == (extra if extra is not None else normalised(text)).text.strip()
+
+
+# Numbers said digit by digit (spoken.py): (the transcript, the value as said, its kind).
+SPOKEN = [
+    ("Agent: and the long number?\nCaller: four two five nine zero one one two 0 2 5 0 double zero four four",
+     "four two five nine zero one one two 0 2 5 0 double zero four four", "CARD"),
+    ("le numéro de carte c'est cinq un sept trois quatre neuf deux quatre 9312 9943, voilà",
+     "cinq un sept trois quatre neuf deux quatre 9312 9943", "CARD"),
+    ("can you call me back at nine one seven, three zero five, six six one three, thanks",
+     "nine one seven, three zero five, six six one three", "PHONE"),
+    ("mon numéro c'est zéro six cinquante 41 27 83 merci", "zéro six cinquante 41 27 83", "PHONE"),
+    ("meu CPF é cinco dois quatro seis três meia zero três um oito seis", "cinco dois quatro seis três meia zero três um oito seis", "BR_CPF"),
+    ("電話は０９０の４４１７の２２８０です", "０９０の４４１７の２２８０", "PHONE"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), SPOKEN)
+def test_a_number_said_digit_by_digit_is_hidden_whole(text: str, value: str, kind: str) -> None:
+    spans = Redactor.from_config(RedactConfig()).find(text)
+    assert [(text[s.start : s.end], s.kind) for s in spans] == [(value, kind)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "one or two of them, three or four maybe",
+        "Testing, one two three, can you hear me",
+        "We have one, two, three, four options and a phone",
+        "un deux trois quatre, on y va !",
+        "for (int i = 0; i < 10; i++) { x = null; }",
+        "someone, phone, tone, done",
+    ],
+)
+def test_counting_in_words_is_no_number(text: str) -> None:
+    assert Redactor.from_config(RedactConfig()).find(text) == []
+
+
+_SAID = {
+    "en": ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"],
+    "es": ["cero", "uno", "dos", "tres", "cuatro", "cinco", "seis", "siete", "ocho", "nueve"],
+    "de": ["null", "eins", "zwei", "drei", "vier", "fünf", "sechs", "sieben", "acht", "neun"],
+    "tr": ["sıfır", "bir", "iki", "üç", "dört", "beş", "altı", "yedi", "sekiz", "dokuz"],
+}
+
+
+@given(
+    digits=st.text("0123456789", min_size=4, max_size=16),
+    language=st.sampled_from(sorted(_SAID)),
+    between=st.sampled_from([" ", "  ", ", ", " - "]),
+    before=st.sampled_from(["my number is ", "es el ", "Nummer: ", ""]),
+    after=st.sampled_from([" thanks", ".", "", " ok"]),
+)
+def test_the_spoken_view_reads_the_digits_and_maps_them_back(
+    digits: str, language: str, between: str, before: str, after: str
+) -> None:
+    said = between.join(_SAID[language][int(digit)] for digit in digits)
+    text = before + said + after
+    spoken = [view for view in views(text)[1:] if digits in view.text.replace(" ", "")]
+    assert spoken, [view.text for view in views(text)]
+    view = spoken[0]  # the text around the number is as it was
+    assert view.text.startswith(before) and view.text.endswith(after)
+    first, last = view.origin(len(before), len(view.text) - len(after))
+    assert text[first:last] == said

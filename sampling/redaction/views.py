@@ -32,6 +32,7 @@ from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 
 from sampling.redaction.fields import field_pieces
+from sampling.redaction.spoken import spoken_pieces
 
 # Invisible characters that are not of category Cf (which is dropped whole): variation
 # selectors, the combining grapheme joiner, Mongolian selectors, Hangul fillers.
@@ -369,10 +370,20 @@ def fields(base: View) -> View | None:
     return _rebuilt(base.text, pieces, None if base.identity else base)
 
 
+def spoken_digits(base: View) -> View | None:
+    """A view of `base` where each number said digit by digit reads in digits (spoken.py):
+    "call me on oh seven four oh one ..." as "call me on 07401 ..."; None where it has none."""
+    pieces = spoken_pieces(base.text)
+    if pieces is None:
+        return None
+    return _rebuilt(base.text, pieces, None if base.identity else base)
+
+
 def views(text: str) -> list[View]:
     """Every view of `text` that finders read: the normalised one, the decoded one where the
-    text holds something to decode, the query values of its URLs where it has any, and its
-    structured data's fields where it has any."""
+    text holds something to decode, the query values of its URLs where it has any, its
+    numbers said in words where it has any, and its structured data's fields where it has
+    any."""
     read = [normalised(text)]
     extra = decoded(text)
     if extra is not None:
@@ -381,6 +392,9 @@ def views(text: str) -> list[View]:
     values = query_values(base)
     if values is not None:
         read.append(values)
+    spoken = spoken_digits(base)
+    if spoken is not None:
+        read.append(spoken)
     structured = fields(base)
     if structured is None and base is not read[0] and not base.escapes:
         # A decoded view that only joins a line ending in a colon to the next one: a table

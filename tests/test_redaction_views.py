@@ -203,3 +203,14 @@ def test_the_spoken_view_reads_the_digits_and_maps_them_back(
     assert view.text.startswith(before) and view.text.endswith(after)
     first, last = view.origin(len(before), len(view.text) - len(after))
     assert text[first:last] == said
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Run `mysql -u aa -p 000%09 prod` to connect.", "Run `mysql -u aa -p:\n000%09 prod` now."],
+)
+def test_a_password_that_holds_an_escapes_spelling_is_hidden_whole(text: str) -> None:
+    # A shell does not decode `%09`: the value is as typed, though its decoded form (`000`
+    # and a tab) reads as a database's name or stops at the tab.
+    spans = Redactor.from_config(RedactConfig()).find(text)
+    assert [(text[s.start : s.end], s.kind) for s in spans] == [("000%09", "PASSWORD")]

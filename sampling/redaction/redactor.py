@@ -149,11 +149,14 @@ class Redactor:
             decoded = [s for view in read[1:] for s in self._find_in(view, DECODED)]
             escapes = read[1].escapes
             if escapes:
+                decoded = [_through_an_escape(text, escapes, d) for d in decoded]
+            if escapes:
                 decoded.sort()
                 starts = [d.start for d in decoded]
                 longest = max((d.end - d.start for d in decoded), default=0)
                 found = [s for s in found if not cuts_escape(escapes, s.start - _CONTEXT, s.end)
-                         or _confirmed(s, decoded, starts, longest)]  # fmt: skip
+                         or _confirmed(s, decoded, starts, longest,
+                                       alone=_spelt_inside(text, escapes, s))]  # fmt: skip
             found.extend(decoded)
         if self.function is not None:
             found += self._from_function(text)
@@ -349,11 +352,61 @@ def redactor_for_run(run_config: Mapping[str, Any]) -> Callable[[Sequence[str]],
     return redact_texts
 
 
-def _confirmed(span: Span, decoded: list[Span], starts: list[int], longest: int) -> bool:
+# An escape that decodes to white space or a control character: `%09`, `%0A`, `%20`.
+_WHITE_ESCAPE = re.compile(r"%(?:[01][0-9A-Fa-f]|20|7[Ff])")
+
+
+def _through_an_escape(text: str, escapes: list[tuple[int, int]], span: Span) -> Span:
+    """A secret the decoded view ends where a `%XX` of white space starts, the text going on
+    after it with no space (`-p:⏎000%09 prod`: decoded, `000` and a tab): the value as typed
+    runs on to the space (a shell does not decode `%09`). Hiding the rest of the run errs on
+    the safe side."""
+    if span.kind not in SECRET_KINDS or text[span.end : span.end + 1] != "%":
+        return span
+    if not _WHITE_ESCAPE.match(text, span.end):  # (`%26issuer=` after a key: the URL's `&`)
+        return span
+    at = bisect_left(escapes, (span.end, 0))
+    if at == len(escapes) or escapes[at][0] != span.end:
+        return span
+    end = span.end
+    while end < len(text) and not text[end].isspace() and text[end] not in "`'\"":
+        end += 1
+    return Span(span.start, end, span.kind)
+
+
+def _spelt_inside(text: str, escapes: list[tuple[int, int]], span: Span) -> bool:
+    """Each escape near `span` is a `%XX` inside it, after a few characters of its own, and no
+    URL is on its line: a value as a shell or a form takes it (`-p 000%09`), not a URL's
+    encoding nor a string literal's `\\n`."""
+    first = bisect_left(escapes, (span.start - _CONTEXT - 16, 0))  # (an escape is short)
+    near = []
+    for a, b in escapes[first:]:
+        if a >= span.end:
+            break
+        if b > span.start - _CONTEXT:
+            near.append((a, b))
+    line_start = text.rfind("\n", 0, span.start) + 1
+    line_end = text.find("\n", span.end)
+    line = text[line_start : line_end if line_end >= 0 else len(text)]
+    return (
+        bool(near)
+        and all(span.start + 3 <= a and b <= span.end and text[a] == "%" for a, b in near)
+        and "://" not in line
+        and "?" not in line
+    )
+
+
+def _confirmed(
+    span: Span, decoded: list[Span], starts: list[int], longest: int, alone: bool = False
+) -> bool:
     """The decoded view found a value of the same kind within `span`: the spelling of an
     escape inside it is then part of the value (`-p=000%09`), hidden with the rest, not what
-    made it look like one. `decoded` is sorted, `starts` its starts, `longest` its longest
-    span's length: only those that can reach `span` are looked at."""
+    made it look like one. `alone`: or it found nothing there at all, where a decoded
+    escape is what turned the value away (`mysql -p 000%09`: a shell does not decode `%09`,
+    and `000` alone reads as a database's name), so that the spelling's find stands.
+    `decoded` is sorted, `starts` its starts, `longest` its longest span's length: only those
+    that can reach `span` are looked at."""
     first = bisect_left(starts, span.start - longest)
     last = bisect_left(starts, span.end, first)
-    return any(d.kind == span.kind and span.start < d.end for d in decoded[first:last])
+    near = [d for d in decoded[first:last] if span.start < d.end]
+    return any(d.kind == span.kind for d in near) or (alone and not near)

@@ -43,7 +43,10 @@ _REPEATS = {"double": 2, "triple": 3}
 DIGIT_OF = {word: digit for digit, words in _DIGITS.items() for word in words.split()}
 TENS_OF = {word: digit for digit, words in _TENS.items() for word in words.split()}
 _WORDS = sorted({*DIGIT_OF, *TENS_OF, *_REPEATS}, key=len, reverse=True)
-_ENDS = WordEnds([word for word in _WORDS if len(word) > 1 or not word.isascii()])
+# Looked for with a space on each side, in a copy of the lower case where each sign that may
+# stand between two words of a number is a space (`four-two,five`).
+_ENDS = WordEnds([f" {word} " for word in _WORDS], literal=True)
+_SPACED = bytes(32 if chr(byte) in "\n\t\r,.;:-" else byte for byte in range(256))
 # A word of the tables, or digits, not inside a longer word (`someone`, `tone`, `ones`).
 _LETTER = r"[^\W\d_]|[\u0900-\u097f]"
 _TOKEN = re.compile(
@@ -64,7 +67,12 @@ def spoken_pieces(text: str) -> list[tuple[int, int, str]] | None:
     lower = text.lower()
     if len(lower) != len(text):  # (`İ` lowers to two characters: keep each where it was)
         lower = "".join(char.lower()[:1] for char in text)
-    for start, end in _clusters(_ENDS.char_ends(lower)):
+    # Each end found is one past the space after a word, and one past the space put before
+    # the text: the word ends two characters before it.
+    spaced = f" {lower} "
+    data = spaced.encode("utf-8", "surrogatepass").translate(_SPACED)
+    ends = [end - 2 for end in _ENDS.char_ends(spaced, data)]
+    for start, end in _clusters(ends):
         pieces += _run_pieces(text, lower, start, end)
     if "の" in text:
         pieces += [(match.start(), match.end(), "-") for match in _JAPANESE_GROUPS.finditer(text)]

@@ -38,7 +38,7 @@ _OTHER_LABELS = (
     "帳號", "ユーザー名", "ユーザ名", "ユーザーid", "ログインid", "ログイン名", "アカウント名",
     "아이디", "사용자 이름", "사용자명", "사용자 아이디", "로그인 아이디", "اسم المستخدم",
     "نام کاربری", "שם משתמש", "tên đăng nhập", "tên người dùng", "ชื่อผู้ใช้",
-    "उपयोगकर्ता नाम", "никнейм", "ник в игре", "ник",
+    "उपयोगकर्ता नाम", "никнейм", "ник в игре",
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 # A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
@@ -218,9 +218,10 @@ class UsernameFinder:
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
         words=(*(label for label in _LABELS if label not in ("user id", "user name", "user-name",
-                                                            "username", "userid")),
+                                                            "username", "userid", "ign")),
                "user", "://", "ssh", "scp", "sftp", "rsync", "mosh", "curl", "wget",
                "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name"),
+        whole_words=("ign",),  # (not in "design", "sign")
         shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z_][a-z0-9_.-]{0,63}:",),
     )  # fmt: skip
     views = ALL_VIEWS

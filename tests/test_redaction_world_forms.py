@@ -137,6 +137,15 @@ LABELLED = {
     "ADDRESS": [
         ("Driver(nama=Agus, alamat=Jl. Kebon Jeruk Raya No. 27, Jakarta Barat)",
          "Jl. Kebon Jeruk Raya No. 27, Jakarta Barat"),
+        # A contract's words for where a party lives, with no colon; the address ends with
+        # its town; a Turkish address's `No:` and `D:`.
+        ("Mieter: Jonas Pfeiffer, wohnhaft Am Lindenhof 3, 04103 Leipzig.",
+         "Am Lindenhof 3, 04103 Leipzig"),
+        ("con domicilio en calle Betis 17, 41010 Sevilla, en adelante el ARRENDATARIO",
+         "calle Betis 17, 41010 Sevilla"),
+        ("indirizzo via Carlo Poerio 12 scala A, 80121 Napoli",
+         "via Carlo Poerio 12 scala A, 80121 Napoli"),
+        ("Adres: Moda Cad. No:88 D:4 Kadıköy/İstanbul", "Moda Cad. No:88 D:4 Kadıköy/İstanbul"),
     ],
 }  # fmt: skip
 
@@ -158,6 +167,8 @@ def test_a_value_after_a_label_people_write_is_hidden(kind: str, text: str, valu
         "reg r12 is zero; reg 0x1f; Reg 2016",
         "Placas de circuito del proveedor",
         "ref tm204418b in the ticket",
+        "server address: db:5432 in the config",
+        "Au demeurant, 3 personnes sont venues",
     ],
 )
 def test_the_same_shapes_without_their_labels_stay(text: str) -> None:

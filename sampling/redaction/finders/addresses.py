@@ -339,7 +339,12 @@ def _spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
 # Words that end in a preposition or a verb need nothing more; a label needs a colon, a dash or
 # "is" after it, so that `address space` and `Adresse des Servers` stay prose.
 _LABELS_SAID = ("i live at", "i live on", "we live at", "lives at", "wohne in der",
-                "j'habite au", "moro na", "moro em", "vivo en", "abito in")  # fmt: skip
+                "j'habite au", "moro na", "moro em", "vivo en", "abito in",
+                # A contract's or a record's words for where a party lives.
+                "domicilio en", "domiciliado en", "domiciliada en", "domiciliado na",
+                "domiciliada na", "residente en", "residente em", "residente na", "wohnhaft",
+                "wohnhaft in", "demeurant au", "demeurant à", "domicilié au", "domiciliée au",
+                "residente in", "domiciliato in", "domiciliata in", "indirizzo")  # fmt: skip
 _LABELS = ("address", "home address", "dirección", "direccion", "domicilio", "adresse",
            "anschrift", "endereço", "endereco", "morada", "indirizzo", "residenza", "adres",
            "woonadres", "地址", "住址", "住所", "現住所", "주소", "العنوان", "عنوان")  # fmt: skip
@@ -372,9 +377,16 @@ _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 _ABBREVIATION = re.compile(r"(?<![^\W\d_])[^\W\d_][^\W\d_\u0900-\u097f]{0,3}[\u0900-\u097f]?$")
 _CJK_CLAUSE = re.compile(r",(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])")
 _CJK_ENDINGS = ("です", "입니다", "이에요", "예요")
+# A postcode and its town's capitalised words, then a comma or the end: where an address ends.
+_POSTCODE_AND_CITY = re.compile(
+    r"(?<![\w-])[0-9]{4,5}[ \t]+[A-ZÀ-ÞĀ-ɏ][\w'’.-]*(?:[ \t/-][A-ZÀ-ÞĀ-ɏ][\w'’.-]*)*(?=,[ \t]|\Z)"
+)
 # A house number or a postcode: a number that is not a day's (`on the 3rd`).
 _HOUSE_OR_CODE = re.compile(r"\d(?!\d|st\b|nd\b|rd\b|th\b)")
-_NOT_A_HOME = re.compile(r"@|://|www\.|0x|\d+\.\d+\.\d+|[<>{}$\[\]`]|:\d")
+# (`No:214 D:9 Kat:3`: a Turkish address's number, door and floor; a host's port otherwise.)
+_NOT_A_HOME = re.compile(
+    r"@|://|www\.|0x|\d+\.\d+\.\d+|[<>{}$\[\]`]|(?<!\b[Nn]o)(?<!\b[Dd])(?<!\b[Kk]at):\d"
+)
 # A value that says there is none (`same as shipping (2 items)`, `N/A (see ticket 4521)`,
 # `TBD, will send 2 days before`): its number counts something else.
 _NO_ADDRESS = re.compile(
@@ -506,6 +518,9 @@ def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str
     if clause is not None:  # `，` reads `,` normalised: a comma before more CJK text ends it
         stop = clause.start()
     found = text[value_start:stop].rstrip(" \t,.")
+    city = _POSTCODE_AND_CITY.search(found, 1)  # (not a house's number at the start)
+    if city is not None:  # the address ends with its town (`41004 Sevilla, en adelante`)
+        found = found[: city.end()]
     for ending in _CJK_ENDINGS:  # `住所は...です`
         if found.endswith(ending):
             found = found[: -len(ending)]

@@ -111,6 +111,14 @@ NAMES = [
     ("Ich bin Greta.\nWann passt es?", "Greta"),
     ("Τα κλειδιά είναι στη ρεσεψιόν.\nΚαλή διαμονή. Σοφία", "Σοφία"),
     ("my driver Emeka will bring the car at 6", "Emeka"),
+    # A form's label before a full name on a line of capitalised words (no title's line);
+    # two given names and two family names; who answers a call, by a first name.
+    ("Donor: Beatrice Anne Holloway\nDate of birth: 02/11/1950", "Beatrice Anne Holloway"),
+    ("Nome que vai aparecer: Maria Luiza Costa Ramos\nValor: R$ 40", "Maria Luiza Costa Ramos"),
+    ("agente: buenas tardes, le atiende Rocío, ¿en qué puedo ayudarle?", "Rocío"),
+    ("asesora: buenas tardes habla con Marcela en qué le puedo colaborar", "Marcela"),
+    ("agent: you're speaking with Gemma, how can I help", "Gemma"),
+    ("オペレーター：担当の佐藤です。", "佐藤"),
     # A handle on a chat export's time-stamped line.
     ("[9:02 PM] n0va_kat: gg\n[9:03 PM] Hex.Runner: again?\n[9:03 PM] n0va_kat: ok", "Hex.Runner"),
 ]  # fmt: skip
@@ -186,6 +194,8 @@ UNTOUCHED = [
     "Office hours: call 0800 555 0199 (Monday to Friday)",
     "Order 4471 shipped, tracking 1Z 999 AA1 01 2345 6784, Support",
     "I'm Happy, thanks for asking",
+    "Guide: Getting Started with Grant Management",
+    "agent: you're speaking with customer services today",
     "VG\nVI\nVIAJES",
 ]
 

@@ -1382,7 +1382,9 @@ class FullNameFinder:
             if names[0] in _FAMILY_FIRST and (len(names) > 2 or names[1] in ("Văn", "Thị")):
                 yield Span(*run.span(), KIND)
                 continue
-            if len(names) > 3 or names[0].split("-")[0] not in _FIRST_NAMES:
+            if names[0].split("-")[0] not in _FIRST_NAMES or not (
+                len(names) <= 3 or names[1] in _FIRST_NAMES  # two given names: `Ana Clara ...`
+            ):
                 continue
             if german is None:
                 german = len(_GERMAN.findall(text, 0, 4096)) >= 2
@@ -1394,10 +1396,18 @@ class FullNameFinder:
                 continue
             if any(name.lower() in _MONTHS_AND_DAYS for name in names[1:]):
                 continue
-            if not _a_persons([*names[:-1], last]) or titles.holds(text, run.start()):
+            if not _a_persons([*names[:-1], last]):
                 continue
+            if titles.holds(text, run.start()) and not _FORM_LABEL.search(
+                text, text.rfind("\n", 0, run.start()) + 1, run.start()
+            ):
+                continue  # a title's words, not a form's value (`Donor: Margaret Ellen ...`)
             if _label_word(text, run.start(), "name:") not in _THINGS_NAME_WORDS:
                 yield Span(run.start(), end, KIND)  # (not `Project name: Phoenix Rising`)
+
+
+# A form's label alone before a value on its line (`Donor: `, `Nome que vai aparecer: `).
+_FORM_LABEL = re.compile(r"\A[ \t]*[^\W\d_][\w .'/()-]{0,30}:[ \t]*\Z")
 
 
 def _run_starts(text: str) -> list[int]:

@@ -114,6 +114,7 @@ NAMES = [
     # A form's label before a full name on a line of capitalised words (no title's line);
     # two given names and two family names; who answers a call, by a first name.
     ("Donor: Beatrice Anne Holloway\nDate of birth: 02/11/1950", "Beatrice Anne Holloway"),
+    ("Gift Aid form\nDonor: Beatrice Anne Holloway\nAmount: 20", "Beatrice Anne Holloway"),
     ("Nome que vai aparecer: Maria Luiza Costa Ramos\nValor: R$ 40", "Maria Luiza Costa Ramos"),
     ("agente: buenas tardes, le atiende Rocío, ¿en qué puedo ayudarle?", "Rocío"),
     ("asesora: buenas tardes habla con Marcela en qué le puedo colaborar", "Marcela"),
@@ -196,6 +197,16 @@ UNTOUCHED = [
     "I'm Happy, thanks for asking",
     "Guide: Getting Started with Grant Management",
     "agent: you're speaking with customer services today",
+    # Beside a phone number: a country, an office, a firm, a dish, a virtue in a sentence.
+    "Tel. +33 6 12 34 56 78 (France)",
+    "Ring 0612345678 (Paris office)",
+    "Reservations 020 7946 0958, Darling Harbour",
+    "Call 0800 123 4567 with Patience and a pen",
+    "Mama Roma, 06 12 34 56 78",
+    "0845 123 4567 M Street branch",
+    # A release note's last word; a log's time-stamped services (no chat's handles).
+    "Release notes\nFixed the crash on start. Prudence",
+    "[12:00:01] kernel: boot\n[12:00:02] systemd: up\n[12:00:03] kernel: eth0 up",
     "VG\nVI\nVIAJES",
 ]
 

@@ -169,6 +169,16 @@ def test_a_value_after_a_label_people_write_is_hidden(kind: str, text: str, valu
         "ref tm204418b in the ticket",
         "server address: db:5432 in the config",
         "Au demeurant, 3 personnes sont venues",
+        "residente en España desde 2019 con 2 hijos",
+        "wohnhaft seit 2010 in Berlin mit 3 Kindern",
+        # A plate's shape with no vehicle near it; a register; a month; a mention of everyone.
+        "Артикул К100 ОО 50",
+        "version 10A1-234.56 released",
+        "Reg RAX 12345",
+        "immat 2024-01",
+        "IGN is down again",
+        "dm @channel please",
+        "LINE: 0x1f",
     ],
 )
 def test_the_same_shapes_without_their_labels_stay(text: str) -> None:

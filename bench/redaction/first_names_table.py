@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 
 from faker import Faker
+from faker.providers.address.en_US import Provider as AddressProvider
 
 from sampling.redaction.finders.seed_phrases import WORDS as ENGLISH_WORDS  # 2,048 common words
 
@@ -30,7 +31,8 @@ LOCALES = (
 )  # fmt: skip
 # More places' names (Kenya, Nigeria, Ghana, Pakistan, Thailand, Chile, Catalonia, Belgium,
 # Luxembourg, Azerbaijan, Uzbekistan, North Macedonia), less their names that are English words
-# (`Valid`, an Azerbaijani name, in "Valid RolloutRecord").
+# (`Valid`, an Azerbaijani name, in "Valid RolloutRecord") or a country's or a US state's
+# (`France`, `Washington`).
 MORE_LOCALES = (
     "en_KE", "ig_NG", "ha_NG", "tw_GH", "en_PK", "en_TH", "es_CL", "es_CA", "fr_BE", "de_LU",
     "az_AZ", "uz_UZ", "mk_MK",
@@ -41,7 +43,9 @@ ATTRIBUTES = ("first_names", "first_names_male", "first_names_female", "first_na
 def first_names() -> list[str]:
     names = _names_of(LOCALES)
     more = _names_of(MORE_LOCALES)
-    names |= {name for name in more if name.lower() not in ENGLISH_WORDS}
+    words = {*ENGLISH_WORDS, *(place.lower() for place in AddressProvider.countries),
+             *(state.lower() for state in AddressProvider.states)}  # fmt: skip
+    names |= {name for name in more if name.lower() not in words}
     return sorted(names)
 
 

@@ -352,6 +352,8 @@ def redactor_for_run(run_config: Mapping[str, Any]) -> Callable[[Sequence[str]],
     return redact_texts
 
 
+# What a value typed on runs with, up to a space or a quote, at most a value's length.
+_TO_A_SPACE = re.compile(r"[^\s`'\"]{0,64}")
 # An escape that decodes to white space or a control character: `%09`, `%0A`, `%20`.
 _WHITE_ESCAPE = re.compile(r"%(?:[01][0-9A-Fa-f]|20|7[Ff])")
 
@@ -368,10 +370,8 @@ def _through_an_escape(text: str, escapes: list[tuple[int, int]], span: Span) ->
     at = bisect_left(escapes, (span.end, 0))
     if at == len(escapes) or escapes[at][0] != span.end:
         return span
-    end = span.end
-    while end < len(text) and not text[end].isspace() and text[end] not in "`'\"":
-        end += 1
-    return Span(span.start, end, span.kind)
+    run = _TO_A_SPACE.match(text, span.end)  # (a bounded run: read from each find, not to the end)
+    return Span(span.start, run.end(), span.kind)
 
 
 def _spelt_inside(text: str, escapes: list[tuple[int, int]], span: Span) -> bool:

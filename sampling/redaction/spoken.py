@@ -108,10 +108,15 @@ def _run_pieces(text: str, lower: str, start: int, end: int) -> list[tuple[int, 
         ):
             run.append(token)
             continue
-        if sum(1 for part in run if part.group() not in _REPEATS) >= _FEWEST:
+        if sum(1 for part in run if part.group() not in _REPEATS) >= _FEWEST and _varied(run):
             pieces += _written(lower, run)
         run = [token] if token is not None else []
     return pieces
+
+
+def _varied(run: list[re.Match[str]]) -> bool:
+    """Three digits or more in the run: a number, not a list of one word (`null, null, ...`)."""
+    return len({DIGIT_OF.get(part.group(), part.group()) for part in run}) >= 3
 
 
 def _written(lower: str, run: list[re.Match[str]]) -> list[tuple[int, int, str]]:

@@ -339,12 +339,13 @@ def _spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
 # Words that end in a preposition or a verb need nothing more; a label needs a colon, a dash or
 # "is" after it, so that `address space` and `Adresse des Servers` stay prose.
 _LABELS_SAID = ("i live at", "i live on", "we live at", "lives at", "wohne in der",
-                "j'habite au", "moro na", "moro em", "vivo en", "abito in",
-                # A contract's or a record's words for where a party lives.
-                "domicilio en", "domiciliado en", "domiciliada en", "domiciliado na",
-                "domiciliada na", "residente en", "residente em", "residente na", "wohnhaft",
-                "wohnhaft in", "demeurant au", "demeurant à", "domicilié au", "domiciliée au",
-                "residente in", "domiciliato in", "domiciliata in", "indirizzo")  # fmt: skip
+                "j'habite au", "moro na", "moro em", "vivo en", "abito in")  # fmt: skip
+# A contract's or a record's words for where a party lives: a street or a town must follow.
+_LABELS_RESIDING = ("domicilio en", "domiciliado en", "domiciliada en", "domiciliado na",
+                    "domiciliada na", "residente en", "residente em", "residente na",
+                    "wohnhaft", "wohnhaft in", "demeurant au", "demeurant à", "domicilié au",
+                    "domiciliée au", "residente in", "domiciliato in", "domiciliata in",
+                    "indirizzo")  # fmt: skip
 _LABELS = ("address", "home address", "dirección", "direccion", "domicilio", "adresse",
            "anschrift", "endereço", "endereco", "morada", "indirizzo", "residenza", "adres",
            "woonadres", "地址", "住址", "住所", "現住所", "주소", "العنوان", "عنوان")  # fmt: skip
@@ -378,8 +379,10 @@ _ABBREVIATION = re.compile(r"(?<![^\W\d_])[^\W\d_][^\W\d_\u0900-\u097f]{0,3}[\u0
 _CJK_CLAUSE = re.compile(r",(?=[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af])")
 _CJK_ENDINGS = ("です", "입니다", "이에요", "예요")
 # A postcode and its town's capitalised words, then a comma or the end: where an address ends.
+# (Each word's letters possessive, a hyphen only between words: `Saint-Étienne`, read one way.)
 _POSTCODE_AND_CITY = re.compile(
-    r"(?<![\w-])[0-9]{4,5}[ \t]+[A-ZÀ-ÞĀ-ɏ][\w'’.-]*(?:[ \t/-][A-ZÀ-ÞĀ-ɏ][\w'’.-]*)*(?=,[ \t]|\Z)"
+    r"(?<![\w-])(?:[0-9]{4}-[0-9]{3}|[0-9]{4,5})[ \t]+"
+    r"[A-ZÀ-ÞĀ-ɏ][\w'’.]*+(?:[ \t/-][A-ZÀ-ÞĀ-ɏ][\w'’.]*+)*+(?=,[ \t]|\Z)"
 )
 # A house number or a postcode: a number that is not a day's (`on the 3rd`).
 _HOUSE_OR_CODE = re.compile(r"\d(?!\d|st\b|nd\b|rd\b|th\b)")
@@ -466,8 +469,10 @@ class LabelledAddressFinder:
     kinds = frozenset({"ADDRESS"})
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
-        word_starts=tuple(w for w in (*_LABELS, *_LABELS_SAID, *_COLON_LABELS) if w.isascii()),
-        words=tuple(w for w in (*_LABELS, *_COLON_LABELS) if not w.isascii()),
+        word_starts=tuple(
+            w for w in (*_LABELS, *_LABELS_SAID, *_LABELS_RESIDING, *_COLON_LABELS) if w.isascii()
+        ),
+        words=tuple(w for w in (*_LABELS, *_LABELS_RESIDING, *_COLON_LABELS) if not w.isascii()),
     )
     views = ALL_VIEWS
 
@@ -475,10 +480,11 @@ class LabelledAddressFinder:
         if not view.has_number(1):
             return
         text, lower = view.text, view.lower
-        for words, joint in (
-            (_LABELS, _LABEL_JOINT),
-            (_LABELS_SAID, _SAID_JOINT),
-            (_COLON_LABELS, _COLON_JOINT),
+        for words, joint, street in (
+            (_LABELS, _LABEL_JOINT, False),
+            (_LABELS_SAID, _SAID_JOINT, False),
+            (_LABELS_RESIDING, _SAID_JOINT, True),
+            (_COLON_LABELS, _COLON_JOINT, False),
         ):
             for word in words:
                 for end in word_ends(lower, word):
@@ -489,13 +495,16 @@ class LabelledAddressFinder:
                     if not _CJK_CHARACTER.match(word) and (before.isalnum() or before in "@."):
                         continue  # inside a word or an e-mail address (`x@عنوان.com`): spaced
                         # scripts have a word's boundary; Chinese, Japanese and Korean have none
-                    span = _labelled(text, lower, end - len(word), end, joint)
+                    span = _labelled(text, lower, end - len(word), end, joint, street)
                     if span is not None:
                         yield span
 
 
-def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str]) -> Span | None:
-    """The address after the label at lower[start:end], or None."""
+def _labelled(
+    text: str, lower: str, start: int, end: int, joint: re.Pattern[str], street: bool = False
+) -> Span | None:
+    """The address after the label at lower[start:end], or None; `street`: only one that holds
+    a street or a postcode and its town (_a_street_or_town)."""
     if _NOT_HOMES_BEFORE.search(lower, max(0, start - 12), start) or _NOT_HOMES_AFTER.match(
         lower, end
     ):
@@ -530,6 +539,21 @@ def _labelled(text: str, lower: str, start: int, end: int, joint: re.Pattern[str
         or sum(char.isalpha() for char in found) < 3
         or (not cjk and " " not in found)
         or _NOT_A_HOME.search(found)
+        or (street and not _a_street_or_town(found))
     ):
         return None
     return Span(value_start, value_start + len(found), "ADDRESS")
+
+
+_ROMANCE_ANY_CASE = re.compile(_ROMANCE.pattern, re.IGNORECASE)
+
+
+def _a_street_or_town(found: str) -> bool:
+    """After words said in a sentence (`residente en`, `wohnhaft`), an address holds a street
+    (`calle Betis 17`, `Landstraße 104`) or a postcode and its town, unlike a country and a
+    time (`residente en España desde 2019`, `wohnhaft seit 2010 in Berlin`)."""
+    return bool(
+        _ROMANCE_ANY_CASE.search(found)
+        or _GERMANIC.search(found)
+        or _POSTCODE_AND_CITY.search(found, 1)
+    )

@@ -125,6 +125,8 @@ _HANDLE_APPS = ("telegram", "instagram", "insta", "ig", "snapchat", "snap", "tik
                 "dms")  # fmt: skip
 # Short or common words taken only whole ("snap me @x", not "snapshot @x").
 _WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch", "dm", "dms"})
+# A chat's mentions of everyone, no one's handle.
+_MENTIONS = frozenset({"@channel", "@here", "@everyone", "@all"})
 # (A word of a script without spaces may stand right before it: `DMは@shota_szk`.)
 _HANDLE_AFTER = re.compile(
     r"[^\n@.!?。]{0,24}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
@@ -164,6 +166,7 @@ class MessengerIdFinder:
                 if app == "line:" and (
                     view.text[match.start() : match.start() + 4] != "LINE"
                     or lower[match.start() - 1 : match.start()] == "."
+                    or value.startswith("0x")
                     or lower[match.end() : match.end() + 1] in ("[", "(")
                 ):
                     continue  # the app as it writes itself, not code's `line:`, `x.LINE: y[i]`
@@ -172,5 +175,9 @@ class MessengerIdFinder:
             for app in _HANDLE_APPS:
                 for end in word_ends(lower, app, whole=app in _WHOLE_WORDS):
                     handle = _HANDLE_AFTER.match(lower, end)
-                    if handle is not None and len(handle.group(1)) > 3:
+                    if (
+                        handle is not None
+                        and len(handle.group(1)) > 3
+                        and handle.group(1) not in _MENTIONS
+                    ):
                         yield Span(*handle.span(1), "MESSENGER_ID")

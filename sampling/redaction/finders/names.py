@@ -317,11 +317,11 @@ _TOKEN = re.compile(r"[^ \t]+")
 
 
 # A message's last line, a name alone there or after a dash (`- Danny`, `— Mike`), or its last
-# words after a spaced dash (`Email me first at ... - Mike`) or a sentence's end (`... send me
-# a message. Ελένη`).
+# words after a spaced dash (`Email me first at ... - Mike`) or, in a script past ASCII, a
+# sentence's end (`... send me a message. Ελένη`; `... on start. Prudence` is a release note's).
 _CAPITALISED_WORD = rf"[{_UPPER}][{_LOWER}'’-]+"
 _LAST_LINE_NAME = re.compile(
-    r"(?:^[ \t]*(?:[-–—~][ \t]?)?|[ \t][-–—~][ \t]?|(?<=[.!?])[ \t]+)"
+    r"(?:^[ \t]*(?:[-–—~][ \t]?)?|[ \t][-–—~][ \t]?|(?<=[.!?])[ \t]+(?=[^\x00-\x7f]))"
     rf"(?P<name>{_CAPITALISED_WORD}(?:[ \t]{_CAPITALISED_WORD}){{0,2}})[ \t]*[.!]?\Z",
     re.MULTILINE,
 )
@@ -442,8 +442,11 @@ _CONTACT_VERBS = tuple(_TABLE["contact_verbs"])
 _NAME_WORDS = rf"(?P<name>{_CAPITALISED_WORD}(?:[ \t]{_CAPITALISED_WORD})?)"
 # A title or a word of address before a name (`κ. Γιώργος`, `anh Tuấn`, `Mama Achieng`): the
 # name after it needs no table.
-_ADDRESS_WORD = r"(?:(?:Mr|Mrs|Ms|Mme|Sr|Sra|Bw|Bi|M|κ|κα)\.?|anh|chị|cô|chú|Mama|Baba|Ate|Kuya)"
+_ADDRESS_WORD = r"(?:(?:Mr|Mrs|Ms|Mme|Sr|Sra|Bw|Bi|κ|κα)\.?|M\.|anh|chị|cô|chú|Mama|Baba|Ate|Kuya)"
 _ADDRESSED = rf"(?P<title>{_ADDRESS_WORD})"
+# Words of address that are also a family's words (`Mama Roma`, `Baba Ganoush`): the name
+# after them must be a first name of the table all the same.
+_FAMILY_WORDS = frozenset({"Mama", "Baba", "Ate", "Kuya"})
 # After a verb of calling (where the one scan's word ends): the name, "me" or "or" before it.
 _AFTER_A_VERB = re.compile(
     rf"[ \t]+(?:(?i:me|or)[ \t]+)?(?:{_ADDRESSED}[ \t]+)?{_NAME_WORDS}(?![\w'’-])"
@@ -459,11 +462,15 @@ _NAME_BEFORE_A_PHONE = re.compile(
 )
 # Right after one: the name in brackets, after a comma, a dash or "with" (`06 71 42 88 19
 # (Sébastien)`, `+380 50 318 4472, Андрій`, `55 3287 1946 con Lalo`), or after a title.
+# One word, and the clause's end after it (`(Sébastien)`, `, Андрій`): not a place's or a
+# firm's words (`(Paris office)`, `Darling Harbour`, `with Patience and a pen`).
 _NAME_AFTER_A_PHONE = re.compile(
     rf"(?:[ \t]*[(,][ \t]*|[ \t]+(?:[-–]|con|with|avec|mit|com|na)[ \t]+"
     rf"|[ \t]+(?={_ADDRESS_WORD}[ \t]))"
-    rf"(?:{_ADDRESSED}[ \t]+)?{_NAME_WORDS}(?![\w'’-])"
+    rf"(?:{_ADDRESSED}[ \t]+)?(?P<name>{_CAPITALISED_WORD})(?![\w'’-])"
 )
+# Where a name after a phone number must end its clause (no title before it says whose it is).
+_CLAUSE_END = re.compile(r"[ \t]*(?:[)\].,;!?\n]|\Z)")
 _NAME_REACH = 40  # characters before a phone number where its person's name is looked for
 _CONTACT_ENDS = WordEnds(_CONTACT_VERBS)
 _MONTHS_AND_DAYS = frozenset(_TABLE["months_and_days"])
@@ -498,13 +505,16 @@ class ContactNameFinder:
                 if match is not None:
                     matches.append(match)
                 match = _NAME_AFTER_A_PHONE.match(text, max(end, phone.end()))
-                if match is not None:
+                if match is not None and (match["title"] or _CLAUSE_END.match(text, match.end())):
                     matches.append(match)
         for match in matches:
             words = match["name"].split()
             if words[0].lower() in _MONTHS_AND_DAYS:
                 continue
-            if (match["title"] or first_name(words[0])) and _a_persons(words):
+            title = match["title"]
+            if ((title and title not in _FAMILY_WORDS) or first_name(words[0])) and _a_persons(
+                words
+            ):
                 yield Span(*match.span("name"), KIND)
 
 
@@ -1122,6 +1132,7 @@ _SPEAKER_LINE = re.compile(
     re.MULTILINE,
 )
 _SPEAKER_REACH = 64  # characters from a line's start to the colon after who speaks
+_SECONDS = re.compile(r"[0-9]:[0-9]{2}:[0-9]{2}")  # a log's stamp; a chat's has none
 # Where a line's time stamp can start (a digit or a bracket): only there may a message be glued
 # to the speaker's colon, as Chinese, Japanese and Korean chats write it.
 _STAMP_START = frozenset("0123456789[")
@@ -1209,7 +1220,9 @@ def _dialogue_speakers(text: str) -> Iterator[Span]:
         if match["stamp"] is None:
             if _a_speaker(match["name"], stamped=False):
                 yield Span(*match.span("name"), KIND)
-        elif kind := _a_writer(match["name"]):  # a handle, too (`[8:14 PM] brynn.exe: ...`)
+        elif (kind := _a_writer(match["name"])) and (
+            kind == KIND or not _SECONDS.search(match["stamp"])
+        ):  # a handle too (`[8:14 PM] brynn.exe: ...`), not a log's (`[12:00:01] sshd: ...`)
             yield Span(*match.span("name"), kind)
 
 
@@ -1383,7 +1396,11 @@ class FullNameFinder:
                 yield Span(*run.span(), KIND)
                 continue
             if names[0].split("-")[0] not in _FIRST_NAMES or not (
-                len(names) <= 3 or names[1] in _FIRST_NAMES  # two given names: `Ana Clara ...`
+                len(names) <= 3
+                or (  # two given names, no words of a thing's name (`Crystal Rose Gold ...`)
+                    names[1] in _FIRST_NAMES
+                    and not any(name.lower() in _COMMON_WORDS for name in names)
+                )
             ):
                 continue
             if german is None:
@@ -1398,7 +1415,7 @@ class FullNameFinder:
                 continue
             if not _a_persons([*names[:-1], last]):
                 continue
-            if titles.holds(text, run.start()) and not _FORM_LABEL.search(
+            if titles.holds(text, run.start()) and not _FORM_LABEL.fullmatch(
                 text, text.rfind("\n", 0, run.start()) + 1, run.start()
             ):
                 continue  # a title's words, not a form's value (`Donor: Margaret Ellen ...`)
@@ -1407,7 +1424,7 @@ class FullNameFinder:
 
 
 # A form's label alone before a value on its line (`Donor: `, `Nome que vai aparecer: `).
-_FORM_LABEL = re.compile(r"\A[ \t]*[^\W\d_][\w .'/()-]{0,30}:[ \t]*\Z")
+_FORM_LABEL = re.compile(r"[ \t]*[^\W\d_][\w .'/()-]{0,30}:[ \t]*")
 
 
 def _run_starts(text: str) -> list[int]:

@@ -60,10 +60,11 @@ _FIRST_GROUP = re.compile(r"[0-9\u4e00-\u9fff·・-]")
 _FIRST_LETTERS = re.compile(rf"[{_LETTER}]{{1,3}}")
 # A plate of digits alone (Israel's 824-71-303), after a name that can only be a plate's: two
 # groups or more.
-_DIGIT_GROUPS = re.compile(r"[0-9]{2,4}(?:-[0-9]{2,4}){1,2}")
+_DIGIT_GROUPS = re.compile(r"(?=(?:[0-9]-?){7,8}\Z)[0-9]{2,4}(?:-[0-9]{2,4}){1,2}")  # not 2024-01
 _A_MEASURE = re.compile(r"[0-9](?:x|×)[0-9]|[0-9](?:mm|cm|m|in|kg|g|lb|ml)\b")
 # A plate as written after `Reg` with no verb or colon: capitals and digits, both (`AK16 XWP`).
 _CAPITALS_AND_DIGITS = re.compile(r"(?=[^a-z]*[0-9])(?=[^a-z]*[A-Z][^a-z]*[A-Z])[A-Z0-9 -]{5,10}")
+_LETTERS_AND_DIGITS = re.compile(r"(?=.*[0-9])(?=.*[a-z])[a-z0-9-]+")
 _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for", "to", "of"})
 
 
@@ -117,7 +118,7 @@ class LicencePlateFinder:
             digits = sum(char.isdigit() for char in plate)
             if not digits:
                 return
-            if digits == len(plate.replace(" ", "")):
+            if digits == sum(char.isalnum() for char in plate):  # digits alone, joined or not
                 if name not in _WEAK and _DIGIT_GROUPS.fullmatch(plate):
                     yield Span(match.start("plate"), match.start("plate") + len(plate),
                                "LICENSE_PLATE")  # fmt: skip
@@ -139,8 +140,9 @@ class LicencePlateFinder:
                     or (
                         name != "plate"
                         and not match.group("given").strip()
-                        and not _CAPITALS_AND_DIGITS.fullmatch(
-                            view.text[start : start + len(plate)]
+                        and not (  # `Reg AK16 XWP`; not a register's `Reg RAX 12345`
+                            _CAPITALS_AND_DIGITS.fullmatch(view.text[start : start + len(plate)])
+                            and _LETTERS_AND_DIGITS.fullmatch(first)
                         )
                     )
                 )
@@ -198,6 +200,14 @@ _HANGUL_BYTES = rb"[\xea-\xed][\x80-\xbf]{2}"
 _VN_BARE = re.compile(r"(?<![\w.-])[1-9][0-9][A-Z][A-Z0-9]?-[0-9]{3}\.[0-9]{2}(?![\w.])")
 _UA_BARE = re.compile(r"(?<!\w)[АВЕІКМНОРСТХ]{2} ?[0-9]{4} ?[АВЕІКМНОРСТХ]{2}(?!\w)")
 _RU_BARE = re.compile(r"(?<!\w)[АВЕКМНОРСТУХ][0-9]{3} ?[АВЕКМНОРСТУХ]{2} ?[0-9]{2,3}(?!\w)")
+# A word of a vehicle or of a plate before such a shape, within a line or two (`Сіра Skoda,
+# номер АА 9163 ВК`, `Honda Vision 2021 ... bstp 59X3-482.17`): an article's or an order's
+# number of the same shape (`Артикул К100 ОО 50`, `version 10A1-234.56`) has none.
+_VEHICLE = re.compile(
+    r"номер|авто|машин|тачк|таксі|такси|водій|водител|skoda|toyota|honda|lada|лада|kia|"
+    r"hyundai|xe |xe máy|biển|bstp|bks|bs |ô tô|oto"
+)
+_VEHICLE_REACH = 80
 _CYRILLIC_BYTES = rb"(?:\xd0[\xb0-\xbf]|\xd1[\x80-\x8f]|\xd1\x96)"
 
 
@@ -231,4 +241,6 @@ class PlateShapeFinder:
             yield Span(start, match.end(), "LICENSE_PLATE")
         for shape in (_VN_BARE, _UA_BARE, _RU_BARE):
             for match in shape.finditer(text):
-                yield Span(match.start(), match.end(), "LICENSE_PLATE")
+                near = view.lower[max(0, match.start() - _VEHICLE_REACH) : match.start()]
+                if _VEHICLE.search(near):
+                    yield Span(match.start(), match.end(), "LICENSE_PLATE")

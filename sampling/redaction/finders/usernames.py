@@ -41,6 +41,7 @@ _OTHER_LABELS = (
     "उपयोगकर्ता नाम", "никнейм", "ник в игре",
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
+_COLON_ONLY = frozenset({"ign"})
 # A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
 _BETWEEN = (
     r"(?:[ \t]+(?:for|to|of|on|at|in|do|de|del|da|du|für|pour|per|para|na|w|на|для|з)"
@@ -296,6 +297,8 @@ class UsernameFinder:
                 continue  # the next line's key (`login:⏎  url: /signin`), a label
             join = join.strip(" \t\n\"'")
             sentence = join not in (":", "=", "：", "->", "=>", "→", "")
+            if label in _COLON_ONLY and (sentence or not join):
+                continue  # `IGN is down`: a game's name for a login only before a colon
             if match.group("space") is not None and not (
                 _HANDLE_MARK.search(value) or _PASSWORD_NEXT.match(text, end)
             ):

@@ -46,7 +46,10 @@ _WORDS = sorted({*DIGIT_OF, *TENS_OF, *_REPEATS}, key=len, reverse=True)
 # Looked for with a space on each side, in a copy of the lower case where each sign that may
 # stand between two words of a number is a space (`four-two,five`).
 _ENDS = WordEnds([f" {word} " for word in _WORDS], literal=True)
-_SPACED = bytes(32 if chr(byte) in "\n\t\r,.;:-" else byte for byte in range(256))
+_SPACED = bytes(
+    32 if chr(byte) in "\n\t\r,.;:-" else byte + 32 if 65 <= byte <= 90 else byte
+    for byte in range(256)
+)
 # A word of the tables, or digits, not inside a longer word (`someone`, `tone`, `ones`).
 _LETTER = r"[^\W\d_]|[\u0900-\u097f]"
 _TOKEN = re.compile(
@@ -63,17 +66,21 @@ _JAPANESE_GROUPS = re.compile(r"(?<=[0-9])の(?=[0-9])")
 def spoken_pieces(text: str) -> list[tuple[int, int, str]] | None:
     """The replacements (start, end, new) that write each spoken run of `text` in digits (each
     word its digits, a pause a space, a space between words nothing); None where it has none."""
+    # One pass of bytes.translate: ASCII letters in lower case, pauses as spaces, a space on
+    # each side (the words' own letters past ASCII are lower case as people write them).
+    data = b" " + text.encode("utf-8", "surrogatepass").translate(_SPACED) + b" "
+    ends = _ENDS.ends(data)
     pieces: list[tuple[int, int, str]] = []
-    lower = text.lower()
-    if len(lower) != len(text):  # (`İ` lowers to two characters: keep each where it was)
-        lower = "".join(char.lower()[:1] for char in text)
-    # Each end found is one past the space after a word, and one past the space put before
-    # the text: the word ends two characters before it.
-    spaced = f" {lower} "
-    data = spaced.encode("utf-8", "surrogatepass").translate(_SPACED)
-    ends = [end - 2 for end in _ENDS.char_ends(spaced, data)]
-    for start, end in _clusters(ends):
-        pieces += _run_pieces(text, lower, start, end)
+    if len(ends) >= _FEWEST - 1:
+        lower = text.lower()
+        if len(lower) != len(text):  # (`İ` lowers to two characters: keep each where it was)
+            lower = "".join(char.lower()[:1] for char in text)
+        if len(data) != len(text) + 2:  # past ASCII: the ends in characters
+            ends = _ENDS.char_ends(f" {lower} ", data)
+        # Each end is one past the space after a word and one past the space put before the
+        # text: the word ends two characters before it.
+        for start, end in _clusters([end - 2 for end in ends]):
+            pieces += _run_pieces(text, lower, start, end)
     if "の" in text:
         pieces += [(match.start(), match.end(), "-") for match in _JAPANESE_GROUPS.finditer(text)]
     return sorted(pieces) if pieces else None

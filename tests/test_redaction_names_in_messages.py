@@ -115,6 +115,12 @@ NAMES = [
     # two given names and two family names; who answers a call, by a first name.
     ("Donor: Beatrice Anne Holloway\nDate of birth: 02/11/1950", "Beatrice Anne Holloway"),
     ("Gift Aid form\nDonor: Beatrice Anne Holloway\nAmount: 20", "Beatrice Anne Holloway"),
+    # More forms' labels: `Full names:`, Italy's `Assistita:`, Austria's `Patient/in:` (the
+    # family name first and a comma), Romania's `doamna` before a name in capitals.
+    ("Full names: Thabo Sipho Nkosi\nID no: (see attached)", "Thabo Sipho Nkosi"),
+    ("Assistita: RUSSO CHIARA\nCodice ritiro: in allegato", "RUSSO CHIARA"),
+    ("Patient/in: Gruber, Katharina\nBefund: unauffällig", "Gruber, Katharina"),
+    ("se adeverește că doamna IONESCU MARIA-ELENA, angajată", "IONESCU MARIA-ELENA"),
     ("Nome que vai aparecer: Maria Luiza Costa Ramos\nValor: R$ 40", "Maria Luiza Costa Ramos"),
     ("agente: buenas tardes, le atiende Rocío, ¿en qué puedo ayudarle?", "Rocío"),
     ("asesora: buenas tardes habla con Marcela en qué le puedo colaborar", "Marcela"),

@@ -95,6 +95,11 @@ NAMED_IDS = [
     ("ΑΦΜ {} – ΔΟΥ Πατρών", "944117715", "944117716"),
     ("UTR {} for the return", "78698 19846", "78698 19847"),
     ("СНИЛС: {}", "346-484-850 13", "346-484-850 14"),
+    # Argentina's CUIL, Malaysia's K/P and MyKid, Turkey's `tc'si`, South Africa's `ID no`.
+    ("CUIL: {}", "20-31843927-4", "20-31843927-5"),
+    ("No. K/P: {}", "880512-14-5523", "881332-14-5523"),  # (no check digit: its birth date)
+    ("annemin tc'si {}, benim numaram", "10000000146", "10000000147"),
+    ("ID no: {}", "800101 5009 087", "800101 5009 088"),
 ]
 
 

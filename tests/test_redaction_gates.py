@@ -156,18 +156,18 @@ def test_every_secret_name_holds_a_trigger() -> None:
 
 def test_a_written_out_email_costs_each_start_a_few_steps() -> None:
     # "a dot a dot ..." with no domain after it: a bounded search, not the rest of the text.
-    finder, started = WrittenEmailFinder(), time.perf_counter()
+    finder, started = WrittenEmailFinder(), time.process_time()
     for text in ("a dot " * 5000 + " at b", "a at " + "b dot " * 5000, "x(at)" + "b(dot)" * 5000):
         assert list(finder.find(Text(text))) == []
-    assert time.perf_counter() - started < 0.5
+    assert time.process_time() - started < 0.5
 
 
 def test_names_cost_each_candidate_a_few_words() -> None:
     # Hostile runs of phrases and capitals: each candidate reads at most three words.
-    finder, started = NameFinder(), time.perf_counter()
+    finder, started = NameFinder(), time.process_time()
     for text in ("hi A " * 20000, "Name: " + "Aa " * 20000, "Mr. " * 20000, ",\n" * 20000):
         list(finder.find(Text(text)))
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0
 
 
 def _name_texts(count: int, seed: int, script: str = "ascii") -> list[str]:

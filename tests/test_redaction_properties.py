@@ -99,6 +99,6 @@ def test_redaction_is_idempotent_and_changes_only_what_it_replaces(
 @settings(max_examples=15, deadline=None)
 def test_any_text_of_100_kb_finishes_in_bounded_time(chunk: str, transform: str) -> None:
     text = (TRANSFORMS[transform](chunk) * (100_000 // len(chunk) + 1))[:100_000]
-    started = time.perf_counter()
+    started = time.process_time()
     REDACTOR.find(text)
-    assert time.perf_counter() - started < 2.0
+    assert time.process_time() - started < 2.0

@@ -149,14 +149,12 @@ class Redactor:
             decoded = [s for view in read[1:] for s in self._find_in(view, DECODED)]
             escapes = read[1].escapes
             if escapes:
-                decoded = [_through_an_escape(text, escapes, d) for d in decoded]
-            if escapes:
-                decoded.sort()
+                decoded = sorted(_through_an_escape(text, escapes, d) for d in decoded)
                 starts = [d.start for d in decoded]
                 longest = max((d.end - d.start for d in decoded), default=0)
                 found = [s for s in found if not cuts_escape(escapes, s.start - _CONTEXT, s.end)
-                         or _confirmed(s, decoded, starts, longest,
-                                       alone=_spelt_inside(text, escapes, s))]  # fmt: skip
+                         or _stands(text, escapes, s,
+                                    _near(s, decoded, starts, longest))]  # fmt: skip
             found.extend(decoded)
         if self.function is not None:
             found += self._from_function(text)
@@ -396,17 +394,20 @@ def _spelt_inside(text: str, escapes: list[tuple[int, int]], span: Span) -> bool
     )
 
 
-def _confirmed(
-    span: Span, decoded: list[Span], starts: list[int], longest: int, alone: bool = False
-) -> bool:
-    """The decoded view found a value of the same kind within `span`: the spelling of an
-    escape inside it is then part of the value (`-p=000%09`), hidden with the rest, not what
-    made it look like one. `alone`: or it found nothing there at all, where a decoded
-    escape is what turned the value away (`mysql -p 000%09`: a shell does not decode `%09`,
-    and `000` alone reads as a database's name), so that the spelling's find stands.
-    `decoded` is sorted, `starts` its starts, `longest` its longest span's length: only those
-    that can reach `span` are looked at."""
+def _near(span: Span, decoded: list[Span], starts: list[int], longest: int) -> list[Span]:
+    """The spans of `decoded` (sorted; `starts` their starts, `longest` the longest one's
+    length) that overlap `span`: only those that can reach it are looked at."""
     first = bisect_left(starts, span.start - longest)
     last = bisect_left(starts, span.end, first)
-    near = [d for d in decoded[first:last] if span.start < d.end]
-    return any(d.kind == span.kind for d in near) or (alone and not near)
+    return [d for d in decoded[first:last] if span.start < d.end]
+
+
+def _stands(text: str, escapes: list[tuple[int, int]], span: Span, near: list[Span]) -> bool:
+    """A find of the normalised view that holds an escape's spelling stands where the decoded
+    view found a value of the same kind there (`-p=000%09`: the spelling is part of the value,
+    hidden with the rest, not what made it look like one), or found nothing there at all and
+    the escape is one a shell or a form takes as typed (`mysql -p 000%09`: decoded, `000`
+    reads as a database's name; `_spelt_inside`)."""
+    if near:
+        return any(d.kind == span.kind for d in near)
+    return _spelt_inside(text, escapes, span)

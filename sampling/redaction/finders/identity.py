@@ -242,14 +242,12 @@ class NinoFinder:
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(rb"[a-z]{2} ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?[a-d]",))
     views = ALL_VIEWS
+    # In capitals anywhere; typed in lower case, only after its name (`NI no: jt482291c`).
     _NINO = re.compile(
         r"[A-CEGHJ-PR-TW-Z](?<![A-Za-z0-9][A-Z])[A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?[A-D]"
         r"(?![A-Za-z0-9])",
-        re.ASCII,
+        re.ASCII | re.IGNORECASE,
     )
-
-    # Typed in lower case, after its name only (`NI no: jt482291c`).
-    _LOWER_NINO = re.compile(_NINO.pattern, re.ASCII | re.IGNORECASE)
     _NAMED_BEFORE = re.compile(
         r"(?i:\bni[ .]*(?:no|number|num|#)|national insurance(?: number| no)?|\bnino)"
         r"\.?(?:[ \t]+is)?[ \t]*[:=-]?[ \t]*\Z"
@@ -257,16 +255,11 @@ class NinoFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        if view.has_number_after_capitals(6):
-            for match in self._NINO.finditer(text):
-                if is_uk_nino(match.group()[:2]):
-                    yield Span(match.start(), match.end(), "UK_NINO")
-        for match in self._LOWER_NINO.finditer(text):
+        for match in self._NINO.finditer(text):
             value = match.group()
-            if (
-                value != value.upper()
-                and is_uk_nino(value[:2].upper())
-                and self._NAMED_BEFORE.search(text, max(0, match.start() - 28), match.start())
+            if is_uk_nino(value[:2].upper()) and (
+                value.isupper()
+                or self._NAMED_BEFORE.search(text, max(0, match.start() - 28), match.start())
             ):
                 yield Span(match.start(), match.end(), "UK_NINO")
 

@@ -276,7 +276,12 @@ _NIR_PRINTED = re.compile(
     r"(?<![0-9])[12] [0-9]{2} (?:0[1-9]|1[0-2]|[2-9][0-9]) (?:[0-9]{2}|2[AB]) [0-9]{3} [0-9]{3}"
     r" [0-9]{2}(?![0-9])"
 )
-_BY_SHAPE = ((_CURP, "mx.curp"), (_NIR_PRINTED, "fr.nir"))
+# (Each with its check, found once: a module the installed python-stdnum lacks is left out.)
+_BY_SHAPE = tuple(
+    (shape, module)
+    for shape, name in ((_CURP, "mx.curp"), (_NIR_PRINTED, "fr.nir"))
+    if (module := _module(name)) is not None
+)
 
 
 @register("national_ids_by_shape")
@@ -289,8 +294,7 @@ class NationalIdShapeFinder:
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        for shape, name in _BY_SHAPE:
-            module = _module(name)
-            for match in shape.finditer(view.text) if module is not None else ():
+        for shape, module in _BY_SHAPE:
+            for match in shape.finditer(view.text):
                 if _valid_written(module, match.group()):
                     yield Span(match.start(), match.end(), "NATIONAL_ID")

@@ -139,20 +139,24 @@ def _written(lower: str, run: list[re.Match[str]]) -> list[tuple[int, int, str]]
             pause = any(sign in between for sign in ",.;:") or (  # `... 9312 9943`
                 before.group().isdigit() and word.isdigit() and min(len(word), len(before[0])) > 1
             )
-            joined = TENS_OF.get(before.group()) and word in DIGIT_OF and word != "0"
-            pieces.append((before.end(), token.start(), "" if joined else " " if pause else ""))
+            joined = before.group() in TENS_OF and _unit(word)  # `forty, two`: one number
+            pieces.append((before.end(), token.start(), " " if pause and not joined else ""))
         if word in _REPEATS:
             repeat = _REPEATS[word]
             pieces.append((token.start(), token.end(), ""))
             continue
         if word in TENS_OF:
             following = run[index + 1].group() if index + 1 < len(run) else ""
-            tail = "" if DIGIT_OF.get(following, "0") != "0" else "0"
-            digits = TENS_OF[word] + tail
+            digits = TENS_OF[word] + ("" if _unit(following) else "0")  # `forty two`, `forty`
         elif word.isdigit() and repeat == 1:
             continue  # digits already
         else:
             digits = DIGIT_OF.get(word, word)
         pieces.append((token.start(), token.end(), digits * repeat))
         repeat = 1
-    return [piece for piece in pieces if piece[0] < piece[1] or piece[2]]
+    return pieces
+
+
+def _unit(word: str) -> bool:
+    """`word` says a digit from one to nine: after a ten, the number's last digit."""
+    return DIGIT_OF.get(word, "0") != "0"

@@ -319,10 +319,15 @@ _TOKEN = re.compile(r"[^ \t]+")
 # A message's last line, a name alone there or after a dash (`- Danny`, `— Mike`), or its last
 # words after a spaced dash (`Email me first at ... - Mike`) or, in a script past ASCII, a
 # sentence's end (`... send me a message. Ελένη`; `... on start. Prudence` is a release note's).
-_CAPITALISED_WORD = rf"[{_UPPER}][{_LOWER}'’-]+"
+# A capitalised word (`O'Brien`, `McKay`, `Jean-Luc`, `Łukasz`, `Дмитрий`): each part after the
+# first starts with a capital or a sign, so that a long word is read one way only.
+_CAPITALISED = (
+    rf"[{_UPPER}](?:[{_LOWER}]+|(?=['’][{_UPPER}]))"
+    rf"(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]*|[{_UPPER}][{_LOWER}]+)*"
+)
 _LAST_LINE_NAME = re.compile(
     r"(?:^[ \t]*(?:[-–—~][ \t]?)?|[ \t][-–—~][ \t]?|(?<=[.!?])[ \t]+(?=[^\x00-\x7f]))"
-    rf"(?P<name>{_CAPITALISED_WORD}(?:[ \t]{_CAPITALISED_WORD}){{0,2}})[ \t]*[.!]?\Z",
+    rf"(?P<name>{_CAPITALISED}(?:[ \t]{_CAPITALISED}){{0,2}})[ \t]*[.!]?\Z",
     re.MULTILINE,
 )
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•–—~+>#]|\d{1,3}[.)])")
@@ -439,7 +444,7 @@ class MailHeaderNameFinder:
 # calling or asking for someone (`call Shaz on 0402 ...`, `look for Kevin`, `bel Marieke`), or
 # right before a phone number (`Paco, 654 321 987`, `Marieke: 06-48213977`).
 _CONTACT_VERBS = tuple(_TABLE["contact_verbs"])
-_NAME_WORDS = rf"(?P<name>{_CAPITALISED_WORD}(?:[ \t]{_CAPITALISED_WORD})?)"
+_NAME_WORDS = rf"(?P<name>{_CAPITALISED}(?:[ \t]{_CAPITALISED})?)"
 # A title or a word of address before a name (`κ. Γιώργος`, `anh Tuấn`, `Mama Achieng`): the
 # name after it needs no table.
 _ADDRESS_WORD = r"(?:(?:Mr|Mrs|Ms|Mme|Sr|Sra|Bw|Bi|κ|κα)\.?|M\.|anh|chị|cô|chú|Mama|Baba|Ate|Kuya)"
@@ -467,7 +472,7 @@ _NAME_BEFORE_A_PHONE = re.compile(
 _NAME_AFTER_A_PHONE = re.compile(
     rf"(?:[ \t]*[(,][ \t]*|[ \t]+(?:[-–]|con|with|avec|mit|com|na)[ \t]+"
     rf"|[ \t]+(?={_ADDRESS_WORD}[ \t]))"
-    rf"(?:{_ADDRESSED}[ \t]+)?(?P<name>{_CAPITALISED_WORD})(?![\w'’-])"
+    rf"(?:{_ADDRESSED}[ \t]+)?(?P<name>{_CAPITALISED})(?![\w'’-])"
 )
 # Where a name after a phone number must end its clause (no title before it says whose it is).
 _CLAUSE_END = re.compile(r"[ \t]*(?:[)\].,;!?\n]|\Z)")
@@ -1343,12 +1348,6 @@ def _a_persons(words: list[str]) -> bool:
 _PARTICLE = "|".join(sorted(_PARTICLES - {"y"}, key=len, reverse=True))  # `Trinidad y Tabago`
 
 
-# A capitalised word (`O'Brien`, `McKay`, `Jean-Luc`, `Łukasz`, `Дмитрий`): each part after the
-# first starts with a capital or a sign, so that a long word is read one way only.
-_CAPITALISED = (
-    rf"[{_UPPER}](?:[{_LOWER}]+|(?=['’][{_UPPER}]))"
-    rf"(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]*|[{_UPPER}][{_LOWER}]+)*"
-)
 # At most as many words as a name has, and no capitalised word after them: a line of
 # thousands of them is read a few words from each place, not to its end.
 _NEXT_WORD = rf"[ \t](?:(?:{_PARTICLE})[ \t])?{_CAPITALISED}"

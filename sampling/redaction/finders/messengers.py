@@ -125,8 +125,6 @@ _HANDLE_APPS = ("telegram", "instagram", "insta", "ig", "snapchat", "snap", "tik
                 "dms")  # fmt: skip
 # Short or common words taken only whole ("snap me @x", not "snapshot @x").
 _WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch", "dm", "dms"})
-# Apps whose name is also a common word, taken only as the app writes it.
-_AS_WRITTEN = {"line:": "LINE"}
 # A chat's mentions of everyone, no one's handle.
 _MENTIONS = frozenset({"@channel", "@here", "@everyone", "@all"})
 # (A word of a script without spaces may stand right before it: `DMは@shota_szk`.)
@@ -165,15 +163,13 @@ class MessengerIdFinder:
                     continue  # code: `ig = C.pop()`, `snap = take(...)`
                 if value in _NOT_IDS or (value.isdigit() and not _DIGITS_ALONE.get(app, False)):
                     continue  # a number is an ID only where the app's IDs are numbers
-                written = _AS_WRITTEN.get(app)
-                if written is not None and not view.text.startswith(written, match.start()):
-                    continue  # the app as it writes itself (`LINE:`), not code's `line:`
-                if (
-                    lower[match.start() - 1 : match.start()] == "."
+                if app == "line:" and (
+                    view.text[match.start() : match.start() + 4] != "LINE"
+                    or lower[match.start() - 1 : match.start()] == "."
                     or value.startswith("0x")
                     or lower[match.end() : match.end() + 1] in ("[", "(")
                 ):
-                    continue  # code: `x.LINE: y[i]`, `ig: 0x1f`, `snap: take(...)`
+                    continue  # the app as it writes itself, not code's `line:`, `x.LINE: y[i]`
                 yield Span(*match.span("id"), "MESSENGER_ID")
         if "@" in lower:
             for app in _HANDLE_APPS:

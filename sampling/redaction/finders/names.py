@@ -316,15 +316,15 @@ _MOST_MAILBOX_WORDS = 4
 _TOKEN = re.compile(r"[^ \t]+")
 
 
-# A message's last line, a name alone there or after a dash (`- Danny`, `— Mike`), or its last
-# words after a spaced dash (`Email me first at ... - Mike`) or, in a script past ASCII, a
-# sentence's end (`... send me a message. Ελένη`; `... on start. Prudence` is a release note's).
 # A capitalised word (`O'Brien`, `McKay`, `Jean-Luc`, `Łukasz`, `Дмитрий`): each part after the
 # first starts with a capital or a sign, so that a long word is read one way only.
 _CAPITALISED = (
     rf"[{_UPPER}](?:[{_LOWER}]+|(?=['’][{_UPPER}]))"
     rf"(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]*|[{_UPPER}][{_LOWER}]+)*"
 )
+# A message's last line, a name alone there or after a dash (`- Danny`, `— Mike`), or its last
+# words after a spaced dash (`Email me first at ... - Mike`) or, in a script past ASCII, a
+# sentence's end (`... send me a message. Ελένη`; `... on start. Prudence` is a release note's).
 _LAST_LINE_NAME = re.compile(
     r"(?:^[ \t]*(?:[-–—~][ \t]?)?|[ \t][-–—~][ \t]?|(?<=[.!?])[ \t]+(?=[^\x00-\x7f]))"
     rf"(?P<name>{_CAPITALISED}(?:[ \t]{_CAPITALISED}){{0,2}})[ \t]*[.!]?\Z",

@@ -126,7 +126,8 @@ class AnnotationWorker(GuardedWorker):
     def reject(self, job_id: str, reason: str) -> None:
         queue = self.annotation_queue
         connection = queue.connection
-        fail_in_place(queue, job_id, reason, REJECTED_TTL_S)
-        ledger.add_counts(connection, queue.name, {"rejected_jobs": 1})
+        # The reason first: whoever sees the job failed finds why in the ledger already.
         ledger.quarantine(connection, queue.name, [{"reason": reason, "job_id": job_id}])
+        ledger.add_counts(connection, queue.name, {"rejected_jobs": 1})
+        fail_in_place(queue, job_id, reason, REJECTED_TTL_S)
         log.warning("job %s rejected: %s", shown_job_id(job_id), reason)

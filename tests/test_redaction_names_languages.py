@@ -1,7 +1,8 @@
 """People's names after the words that introduce one in many languages: self-introductions,
 forms' labels, greetings and titles, letters' sign-offs (on the next line, on the same line
-at a text's or a line's end, and the Korean one after the name), and payees; and the same
-words where no name follows them."""
+at a text's or a line's end, and the Korean one after the name), and payees; and before the
+words that say whose name it is: a party's role in a filing, an honorific, a relation in
+brackets. And the same words where no name follows them."""
 
 from __future__ import annotations
 
@@ -49,6 +50,27 @@ INTRODUCED = {
         ("নাম: রাহুল দাস", "রাহুল দাস"),
         ("اسم الطالب: محمد الأحمد", "محمد الأحمد"),
         ("이름: 박지영", "박지영"),
+        # Labels of a customer, a user or a transfer (Arabic names with `بن`, `عبد`; Japanese
+        # katakana); a family name first, in capitals; a particle that starts a family name; a
+        # family name alone, the line going on with another label of the record.
+        ("العميل: عبدالرحمن بن سعيد الغامدي\nرقم الطلب: 5521", "عبدالرحمن بن سعيد الغامدي"),
+        ("العميل: عبد الرحمن بن سعيد الغامدي", "عبد الرحمن بن سعيد الغامدي"),
+        ("الزبون: فاطمة بنت علي الزهراني", "فاطمة بنت علي الزهراني"),
+        ("用户：李明华 已登录", "李明华"),
+        ("用户：周杰，注册于2020年", "周杰"),
+        ("联系人：王丽娟先生", "王丽娟"),
+        ("振込名義：ヤマダ　ハナコ", "ヤマダ　ハナコ"),
+        ("口座名義：サトウ　ミサキ", "サトウ　ミサキ"),
+        ("フリガナ：タナカ　タロウ", "タナカ　タロウ"),
+        ("振込名義：ﾔﾏﾀﾞ ﾊﾅｺ", "ﾔﾏﾀﾞ ﾊﾅｺ"),
+        ("Apellidos y nombre: ORTEGA VIDAL, MARTA", "ORTEGA VIDAL, MARTA"),
+        ("Apellidos y nombre: GARCÍA LÓPEZ, JUAN CARLOS", "GARCÍA LÓPEZ, JUAN CARLOS"),
+        ("Nom : Le Bihan", "Le Bihan"),
+        ("Nom : Le Goff\nVille : Brest", "Le Goff"),
+        ("Name: Kowalczyk      Geburtsdatum: 12.03.1984", "Kowalczyk"),
+        ("Name: Brzęczyszczykiewicz    Date of birth: 03.04.1981", "Brzęczyszczykiewicz"),
+        ("Last name: Abernathy   DOB: 1990-02-11", "Abernathy"),
+        ("Apellido(s): Etxeberria", "Etxeberria"),
     ],
     "greeting_or_title": [
         ("Kære Mette,\ntak for sidst.", "Mette"),
@@ -85,6 +107,59 @@ INTRODUCED = {
         ("Passt. Mvh Oskar\n", "Oskar"),
         ("Nos vemos, un abrazo, Fede", "Fede"),
     ],
+    "party_of_a_filing": [
+        # A party of a filing: after its role's label, before its role or a petition's description
+        # of it, a married name joined by `épouse` or `veuve`.
+        ("IN RE THE MARRIAGE OF: DANA L. WHITMORE, Petitioner, and", "DANA L. WHITMORE"),
+        ("STATE OF OHIO, Plaintiff,\nv.\nKEVIN J. ORTIZ, Defendant.", "KEVIN J. ORTIZ"),
+        (
+            "PEOPLE OF THE STATE OF CALIFORNIA, Plaintiff, v. TERRENCE W. BOYD, Defendant.",
+            "TERRENCE W. BOYD",
+        ),
+        (
+            "JULIANA ALVES DUARTE, brasileira, casada, professora, portadora do CPF",
+            "JULIANA ALVES DUARTE",
+        ),
+        (
+            "FRANCISCO PEREIRA DA SILVA, brasileiro, solteiro, motorista, residente",
+            "FRANCISCO PEREIRA DA SILVA",
+        ),
+        ("Madame Claire Dubois épouse Martin, née le 3 mars 1970", "Claire Dubois épouse Martin"),
+        ("Madame Sophie Laurent veuve Girard, demeurant à Nantes", "Sophie Laurent veuve Girard"),
+        ("原告：王丽娟，女，1985年3月出生", "王丽娟"),
+        ("被告：赵志强，男，汉族", "赵志强"),
+        ("上诉人（原审被告）：孙海燕，女", "孙海燕"),
+        ("المدعية: سارة محمود حسن، الجنسية مصرية", "سارة محمود حسن"),
+        ("المدعى عليه: خالد عمر يوسف", "خالد عمر يوسف"),
+        ("Beklagter: Brenner, Thomas", "Brenner, Thomas"),
+        ("Ricorrente: Ferraresi Gianluca", "Ferraresi Gianluca"),
+        ("Davacı: Yılmaz Kaya", "Yılmaz Kaya"),
+        ("Demandada: Etxeberria Goikoetxea", "Etxeberria Goikoetxea"),
+    ],
+    "honorific_or_title": [
+        # A first name before an honorific (Turkish, Hindi), or after an Arabic title.
+        ("Paket Elif Hanım'a teslim edildi.", "Elif"),
+        ("Bunu Mehmet Bey'e sor.", "Mehmet"),
+        ("Kerem Bey'in telefonu kapalı.", "Kerem"),
+        ("Fatma hanım geldi mi?", "Fatma"),
+        ("Sayın Ahmet Bey,", "Ahmet"),
+        ("यह पत्र सुरेश जी को दे दो।", "सुरेश"),
+        ("हमें अनीता जी से बात करनी है।", "अनीता"),
+        ("شكرا أستاذ سامي على المساعدة", "سامي"),
+        ("تحدثت مع الدكتور خالد أمس", "خالد"),
+        ("اتصل بـ د. منى غدا", "منى"),
+        ("أرسل التقرير إلى المهندس طارق اليوم", "طارق"),
+        ("رافقت الشيخ حمد إلى المجلس", "حمد"),
+    ],
+    "relation_in_brackets": [
+        # A first name, then a relation or a role in brackets.
+        ("Recebido por: Cleiton (porteiro)", "Cleiton"),
+        ("Contatto di emergenza: Paolo (cognato) 347 123 4567", "Paolo"),
+        ("Emergency contact: Derek (brother) 555-201-3344", "Derek"),
+        ("Notfallkontakt: Jens (Bruder)", "Jens"),
+        ("Personne à prévenir : Amandine (sœur)", "Amandine"),
+        ("Ritirato da: Gino (portinaio)", "Gino"),
+    ],
     "payee": [
         ("Overmaken t.n.v. Jan de Vries", "Jan de Vries"),
         ("Pago a nombre de Laura Martínez", "Laura Martínez"),
@@ -113,6 +188,38 @@ NOT_NAMES = [
     "Saludos, Buenos Aires está precioso hoy",
     "마케팅팀 드림",
     "Hola a todos, saludos Cordiales y Felices fiestas para Todos.",
+    # A firm, a state or a court as a party or a label's value, a title alone, a word after a
+    # title or a label, a product, a relation with no name before it.
+    "Defendant: ACME Logistics LLC",
+    "La SAS LOGIPRO, représentée par son gérant",
+    "Ответчик: ООО «СтройИнвест»",
+    "TRIBUNAL JUDICIAIRE DE LYON",
+    "IN THE CIRCUIT COURT OF COOK COUNTY, ILLINOIS",
+    "UNITED STATES OF AMERICA, Plaintiff, v. $24,000 IN U.S. CURRENCY, Defendant.",
+    "WELLS FARGO BANK, N.A., Plaintiff,",
+    "CITY OF CHICAGO, Respondent.",
+    "MARY KAY COSMETICS, Plaintiff",
+    "SÃO PAULO, brasileira, casada",
+    "Sayın Bey, merhaba",
+    "Bu Bey'e söyle.",
+    "हाँ जी, ठीक है।",
+    "माता जी को प्रणाम",
+    "هو أستاذ الرياضيات في المدرسة",
+    "السيد الرئيس قال",
+    "المدعى عليه: شركة النور للتجارة",
+    "原告：北京华信科技有限公司",
+    "用户：管理员",
+    "被告知：明天开会",
+    "联系人：王先生",
+    "名義：カブシキガイシャ　ヤマダショウジ",
+    "Name: Default",
+    "Name: nginx-7d9f",
+    "Nom : Dupont & Fils SARL",
+    "Name: Default      Type: string",
+    "Name: UltraWidget Pro 3000\nWeight: 2 kg",
+    "Emergency Contact (spouse): 555-201-3344",
+    "Plan B (backup)",
+    '{"AED": "\\u002e\\u062f\\u002e\\u0625", "SAR": "ر.س"}',  # the dirham's sign, escaped
 ]
 
 

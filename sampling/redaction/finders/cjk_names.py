@@ -57,6 +57,16 @@ _CN_LABEL = re.compile(_either(_TABLE["cn_labels"]))
 _CN_AFTER_LABEL = re.compile(rf"(?:是|为)?[:：]?\s*(?P<name>{_CN_SURNAME}{_GIVEN}{{1,2}})")
 _CLAUSE_STARTS = frozenset(" \t\n。，,！!：:；;")
 _CN_NAME_ENDS = re.compile(rf"(?:[^{_HAN}]|$|{_CN_TITLES})")
+# Labels of a filing's party or of a record's person, a colon after them (`原告：王丽娟，女`,
+# `用户：李明华`): without it they are words of a sentence (`用户体验`, `被告知`). Kept with the
+# other phrases before a name, in names.py's table.
+_PERSON_LABELS = table("person_names.json")
+_CN_COLON_LABELS = _PERSON_LABELS["cn_labels_before_a_colon"]
+# A bracket between the label and its colon: `上诉人（原审被告）：`.
+_CN_COLON_LABEL = re.compile(
+    rf"(?:{_either(_CN_COLON_LABELS)})(?:[(（][^)）:：]{{1,8}}[)）])?[:：]"
+)
+_CN_AFTER_COLON = re.compile(rf"[ \u3000]?(?P<name>{_CN_SURNAME}{_GIVEN}{{1,2}})")
 
 _JP_SURNAME = rf"(?:{_either(_TABLE['jp_surnames'])})"
 _JP_NOT_GIVEN = _either(_TABLE["jp_not_given"])
@@ -66,6 +76,16 @@ _JP_NAME = re.compile(rf"{_JP_SURNAME}(?:\s?(?!{_JP_NOT_GIVEN})[{_HAN}々]{{1,3}
 _JP_LABEL = re.compile(_either(_TABLE["jp_labels"]))
 _JP_AFTER_LABEL = re.compile(
     rf"(?:者)?[:：]\s*(?P<name>{_JP_SURNAME}(?:\s?[{_HAN}々\u3040-\u309f]{{1,4}})?)"
+)
+
+# A name in katakana after a label of a transfer or a form (`振込名義：ヤマダ　ハナコ`): a family
+# name and a given name, a space between them, and no more katakana after them.
+_JP_KANA_LABELS = _PERSON_LABELS["jp_kana_labels"]
+_JP_KANA_LABEL = re.compile(_either(_JP_KANA_LABELS))
+_KANA = "\u3099\u309a\u30a1-\u30fa\u30fc\uff66-\uff9f"  # half-width ones too (`ﾔﾏﾀﾞ ﾊﾅｺ`)
+_JP_KANA_FIRM_WORDS = tuple(_PERSON_LABELS["jp_kana_firm_words"])
+_JP_KANA_NAME = re.compile(
+    rf"[:：][ \u3000]*(?P<name>[{_KANA}]{{2,10}}[ \u3000][{_KANA}]{{1,10}})(?![{_KANA}])"
 )
 
 _KR_SURNAME = rf"(?:{_either(_TABLE['kr_surnames'])})"
@@ -89,6 +109,7 @@ def cjk_name(word: str) -> bool:
     return (
         any(pattern.fullmatch(word) is not None for pattern in (_CN_NAME, _JP_NAME, _KR_NAME))
         and word not in _KR_NOT_NAMES
+        and not (len(word) == 2 and word[0] == word[1])  # `谢谢`, `常常`: a word said twice
     )
 
 
@@ -100,6 +121,8 @@ class CjkNameFinder:
         words=(
             *_TABLE["cn_titles"],
             *_TABLE["cn_labels"],
+            *_CN_COLON_LABELS,
+            *_JP_KANA_LABELS,
             *_TABLE["jp_honorifics"],
             *_TABLE["jp_labels"],
             *_TABLE["kr_honorifics"],
@@ -152,13 +175,25 @@ def _chinese(text: str) -> Iterator[Span]:
         ):
             continue  # `导致`, `一致`: no letter's address
         match = _CN_AFTER_LABEL.match(text, label.end())
-        if match is None:
-            continue
+        if match is None or _CN_TITLE.match(text, match.start("name") + 1):
+            continue  # `联系人：王先生`: a surname and a title, no one in particular
         start, longest = match.span("name")
         for end in (longest, longest - 1):  # `致李娜：` (two), `亲爱的陈静，` (one, then a mark)
             if end > start + 1 and _CN_NAME_ENDS.match(text, end):
                 if text[start : start + 2] not in _NOT_GIVEN_NAMES:
                     yield Span(start, end, KIND)
+                break
+
+    for label in _CN_COLON_LABEL.finditer(text):
+        match = _CN_AFTER_COLON.match(text, label.end())
+        if match is None or match["name"][:2] in _NOT_GIVEN_NAMES:
+            continue  # `用户：管理员`: a word, not a name
+        if _CN_TITLE.match(text, match.start("name") + 1):
+            continue  # `原告：王先生`: a surname and a title
+        start, longest = match.span("name")
+        for end in (longest, longest - 1):  # the name ends in a mark, a space or a title
+            if end > start + 1 and _CN_NAME_ENDS.match(text, end):
+                yield Span(start, end, KIND)
                 break
 
 
@@ -172,6 +207,10 @@ def _japanese(text: str) -> Iterator[Span]:
     for label in _JP_LABEL.finditer(text):
         match = _JP_AFTER_LABEL.match(text, label.end())
         if match is not None:
+            yield Span(*match.span("name"), KIND)
+    for label in _JP_KANA_LABEL.finditer(text):
+        match = _JP_KANA_NAME.match(text, label.end())
+        if match is not None and not any(w in match["name"] for w in _JP_KANA_FIRM_WORDS):
             yield Span(*match.span("name"), KIND)
 
 

@@ -186,6 +186,10 @@ _LOWERCASE_WORD = re.compile(r"[a-z]{2,}(?:['-][a-z]+)?")
 _LOWERCASE_MOST_WORDS = 3
 # Han words that follow 我叫 without being a name ("我叫什么名字", "我叫他来").
 _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小株有以今何")
+# A title after a name, no part of it (`王丽娟先生`).
+_HAN_TITLE = re.compile(
+    "|".join(sorted(table("cjk_names.json")["cn_titles"], key=len, reverse=True))
+)
 # The last character of a team's, an office's or a firm's name, never of a person's (`客服部`).
 _HAN_NOT_LAST = frozenset("部科组組处處室司店局院所团團队隊")
 
@@ -274,7 +278,10 @@ class NameFinder:
                     yield Span(after, spaced.end(), KIND)
                 elif found is not None and found.group()[0] not in _HAN_NOT_FIRST:
                     end = min(found.end(), after + most)
-                    if text[end - 1] not in _HAN_NOT_LAST:  # `客服部`: a department
+                    title = _HAN_TITLE.search(text, after + 1, end + 2)  # (one past the end)
+                    end = min(end, title.start()) if title else end  # `王丽娟先生`: 王丽娟
+                    # `客服部`: a department; `王先生`: a surname alone, no one in particular
+                    if end - after > 1 and text[end - 1] not in _HAN_NOT_LAST:
                         yield Span(after, end, KIND)
                 at = text.find(phrase, after)
 
@@ -809,8 +816,15 @@ def _latin_name(
         value = word.group()
         if value.lower() in _NOT_PERSONS or value.endswith(_POSSESSIVE):
             return None
+        if not count and value.lower() in _PARTICLES and _FAMILY_AFTER.match(text, word.end()):
+            position = word.end() + 1  # `Nom : Le Bihan`, `Van Dijk`: the family name's start
+            continue
+        if count and text[word.end() : word.end() + 1] == ":" and value.lower() in _RECORD_LABELS:
+            break  # `Name: Kowalczyk  Vorname: Anja`: the next label, not a word of the name
         if value.lower() in _NOT_NAMES and not (comma and len(value) == 1 and value.isupper()):
             break  # (`SMITH, JOHN A`: an initial after the given names)
+        if _honorific(value):
+            break  # `Sayın Ahmet Bey'e`: the name ends before its honorific
         after = word.end()
         if value[0].isupper():
             if len(value) == 1 and text[after : after + 2] == ". ":
@@ -819,11 +833,13 @@ def _latin_name(
         elif not (count and value in _PARTICLES):
             break
         gap = _GAP.match(text, after)
-        if gap is None:
-            break
+        if gap is None or (label and _record_label_after(text, after)):
+            break  # (`Last name: Abernathy   First name: Ruth`: the next label after it)
         if gap.group()[0] == ",":
             given = _WORD.match(text, gap.end())
-            if comma or not label or count != 1 or given is None:
+            # A family name of one word, or of two in capitals (`ORTEGA VIDAL, MARTA`).
+            family = count == 1 or (count == 2 and text[first:end].isupper())
+            if comma or not label or not family or given is None:
                 break
             if text[first:end].isupper() != given.group().isupper():
                 break  # `Jo Smith, CTO`: a title after the name, not its given names
@@ -843,6 +859,11 @@ def _latin_name(
             and _label_word(text, start, intro.phrase) in _PERSONS_NAME_WORDS
         )
         and not (
+            # A family name alone, the line going on with a label of a person's record (`Name:
+            # Kowalczyk      Vorname: Anja`).
+            label and count == 1 and _record_label_after(text, end)
+        )
+        and not (
             # Who introduces themselves by a first name of the table (`Soy Jorge, mi whats es`,
             # `I'm Priya.`): what must follow the name is asked below.
             intro.then and not label and count == 1 and text[first:end] in _FIRST_NAMES
@@ -851,6 +872,8 @@ def _latin_name(
         return None
     if label and _label_word(text, start, intro.phrase) in _THINGS_NAME_WORDS:
         return None  # `Project name: Phoenix Rising`, `Company name: ...`
+    if label and (_FIRM_AFTER.match(text, end) or _PRODUCT_WORD.search(text, first, end)):
+        return None  # `Nom : Dupont & Fils SARL`, `Name: UltraWidget ...`: a firm, a product
     if inline and not (
         _LINE_END.match(text, end)
         or (text[end : end + 1] in ".!" and _LINE_END.match(text, end + 1))
@@ -883,6 +906,29 @@ def _latin_name(
     return first, end
 
 
+# A family name's particle, capitalised at its start (`Le Bihan`), then the name's capital.
+_FAMILY_AFTER = re.compile(rf" (?=[{_UPPER}][{_LOWER}])")
+# After a label's value: a firm's mark (`Dupont & Fils`, `Rossi e Figli`), and a word with a
+# capital inside it after four lower-case letters, a product's (`UltraWidget`; not `McKay`,
+# `MacArthur`, `DeShawn`, `FitzGerald`).
+_FIRM_AFTER = re.compile(
+    r"[ \t]*&|[ \t]+(?:and|und|et|e|y)[ \t]+(?:Sons|Söhne|Fils|Figli|Hijos|Filhos|Co|Cie|Cía)\b"
+)
+_PRODUCT_WORD = re.compile(rf"[{_UPPER}][{_LOWER}]{{4,}}[{_UPPER}]")
+# Labels of a person's record (`Vorname:`, `Date of birth:`), the phrases' own among them: after
+# a family name alone on a form's line, they say the line is a person's.
+_RECORD_LABELS = frozenset(_TABLE["person_record_labels"]) | {
+    intro.phrase.rstrip(" :") for intro in _PHRASES if intro.phrase.endswith(":")
+}
+_NEXT_LABEL = re.compile(r"(?:[ \t]{2,}|[ \t]*[|;,][ \t]*)(?P<label>[^\W\d_][^\n:]{0,30}?)[ \t]*:")
+
+
+def _record_label_after(text: str, end: int) -> bool:
+    """The line goes on after `end` with a label of a person's record (`   Vorname: ...`)."""
+    label = _NEXT_LABEL.match(text, end)
+    return label is not None and label["label"].lower() in _RECORD_LABELS
+
+
 # The words before a label's `name:` that make it a person's (`Customer name:`; with none, the
 # label is the line's own), or a thing's (`Project name:`).
 _PERSONS_NAME_WORDS = frozenset({"",
@@ -904,10 +950,14 @@ _THINGS_NAME_WORDS = frozenset({
 })  # fmt: skip
 
 
+_LABEL_REACH = 120  # characters: the longest phrase and the word before it
+
+
 def _label_word(text: str, start: int, phrase: str) -> str:
     """The word before a label's `phrase` on the line that ends at `start` ("" where the label
     stands alone, or the line does not end in it): what makes it a person's or a thing's."""
-    line = text[text.rfind("\n", 0, start) + 1 : start].rstrip()
+    # The line's last characters only: a line of thousands of labels is not read again for each.
+    line = text[max(text.rfind("\n", 0, start) + 1, start - _LABEL_REACH) : start].rstrip()
     if not line.lower().endswith(phrase):
         return ""
     words = line[: len(line) - len(phrase)].split()
@@ -942,6 +992,7 @@ _HANGUL_SUFFIXES = tuple(sorted(_TABLE["hangul_suffixes"], key=len, reverse=True
 _HANGUL_SURNAMES = frozenset(_TABLE["hangul_surnames"])
 _HANGUL_GROUPS = tuple(_TABLE["hangul_groups"])  # a team's or an office's word: `마케팅팀`
 _NEEDS_SUFFIX = frozenset(_TABLE["uncased_needs_suffix"])
+_NAME_LINKS = frozenset(_TABLE["uncased_name_links"])
 
 
 @register("person_names_in_uncased_scripts")
@@ -967,7 +1018,7 @@ class UncasedNameFinder:
             while at >= 0:
                 after = at + len(phrase)
                 span = _uncased_name(text, after, most, phrase in _NEEDS_SUFFIX)
-                if span is not None:
+                if span is not None and _uncased_phrase_at(text, at, phrase, span[0]):
                     yield Span(*span, KIND)
                 at = text.find(phrase, after)
         for phrase, most in _UNCASED_SIGN_OFFS.items():
@@ -985,6 +1036,25 @@ class UncasedNameFinder:
                 if span is not None:
                     yield Span(*span, KIND)
                 at = text.find(" " + word, at + 1)
+
+
+def _uncased_phrase_at(text: str, at: int, phrase: str, name: int) -> bool:
+    """The phrase at `at` introduces the name at `name`: a short one (`د.`) starts a word (not
+    a word's end before a stop) and a name of two letters or more; an Arabic title (no colon)
+    is followed by a name, not by a definite noun (`أستاذ الرياضيات`, "the mathematics
+    teacher"; `السيد الرئيس`)."""
+    if len(phrase) <= _SHORT_PHRASE and (
+        (at and text[at - 1].isalpha()) or not _TWO_LETTERS.match(text, name)
+    ):
+        return False  # nor before one letter: `د.إ` is the dirham's sign
+    return phrase.endswith(":") or not (
+        "\u0600" <= phrase[0] <= "\u06ff" and text.startswith(_ARABIC_ARTICLE, name)
+    )
+
+
+_SHORT_PHRASE = 2
+_TWO_LETTERS = re.compile(r"[^\W\d_]{2}")
+_ARABIC_ARTICLE = ("ال", "لل")
 
 
 def _signed_name(text: str, start: int, most: int) -> tuple[int, int] | None:
@@ -1045,8 +1115,9 @@ def _uncased_name(
         if word is None or word.group() in _UNCASED_AFTER:
             break
         first = word.start() if first is None else first
-        end, count = word.end(), count + 1
-        position = end
+        if word.group() not in _NAME_LINKS:  # `عبد الرحمن بن سعيد`: `عبد`, `بن` link its words
+            end, count = word.end(), count + 1
+        position = word.end()
         while position < len(text) and text[position] in " \t":
             position += 1
     return None if first is None or end is None else (first, end)
@@ -1388,6 +1459,8 @@ class FullNameFinder:
             names = [word for word in words if word[0].isupper()]
             if not 2 <= len(names) <= _MOST_WORDS:
                 continue
+            if any(_honorific(name) for name in names[1:]):
+                continue  # `Elif Hanım'a`: the honorific finder's, the honorific left out
             if any(_PATRONYMIC.search(name) for name in names[1:]):
                 yield Span(*run.span(), KIND)
                 continue
@@ -1551,3 +1624,186 @@ def _joined(char: str) -> bool:
     if not char or not (char.isalnum() or char in "_-" or unicodedata.category(char)[0] == "M"):
         return False
     return not _CJK_WORD.fullmatch(char)
+
+
+# --- a name that the words after it say is a person's ---------------------------------------
+
+# A party of a filing: its name, a comma, its role (`KEVIN J. ORTIZ, Defendant.`, `DANA L.
+# WHITMORE, Petitioner,`), or a petition's description of it (`JULIANA ALVES DUARTE,
+# brasileira, casada, ...`). The role is found first, in the lower case; the name read back.
+_PARTY_ROLES = frozenset(_TABLE["party_roles"])
+_PARTY_DESCRIPTIONS = frozenset(_TABLE["party_descriptions"])
+_PARTY_NOT_PERSONS = frozenset(_TABLE["party_not_persons"])
+_PARTY_WORDS = "|".join(sorted(_PARTY_ROLES | _PARTY_DESCRIPTIONS, key=len, reverse=True))
+_PARTY_ROLE_AT = re.compile(rf",[ \t]+(?P<role>{_PARTY_WORDS})(?![\w-])(?P<then>[ \t]*,)?")
+# Capitalised words or words in capitals, an initial among them (`L.`), particles between them.
+_PARTY_WORD = rf"(?:[{_UPPER}][{_UPPER}{_LOWER}'’-]*\.?|(?i:{_PARTICLE}))"
+_PARTY_NAME = re.compile(rf"(?<![^\s:;(])(?P<name>{_PARTY_WORD}(?:[ ]{_PARTY_WORD}){{1,5}})\Z")
+_PARTY_REACH = 80
+_INITIAL = re.compile(rf"[{_UPPER}]\.")
+# Words before a party's name on its line, no part of it (`v. TERRENCE W. BOYD`, `and ...`).
+_PARTY_BEFORE = frozenset({"v", "v.", "vs", "vs.", "versus", "and", "contra", "c.", "et", "e", "y"})
+
+
+@register("person_names_of_parties")
+class PartyNameFinder:
+    """A party of a filing named before its role: two to five words, capitalised or in
+    capitals, none a firm's, a state's or a court's (`STATE OF OHIO, Plaintiff` stays), an
+    initial among them or, in capitals, the first a first name of the table; or, three words
+    or more, before a petition's description of a party (a nationality or a marital status,
+    and another comma after it)."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=tuple(f", {role}" for role in _PARTY_ROLES | _PARTY_DESCRIPTIONS))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for role in _PARTY_ROLE_AT.finditer(view.lower):
+            comma = role.start()
+            line_start = text.rfind("\n", 0, comma) + 1
+            match = _PARTY_NAME.search(text, max(line_start, comma - _PARTY_REACH), comma)
+            if match is None:
+                continue
+            start = match.start()
+            for token in _TOKEN.finditer(text, start, comma):  # `V. TERRENCE W. BOYD`: from T
+                if token.group()[0].isupper() and token.group().lower() not in _PARTY_BEFORE:
+                    break
+                start = token.end() + 1
+            words = [word for word in text[start:comma].split() if word[0].isupper()]
+            bare = [word.rstrip(".").lower() for word in words]
+            if len(words) < 2 or any(
+                word in _PARTY_NOT_PERSONS or word in _NOT_PERSONS or word in _PLACE_WORDS
+                for word in bare
+            ):
+                continue
+            described = role["role"] in _PARTY_DESCRIPTIONS
+            if (described and role["then"] is None) or bare[0] in _PLACE_STARTS:
+                continue  # `Rio de Janeiro, brasileira.`, `SÃO PAULO, ...`: a place
+            initial = any(_INITIAL.fullmatch(word) for word in words[1:])
+            capitals = text[start:comma].isupper()  # (capitalised: the running text's finder)
+            if (
+                (described and len(words) > 2)  # a petition's party: a full name
+                or initial
+                or (capitals and words[0].capitalize() in _FIRST_NAMES)
+            ):
+                yield Span(start, comma, KIND)
+
+
+# A first name, then a relation or a role in brackets (`Contatto di emergenza: Paolo (cognato)`,
+# `Recebido por: Cleiton (porteiro)`): the bracket found first, the name read back.
+_RELATIONS = frozenset(_TABLE["relations_in_brackets"])
+_RELATION_AT = re.compile(
+    rf"[ \t]?\((?:{'|'.join(sorted(map(re.escape, _RELATIONS), key=len, reverse=True))})\)"
+)
+_CAPITALISED_WORD = re.compile(_CAPITALISED)
+_LABEL_BEFORE = re.compile(r"[^\W\d_][\w .'/()-]{0,30}:[ \t]*\Z")
+
+
+@register("person_names_before_a_relation")
+class RelationNameFinder:
+    """A name before a relation or a role in brackets: a first name of the table (and a
+    family name after it), or after a label any capitalised word that is no common word,
+    role or label (`Recebido por: Cleiton (porteiro)`; not `Contact (mother)`)."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=tuple(f"({relation})" for relation in _RELATIONS))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for relation in _RELATION_AT.finditer(view.lower):
+            words = _words_before(text, relation.start(), _CAPITALISED_WORD)
+            if not words or _not_a_name_word(text[slice(*words[-1])]):
+                continue
+            (start, end), last = words[-1], text[slice(*words[-1])]
+            first = text[slice(*words[0])] if len(words) == 2 else None
+            if first is not None and first_name(first) and not _not_a_name_word(first):
+                yield Span(words[0][0], end, KIND)
+            elif first_name(last) or (
+                first is None
+                and last.lower() not in _COMMON_WORDS
+                and _LABEL_BEFORE.search(text, max(0, start - 32), start)
+            ):
+                yield Span(start, end, KIND)
+
+
+def _words_before(text: str, at: int, word: re.Pattern[str]) -> list[tuple[int, int]]:
+    """(start, end) of the one or two words of `word`'s shape right before `at` (a space or
+    none between: `Paolo (`, `Mehmet Bey`), the first of two only where a space or a tab alone
+    separates them; each found by a search for the space before it, not read back."""
+    end = at - (text[at - 1 : at] in (" ", "\t"))
+    found: list[tuple[int, int]] = []
+    while len(found) < 2 and end > 0:
+        start = max(text.rfind(space, max(0, end - 40), end) for space in " \t\n") + 1
+        if start == end or not word.fullmatch(text, start, end):
+            break
+        found.insert(0, (start, end))
+        if text[start - 1 : start] not in (" ", "\t"):
+            break
+        end = start - 1
+    return found
+
+
+def _not_a_name_word(word: str) -> bool:
+    """A word that names a relation, a role, a label or a group, not a person."""
+    lower = word.lower()
+    return (
+        lower in _RELATIONS
+        or lower in _NOT_NAMES
+        or lower in _NOT_PERSONS
+        or lower in _SPEAKER_ROLES
+        or lower in _MONTHS_AND_DAYS
+        or (len(word) > 1 and word.isupper())
+    )
+
+
+# An honorific after a first name: Turkish `Mehmet Bey'e`, `Elif Hanım`, Hindi `सुरेश जी`.
+# The honorific found first; the name read back (a family name before it only after a first
+# name of the table: `Ayşe Yılmaz Hanım`, but `Dün Mehmet Bey`).
+_HONORIFICS_AFTER = frozenset(_TABLE["honorifics_after"])
+_NOT_BEFORE_HONORIFICS = frozenset(_TABLE["not_before_honorifics"])
+_HONORIFIC_AT = re.compile(
+    rf"[ \t](?:{'|'.join(sorted(_HONORIFICS_AFTER, key=len, reverse=True))})"
+    r"(?=['’]|[^\w\u0900-\u097f]|\Z)"
+)
+# The name's word: capitalised, or of Devanagari.
+_HONORED_WORD = re.compile(rf"{_CAPITALISED}|[\u0900-\u097f]{{2,}}")
+
+
+@register("person_names_before_an_honorific")
+class HonorificNameFinder:
+    """A first name before an honorific written after it (`Mehmet Bey'e`, `सुरेश जी को`): a
+    capitalised word, or a word of Devanagari, none of the words that come before these
+    honorifics without naming anyone (`Sayın`, `Bu`, `हाँ जी`, `माता जी`)."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=tuple(f" {word.lower()}" for word in _HONORIFICS_AFTER))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for honorific in _HONORIFIC_AT.finditer(text):
+            words = _words_before(text, honorific.start() + 1, _HONORED_WORD)
+            if not words:
+                continue
+            (start, end), last = words[-1], text[slice(*words[-1])]
+            if last in _NOT_BEFORE_HONORIFICS or _not_a_name_word(last):
+                continue
+            first = text[slice(*words[0])] if len(words) == 2 else ""
+            if first in _FIRST_NAMES and first not in _NOT_BEFORE_HONORIFICS:
+                start = words[0][0]  # `Ayşe Yılmaz Hanım`
+            yield Span(start, end, KIND)
+
+
+def _honorific(word: str) -> bool:
+    """`word` is an honorific written after a name, a suffix after it or none (`Hanım'a`)."""
+    if word[:1] not in _HONORIFIC_INITIALS:  # most words: one look at a set
+        return False
+    return word.replace("’", "'").split("'", 1)[0] in _HONORIFICS_AFTER
+
+
+_HONORIFIC_INITIALS = frozenset(word[0] for word in _HONORIFICS_AFTER)

@@ -50,6 +50,17 @@ pytestmark = pytest.mark.unit
     ("DNI: 12.345.678", "12.345.678"),  # Argentina: no check digit, its written form
     ("Mi cédula es 1.234.567.890, gracias.", "1.234.567.890"),  # Colombia: no check digit
     ("cedula de ciudadania 12.345.678", "12.345.678"),
+    # Brazil's RG (no check all states share: its written form), Austria's SV-Nr. (at.vnr),
+    # Egypt's national ID (a birth date and a governorate), a number on the line after its
+    # label, an Aadhaar asked for in a sentence that goes on before it.
+    ("Cópia do RG 38.417.922-6 anexada ao cadastro.", "38.417.922-6"),
+    ("Declaro, portadora do RG nº 27.554.310-X, que", "27.554.310-X"),
+    ("SV-Nr. 4522 150389, ÖGK Wien", "4522 150389"),
+    ("Meine SV-Nummer ist 7811 150389.", "7811 150389"),
+    ("رقم قومي 30108122101567", "30108122101567"),
+    ("الرقم القومى: 29503150101234", "29503150101234"),
+    ("Rijksregisternummer (voor toegangsbadge):\n90.02.11-123.93", "90.02.11-123.93"),
+    ("Aadhaar card ki copy chahiye urgent for KYC, mera number 367281450925 hai", "367281450925"),
 ])  # fmt: skip
 def test_a_named_number_is_hidden_whole_in_its_written_forms(text: str, value: str) -> None:
     (out,) = REDACTOR.redact([text]).texts
@@ -78,6 +89,14 @@ def test_a_named_number_is_hidden_whole_in_its_written_forms(text: str, value: s
     # Three groups that pass Aadhaar's check inside a longer run of groups: no Aadhaar.
     "see 2345 6789 0124 5678 and",
     "see 5678 2345 6789 0124 and",
+    # A French court's docket after `RG`; no real date or governorate; a failed check; a
+    # number named as an invoice's after the document's word; an order on the label's next line.
+    "RG n° 23/04417 — audience du 12 mars",
+    "RG 2024/0031-7 arquivado",
+    "الرقم القومي 29013011234567",
+    "SV-Nr. 1237 010181",
+    "Aadhaar update pending; invoice number 499118665246",
+    "Rijksregisternummer (zie bijlage):\nPedido 2024100432",
 ])  # fmt: skip
 def test_numbers_that_fail_or_are_not_named_are_left(text: str) -> None:
     assert REDACTOR.redact([text]).texts == (text,)

@@ -107,6 +107,10 @@ LABELLED = {
         ("Số CCCD của em: 001203004417 nhé", "001203004417"),
         ("ya mandé la de Paola: GOPA150312MDFNRL04", "GOPA150312MDFNRL04"),
         ("moi c'est 1 85 05 78 006 084 91 si besoin", "1 85 05 78 006 084 91"),
+        # In a table's column whose header names it.
+        ("| Nome | RG | Cidade |\n|---|---|---|\n| Ana Lima | 38.417.922-6 | Recife |",
+         "38.417.922-6"),
+        ("| Name | SV-Nr |\n|---|---|\n| Jonas Huber | 4522 150389 |", "4522 150389"),
     ],
     "LICENSE_PLATE": [
         ("Samochód o numerze rejestracyjnym KR 4T219", "KR 4T219"),
@@ -123,6 +127,42 @@ LABELLED = {
         ("車號 ＡＢＣ－１２３４，請移車", "ＡＢＣ－１２３４"),
         ("Xe Wave đời 2019 bstp 43C1-226.85 còn mới", "43C1-226.85"),
         ("Біла Skoda, номер КА 4412 ВТ, біля під'їзду", "КА 4412 ВТ"),
+        # A label with words (abbreviated, bracketed) before its colon, or a word for the
+        # vehicle and a colon; Austrian shapes.
+        ("Kennzeichen eigenes Kfz.: L 7714 AB", "L 7714 AB"),
+        ("Amtliches Kennzeichen (Zulassung): GU-7714B", "GU-7714B"),
+        ("Pojazd poszkodowanego: WE 4K219, kierowca ranny", "WE 4K219"),
+        ("Fahrzeug: W-123AB, Farbe rot", "W-123AB"),
+    ],
+    # A date of birth before a mark that says so; in a clause with the place before it; under
+    # a key that names it in another language.
+    "BIRTH_DATE": [
+        ("Свидетель: Кравцов Олег Ильич, 14.02.1971 г.р., проживает в Туле", "14.02.1971"),
+        ("Петренко Олена, 03.11.1992 р.н., вчителька", "03.11.1992"),
+        ("王芳，1987年6月23日出生，汉族", "1987年6月23日"),
+        ("山本 健太（1979年10月8日生まれ）", "1979年10月8日"),
+        ("김서연 1995년 7월 19일생", "1995년 7월 19일"),
+        ("Il sottoscritto, nato a Reggio nell'Emilia il 14/02/1979, dichiara", "14/02/1979"),
+        ("nacido en Buenos Aires el 3 de mayo de 1968", "3 de mayo de 1968"),
+        ("née à Lyon le 3 mars 1980, demeurant à Paris", "3 mars 1980"),
+        ("she was born in Stoke-on-Trent on 9 July 1986", "9 July 1986"),
+        ("urodzona w Krakowie dnia 3.05.1981", "3.05.1981"),
+        ('{"nome": "Ana", "nascimento": "2005-11-21"}', "2005-11-21"),
+        ('{"dt_nasc":"1983-07-04","sexo":"F"}', "1983-07-04"),
+        ('{"fechaNac": "04/07/1983"}', "04/07/1983"),
+        ('{"gebDatum": "12.08.1969"}', "12.08.1969"),
+    ],
+    # A name under a key that names a given or a family name in another language, or beside
+    # one (a bare `nome`, `nom`); a log's or a query string's `key=value` after another.
+    "PERSON_NAME": [
+        ('{"nome":"Tendai","sobrenome":"Moyo"}', "Tendai"),
+        ('{"prenom":"Amélie","nom":"Durand"}', "Durand"),
+        ('{"prenom":"Amélie","nom":"Durand"}', "Amélie"),
+        ('{"nombre":"Lucía","apellido":"Pérez"}', "Lucía"),
+        ('{"fname":"Trevor","lname":"Banda"}', "Trevor"),
+        ('{"forename":"Ifeoma","surname":"Okafor"}', "Ifeoma"),
+        ("INFO created user first_name=Trevor last_name=Banda", "Banda"),
+        ("GET /signup?first_name=Kofi&last_name=Mensah&plan=pro", "Mensah"),
     ],
     "USERNAME": [
         ("Account name: driftwood_77\nEmail on it: x", "driftwood_77"),
@@ -185,3 +225,34 @@ def test_the_same_shapes_without_their_labels_stay(text: str) -> None:
     assert not found_as(text, "PASSPORT", "ADDRESS", "LICENSE_PLATE", "MESSENGER_ID", "USERNAME"), (
         found(text)
     )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Dates of other things: a founding, a project's year, a move, a rule's or a product's
+        # date (`生效`, `生产`), a release; a course's dates after `matrícula`.
+        "founded on 12/03/1981",
+        "nato nel 1975 come progetto open source",
+        "He was born in Leeds, moved to York on 2 March 2001",
+        "本规定自2024年3月1日生效",
+        "2023年5月1日生产，保质期12个月",
+        "Release date: 12/03/2021",
+        "matrícula de 27/01 a 31/01",
+        "Matrícula abierta del 3/02 al 14/02",
+        # Keys that name no person's name, or a bare name beside no personal key.
+        '{"name": "build", "version": "1.0"}',
+        '{"first_name_label": "First name"}',
+        '{"nome": "Vendas", "codigo": "A12"}',
+        # An order's number; a court's docket; a car's model after a word for the vehicle.
+        "Pedido 2024100432",
+        "RG n° 23/04417",
+        "Vehicle: BMW 320d",
+        "Vehicle: RAV4 2019",
+        "Vehicle: F-150",
+    ],
+)
+def test_dates_names_and_numbers_of_other_things_stay(text: str) -> None:
+    assert not found_as(
+        text, "BIRTH_DATE", "RECORD_NUMBER", "PERSON_NAME", "NATIONAL_ID", "LICENSE_PLATE"
+    ), found(text)

@@ -55,11 +55,25 @@ _SEPARATORS = re.compile(r"[_.\-\s]+")
 _ONE_WORD_NAME = re.compile(r"(?i)\b(full|first|last|given|family)(name)\b")
 
 
+# Keys of one word that name a given or a family name in other languages (`prenom`, `vorname`,
+# `cognome`, `fname`): read as the English label the finders of names know.
+_GIVEN_OR_FAMILY = {
+    **dict.fromkeys(("prenom", "prénom", "vorname", "voornaam", "imie", "imię", "forename",
+                     "fname", "firstname", "fornavn", "förnamn", "etunimi", "jmeno", "jméno",
+                     "keresztnév", "prenume", "имя", "ім'я", "όνομα"), "first name"),
+    **dict.fromkeys(("cognome", "apellido", "apellidos", "sobrenome", "nachname", "familienname",
+                     "achternaam", "nazwisko", "lname", "lastname", "efternamn", "etternavn",
+                     "sukunimi", "prijmeni", "příjmení", "vezetéknév", "nume", "фамилия",
+                     "прізвище", "επώνυμο", "surname"), "last name"),
+}  # fmt: skip
+
+
 def label_words(key: str) -> str:
     """A key's words, spaced: `date_of_birth`, `dateOfBirth`, `date-of-birth`, `DATE_OF_BIRTH`
     read "date of birth" in lower case (the case of each letter kept); `fullname` reads "full
-    name"."""
-    return _ONE_WORD_NAME.sub(r"\1 \2", _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip())
+    name", `prenom` and `cognome` "first name" and "last name"."""
+    words = _ONE_WORD_NAME.sub(r"\1 \2", _SEPARATORS.sub(" ", _CAMEL.sub(" ", key)).strip())
+    return _GIVEN_OR_FAMILY.get(words.lower(), words)
 
 
 # Words of a name's label before "name" that make it a person's (`full_name`, `patientName`);
@@ -82,6 +96,8 @@ _PERSONAL_WORDS = frozenset({
     "telefone", "telefono", "teléfono", "celular", "móvil", "cpf", "rg", "dni", "nif", "curp",
     "nhs", "aadhaar", "iban", "nascimento", "nacimiento", "naissance", "geburtsdatum", "correo",
     "endereço", "dirección", "adresse",
+    # a given or a family name's key in another language (`{"nome": ..., "cognome": ...}`)
+    *_GIVEN_OR_FAMILY,
 })  # fmt: skip
 # A column named by a person's role (`Driver`, `Patient`): beside such a column, a table without
 # a rule under its header is read too.
@@ -116,11 +132,17 @@ def _personal(words: list[str]) -> bool:
 
 def _kept(fields: list[Field]) -> list[Field]:
     """The fields of one record, a bare "name" only beside a personal one (module docstring),
-    a name of something else (`product_name`) left out."""
+    a name of something else (`product_name`) left out; a bare "name" beside only a family
+    name's key is the given name (`{"nome": ..., "cognome": ...}`), beside only a given name's
+    the family name (`{"prenom": ..., "nom": ...}`)."""
     words = [_words(field.label) for field in fields]
     personal = any(_personal(w) for w in words)
+    labels = {field.label.lower() for field in fields}
+    other_half = None
+    if ("first name" in labels) != ("last name" in labels):
+        other_half = "last name" if "first name" in labels else "first name"
     return [
-        field
+        field._replace(label=other_half) if other_half and _bare_name(w) else field
         for field, w in zip(fields, words, strict=True)
         if _name_label(w) is not False and (personal or not _bare_name(w))
     ]
@@ -131,11 +153,15 @@ def _kept(fields: list[Field]) -> list[Field]:
 # A key, quoted or not, its colon or `=`, and its value: quoted (to the closing quote on the
 # line) or not (to the line's end, a closing bracket, or a comma before the next key).
 _NEXT_KEY = r"""[ \t]*["'`]?[^\W\d][\w.-]*["'`]?[ \t]*[:=]"""
+# A log's or a query string's next `key=value` after a space or `&` (`first_name=Jo
+# last_name=Li`, `?first_name=Jo&last_name=Li`): a plain value ends before it.
+_NEXT_ASSIGNED = r"""[ \t&][^\W\d][\w.-]{0,63}=(?!=)"""
 _PAIR = re.compile(
     r"""(?<![\w.-])(?P<q>["'`]?)(?P<key>[^\W\d][\w.-]{0,63})(?P=q)"""
     r"""(?P<sign>[ \t]*[:=])(?![:=/>~])[ \t]*"""
     r"""(?:"(?P<dq>[^"\n{\[][^"\n]*)"|'(?P<sq>[^'\n{\[][^'\n]*)'"""
-    rf"""|(?!{_NEXT_KEY})(?P<plain>(?:[^\s"'{{\[,]|,(?!{_NEXT_KEY}))(?:[^\n,}}\]]|,(?!{_NEXT_KEY}))*))"""
+    rf"""|(?!{_NEXT_KEY})(?P<plain>(?:[^\s"'{{\[,]|,(?!{_NEXT_KEY}))"""
+    rf"""(?:[^\n,}}\] \t&]|,(?!{_NEXT_KEY})|(?!{_NEXT_ASSIGNED})[ \t&])*))"""
 )
 _QUOTES = "\"'`"
 # A key written as code (`date_of_birth`, `date-of-birth`, `patient.dob`, `dateOfBirth`).

@@ -7,7 +7,9 @@ the number of a driver's licence, medical record, insurance or membership (`MRN 
 code, so a value is taken only in the few characters after a word that names it, and only in the
 shape that word's kind has. The words come in some forty languages; a date also in the
 calendars forms use (the Thai Buddhist year, the Persian solar and the Islamic lunar year, the
-Japanese and Taiwanese eras: `昭和60年3月14日`, `民國84年3月15日`); an account, a record with a
+Japanese and Taiwanese eras: `昭和60年3月14日`, `民國84年3月15日`). A date of birth is also read
+before a mark that says so (`07.09.1979 г.р.`, `1990年11月2日出生`) and after the place of birth
+(`nato a Torino il 03/05/1975`, `born in Leeds on 2 March 1980`). An account, a record with a
 word of an order, an invoice or a delivery between its name and itself is left. A few numbers
 are read off their own names instead, as they need not hold four digits in a row: a booking
 reference (`PNR: 6HQ3VK`), a frequent-flyer, loyalty, transit or library card's number
@@ -40,7 +42,36 @@ _NAMED: dict[str, str] = {
     for word in words
     for spelling in {word, unicodedata.normalize("NFKC", word)}
 }
+# Words that say where someone was born, the place then the date after them (`nato a Torino il
+# 03/05/1975`): a date of birth as the others name one, the place's words between. Looked for
+# by their first word (`born`, `nato`), rare in prose, not their last (`in`, `a`) before every
+# number: {the first word: the words after it that the place follows}.
+_BIRTH_PLACE: dict[str, set[str]] = {}
+for _phrase in _TABLE["birth_place"]:
+    for _spelling in {_phrase, unicodedata.normalize("NFKC", _phrase)}:
+        _head, _, _preposition = _spelling.rpartition(" ")
+        _BIRTH_PLACE.setdefault(_head, set()).add(_preposition)
+# (The first words that name no date of their own, `nato`, only with a place after them.)
+_ONLY_BEFORE_A_PLACE = frozenset(_BIRTH_PLACE) - set(_NAMED)
+_NAMED.update(dict.fromkeys(_ONLY_BEFORE_A_PLACE, BIRTH))
 _NAMES = NamesBeforeNumbers(_NAMED, reach=48)
+_PLACE_WITHIN = 44  # characters between such words and the date (`Reggio nell'Emilia il `)
+# A place's name: capitalised words, and between or after them only these small words.
+_PLACE_GAP = re.compile(r"[ \t]+(?:[^\W\d_][\w'’.-]*,?[ \t]+){1,6}")
+_PLACE_SMALL_WORDS = frozenset({"on", "the", "of", "upon", "il", "el", "em", "le", "la", "de",
+                                "del", "da", "do", "di", "dei", "nel", "nell'", "en", "a", "à",
+                                "au", "am", "im", "an", "der", "den", "dem", "te", "op", "w",
+                                "dnia", "v", "dne", "в", "у"})  # fmt: skip
+# Marks that follow a date of birth (`07.09.1979 г.р.`, `1990年11月2日出生`); one character
+# alone (`生`, `생`) only right after the date and before no word of its script (`生效`).
+_BIRTH_AFTER = tuple(
+    sorted(
+        {m for mark in _TABLE["birth_after"] for m in {mark, unicodedata.normalize("NFKC", mark)}}
+    )
+)
+_WORD_AFTER_A_MARK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7a3]")
+_DAY_SIGNS = ("日", "일")
+_DATE_BEFORE_MARK = 32  # characters: the longest date form (`12 de septiembre de 1985 `)
 # Four digits after a word in lower case, alone (`built in 1871,`): a year in prose, unless
 # the word is a month's name (`October 1987`, `marzo de 1985`). No value here starts or ends
 # with a year alone, and prose is full of them.
@@ -56,7 +87,10 @@ _AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2
             "bca": 2, "bri": 2, "bni": 2, "mandiri": 2, "maybank": 2, "cimb": 2, "bdo": 2,
             "bpi": 2, "landbank": 2,
             # a software's licence too (`License: MIT`): a driver's number follows at once
-            "license": 3, "licence": 3}  # fmt: skip
+            "license": 3, "licence": 3,
+            # a key's last word (`"nascimento": ...`, `dt_nasc`, `fechaNac`): its value next
+            "nascimento": 3, "nascita": 3, "naissance": 3, "birth": 3, "nasc": 3,
+            "nac": 3}  # fmt: skip
 # Words of numbers that are no person's (an order, an invoice, a delivery, a booking): a value
 # with one between its name and itself, or in a longer word its name starts (`счет-фактура`),
 # is left.
@@ -138,7 +172,10 @@ class NamedValueFinder:
     # last word after two spaces.
     triggers = Triggers(
         whole_words=tuple(_NAMED),
-        words=tuple({"  " + word.rsplit(" ", 1)[-1] for word in _NAMED if " " in word}),
+        words=(
+            *{"  " + word.rsplit(" ", 1)[-1] for word in _NAMED if " " in word},
+            *_BIRTH_AFTER,
+        ),
     )
     views = ALL_VIEWS
 
@@ -149,14 +186,23 @@ class NamedValueFinder:
             runs = [start for start, end in view.number_runs if _may_be_named(view, start, end)]
         else:  # but an era's year (`昭和60年3月14日`)
             runs = []
-        if not view.text.isascii() and any(era in view.text for era in _ERAS):
-            runs = sorted({*runs, *(found.start() for found in _ERA_YEAR.finditer(view.text))})
+        if not view.text.isascii():
+            if runs:
+                yield from _dates_before_marks(view)
+            if any(era in view.text for era in _ERAS):
+                runs = sorted({*runs, *(m.start() for m in _ERA_YEAR.finditer(view.text))})
         if not runs:
             return
         lower = view.lower
         for end, word in sorted(_NAMES.find(lower, runs).items()):
             kind = _NAMED[word]
-            span = _value_after(view.text, end, kind, _AT_ONCE.get(word, _WITHIN))
+            place = _place_after(lower, end, word) if word in _BIRTH_PLACE else None
+            if place is not None:
+                span = _value_after(view.text, place, kind, _PLACE_WITHIN, place=True)
+            elif word in _ONLY_BEFORE_A_PLACE:
+                continue
+            else:
+                span = _value_after(view.text, end, kind, _AT_ONCE.get(word, _WITHIN))
             if (
                 span is not None
                 and kind != BIRTH
@@ -251,7 +297,71 @@ def _month_before(lower: str, start: int) -> bool:
     return bool(words) and (words[-1].rstrip(".,") in _MONTHS or words[-1] == "năm")
 
 
-def _value_after(text: str, position: int, kind: str, within: int) -> Span | None:
+def _dates_before_marks(view: Text) -> Iterator[Span]:
+    """A date of birth before a mark that says so (`07.09.1979 г.р.`, `1988年4月5日生まれ`)."""
+    text, lower = view.text, view.lower
+    found = set()
+    for mark in _BIRTH_AFTER:
+        at = lower.find(mark)
+        while at >= 0:
+            end = at + len(mark)
+            single = len(mark) == 1
+            before = text[max(0, at - 3) : at].rstrip(" \t,(")[-1:]
+            # A date ends in a digit or a day's sign (`2日`, `2일`): the rest are no dates.
+            if (before.isdigit() or before in _DAY_SIGNS) and not (
+                single and _WORD_AFTER_A_MARK.match(text, end)
+            ):
+                start = max(0, at - _DATE_BEFORE_MARK)
+                date_match = _date_ending(text[start:at], at_once=single)
+                if date_match is not None:
+                    found.add((start + date_match.start(), start + date_match.end()))
+            at = lower.find(mark, end)
+    for start, end in sorted(found):
+        yield Span(start, end, BIRTH)
+
+
+def _date_ending(window: str, at_once: bool) -> re.Match[str] | None:
+    """The real date that ends `window` (a space or a comma after it, unless `at_once`)."""
+    named = any(word in _MONTHS for word in _WINDOW_WORDS.findall(window.lower()))
+    last = None
+    for match in (_DATE if named else _DATE_IN_NUMBERS).finditer(window):
+        last = match
+    if last is None or _ascii_alnum(window[last.start() - 1 : last.start()]):
+        return None
+    rest = window[last.end() :]
+    if (rest if at_once else rest.strip(" \t,(")) or not _real_date(last):
+        return None
+    return last
+
+
+def _place_after(lower: str, end: int, word: str) -> int | None:
+    """Where the place starts after `born` and its `in` (`nato a`, `née à`), if they are."""
+    parts = lower[end : end + 16].split(None, 2)
+    if lower[end : end + 1] in (" ", "\t") and parts and parts[0] in _BIRTH_PLACE[word]:
+        return lower.index(parts[0], end) + len(parts[0])
+    return None
+
+
+def _place_between(gap: str) -> bool:
+    """What stands between `born in` and a date is a place's name: nothing, or capitalised
+    words with only small words between or after them (`Leeds on`, `Reggio nell'Emilia il`),
+    not a sentence that goes on (`Leeds, moved to York on`)."""
+    if not gap.strip(" \t:,"):
+        return True
+    if _PLACE_GAP.fullmatch(gap) is None:
+        return False
+    words = [word.rstrip(",") for word in gap.split()]
+    return words[0][0].isupper() and all(
+        word[0].isupper()
+        or word.lower() in _PLACE_SMALL_WORDS
+        or word.rpartition("'")[2][:1].isupper()  # `nell'Emilia`, `d'Ampezzo`
+        for word in words
+    )
+
+
+def _value_after(
+    text: str, position: int, kind: str, within: int, place: bool = False
+) -> Span | None:
     window = text[position : position + within + 40].split("\n", 1)[0]
     pattern = _RECORD if kind == RECORD else _ACCOUNT
     if kind == BIRTH:  # the months' names only where the window holds one
@@ -260,6 +370,8 @@ def _value_after(text: str, position: int, kind: str, within: int) -> Span | Non
     for match in pattern.finditer(window):
         if match.start() > within:
             return None
+        if place and not _place_between(window[: match.start()]):
+            return None
         before = window[match.start() - 1 : match.start()]
         if _ascii_alnum(before) or not _END.match(window, match.end()):
             continue  # part of a longer word or number
@@ -267,11 +379,27 @@ def _value_after(text: str, position: int, kind: str, within: int) -> Span | Non
             continue  # an amount ($1234567, 1234567.50), not an account
         if kind == BIRTH and not _real_date(match):
             continue
+        if kind == BIRTH and window.startswith(("'s", "’s"), match.end()):
+            return None  # a day's own (`born in Leeds on 14 March 1985's eve`): no one's birth
         if kind == ROUTING and not _aba_valid(match.group()):
             continue
+        if kind == RECORD and _a_day(match.group()):
+            continue  # `matrícula de 27/01 a 31/01`: the dates of a course, no number
         start = position + match.start()
         return Span(start, position + match.end(), ACCOUNT if kind == ROUTING else kind)
     return None
+
+
+# A day and month (27/01, 31.01.), the year or not: a record's number is never one.
+_DAY_AND_MONTH = re.compile(r"(\d{1,2})[/.-](\d{1,2})(?:[/.-](?:\d{2}|\d{4}))?\.?")
+
+
+def _a_day(value: str) -> bool:
+    match = _DAY_AND_MONTH.fullmatch(value)
+    if match is None:
+        return False
+    first, second = int(match.group(1)), int(match.group(2))
+    return (1 <= first <= 31 and 1 <= second <= 12) or (1 <= first <= 12 and 1 <= second <= 31)
 
 
 def _ascii_alnum(char: str) -> bool:

@@ -20,9 +20,10 @@ import importlib
 import re
 import unicodedata
 from collections.abc import Callable, Iterator
+from datetime import date
 from types import ModuleType
 
-from sampling.redaction.context import NamesBeforeNumbers
+from sampling.redaction.context import OTHER_NUMBER, NamesBeforeNumbers, names_another_number
 from sampling.redaction.finders import register, table
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -74,6 +75,27 @@ def _russian_snils(digits: str) -> bool:
     return int(digits[9:]) == total % 101 % 100
 
 
+# Egypt's governorates by their codes (digits 8 and 9 of a national ID; 88 born abroad).
+_EG_GOVERNORATES = frozenset(
+    ("01", "02", "03", "04", *(str(code) for code in range(11, 20)),
+     *(str(code) for code in range(21, 36)), "88")
+)  # fmt: skip
+
+
+def _egypt_national_id(digits: str) -> bool:
+    """Egypt's national ID: the century (2 for 1900, 3 for 2000), the birth date (YYMMDD), the
+    governorate's code, a serial and a check digit whose rule is not published: the date and
+    the governorate are what tell it from 14 random digits."""
+    if len(digits) != 14 or digits[0] not in "23" or digits[7:9] not in _EG_GOVERNORATES:
+        return False
+    try:
+        born = date(1700 + 100 * int(digits[0]) + int(digits[1:3]), int(digits[3:5]),
+                    int(digits[5:7]))  # fmt: skip
+    except ValueError:
+        return False
+    return born <= date.today()
+
+
 def _letters_check(name: str, test: Callable[[str], bool]) -> ModuleType:
     """`_check` for a number with letters: `is_valid` on the number as written, ASCII."""
     module = ModuleType(f"local.{name}")
@@ -83,7 +105,8 @@ def _letters_check(name: str, test: Callable[[str], bool]) -> ModuleType:
 
 # Mexico's NSS (11 digits, Luhn), Saudi Arabia's national and residence number (10 digits from
 # 1 or 2, Luhn), the UAE's Emirates ID (15 digits from 784, Luhn), Iran's national code (10
-# digits, mod 11), Singapore's NRIC and FIN (a check letter), Russia's SNILS.
+# digits, mod 11), Singapore's NRIC and FIN (a check letter), Russia's SNILS, Egypt's national
+# ID (a birth date and a governorate).
 _LOCAL = {
     "local.sg_nric": _letters_check("sg_nric", _singapore_nric),
     "local.mx_nss": _check("mx_nss", lambda d: len(d) == 11 and _luhn(d)),
@@ -91,6 +114,7 @@ _LOCAL = {
     "local.ae_eid": _check("ae_eid", lambda d: len(d) == 15 and d.startswith("784") and _luhn(d)),
     "local.ir_melli": _check("ir_melli", lambda d: len(d) == 10 and _iran_national_code(d)),
     "local.ru_snils": _check("ru_snils", _russian_snils),
+    "local.eg_nid": _check("eg_nid", _egypt_national_id),
 }
 
 
@@ -122,7 +146,8 @@ _WRITTEN_FORMS = {
     for spelling in {word, unicodedata.normalize("NFKC", word)}
 }
 _FORM_WITHIN = 12  # characters between such a name and its number, at most (`DNI N° `)
-_NAMES = NamesBeforeNumbers({**_NAMED, **_WRITTEN_FORMS}, reach=40)
+# (A word may end a label on a line of its own, the number on the next: `_value_line`.)
+_NAMES = NamesBeforeNumbers({**_NAMED, **_WRITTEN_FORMS}, reach=64)
 # Numbers that have a kind of their own (found bare by identity.py): named, they keep it.
 _OWN_KINDS = {"stdnum.us.ssn": "US_SSN", "stdnum.cn.ric": "CN_ID", "stdnum.br.cpf": "BR_CPF",
               "stdnum.in_.aadhaar": "IN_AADHAAR", "stdnum.in_.pan": "IN_PAN"}  # fmt: skip
@@ -154,6 +179,18 @@ def _modules_named(lower: str, end: int, word: str) -> tuple[ModuleType, ...]:
         ):
             return _NAMED[longer]
     return _NAMED.get(word, ())
+
+
+# The rest of a label's line, where its number is on the next one (`Rijksregisternummer (voor
+# toegangsbadge):` then the number): no digit, a colon at its end.
+_LABEL_LINE_END = re.compile(r"[^\d\n:：]{0,40}[:：][ \t\r]*\n")
+
+
+def _value_line(text: str, end: int) -> int:
+    """Where the number named by a word that ends at `end` is looked for: right after it, or
+    at the next line's start where the word ends a label on a line of its own."""
+    label_end = _LABEL_LINE_END.match(text, end)
+    return end if label_end is None else label_end.end()
 
 
 # After the word: a few characters (`:`, `number is`, `Nr.`), then the number's groups of
@@ -189,9 +226,10 @@ class NationalIdFinder:
             runs = sorted({*runs, *(match.start() for match in _TWO_DIGITS.finditer(text))})
         lower = view.lower
         for end, word in sorted(_NAMES.find(lower, runs).items()):
-            yield from self._number_after(text, end, _modules_named(lower, end, word))
+            at = _value_line(text, end)
+            yield from self._number_after(text, at, _modules_named(lower, end, word))
             if word in _WRITTEN_FORMS:
-                yield from self._written_form_after(text, end, _WRITTEN_FORMS[word])
+                yield from self._written_form_after(text, at, _WRITTEN_FORMS[word])
 
     @staticmethod
     def _few_digit_name(view: Text) -> bool:
@@ -222,6 +260,10 @@ class NationalIdFinder:
                         continue
                     valid = next((m for m in modules if _valid_written(m, candidate)), None)
                     if valid is not None:
+                        if names_another_number(
+                            text[max(0, position + start - OTHER_NUMBER.reach) : position + start]
+                        ):
+                            return  # `Aadhaar ...; invoice number 4991...`: an invoice's
                         kind = _OWN_KINDS.get(valid.__name__, "NATIONAL_ID")
                         yield Span(position + start, position + end, kind)
                         return
@@ -235,9 +277,10 @@ class NationalIdFinder:
             yield Span(position + match.start(), position + match.end(), "NATIONAL_ID")
 
 
-# Groups of digits joined by one separator each, not part of a longer token.
+# Groups of digits joined by one separator each, not part of a longer token; a check `X`
+# may end them (Brazil's RG `12345678-X`).
 _DIGIT_GROUPS = re.compile(
-    r"(?<![A-Za-z0-9])(?<![A-Za-z0-9][./-])[0-9]+(?:[ ./-][0-9]+)*"
+    r"(?<![A-Za-z0-9])(?<![A-Za-z0-9][./-])[0-9]+(?:[ ./-][0-9]+)*(?:-[Xx])?"
     r"(?![A-Za-z0-9])(?![./-][A-Za-z0-9])"
 )
 

@@ -28,6 +28,13 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           # `Vehicle reg: ...`, `reg is ...` (never a CPU's `reg 0x1f`: see _WEAK).
           "plate", "vehicle reg", "car reg", "vehicle registration", "car registration",
           "rego", "reg")  # fmt: skip
+# Words for a vehicle (`Pojazd sprawcy: PO 5T128`): a plate after them only where a colon or a
+# verb gives it, written in capitals and digits (not a model's `BMW 320d`, `RAV4 2019`).
+_VEHICLE_WORDS = ("vehicle", "véhicule", "vehículo", "veículo", "veicolo", "fahrzeug", "fzg",
+                  "pojazd", "pojazdu", "samochód", "samochodu", "voertuig", "vozidlo", "vozidla",
+                  "jármű", "araç", "автомобиль", "транспортное средство")  # fmt: skip
+_AS_A_PLATE = re.compile(r"(?=(?:[^0-9]*[0-9]){2})[A-Z0-9А-ЯЁ][A-Z0-9А-ЯЁ -]{3,10}")
+_A_MODEL_YEAR = re.compile(r".* (?:19|20)[0-9]{2}")
 # Names that are other words too: the plate after them needs five characters or more, and, for
 # `reg` and `rego`, a verb or a colon first, or capitals and digits both (`Reg AK16 XWP`).
 _WEAK = frozenset({"plate", "reg", "rego"})
@@ -42,13 +49,16 @@ _GROUP = (
     rf"[{_LETTER}0-9\u4e00-\u9fff]"
     rf"(?:[{_LETTER}0-9]|[·・-](?=[{_LETTER}0-9])|(?<=[0-9])\.(?=[0-9])){{0,10}}"
 )
-_ASCII_NAMES = tuple(name for name in _NAMES if name.isascii())
+_ASCII_NAMES = tuple(name for name in (*_NAMES, *_VEHICLE_WORDS) if name.isascii())
+_ALL_NAMES = (*_NAMES, *_VEHICLE_WORDS)
 # What follows a name (found with str.find: a long alternation over the text costs tens of µs).
 _AFTER_NAME = re.compile(
     r"(?:\s*(?:(?:number|no|nr)(?:\.|(?![a-z0-9]))|号码?|號碼?))?"
-    # What the plate is of, in a word or two, where a verb or a colon follows ("Matrícula do
-    # veículo: ...", "SPZ mého auta je ...").
-    rf"(?:(?:[ \t]+[^\W\d_]{{2,12}}(?![^\W\d_])){{1,2}}(?=[ \t]*[:：]|[ \t]+{_GIVES}\b))?"
+    # What the plate is of, in a word to three (abbreviated or not) and a bracket, where a verb
+    # or a colon follows ("Matrícula do veículo: ...", "SPZ mého auta je ...", "Kennzeichen
+    # eigenes Fzg.: ...", "Kennzeichen (Zulassung): ...").
+    rf"(?:(?:[ \t]+[^\W\d_]{{2,16}}\.?(?![^\W\d_])){{0,3}}(?:[ \t]*\([^()\n]{{1,30}}\))?"
+    rf"(?=[ \t]*[:：]|[ \t]+{_GIVES}\b))?"
     rf"(?P<given>\s*(?:(?:{_GIVES}\b|[:：是为])\s*)*)"
     rf"(?P<plate>{_GROUP}(?: {_GROUP}){{0,3}})(?![a-z0-9])"
 )
@@ -74,13 +84,13 @@ class LicencePlateFinder:
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
         words=tuple(name for name in _NAMES if name not in _WEAK),
-        whole_words=tuple(_WEAK),  # `plate`, `reg`: not in "template", "regular"
+        whole_words=(*_WEAK, *_VEHICLE_WORDS),  # `plate`, `reg`: not in "template", "regular"
     )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         lower = view.lower
-        names = _ASCII_NAMES if view.text.isascii() else _NAMES
+        names = _ASCII_NAMES if view.text.isascii() else _ALL_NAMES
         for name in names:
             at = lower.find(name)
             while at >= 0:
@@ -90,7 +100,7 @@ class LicencePlateFinder:
                 if name == "ナンバー" and lower.endswith("マイ", 0, at):
                     pass  # マイナンバー (My Number, Japan's personal number) names no plate
                 elif not (
-                    name in _WEAK
+                    (name in _WEAK or name in _VEHICLE_WORDS)
                     and (lower[at - 1 : at].isalpha() or lower[end : end + 1].isalpha())
                 ):
                     yield from self._plate_after(view, name, end)
@@ -148,7 +158,22 @@ class LicencePlateFinder:
                 )
             ):
                 return
+            if name in _VEHICLE_WORDS and not _vehicle_plate(
+                view.text[start : start + len(plate)], match.group("given")
+            ):
+                return
             yield Span(start, start + len(plate), "LICENSE_PLATE")
+
+
+def _vehicle_plate(written: str, given: str) -> bool:
+    """A plate after a word for a vehicle: given by a colon or a verb, five characters or more
+    in capitals and two digits or more, not a model (`F-150`) and its year."""
+    return (
+        bool(given.strip())
+        and sum(char.isalnum() for char in written) >= 5
+        and _AS_A_PLATE.fullmatch(written) is not None
+        and _A_MODEL_YEAR.fullmatch(written) is None
+    )
 
 
 def _letters_end_a_plate(text: str, start: int, end: int, first: str) -> bool:

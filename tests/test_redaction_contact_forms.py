@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from sampling.redaction.finders.numbers import _decimals, _is_date
 from sampling.redaction.phones import PHONE_WORDS
-from tests.helpers.redaction import REDACTOR
+from tests.helpers.redaction import REDACTOR, hidden
 
 pytestmark = pytest.mark.unit
 PLACEHOLDER = r"<[A-Z][A-Z0-9_]*_[0-9]+>"
@@ -186,3 +186,62 @@ def test_any_grouping_of_digits_after_any_phone_word_is_hidden_whole(
     assume(not _is_date(number) and not _decimals(number, ""))  # a date or a decimal is no phone
     before, after = f"Hi, {word}{gap}", " thanks"
     _assert_redacted_whole(before, number, after)
+
+
+# Numbers of the text's own country that none of the configured regions (US, GB, CN) reads: the
+# country read from the script, the words of its language or a country's domain, the number
+# named by a word or a verb of calling before or after it, or a mobile number in groups; and
+# numbers of the ranges regulators keep for drama and examples, which libphonenumber rejects.
+OWN_COUNTRY = [
+    ("Llamo al 612 48 93 07 mañana", "612 48 93 07"),
+    ("Llamo al 912 345 678 del consultorio mañana", "912 345 678"),
+    ("Buenas, te paso mi número: 622 18 47 90 para lo del piso", "622 18 47 90"),
+    ("Ana Ruiz · ana.ruiz@correo.es · 655 12 34 89", "655 12 34 89"),
+    ("Linha: (21) 99134-5820", "(21) 99134-5820"),
+    ("Oi, tudo bem? Meu zap é (11) 97654-3210, me chama lá", "(11) 97654-3210"),
+    ("Qualquer coisa liga pra 21 98877-6655 depois das seis", "21 98877-6655"),
+    ("Proszę dzwonić pod 601 234 567 jutro rano", "601 234 567"),
+    ("Nomor yg bisa dihubungi 0857 1123 4490", "0857 1123 4490"),
+    ("Kalau ada apa-apa, hubungi saja 0813 4455 6677 ya", "0813 4455 6677"),
+    ("मुझे कॉल करें (96500 71842) शाम को", "96500 71842"),
+    ("कल सुबह 99887 76655 पर कॉल करना", "99887 76655"),
+    ("Bhai mera number 9876501234 hai, call kar lena", "9876501234"),
+    ("Позвоните мне завтра: 8 916 123-45-67", "8 916 123-45-67"),
+    ("Мой номер 916 123 45 67, пишите в телеграм", "916 123 45 67"),
+    ("رقمي الجديد 0551234567 اتصل بي", "0551234567"),
+    ("text Priya 07700900987 when you land", "07700900987"),
+    ("Contact: 01632960456", "01632960456"),
+    ("ring me on 0491570110", "0491570110"),
+    ("call 0491570156 now", "0491570156"),
+    ("Freephone 1800 160 401", "1800 160 401"),
+    # A sentence ends after the number, and the next starts with one.
+    ("if no answer ring Dev 07700 900418. 27 Fennel Close, round the back", "07700 900418"),
+]
+
+
+@pytest.mark.parametrize(("text", "number"), OWN_COUNTRY)
+def test_a_number_of_the_texts_own_country_is_a_phone(text: str, number: str) -> None:
+    assert hidden(text, number, spaces=False), REDACTOR.redact([text]).texts[0]
+
+
+# Runs of digits in the same languages that are no phone: an order's, an article's, an amount, a
+# count in thousands, a date, a postcode.
+OWN_COUNTRY_BENIGN = [
+    "Pedido 612 48 93 confirmado, gracias", "Tu pedido nº 612 48 93 07 ha sido enviado",
+    "Factura 655 12 34 89 pendiente de pago, gracias", "El total es 612.489.307 pesos, gracias",
+    "Código del producto: 612 489 307, muy bueno", "SKU 655 123 489 agotado en la tienda",
+    "Pagamento de R$ 912 345 678 recebido, obrigado", "Seu pedido 9876 5432 1 foi enviado, obrigado",
+    "Die Rechnung 0171 5558823 ist bezahlt, danke", "Artikel 4006381 333931 ist nicht auf Lager, danke",
+    "La réunion est le 12 05 2024 à 10h, merci", "Il prezzo è 1 234 567 euro, grazie",
+    "Numer zamówienia 601 234 567, dziękuję", "Nomor pesanan 0813 4455 6677 sudah dikirim ya",
+    "मेरे पास 95,000 रुपये हैं और 1 234 567 लोग", "Ваш заказ 916 123 45 67 отправлен",
+    "Tanggal 12 08 2024 jam 10 pagi ya, terima kasih", "Kode pos 12345 678 90 di Jakarta ya",
+    "El vuelo sale el 2024 05 12 a las 10:30, gracias", "En 2019 hubo 612 489 307 visitas, muy bien",
+    "The company Telefónica reported 612 489 307 subscribers in 2019",
+    "Total sold: 1234. 5678 were returned", "Version 2.1. 1234567 downloads so far",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", OWN_COUNTRY_BENIGN)
+def test_look_alikes_in_the_texts_own_language_are_no_phones(text: str) -> None:
+    assert "PHONE" not in REDACTOR.redact([text]).counts, REDACTOR.redact([text]).texts[0]

@@ -77,6 +77,30 @@ FOUND = [
     # an id is only where nothing names the run as a secret.
     ("token: call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1", "call_Xk9Lm2Np4Qr6St8Uv0Wx2Yz1"),
     ("and then sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab here", "sk_live_9Xk2Lm4Np6Qr8St0Uv2Wx4Yz6Ab"),
+    # Streets as Indonesia, Turkey, the Arab countries and India write them: the type, the name
+    # and the number after `No.`, `No:`, `رقم`; a house's and a lane's numbers.
+    ("Alamat saya Jl. Kemang Raya No. 27B, Jakarta", "Jl. Kemang Raya No. 27B"),
+    ("kirim ke Jalan Sudirman No. 5 ya", "Jalan Sudirman No. 5"),
+    ("Kirim paketnya ke Jl. Cendrawasih Raya No. 14A, Makassar ya", "Jl. Cendrawasih Raya No. 14A"),
+    ("alamat kantor: jl. merdeka barat no 9 jakarta pusat", "jl. merdeka barat no 9"),
+    ("Rumah saya di Gg. Mawar No. 3 RT 02/RW 05", "Gg. Mawar No. 3 RT 02/RW 05"),
+    (
+        "Kantor pindah ke Jalan Gatot Subroto Kav. 52-53 mulai Senin",
+        "Jalan Gatot Subroto Kav. 52-53",
+    ),
+    ("Adres Gül Sok. No:12/3 Kadıköy", "Gül Sok. No:12/3"),
+    ("Atatürk Cad. No: 45 adresine gel", "Atatürk Cad. No: 45"),
+    ("Kargoyu Bağdat Cad. No: 215/7 Kadıköy adresine gönderin", "Bağdat Cad. No: 215/7"),
+    ("Yeni evim Moda Mah. Şair Nefi Sok. No:8 D:4", "Moda Mah. Şair Nefi Sok. No:8 D:4"),
+    ("Ofis: 1453. Sokak No 7 Bornova", "1453. Sokak No 7"),
+    ("أسكن في 15 شارع النزهة بالقاهرة", "15 شارع النزهة"),
+    ("نسكن في 42 شارع الجمهورية وسط البلد", "42 شارع الجمهورية"),
+    ("المكتب في طريق الملك عبدالله، رقم 7 عمارة 3", "طريق الملك عبدالله، رقم 7 عمارة 3"),
+    ("الشحنة إلى شارع التحلية 118 شقة 4", "شارع التحلية 118 شقة 4"),
+    ("मेरा घर मकान नं. 221, गली नं. 4 में है", "मकान नं. 221, गली नं. 4"),
+    ("पार्सल फ्लैट नंबर 12, ब्लॉक 3 पर भेजना", "फ्लैट नंबर 12, ब्लॉक 3"),
+    ("हमारा पता गली नं. 7, मकान नं. 45 है", "गली नं. 7, मकान नं. 45"),
+    ("Send it to H.No. 221, Gali No. 4, near the temple", "H.No. 221, Gali No. 4"),
 ]
 
 
@@ -143,6 +167,17 @@ LEFT = [
     "Set-Cookie: sessionid=; expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/",
     # A Groovy call that reads its password from elsewhere.
     "signingConfigs {\n    release {\n        storePassword System.getenv('STORE_PASSWORD')\n    }\n}",
+    # A street's words and a number that make no address: a walk's length, a band, an order's
+    # number, a count of streets, a time at home, a district alone, an album.
+    "Jalan kaki 5 km setiap hari itu sehat",
+    "Gang of Four No. 1 hit in 1979",
+    "Sipariş No: 12345 kargoya verildi",
+    "Atatürk Cad. çok kalabalık bugün, 45 dakika sürdü",
+    "تم إغلاق 15 شارعاً في المدينة",
+    "मेरे घर 2 बजे आना",
+    "सेक्टर 15 में मेट्रो है",
+    "House No. 5 is the best album",
+    "Page No. 12, Line No. 4 of the contract",
 ]
 
 

@@ -148,6 +148,67 @@ _CYRILLIC = re.compile(
     r"(?:,?\s*(?:кв\.|квартира|оф\.|офис)\s*\d{1,4})?"
 )
 
+# Indonesian and Malay: the street's type, its name and the house's number after `No.` (`Jl.
+# Kemang Raya No. 27B`, `Jalan Sudirman No. 5`, `Jl. Gatot Subroto Kav. 52-53`, an alley's `Gg.
+# Mawar No. 3`), then the neighbourhood's RT/RW; in any case, as chat types it.
+_INDONESIAN = re.compile(
+    r"(?<![\w.])(?i:jl\.?|jln\.?|jalan|gg\.|lorong|lrg\.?)[ \t]+"
+    r"(?:[A-Za-z0-9][\w'.-]{0,24}[ \t]+){0,5}?[A-Za-z0-9][\w'.-]{0,24},?[ \t]+"
+    r"(?i:no\.?|nomor|nomer|kav\.?|blok)[ \t]*:?[ \t]*\d{1,4}[A-Za-z]?(?:[-/]\d{1,4}[A-Za-z]?)?"
+    r"(?![\w])(?:,?[ \t]*(?i:rt)\.?[ \t]*\d{1,3}[ \t]*/[ \t]*(?i:rw)\.?[ \t]*\d{1,3})?"
+)
+_INDONESIAN_TYPES = ("jl", "jalan", "gg.", "lorong", "lrg")
+# Turkish: a neighbourhood, the street's name and type (`Gül Sok.`, `Atatürk Cad.`, `1453.
+# Sokak`), then `No:` and the number, its door after a slash, its floor and flat (`Kat:3 D:9`).
+# A name's word is capitalised or a number, and no label (`Adres: ...`).
+_TR_NAME = r"(?!Adres)(?:[A-ZÇĞİÖŞÜ][\wçğıöşü'-]{0,24}|\d{1,5}\.?)"
+_TURKISH_TYPES = (
+    r"Sok\.|Sokak|Sokağı|Sk\.|Cad\.|Caddesi|Cd\.|Bulvarı|Blv\.|Bulv\.|Yolu|Meydanı|Çıkmazı"
+)
+_TURKISH = re.compile(
+    rf"(?:(?<![\w]){_TR_NAME}(?:[ \t]+{_TR_NAME}){{0,2}}[ \t]+(?:Mah\.|Mahallesi|Mh\.),?[ \t]*)?"
+    rf"(?<![\w]){_TR_NAME}(?:[ \t]+{_TR_NAME}){{0,2}}[ \t]+(?:{_TURKISH_TYPES}),?[ \t]*"
+    r"(?i:no)[ \t]*[:.]?[ \t]*\d{1,5}[A-Za-z]?(?:[ \t]*/[ \t]*\d{1,4}[A-Za-z]?)?(?![\w])"
+    r"(?:[ \t]*,?[ \t]*(?i:kat|k|daire|d)[ \t]*[:.][ \t]*\d{1,3}(?![\w])){0,2}"
+)
+_TURKISH_TYPE_WORDS = ("Sok", "Sk.", "Cad", "Cd.", "Bulv", "Blv.", "Yolu", "Meydanı", "Çıkmazı")
+# Arabic: a house number before or after the street's type and its name (`15 شارع النزهة`,
+# `شارع الملك فهد 22`, `طريق الملك عبدالله، رقم 7`), then a building and a flat. The type is a
+# word of its own (`15 شارعاً` counts streets).
+_AR_WORD = r"[\u0621-\u064a\u066e-\u06d3]+(?![\u064b-\u065f])"
+_AR_STREET = r"(?:(?:شارع|طريق|جادة|زقاق)[ \t]+|ش\.[ \t]*)"
+_ARABIC_TYPES = ("شارع", "ش.", "طريق", "جادة", "زقاق")
+_ARABIC = re.compile(
+    rf"(?:(?<![\w])\d{{1,5}}[ \t]*،?[ \t]*{_AR_STREET}{_AR_WORD}(?:[ \t]+{_AR_WORD}){{0,2}}"
+    rf"|{_AR_STREET}{_AR_WORD}(?:[ \t]+{_AR_WORD}){{0,3}}?[ \t]*،?[ \t]*(?:رقم[ \t]*)?"
+    r"\d{1,5}(?![\w]))"
+    r"(?:[ \t]*،?[ \t]*(?:عمارة|مبنى|بناية|شقة|الدور|الطابق|طابق)[ \t]*(?:رقم[ \t]*)?\d{1,4}"
+    r"(?![\w])){0,3}"
+)
+# Hindi: a house's or a flat's number, then a lane's, a block's or a sector's (`मकान नं. 221,
+# गली नं. 4`, `फ्लैट नंबर 12, ब्लॉक 3`). A house's number is signed (`नं.`) or followed by a
+# unit: `घर 2 बजे` is a time at home.
+_HI_SIGN = r"(?:नं\.?|नंबर|नम्बर|न\.|संख्या|क्रमांक)"
+_HI_NUMBER = r"[ \t]*[:-]?[ \t]*\d{1,5}(?:[-/]\d{1,4})?(?![\d])"
+_HI_HOUSE = r"(?:मकान|घर|फ्लैट|फ़्लैट|प्लॉट|हाउस|कोठी|क्वार्टर)"
+_HI_UNIT = rf"(?:गली|ब्लॉक|सेक्टर|मोहल्ला|वार्ड|फेज़|फेज|मंज़िल|मंजिल|मार्ग)[ \t]*{_HI_SIGN}?{_HI_NUMBER}"
+_HI_THEN = r"[ \t]*,?[ \t]*"
+_HINDI = re.compile(
+    rf"{_HI_HOUSE}[ \t]*(?:{_HI_SIGN}{_HI_NUMBER}(?:{_HI_THEN}{_HI_UNIT}){{0,3}}"
+    rf"|{_HI_NUMBER}(?:{_HI_THEN}{_HI_UNIT}){{1,3}})"
+    rf"|{_HI_UNIT}(?:{_HI_THEN}(?:{_HI_HOUSE}[ \t]*{_HI_SIGN}?{_HI_NUMBER}|{_HI_UNIT})){{1,3}}"
+)
+_HINDI_UNITS = ("मकान", "घर", "फ्लैट", "फ़्लैट", "प्लॉट", "हाउस", "गली", "ब्लॉक", "सेक्टर")
+# The same as India writes it in Latin letters: a house's number, then a lane's, a block's or a
+# sector's (`H.No. 221, Gali No. 4`, `House No 12, Sector 15`).
+_IN_HOUSE = r"(?:H\.?[ \t]?No|House[ \t]+No|Flat[ \t]+No|Plot[ \t]+No|Quarter[ \t]+No)\.?"
+_IN_UNIT = r"(?:Gali|Lane|Block|Sector|Phase|Ward|Street|Road|Marg)(?:[ \t]+No\.?)?"
+_INDIAN = re.compile(
+    rf"(?<![\w])(?i:{_IN_HOUSE})[ \t]*[:-]?[ \t]*\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}}[A-Za-z]?)?"
+    rf"(?:[ \t]*,[ \t]*(?i:{_IN_UNIT})[ \t]*[:-]?[ \t]*\d{{1,4}}[A-Za-z]?(?![\w])){{1,3}}"
+)
+_INDIAN_HOUSES = ("h.no", " h no", "house no", "flat no", "plot no", "quarter no")
+
 # Where a house number meets its street's name: a number before a capitalised word (221B Baker,
 # 75002 Paris), or a capitalised word before a number (Hauptstrasse 5, Calle Mayor 5). Over
 # Text.number_class (digits "0", capitals "A", other letters "a") in ASCII texts, with literal
@@ -251,6 +312,41 @@ class AddressFinder:
                 yield from _spans(_KOREAN, text)
             if any(kind in view.lower for kind in (*_CYRILLIC_TYPES, *_CYRILLIC_AFTER)):
                 yield from _spans(_CYRILLIC, text)
+
+
+@register("addresses_by_street_words")
+class StreetWordAddressFinder:
+    """The Indonesian, Turkish, Indian and Arabic shapes, each where its street's or house's
+    words are: a finder of its own, so that the one scan of every text looks for the words
+    (twenty `in` tests of each text cost more than the shapes)."""
+
+    kinds = frozenset({"ADDRESS"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        words=(*_INDONESIAN_TYPES, *(word.lower() for word in _TURKISH_TYPE_WORDS),
+               *_INDIAN_HOUSES, *_ARABIC_TYPES, *_HINDI_UNITS),
+    )  # fmt: skip
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if view.has_number(1):
+            yield from _other_countries(view)
+
+
+def _other_countries(view: Text) -> Iterator[Span]:
+    text, lower = view.text, view.lower
+    if any(kind in lower for kind in _INDONESIAN_TYPES):
+        yield from _spans(_INDONESIAN, text)
+    if any(kind in text for kind in _TURKISH_TYPE_WORDS):
+        yield from _spans(_TURKISH, text)
+    if any(house in lower for house in _INDIAN_HOUSES):
+        yield from _spans(_INDIAN, text)
+    if text.isascii():
+        return
+    if any(kind in text for kind in _ARABIC_TYPES):
+        yield from _spans(_ARABIC, text)
+    if any(unit in text for unit in _HINDI_UNITS):
+        yield from _spans(_HINDI, text)
 
 
 @register("addresses_with_a_sign_or_a_french_type")

@@ -1,8 +1,11 @@
 """Runs of digits told apart by their shape and checks: payment cards (Luhn), US Social Security
-numbers (3-2-4) and phone numbers of any country (phones.py)."""
+numbers (3-2-4) and phone numbers of any country (phones.py); and the phone numbers of the text's
+own country that no configured region reads (`Llamo al 612 48 93 07`, a Hindi note's `96500
+71842`)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -16,6 +19,8 @@ from sampling.redaction.phones import (
     PHONE_SAID,
     PHONE_WORD_NEAR,
     PhoneReader,
+    called_after,
+    regions_of_text,
 )
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, digits
@@ -71,15 +76,25 @@ class NumberFinder:
             before = text[max(0, start - self._BEFORE) : start]
             if _CLOCK_AFTER.match(text, end) and not PHONE_NAMED.ends(before):
                 continue  # `2016-05-25 13`:30, `20130228 23`:00: a timestamp up to its hour
-            kind = self.classify(candidate, before)
-            if kind is None and _said_phone(candidate, before, text, end):
-                kind = "PHONE"
+            kind = None
+            if ". " in candidate:
+                # `ring 07700 900418. 27 Fennel Close`: a sentence ended after the number.
+                head = candidate[: candidate.index(". ")]
+                if len(head) > 6 and (kind := self._kind(head, before, text, start + len(head))):
+                    end = start + len(head)
+            kind = kind or self._kind(candidate, before, text, end)
             if kind:
                 yield Span(start, end, kind)
         if any(sign in text for sign in _WIDE_SIGNS):
             yield from self._widely_separated_phones(text)
         if "://" in text:
             yield from self._in_url_paths(text)
+
+    def _kind(self, candidate: str, before: str, text: str, end: int) -> str | None:
+        kind = self.classify(candidate, before)
+        if kind is None and _said_phone(candidate, before, text, end):
+            kind = "PHONE"
+        return kind
 
     def _in_url_paths(self, text: str) -> Iterator[Span]:
         """A whole segment of a URL's path (`/contacts/+447843219604/edit`): an international
@@ -236,3 +251,121 @@ def _amount(digits: str) -> bool:
     """Zeros at the end, or one digit repeated (15000000000, 5555555555): an amount or a
     placeholder, not a phone (16166666662 is one: a mobile's shape, its last digit another)."""
     return digits[-7:] == "0000000" or len(set(digits[-7:])) == 1
+
+
+# Words that name a run of digits as something other than a phone, a little before it on its
+# line, in the languages whose numbers are read from the text (`Pedido nº 612 48 93 07`, `SKU
+# 4006 381 333`): it stays, unless a phone is named nearer.
+_ANOTHER_NUMBER = frozenset((
+    "sku", "item", "art", "artikel", "article", "artículo", "artigo", "articolo", "part", "model",
+    "modelo", "serial", "serie", "série", "lote", "lot", "batch", "charge", "ref", "referencia",
+    "referência", "référence", "riferimento", "código", "codigo", "code", "codice", "kode", "cod",
+    "pedido", "factura", "fatura", "nota", "recibo", "cuenta", "conta", "compte", "conto",
+    "konto", "account", "iban", "cliente", "client", "kunde", "kunden", "kundennummer", "klant",
+    "vertrag", "contrato", "contrat", "expediente", "protocolo", "reserva", "réservation",
+    "prenotazione", "buchung", "ticket", "caso", "case", "dossier", "rechnung", "bestellung",
+    "auftrag", "commande", "facture", "ordine", "fattura", "bestelling", "factuur",
+    "zamówienie", "zamówienia", "faktura", "sipariş", "siparis", "hesap", "pesanan", "faktur",
+    "resi", "invoice", "order", "tracking", "policy", "claim", "nip", "nif", "cpf", "cnpj", "dni",
+    "rfc", "curp", "pesel", "aadhaar", "pan", "gst", "заказ", "заказа", "счёт", "счет",
+    "договор", "договора", "طلب", "الطلب", "فاتورة", "حساب", "ऑर्डर", "खाता", "הזמנה",
+))  # fmt: skip
+# Words of scripts whose vowel signs are no `\w` (`ऑर्डर`): looked for as they are written.
+_ANOTHER_NUMBER_MARKED = tuple(word for word in _ANOTHER_NUMBER if not word.isascii())
+_WORD = re.compile(r"[^\W\d_]+")
+_ANOTHER_REACH = 24  # characters before a number where such a word is looked for
+# A currency before the number: an amount (`R$ 912 345 678`, `₹ 98 76 543 210`).
+_CURRENCY_BEFORE = re.compile(r"(?:[$€£¥₽₹₩₺₫]|\b(?:rs|inr|eur|usd|rp|rm|r\$|tl))\.?\s?$", re.I)
+
+
+@register("phones_of_the_texts_country")
+class TextCountryPhoneFinder:
+    """A phone number of the text's own country that none of `phone_regions` has (numbers.py
+    reads theirs): `Llamo al 612 48 93 07`, `Linha: (21) 99134-5820`, a Hindi note's `(96500
+    71842)`. The country is read from the text (phones.regions_of_text: a country's code or
+    name, the script, the language of its words), only for a number the configured regions do
+    not read; the number must be valid there, written as the country writes it, and named as a
+    phone (before it or after it) or a mobile number written in groups."""
+
+    kinds = frozenset({"PHONE"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(shapes=(digits(7),))  # every candidate has seven digits
+    views = ALL_VIEWS
+    _BEFORE = 32  # characters before a number where a word naming it is looked for
+
+    def __init__(self, phone_regions: Sequence[str] = DEFAULT_REGIONS) -> None:
+        self.regions = tuple(phone_regions)
+
+    @classmethod
+    def from_config(cls, config: RedactConfig | None) -> TextCountryPhoneFinder:
+        return cls(DEFAULT_REGIONS if config is None else config.phone_regions)
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if not view.has_number(7):
+            return
+        text = view.text
+        regions: tuple[str, ...] | None = None  # read once, when a number may be one of theirs
+        # A number repeated (a log's, a table's) is parsed once.
+        read = functools.lru_cache(maxsize=64)(PhoneReader.of_the_text)
+        for match in NumberFinder._CANDIDATE.finditer(text):
+            candidate = match.group()
+            start, end = match.span()
+            if candidate.endswith(")") and "(" not in candidate:
+                candidate, end = candidate[:-1], end - 1
+            if candidate.startswith("+"):
+                continue  # numbers.py reads every country's code
+            groups = [len(group) for group in NumberFinder._GROUPS.findall(candidate)]
+            if not 7 <= sum(groups) <= 13 or _read_by_shape(groups, candidate):
+                continue
+            before = text[max(0, start - self._BEFORE) : start]
+            if self._not_a_phone(candidate, before, text, end):
+                continue
+            if regions is None:
+                regions = regions_of_text(text, view.lower, self.regions, start)
+            if not regions:
+                return  # no country of its own: the configured regions' text
+            if self._another_number(before):
+                continue
+            # A mobile number in groups needs no name: the words before and after it are read
+            # only for the others (a bare run, a landline, a number grouped as thousands).
+            grouped = len(groups) >= 2
+            if (grouped and read(candidate, regions, grouped=True, named=False)) or (
+                (PHONE_NAMED.ends(before) or called_after(text, end))
+                and read(candidate, regions, grouped=grouped, named=True)
+            ):
+                yield Span(start, end, "PHONE")
+
+    @staticmethod
+    def _not_a_phone(candidate: str, before: str, text: str, end: int) -> bool:
+        """A date, a decimal, an amount or a time's hour."""
+        return bool(
+            _is_date(candidate)
+            or _decimals(candidate, before)
+            or _AMOUNT_AFTER.match(text, end)
+            or _CURRENCY_BEFORE.search(before)
+            or _CLOCK_AFTER.match(text, end)
+        )
+
+    @staticmethod
+    def _another_number(before: str) -> bool:
+        """A number named as something else on its line (an order's, an article's)."""
+        line = before[before.rfind("\n") + 1 :]
+        if names_another_number(line):
+            return True
+        window = line[-_ANOTHER_REACH:].lower()
+        named_else = any(word in _ANOTHER_NUMBER for word in _WORD.findall(window)) or (
+            not window.isascii() and any(word in window for word in _ANOTHER_NUMBER_MARKED)
+        )
+        return named_else and not PHONE_WORD_NEAR.ends(line)
+
+
+def _read_by_shape(groups: list[int], candidate: str) -> bool:
+    """What numbers.py reads as a phone by its shape alone, with no region's parse: a North
+    American number in groups, a national number from 0 in groups (the UK's, much of Europe's),
+    an SSN's 3-2-4."""
+    digits = [char for char in candidate if char.isdigit()]
+    if groups in ([3, 3, 4], [1, 3, 3, 4]) and digits[-10] not in "01":
+        return True
+    if len(groups) >= 2 and digits[0] == "0" and len(digits) in (10, 11):
+        return not (groups[-1] == 1 and len(set(groups)) > 1)
+    return groups == [3, 2, 4]

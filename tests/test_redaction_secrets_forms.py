@@ -45,6 +45,8 @@ COMMAND_OPTIONS = [
     ("echo 'Tr0ub4dor&3' | sudo -S apt-get update", "Tr0ub4dor&3"),
     ("echo hunter2horse | docker login -u ci --password-stdin", "hunter2horse"),
     ("az login -u ops@example.com -p Blue-Horse-42", "Blue-Horse-42"),
+    ("    command: redis-server --requirepass Qw7rT2yU9iO3", "Qw7rT2yU9iO3"),
+    ("redis-server --port 6380 --masterauth p4ssW0rd-Lake", "p4ssW0rd-Lake"),
     # An `@` in a URL's password, not percent-encoded as people paste it.
     ("DATABASE_URL=postgresql://admin:P@ssw0rd!@db.prod.internal:5432/app", "P@ssw0rd!"),
     ("试试redis://:s3M7kH8aT#5@cache.internal:6379/0，能用吗？", "s3M7kH8aT#5"),  # a # in it
@@ -101,6 +103,10 @@ CODES_AND_TOTP = [
     ("2FA backup codes:\n0500-4990\n1950-6695\n7773-8053", "0500-4990\n1950-6695\n7773-8053"),
     ("GitHub recovery codes:\ne01af-56fbe\n0050e-c5f14", "e01af-56fbe\n0050e-c5f14"),
     ("backup codes: 64886415 05989809 48221447", "64886415 05989809 48221447"),
+    ("2FA'yı kaybettim, yedek kodum 8K3M-2PQX-71ZD ama olmuyor", "8K3M-2PQX-71ZD"),
+    ("perdi o celular, meu código de backup é 4417-9921", "4417-9921"),
+    ("кодов нет, резервный код: 5519 2287", "5519 2287"),
+    ("my backup code 7TQ2-KW9M-44XA doesn't work", "7TQ2-KW9M-44XA"),
     (
         "Microsoft account recovery code: 4K7PQ-2M9XR-T8W3N-6B1YH-5CZ2D",
         "4K7PQ-2M9XR-T8W3N-6B1YH-5CZ2D",
@@ -122,6 +128,13 @@ KEYS = [
         "My wallet backup: "
         + " ".join(f"{number} {word}" for number, word in enumerate(PHRASE.split(), 1)),
         "immense",
+    ),
+    # Named in one turn of a chat, given in the next, typed by hand (its checksum fails).
+    (
+        "buyer_01: i typed my recovery phrase into that sync site\n"
+        "buyer_01: it was sugar orbit velvet lumber tunnel misery harvest pioneer gravity salad "
+        "ocean depart\nSupport: please move your funds now",
+        "sugar orbit velvet lumber tunnel misery harvest pioneer gravity salad ocean depart",
     ),
     ("solana keypair: [" + ",".join(str(n * 37 % 256) for n in range(64)) + "]", "37,74,111"),
     (
@@ -156,6 +169,14 @@ def test_a_secret_in_the_form_people_paste_it_is_hidden_whole(
 
 # What stands where a secret would, without being one: nothing here is redacted.
 NOT_SECRETS = [
+    "      DB_PASSWORD: ${DB_PASSWORD:?set in CI}",
+    "REDIS_PASSWORD: ${REDIS_PASSWORD:-}",
+    'redis-server --requirepass "$REDIS_PASSWORD"',
+    "the backup code step was skipped on 2024-01-02",
+    "backup codes were generated on 2024-01-02",
+    # Twelve list words told well after a recovery phrase is mentioned: prose, not a phrase.
+    "Never type your recovery phrase into a site.\n\n\n\nWe found the same issue again and "
+    "again: a small team can build a simple tool that will help people save time today.",
     "я менял пароль от почты 2 раза",
     "пароль от почты в 2024",
     "please reset the password for user admin2",

@@ -58,6 +58,20 @@ AFTER_THEIR_NAME = {
         ('{"username": "kwame_builds", "role": "editor"}', "kwame_builds"),
         ("Username:\n  DarkFrost_2006", "DarkFrost_2006"),
         ("username mwilliams pass Winter#2023", "mwilliams"),
+        ("Tài khoản: minh_nguyen_88\nEm không đăng nhập được", "minh_nguyen_88"),
+        ("Nachricht von radler_kiel: Ist das Sofa noch da?", "radler_kiel"),
+        ("Message from lucy.b_92: can I pick it up tonight?", "lucy.b_92"),
+        ("pay me at ananya.k22@oksbi, thanks", "ananya.k22@oksbi"),
+        ("paise bhej de, mera id hai vikram.s@ybl", "vikram.s@ybl"),
+        # Who speaks on a chat export's lines, by handle.
+        ("@dana.reyes.art: is the room still free?\nme: yes, from the 3rd", "dana.reyes.art"),
+        ("[DM]\n@noemi_b_91 : salut ! je peux venir samedi ?", "noemi_b_91"),
+        (
+            "tomasz_pl88: my account got locked today\nAgent: I can help with that\n"
+            "tomasz_pl88: i changed nothing at all",
+            "tomasz_pl88",
+        ),
+        ("xX_Falcon77: gg that was close\nxX_Falcon77: rematch at nine tonight?", "xX_Falcon77"),
     ],
     "MESSENGER_ID": [
         ("Riot ID: KaraKartal#TR1 add me", "KaraKartal#TR1"),
@@ -118,6 +132,16 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         "PSN: Packet Sequence Number",
         "my steam is hot",
         "USER nobody",
+        "@param value: the value to store\n@return: the stored value",
+        "@dataclass: a decorator that writes the init for you",
+        "worker_1: started the job at 12:00\nworker_1: finished the job at 12:05",
+        "Rank0: loss is 1.25 now\nRank0: loss is 1.10 now",
+        "eval_loss: 0.52 at step 3\neval_loss: 0.50 at step 4",
+        "val_acc: 0.91 after epoch 3\nval_acc: 0.93 after epoch 4",
+        "Message from the team: we are closed on Monday",
+        "mensaje de error: el campo es obligatorio",
+        "and the error message from JSONDecodeError is preserved.",
+        "write to support@example.com or billing@ybl.example.org",
     ],
 )
 def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:

@@ -230,12 +230,16 @@ _SHORT_OPTIONS = tuple(
     )
     for option, commands in _PASSWORD_OPTIONS.items()
 )
+# Long options with `pass` glued to what it is for (redis-server's `--requirepass X`).
+_GLUED_PASS = ("requirepass", "masterauth", "masterpass", "adminpass", "rootpass", "dbpass",
+               "authpass", "bindpass", "rpcpass")  # fmt: skip
 # Long options that name a password, whatever the command (`--password X`, `--db-password=X`,
 # `keytool -storepass X`); not a flag that only says where one comes from
 # (`--password-stdin`, `--no-password`, `--ask-password`).
 _LONG_OPTION = re.compile(
     r"(?<![\w-])(?:--(?!(?:no|ask|prompt|use|read|skip|show|hide|reset|change|require|empty"
     r"|random|generate)-)(?:[a-z]+-)?(?:password|passwd|pass|pwd)"
+    rf"|--(?:{'|'.join(_GLUED_PASS)})(?:word)?"  # redis-server's
     r"|-(?:(?:src|dest)?(?:store|key)pass|password))"
     rf"(?:[ \t]+|[ \t]*=[ \t]*)[\"']?{_VALUE}"
 )
@@ -335,12 +339,12 @@ def wifi_qr_code(config: object = None) -> PatternFinder:
 
 
 # One of them is in every command line above (`-pass` in each long option).
-_COMMAND_WORDS = ("mysql", "mariadb", "curl", "wget", "sshpass", "login", "mongo", "-cli",
-                  "sqlcmd", "bcp", "osql", "mosquitto", "zip", "ldap", "openssl", "-pass", "-pwd",
-                  "storepass", "keypass", "7z", "rar", "smb", "rpcclient", "htpasswd", "psql",
-                  "pg_", "createdb", "dropdb", "createuser", "vacuumdb", "reindexdb", "evil-winrm",
-                  "crackmapexec", "nxc", "netexec", "rdesktop", "rabbitmqadmin",
-                  "ipmitool")  # fmt: skip
+_COMMAND_WORDS = (*_GLUED_PASS, "mysql", "mariadb", "curl", "wget", "sshpass", "login", "mongo",
+                  "-cli", "sqlcmd", "bcp", "osql", "mosquitto", "zip", "ldap", "openssl",
+                  "-pass", "-pwd", "storepass", "keypass", "7z", "rar", "smb", "rpcclient",
+                  "htpasswd", "psql", "pg_", "createdb", "dropdb", "createuser", "vacuumdb",
+                  "reindexdb", "evil-winrm", "crackmapexec", "nxc", "netexec", "rdesktop",
+                  "rabbitmqadmin", "ipmitool")  # fmt: skip
 
 
 @register("command_line_password")
@@ -351,7 +355,8 @@ def command_line_password(config: object = None) -> PatternFinder:
                          _COMMAND_WORDS, "command_line_password", value_group=True, needs="-",
                          is_value=_typed_password, priority=SECRET_PRIORITY,
                          gates=(("mysql", "mariadb"), ("curl", "wget"), ("sshpass",),
-                                *_OPTION_GATES.values(), ("-pass", "-pwd", "storepass", "keypass"),
+                                *_OPTION_GATES.values(),
+                                ("-pass", "-pwd", "storepass", "keypass", *_GLUED_PASS),
                                 ("pass:",), ("7z", "rar"), ("smb", "rpcclient"), ("htpasswd",),
                                 re.compile(r"-(?:p|w|-password)[ \t]*\n")))  # fmt: skip
 
@@ -734,6 +739,8 @@ class KeywordFinder:
             name_start = max(0, at - 48) + len(tail) - len(before[-1][-32:]) + name.start()
             if results_line(text, name_start):
                 continue  # `--- PASS: TestRateLimiter/burst_of_20 (0.02s)`: a test's result
+            if text[at] == ":" and text[name_start - 2 : name_start] == "${":
+                continue  # a shell's `${DB_PASSWORD:?set in CI}`, `${TOKEN:-}`: an operator
             in_a_query = lower[name_start - 1 : name_start] in ("?", "&", ";")
             if (
                 len(before) == 1

@@ -25,6 +25,10 @@ _NAMES = ("seed phrase", "seed words", "recovery phrase", "recovery words", "bac
           "シードフレーズ", "リカバリーフレーズ", "복구 문구", "시드 문구",
           "phrase de récupération", "phrase secrète", "frase semilla",
           "frase de recuperación", "wiederherstellungsphrase")  # fmt: skip
+# Names that say a phrase is meant, not a number's seed: after one, the phrase may come a few
+# lines later (`seed` alone names a random generator's seed in every training script).
+_TOLD_LATER = frozenset(_NAMES) - {"seed", "mnemonic"}
+_TOLD_LINES = 3
 _GAP = 40  # characters between a naming word and the phrase's first word, on its line
 # A phrase's first word on the line after its name ("mnemonic:" then "1. abandon ...").
 _NEXT_LINE_START = re.compile(r"\n[ \t]*(?:\d{1,2}(?:[.):][ \t]*|[ \t]+))?")
@@ -90,7 +94,15 @@ class SeedPhraseFinder:
                     done = run[length - 1][1]
                     yield Span(run[0][0], done, "SEED_PHRASE")
                     break
-        if any(word in lower for word in _WALLET_WORDS) and self._twelve_list_words(lower):
+        if not self._twelve_list_words(lower):
+            return
+        if done == 0 and (told := [n for n in names if n in _TOLD_LATER]):
+            # Named, then given a line or two on, in the conversation's next turn ("I typed my
+            # recovery phrase into that site" ... "it was orbit lumber ..."): typed by hand, it
+            # may fail the checksum, and twelve distinct list words in a row say enough there.
+            first = min(lower.find(name) for name in told)
+            done = yield from self._drawn_run_within(lower, first)
+        if any(word in lower for word in _WALLET_WORDS):
             yield from self._phrases_anywhere(lower, done)
 
     @staticmethod
@@ -106,6 +118,27 @@ class SeedPhraseFinder:
                 yield word.start()
         if line_end - name_end <= _GAP and (next_line := _NEXT_LINE_START.match(lower, line_end)):
             yield next_line.end()
+
+    def _drawn_run_within(self, lower: str, name_start: int) -> Iterator[Span]:
+        """The first run of twelve distinct list words or more within a few lines after a
+        name; returns where it ends (0: none)."""
+        end = name_start
+        for _ in range(_TOLD_LINES + 1):
+            end = lower.find("\n", end + 1)
+            if end < 0:
+                end = len(lower)
+                break
+        position = name_start
+        while (match := _WORD.search(lower, position, end)) is not None:
+            position = match.end()
+            if match.group() not in _INDEX or _after_a_letter(lower, match.start()):
+                continue
+            run = self._run(lower, match.start())
+            if len(run) >= LENGTHS[-1] and _drawn([lower[a:b] for a, b in run]):
+                yield Span(run[0][0], run[-1][1], "SEED_PHRASE")
+                return run[-1][1]
+            position = run[-1][1] if run else position
+        return 0
 
     @staticmethod
     def _twelve_list_words(lower: str) -> bool:

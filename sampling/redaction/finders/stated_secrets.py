@@ -564,8 +564,12 @@ class CodeFinder:
         if match is None:
             return
         code = match["code"]
-        if sum(char.isdigit() for char in code) >= least_digits:
+        if sum(char.isdigit() for char in code) >= least_digits and not _A_DATE.fullmatch(code):
             yield Span(match.start("code"), match.end("code"), "SECRET")
+
+
+# A date written with dashes: when a code was made or used, not the code (`... on 2024-01-02`).
+_A_DATE = re.compile(r"(?:19|20)\d\d-[01]\d-[0-3]\d|[0-3]?\d-[01]?\d-(?:19|20)\d\d")
 
 
 # The words that name a Wi-Fi network's key, in lower case: WPA and PSK labels ("WPA2 key",
@@ -673,6 +677,11 @@ _CODE_LIST_NAME = re.compile(
     r"|otp)[ -]?(?:codes|keys)|backup[ -]code|recovery[ -]code"
     r"|codes? de (?:secours|récupération|sauvegarde)|códigos? de (?:respaldo|recuperación)"
     r"|wiederherstellungscodes?|notfallcodes?|备用码|备份码|恢复码|恢复代码|救援代码"
+    r"|yedek[ ]kod[a-zıüşç]{0,6}|kurtarma[ ]kod[a-zıüşç]{0,6}"
+    r"|c[óo]digos? de (?:backup|recupera[çc][ãa]o|seguran[çc]a)|codic[ei] di (?:backup|recupero)"
+    r"|herstelcodes?|back-?upcodes?|kody? zapasow[a-ząęóż]{0,3}|kody? odzyskiwania"
+    r"|резервн[а-я]{0,3} код[а-я]{0,3}|коды? восстановления|mã dự phòng|mã khôi phục"
+    r"|kode (?:cadangan|pemulihan)"
     r"|バックアップ\s?コード|リカバリー\s?コード|백업\s?코드|복구\s?코드)"
 )
 # The names' starts, one of which is in each (looked for first): a kind of code and `code` or
@@ -683,11 +692,15 @@ _CODE_LIST_STARTS = (
                    "two factor", "mfa", "one-time", "one time", "otp")
       for joint in ("", " ", "-") for thing in ("code", "key")),
     "code de", "codes de", "código", "wiederherstellungscode", "notfallcode", "备用码", "备份码",
+    "yedek kod", "kurtarma kod", "codigo", "codice di", "codici di", "herstelcode", "backupcode",
+    "back-upcode", "kod zapasow", "kody zapasow", "kod odzysk", "kody odzysk", "резервн",
+    "коды восст", "код восст", "mã dự phòng", "mã khôi phục", "kode cadangan", "kode pemulihan",
     "恢复码", "恢复代码", "救援代码", "バックアップ", "リカバリー", "백업", "복구",
 )  # fmt: skip
 _CODE = r"(?=[A-Za-z0-9 -]{0,24}[0-9])[A-Za-z0-9]{4,12}(?:[- ][A-Za-z0-9]{4,12}){0,5}(?![\w-])"
 _CODE_LIST = re.compile(
-    r"[^\n:：]{0,30}?(?:[:：]|\s(?:are|is|sind|sont|son)(?!\w)|(?=\n))[ \t]*"
+    r"(?:[^\n:：]{0,30}?(?:[:：]|\s(?:are|is|sind|sont|son|é|è|to|это|là|adalah)(?!\w)|(?=\n))"
+    r"|(?=[ \t]+[A-Za-z0-9]*[0-9]))[ \t]*"  # or the code right after its name ("yedek kodum 7H2K")
     rf"(?P<codes>(?:\n[ \t]*)?(?:[-*•]|\d{{1,2}}[.)])?[ \t]*{_CODE}"
     rf"(?:[ \t]*[,;]?[ \t]*\n?[ \t]*(?:[-*•]|\d{{1,2}}[.)])?[ \t]*{_CODE})*)"
 )

@@ -28,7 +28,8 @@ _ASCII_LABELS = (
     "usuario", "nombre de usuario", "nome de usuario", "utilizador", "nome de utilizador",
     "nome utente", "utente", "gebruikersnaam", "gebruiker", "kullanici adi", "brukernavn",
     "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap", "account name",
-    "ign", "in-game name", "nickname",
+    "ign", "in-game name", "nickname", "message from", "mensaje de", "mensagem de",
+    "messaggio da", "bericht van", "nachricht von",
 )  # fmt: skip
 _OTHER_LABELS = (
     "usuário", "nome de usuário", "nazwa użytkownika", "użytkownik", "kullanıcı adı",
@@ -38,10 +39,13 @@ _OTHER_LABELS = (
     "帳號", "ユーザー名", "ユーザ名", "ユーザーid", "ログインid", "ログイン名", "アカウント名",
     "아이디", "사용자 이름", "사용자명", "사용자 아이디", "로그인 아이디", "اسم المستخدم",
     "نام کاربری", "שם משתמש", "tên đăng nhập", "tên người dùng", "ชื่อผู้ใช้",
-    "उपयोगकर्ता नाम", "никнейм", "ник в игре",
+    "उपयोगकर्ता नाम", "никнейм", "ник в игре", "tài khoản",
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 _COLON_ONLY = frozenset({"ign"})
+# A message's sender, written before what they said: the colon after the handle is theirs.
+_SENDER_LABELS = frozenset({"message from", "mensaje de", "mensagem de", "messaggio da",
+                            "bericht van", "nachricht von"})  # fmt: skip
 # A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
 _BETWEEN = (
     r"(?:[ \t]+(?:for|to|of|on|at|in|do|de|del|da|du|für|pour|per|para|na|w|на|для|з)"
@@ -92,6 +96,26 @@ _NET_USE = re.compile(
 )
 _LONG_OPTION = re.compile(r"(?<![\w-])--(?:username|login-name)(?:[ \t]+|=)[\"']?"
                           rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{1,60}})")  # fmt: skip
+
+# Who speaks on a chat export's line, by handle: `@jess.moreno.ink: hey`, or without the `@`
+# when the same handle, ending in digits as most do, speaks on two lines or more
+# (`cryptoklaus_77: my wallet ...`).
+_AT_SPEAKER = re.compile(
+    r"(?m)^[ \t>]*@(?P<value>[A-Za-z0-9_][A-Za-z0-9_.-]{0,37}[A-Za-z0-9_])[ \t]?:[ \t]"
+)
+_SPEAKER = re.compile(
+    r"(?m)^[ \t>]*(?P<value>[A-Za-z][A-Za-z0-9_.-]{0,36}[0-9]{2})[ \t]?:[ \t]+"
+    r"(?=\S+[ \t]+\S+[ \t]+\S)"  # three words said, not a key's value
+)
+# A UPI payment address (India): `name@okicici`, a bank's handle after the `@`, no dot in it.
+_UPI_HANDLES = ("okicici", "okaxis", "oksbi", "okhdfcbank", "ybl", "ibl", "axl", "paytm", "upi",
+                "apl", "yapl", "icici", "sbi", "hdfcbank", "axisbank", "kotak", "pnb", "boi",
+                "barodampay", "freecharge", "jupiteraxis", "slc", "fbl", "idfcbank")  # fmt: skip
+_UPI_HINT = re.compile(f"@(?:{'|'.join(_UPI_HANDLES)})(?![\\w.@-])")
+_UPI = re.compile(
+    rf"(?<![\w.@-])(?P<value>[A-Za-z0-9][\w.-]{{1,60}}@(?:{'|'.join(_UPI_HANDLES)}))(?![\w.@-])",
+    re.IGNORECASE,
+)
 
 # Generic, system and placeholder accounts, and the ones a tool's token logs in as: no person's.
 _GENERIC = frozenset({
@@ -179,6 +203,20 @@ _HANDLE_MARK = re.compile(r"[0-9_.@#\\-]|[a-z][A-Z]")
 # Common English words (the BIP-39 list the seed-phrase finder reads): a plain one after a verb
 # names no one ("the username is unique").
 _DICTIONARY = frozenset(WORDS)
+# Words of logs and code that name processes and files, not people (`rank_0:`, `eval_loss:`).
+_CODE_WORDS = frozenset({
+    "rank", "node", "worker", "thread", "proc", "process", "task", "shard", "replica", "gpu",
+    "cuda", "step", "epoch", "loss", "eval", "train", "test", "valid", "batch", "layer", "head",
+    "model", "server", "client", "host", "pod", "container", "service", "job", "stage", "phase",
+    "item", "line", "file", "data", "info", "warn", "error", "debug", "trace", "stdout",
+    "stderr", "main", "init", "config", "port", "user", "admin", "agent", "assistant", "system",
+    "tool", "bot", "channel", "queue", "topic", "partition", "device", "sensor", "module",
+    "chunk", "block", "frame", "sample", "samples", "prompt", "response", "reward", "score",
+    "metric", "metrics", "accuracy", "total", "count", "mean", "median", "param", "params",
+    "weight", "weights", "grad", "grads", "norm", "learning", "rate", "warmup", "tokens",
+    "token", "input", "output", "result", "results", "label", "labels", "field", "value", "key",
+    "name", "type", "version", "build", "release", "commit", "branch", "image", "volume",
+})  # fmt: skip
 
 
 def a_login(value: str, *, sentence: bool = False) -> bool:
@@ -206,6 +244,17 @@ def a_login(value: str, *, sentence: bool = False) -> bool:
     return not (value.isalpha() and (sentence or value.islower()) and lower in _DICTIONARY)
 
 
+def _a_handle(value: str) -> bool:
+    """A speaker's name made as people make handles: a digit or `_` in it, and a part that
+    names no process or metric, of four letters or more and no dictionary word, or in mixed
+    case (`cryptoklaus_77`, `khoa_tran_1990`, `xX_Dragon99`; not `worker_1`, `Rank0`)."""
+    if not re.search(r"[0-9_]", value) or not a_login(value):
+        return False
+    parts = [part for part in re.findall(r"[a-z]+", value.lower()) if part not in _CODE_WORDS]
+    mixed = value != value.lower() and value != value.upper()  # `xX_Dragon99`
+    return any(mixed or (len(part) >= 4 and part not in _DICTIONARY) for part in parts)
+
+
 def _trimmed(text: str, start: int, end: int) -> int:
     """Where the value ends: the sentence's full stop and the like left out."""
     while end > start and text[end - 1] in ".-#@\\":
@@ -221,7 +270,8 @@ class UsernameFinder:
         words=(*(label for label in _LABELS if label not in ("user id", "user name", "user-name",
                                                             "username", "userid", "ign")),
                "user", "://", "ssh", "scp", "sftp", "rsync", "mosh", "curl", "wget",
-               "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name"),
+               "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name",
+               *(f"@{handle}" for handle in _UPI_HANDLES)),
         whole_words=("ign",),  # (not in "design", "sign")
         shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z_][a-z0-9_.-]{0,63}:",),
     )  # fmt: skip
@@ -231,6 +281,8 @@ class UsernameFinder:
         text, lower = view.text, view.lower
         yield from self._labelled(text, lower)
         if "@" in text:
+            if _UPI_HINT.search(lower) is not None:
+                yield from self._matches(_UPI, text)
             if "://" in text:
                 yield from self._matches(_URL_USER, text)
             if "ssh" in lower or "scp" in lower or "sftp" in lower or "rsync" in lower:
@@ -288,12 +340,13 @@ class UsernameFinder:
             ):
                 continue  # code, or a path, a tag, a template
             join = match.group("join")
-            if text[end : end + 1] in (":", "：") and text[end + 1 : end + 2] in (
-                "",
-                " ",
-                "\t",
-                "\n",
-            ):
+            before_a_colon = text[end : end + 1] in (":", "：") and (
+                text[end + 1 : end + 2] in ("", " ", "\t", "\n")
+            )
+            if label in _SENDER_LABELS:
+                if not before_a_colon:
+                    continue  # `message from JSONDecodeError is kept`: no sender before a colon
+            elif before_a_colon:
                 continue  # the next line's key (`login:⏎  url: /signin`), a label
             join = join.strip(" \t\n\"'")
             sentence = join not in (":", "=", "：", "->", "=>", "→", "")
@@ -306,6 +359,37 @@ class UsernameFinder:
             if value.lower() == label or not a_login(value, sentence=sentence):
                 continue
             yield Span(start, end, "USERNAME")
+
+
+@register("chat_handles")
+class ChatHandleFinder:
+    """Chat lines' speakers by handle: with `@`, any that holds a handle's mark
+    (`@jess.moreno.ink: hey`; `@return:` is a docstring's); without, one that speaks twice or
+    more and reads as no word of code or logs (`cryptoklaus_77` a person, `worker_12` a
+    process). A finder of its own, so that it runs only where a line starts so."""
+
+    kinds = frozenset({"USERNAME"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(
+        shapes=(rb"(?:^|\n)[ \t>]*@[a-z0-9_][a-z0-9_.-]{0,37}[a-z0-9_][ \t]?:[ \t]",
+                rb"(?:^|\n)[ \t>]*[a-z][a-z0-9_.-]{0,36}[0-9]{2}[ \t]?:[ \t]"),
+    )  # fmt: skip
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if "@" in text:
+            for match in _AT_SPEAKER.finditer(text):
+                value = match["value"]
+                if _HANDLE_MARK.search(value) and a_login(value):
+                    yield Span(*match.span("value"), "USERNAME")
+        said: dict[str, list[tuple[int, int]]] = {}
+        for match in _SPEAKER.finditer(text):
+            said.setdefault(match["value"], []).append(match.span("value"))
+        for value, places in said.items():
+            if len(places) > 1 and _a_handle(value):
+                for start, end in places:
+                    yield Span(start, end, "USERNAME")
 
 
 # The ASCII labels by their first four letters: each four looked for once, then the labels that

@@ -245,3 +245,16 @@ OWN_COUNTRY_BENIGN = [
 @pytest.mark.parametrize("text", OWN_COUNTRY_BENIGN)
 def test_look_alikes_in_the_texts_own_language_are_no_phones(text: str) -> None:
     assert "PHONE" not in REDACTOR.redact([text]).counts, REDACTOR.redact([text]).texts[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sshd[2211]: Accepted password for deploy from 95.165.44.201 port 51822 ssh2",
+        "用这个188.241.180.71就可以了",
+        "Try 239.20.50.163 and tell me if it works",
+    ],
+)
+def test_a_dotted_quad_is_an_ip_address_not_a_phone(text: str) -> None:
+    assert "PHONE" not in REDACTOR.redact([text]).counts, REDACTOR.redact([text]).texts[0]
+    assert "IP_ADDRESS" in REDACTOR.redact([text]).counts, REDACTOR.redact([text]).texts[0]

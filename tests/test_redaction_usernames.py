@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import found, grouped, hidden, kinds
+from tests.helpers.redaction import REDACTOR, found, grouped, hidden, kinds
 
 pytestmark = pytest.mark.unit
 
@@ -72,6 +72,18 @@ AFTER_THEIR_NAME = {
             "tomasz_pl88",
         ),
         ("xX_Falcon77: gg that was close\nxX_Falcon77: rematch at nine tonight?", "xX_Falcon77"),
+        # Who logged in, as sshd, sudo and PAM log it; a home directory's path.
+        (
+            "Mar 11 03:22:41 web-02 sshd[2211]: Accepted password for olga.petrova from "
+            "95.165.44.201 port 51822 ssh2",
+            "olga.petrova",
+        ),
+        ("Failed password for invalid user kbauer from 10.1.2.3 port 22 ssh2", "kbauer"),
+        ("Mar 11 03:23:05 web-02 sudo:  mdiallo : TTY=pts/0 ; PWD=/srv ; USER=root", "mdiallo"),
+        ("pam_unix(sshd:session): session opened for user dkowalski(uid=1001) by", "dkowalski"),
+        ('File "/Users/priya.k/dev/app.py", line 3, in <module>', "priya.k"),
+        ("C:\\Users\\jmoreau\\AppData\\Local\\Temp", "jmoreau"),
+        ("Enter passphrase for key '/home/tsato/.ssh/id_ed25519':", "tsato"),
     ],
     "MESSENGER_ID": [
         ("Riot ID: KaraKartal#TR1 add me", "KaraKartal#TR1"),
@@ -141,6 +153,10 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         "Message from the team: we are closed on Monday",
         "mensaje de error: el campo es obligatorio",
         "and the error message from JSONDecodeError is preserved.",
+        'File "/home/ubuntu/app/main.py", line 3',
+        "Failed password for invalid user admin from 1.2.3.4 port 22 ssh2",
+        "waiting for user input from the console",
+        "cp /Users/Shared/notes.txt .",
         "write to support@example.com or billing@ybl.example.org",
     ],
 )
@@ -148,3 +164,16 @@ def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:
     assert "USERNAME" not in kinds(text).values() and "MESSENGER_ID" not in kinds(text).values(), (
         found(text)
     )
+
+
+def test_a_login_found_once_is_hidden_where_it_stands_again() -> None:
+    """sshd's line names the login; the same login in a path on the next line, and in the
+    record's other text, is hidden too (no finder reads `/srv/<login>`)."""
+    prompt = (
+        "sshd[2211]: Accepted password for olga.petrova from 10.0.0.9 port 51822 ssh2\n"
+        "sudo: cd /srv/olga.petrova/www ; COMMAND=/usr/bin/cat /etc/shadow"
+    )
+    response = "olga.petrova logged in at 03:22 and read /etc/shadow."
+    shown = REDACTOR.redact([prompt, response]).texts
+    assert "olga.petrova" not in "".join(shown), shown
+    assert shown[0].count("<USERNAME_1>") == 2 and shown[1].startswith("<USERNAME_1> "), shown

@@ -24,7 +24,7 @@ from sampling.redaction.finders import UnknownFinderError, build, builtin_finder
 from sampling.redaction.finders.names import KIND as NAME_KIND
 from sampling.redaction.finders.names import name_parts, repeated
 from sampling.redaction.finders.secrets import PatternFinder
-from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME, SECRET_KINDS
+from sampling.redaction.kinds import BUILTIN_KINDS, KIND_NAME, PERSONAL_KINDS, SECRET_KINDS
 from sampling.redaction.spans import (
     ALL_VIEWS,
     DECODED,
@@ -161,6 +161,7 @@ class Redactor:
         if self.allow or self.allow_regex:
             found = [span for span in found if not self._allowed(text[span.start : span.end])]
         found = _merged(found, self._rank)
+        found = self._with_values_again(text, found, _values_in([text], [found]))
         return self._with_names_again(text, found, self._names_in([text], [found]))
 
     def _find_in(self, view: View, name: str) -> list[Span]:
@@ -193,8 +194,10 @@ class Redactor:
                 raise RedactionError(f"expected text, got {type(text).__name__}")
         found = [self.find(text) for text in texts]
         names = self._names_in(texts, found)
+        values = _values_in(texts, found) if len(texts) > 1 else {}
         for text, spans in zip(texts, found, strict=True):
             if len(texts) > 1:  # (find has the repeats within each text already)
+                spans = self._with_values_again(text, spans, values)
                 spans = self._with_names_again(text, spans, names)
             if not spans:
                 out.append(text)
@@ -237,6 +240,24 @@ class Redactor:
         if not names:
             return spans
         again = repeated(text, set(names))
+        if again and (self.allow or self.allow_regex):
+            again = [span for span in again if not self._allowed(text[span.start : span.end])]
+        return _merged(spans + again, self._rank) if again else spans
+
+    def _with_values_again(
+        self, text: str, spans: list[Span], values: Mapping[str, str]
+    ) -> list[Span]:
+        """`spans` and each other place `text` holds a value found (a login read after
+        `Accepted password for`, then in `/home/<it>` where no finder reads one): a value found
+        once is hidden everywhere in the record. Names have their own (a word of one alone)."""
+        again = []
+        for value, kind in values.items():
+            at = text.find(value)
+            while at >= 0:
+                end = at + len(value)
+                if not _continues(text[at - 1 : at]) and not _continues(text[end : end + 1]):
+                    again.append(Span(at, end, kind))
+                at = text.find(value, end)
         if again and (self.allow or self.allow_regex):
             again = [span for span in again if not self._allowed(text[span.start : span.end])]
         return _merged(spans + again, self._rank) if again else spans
@@ -348,6 +369,31 @@ def redactor_for_run(run_config: Mapping[str, Any]) -> Callable[[Sequence[str]],
         return list(redactor.redact(texts).texts)
 
     return redact_texts
+
+
+# The fewest characters of a value looked for again elsewhere in its record: a shorter one (a
+# PIN's `4829`) stands for other things too often.
+_AGAIN_SHORTEST = 6
+# The kinds looked for again: personal data and passwords, whose values are someone's. Not the
+# secrets read by a name's shape in code (`SECRET`, `HIGH_ENTROPY`), where a value found by
+# mistake (`plural_expr`) would be hidden at each of its uses; not names (read by their words).
+_FOUND_AGAIN = (frozenset(PERSONAL_KINDS) | {"PASSWORD"}) - {NAME_KIND}
+
+
+def _values_in(texts: Sequence[str], found: Sequence[list[Span]]) -> dict[str, str]:
+    """Each value of a kind looked for again found in `texts`, with its kind."""
+    values = {}
+    for text, spans in zip(texts, found, strict=True):
+        for span in spans:
+            value = text[span.start : span.end]
+            if span.kind in _FOUND_AGAIN and len(value) >= _AGAIN_SHORTEST:
+                values[value] = span.kind
+    return values
+
+
+def _continues(char: str) -> bool:
+    """`char` beside a value makes it part of a longer word or number."""
+    return char.isalnum() or char == "_"
 
 
 # What a value typed on runs with, up to a space or a quote, at most a value's length.

@@ -34,6 +34,10 @@ _PATH_NUMBER = re.compile(r"/(\+\d{8,15}|\d{3}-\d{2}-\d{4}|\d{13,19})(?=[/?#\s\"
 _CARDS_SEGMENT = re.compile(r"/(?:cards?|credit[_-]?cards?|payment[_-]?methods?|pans?)/$", re.I)
 
 
+_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
+_IPV4 = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
+
+
 @register("card_ssn_phone")
 class NumberFinder:
     """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
@@ -150,6 +154,8 @@ class NumberFinder:
             return "PHONE" if self.phones.international(candidate) else None
         if len(groups) == 2 and candidate.count(".") == 1 and _DECIMAL.fullmatch(candidate):
             return None  # a decimal number: `e = 2.718281828459045`
+        if len(groups) == 4 and _IPV4.fullmatch(candidate):
+            return None  # an IP address (ip.py's): `from 95.165.44.201 port 22`
         if groups == [3, 2, 4] and "." not in candidate:
             area, group, serial = digits[:3], digits[3:5], digits[5:]
             return "US_SSN" if is_us_ssn(area, group, serial) else None

@@ -90,6 +90,18 @@ _USER_AND_PASSWORD = re.compile(
     r"(?:-u|--user|-a|--auth|--http-user)(?:[ \t]+|=)[\"']?"
     rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{0,60}}?)[:,][^\s\"']"
 )
+# What sshd, sudo and PAM log of who logged in (`Accepted password for USER from`, `Invalid
+# user USER from`, `sudo:  USER : TTY=`, `session opened for user USER`), and a home
+# directory's path (`/home/USER/`, `/Users/USER/`, `C:\\Users\\USER\\`).
+_LOGGED_IN = re.compile(
+    r"(?:(?:Accepted|Failed) (?:password|publickey|keyboard-interactive/pam|none|hostbased)"
+    r" for (?:invalid user )?|Invalid user |sudo: +|session (?:opened|closed) for user )"
+    r"(?P<value>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})(?= from | : TTY=|\(| by |$|\n)"
+)
+_HOME = re.compile(
+    r"(?:(?<![\w.])/home/|(?<![\w.])/Users/|(?i:[A-Z]:\\{1,2}Users\\{1,2}))"
+    r"(?P<value>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})(?=[/\\\s\"'`:;,)]|$)"
+)
 _NET_USE = re.compile(
     r"(?<![\w-])(?i:net)[ \t]+(?i:use)\b[^\n|;&]*?/(?i:user|u):[\"']?(?:[\w.-]+\\{1,2})?"
     r"(?P<value>[A-Za-z0-9_][\w.-]*)"
@@ -140,6 +152,9 @@ _GENERIC = frozenset({
     "ssh", "sshd", "user1", "user2", "test1", "test2", "admin1", "anon", "ops", "devops",
     "sysadmin", "support", "info", "noc", "monitor", "monitoring", "nagios", "zabbix", "team",
     "staff", "dba", "prod", "production", "staging", "qa", "uat",
+    # Home directories that are no one's: macOS's shared one, notebooks', CI's and dev boxes'.
+    "shared", "public", "jovyan", "vscode", "codespace", "circleci", "travis", "gitpod",
+    "coder", "nonroot", "appuser", "linuxbrew", "runneradmin", "defaultuser0",
 })  # fmt: skip
 # What a sentence says of a username that names no one ("the username is required", "login:
 # failed"), and the types and keywords code annotates one with.
@@ -271,6 +286,8 @@ class UsernameFinder:
                                                             "username", "userid", "ign")),
                "user", "://", "ssh", "scp", "sftp", "rsync", "mosh", "curl", "wget",
                "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name",
+               "accepted ", "failed password", "invalid user", "sudo:", "for user", "/home/",
+               "users/", "users\\",
                *(f"@{handle}" for handle in _UPI_HANDLES)),
         whole_words=("ign",),  # (not in "design", "sign")
         shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z_][a-z0-9_.-]{0,63}:",),
@@ -307,6 +324,12 @@ class UsernameFinder:
                 yield from self._matches(_USER_AND_PASSWORD, text)
         if ":" in text and _PGPASS_FIELDS.search(text) is not None:
             yield from self._matches(_PGPASS, text)
+        if " for " in text or "Invalid user" in text or "sudo:" in text:
+            for match in _LOGGED_IN.finditer(text):  # (`dkowalski(uid=1001)` is the log's)
+                if a_login(match["value"]):
+                    yield Span(*match.span("value"), "USERNAME")
+        if "/home/" in text or "Users" in text:
+            yield from self._matches(_HOME, text)
 
     @staticmethod
     def _matches(pattern: re.Pattern[str], text: str) -> Iterator[Span]:

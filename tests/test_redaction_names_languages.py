@@ -165,6 +165,58 @@ INTRODUCED = {
         ("Pago a nombre de Laura Martínez", "Laura Martínez"),
         ("transfer atas nama Budi Santoso", "Budi Santoso"),
         ("PIX nome Maria Oliveira", "Maria Oliveira"),
+        # An account's holder after the word that names it (Thai, a title left out; Chinese in
+        # traditional characters and Taiwan's surnames).
+        ("ชื่อบัญชี ณัฐวุฒิ แสงทอง", "ณัฐวุฒิ แสงทอง"),
+        ("ตรวจสอบ ชื่อบัญชี: นาย ณัฐวุฒิ แสงทอง", "ณัฐวุฒิ แสงทอง"),
+        ("戶名 陳怡君", "陳怡君"),
+        ("戶名：賴雅琪", "賴雅琪"),
+    ],
+    "passenger": [
+        # `SURNAME/GIVEN` without a title: a passenger's or a flight's word near it, or the
+        # name it spells right before it in another script.
+        ("Passenger: KIM/SEOYEON", "KIM/SEOYEON"),
+        ("Pasajero GARCIA/LUIS, asiento 14C", "GARCIA/LUIS"),
+        ("Passagier: MUELLER/ANNA MARIA\nFlug LH 441", "MUELLER/ANNA MARIA"),
+        ("王小明 (WANG/XIAOMING)", "WANG/XIAOMING"),
+    ],
+    "family_name_in_capitals": [
+        # A report's or a deed's person: a birth's word after the name, a title word before a
+        # name in capitals, Romanian "the named".
+        ("si presenta BIANCHI Marco, nato a Torino", "BIANCHI Marco"),
+        ("È comparso VERDI Luca, nato a Napoli", "VERDI Luca"),
+        ("Luca VERDI, născut la Iași", "Luca VERDI"),
+        ("el señor HERNÁN DARÍO OSPINA, identificado con cédula", "HERNÁN DARÍO OSPINA"),
+        ("la señora MARÍA FERNANDA LÓPEZ, identificada con", "MARÍA FERNANDA LÓPEZ"),
+        ("o senhor JOÃO CARLOS PEREIRA, portador do RG", "JOÃO CARLOS PEREIRA"),
+        ("il signor ROSSI Giovanni", "ROSSI Giovanni"),
+        ("a fost condus de numitul Popa Cristian la sediu", "Popa Cristian"),
+        ("la numita Ionescu Maria a declarat", "Ionescu Maria"),
+    ],
+    "sole_traders_form": [
+        ("Furnizor: Ionescu Vlad-Mihai PFA", "Ionescu Vlad-Mihai"),
+        ("Factura emisa de Ionescu Vlad-Mihai PFA, CUI 123", "Ionescu Vlad-Mihai"),
+        ("Jan Novák OSVČ", "Jan Novák"),
+        ("Kovács Péter e.v.", "Kovács Péter"),
+        ("Ahmet Yılmaz Şahıs Şirketi", "Ahmet Yılmaz"),
+    ],
+    "uncased_script": [
+        # Hebrew and Persian greetings, a thanks before a name alone on the last line, Persian
+        # titles, Bengali and Urdu applicants' labels.
+        ("שלום מיכל, מה שלומך?", "מיכל"),
+        ("שלום דני!", "דני"),
+        ("תודה רבה,\nמיכל", "מיכל"),
+        ("סבבה, נדבר מחר. תודה על הכל\nדנה", "דנה"),
+        ("سلام علی، فردا میای؟", "علی"),
+        ("ممنون از کمکتون\nمریم", "مریم"),
+        ("با خانم مریم احمدی تماس بگیرید", "مریم احمدی"),
+        ("আবেদনকারী: মোঃ রফিকুল ইসলাম", "মোঃ রফিকুল ইসলাম"),
+        ("درخواست دہندہ: محمد اسلم", "محمد اسلم"),
+    ],
+    "traditional_chinese_label": [
+        ("賣家：陳建宏", "陳建宏"),
+        ("買家：張雅婷", "張雅婷"),
+        ("請聯絡黃志偉經理", "黃志偉"),
     ],
 }
 
@@ -220,6 +272,38 @@ NOT_NAMES = [
     "Emergency Contact (spouse): 555-201-3344",
     "Plan B (backup)",
     '{"AED": "\\u002e\\u062f\\u002e\\u0625", "SAR": "ر.س"}',  # the dirham's sign, escaped
+    # Slashed capitals with no passenger's word near them, or codes and words (a route, a
+    # protocol); `KIM/LEE` alone is two surnames or a list, a passenger's only with context.
+    "Flight FRA/MUC at 10:40",
+    "Boarding LHR/JFK gate 22",
+    "AND/OR logic",
+    "TCP/IP stack",
+    "KIM/LEE",
+    "Passenger count: AND/OR filter",
+    # A firm's form, a state's code, a regnal number; a title word before an office.
+    "Portland ME 04101",
+    "Mount Vernon ME 04352",
+    "Queen Elizabeth II",
+    "BIANCHI SRL",
+    "Mario Rossi SRL",
+    "BIANCHI Costruzioni SRL",
+    "la señora presidenta",
+    "el señor PRESIDENTE DE LA REPÚBLICA",
+    "il signor Sindaco",
+    "NATO summit, born in 1949",
+    "la SOCIETÀ Alfa, nata nel 2001",
+    # An account's label before no name; greetings to everyone, titles before an office.
+    "戶名不符",
+    "戶名：請填寫",
+    "שלום לכולם",
+    "שלום לכולם,",
+    "שלום רב,",
+    "آقای رئیس",
+    "سلام وقت بخیر،",
+    "سلام دوستان،",
+    "مرحبا بكم!",
+    "ممنون از کمکتون\nخداحافظ",
+    "ממש תודה\nלהתראות",
 ]
 
 

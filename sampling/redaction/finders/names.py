@@ -21,6 +21,7 @@ comes (`Dear Ana。`, `Ingrid Haddad」`, `Tomás Costa ! Merci`), with more tex
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -48,6 +49,10 @@ class _Intro:
     lowercase: bool = False  # the name may be typed in lower case ("my name is ana lima")
     bare: bool = False  # a sign-off that may come before the name on its line without a comma
     then_word: bool = False  # or a lower-case word after the name ("this is Jo Ng calling")
+    # The name's first word in capitals and a first name of the table in its first two words
+    # (`el señor HERNÁN DARÍO OSPINA`, `il signor ROSSI Giovanni`): a title word that also comes
+    # before an office (`el señor Presidente`, `la señora presidenta`).
+    upper: bool = False
 
 
 _TABLE = table("person_names.json")
@@ -523,11 +528,24 @@ class ContactNameFinder:
             words = match["name"].split()
             if words[0].lower() in _MONTHS_AND_DAYS:
                 continue
+            if len(words) == 1 and words[0].lower() in _ID_LABELS:
+                continue  # `Nas: 100-000-009`: an identity number's name, then the number
             title = match["title"]
             if ((title and title not in _FAMILY_WORDS) or first_name(words[0])) and _a_persons(
                 words
             ):
                 yield Span(*match.span("name"), KIND)
+
+
+# The one-word names of identity numbers (national_ids.json), some of which are first names
+# too (`Nas`, `Nin`, `Cui`): before a number they name it, not a person.
+_ID_TABLE = table("national_ids.json")
+_ID_LABELS = frozenset(
+    word
+    for key in ("names", "written_without_check", "checked_forms")
+    for word in _ID_TABLE[key]
+    if " " not in word
+)
 
 
 # A passenger's name as airlines write it, the family name first and a slash (`WILLIAMS/SARAH
@@ -558,6 +576,88 @@ class PassengerNameFinder:
             return
         for match in _AIRLINE_NAME.finditer(text):
             yield Span(*match.span("name"), KIND)
+        context: list[int] | None = None  # where a passenger's word ends: one scan, if asked
+        slash = text.find("/")
+        while slash > 0:
+            match = _bare_airline_name(text, slash)
+            slash = text.find("/", slash + 1)
+            if match is None or not _passengers_shape(match.group()):
+                continue
+            if context is None:
+                context = _passenger_word_ends(view.lower)
+            if _a_passengers(text, context, match):
+                end = match.end()
+                while (more := _MORE_GIVEN.match(text, end)) and more[
+                    1
+                ].capitalize() in _FIRST_NAMES:
+                    end = more.end()  # `GARCIA/LUIS ALBERTO`
+                yield Span(match.start(), end, KIND)
+
+
+# Without a title or a code after it (`KIM/SEOYEON`, `GARCIA/LUIS ALBERTO`), the same shape is
+# a passenger's only where a passenger's or a flight's word is near it (`Passenger:`, `탑승객`,
+# `asiento`), or right after the name it spells in another script (`김서연 (KIM/SEOYEON)`).
+_BARE_AIRLINE_NAME = re.compile(
+    r"(?<![A-Za-z0-9/])[A-Z][A-Z'-]+(?: [A-Z][A-Z'-]+)?/[A-Z][A-Z'-]+(?![A-Za-z0-9/])"
+)
+_FAMILY_REACH = 40
+
+
+def _bare_airline_name(text: str, slash: int) -> re.Match[str] | None:
+    """`SURNAME/GIVEN` around the slash at `slash`, read only where capitals stand on both
+    sides of it (a path's or a link's slashes cost a look at two characters)."""
+    if not ("A" <= text[slash - 1] <= "Z" and "A" <= text[slash + 1 : slash + 2] <= "Z"):
+        return None
+    match = _BARE_AIRLINE_NAME.search(text, max(0, slash - _FAMILY_REACH), slash + _FAMILY_REACH)
+    while match is not None and match.end() <= slash:
+        match = _BARE_AIRLINE_NAME.search(text, match.end(), slash + _FAMILY_REACH)
+    return match if match is not None and match.start() < slash else None
+
+
+_PASSENGER_WORDS = WordEnds(_TABLE["passenger_context"])
+_PASSENGER_REACH = 60
+_MORE_GIVEN = re.compile(r" ([A-Z][A-Z'-]+)(?![A-Za-z0-9/])")
+_AIRPORT_CODE = re.compile(r"[A-Z]{3}")
+
+
+def _passenger_word_ends(lower: str) -> list[int]:
+    """Where a passenger's or a flight's word ends in the lower case, a whole word."""
+    return [end for end in _PASSENGER_WORDS.char_ends(lower) if not lower[end : end + 1].isalpha()]
+
+
+def _passengers_shape(name: str) -> bool:
+    """`SURNAME/GIVEN` is spelt as a person's: no common word or code (`AND/OR`, `TCP/IP` read
+    on), and not two codes of three letters (a route's `FRA/MUC`) unless a first name follows
+    the slash."""
+    family, given = name.split("/")
+    if any(
+        word.lower() in _COMMON_WORDS
+        or word.lower() in _NOT_PERSONS
+        or word.lower() in _LOWERCASE_NOT_NAMES  # `AND/OR`, `YES/NO`
+        for word in (*family.split(), given)
+    ):
+        return False
+    return not (
+        _AIRPORT_CODE.fullmatch(family)
+        and _AIRPORT_CODE.fullmatch(given)
+        and given.capitalize() not in _FIRST_NAMES
+    )
+
+
+def _a_passengers(text: str, context: list[int], match: re.Match[str]) -> bool:
+    """`SURNAME/GIVEN` at `match` is a passenger's name: a passenger's word near it, or a name
+    of another script right before it, which it spells (`김서연 (KIM/SEOYEON)`)."""
+    start, end = match.span()
+    if text[start - 1 : start] == "(" and _uncased_name_before(text, start - 1):
+        return True
+    nearest = bisect.bisect_left(context, start - _PASSENGER_REACH)  # (the ends are sorted)
+    return nearest < len(context) and context[nearest] <= end + _PASSENGER_REACH
+
+
+def _uncased_name_before(text: str, bracket: int) -> bool:
+    """A word of a script without capitals right before the bracket at `bracket` (`김서연 (`)."""
+    end = bracket - (text[bracket - 1 : bracket] == " ")
+    return end > 0 and _uncased(text[end - 1]) and text[end - 1].isalpha()
 
 
 @register("person_names_in_mailboxes")
@@ -870,6 +970,8 @@ def _latin_name(
         )
     ):
         return None
+    if intro.upper and not _upper_first(text[first:end].split()):
+        return None
     if label and _label_word(text, start, intro.phrase) in _THINGS_NAME_WORDS:
         return None  # `Project name: Phoenix Rising`, `Company name: ...`
     if label and (_FIRM_AFTER.match(text, end) or _PRODUCT_WORD.search(text, first, end)):
@@ -904,6 +1006,17 @@ def _latin_name(
     if rest in ("[", "(", ".") and following.isascii() and following.isalnum():
         return None  # `Name.attr`, `Name(...)`, `Name[...]`: code (`Ana.あ` is a sentence's end)
     return first, end
+
+
+def _upper_first(words: list[str]) -> bool:
+    """A name written as reports and deeds write it after a title word: its first word in
+    capitals, and a first name of the table among its first two (`HERNÁN DARÍO OSPINA`, `ROSSI
+    Giovanni`; not `PRESIDENTE DE LA REPÚBLICA`)."""
+    return (
+        len(words[0]) > 1
+        and words[0].isupper()
+        and any(word.capitalize() in _FIRST_NAMES for word in words[:2])
+    )
 
 
 # A family name's particle, capitalised at its start (`Le Bihan`), then the name's capital.
@@ -993,6 +1106,22 @@ _HANGUL_SURNAMES = frozenset(_TABLE["hangul_surnames"])
 _HANGUL_GROUPS = tuple(_TABLE["hangul_groups"])  # a team's or an office's word: `마케팅팀`
 _NEEDS_SUFFIX = frozenset(_TABLE["uncased_needs_suffix"])
 _NAME_LINKS = frozenset(_TABLE["uncased_name_links"])
+# Titles before a name in a script without capitals (Thai `นาย`, `นางสาว`): left out of it.
+_UNCASED_TITLES = frozenset(_TABLE["uncased_titles"])
+# A greeting (`שלום`, `سلام`): the name after it ends in a comma, a `!` or the line, and is no
+# word that follows such a greeting without naming anyone (`שלום לכולם`, `سلام وقت بخیر،`).
+_UNCASED_GREETINGS: dict[str, int] = _TABLE["uncased_greetings"]
+_GREETING_NOT_NAMES = frozenset(_TABLE["uncased_greeting_not_names"])
+_GREETING_END = re.compile(r"[ \t]*(?:[,،!！.]|\r?\n|\Z)")
+# A message that thanks on its line before last and ends with a name alone on its line
+# (`ممنون از کمکتون⏎مریم`): one or two words of such a script, none a farewell's.
+_UNCASED_THANKS = tuple(_TABLE["uncased_thanks"])
+_LAST_LINE_NOT_NAMES = frozenset(_TABLE["uncased_last_line_not_names"])
+_UNCASED_LAST_LINE = re.compile(
+    rf"[ \t]*(?:[-–—~][ \t]?)?(?P<name>[{_UNCASED_LETTERS}]{{2,20}}"
+    rf"(?:[ \t][{_UNCASED_LETTERS}]{{2,20}})?)"
+    r"[ \t]*[.!]?[ \t]*\Z"
+)
 
 
 @register("person_names_in_uncased_scripts")
@@ -1036,6 +1165,72 @@ class UncasedNameFinder:
                 if span is not None:
                     yield Span(*span, KIND)
                 at = text.find(" " + word, at + 1)
+
+
+@register("person_names_after_an_uncased_greeting")
+class UncasedGreetingNameFinder:
+    """A name after a greeting in a script without capitals (`שלום מיכל,`, `سلام علی،`), or
+    alone on a message's last line after a line that thanks (`ممنون از کمکتون⏎مریم`): its own
+    finder, as common as these words are, so that a text that holds one is not searched for
+    every phrase of the table."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=(*_UNCASED_GREETINGS, *_UNCASED_THANKS))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        if text.isascii():
+            return
+        for greeting, most in _UNCASED_GREETINGS.items():
+            at = text.find(greeting + " ")
+            while at >= 0:
+                span = _greeted_name(text, at, at + len(greeting) + 1, most)
+                if span is not None:
+                    yield Span(*span, KIND)
+                at = text.find(greeting + " ", at + 1)
+        span = _thanked_name(text)
+        if span is not None:
+            yield Span(*span, KIND)
+
+
+def _greeted_name(text: str, at: int, start: int, most: int) -> tuple[int, int] | None:
+    """The name after the greeting at `at` (`שלום מיכל,`, `سلام علی،`): the greeting a word of
+    its own, the name right after its space and before a comma, a `!` or the line's end."""
+    if at and text[at - 1].isalpha():
+        return None
+    word = _UNCASED_WORD.match(text, start)
+    if word is None or word.group() in _GREETING_NOT_NAMES:
+        return None
+    span = _uncased_name(text, start, most)
+    if span is None or not _GREETING_END.match(text, span[1]):
+        return None
+    if any(word in _GREETING_NOT_NAMES for word in text[span[0] : span[1]].split()):
+        return None
+    return span
+
+
+def _thanked_name(text: str) -> tuple[int, int] | None:
+    """A name alone on a message's last line, the line before it thanking (`ممنون از
+    کمکتون⏎مریم`, `תודה על הכל⏎דנה`)."""
+    end = len(text.rstrip())
+    line_start = text.rfind("\n", 0, end) + 1
+    if line_start == 0 or end - line_start > _LAST_LINE_REACH:
+        return None
+    match = _UNCASED_LAST_LINE.match(text, line_start, end)
+    if match is None:
+        return None
+    words = match["name"].split()
+    if any(
+        word in _LAST_LINE_NOT_NAMES or word in _UNCASED_AFTER or word in _UNCASED_SIGN_OFFS
+        for word in words
+    ):
+        return None
+    previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
+    if not any(thanks in previous for thanks in _UNCASED_THANKS):
+        return None
+    return match.span("name")
 
 
 def _uncased_phrase_at(text: str, at: int, phrase: str, name: int) -> bool:
@@ -1114,6 +1309,11 @@ def _uncased_name(
         word = _UNCASED_WORD.match(text, position)
         if word is None or word.group() in _UNCASED_AFTER:
             break
+        if first is None and word.group() in _UNCASED_TITLES:  # `นาย ณัฐวุฒิ`: from the name
+            position = word.end()
+            while position < len(text) and text[position] in " \t":
+                position += 1
+            continue
         first = word.start() if first is None else first
         if word.group() not in _NAME_LINKS:  # `عبد الرحمن بن سعيد`: `عبد`, `بن` link its words
             end, count = word.end(), count + 1
@@ -1807,3 +2007,116 @@ def _honorific(word: str) -> bool:
 
 
 _HONORIFIC_INITIALS = frozenset(word[0] for word in _HONORIFICS_AFTER)
+
+
+# --- a name that a sole trader's business form or a birth's word follows --------------------
+
+# A sole trader's business is named after its person (`Ionescu Vlad-Mihai PFA`, `Jan Novák
+# OSVČ`, `Maria Silva ME`, `Ahmet Yılmaz Şahıs Şirketi`): the form found first, as written, the
+# name read back from it. A firm's forms (`SRL`, `GmbH`) name no person.
+_SOLE_TRADER_FORMS = tuple(_TABLE["sole_trader_forms"])
+_SOLE_TRADER_NAME = re.compile(
+    rf"(?<![\w'’-]){_CAPITALISED}(?:[ \t]{_CAPITALISED}){{1,{_MOST_WORDS - 1}}}[ \t]+\Z"
+)
+_AFTER_A_FORM = re.compile(r"(?:[ \t]*(?:[,;)|\n]|\Z)|[ \t]+(?![A-Za-z]))")
+_US_ZIP = re.compile(r"[ \t]+[0-9]{5}")  # `Portland ME 04101`: Maine's, a state's code
+_FORM_REACH = 80
+
+
+@register("person_names_before_a_sole_traders_form")
+class SoleTraderNameFinder:
+    """The person's name before a sole trader's business form: two to four capitalised words,
+    the last two kept (the family name and the given name, either first) and a first name of
+    the table before them; one of them a first name of the table, none a firm's, a place's or
+    a common word (`Mount Vernon ME 04352`, `BIANCHI SRL` stay)."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(whole_words=tuple({form.lower() for form in _SOLE_TRADER_FORMS}))
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for form in _SOLE_TRADER_FORMS:
+            at = text.find(" " + form)
+            while at >= 0:
+                span = _sole_traders_name(text, at, at + 1 + len(form))
+                if span is not None:
+                    yield Span(*span, KIND)
+                at = text.find(" " + form, at + 1)
+
+
+def _sole_traders_name(text: str, space: int, after: int) -> tuple[int, int] | None:
+    """(start, end) of the name before the form that ends at `after`, or None."""
+    if not _AFTER_A_FORM.match(text, after) or _US_ZIP.match(text, after):
+        return None  # `ME` inside `MEDIA`, `s.p.a.`; a state's code
+    run = _SOLE_TRADER_NAME.search(text, max(0, space - _FORM_REACH), space + 1)
+    if run is None:
+        return None
+    words = list(_CAPITALISED_WORD.finditer(text, run.start(), space))
+    if any(_not_a_name_word(word.group()) or word.group().lower() in _COMMON_WORDS
+           or word.group().lower() in _PLACE_WORDS or word.group().lower() in _PLACE_STARTS
+           for word in words[-2:]):  # fmt: skip
+        return None
+    first = len(words) - 2
+    while first > 0 and words[first - 1].group() in _FIRST_NAMES:
+        first -= 1  # `Ana Maria Popescu PFA`
+    if not any(_first_name_part(word.group()) for word in words[first:]):
+        return None
+    return words[first].start(), words[-1].end()
+
+
+def _first_name_part(word: str) -> bool:
+    """`word`, or a part of it before a hyphen (`Vlad-Mihai`), is a first name of the table."""
+    return any(part in _FIRST_NAMES for part in (word, *word.split("-")))
+
+
+# A report's person, the family name in capitals before the given name or after it (`BIANCHI
+# Marco, nato a Torino`, `Luca VERDI, născut la`), then a word of birth: the word found first,
+# the name read back from it.
+_BIRTH_WORDS = tuple(_TABLE["birth_words"])
+_BIRTH_WORD_ENDS = WordEnds(_BIRTH_WORDS)
+_IN_CAPITALS = rf"[{_UPPER}][{_UPPER}'’-]+"
+_NAME_THEN_BIRTH = re.compile(
+    rf"(?<![\w'’-])(?P<name>(?P<family>{_IN_CAPITALS}(?:[ \t]{_IN_CAPITALS})?)[ \t]"
+    rf"(?P<given>{_CAPITALISED}(?:[ \t]{_CAPITALISED})?)"
+    rf"|(?P<given2>{_CAPITALISED}(?:[ \t]{_CAPITALISED})?)[ \t]"
+    rf"(?P<family2>{_IN_CAPITALS}(?:[ \t]{_IN_CAPITALS})?))"
+    r"[ \t]*[,(]?[ \t]*\Z"
+)
+_BIRTH_REACH = 70
+_TWO_CAPITALS = re.compile(rf"[{_UPPER}]{{2}}")
+
+
+@register("person_names_before_a_birth")
+class BirthNameFinder:
+    """A person's name in a report or a deed, its family name in capitals, then where and when
+    the person was born (`si presenta BIANCHI Marco, nato a ...`): the given name a first name
+    of the table, the family name no firm's or common word's."""
+
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(whole_words=_BIRTH_WORDS)  # (not `natoque`, `bornholm`)
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        lower = view.lower
+        for end in _BIRTH_WORD_ENDS.char_ends(lower):
+            if lower[end : end + 1].isalpha():
+                continue  # `natoque`, `bornholm`
+            birth = min(end - len(word) for word in _BIRTH_WORDS if lower.endswith(word, 0, end))
+            start = max(0, birth - _BIRTH_REACH)
+            if _TWO_CAPITALS.search(text, start, birth) is None:
+                continue  # no word in capitals before it (`I was born in Ohio`)
+            match = _NAME_THEN_BIRTH.search(text, start, birth)
+            if match is None:
+                continue
+            family = (match["family"] or match["family2"]).split()
+            given = (match["given"] or match["given2"]).split()
+            if given[0] not in _FIRST_NAMES or any(
+                word.lower() in _NOT_PERSONS or word.lower() in _COMMON_WORDS for word in family
+            ):
+                continue
+            name = match.span("name")
+            yield Span(*name, KIND)

@@ -61,6 +61,30 @@ pytestmark = pytest.mark.unit
     ("الرقم القومى: 29503150101234", "29503150101234"),
     ("Rijksregisternummer (voor toegangsbadge):\n90.02.11-123.93", "90.02.11-123.93"),
     ("Aadhaar card ki copy chahiye urgent for KYC, mera number 367281450925 hai", "367281450925"),
+    # Colombia's cédula after `CC`/`C.C.`; abbreviations that name a checked number only in its
+    # written form (Canada's `NAS`, Belgium's `NN`, the Czech `RČ`); a label ending in `Nr.` or
+    # `n°` on a line of its own; Romania's fiscal code; Pakistan's CNIC after `ID card`, or
+    # without its dashes after its own name; Portugal's citizen card; Bangladesh's `NID`.
+    ("identificado con C.C. 79.845.112 expedida en 2009", "79.845.112"),
+    ("CC 1.032.448.715 expedida en Cali", "1.032.448.715"),
+    ("c.c 80.214.665", "80.214.665"),
+    ("NAS : 458 929 007", "458 929 007"),
+    ("Mon NAS est 651 337 420.", "651 337 420"),
+    ("N° national : 82.07.04-102.94", "82.07.04-102.94"),
+    ("NN 76.06.19-291.01", "76.06.19-291.01"),
+    ("AHV-Nr.\n756.9948.7164.33", "756.9948.7164.33"),
+    ("AVS n°\n756.4254.2757.42", "756.4254.2757.42"),
+    ("RČ: 710326/0923", "710326/0923"),
+    ("r.č. 630115/6785, trvalý pobyt", "630115/6785"),
+    ("Rodné číslo\n921102/8640", "921102/8640"),
+    ("PFA, CIF 2761020022681", "2761020022681"),
+    ("CUI: 66328583, sediul social", "66328583"),
+    ("cod fiscal 5307082", "5307082"),
+    ("ID card 28069-7357617-8 attached", "28069-7357617-8"),
+    ("CNIC 4883358825814", "4883358825814"),
+    ("CC 16946135 0 CA1 válido até 2030", "16946135 0 CA1"),
+    ("NID: 4615723098", "4615723098"),
+    ("NID no 1987269543210", "1987269543210"),
 ])  # fmt: skip
 def test_a_named_number_is_hidden_whole_in_its_written_forms(text: str, value: str) -> None:
     (out,) = REDACTOR.redact([text]).texts
@@ -97,6 +121,26 @@ def test_a_named_number_is_hidden_whole_in_its_written_forms(text: str, value: s
     "SV-Nr. 1237 010181",
     "Aadhaar update pending; invoice number 499118665246",
     "Rijksregisternummer (zie bijlage):\nPedido 2024100432",
+    # `CC` of an e-mail, an engine's cc, an amount after `CC`; `NAS` and `NN` of a network's
+    # storage and a neural network; a label with nothing after it; a failed check; a range of
+    # years, a ratio, a path; an order's number of a CNIC's shape; a Spanish company's CIF;
+    # `rč` inside a word.
+    "Para: ventas\nCC: gerencia\nAsunto: pedido 1.234.567",
+    "Moto de 250 cc, modelo 2019, 12.500 km",
+    "CC: $1.200.000 de presupuesto",
+    "CC 1.200.000 COP",
+    "NAS Synology DS920+ with 4x 4TB",
+    "NN 0.001 lr, batch 256",
+    "AHV-Nr.\nbitte nachreichen",
+    "756.1234.5678.90",
+    "RČ 2024/2025",
+    "build 123456/7890 passed",
+    "path /srv/data/710326/0923",
+    "Order 31533-6369016-4",
+    "CUI 2024/2025",
+    "CIF B12345678",
+    "NID 2024/2025",
+    "určitě 7103260923",
 ])  # fmt: skip
 def test_numbers_that_fail_or_are_not_named_are_left(text: str) -> None:
     assert REDACTOR.redact([text]).texts == (text,)

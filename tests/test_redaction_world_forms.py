@@ -111,6 +111,28 @@ LABELLED = {
         ("| Nome | RG | Cidade |\n|---|---|---|\n| Ana Lima | 38.417.922-6 | Recife |",
          "38.417.922-6"),
         ("| Name | SV-Nr |\n|---|---|\n| Jonas Huber | 4522 150389 |", "4522 150389"),
+        # With no name before them: Switzerland's AHV number as printed, a Czech birth number
+        # with its slash, Pakistan's CNIC in its dashed groups; a cédula after a form's `CC:`.
+        ("Versicherte: Anna Meier, 756.5285.6779.25, Zürich", "756.5285.6779.25"),
+        ("Jan Novák, 910504/8568, bytem Praha 4", "910504/8568"),
+        ("Ali Raza s/o Ahmed, 31533-6369016-4, Lahore", "31533-6369016-4"),
+        ("Nombre: Laura Gómez, CC: 43.876.201", "43.876.201"),
+    ],
+    # A Czech account after `účet` (its prefix, number and bank's code), a Thai or Taiwanese
+    # account after its bank's name (a bank's code in brackets), a Malaysian or Indonesian one
+    # with the bank's and the holder's names between its word and itself.
+    "ACCOUNT_NUMBER": [
+        ("Pošlete to na účet 7859400922/0800 do pátku.", "7859400922/0800"),
+        ("účet 35-5576440159/2010", "35-5576440159/2010"),
+        ("na účet č. 19-8457762159/2010", "19-8457762159/2010"),
+        ("โอนเข้ากสิกร 073-8-41592-6 ครับ", "073-8-41592-6"),
+        ("ธนาคารกรุงเทพ 127-4-30918-2", "127-4-30918-2"),
+        ("KBank 073-8-41592-6", "073-8-41592-6"),
+        ("中國信託(822) 401855273961", "401855273961"),
+        ("玉山銀行(808) 0901-979-118822", "0901-979-118822"),
+        ("akaun Maybank saya 1642 3391 0228", "1642 3391 0228"),
+        ("Rekening BNI a/n Siti Aminah 0123456789", "0123456789"),
+        ("sila bank in ke akaun RHB 2-14052-0012345-3", "2-14052-0012345-3"),
     ],
     "LICENSE_PLATE": [
         ("Samochód o numerze rejestracyjnym KR 4T219", "KR 4T219"),
@@ -256,3 +278,32 @@ def test_dates_names_and_numbers_of_other_things_stay(text: str) -> None:
     assert not found_as(
         text, "BIRTH_DATE", "RECORD_NUMBER", "PERSON_NAME", "NATIONAL_ID", "LICENSE_PLATE"
     ), found(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A bill (`účet` is one too), an accountant's year, a range of years, a fraction, a
+        # ratio, a path; a Czech account whose checks fail; a bank's name before a year, a
+        # phone, a quarter's revenue, its customer line; an IP address after `NAS`.
+        "Zaplatil jsem účet za elektřinu 125 000 Kč",
+        "účetní období 2023/2024, obrat 1 250 000 Kč",
+        "účet 2024/2025",
+        "účet 1/3 nákladů",
+        "účet /usr/lib/2024/2025",
+        "účet 1234567890/0800",
+        "Ratio 120000/1000 = 120",
+        "Rekening 2024/2025 laporan",
+        "Rekening BCA sedang gangguan sejak 2024",
+        "akaun Maybank saya dah tutup tahun 2019",
+        "KBank call center 02-888-8888",
+        "กสิกร โทร 02-888-8888",
+        "中國信託客服專線 0800-024-365",
+        "玉山銀行 2024年第3季 營收 12,345,678",
+        "帳號 2024/2025 年度",
+        "中國信託(822) 2024/2025",
+        "NAS at 10.0.0.15 port 5000",
+    ],
+)
+def test_accounts_and_identity_numbers_look_alikes_stay(text: str) -> None:
+    assert not found_as(text, "ACCOUNT_NUMBER", "NATIONAL_ID"), found(text)

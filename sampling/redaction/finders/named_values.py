@@ -13,8 +13,11 @@ before a mark that says so (`07.09.1979 г.р.`, `1990年11月2日出生`) and a
 word of an order, an invoice or a delivery between its name and itself is left. A few numbers
 are read off their own names instead, as they need not hold four digits in a row: a booking
 reference (`PNR: 6HQ3VK`), a frequent-flyer, loyalty, transit or library card's number
-(`Skywards: EK 512883401`), a UPI id (`UPI from mehta.ritesh@okicici`), and an account after a
-UK sort code (`40-11-62 / 81726354`).
+(`Skywards: EK 512883401`), a UPI id (`UPI from mehta.ritesh@okicici`), an account after a
+UK sort code (`40-11-62 / 81726354`) or after a Thai or Taiwanese bank's name (`กสิกร
+073-8-41592-6`, `中國信託(822) 4018-5527-3961`). Between an account's word and its number may
+stand the bank's and the holder's names (`Rekening BNI a/n Siti Aminah 0123456789`); a Czech
+account with its bank's code (`19-2000145399/0800`) must pass its checks.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ import re
 import unicodedata
 from collections.abc import Iterator
 from datetime import date
+
+from stdnum.cz import bankaccount as cz_bankaccount
 
 from sampling.redaction.context import NamesBeforeNumbers, word_ends
 from sampling.redaction.finders import register, table
@@ -83,6 +88,10 @@ _WITHIN = 24  # characters between the word and its value (`: `, ` is `, ` (MM/D
 _AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2, "routing": 3,
             "cuenta": 4, "conta": 4, "rekening": 3, "rek.": 2, "rib": 3, "stk": 3, "akaun": 3,
             "polis": 3, "nim": 3, "nip": 3, "lahir": 3, "née": 2, "doğum": 3, "出生": 2,
+            # Czech's and Slovak's `účet` is a bill too (`účet za elektřinu 125 000 Kč`)
+            "účet": 4, "na účet": 4, "účtu": 4,
+            # Italian's `utente` is a user: Portugal's SNS number follows at once (`utente n.º `)
+            "utente": 6,
             # a bank's name before its customer's account (`transfer ke BCA 1234567890`)
             "bca": 2, "bri": 2, "bni": 2, "mandiri": 2, "maybank": 2, "cimb": 2, "bdo": 2,
             "bpi": 2, "landbank": 2,
@@ -95,6 +104,21 @@ _AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2
 # with one between its name and itself, or in a longer word its name starts (`счет-фактура`),
 # is left.
 _NOT_PERSONAL = re.compile("|".join(map(re.escape, _TABLE["not_personal"])), re.IGNORECASE)
+
+
+def _any_of(words: list[str]) -> str:
+    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+
+
+# The bank's name, the holder's after `a/n`, a pronoun or a preposition, between an account's
+# word and its number (`Rekening BNI a/n Siti Aminah 0123456789`, `akaun Maybank saya 1642 ...`):
+# skipped, so that the number still follows the word at once. A name is capitalised words.
+_BETWEEN = _TABLE["account_between"]
+_BANK_AND_HOLDER = re.compile(
+    rf"(?:[ \t]*(?i:{_any_of(_BETWEEN['banks'] + _BETWEEN['words'])})(?![^\W\d_])"
+    rf"|[ \t]*,?[ \t]*(?i:{_any_of(_BETWEEN['holder'])})[ \t]+[A-Z][\w'.-]*"
+    r"(?:[ \t]+[A-Z][\w'.-]*){0,3}){1,4}"
+)
 
 _MONTHS = {name: int(number) for number, names in _TABLE["months"].items() for name in names}
 _MONTHS.update({unicodedata.normalize("NFKC", name): number for name, number in _MONTHS.items()})
@@ -202,7 +226,10 @@ class NamedValueFinder:
             elif word in _ONLY_BEFORE_A_PLACE:
                 continue
             else:
-                span = _value_after(view.text, end, kind, _AT_ONCE.get(word, _WITHIN))
+                at = end
+                if kind == ACCOUNT and (between := _BANK_AND_HOLDER.match(view.text, end)):
+                    at = between.end()
+                span = _value_after(view.text, at, kind, _AT_ONCE.get(word, _WITHIN))
             if (
                 span is not None
                 and kind != BIRTH
@@ -383,6 +410,8 @@ def _value_after(
             return None  # a day's own (`born in Leeds on 14 March 1985's eve`): no one's birth
         if kind == ROUTING and not _aba_valid(match.group()):
             continue
+        if kind == ACCOUNT and "/" in match.group() and not cz_bankaccount.is_valid(match.group()):
+            continue  # not a Czech account and its bank's code (`123456/7890`: a ratio)
         if kind == RECORD and _a_day(match.group()):
             continue  # `matrícula de 27/01 a 31/01`: the dates of a course, no number
         start = position + match.start()

@@ -101,6 +101,68 @@ FOUND = [
     ("पार्सल फ्लैट नंबर 12, ब्लॉक 3 पर भेजना", "फ्लैट नंबर 12, ब्लॉक 3"),
     ("हमारा पता गली नं. 7, मकान नं. 45 है", "गली नं. 7, मकान नं. 45"),
     ("Send it to H.No. 221, Gali No. 4, near the temple", "H.No. 221, Gali No. 4"),
+    # Addresses as Colombia's grid writes them: the street's type and number, `#` or `No.` and
+    # the crossing street's number with the distance from its corner; a quadrant and a flat.
+    ("envíelo a la Carrera 70 # 32B-14 por favor", "Carrera 70 # 32B-14"),
+    ("Queda en la Cra. 7 #72-41, piso 3", "Cra. 7 #72-41"),
+    ("la oficina está en Diagonal 40A Bis # 21-30", "Diagonal 40A Bis # 21-30"),
+    ("Transversal 5 # 8-12 int. 3, Medellín", "Transversal 5 # 8-12 int. 3"),
+    ("Recoger en Cl 26 Sur No. 12-40 a las 5", "Cl 26 Sur No. 12-40"),
+    ("mándalo a la calle 10 n° 4-51 apartamento 201", "calle 10 n° 4-51 apartamento 201"),
+    ("nos vemos en la Tv. 93 # 51-98 torre 2", "Tv. 93 # 51-98"),
+    ("llegue a la Dg. 68D Sur # 49F-70", "Dg. 68D Sur # 49F-70"),
+    ("Cra. 43A #1 Sur-100 en Medellín", "Cra. 43A #1 Sur-100"),
+    ("la cita es en Calle 100 # 19-54 Of. 801", "Calle 100 # 19-54 Of. 801"),
+    # Hebrew: the type with a prefix letter glued to it, the name, the number, the flat.
+    ("אני גר ברחוב הרצל 45, דירה 4", "רחוב הרצל 45, דירה 4"),
+    ("תשלחו לרחוב ביאליק 12 בבקשה", "רחוב ביאליק 12"),
+    ("הכתובת שלי רחוב אבן גבירול 102 דירה 7 תל אביב", "רחוב אבן גבירול 102 דירה 7"),
+    ("המשרד בשד' רוטשילד 12, קומה 3", "שד' רוטשילד 12"),
+    ("אני גרה ברחוב המלך ג'ורג' 20", "רחוב המלך ג'ורג' 20"),
+    # Persian: street, alley, then the plaque's number and the unit, in Persian digits too.
+    (
+        "آدرس من: تهران، خیابان ولیعصر، کوچه نیلوفر، پلاک ۱۲، واحد ۳",
+        "خیابان ولیعصر، کوچه نیلوفر، پلاک ۱۲، واحد ۳",
+    ),
+    ("بسته را به بلوار کشاورز، پلاک ۴۵ بفرستید", "بلوار کشاورز، پلاک ۴۵"),
+    ("خانه ما خیابان آزادی کوچه ۵ پلاک ۷ است", "خیابان آزادی کوچه ۵ پلاک ۷"),
+    # Urdu and Bengali: a house's number, then a lane's, a road's or a block's.
+    ("میرا پتہ مکان نمبر 27، گلی نمبر 4، لاہور", "مکان نمبر 27، گلی نمبر 4"),
+    ("ہم گلی نمبر 9، مکان نمبر 113 میں رہتے ہیں", "گلی نمبر 9، مکان نمبر 113"),
+    ("پلاٹ نمبر ۴۵، فیز 6", "پلاٹ نمبر ۴۵، فیز 6"),
+    ("আমার ঠিকানা বাড়ি ১২, রোড ৭, ধানমন্ডি", "বাড়ি ১২, রোড ৭"),
+    ("পার্সেল বাসা নং ৪৫, রোড নং ৩ এ পাঠান", "বাসা নং ৪৫, রোড নং ৩"),
+    ("ফ্ল্যাট ৪বি, বাড়ি ২৩, সড়ক ১১", "ফ্ল্যাট ৪বি, বাড়ি ২৩, সড়ক ১১"),
+    # Thai: the house's number with its slash, the village, the lane and sub-lane, the road.
+    ("ที่อยู่ 55/12 ซอยลาดพร้าว 101 แยก 7 กรุงเทพ", "55/12 ซอยลาดพร้าว 101 แยก 7"),
+    ("ส่งของมาที่ 99/1 หมู่ 3 ถนนพหลโยธิน", "99/1 หมู่ 3 ถนนพหลโยธิน"),
+    ("บ้านเลขที่ 12 ถนนสุขุมวิท ซอย 11", "บ้านเลขที่ 12 ถนนสุขุมวิท ซอย 11"),
+    ("เลขที่ 88/8 หมู่ 5 ต.บางพูด อ.ปากเกร็ด จ.นนทบุรี", "เลขที่ 88/8 หมู่ 5 ต.บางพูด อ.ปากเกร็ด จ.นนทบุรี"),
+    # Malaysia: the number before `Jalan`, a township's code and slash in the name.
+    ("Hantar ke No. 23, Jalan SS 2/64, Petaling Jaya", "No. 23, Jalan SS 2/64"),
+    ("Lot 5, Jalan Bukit Bintang, Kuala Lumpur", "Lot 5, Jalan Bukit Bintang"),
+    ("rumah saya no 8 jalan usj 9/5 subang jaya", "no 8 jalan usj 9/5"),
+    ("Unit 3-2, Jalan PJU 1A/3, Ara Damansara", "3-2, Jalan PJU 1A/3"),
+    # The Philippines: a subdivision's block, lot and phase, the street, the barangay.
+    (
+        "Deliver to Blk 12 Lot 8, Mabini St., Brgy. San Isidro",
+        "Blk 12 Lot 8, Mabini St., Brgy. San Isidro",
+    ),
+    ("Phase 2 Block 5 Lot 16, Camella Homes", "Phase 2 Block 5 Lot 16"),
+    ("Lot 12 Blk 4, Brgy. Pasong Tamo", "Lot 12 Blk 4, Brgy. Pasong Tamo"),
+    ("Address ko: B12 L8 Sampaguita St. Brgy. 176", "B12 L8 Sampaguita St. Brgy. 176"),
+    # Czech and Slovak: the building's and the door's numbers, or a number after `ul.`, `ulici`.
+    ("Bydlím v ulici Korunní 1206/54, Praha 2", "Korunní 1206/54"),
+    ("kancelář je Na Příkopě 859/22, 110 00 Praha", "Na Příkopě 859/22, 110 00 Praha"),
+    ("pošlete to na ul. Štefánikova 12, Bratislava", "ul. Štefánikova 12"),
+    ("adresa firmy: Vinohradská 2396/184a, Praha 3", "Vinohradská 2396/184a"),
+    ("Firma sídlí na adrese Husova 741/5", "Husova 741/5"),
+    # Taiwan and Hong Kong: section, lane, alley, number, floor, room; full-width digits too.
+    ("我住在台北市復興南路一段２１５號５樓", "復興南路一段２１５號５樓"),
+    ("寄到台中市西屯區台灣大道三段99巷12弄5號3樓之1", "台灣大道三段99巷12弄5號3樓之1"),
+    ("地點在九龍彌敦道 300 號 5 樓 A 室", "彌敦道 300 號 5 樓 A 室"),
+    ("高雄市前鎮區中山二路5號12樓之3", "中山二路5號12樓之3"),
+    ("香港中環德輔道中 100 號", "德輔道中 100 號"),
 ]
 
 
@@ -178,6 +240,41 @@ LEFT = [
     "सेक्टर 15 में मेट्रो है",
     "House No. 5 is the best album",
     "Page No. 12, Line No. 4 of the contract",
+    # A street's words beside numbers that make no address: a wait, an issue's number, a dead
+    # end, shops and metres on a street, a town's rockets (Sderot), a car's plate, kilometres, a
+    # blockchain's years, a time at home, a price, a date, a room and a teacher's title, a group
+    # of people, a song, a township's name, code's block, a project's phase, a CPU's cache, a
+    # chapter, a season, a score, a model's number, a while, a player's number, a TV channel, a
+    # highway, a metro line.
+    "Calle 45 minutos de espera",
+    "see issue # 13-27 in the tracker",
+    "Carrera 70 metros y # 2 del ranking",
+    "רחוב ללא מוצא",
+    "ברחוב הזה 3 חנויות",
+    "רחוב ארוך 300 מטר",
+    "בשדרות נפלו 3 רקטות",
+    "ماشین در خیابان با پلاک ۱۲ ایران ۳۴۵ پارک شد",
+    "خیابان ولیعصر ۱۸ کیلومتر است",
+    "بلاک چین 3 سال پرانی ہے",
+    "বাড়ি ১২ টায় ফিরব",
+    "ราคา 55/12 บาท",
+    "วันที่ 12/3 ถนนปิด",
+    "ห้อง 12/3 อ.สมชาย",
+    "หมู่ 3 คน",
+    "Lagu No. 5 jalan terus",
+    "Track 3, Jalan Jalan Cari Makan",
+    "Block 5 of the code",
+    "Phase 2 of the project",
+    "Block 2 L1 cache misses",
+    "Kapitola 1/2",
+    "Sezóna 2024/25 začala",
+    "Výsledek 3/1",
+    "Model 1206/54",
+    "我花了一段時間學習",
+    "我知道5號選手",
+    "頻道5號",
+    "走國道3號南下",
+    "3號線",
 ]
 
 

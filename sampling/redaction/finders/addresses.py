@@ -10,11 +10,18 @@ is tried only where a number meets a capitalised word (`742 Evergreen`, `Mayor 5
 French address from its postcode and city, `75002 Paris`: one without them is not found), found
 at the byte level in an ASCII text: a regex of every shape over every text costs more than all
 the other finders.
+
+The shapes of other countries have words of their own (Colombia's `Calle 45 # 13-27`, Hebrew
+`רחוב`, Persian `پلاک`, Urdu and Bengali house numbers, Thai `ซอย`, Malaysia's `Jalan`, the
+Philippines' `Blk 12 Lot 8`, traditional Chinese `號`): each is a finder of its own, which the
+one scan of every text runs only where its words are. Czech and Slovak streets (`Korunní
+1206/54`) are read where a capitalised word meets a number, as the shapes above.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from sampling.redaction.context import word_ends
@@ -209,6 +216,214 @@ _INDIAN = re.compile(
 )
 _INDIAN_HOUSES = ("h.no", " h no", "house no", "flat no", "plot no", "quarter no")
 
+
+def _viewed(word: str) -> str:
+    """A word as the normalised view spells it (views.py): NFKC, format characters dropped.
+    Thai `ำ` reads `ํา` there, Bengali `\u09dc` two characters (`ড` and its nukta), and the
+    ZWJ that may stand in `ফ্ল্যাট` is gone."""
+    folded = unicodedata.normalize("NFKC", word)
+    return "".join(char for char in folded if unicodedata.category(char) != "Cf")
+
+
+def _either(words: tuple[str, ...]) -> str:
+    """An alternation of `words` as the view spells them, the longest first."""
+    return "|".join(re.escape(word) for word in sorted(map(_viewed, words), key=len, reverse=True))
+
+
+# Colombia's grid: the street's type and its number or name (`Calle 45`, `Cra. 7`, `Diagonal
+# 40A Bis`, `Av. Boyacá`), then `#` or `No.` and the crossing street's number, a dash and the
+# distance from the corner (`# 13-27`, `No. 12-40`), a quadrant (`Sur`), then the flat. The
+# sign and its dashed pair are what make it one: `Calle 45 minutos` has none.
+_CO_TYPES = (
+    r"(?i:avenida\s+(?:calle|carrera|cra\.?|kra\.?)|calle|carrera|cra\.?|kra\.?|cll\.?|avenida"
+    r"|avda\.?|diagonal|diag\.?|transversal|transv\.?|circular|autopista)"
+    r"|Cl\.?|Kr\.?|Cr\.?|Av\.?|Ak\.?|Ac\.?|Dg\.?|Tv\.?|Tr\.?|AK\.?|AC\.?|CL\.?|KR\.?|DG\.?|TV\.?"
+)
+_CO_QUADRANT = r"(?:\s+(?i:sur|este|norte|oeste|occidente)(?![\w]))?"
+_CO_WORD = r"[A-ZÁÉÍÓÚÑ][\wáéíóúñ'.-]*"
+_COLOMBIAN = re.compile(
+    rf"(?<![\w])(?:{_CO_TYPES})\s*"
+    rf"(?:\d{{1,3}}[A-Za-z]?(?:\s?(?i:bis))?(?:\s?[A-Za-z](?![\w]))?|{_CO_WORD}(?:\s+{_CO_WORD}){{0,2}})"
+    rf"{_CO_QUADRANT}\s*(?:#|(?i:no|nro|n°|n\.o)\.?)\s*"
+    r"\d{1,3}[A-Za-z]?(?:\s?(?i:bis))?(?:\s(?i:sur|este))?\s?-\s?\d{1,3}[A-Za-z]?(?![\w])"
+    rf"{_CO_QUADRANT}"
+    r"(?:,?\s*(?i:apto|apartamento|apt|int|interior|oficina|of|piso|torre|bloque|casa|local"
+    r"|consultorio|bodega)\.?\s*[0-9][0-9A-Za-z-]{0,4}(?![\w])){0,3}"
+)
+# What the one scan looks for: a `#` and its dashed pair (`# 13-27`, `#72-41`), whatever the
+# street, and the types as literals (`cra.`, `cl `) for an address signed `No.`: a `no` before
+# a pair is too common a shape (it cost the scan 0.7 µs a record, the `#` next to nothing).
+_CO_HASHED_PAIR = rb"# ?[0-9]{1,3}[a-z]? ?(?:bis ?)?(?:sur ?|este ?)?- ?[0-9]"
+_CO_TYPE_WORDS = ("calle", "carrera", "avenida", "diagonal", "transversal", "autopista",
+                  "cra ", "cra.", "kra ", "kra.", "cll ", "cll.", "cl ", "cl.", "kr ", "kr.",
+                  "av ", "av.", "avda", "ak ", "ak.", "dg ", "dg.", "diag.", "tv ", "tv.",
+                  "transv")  # fmt: skip
+# Where a pair's dash stands before its digit (a literal first character, which the regex
+# engine skips along to): each address is read from there, in a window, never the whole text
+# from every place.
+_CO_DASH = re.compile(r"-[ \t]?\d")
+_CO_BEFORE = 72  # characters before the dash where a street's type may start
+
+# Hebrew: the street's type (a prefix letter may be glued to it: `ברחוב`, `לרחוב`), its name of
+# one to three words, the house's number, then the flat and floor (`רחוב הרצל 45, דירה 4`,
+# `שד' רוטשילד 12`). A name is no word of a sentence (`רחוב ללא מוצא`) and the number counts
+# no minutes or metres.
+_HE_TYPES = ("רחוב", "רח'", "רח׳", "רח’", "שדרות", "שד'", "שד׳", "שד’", "סמטת", "כיכר", "ככר")
+_HE_NOT_NAMES = ("ללא", "בלי", "עם", "של", "זה", "הזה", "זו", "אחד", "אחת", "כל", "לא",
+                 "אין", "יש", "הוא", "היא", "שלי", "שלו", "שלנו", "ראשי", "צדדי", "סגור",
+                 "חד")  # fmt: skip
+_HE_MEASURES = ("דקות", "דקה", "שעות", "שעה", "מטר", "מטרים", 'ק"מ', "קמ", "פעמים", "פעם",
+                "שנים", "שנה", "ימים", "יום", "אחוז", "%", 'ש"ח', "שקל", "שקלים", "אנשים",
+                "בתים", "רחובות", "מכוניות")  # fmt: skip
+_HE_WORD = rf"(?!(?:{_either(_HE_NOT_NAMES)})(?![א-ת]))[א-ת][א-ת'’׳\"״-]*"
+_HE_WORD_NEXT = re.compile(r"[ \t]*[א-ת]")
+_HEBREW = re.compile(
+    rf"(?<![א-ת])[ובלמהשכ]{{0,2}}(?P<street>(?:{_either(_HE_TYPES)})[ \t]+"
+    rf"{_HE_WORD}(?:[ \t]+{_HE_WORD}){{0,2}}[ \t]+\d{{1,4}}(?:[א-ת](?![א-ת]))?(?![\d/])"
+    rf"(?![ \t]*(?:{_either(_HE_MEASURES)}))"
+    r"(?:[ \t]*,?[ \t]*(?:דירה|דירת|קומה|כניסה|בניין|מיקוד)[ \t]*\d{1,7}(?![\d])){0,3})"
+)
+
+# Persian: streets and alleys from the largest (`خیابان ولیعصر، کوچه نیلوفر`), then the house's
+# plaque number (`پلاک ۱۲`), its unit and floor. The plaque makes it one; alone it may be a
+# car's, and a street without it is a place named in passing.
+_FA_TYPES = ("خیابان", "خ.", "بلوار", "کوچه", "كوچه", "میدان", "ميدان", "بزرگراه", "جاده",
+             "کوی", "بنبست", "بن بست", "شهرک", "محله", "نبش", "خیابون")  # fmt: skip
+# A name is no word of a sentence (`در خیابان با پلاک ۱۲`: a car's plate, "on the street with").
+_FA_NOT_NAMES = ("با", "در", "از", "به", "که", "این", "آن", "را", "و", "یا", "هم", "تا", "بی")
+_FA_WORD = rf"(?!(?:{_either(_FA_NOT_NAMES)})(?![\u0621-\u06d3])){_AR_WORD}"
+_FA_PART = rf"(?:{_either(_FA_TYPES)})[ \t]*(?:\d{{1,4}}|{_FA_WORD}(?:[ \t]+{_FA_WORD}){{0,2}}?)"
+_FA_THEN = r"[ \t]*[،,]?[ \t]*"
+_PERSIAN = re.compile(
+    rf"{_FA_PART}(?:{_FA_THEN}{_FA_PART}){{0,3}}{_FA_THEN}(?:پلاک|پلاك|پ\.)[ \t]*:?[ \t]*"
+    r"\d{1,5}(?:/\d{1,3})?(?![\d])"
+    rf"(?:{_FA_THEN}(?:واحد|طبقه|زنگ|کد[ \t]?پستی)[ \t]*:?[ \t]*\d{{1,10}}(?![\d])){{0,3}}"
+)
+_PERSIAN_PLAQUES = ("پلاک", "پلاك", "پ.")
+
+
+def _houses_and_units(houses: str, units: str, sign: str, letter: str) -> re.Pattern[str]:
+    """A house's or a flat's number, then a lane's, a road's or a block's, as South Asia writes
+    them (the Hindi shape above, in Urdu and Bengali): a house's number is signed (`نمبر`,
+    `নং`) or followed by another part, so that `home at 12` stays a time."""
+    number = rf"[ \t]*[:.#-]?[ \t]*\d{{1,5}}(?:[-/]\d{{1,4}})?(?:{letter})?(?![\d])"
+    house = rf"(?:{houses})[ \t]*"
+    part = rf"(?:{houses}|{units})[ \t]*(?:{sign})?{number}"
+    then = r"[ \t]*[،,]?[ \t]*"
+    return re.compile(
+        rf"{house}(?:(?:{sign}){number}(?:{then}{part}){{0,3}}|{number}(?:{then}{part}){{1,3}})"
+        rf"|(?:{units})[ \t]*(?:{sign})?{number}(?:{then}{part}){{1,3}}"
+    )
+
+
+# Urdu: `مکان نمبر 27، گلی نمبر 4`, `فلیٹ نمبر 12، بلاک 3`.
+_UR_HOUSES = ("مکان", "گھر", "فلیٹ", "پلاٹ", "ہاؤس", "ہاوس", "کوٹھی", "دکان")
+_UR_UNITS = ("گلی", "بلاک", "سیکٹر", "فیز", "محلہ", "وارڈ", "روڈ", "سٹریٹ", "اسٹریٹ", "منزل")
+_URDU = _houses_and_units(
+    _either(_UR_HOUSES), _either(_UR_UNITS), r"نمبر|#", r"[A-Za-z](?![A-Za-z])"
+)
+# Bengali: `বাড়ি ১২, রোড ৭`, `বাসা নং ৪৫`, `ফ্ল্যাট ৪বি` (a flat's letter after its number).
+_BN_HOUSES = ("বাড়ি", "বাড়ী", "বাসা", "ফ্ল্যাট", "ফ্লাট", "হোল্ডিং", "প্লট", "হাউস")
+_BN_UNITS = ("রোড", "সড়ক", "লেন", "ব্লক", "সেক্টর", "গলি", "সেকশন", "ওয়ার্ড", "তলা", "এভিনিউ")
+_BENGALI = _houses_and_units(
+    _either(_BN_HOUSES),
+    _either(_BN_UNITS),
+    r"নং|নম্বর|নাম্বার|#",
+    r"[A-Za-z](?![A-Za-z])|[\u0995-\u09b9\u09dc-\u09df][\u09be-\u09cc]?(?![\u0980-\u09ff])",
+)
+
+# Thai: the house's number with its slash (`55/12`) or after `บ้านเลขที่`, then its village
+# (`หมู่ 3`), lane and sub-lane (`ซอยลาดพร้าว 101 แยก 7`), road (`ถนนสุขุมวิท`), sub-district and
+# district. Without spaces between words, a name runs on to the next space: a district glued
+# after it is taken too. `55/12 บาท` is a price: no road's word follows.
+_TH_NAME = r"(?:[\u0e01-\u0e3a\u0e40-\u0e4e]{1,24}(?:[ \t]\d{1,3}(?![\d/]))?|\d{1,3}(?![\d/]))"
+_TH_ROADS = ("ซอย", "ซ.", "ถนน", "ถ.", "ตรอก")
+_TH_VILLAGES = ("หมู่ที่", "หมู่", "ม.")
+# The sub-district, district and province follow a road or a village, never start: `อ.` is a
+# teacher's title too.
+_TH_DISTRICTS = ("ตำบล", "ต.", "แขวง", "อำเภอ", "อ.", "เขต", "จังหวัด", "จ.")
+_TH_ROAD = (
+    rf"(?:(?:{_either(_TH_VILLAGES)})[ \t]*\d{{1,2}}(?![\d])"
+    rf"|(?:{_either(_TH_ROADS)})[ \t]*{_TH_NAME}(?:[ \t]*แยก[ \t]*\d{{1,3}}(?![\d]))?)"
+)
+_TH_PART = rf"(?:{_TH_ROAD}|(?:{_either(_TH_DISTRICTS)})[ \t]*{_TH_NAME})"
+_THAI = re.compile(
+    rf"(?:(?:{_either(('บ้านเลขที่', 'เลขที่'))})[ \t]*\d{{1,5}}(?:/\d{{1,4}})?"
+    r"|(?<![\d/.])(?<!วันที่)(?<!วันที่ )\d{1,5}/\d{1,4})(?![\d/])"
+    rf"[ \t]*,?[ \t]*{_TH_ROAD}(?:[ \t]*,?[ \t]*{_TH_PART}){{0,6}}"
+)
+
+# Malaysia: the house's, lot's or unit's number before the street's type (`No. 23, Jalan SS
+# 2/64`, `Lot 5, Jalan Bukit Bintang`, `3-2, Jalan PJU 1A/3`). Its name is capitalised words or
+# a township's code and its number; in lower case (`no 8 jalan usj 9/5`) only a code counts,
+# since `no. 5 jalan terus` is a song going on.
+_MY_NAME = r"(?:[A-Z][\w'-]*|[a-z]+(?=[ \t]*\d)|\d{1,3}[A-Za-z]?(?:/\d{1,3}[A-Za-z]?)?(?![\w/]))"
+_MALAYSIAN = re.compile(
+    r"(?<![\w/])(?P<sign>(?i:no|lot|unit|blok|block|plot)\.?[ \t]*:?[ \t]*)?"
+    r"(?P<number>\d{1,5}[A-Za-z]?(?:-\d{1,3}[A-Za-z]?){0,2})(?![\w/]),?[ \t]+"
+    r"(?P<type>(?i:jalan|jln\.?|lorong|lrg\.?|persiaran|lebuh|lingkaran|lengkok|solok))[ \t]+"
+    rf"(?P<name>{_MY_NAME}(?:[ \t]+{_MY_NAME}){{0,3}})"
+)
+_MALAYSIAN_TYPES = ("jalan", "jln", "lorong", "lrg", "persiaran", "lebuh", "lingkaran", "lengkok",
+                    "solok")  # fmt: skip
+
+# The Philippines: a subdivision's block and lot (`Blk 12 Lot 8`, `Lot 16 Block 5`, `B12 L8`)
+# and its phase, then a street and the barangay (`Mabini St., Brgy. San Isidro`). A block
+# without its lot is code's, a phase alone a project's; the short letters pair only with each
+# other (`Block 2 L1 cache` is a processor's).
+_PH_BLOCK = r"(?i:blk|block)\.?[ \t]*\d{1,4}[A-Za-z]?(?![\w])"
+_PH_LOT = r"(?i:lot)\.?[ \t]*\d{1,4}[A-Za-z]?(?![\w])"
+_PH_PHASE = r"(?i:phase|ph)\.?[ \t]*(?:\d{1,2}[A-Za-z]?|[IVX]{1,4})(?![\w])"
+_PH_THEN = r"[ \t]*,?[ \t]*"
+_PHILIPPINE = re.compile(
+    rf"(?<![\w])(?:{_PH_PHASE}{_PH_THEN})?"
+    rf"(?:{_PH_BLOCK}{_PH_THEN}{_PH_LOT}|{_PH_LOT}{_PH_THEN}{_PH_BLOCK}"
+    r"|B\d{1,4}[A-Za-z]?[ \t]*,?[ \t]*L\d{1,4}[A-Za-z]?(?![\w])"
+    r"|L\d{1,4}[A-Za-z]?[ \t]*,?[ \t]*B\d{1,4}[A-Za-z]?(?![\w]))"
+    rf"(?:{_PH_THEN}{_PH_PHASE})?"
+    rf"(?:{_PH_THEN}(?:[A-Z][\w'.-]*[ \t]+){{1,3}}(?:{_EN_TYPES}|Ext)\b\.?)?"
+    r"(?:,?[ \t]*(?i:brgy|bgy|barangay)\.?[ \t]+"
+    r"(?:\d{1,4}|[A-Z][\w'.-]*(?:[ \t]+[A-Z][\w'.-]*){0,2}))?"
+)
+# The words of the long forms, and a barangay's, after which a short form is read too (a
+# shape for `b12 l8` cost the one scan 2 µs a record).
+_PH_WORDS = ("blk", "block", "brgy", "bgy", "barangay")
+_PH_LOT_NUMBER = re.compile(r"l(?:ot\.?[ \t]*)?\d")  # a literal first letter: skipped along to
+
+# Taiwan and Hong Kong, in traditional characters: the city and district, the road (`路`,
+# `街`, `大道`, Hong Kong's `道`) and its section (`一段`), the lane and alley (`巷`, `弄`), the
+# number (`號`, `之1` after it), the floor (`樓`) and the room (`A 室`). Hong Kong spaces them
+# (`彌敦道 300 號 5 樓 A 室`); full-width digits read as ASCII ones. `知道`, `頻道` and the
+# national highway `國道3號` are no streets.
+_TW_PLACE = rf"(?:(?![我你他她們们住在於于到往寄送至是的了從从為为請请和與及])[{_CJK}])"
+_TW_NUMERAL = r"(?:\d{1,3}|[一二三四五六七八九十]{1,3})"
+_TAIWANESE = re.compile(
+    rf"(?:{_TW_PLACE}{{2,6}}?[市縣])?(?:{_TW_PLACE}{{1,6}}?[區鄉鎮市])?"
+    rf"{_TW_PLACE}{{1,8}}?(?:路|街|大道|(?<![知難味頻報軌跑賽通管國省])道)[東南西北中]?"
+    rf"(?: ?{_TW_NUMERAL} ?段)?(?: ?\d{{1,4}} ?巷)?(?: ?\d{{1,4}} ?弄)?"
+    r" ?\d{1,5}(?: ?之 ?\d{1,3})? ?號(?![線碼])(?: ?之 ?\d{1,3})?"
+    rf"(?: ?{_TW_NUMERAL} ?(?:樓|F)(?: ?之 ?\d{{1,3}})?)?(?: ?[A-Z0-9]{{1,4}} ?室)?"
+)
+
+# Czech and Slovak: the street's name and its two numbers, the building's across the town and
+# the door's along the street (`Korunní 1206/54`, `Na Příkopě 859/22`), or one after `ul.`,
+# `ulice` or `náměstí` (`ul. Štefánikova 12`, `na ulici Hlavní 45`).
+_CZ_CAPITAL = "A-ZÁČĎÉĚÍŇÓŘŠŤÚŮÝŽĽĹŔÄÔ"
+_CZ_WORD = rf"[{_CZ_CAPITAL}][\w-]*"
+_CZ_NAME = (
+    r"(?:(?:Na|U|V|Ve|K|Ke|Pod|Nad|Za|Před|Pred|Při|Pri|Mezi)[ \t]+)?"
+    rf"{_CZ_WORD}(?:[ \t]+(?:{_CZ_WORD}|\d{{1,2}}\.)){{0,2}}"
+)
+_CZECH_TYPES = r"(?i:ul\.|ulice|ulici|ulica|ulicu|třída|tř\.|nám\.|náměstí|námestie|nábřeží)"
+_CZECH = re.compile(
+    rf"{_CZECH_TYPES}[ \t]*{_CZ_NAME}[ \t]+\d{{1,5}}[a-z]?(?:/\d{{1,4}}[a-z]?)?(?![\w/])"
+    rf"|(?P<name>{_CZ_NAME})[ \t]+(?P<building>\d{{1,5}})/(?P<door>\d{{1,4}})[a-z]?(?![\w/])"
+)
+_CZECH_SLASH = re.compile(r"\d{1,5}/\d")
+# A name of Czech or Slovak letters, or one of their street names' endings (`Husova`): an
+# English word before a ratio (`Model 1206/54`) has neither.
+_CZECH_LETTER = re.compile(r"[áčďéěíňóřšťúůýžľĺŕäô]|ova\b|ho\b", re.IGNORECASE)
+
 # Where a house number meets its street's name: a number before a capitalised word (221B Baker,
 # 75002 Paris), or a capitalised word before a number (Hauptstrasse 5, Calle Mayor 5). Over
 # Text.number_class (digits "0", capitals "A", other letters "a") in ASCII texts, with literal
@@ -229,8 +444,9 @@ _NUMBER_THEN_NAME_IN_TEXT = re.compile(r"[0-9][A-Za-z]?,? [A-ZÀ-Ý]")
 # From a Latin word's start only (`是Gartenstraße 53` starts one), the word taken whole: a long
 # run of letters is read once, not again from each of its letters.
 # The word's letters are Latin's: a capital glued after another script's letters (`A中A中...`)
-# is not read on through them to the text's end.
-_LATIN_WORD = "[A-ZÀ-Ý][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏḀ-ỿ]++"
+# is not read on through them to the text's end. Its first letter may be one of Latin
+# Extended-A (`Štefánikova 12`, `Łódzka 5`), whose small letters come along in the range.
+_LATIN_WORD = "[A-ZÀ-ÝĀ-ɏ][A-Za-zÀ-ÖØ-öø-ÿĀ-ɏḀ-ỿ]++"
 _NAME_THEN_NUMBER_IN_TEXT = re.compile(rf"(?<![A-Za-zÀ-ÿĀ-ɏ]){_LATIN_WORD}[.,]? [0-9]")
 _SIGNED_NUMBER_IN_TEXT = re.compile(
     rf"(?<![A-Za-zÀ-ÿĀ-ɏ]){_LATIN_WORD}[.,]? (?:n\.?[ºo°]\.? ?|nr\.? ?)[0-9]"
@@ -241,7 +457,8 @@ _FRENCH_BEFORE = 64  # characters before its postcode where a French street may 
 _ROMANCE_TYPE = re.compile(
     r"(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|Travessa|"
     r"Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\.|pl\."
-    r"|ulica|aleja|Str\.|Strada|Bd\.|Bulevardul|Calea|Aleea|Șos\.|Șoseaua|Sos\.)\s"
+    r"|ulica|aleja|Str\.|Strada|Bd\.|Bulevardul|Calea|Aleea|Șos\.|Șoseaua|Sos\."
+    r"|ulice|ulici|ulicu|Ul\.|třída|tř\.|nám\.|náměstí|námestie|nábřeží)\s"  # Czech, Slovak
 )
 # What may follow a street found by the shapes above, on its line: a unit after its number
 # (`112-2`, `4-H`, `12/3`), then a postcode and city as the country writes them: `1071 BB
@@ -349,6 +566,106 @@ def _other_countries(view: Text) -> Iterator[Span]:
         yield from _spans(_HINDI, text)
 
 
+class _WordedShapeFinder:
+    """An address of one country's shape, its own finder so that the one scan of every text
+    looks for its words and runs it only where they are."""
+
+    kinds = frozenset({"ADDRESS"})
+    priority = PERSONAL_PRIORITY
+    views = ALL_VIEWS
+    shape: re.Pattern[str]
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if view.has_number(1):
+            yield from self.addresses(view.text)
+
+    def addresses(self, text: str) -> Iterator[Span]:
+        yield from _spans(self.shape, text)
+
+
+@register("addresses_in_colombia")
+class ColombianAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=_CO_TYPE_WORDS, shapes=(_CO_HASHED_PAIR,))
+    shape = _COLOMBIAN
+
+    def addresses(self, text: str) -> Iterator[Span]:
+        done = 0
+        for dash in _CO_DASH.finditer(text):
+            at = dash.start()
+            if at < done:
+                continue
+            for match in _COLOMBIAN.finditer(text, max(0, at - _CO_BEFORE), at + 64):
+                if match.start() <= at < match.end():
+                    done = match.end()
+                    yield Span(match.start(), match.end(), "ADDRESS")
+                    break
+
+
+@register("addresses_in_hebrew")
+class HebrewAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=tuple(map(_viewed, _HE_TYPES)))
+    shape = _HEBREW
+
+    def addresses(self, text: str) -> Iterator[Span]:
+        for match in _HEBREW.finditer(text):  # without the prefix letter (`ב` of `ברחוב`)
+            if match["street"].startswith("שדרות") and _HE_WORD_NEXT.match(text, match.end()):
+                continue  # Sderot is a town too: `בשדרות נפלו 3 רקטות` counts rockets
+            yield Span(match.start("street"), match.end(), "ADDRESS")
+
+
+@register("addresses_in_persian")
+class PersianAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=tuple(map(_viewed, _PERSIAN_PLAQUES)))
+    shape = _PERSIAN
+
+
+@register("addresses_in_urdu")
+class UrduAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=tuple(map(_viewed, (*_UR_HOUSES, *_UR_UNITS))))
+    shape = _URDU
+
+
+@register("addresses_in_bengali")
+class BengaliAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=tuple(map(_viewed, (*_BN_HOUSES, *_BN_UNITS))))
+    shape = _BENGALI
+
+
+@register("addresses_in_thai")
+class ThaiAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=tuple(map(_viewed, (*_TH_ROADS, *_TH_VILLAGES))))
+    shape = _THAI
+
+
+@register("addresses_in_malaysia")
+class MalaysianAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(word_starts=_MALAYSIAN_TYPES)
+    shape = _MALAYSIAN
+
+    def addresses(self, text: str) -> Iterator[Span]:
+        for match in _MALAYSIAN.finditer(text):
+            # A bare number before the street (`Track 3, Jalan Jalan`) is one only with a unit's
+            # dash (`3-2`) or a township's code in the name (`SS 2/64`).
+            if match["sign"] or "-" in match["number"] or any(map(str.isdigit, match["name"])):
+                yield Span(match.start(), match.end(), "ADDRESS")
+
+
+@register("addresses_in_the_philippines")
+class PhilippineAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(word_starts=_PH_WORDS)
+    shape = _PHILIPPINE
+
+    def find(self, view: Text) -> Iterator[Span]:
+        if _PH_LOT_NUMBER.search(view.lower):  # `block` is in much code: a lot's number first
+            yield from _spans(_PHILIPPINE, view.text)
+
+
+@register("addresses_in_traditional_chinese")
+class TraditionalChineseAddressFinder(_WordedShapeFinder):
+    triggers = Triggers(words=("號",))
+    shape = _TAIWANESE
+
+
 @register("addresses_with_a_sign_or_a_french_type")
 class SignedAddressFinder:
     """The shapes AddressFinder leaves to the words that make them worth a look: a number's
@@ -419,9 +736,33 @@ def _name_first(view: Text, first: int) -> re.Match[str] | None:
     if view.lower.endswith(_GERMANIC_TYPES, 0, space):  # Hauptstrasse 5, Bahnhofstr. 12
         return _GERMANIC.search(text, max(0, space - _NAME_BEFORE), first + 40)
     before = max(0, first - _NAME_BEFORE)
-    if _ROMANCE_TYPE.search(text, before, first) is None:  # Calle Mayor 5
+    typed = _ROMANCE_TYPE.search(text, before, first) is not None  # Calle Mayor 5
+    if typed and (match := _ROMANCE.search(text, before, first + 40)) is not None:
+        return match
+    if typed or _CZECH_SLASH.match(text, first):  # ul. Štefánikova 12, Korunní 1206/54
+        return _czech_or_slovak(text, first)
+    return None
+
+
+def _czech_or_slovak(text: str, first: int) -> re.Match[str] | None:
+    """A Czech or Slovak street whose number starts at `first`: after its type, or with the
+    building's and the door's numbers (`Korunní 1206/54`) under a name of the languages'
+    letters. The building's number is the larger, which leaves a fraction (`1/2`), a date
+    (`15/3`) and a season (`2024/25`)."""
+    for match in _CZECH.finditer(text, max(0, first - _NAME_BEFORE), first + 16):
+        if match.end() <= first:
+            continue
+        if match.start() >= first:
+            return None
+        if match["building"] is None:
+            return match
+        building, door = int(match["building"]), int(match["door"])
+        season = len(match["building"]) == 4 and (building + 1) % 100 == door
+        date = building <= 31 and door <= 12
+        if building > door and not season and not date and _CZECH_LETTER.search(match["name"]):
+            return match
         return None
-    return _ROMANCE.search(text, before, first + 40)
+    return None
 
 
 def _spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:

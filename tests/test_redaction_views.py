@@ -216,3 +216,38 @@ def test_a_password_that_holds_an_escapes_spelling_is_hidden_whole(text: str) ->
     # and a tab) reads as a database's name or stops at the tab.
     spans = Redactor.from_config(RedactConfig()).find(text)
     assert [(text[s.start : s.end], s.kind) for s in spans] == [("000%09", "PASSWORD")]
+
+
+# A value given in a transcript's next turn, in answer to the question that names it.
+ANSWERS = [
+    ("Agent: Can I have your date of birth please?\nCaller: 14/03/1985", "14/03/1985", "BIRTH_DATE"),
+    ("Agent: and your account number?\nCaller: it is 40817810099910004312", "40817810099910004312", "ACCOUNT_NUMBER"),
+    ("Agent: and your passport number?\nCaller: K4829371", "K4829371", "PASSPORT"),
+    ("Agente: ¿me confirma su DNI?\nCliente: 48273916K", "48273916K", "NATIONAL_ID"),
+    ("Q: What is your date of birth?\nA: 02/11/1990", "02/11/1990", "BIRTH_DATE"),
+    ("Operator: Hello, thanks for calling.\nOperator: What is your passport number?\nCaller: L7720418", "L7720418", "PASSPORT"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("text", "value", "kind"), ANSWERS)
+def test_a_value_given_in_answer_to_its_name_is_hidden(text: str, value: str, kind: str) -> None:
+    redactor = Redactor.from_config(RedactConfig())
+    spans = redactor.find(text)
+    assert [(text[s.start : s.end], s.kind) for s in spans] == [(value, kind)], spans
+    # The view replaced the question's mark, the line break and who answers; they stay.
+    assert redactor.redact([text]).texts[0] == text.replace(value, f"<{kind}_1>")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "address: The peripheral address.\ncode: ATT error code (0 = success)",
+        "PASS: tests/test_login.py::test_ok\nPASS: build_cache (0.2s)",
+        "User: what is 2+2?\nAssistant: 4",
+        "Agent: What is your order number?\nCaller: 12345678",
+        "INFO: starting up the server now.\nWARN: port 8080 in use",
+        "Agent: How long have you had the card?\nCaller: about 3 years, since 2021",
+    ],
+)
+def test_turns_that_give_no_named_value_stay(text: str) -> None:
+    assert Redactor.from_config(RedactConfig()).find(text) == []

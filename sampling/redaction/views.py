@@ -263,6 +263,74 @@ def _joins(text: str) -> Iterator[tuple[int, int, str]]:
             yield newline, end, " "
 
 
+# A transcript's turn after the first: a line break, who speaks (a word or three) and a colon.
+# A literal first character, which the regex engine skips along to.
+# (Not an ASCII lower-case letter first: the keys of code and config, `name: value`.)
+_TURN = re.compile(r"\n[ \t]*(?P<who>[^\W\d_a-z][^\n:：?？]{0,24}?)[ \t]*[:：][ \t]+")
+_FIRST_TURN = re.compile(r"[ \t]*(?P<who>[^\W\d_a-z][^\n:：?？]{0,24}?)[ \t]*[:：][ \t]+")
+_ANSWER_LONGEST = 80  # characters of an answer read after its question: a value, not a speech
+_QUESTION_MARKS = "?？.。!！"
+
+
+def _a_turn_may_start_a_line(text: str) -> bool:
+    """A colon a speaker's few words after a line break: what every turn after the first
+    holds, looked for in C (the turn's regex over a page of prose cost more than the rest of
+    the view's tests)."""
+    for colon in (":",) if text.isascii() else (":", "："):
+        at = text.find(colon)
+        while at >= 0:
+            if text.rfind("\n", max(0, at - _SPEAKER_REACH), at) >= 0:
+                return True
+            at = text.find(colon, at + 1)
+    return False
+
+
+_SPEAKER_REACH = 28  # characters from a line break to a speaker's colon, at most
+
+
+def _two_speakers(asks: str, answers: str) -> bool:
+    """Two people of a dialogue: not one key or level twice (`PASS:` then `PASS:`), each
+    written as a name or a role is (`Agent`, `Caller`, `Q`, `Клиент`; not `address`, `INFO`)."""
+    return asks != answers and all(
+        not who[0].islower() and not (len(who) > 1 and who.isupper()) for who in (asks, answers)
+    )
+
+
+def _answers(text: str) -> Iterator[tuple[int, int, str]]:
+    """A transcript's answer read after its question: `Operator: ... your date of birth?` then
+    `Client: 05.06.1987` as `... your date of birth: 05.06.1987`, the question's mark, the line
+    break and who answers standing as `: `, so that a value given in answer to its name is read
+    after it. Only a short answer that holds a digit (a number, a date, an id), to a turn that
+    does not end in a colon already (the joins' lines)."""
+    if "\n" not in text or not _a_turn_may_start_a_line(text):
+        return
+    turns = list(_TURN.finditer(text))
+    if not turns:
+        return
+    speakers = {turn.start(): turn["who"] for turn in turns}
+    first = _FIRST_TURN.match(text)
+    if first is not None:
+        speakers[-1] = first["who"]
+    for turn in turns:
+        newline = turn.start()
+        before = text.rfind("\n", 0, newline)
+        asks = speakers.get(before)
+        if asks is None or not _two_speakers(asks, turn["who"]):
+            continue  # the question is no turn of a dialogue (a list of keys, a log's levels)
+        question = text[before + 1 : newline].rstrip()
+        answer_end = text.find("\n", turn.end())
+        answer = text[turn.end() : len(text) if answer_end < 0 else answer_end]
+        if (
+            not question
+            or question.endswith(_NAMING_SIGNS)
+            or len(answer) > _ANSWER_LONGEST
+            or not any(char.isdigit() for char in answer)
+        ):
+            continue
+        start = before + 1 + len(question) - (question[-1] in _QUESTION_MARKS)
+        yield start, turn.end(), ": "
+
+
 def _may_decode(text: str) -> bool:
     """The text holds something the decoded view decodes: cheap `in` tests first."""
     return (
@@ -270,6 +338,7 @@ def _may_decode(text: str) -> bool:
         or "\\" in text
         or ("&" in text and ";" in text)
         or ("\n" in text and next(_joins(text), None) is not None)
+        or ("\n" in text and next(_answers(text), None) is not None)
     )
 
 
@@ -299,7 +368,11 @@ def decoded(text: str) -> View | None:
         return None
     replacements = [piece for match in _escapes(text) for piece in _decoded(match)]
     escapes = [(start, end) for start, end, _ in replacements]
-    replacements += _joins(text)
+    joins = list(_joins(text))
+    replacements += joins
+    joined = {start for start, _, _ in joins}
+    # (an answer's replacement holds its line break: never where a join has it already)
+    replacements += [answer for answer in _answers(text) if not joined & set(range(*answer[:2]))]
     if not replacements:
         return None
     replacements.sort()

@@ -136,6 +136,12 @@ KEYS = [
         "ocean depart\nSupport: please move your funds now",
         "sugar orbit velvet lumber tunnel misery harvest pioneer gravity salad ocean depart",
     ),
+    # In a text that speaks of a wallet, twelve distinct list words typed by hand.
+    (
+        "el soporte de la wallet me pidió esto\nfrase: pelican marble uncle frost gadget orbit "
+        "velvet crunch ladder soap tribe yellow\n¿ya fue?",
+        "pelican marble uncle frost gadget orbit velvet crunch ladder soap tribe yellow",
+    ),
     ("solana keypair: [" + ",".join(str(n * 37 % 256) for n in range(64)) + "]", "37,74,111"),
     (
         '{"note": "mnemonic:\\n1. always\\n2. label\\n3. square\\n4. process\\n5. bird\\n'
@@ -174,6 +180,7 @@ NOT_SECRETS = [
     'redis-server --requirepass "$REDIS_PASSWORD"',
     "the backup code step was skipped on 2024-01-02",
     "backup codes were generated on 2024-01-02",
+    "My wallet is brown, and I keep my cards and a photo of my dog in it since 2019.",
     # Twelve list words told well after a recovery phrase is mentioned: prose, not a phrase.
     "Never type your recovery phrase into a site.\n\n\n\nWe found the same issue again and "
     "again: a small team can build a simple tool that will help people save time today.",

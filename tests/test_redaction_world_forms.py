@@ -85,6 +85,20 @@ def test_an_address_is_hidden_whole(text: str, address: str) -> None:
 # A phone after a label people write (`Cel:`, `Tel contacto:`), a passport's number after its
 # word in Vietnamese, Indonesian and Russian (a series of two pairs, a `№`, six digits), an
 # address after a record's `alamat=`: each without a country's prefix or a form's colon.
+@pytest.mark.parametrize(
+    "value",
+    ["AO30 0006 0000 0148 2739 1018 4", "SN34 SN01 0015 2000 0482 7191 6573",
+     "MA29 0117 8000 0012 1000 0182 7364"],
+)  # fmt: skip
+def test_an_iban_of_a_country_outside_the_libraries_registry_is_found(value: str) -> None:
+    """SWIFT's partial list (Angola, Senegal, Morocco, ...): their length and mod 97."""
+    assert not iban.is_valid(value.replace(" ", ""))  # the library does not know them
+    text = f"Virement sur le compte {value} avant vendredi."
+    assert found_with_kinds(text) == [(value, "IBAN")]
+    wrong = value[:-1] + str((int(value[-1]) + 1) % 10)
+    assert found_as(f"Virement sur le compte {wrong} avant vendredi.", "IBAN") == []
+
+
 LABELLED = {
     "PHONE": [
         ("Cel: (11) 98472-3316", "(11) 98472-3316"),
@@ -159,6 +173,13 @@ LABELLED = {
     # A date of birth before a mark that says so; in a clause with the place before it; under
     # a key that names it in another language.
     "BIRTH_DATE": [
+        # The label in more languages: Kazakh, Georgian, Amharic, Tamil, Armenian, Uzbek.
+        ("Туған күні: 03.11.1991", "03.11.1991"),
+        ("დაბადების თარიღი: 21.06.1985", "21.06.1985"),
+        ("የትውልድ ቀን: 08/02/1994", "08/02/1994"),
+        ("பிறந்த தேதி: 29-01-2003", "29-01-2003"),
+        ("Ծննդյան ամսաթիվ: 11.09.1979", "11.09.1979"),
+        ("Tug'ilgan sana: 05.04.1996", "05.04.1996"),
         ("Свидетель: Кравцов Олег Ильич, 14.02.1971 г.р., проживает в Туле", "14.02.1971"),
         ("Петренко Олена, 03.11.1992 р.н., вчителька", "03.11.1992"),
         ("王芳，1987年6月23日出生，汉族", "1987年6月23日"),

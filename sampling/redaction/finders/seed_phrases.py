@@ -69,7 +69,7 @@ class SeedPhraseFinder:
     """The run of BIP-39 words that starts within a few characters after a naming word (or on
     the line below it): the longest checksum-valid phrase from its start, or, mistyped, the
     whole run (12 words or more). In a text that speaks of a wallet, also a run anywhere that
-    holds a checksum-valid phrase of distinct words."""
+    holds a checksum-valid phrase of distinct words, or is twelve distinct words or more."""
 
     kinds = frozenset({"SEED_PHRASE"})
     priority = SECRET_PRIORITY
@@ -157,7 +157,12 @@ class SeedPhraseFinder:
             run = self._run(lower, match.start())
             if len(run) < LENGTHS[-1]:
                 continue
-            phrase = self._phrase_in([lower[start:end] for start, end in run])
+            words = [lower[start:end] for start, end in run]
+            phrase = self._phrase_in(words)
+            if phrase is None and _drawn(words):
+                # Typed by hand, its checksum may fail: twelve distinct list words in a row are
+                # no sentence of any language (none of "the", "a", "of", "is" is in the list).
+                phrase = 0, len(words)
             if phrase is not None:
                 first, length = phrase
                 yield Span(run[first][0], run[first + length - 1][1], "SEED_PHRASE")

@@ -149,6 +149,12 @@ LABELLED = {
         ("sila bank in ke akaun RHB 2-14052-0012345-3", "2-14052-0012345-3"),
     ],
     "LICENSE_PLATE": [
+        # Australia's `Registration:`, Chile's and Argentina's `Patente:`, Italy's `targato`,
+        # France's whole `immatriculation`.
+        ("Vehicle: Mazda 3   Registration: BKT29Q (NSW)", "BKT29Q"),
+        ("Citación por infracción\nPatente: KDRT-41\nPropietario: ...", "KDRT-41"),
+        ("Veicolo targato GH 517 TZ — art. 142 c. 8 C.d.S.", "GH 517 TZ"),
+        ("Véhicule : Renault Clio, immatriculation GK-418-RT", "GK-418-RT"),
         ("Samochód o numerze rejestracyjnym KR 4T219", "KR 4T219"),
         ("nr rej. KR 4T219, tel 601 228 947", "KR 4T219"),
         # Plurals and abbreviations of a plate's word; Greek, Thai and Israel's plates (digits
@@ -277,6 +283,10 @@ def test_the_same_shapes_without_their_labels_stay(text: str) -> None:
         # date (`生效`, `生产`), a release; a course's dates after `matrícula`.
         "founded on 12/03/1981",
         "nato nel 1975 come progetto open source",
+        # A plate's words that name other things: an event's registration, a patent.
+        "Registration: EVENT2024 closes on Friday",
+        "Registration: open until 30 June",
+        "la patente de invención 2019 fue otorgada",
         "He was born in Leeds, moved to York on 2 March 2001",
         "本规定自2024年3月1日生效",
         "2023年5月1日生产，保质期12个月",

@@ -23,7 +23,8 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           "номерной знак", "номер автомобиля", "номер машины", "رقم اللوحة", "لوحة السيارة",
           "מספר רישוי", "biển số", "ทะเบียนรถ", "nomor polisi", "plat nomor", "no. plat",
           "गाड़ी नंबर", "车牌", "車牌", "车号", "車號", "ナンバー", "번호판", "차량번호", "immat",
-          "targhe", "ทะเบียน", "αριθμός κυκλοφορίας", "αρ. κυκλοφορίας", "πινακίδα",
+          "targhe", "targa", "targato", "targata", "immatriculation", "ทะเบียน",
+          "αριθμός κυκλοφορίας", "αρ. κυκλοφορίας", "πινακίδα",
           # English words that name a plate only before what gives it: `my plate is ...`,
           # `Vehicle reg: ...`, `reg is ...` (never a CPU's `reg 0x1f`: see _WEAK).
           "plate", "vehicle reg", "car reg", "vehicle registration", "car registration",
@@ -32,7 +33,9 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
 # verb gives it, written in capitals and digits (not a model's `BMW 320d`, `RAV4 2019`).
 _VEHICLE_WORDS = ("vehicle", "véhicule", "vehículo", "veículo", "veicolo", "fahrzeug", "fzg",
                   "pojazd", "pojazdu", "samochód", "samochodu", "voertuig", "vozidlo", "vozidla",
-                  "jármű", "araç", "автомобиль", "транспортное средство")  # fmt: skip
+                  "jármű", "araç", "автомобиль", "транспортное средство",
+                  # A plate's words that name other things too: a course's or a patent's.
+                  "registration", "patente")  # fmt: skip
 _AS_A_PLATE = re.compile(r"(?=(?:[^0-9]*[0-9]){2})[A-Z0-9А-ЯЁ][A-Z0-9А-ЯЁ -]{3,10}")
 _A_MODEL_YEAR = re.compile(r".* (?:19|20)[0-9]{2}")
 # Names that are other words too: the plate after them needs five characters or more, and, for
@@ -167,13 +170,18 @@ class LicencePlateFinder:
 
 def _vehicle_plate(written: str, given: str) -> bool:
     """A plate after a word for a vehicle: given by a colon or a verb, five characters or more
-    in capitals and two digits or more, not a model (`F-150`) and its year."""
+    in capitals and two digits or more, not a model (`F-150`) and its year, nor a word of five
+    letters (`Registration: EVENT2024`: plates' letters come four at most)."""
     return (
         bool(given.strip())
         and sum(char.isalnum() for char in written) >= 5
         and _AS_A_PLATE.fullmatch(written) is not None
         and _A_MODEL_YEAR.fullmatch(written) is None
+        and _FIVE_LETTERS.search(written) is None
     )
+
+
+_FIVE_LETTERS = re.compile(r"[A-ZА-ЯЁ]{5}")
 
 
 def _letters_end_a_plate(text: str, start: int, end: int, first: str) -> bool:

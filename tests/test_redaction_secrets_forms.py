@@ -201,7 +201,7 @@ NOT_SECRETS = [
     "password: changeme",
     "machine api.heroku.com login $HEROKU_USER password $HEROKU_TOKEN",
     "const token = localStorage.getItem('token');",
-    "Enter passphrase for key '/root/.ssh/id_ed25519':",
+    "Enter passphrase for key '~/.ssh/id_ed25519':",
     "Password for 'https://github.com':",
     "vault kv get -field=password secret/db",
     "password_reset_token_ttl = 3600",

@@ -239,10 +239,7 @@ class Redactor:
         everywhere in the record."""
         if not names:
             return spans
-        again = repeated(text, set(names))
-        if again and (self.allow or self.allow_regex):
-            again = [span for span in again if not self._allowed(text[span.start : span.end])]
-        return _merged(spans + again, self._rank) if again else spans
+        return self._with(text, spans, repeated(text, set(names)))
 
     def _with_values_again(
         self, text: str, spans: list[Span], values: Mapping[str, str]
@@ -258,6 +255,10 @@ class Redactor:
                 if not _continues(text[at - 1 : at]) and not _continues(text[end : end + 1]):
                     again.append(Span(at, end, kind))
                 at = text.find(value, end)
+        return self._with(text, spans, again)
+
+    def _with(self, text: str, spans: list[Span], again: list[Span]) -> list[Span]:
+        """`spans` and the places a found value stands again, the allowed ones left out."""
         if again and (self.allow or self.allow_regex):
             again = [span for span in again if not self._allowed(text[span.start : span.end])]
         return _merged(spans + again, self._rank) if again else spans

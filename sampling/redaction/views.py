@@ -266,8 +266,9 @@ def _joins(text: str) -> Iterator[tuple[int, int, str]]:
 # A transcript's turn after the first: a line break, who speaks (a word or three) and a colon.
 # A literal first character, which the regex engine skips along to.
 # (Not an ASCII lower-case letter first: the keys of code and config, `name: value`.)
-_TURN = re.compile(r"\n[ \t]*(?P<who>[^\W\d_a-z][^\n:：?？]{0,24}?)[ \t]*[:：][ \t]+")
-_FIRST_TURN = re.compile(r"[ \t]*(?P<who>[^\W\d_a-z][^\n:：?？]{0,24}?)[ \t]*[:：][ \t]+")
+_WHO = r"[ \t]*(?P<who>[^\W\d_a-z][^\n:：?？]{0,24}?)[ \t]*[:：][ \t]+"
+_TURN = re.compile(rf"\n{_WHO}")
+_FIRST_TURN = re.compile(_WHO)
 _ANSWER_LONGEST = 80  # characters of an answer read after its question: a value, not a speech
 _QUESTION_MARKS = "?？.。!！"
 

@@ -49,6 +49,16 @@ def _after_a_letter(lower: str, position: int) -> bool:
     return "a" <= lower[position - 1 : position] <= "z"
 
 
+def _lines_on(lower: str, start: int) -> int:
+    """Where the text's line `_TOLD_LINES` lines after the one at `start` ends."""
+    end = start
+    for _ in range(_TOLD_LINES + 1):
+        end = lower.find("\n", end + 1)
+        if end < 0:
+            return len(lower)
+    return end
+
+
 def checksum_valid(words: list[str]) -> bool:
     """The phrase's last bits are the SHA-256 checksum of the rest, as BIP-39 defines it."""
     bits = "".join(f"{_INDEX[word]:011b}" for word in words)
@@ -98,12 +108,15 @@ class SeedPhraseFinder:
             return
         if done == 0 and (told := [n for n in names if n in _TOLD_LATER]):
             # Named, then given a line or two on, in the conversation's next turn ("I typed my
-            # recovery phrase into that site" ... "it was orbit lumber ..."): typed by hand, it
-            # may fail the checksum, and twelve distinct list words in a row say enough there.
+            # recovery phrase into that site" ... "it was orbit lumber ..."): the first phrase
+            # there, as in a text that speaks of a wallet.
             first = min(lower.find(name) for name in told)
-            done = yield from self._drawn_run_within(lower, first)
+            phrase = next(self._phrases_anywhere(lower, first, _lines_on(lower, first)), None)
+            if phrase is not None:
+                done = phrase.end
+                yield phrase
         if any(word in lower for word in _WALLET_WORDS):
-            yield from self._phrases_anywhere(lower, done)
+            yield from self._phrases_anywhere(lower, done, len(lower))
 
     @staticmethod
     def _starts_after(lower: str, name_end: int) -> Iterator[int]:
@@ -119,27 +132,6 @@ class SeedPhraseFinder:
         if line_end - name_end <= _GAP and (next_line := _NEXT_LINE_START.match(lower, line_end)):
             yield next_line.end()
 
-    def _drawn_run_within(self, lower: str, name_start: int) -> Iterator[Span]:
-        """The first run of twelve distinct list words or more within a few lines after a
-        name; returns where it ends (0: none)."""
-        end = name_start
-        for _ in range(_TOLD_LINES + 1):
-            end = lower.find("\n", end + 1)
-            if end < 0:
-                end = len(lower)
-                break
-        position = name_start
-        while (match := _WORD.search(lower, position, end)) is not None:
-            position = match.end()
-            if match.group() not in _INDEX or _after_a_letter(lower, match.start()):
-                continue
-            run = self._run(lower, match.start())
-            if len(run) >= LENGTHS[-1] and _drawn([lower[a:b] for a, b in run]):
-                yield Span(run[0][0], run[-1][1], "SEED_PHRASE")
-                return run[-1][1]
-            position = run[-1][1] if run else position
-        return 0
-
     @staticmethod
     def _twelve_list_words(lower: str) -> bool:
         """Twelve list words in a row (numbers and punctuation aside): a quick test before the
@@ -147,10 +139,11 @@ class SeedPhraseFinder:
         listed = bytes(map(_INDEX.__contains__, _LETTERS.findall(lower)))
         return b"\x01" * LENGTHS[-1] in listed
 
-    def _phrases_anywhere(self, lower: str, done: int) -> Iterator[Span]:
-        """Each checksum-valid phrase of distinct words in a run of list words, after `done`."""
-        position = done
-        while (match := _WORD.search(lower, position)) is not None:
+    def _phrases_anywhere(self, lower: str, start: int, end: int) -> Iterator[Span]:
+        """Each phrase in a run of list words that starts in [start, end): a checksum-valid
+        phrase of distinct words, or the whole run of twelve distinct words or more."""
+        position = start
+        while (match := _WORD.search(lower, position, end)) is not None:
             position = match.end()
             if match.group() not in _INDEX or _after_a_letter(lower, match.start()):
                 continue

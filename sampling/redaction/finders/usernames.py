@@ -20,6 +20,9 @@ from sampling.redaction.finders.seed_phrases import WORDS
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
 
+# A message's sender, written before what they said: the colon after the handle is theirs.
+_SENDER_LABELS = ("message from", "mensaje de", "mensagem de", "messaggio da", "bericht van",
+                  "nachricht von")  # fmt: skip
 # The words that name a login, lower case: each is looked for with str.find, then read there.
 _ASCII_LABELS = (
     "username", "user name", "user-name", "userid", "user id", "login", "login name",
@@ -28,8 +31,7 @@ _ASCII_LABELS = (
     "usuario", "nombre de usuario", "nome de usuario", "utilizador", "nome de utilizador",
     "nome utente", "utente", "gebruikersnaam", "gebruiker", "kullanici adi", "brukernavn",
     "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap", "account name",
-    "ign", "in-game name", "nickname", "message from", "mensaje de", "mensagem de",
-    "messaggio da", "bericht van", "nachricht von",
+    "ign", "in-game name", "nickname", *_SENDER_LABELS,
 )  # fmt: skip
 _OTHER_LABELS = (
     "usuário", "nome de usuário", "nazwa użytkownika", "użytkownik", "kullanıcı adı",
@@ -43,9 +45,6 @@ _OTHER_LABELS = (
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 _COLON_ONLY = frozenset({"ign"})
-# A message's sender, written before what they said: the colon after the handle is theirs.
-_SENDER_LABELS = frozenset({"message from", "mensaje de", "mensagem de", "messaggio da",
-                            "bericht van", "nachricht von"})  # fmt: skip
 # A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
 _BETWEEN = (
     r"(?:[ \t]+(?:for|to|of|on|at|in|do|de|del|da|du|für|pour|per|para|na|w|на|для|з)"

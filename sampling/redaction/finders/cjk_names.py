@@ -15,6 +15,7 @@ so in a sentence (`我叫张伟`, `氏名：`) is names.py's.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from sampling.redaction.finders import register, table
@@ -48,7 +49,7 @@ _LEADING_WORDS = frozenset(
 
 # Chinese, a title after the name: `王伟先生`, `请转告赵立新经理`. Found from each title, the
 # name read back from it: a scan for the name's shape at every surname cost ten times more.
-_CN_TITLE = re.compile(_CN_TITLES)
+CN_TITLE = re.compile(_CN_TITLES)  # (names.py reads a title after a name with it too)
 _CN_NAME = re.compile(rf"{_CN_SURNAME}{_GIVEN}{{1,2}}")
 # Chinese, a label or greeting before it; after a greeting the name ends in a mark or a title.
 # Each label is found first (one alternation of literals, which the regex engine skips along to),
@@ -109,8 +110,13 @@ def cjk_name(word: str) -> bool:
     return (
         any(pattern.fullmatch(word) is not None for pattern in (_CN_NAME, _JP_NAME, _KR_NAME))
         and word not in _KR_NOT_NAMES
-        and not (len(word) == 2 and word[0] == word[1])  # `谢谢`, `常常`: a word said twice
+        and not said_twice(word)
     )
+
+
+def said_twice(word: str) -> bool:
+    """`谢谢`, `常常`: a word of one character said twice, no name."""
+    return len(word) == 2 and word[0] == word[1]
 
 
 @register("cjk_person_names")
@@ -156,7 +162,7 @@ def _names_before(
 
 
 def _chinese(text: str) -> Iterator[Span]:
-    for start, end in _names_before(text, _CN_TITLE, _CN_NAME, 4):
+    for start, end in _names_before(text, CN_TITLE, _CN_NAME, 4):
         if text[end : end + 1] == " ":
             continue  # `王伟 先生`: a Chinese title follows the name with no space
         if (
@@ -175,26 +181,25 @@ def _chinese(text: str) -> Iterator[Span]:
         ):
             continue  # `导致`, `一致`: no letter's address
         match = _CN_AFTER_LABEL.match(text, label.end())
-        if match is None or _CN_TITLE.match(text, match.start("name") + 1):
-            continue  # `联系人：王先生`: a surname and a title, no one in particular
-        start, longest = match.span("name")
-        for end in (longest, longest - 1):  # `致李娜：` (two), `亲爱的陈静，` (one, then a mark)
-            if end > start + 1 and _CN_NAME_ENDS.match(text, end):
-                if text[start : start + 2] not in _NOT_GIVEN_NAMES:
-                    yield Span(start, end, KIND)
-                break
-
+        if match is not None and (span := _cn_name_after_a_label(text, match)) is not None:
+            yield span
     for label in _CN_COLON_LABEL.finditer(text):
         match = _CN_AFTER_COLON.match(text, label.end())
-        if match is None or match["name"][:2] in _NOT_GIVEN_NAMES:
-            continue  # `用户：管理员`: a word, not a name
-        if _CN_TITLE.match(text, match.start("name") + 1):
-            continue  # `原告：王先生`: a surname and a title
-        start, longest = match.span("name")
-        for end in (longest, longest - 1):  # the name ends in a mark, a space or a title
-            if end > start + 1 and _CN_NAME_ENDS.match(text, end):
-                yield Span(start, end, KIND)
-                break
+        if match is not None and (span := _cn_name_after_a_label(text, match)) is not None:
+            yield span
+
+
+def _cn_name_after_a_label(text: str, match: re.Match[str]) -> Span | None:
+    """The name a label's match holds: ending where the longest one does or a character before
+    (`致李娜：`: two; `亲爱的陈静，`: one, then a mark), never a surname and a title (`联系人：王
+    先生`: no one in particular), a word (`用户：管理员`) nor a character said twice (`谢谢`)."""
+    start, longest = match.span("name")
+    if CN_TITLE.match(text, start + 1) or text[start : start + 2] in _NOT_GIVEN_NAMES:
+        return None
+    for end in (longest, longest - 1):
+        if end > start + 1 and _CN_NAME_ENDS.match(text, end):
+            return None if said_twice(text[start:end]) else Span(start, end, KIND)
+    return None
 
 
 def _is_cn_name(chars: str) -> bool:
@@ -210,7 +215,9 @@ def _japanese(text: str) -> Iterator[Span]:
             yield Span(*match.span("name"), KIND)
     for label in _JP_KANA_LABEL.finditer(text):
         match = _JP_KANA_NAME.match(text, label.end())
-        if match is not None and not any(w in match["name"] for w in _JP_KANA_FIRM_WORDS):
+        # (half-width kana read whole: `ｷﾞﾝｺｳ` is `ギンコウ`, its voicing marks composed)
+        name = unicodedata.normalize("NFKC", match["name"]) if match is not None else ""
+        if match is not None and not any(word in name for word in _JP_KANA_FIRM_WORDS):
             yield Span(*match.span("name"), KIND)
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register, table
-from sampling.redaction.finders.cjk_names import cjk_name
+from sampling.redaction.finders.cjk_names import CN_TITLE, cjk_name, said_twice
 from sampling.redaction.finders.seed_phrases import WORDS
 from sampling.redaction.finders.usernames import a_login
 from sampling.redaction.spans import ALL_VIEWS, NORMALISED, PERSONAL_PRIORITY, Span, Text
@@ -192,9 +192,6 @@ _LOWERCASE_MOST_WORDS = 3
 # Han words that follow 我叫 without being a name ("我叫什么名字", "我叫他来").
 _HAN_NOT_FIRST = frozenset("什你他她它我们这那大小株有以今何")
 # A title after a name, no part of it (`王丽娟先生`).
-_HAN_TITLE = re.compile(
-    "|".join(sorted(table("cjk_names.json")["cn_titles"], key=len, reverse=True))
-)
 # The last character of a team's, an office's or a firm's name, never of a person's (`客服部`).
 _HAN_NOT_LAST = frozenset("部科组組处處室司店局院所团團队隊")
 
@@ -283,10 +280,14 @@ class NameFinder:
                     yield Span(after, spaced.end(), KIND)
                 elif found is not None and found.group()[0] not in _HAN_NOT_FIRST:
                     end = min(found.end(), after + most)
-                    title = _HAN_TITLE.search(text, after + 1, end + 2)  # (one past the end)
+                    title = CN_TITLE.search(text, after + 1, end + 2)  # (one past the end)
                     end = min(end, title.start()) if title else end  # `王丽娟先生`: 王丽娟
                     # `客服部`: a department; `王先生`: a surname alone, no one in particular
-                    if end - after > 1 and text[end - 1] not in _HAN_NOT_LAST:
+                    if (
+                        end - after > 1
+                        and text[end - 1] not in _HAN_NOT_LAST
+                        and not said_twice(text[after:end])
+                    ):
                         yield Span(after, end, KIND)
                 at = text.find(phrase, after)
 
@@ -578,8 +579,8 @@ class PassengerNameFinder:
             yield Span(*match.span("name"), KIND)
         context: list[int] | None = None  # where a passenger's word ends: one scan, if asked
         slash = text.find("/")
-        while slash > 0:
-            match = _bare_airline_name(text, slash)
+        while slash >= 0:
+            match = _bare_airline_name(text, slash) if slash else None
             slash = text.find("/", slash + 1)
             if match is None or not _passengers_shape(match.group()):
                 continue
@@ -2012,14 +2013,13 @@ _HONORIFIC_INITIALS = frozenset(word[0] for word in _HONORIFICS_AFTER)
 # --- a name that a sole trader's business form or a birth's word follows --------------------
 
 # A sole trader's business is named after its person (`Ionescu Vlad-Mihai PFA`, `Jan Novák
-# OSVČ`, `Maria Silva ME`, `Ahmet Yılmaz Şahıs Şirketi`): the form found first, as written, the
+# OSVČ`, `Maria Silva MEI`, `Ahmet Yılmaz Şahıs Şirketi`): the form found first, as written, the
 # name read back from it. A firm's forms (`SRL`, `GmbH`) name no person.
 _SOLE_TRADER_FORMS = tuple(_TABLE["sole_trader_forms"])
 _SOLE_TRADER_NAME = re.compile(
     rf"(?<![\w'’-]){_CAPITALISED}(?:[ \t]{_CAPITALISED}){{1,{_MOST_WORDS - 1}}}[ \t]+\Z"
 )
 _AFTER_A_FORM = re.compile(r"(?:[ \t]*(?:[,;)|\n]|\Z)|[ \t]+(?![A-Za-z]))")
-_US_ZIP = re.compile(r"[ \t]+[0-9]{5}")  # `Portland ME 04101`: Maine's, a state's code
 _FORM_REACH = 80
 
 
@@ -2028,7 +2028,7 @@ class SoleTraderNameFinder:
     """The person's name before a sole trader's business form: two to four capitalised words,
     the last two kept (the family name and the given name, either first) and a first name of
     the table before them; one of them a first name of the table, none a firm's, a place's or
-    a common word (`Mount Vernon ME 04352`, `BIANCHI SRL` stay)."""
+    a common word (`BIANCHI SRL` stays)."""
 
     kinds = frozenset({KIND})
     priority = PERSONAL_PRIORITY
@@ -2048,8 +2048,8 @@ class SoleTraderNameFinder:
 
 def _sole_traders_name(text: str, space: int, after: int) -> tuple[int, int] | None:
     """(start, end) of the name before the form that ends at `after`, or None."""
-    if not _AFTER_A_FORM.match(text, after) or _US_ZIP.match(text, after):
-        return None  # `ME` inside `MEDIA`, `s.p.a.`; a state's code
+    if not _AFTER_A_FORM.match(text, after):
+        return None  # `MEI` inside `MEIN`, `s.p.` of `s.p.a.`
     run = _SOLE_TRADER_NAME.search(text, max(0, space - _FORM_REACH), space + 1)
     if run is None:
         return None

@@ -216,6 +216,7 @@ OWN_COUNTRY = [
     ("Freephone 1800 160 401", "1800 160 401"),
     # A sentence ends after the number, and the next starts with one.
     ("if no answer ring Dev 07700 900418. 27 Fennel Close, round the back", "07700 900418"),
+    ("Por favor en caso de urgencia llamar al 612 48 93 07", "612 48 93 07"),
 ]
 
 

@@ -182,6 +182,7 @@ def test_a_placeholder_before_a_connection_strings_next_field_is_left() -> None:
 
 
 LEFT = [
+    "Echo 1206/54 units were sold",
     # Class and model names in code, CamelCase words with sizes, versions and acronyms.
     "class Wav2Vec2SamePadLayer(nn.Module):",
     'F2PyDict_SetItemString(d, "x", o)',

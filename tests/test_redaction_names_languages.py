@@ -173,6 +173,7 @@ INTRODUCED = {
         ("戶名：賴雅琪", "賴雅琪"),
     ],
     "passenger": [
+        ("/boot ok\nPassenger: KIM/SEOYEON, seat 14C", "KIM/SEOYEON"),  # a slash first
         # `SURNAME/GIVEN` without a title: a passenger's or a flight's word near it, or the
         # name it spells right before it in another script.
         ("Passenger: KIM/SEOYEON", "KIM/SEOYEON"),
@@ -194,6 +195,7 @@ INTRODUCED = {
         ("la numita Ionescu Maria a declarat", "Ionescu Maria"),
     ],
     "sole_traders_form": [
+        ("Maria Silva MEI 12345678000190", "Maria Silva"),
         ("Furnizor: Ionescu Vlad-Mihai PFA", "Ionescu Vlad-Mihai"),
         ("Factura emisa de Ionescu Vlad-Mihai PFA, CUI 123", "Ionescu Vlad-Mihai"),
         ("Jan Novák OSVČ", "Jan Novák"),
@@ -222,6 +224,8 @@ INTRODUCED = {
 
 
 NOT_NAMES = [
+    "联系人：谢谢",
+    "名義：ﾔﾏﾀﾞ ｷﾞﾝｺｳ",
     "Gruß an alle",
     "Cordialement, l'équipe",
     "Cordialement, L'équipe Support",

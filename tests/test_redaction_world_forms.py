@@ -285,6 +285,10 @@ def test_the_same_shapes_without_their_labels_stay(text: str) -> None:
         "nato nel 1975 come progetto open source",
         # A plate's words that name other things: an event's registration, a patent.
         "Registration: EVENT2024 closes on Friday",
+        "Registration: 2024-01-15",
+        "Fahrzeug: 123-45-678 ist das Modell",
+        "photo: АА 9163 ВК",
+        "Slovakia order 51F-123.45",
         "Registration: open until 30 June",
         "la patente de invención 2019 fue otorgada",
         "He was born in Leeds, moved to York on 2 March 2001",

@@ -197,15 +197,17 @@ _ARABIC = re.compile(
 # unit: `घर 2 बजे` is a time at home.
 _HI_SIGN = r"(?:नं\.?|नंबर|नम्बर|न\.|संख्या|क्रमांक)"
 _HI_NUMBER = r"[ \t]*[:-]?[ \t]*\d{1,5}(?:[-/]\d{1,4})?(?![\d])"
-_HI_HOUSE = r"(?:मकान|घर|फ्लैट|फ़्लैट|प्लॉट|हाउस|कोठी|क्वार्टर)"
-_HI_UNIT = rf"(?:गली|ब्लॉक|सेक्टर|मोहल्ला|वार्ड|फेज़|फेज|मंज़िल|मंजिल|मार्ग)[ \t]*{_HI_SIGN}?{_HI_NUMBER}"
+_HI_HOUSES = ("मकान", "घर", "फ्लैट", "फ़्लैट", "प्लॉट", "हाउस", "कोठी", "क्वार्टर")
+_HI_UNITS = ("गली", "ब्लॉक", "सेक्टर", "मोहल्ला", "वार्ड", "फेज़", "फेज", "मंज़िल", "मंजिल", "मार्ग")
+_HI_HOUSE = f"(?:{'|'.join(_HI_HOUSES)})"
+_HI_UNIT = rf"(?:{'|'.join(_HI_UNITS)})[ \t]*{_HI_SIGN}?{_HI_NUMBER}"
 _HI_THEN = r"[ \t]*,?[ \t]*"
 _HINDI = re.compile(
     rf"{_HI_HOUSE}[ \t]*(?:{_HI_SIGN}{_HI_NUMBER}(?:{_HI_THEN}{_HI_UNIT}){{0,3}}"
     rf"|{_HI_NUMBER}(?:{_HI_THEN}{_HI_UNIT}){{1,3}})"
     rf"|{_HI_UNIT}(?:{_HI_THEN}(?:{_HI_HOUSE}[ \t]*{_HI_SIGN}?{_HI_NUMBER}|{_HI_UNIT})){{1,3}}"
 )
-_HINDI_UNITS = ("मकान", "घर", "फ्लैट", "फ़्लैट", "प्लॉट", "हाउस", "गली", "ब्लॉक", "सेक्टर")
+_HINDI_UNITS = (*_HI_HOUSES, *_HI_UNITS)  # what the shape starts with, one of them
 # The same as India writes it in Latin letters: a house's number, then a lane's, a block's or a
 # sector's (`H.No. 221, Gali No. 4`, `House No 12, Sector 15`).
 _IN_HOUSE = r"(?:H\.?[ \t]?No|House[ \t]+No|Flat[ \t]+No|Plot[ \t]+No|Quarter[ \t]+No)\.?"
@@ -214,7 +216,8 @@ _INDIAN = re.compile(
     rf"(?<![\w])(?i:{_IN_HOUSE})[ \t]*[:-]?[ \t]*\d{{1,5}}[A-Za-z]?(?:[-/]\d{{1,4}}[A-Za-z]?)?"
     rf"(?:[ \t]*,[ \t]*(?i:{_IN_UNIT})[ \t]*[:-]?[ \t]*\d{{1,4}}[A-Za-z]?(?![\w])){{1,3}}"
 )
-_INDIAN_HOUSES = ("h.no", " h no", "house no", "flat no", "plot no", "quarter no")
+# Each way _IN_HOUSE starts, lower case (`H.No.`, `H. No`, `H No`, `HNo`, `House No`).
+_INDIAN_HOUSES = ("h.no", "h. no", "h no", "hno", "house no", "flat no", "plot no", "quarter no")
 
 
 def _viewed(word: str) -> str:
@@ -255,9 +258,9 @@ _COLOMBIAN = re.compile(
 # a pair is too common a shape (it cost the scan 0.7 µs a record, the `#` next to nothing).
 _CO_HASHED_PAIR = rb"# ?[0-9]{1,3}[a-z]? ?(?:bis ?)?(?:sur ?|este ?)?- ?[0-9]"
 _CO_TYPE_WORDS = ("calle", "carrera", "avenida", "diagonal", "transversal", "autopista",
-                  "cra ", "cra.", "kra ", "kra.", "cll ", "cll.", "cl ", "cl.", "kr ", "kr.",
-                  "av ", "av.", "avda", "ak ", "ak.", "dg ", "dg.", "diag.", "tv ", "tv.",
-                  "transv")  # fmt: skip
+                  "circular", "cra ", "cra.", "kra ", "kra.", "cll ", "cll.", "cl ", "cl.",
+                  "kr ", "kr.", "cr ", "cr.", "av ", "av.", "avda", "ak ", "ak.", "ac ", "ac.",
+                  "dg ", "dg.", "diag.", "tv ", "tv.", "tr ", "tr.", "transv")  # fmt: skip
 # Where a pair's dash stands before its digit (a literal first character, which the regex
 # engine skips along to): each address is read from there, in a window, never the whole text
 # from every place.
@@ -422,7 +425,8 @@ _CZECH = re.compile(
 _CZECH_SLASH = re.compile(r"\d{1,5}/\d")
 # A name of Czech or Slovak letters, or one of their street names' endings (`Husova`): an
 # English word before a ratio (`Model 1206/54`) has neither.
-_CZECH_LETTER = re.compile(r"[áčďéěíňóřšťúůýžľĺŕäô]|ova\b|ho\b", re.IGNORECASE)
+# (`-ho` only after a Czech letter's word: `Echo 1206/54` is English.)
+_CZECH_LETTER = re.compile(r"[áčďéěíňóřšťúůýžľĺŕäô]|ova\b", re.IGNORECASE)
 
 # Where a house number meets its street's name: a number before a capitalised word (221B Baker,
 # 75002 Paris), or a capitalised word before a number (Hauptstrasse 5, Calle Mayor 5). Over
@@ -541,7 +545,8 @@ class StreetWordAddressFinder:
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
         words=(*_INDONESIAN_TYPES, *(word.lower() for word in _TURKISH_TYPE_WORDS),
-               *_INDIAN_HOUSES, *_ARABIC_TYPES, *_HINDI_UNITS),
+               *_ARABIC_TYPES, *_HINDI_UNITS),
+        word_starts=_INDIAN_HOUSES,  # (`h no` in "with no" is none)
     )  # fmt: skip
     views = ALL_VIEWS
 
@@ -556,7 +561,7 @@ def _other_countries(view: Text) -> Iterator[Span]:
         yield from _spans(_INDONESIAN, text)
     if any(kind in text for kind in _TURKISH_TYPE_WORDS):
         yield from _spans(_TURKISH, text)
-    if any(house in lower for house in _INDIAN_HOUSES):
+    if any(next(word_ends(lower, house), None) is not None for house in _INDIAN_HOUSES):
         yield from _spans(_INDIAN, text)
     if text.isascii():
         return

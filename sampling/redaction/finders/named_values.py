@@ -282,7 +282,7 @@ class NamedCodeFinder:
         for kind, value, names, shape in _CODES:
             if shape is not None and view.has_number(8):
                 for match in value.finditer(text):
-                    span = match.span("value") if "value" in value.groupindex else match.span()
+                    span = _value_span(match)
                     if span not in found:
                         found.add(span)
                         yield Span(*span, kind)
@@ -295,9 +295,9 @@ class NamedCodeFinder:
                     if at - end > _CODE_BETWEEN_MOST or (at == end and name.isascii()):
                         continue
                     match = value.match(text, at)
-                    if match is not None and match.span() not in found:
-                        found.add(match.span())
-                        yield Span(*match.span(), kind)
+                    if match is not None and (span := _value_span(match)) not in found:
+                        found.add(span)  # (`中國信託(822) 4018-...`: the bank's code is no part)
+                        yield Span(*span, kind)
 
 
 _ERA_YEAR = re.compile(rf"(?:{_ERA})\s?(?:\d{{1,3}}|元)\s?年")
@@ -488,3 +488,8 @@ def _aba_valid(value: str) -> bool:
     if len(digits) != 9:
         return False
     return sum(weight * digit for weight, digit in zip((3, 7, 1) * 3, digits)) % 10 == 0  # noqa: B905
+
+
+def _value_span(match: re.Match[str]) -> tuple[int, int]:
+    """The code a match holds: its `value` group where its pattern has one."""
+    return match.span("value") if "value" in match.re.groupindex else match.span()

@@ -80,7 +80,7 @@ def _russian_snils(digits: str) -> bool:
 # Egypt's governorates by their codes (digits 8 and 9 of a national ID; 88 born abroad).
 _EG_GOVERNORATES = frozenset(
     ("01", "02", "03", "04", *(str(code) for code in range(11, 20)),
-     *(str(code) for code in range(21, 36)), "88")
+     *(str(code) for code in (*range(21, 30), *range(31, 36))), "88")
 )  # fmt: skip
 
 

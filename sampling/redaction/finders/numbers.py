@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
 
-from sampling.redaction.checks import is_card_number, is_us_ssn
+from sampling.redaction.checks import is_card_number, is_ipv4, is_us_ssn
 from sampling.redaction.context import OTHER_HINT, OTHER_NUMBER, names_another_number
 from sampling.redaction.finders import register
 from sampling.redaction.phones import (
@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 # A URL path's segment that is a number of one of those shapes, and the segment before a card's.
 _PATH_NUMBER = re.compile(r"/(\+\d{8,15}|\d{3}-\d{2}-\d{4}|\d{13,19})(?=[/?#\s\"'<>)]|$)")
 _CARDS_SEGMENT = re.compile(r"/(?:cards?|credit[_-]?cards?|payment[_-]?methods?|pans?)/$", re.I)
-
-
-_OCTET = r"(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)"
-_IPV4 = re.compile(rf"(?:{_OCTET}\.){{3}}{_OCTET}")
 
 
 @register("card_ssn_phone")
@@ -154,7 +150,7 @@ class NumberFinder:
             return "PHONE" if self.phones.international(candidate) else None
         if len(groups) == 2 and candidate.count(".") == 1 and _DECIMAL.fullmatch(candidate):
             return None  # a decimal number: `e = 2.718281828459045`
-        if len(groups) == 4 and _IPV4.fullmatch(candidate):
+        if len(groups) == 4 and candidate.count(".") == 3 and is_ipv4(candidate):
             return None  # an IP address (ip.py's): `from 95.165.44.201 port 22`
         if groups == [3, 2, 4] and "." not in candidate:
             area, group, serial = digits[:3], digits[3:5], digits[5:]
@@ -263,13 +259,13 @@ def _amount(digits: str) -> bool:
 # line, in the languages whose numbers are read from the text (`Pedido nº 612 48 93 07`, `SKU
 # 4006 381 333`): it stays, unless a phone is named nearer.
 _ANOTHER_NUMBER = frozenset((
-    "sku", "item", "art", "artikel", "article", "artículo", "artigo", "articolo", "part", "model",
+    "sku", "item", "art", "artikel", "article", "artículo", "artigo", "articolo", "model",
     "modelo", "serial", "serie", "série", "lote", "lot", "batch", "charge", "ref", "referencia",
     "referência", "référence", "riferimento", "código", "codigo", "code", "codice", "kode", "cod",
-    "pedido", "factura", "fatura", "nota", "recibo", "cuenta", "conta", "compte", "conto",
+    "pedido", "factura", "fatura", "recibo", "cuenta", "conta", "compte", "conto",
     "konto", "account", "iban", "cliente", "client", "kunde", "kunden", "kundennummer", "klant",
     "vertrag", "contrato", "contrat", "expediente", "protocolo", "reserva", "réservation",
-    "prenotazione", "buchung", "ticket", "caso", "case", "dossier", "rechnung", "bestellung",
+    "prenotazione", "buchung", "ticket", "case", "dossier", "rechnung", "bestellung",
     "auftrag", "commande", "facture", "ordine", "fattura", "bestelling", "factuur",
     "zamówienie", "zamówienia", "faktura", "sipariş", "siparis", "hesap", "pesanan", "faktur",
     "resi", "invoice", "order", "tracking", "policy", "claim", "nip", "nif", "cpf", "cnpj", "dni",

@@ -73,7 +73,10 @@ _FIRST_GROUP = re.compile(r"[0-9\u4e00-\u9fff·・-]")
 _FIRST_LETTERS = re.compile(rf"[{_LETTER}]{{1,3}}")
 # A plate of digits alone (Israel's 824-71-303), after a name that can only be a plate's: two
 # groups or more.
-_DIGIT_GROUPS = re.compile(r"(?=(?:[0-9]-?){7,8}\Z)[0-9]{2,4}(?:-[0-9]{2,4}){1,2}")  # not 2024-01
+# Digits alone in groups (Israel's `824-71-303`): not `2024-01`, nor a date (`2024-01-15`).
+_DIGIT_GROUPS = re.compile(
+    r"(?![12][0-9]{3}-[01][0-9]-[0-3][0-9]\Z)(?=(?:[0-9]-?){7,8}\Z)[0-9]{2,4}(?:-[0-9]{2,4}){1,2}"
+)
 _A_MEASURE = re.compile(r"[0-9](?:x|×)[0-9]|[0-9](?:mm|cm|m|in|kg|g|lb|ml)\b")
 # A plate as written after `Reg` with no verb or colon: capitals and digits, both (`AK16 XWP`).
 _CAPITALS_AND_DIGITS = re.compile(r"(?=[^a-z]*[0-9])(?=[^a-z]*[A-Z][^a-z]*[A-Z])[A-Z0-9 -]{5,10}")
@@ -132,7 +135,11 @@ class LicencePlateFinder:
             if not digits:
                 return
             if digits == sum(char.isalnum() for char in plate):  # digits alone, joined or not
-                if name not in _WEAK and _DIGIT_GROUPS.fullmatch(plate):
+                if (
+                    name not in _WEAK
+                    and name not in _VEHICLE_WORDS
+                    and _DIGIT_GROUPS.fullmatch(plate)
+                ):
                     yield Span(match.start("plate"), match.start("plate") + len(plate),
                                "LICENSE_PLATE")  # fmt: skip
                 return
@@ -236,9 +243,10 @@ _RU_BARE = re.compile(r"(?<!\w)[АВЕКМНОРСТУХ][0-9]{3} ?[АВЕКМН
 # A word of a vehicle or of a plate before such a shape, within a line or two (`Сіра Skoda,
 # номер АА 9163 ВК`, `Honda Vision 2021 ... bstp 59X3-482.17`): an article's or an order's
 # number of the same shape (`Артикул К100 ОО 50`, `version 10A1-234.56`) has none.
+# Each where a word starts (not `Slovakia`, `labs `), `авто` not an author's (`автор`).
 _VEHICLE = re.compile(
-    r"номер|авто|машин|тачк|таксі|такси|водій|водител|skoda|toyota|honda|lada|лада|kia|"
-    r"hyundai|xe |xe máy|biển|bstp|bks|bs |ô tô|oto"
+    r"(?<![^\W\d_])(?:номер|авто(?!р)|машин|тачк|таксі|такси|водій|водител|skoda|toyota|honda"
+    r"|lada|лада|kia|hyundai|xe |xe máy|biển|bstp|bks|bs |ô tô|oto(?![^\W\d_]))"
 )
 _VEHICLE_REACH = 80
 _CYRILLIC_BYTES = rb"(?:\xd0[\xb0-\xbf]|\xd1[\x80-\x8f]|\xd1\x96)"

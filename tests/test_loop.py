@@ -86,6 +86,11 @@ def loop_argv(setup: Setup, config: Path, loop_dir: Path, email: str) -> list[st
     ]
 
 
+def loop_setup(label_studio, workdir: Path, tiny_models) -> tuple[Setup, Path, Path]:
+    """A test's queue and project, its run config, and its loop directory `<workdir>/loop`."""
+    return Setup(label_studio, workdir), loop_config(workdir, tiny_models), workdir / "loop"
+
+
 def scripted_loop(setup: Setup, workdir: Path, tiny_models, **sections: dict):
     """Two rounds in `<workdir>/loop`, reviewed by the demo's scripted reviewer, with these
     sections of the run config replaced; the finished process (it must succeed)."""
@@ -121,9 +126,7 @@ def mtimes(*paths: Path) -> dict[Path, int]:
 def test_two_rounds_resume_after_a_kill_without_importing_or_training_again(
     label_studio, workdir: Path, tiny_models
 ) -> None:
-    setup = Setup(label_studio, workdir)
-    config = loop_config(workdir, tiny_models)
-    loop_dir = workdir / "loop"
+    setup, config, loop_dir = loop_setup(label_studio, workdir, tiny_models)
     email = f"bot-{uuid.uuid4().hex[:6]}@lowtide.local"
     argv = loop_argv(setup, config, loop_dir, email)
     env = {**os.environ, **setup.env(), "PYTHONPATH": str(REPO), "COLUMNS": "200"}
@@ -350,9 +353,7 @@ def wait_for_text(path: Path, text: str, process: subprocess.Popen, timeout: flo
 def test_people_review_ctrl_c_stops_the_wait_and_a_rerun_waits_again(
     label_studio, workdir: Path, tiny_models
 ) -> None:
-    setup = Setup(label_studio, workdir)
-    config = loop_config(workdir, tiny_models)
-    loop_dir = workdir / "loop"
+    setup, config, loop_dir = loop_setup(label_studio, workdir, tiny_models)
     argv = ["loop", "--config", str(config), "--dir", str(loop_dir), "--rounds", "1",
             "--steps", "2", "--min-reviews", "2", "--poll", "0.2", *setup.flags]  # fmt: skip
     env = {**os.environ, **setup.env(), "COLUMNS": "200"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import found, found_as, grouped, hidden
+from tests.helpers.redaction import found, hidden, hides_each, leaves_each, leaves_each_by_kinds
 
 pytestmark = pytest.mark.unit
 
@@ -121,20 +121,15 @@ STILL_HIDDEN = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("text", "secret"),
-    grouped(
-        {
-            "call": CALL_PASSWORDS,
-            "sql": SQL_PASSWORDS,
-            "tool": TOOL_PASSWORDS,
-            "typed_declaration": TYPED_DECLARATIONS,
-            "still_hidden": STILL_HIDDEN,
-        }
-    ),
+test_a_secret_code_gives_is_hidden = hides_each(
+    {
+        "call": CALL_PASSWORDS,
+        "sql": SQL_PASSWORDS,
+        "tool": TOOL_PASSWORDS,
+        "typed_declaration": TYPED_DECLARATIONS,
+        "still_hidden": STILL_HIDDEN,
+    }
 )
-def test_a_secret_code_gives_is_hidden(text: str, secret: str) -> None:
-    assert hidden(text, secret), found(text)
 
 
 # The same calls with variables, placeholders and parameters: nothing to hide.
@@ -286,21 +281,16 @@ CONFIG_AND_CODE = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "text",
-    grouped(
-        {
-            "empty_then_next": EMPTY_THEN_NEXT,
-            "after_a_placeholder": AFTER_A_PLACEHOLDER,
-            "url_after_a_name": URL_AFTER_A_NAME,
-            "duration": DURATIONS,
-            "hash_with_its_algorithm": HASHES_WITH_THEIR_ALGORITHM,
-            "config_or_code": CONFIG_AND_CODE,
-        }
-    ),
+test_code_that_names_a_secret_without_giving_one_stays = leaves_each(
+    {
+        "empty_then_next": EMPTY_THEN_NEXT,
+        "after_a_placeholder": AFTER_A_PLACEHOLDER,
+        "url_after_a_name": URL_AFTER_A_NAME,
+        "duration": DURATIONS,
+        "hash_with_its_algorithm": HASHES_WITH_THEIR_ALGORITHM,
+        "config_or_code": CONFIG_AND_CODE,
+    }
 )
-def test_code_that_names_a_secret_without_giving_one_stays(text: str) -> None:
-    assert found(text) == []
 
 
 # Addresses that name no machine.
@@ -313,9 +303,6 @@ NO_MACHINES = [
 
 # (the kinds, a text with no value of them): a call given a variable, a placeholder or a type has
 # no password; an address that names no machine is none.
-@pytest.mark.parametrize(
-    ("kinds", "text"),
-    grouped({"PASSWORD,SECRET": BENIGN_CALLS + TYPES, "IP_ADDRESS": NO_MACHINES}, name_first=True),
+test_what_only_looks_like_a_value_of_its_kind_stays = leaves_each_by_kinds(
+    {"PASSWORD,SECRET": BENIGN_CALLS + TYPES, "IP_ADDRESS": NO_MACHINES}
 )
-def test_what_only_looks_like_a_value_of_its_kind_stays(kinds: str, text: str) -> None:
-    assert found_as(text, *kinds.split(",")) == [], found(text)

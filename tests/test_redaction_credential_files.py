@@ -10,7 +10,7 @@ import base64
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, hidden
+from tests.helpers.redaction import REDACTOR, hidden, hides_each
 
 pytestmark = pytest.mark.unit
 
@@ -51,9 +51,7 @@ CONFIG_SECRETS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "value"), CONFIG_SECRETS)
-def test_a_config_files_secret_ishidden(text: str, value: str) -> None:
-    assert hidden(text, value)
+test_a_config_files_secret_ishidden = hides_each(CONFIG_SECRETS)
 
 
 def test_a_kubeconfigs_key_goes_and_its_certificates_stay() -> None:

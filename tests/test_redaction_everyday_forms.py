@@ -12,7 +12,7 @@ import string
 import pytest
 
 from sampling.redaction.randomness import looks_random, reads_as_a_name, unnamed_secret
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import REDACTOR, found, hidden, hides_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -166,9 +166,7 @@ FOUND = [
 ]
 
 
-@pytest.mark.parametrize(("text", "value"), FOUND)
-def test_a_value_in_an_everyday_form_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value), REDACTOR.redact([text]).texts[0]
+test_a_value_in_an_everyday_form_is_hidden = hides_each(FOUND)
 
 
 # A connection string's field after a password that runs to the line's end is the next field,
@@ -279,9 +277,7 @@ LEFT = [
 ]
 
 
-@pytest.mark.parametrize("text", LEFT)
-def test_a_look_alike_in_an_everyday_form_is_left(text: str) -> None:
-    assert found(text) == [], REDACTOR.redact([text]).texts[0]
+test_a_look_alike_in_an_everyday_form_is_left = leaves_each(LEFT)
 
 
 def test_random_runs_seldom_read_as_a_name() -> None:

@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from tests.helpers.redaction import found, hidden
+from tests.helpers.redaction import found, hidden, hides_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -55,9 +55,7 @@ SECRETS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "value"), SECRETS)
-def test_a_secret_in_a_config_or_a_command_line_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value, spaces=False)
+test_a_secret_in_a_config_or_a_command_line_is_hidden = hides_each(SECRETS, spaces=False)
 
 
 def _b64json(data: dict, urlsafe: bool = False) -> str:
@@ -146,18 +144,15 @@ def test_what_only_looks_like_a_secret_or_a_name_in_machine_output_stays(text: s
     assert kept == [], kept
 
 
-@pytest.mark.parametrize(
-    "text",
+test_a_urls_user_or_a_copys_login_is_no_address = leaves_each(
     [
         # A URL's user (a Sentry DSN's public key), a login on a host after the files `scp`
         # copies: no mailbox.
         "SENTRY_DSN=https://6c664dcf68387198849b2f2fd3e91145@o450123.ingest.sentry.io/5512345\n",
         "scp build-4821.tar.gz deploy@web01.example.test:releases/\n",
         "rsync -az dist/ ci@cache.example.test:artifacts/\n",
-    ],
+    ]
 )
-def test_a_urls_user_or_a_copys_login_is_no_address(text: str) -> None:
-    assert found(text) == []
 
 
 def test_a_keys_display_name_is_no_persons() -> None:

@@ -20,7 +20,7 @@ from sampling.redaction.finders import table
 from sampling.redaction.finders.seed_phrases import WORDS, checksum_valid
 from sampling.redaction.kinds import BUILTIN_KINDS
 from sampling.redaction.views import query_values, views
-from tests.helpers.redaction import REDACTOR
+from tests.helpers.redaction import REDACTOR, leaves_each
 from tests.test_redaction_properties import PLACEHOLDER, SEPARATORS, TRANSFORMS
 
 pytestmark = pytest.mark.unit
@@ -134,19 +134,19 @@ def test_identity_numbers_that_fail_their_check_are_left(text: str) -> None:
     assert REDACTOR.redact([text]).texts == (text,)
 
 
-@pytest.mark.parametrize("text", [
-    "订单号：4713396096739471，已于2018-08-15发货。",  # Luhn-valid, named an order number
-    "注文番号 7199657182 は11月6日にお届け予定です。",  # a UK mobile without its trunk 0
-    "Rechnung Nr. 1963445 vom 10.10.2024: 607,83 €.",  # a date, not a phone
-    "Order #7227114997 has shipped.",
-    "https://example.com/search?q=%3Cimg%20src%3D%22data%3Aimage%2Fpng%3Bbase64%2CiVBORw0KGgr6tCj3YubiguXBZXx4w6lns2cR6zkGp8hgPXHUCeelTYe9wfcEQgJ6rx%2BpW3",
-    'print(base64.b64decode(\\"SGVsbG8sIFdvcmxkIQ==\\").decode())',
-    "https://example.com/search?q=connect%28host%3Dhost%2C%20password%3D&page=2",
-    '{"output": "class Login(BaseModel):\\n    user: str\\n    password: str\\n"}',
-    json.dumps({"output": "注文番号 2844419890 は11月7日にお届け予定です。"}),
-])  # fmt: skip
-def test_benign_shapes_in_every_encoding_are_left_alone(text: str) -> None:
-    assert REDACTOR.find(text) == [], text
+test_benign_shapes_in_every_encoding_are_left_alone = leaves_each(
+    [
+        "订单号：4713396096739471，已于2018-08-15发货。",  # Luhn-valid, named an order number
+        "注文番号 7199657182 は11月6日にお届け予定です。",  # a UK mobile without its trunk 0
+        "Rechnung Nr. 1963445 vom 10.10.2024: 607,83 €.",  # a date, not a phone
+        "Order #7227114997 has shipped.",
+        "https://example.com/search?q=%3Cimg%20src%3D%22data%3Aimage%2Fpng%3Bbase64%2CiVBORw0KGgr6tCj3YubiguXBZXx4w6lns2cR6zkGp8hgPXHUCeelTYe9wfcEQgJ6rx%2BpW3",
+        'print(base64.b64decode(\\"SGVsbG8sIFdvcmxkIQ==\\").decode())',
+        "https://example.com/search?q=connect%28host%3Dhost%2C%20password%3D&page=2",
+        '{"output": "class Login(BaseModel):\\n    user: str\\n    password: str\\n"}',
+        json.dumps({"output": "注文番号 2844419890 は11月7日にお届け予定です。"}),
+    ]
+)
 
 
 @pytest.mark.parametrize(("text", "kind"), [

@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, found_as, grouped, hidden
+from tests.helpers.redaction import (
+    REDACTOR,
+    found,
+    found_as,
+    hidden,
+    hides_each,
+    leaves_each,
+    leaves_each_by_kinds,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -106,27 +114,21 @@ LOWER_CASE_ADDRESSES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("text", "value"),
-    grouped(
-        {
-            "name_after_the_words_that_introduce_it": NAMES,
-            "address_after_its_label": [
-                (f"{label}{address}\nThanks", address) for label, address in ADDRESSES
-            ],
-            "address_in_lower_case": [
-                (before + address + after, address)
-                for before, address, after in LOWER_CASE_ADDRESSES
-            ],
-            "phone_said_in_chat": PHONES,
-            "name_in_a_form_a_mail_or_a_chat_export": EXPORTED_NAMES,
-            "after_a_colon": AFTER_A_COLON,
-            "password_after_its_user_or_in_a_dockerfile": PASSWORDS,
-        }
-    ),
+test_a_value_after_the_words_that_introduce_it_is_hidden = hides_each(
+    {
+        "name_after_the_words_that_introduce_it": NAMES,
+        "address_after_its_label": [
+            (f"{label}{address}\nThanks", address) for label, address in ADDRESSES
+        ],
+        "address_in_lower_case": [
+            (before + address + after, address) for before, address, after in LOWER_CASE_ADDRESSES
+        ],
+        "phone_said_in_chat": PHONES,
+        "name_in_a_form_a_mail_or_a_chat_export": EXPORTED_NAMES,
+        "after_a_colon": AFTER_A_COLON,
+        "password_after_its_user_or_in_a_dockerfile": PASSWORDS,
+    }
 )
-def test_a_value_after_the_words_that_introduce_it_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
 
 
 # The words or shapes of a kind's value with none after them: (the kinds, the text).
@@ -151,9 +153,9 @@ NONE_OF_THEIR_KIND = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("kinds", "text"), grouped(NONE_OF_THEIR_KIND, name_first=True))
-def test_the_words_or_shapes_of_a_kinds_value_without_one_stay(kinds: str, text: str) -> None:
-    assert found_as(text, *kinds.split(",")) == [], found(text)
+test_the_words_or_shapes_of_a_kinds_value_without_one_stay = leaves_each_by_kinds(
+    NONE_OF_THEIR_KIND
+)
 
 
 @pytest.mark.parametrize(
@@ -225,11 +227,9 @@ TOOL_OUTPUT = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    "text", grouped({"id_in_a_url_path": IDS_IN_URL_PATHS, "tool_output": TOOL_OUTPUT})
+test_an_id_in_a_url_path_or_tool_output_that_only_looks_like_values_stays = leaves_each(
+    {"id_in_a_url_path": IDS_IN_URL_PATHS, "tool_output": TOOL_OUTPUT}
 )
-def test_an_id_in_a_url_path_or_tool_output_that_only_looks_like_values_stays(text: str) -> None:
-    assert found(text) == []
 
 
 @pytest.mark.parametrize(

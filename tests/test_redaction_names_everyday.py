@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import grouped, names
+from tests.helpers.redaction import finds_one_name_in_each, grouped, leaves_each, names
 
 pytestmark = pytest.mark.unit
 
@@ -95,14 +95,9 @@ TABLES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "name"),
-    grouped({"label": LABELS, "title": TITLES, "introduction": INTRODUCTIONS}),
+test_a_label_a_title_or_a_self_introduction_is_followed_by_the_one_name = finds_one_name_in_each(
+    {"label": LABELS, "title": TITLES, "introduction": INTRODUCTIONS}
 )
-def test_a_label_a_title_or_a_self_introduction_is_followed_by_the_one_name(
-    text: str, name: str
-) -> None:
-    assert names(text) == [name]
 
 
 @pytest.mark.parametrize(("text", "name"), grouped({"signature": SIGNATURES, "table": TABLES}))
@@ -133,9 +128,9 @@ NO_NAMES = [
 ]
 
 
-@pytest.mark.parametrize("text", NO_NAMES)
-def test_a_team_a_firm_a_product_or_code_in_those_places_is_no_name(text: str) -> None:
-    assert names(text) == []
+test_a_team_a_firm_a_product_or_code_in_those_places_is_no_name = leaves_each(
+    NO_NAMES, of=("PERSON_NAME",)
+)
 
 
 def test_a_signature_made_of_a_firm_and_the_names_before_it() -> None:

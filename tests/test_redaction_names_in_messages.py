@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, found_as, grouped, hidden
+from tests.helpers.redaction import REDACTOR, hides_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -141,11 +141,9 @@ ACCESS_KEY_IDS = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "value"), grouped({"name": NAMES, "access_key_id": ACCESS_KEY_IDS})
+test_a_name_or_a_key_id_where_a_message_puts_it_is_hidden = hides_each(
+    {"name": NAMES, "access_key_id": ACCESS_KEY_IDS}
 )
-def test_a_name_or_a_key_id_where_a_message_puts_it_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
 
 
 UNTOUCHED = [
@@ -217,9 +215,7 @@ UNTOUCHED = [
 ]
 
 
-@pytest.mark.parametrize("text", UNTOUCHED)
-def test_the_same_shapes_without_a_name_are_left(text: str) -> None:
-    assert not found_as(text, "PERSON_NAME", "SECRET"), found(text)
+test_the_same_shapes_without_a_name_are_left = leaves_each(UNTOUCHED, of=("PERSON_NAME", "SECRET"))
 
 
 def test_a_name_found_in_one_text_is_hidden_alone_in_the_others() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import grouped, names
+from tests.helpers.redaction import finds_one_name_in_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -311,11 +311,7 @@ NOT_NAMES = [
 ]
 
 
-@pytest.mark.parametrize(("text", "name"), grouped(INTRODUCED))
-def test_a_name_after_the_words_that_introduce_one_is_found(text: str, name: str) -> None:
-    assert names(text) == [name]
+test_a_name_after_the_words_that_introduce_one_is_found = finds_one_name_in_each(INTRODUCED)
 
 
-@pytest.mark.parametrize("text", NOT_NAMES)
-def test_words_after_those_phrases_that_name_nobody_stay(text: str) -> None:
-    assert names(text) == []
+test_words_after_those_phrases_that_name_nobody_stay = leaves_each(NOT_NAMES, of=("PERSON_NAME",))

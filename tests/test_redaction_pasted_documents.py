@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import REDACTOR, hides_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -79,9 +79,7 @@ FOUND = [
 ]
 
 
-@pytest.mark.parametrize(("text", "value"), FOUND)
-def test_a_value_in_a_pasted_document_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
+test_a_value_in_a_pasted_document_is_hidden = hides_each(FOUND)
 
 
 LEFT = [
@@ -108,9 +106,7 @@ LEFT = [
 ]
 
 
-@pytest.mark.parametrize("text", LEFT)
-def test_a_look_alike_in_a_pasted_document_is_left(text: str) -> None:
-    assert found(text) == []
+test_a_look_alike_in_a_pasted_document_is_left = leaves_each(LEFT)
 
 
 # A machine's address after the word is no home; the passport word names only what follows it

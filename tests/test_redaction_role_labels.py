@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, hidden
+from tests.helpers.redaction import hides_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(
-    ("text", "value"),
+test_a_name_after_a_role_label_is_hidden = hides_each(
     [
         # Italian
         ("Contratto di locazione\nProprietario: Paolo Ricci\nImmobile: via Roma 12, Bologna",
@@ -84,14 +83,11 @@ pytestmark = pytest.mark.unit
         ("यात्री: अनीता देसाई", "अनीता देसाई"),
         # Hebrew
         ("חוזה שכירות\nשוכר: יעל כהן", "יעל כהן"),
-    ],
+    ]
 )  # fmt: skip
-def test_a_name_after_a_role_label_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
 
 
-@pytest.mark.parametrize(
-    "text",
+test_a_role_label_before_no_name_is_left = leaves_each(
     [
         "Propietario: Inmobiliaria Sol S.L.",
         "Proprietario: Immobiliare Rossi",
@@ -114,6 +110,5 @@ def test_a_name_after_a_role_label_is_hidden(text: str, value: str) -> None:
         "乘客：2人",
         "المالك: شركة الأمل للعقارات",
     ],
+    of=("PERSON_NAME",),
 )  # fmt: skip
-def test_a_role_label_before_no_name_is_left(text: str) -> None:
-    assert [s for s in REDACTOR.find(text) if s.kind == "PERSON_NAME"] == [], found(text)

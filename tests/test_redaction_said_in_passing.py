@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, grouped, hidden, seconds_to_find
+from tests.helpers.redaction import REDACTOR, hides_each, leaves_each, seconds_to_find
 
 pytestmark = pytest.mark.unit
 
@@ -117,22 +117,17 @@ BIRTH_DATES = [
 ]
 
 
-@pytest.mark.parametrize(
-    ("text", "value"),
-    grouped(
-        {
-            "password_later_in_the_clause": PASSWORDS_LATER_IN_THE_CLAUSE,
-            "code": CODES,
-            "plate": PLATES,
-            "handle": HANDLES,
-            "codice_fiscale": CODICI_FISCALI,
-            "label": LABELS,
-            "birth_date": BIRTH_DATES,
-        }
-    ),
+test_a_value_said_in_passing_is_hidden = hides_each(
+    {
+        "password_later_in_the_clause": PASSWORDS_LATER_IN_THE_CLAUSE,
+        "code": CODES,
+        "plate": PLATES,
+        "handle": HANDLES,
+        "codice_fiscale": CODICI_FISCALI,
+        "label": LABELS,
+        "birth_date": BIRTH_DATES,
+    }
 )
-def test_a_value_said_in_passing_is_hidden(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
 
 
 # The flat or unit after a street's number, as each country writes it: hidden with the street.
@@ -170,11 +165,9 @@ IN_FORMS_AND_CHATS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(
-    ("text", "value"), grouped({"address_unit": ADDRESS_UNITS, "form_or_chat": IN_FORMS_AND_CHATS})
+test_a_value_in_a_form_or_a_chat_is_hidden_but_its_spaces = hides_each(
+    {"address_unit": ADDRESS_UNITS, "form_or_chat": IN_FORMS_AND_CHATS}, spaces=False
 )
-def test_a_value_in_a_form_or_a_chat_is_hidden_but_its_spaces(text: str, value: str) -> None:
-    assert hidden(text, value, spaces=False), found(text)
 
 
 # Sentences that hold the words and something value-shaped, and no value.
@@ -225,12 +218,9 @@ LOOK_ALIKES_IN_FORMS_AND_CHATS = [
 ]
 
 
-@pytest.mark.parametrize(
-    "text",
-    grouped({"sentence": LEFT_AS_THEY_ARE, "form_or_chat": LOOK_ALIKES_IN_FORMS_AND_CHATS}),
+test_words_about_a_value_without_one_stay = leaves_each(
+    {"sentence": LEFT_AS_THEY_ARE, "form_or_chat": LOOK_ALIKES_IN_FORMS_AND_CHATS}
 )
-def test_words_about_a_value_without_one_stay(text: str) -> None:
-    assert found(text) == []
 
 
 def test_words_after_an_address_that_name_no_unit_stay() -> None:

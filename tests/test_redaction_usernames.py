@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found, grouped, hidden, kinds
+from tests.helpers.redaction import REDACTOR, found, grouped, hidden, hides_each, kinds
 
 pytestmark = pytest.mark.unit
 
 
-@pytest.mark.parametrize(
-    ("text", "value"),
+test_a_login_in_credentials_syntax_is_redacted = hides_each(
     [
         (
             "git clone https://kwroblewska:glpat-xK3mP9qLm2Rt7vBn4wZs@gitlab.com/team/app.git",
@@ -30,10 +29,8 @@ pytestmark = pytest.mark.unit
         ("ssh jsmith@10.0.0.5 'uptime'", "jsmith"),
         ("ssh -i key.pem -l hkimura bastion.example.com", "hkimura"),
         ("gh auth login then --username rkhan_dev", "rkhan_dev"),
-    ],
+    ]
 )
-def test_a_login_in_credentials_syntax_is_redacted(text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
 
 
 # (text, the login or the app's or game's ID in it) after the word or the app naming it, by kind.

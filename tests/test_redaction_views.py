@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sampling.redaction import Redactor
-from sampling.redaction.config import RedactConfig
 from sampling.redaction.views import _JOIN_CANDIDATE, View, decoded, key, normalised, views
+from tests.helpers.redaction import REDACTOR, finds_alone_in_each, found_with_kinds, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -88,11 +87,10 @@ def test_a_value_in_any_form_is_one_value() -> None:
 
 
 def test_the_reviewer_sees_the_original_text_with_the_value_gone() -> None:
-    redactor = Redactor.from_config(RedactConfig())
     text = (
         "我的邮箱是ａｄａ＠ｅｘａｍｐｌｅ．ｃｏｍ，也可以写 ada@example.com 或 ada%40example.com。"
     )
-    (out,) = redactor.redact([text]).texts
+    (out,) = REDACTOR.redact([text]).texts
     assert out == "我的邮箱是<EMAIL_1>，也可以写 <EMAIL_1> 或 <EMAIL_1>。"
 
 
@@ -106,8 +104,7 @@ def test_the_reviewer_sees_the_original_text_with_the_value_gone() -> None:
     ],
 )
 def test_values_in_each_form_are_redacted_in_place(text: str, expected: str) -> None:
-    redactor = Redactor.from_config(RedactConfig())
-    assert redactor.redact([text]).texts == (expected,)
+    assert REDACTOR.redact([text]).texts == (expected,)
 
 
 # Pieces of text around line breaks and escapes: naming signs and words, indents of every kind
@@ -156,14 +153,10 @@ SPOKEN = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), SPOKEN)
-def test_a_number_said_digit_by_digit_is_hidden_whole(text: str, value: str, kind: str) -> None:
-    spans = Redactor.from_config(RedactConfig()).find(text)
-    assert [(text[s.start : s.end], s.kind) for s in spans] == [(value, kind)]
+test_a_number_said_digit_by_digit_is_hidden_whole = finds_alone_in_each(SPOKEN)
 
 
-@pytest.mark.parametrize(
-    "text",
+test_counting_in_words_is_no_number = leaves_each(
     [
         "one or two of them, three or four maybe",
         "Testing, one two three, can you hear me",
@@ -172,10 +165,8 @@ def test_a_number_said_digit_by_digit_is_hidden_whole(text: str, value: str, kin
         "for (int i = 0; i < 10; i++) { x = null; }",
         "someone, phone, tone, done",
         "[null, null, null, null, null, null, null, null, null, null]",
-    ],
+    ]
 )
-def test_counting_in_words_is_no_number(text: str) -> None:
-    assert Redactor.from_config(RedactConfig()).find(text) == []
 
 
 _SAID = {
@@ -214,8 +205,7 @@ def test_the_spoken_view_reads_the_digits_and_maps_them_back(
 def test_a_password_that_holds_an_escapes_spelling_is_hidden_whole(text: str) -> None:
     # A shell does not decode `%09`: the value is as typed, though its decoded form (`000`
     # and a tab) reads as a database's name or stops at the tab.
-    spans = Redactor.from_config(RedactConfig()).find(text)
-    assert [(text[s.start : s.end], s.kind) for s in spans] == [("000%09", "PASSWORD")]
+    assert found_with_kinds(text) == [("000%09", "PASSWORD")]
 
 
 # A value given in a transcript's next turn, in answer to the question that names it.
@@ -229,17 +219,11 @@ ANSWERS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("text", "value", "kind"), ANSWERS)
-def test_a_value_given_in_answer_to_its_name_is_hidden(text: str, value: str, kind: str) -> None:
-    redactor = Redactor.from_config(RedactConfig())
-    spans = redactor.find(text)
-    assert [(text[s.start : s.end], s.kind) for s in spans] == [(value, kind)], spans
-    # The view replaced the question's mark, the line break and who answers; they stay.
-    assert redactor.redact([text]).texts[0] == text.replace(value, f"<{kind}_1>")
+# The view replaced the question's mark, the line break and who answers: they stay.
+test_a_value_given_in_answer_to_its_name_is_hidden = finds_alone_in_each(ANSWERS, replaced=True)
 
 
-@pytest.mark.parametrize(
-    "text",
+test_turns_that_give_no_named_value_stay = leaves_each(
     [
         "address: The peripheral address.\ncode: ATT error code (0 = success)",
         "PASS: tests/test_login.py::test_ok\nPASS: build_cache (0.2s)",
@@ -247,7 +231,5 @@ def test_a_value_given_in_answer_to_its_name_is_hidden(text: str, value: str, ki
         "Agent: What is your order number?\nCaller: 12345678",
         "INFO: starting up the server now.\nWARN: port 8080 in use",
         "Agent: How long have you had the card?\nCaller: about 3 years, since 2021",
-    ],
+    ]
 )
-def test_turns_that_give_no_named_value_stay(text: str) -> None:
-    assert Redactor.from_config(RedactConfig()).find(text) == []

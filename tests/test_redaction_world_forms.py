@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from stdnum import iban
 
-from tests.helpers.redaction import found, found_as, found_with_kinds, grouped, hidden
+from tests.helpers.redaction import found_as, found_with_kinds, grouped, hides_each, leaves_each
 
 pytestmark = pytest.mark.unit
 
@@ -21,23 +21,18 @@ def test_an_iban_in_lower_case_is_found(value: str) -> None:
     assert found_with_kinds(text) == [(value, "IBAN")]
 
 
-@pytest.mark.parametrize(
-    "text",
+test_lower_case_runs_that_fail_the_check_are_left = leaves_each(
     ["commit de89370400440532013001 merged", "xde89 3704 0044 0532 0130 00",
      "build de89 3704 0044 0532 0130 01 failed"],
+    of=("IBAN",),
 )  # fmt: skip
-def test_lower_case_runs_that_fail_the_check_are_left(text: str) -> None:
-    assert found_as(text, "IBAN") == []
 
 
-@pytest.mark.parametrize(
-    "text",
+test_cyrillic_words_for_streets_beside_other_numbers_stay = leaves_each(
     ["Встреча на ул. Ленина в 5 часов.", "Улица была длинной, 3 км.",
      "Этот проспект 5 лет строили.", "Широкий проспект 12 метров в ширину.",
      "На площади 2 тысячи человек."],
 )  # fmt: skip
-def test_cyrillic_words_for_streets_beside_other_numbers_stay(text: str) -> None:
-    assert found(text) == []
 
 
 # (text, the address in it): Russian and Ukrainian addresses, and the others hidden with their
@@ -239,106 +234,95 @@ LABELLED = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("kind", "text", "value"), grouped(LABELLED, name_first=True))
-def test_a_value_after_a_label_people_write_is_hidden(kind: str, text: str, value: str) -> None:
-    assert hidden(text, value), found(text)
+test_a_value_after_a_label_people_write_is_hidden = hides_each(LABELLED)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Order 45 10 482917 shipped; invoice 12 34 567890",
-        "adresa=0x7ffe1234",
-        # Code's `line:`, a class's `LINE` constant, a register's name, a plate's word
-        # before prose.
-        "for line in lines:\n    if not line: continue",
-        "if obj is stringPict.LINE: objects[i] = x",
-        "reg r12 is zero; reg 0x1f; Reg 2016",
-        "Placas de circuito del proveedor",
-        "ref tm204418b in the ticket",
-        "server address: db:5432 in the config",
-        "Au demeurant, 3 personnes sont venues",
-        "residente en España desde 2019 con 2 hijos",
-        "wohnhaft seit 2010 in Berlin mit 3 Kindern",
-        # A plate's shape with no vehicle near it; a register; a month; a mention of everyone.
-        "Артикул К100 ОО 50",
-        "version 10A1-234.56 released",
-        "Reg RAX 12345",
-        "immat 2024-01",
-        "IGN is down again",
-        "dm @channel please",
-        "LINE: 0x1f",
-    ],
+WITHOUT_THEIR_LABELS = [
+    "Order 45 10 482917 shipped; invoice 12 34 567890",
+    "adresa=0x7ffe1234",
+    # Code's `line:`, a class's `LINE` constant, a register's name, a plate's word
+    # before prose.
+    "for line in lines:\n    if not line: continue",
+    "if obj is stringPict.LINE: objects[i] = x",
+    "reg r12 is zero; reg 0x1f; Reg 2016",
+    "Placas de circuito del proveedor",
+    "ref tm204418b in the ticket",
+    "server address: db:5432 in the config",
+    "Au demeurant, 3 personnes sont venues",
+    "residente en España desde 2019 con 2 hijos",
+    "wohnhaft seit 2010 in Berlin mit 3 Kindern",
+    # A plate's shape with no vehicle near it; a register; a month; a mention of everyone.
+    "Артикул К100 ОО 50",
+    "version 10A1-234.56 released",
+    "Reg RAX 12345",
+    "immat 2024-01",
+    "IGN is down again",
+    "dm @channel please",
+    "LINE: 0x1f",
+]
+test_the_same_shapes_without_their_labels_stay = leaves_each(
+    WITHOUT_THEIR_LABELS, of=("PASSPORT", "ADDRESS", "LICENSE_PLATE", "MESSENGER_ID", "USERNAME")
 )
-def test_the_same_shapes_without_their_labels_stay(text: str) -> None:
-    assert not found_as(text, "PASSPORT", "ADDRESS", "LICENSE_PLATE", "MESSENGER_ID", "USERNAME"), (
-        found(text)
-    )
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # Dates of other things: a founding, a project's year, a move, a rule's or a product's
-        # date (`生效`, `生产`), a release; a course's dates after `matrícula`.
-        "founded on 12/03/1981",
-        "nato nel 1975 come progetto open source",
-        # A plate's words that name other things: an event's registration, a patent.
-        "Registration: EVENT2024 closes on Friday",
-        "Registration: 2024-01-15",
-        "Fahrzeug: 123-45-678 ist das Modell",
-        "photo: АА 9163 ВК",
-        "Slovakia order 51F-123.45",
-        "Registration: open until 30 June",
-        "la patente de invención 2019 fue otorgada",
-        "He was born in Leeds, moved to York on 2 March 2001",
-        "本规定自2024年3月1日生效",
-        "2023年5月1日生产，保质期12个月",
-        "Release date: 12/03/2021",
-        "matrícula de 27/01 a 31/01",
-        "Matrícula abierta del 3/02 al 14/02",
-        # Keys that name no person's name, or a bare name beside no personal key.
-        '{"name": "build", "version": "1.0"}',
-        '{"first_name_label": "First name"}',
-        '{"nome": "Vendas", "codigo": "A12"}',
-        # An order's number; a court's docket; a car's model after a word for the vehicle.
-        "Pedido 2024100432",
-        "RG n° 23/04417",
-        "Vehicle: BMW 320d",
-        "Vehicle: RAV4 2019",
-        "Vehicle: F-150",
-    ],
+OF_OTHER_THINGS = [
+    # Dates of other things: a founding, a project's year, a move, a rule's or a product's
+    # date (`生效`, `生产`), a release; a course's dates after `matrícula`.
+    "founded on 12/03/1981",
+    "nato nel 1975 come progetto open source",
+    # A plate's words that name other things: an event's registration, a patent.
+    "Registration: EVENT2024 closes on Friday",
+    "Registration: 2024-01-15",
+    "Fahrzeug: 123-45-678 ist das Modell",
+    "photo: АА 9163 ВК",
+    "Slovakia order 51F-123.45",
+    "Registration: open until 30 June",
+    "la patente de invención 2019 fue otorgada",
+    "He was born in Leeds, moved to York on 2 March 2001",
+    "本规定自2024年3月1日生效",
+    "2023年5月1日生产，保质期12个月",
+    "Release date: 12/03/2021",
+    "matrícula de 27/01 a 31/01",
+    "Matrícula abierta del 3/02 al 14/02",
+    # Keys that name no person's name, or a bare name beside no personal key.
+    '{"name": "build", "version": "1.0"}',
+    '{"first_name_label": "First name"}',
+    '{"nome": "Vendas", "codigo": "A12"}',
+    # An order's number; a court's docket; a car's model after a word for the vehicle.
+    "Pedido 2024100432",
+    "RG n° 23/04417",
+    "Vehicle: BMW 320d",
+    "Vehicle: RAV4 2019",
+    "Vehicle: F-150",
+]
+test_dates_names_and_numbers_of_other_things_stay = leaves_each(
+    OF_OTHER_THINGS,
+    of=("BIRTH_DATE", "RECORD_NUMBER", "PERSON_NAME", "NATIONAL_ID", "LICENSE_PLATE"),
 )
-def test_dates_names_and_numbers_of_other_things_stay(text: str) -> None:
-    assert not found_as(
-        text, "BIRTH_DATE", "RECORD_NUMBER", "PERSON_NAME", "NATIONAL_ID", "LICENSE_PLATE"
-    ), found(text)
 
 
-@pytest.mark.parametrize(
-    "text",
-    [
-        # A bill (`účet` is one too), an accountant's year, a range of years, a fraction, a
-        # ratio, a path; a Czech account whose checks fail; a bank's name before a year, a
-        # phone, a quarter's revenue, its customer line; an IP address after `NAS`.
-        "Zaplatil jsem účet za elektřinu 125 000 Kč",
-        "účetní období 2023/2024, obrat 1 250 000 Kč",
-        "účet 2024/2025",
-        "účet 1/3 nákladů",
-        "účet /usr/lib/2024/2025",
-        "účet 1234567890/0800",
-        "Ratio 120000/1000 = 120",
-        "Rekening 2024/2025 laporan",
-        "Rekening BCA sedang gangguan sejak 2024",
-        "akaun Maybank saya dah tutup tahun 2019",
-        "KBank call center 02-888-8888",
-        "กสิกร โทร 02-888-8888",
-        "中國信託客服專線 0800-024-365",
-        "玉山銀行 2024年第3季 營收 12,345,678",
-        "帳號 2024/2025 年度",
-        "中國信託(822) 2024/2025",
-        "NAS at 10.0.0.15 port 5000",
-    ],
+ACCOUNT_AND_ID_LOOK_ALIKES = [
+    # A bill (`účet` is one too), an accountant's year, a range of years, a fraction, a
+    # ratio, a path; a Czech account whose checks fail; a bank's name before a year, a
+    # phone, a quarter's revenue, its customer line; an IP address after `NAS`.
+    "Zaplatil jsem účet za elektřinu 125 000 Kč",
+    "účetní období 2023/2024, obrat 1 250 000 Kč",
+    "účet 2024/2025",
+    "účet 1/3 nákladů",
+    "účet /usr/lib/2024/2025",
+    "účet 1234567890/0800",
+    "Ratio 120000/1000 = 120",
+    "Rekening 2024/2025 laporan",
+    "Rekening BCA sedang gangguan sejak 2024",
+    "akaun Maybank saya dah tutup tahun 2019",
+    "KBank call center 02-888-8888",
+    "กสิกร โทร 02-888-8888",
+    "中國信託客服專線 0800-024-365",
+    "玉山銀行 2024年第3季 營收 12,345,678",
+    "帳號 2024/2025 年度",
+    "中國信託(822) 2024/2025",
+    "NAS at 10.0.0.15 port 5000",
+]
+test_accounts_and_identity_numbers_look_alikes_stay = leaves_each(
+    ACCOUNT_AND_ID_LOOK_ALIKES, of=("ACCOUNT_NUMBER", "NATIONAL_ID")
 )
-def test_accounts_and_identity_numbers_look_alikes_stay(text: str) -> None:
-    assert not found_as(text, "ACCOUNT_NUMBER", "NATIONAL_ID"), found(text)

@@ -77,3 +77,84 @@ def grouped(groups: Mapping[str, Sequence[object]], *, name_first: bool = False)
         for name, cases in groups.items()
         for i, case in enumerate(cases)
     ]
+
+
+# The tests many modules repeat, built once: a module keeps its case tables and binds each test
+# to its own name (`test_x = hides_each(CASES)`), so the ids and the module's marks are those of
+# a test written out in it. pytest does not rewrite the asserts of this module: each says what
+# the redactor found.
+Cases = Sequence[object] | Mapping[str, Sequence[object]]
+
+
+def _params(cases: Cases) -> Sequence[object]:
+    """A flat list as it is (pytest makes each id from the case's values); named lists as
+    `grouped` gives them."""
+    return grouped(cases) if isinstance(cases, Mapping) else cases
+
+
+def hides_each(cases: Cases, *, spaces: bool = True) -> Callable[[str, str], None]:
+    """A test of each (text, value) of `cases`: the value is hidden in the text (`hidden`, with
+    `spaces`)."""
+
+    @pytest.mark.parametrize(("text", "value"), _params(cases))
+    def test(text: str, value: str) -> None:
+        assert hidden(text, value, spaces=spaces), found(text)
+
+    return test
+
+
+def leaves_each(cases: Cases, *, of: Sequence[str] = ()) -> Callable[[str], None]:
+    """A test of each text of `cases`: the redactor finds nothing in it (nothing of the kinds
+    `of`, where they are given)."""
+
+    @pytest.mark.parametrize("text", _params(cases))
+    def test(text: str) -> None:
+        assert (found_as(text, *of) if of else found(text)) == [], found(text)
+
+    return test
+
+
+def leaves_each_by_kinds(groups: Mapping[str, Sequence[str]]) -> Callable[[str, str], None]:
+    """A test of each text of `groups`, whose lists are named by the kinds (comma-separated)
+    the redactor must find none of in their texts."""
+
+    @pytest.mark.parametrize(("kinds", "text"), grouped(groups, name_first=True))
+    def test(kinds: str, text: str) -> None:
+        assert found_as(text, *kinds.split(",")) == [], found(text)
+
+    return test
+
+
+def finds_one_name_in_each(cases: Cases) -> Callable[[str, str], None]:
+    """A test of each (text, name) of `cases`: the name is the one person's name found."""
+
+    @pytest.mark.parametrize(("text", "name"), _params(cases))
+    def test(text: str, name: str) -> None:
+        assert names(text) == [name], names(text)
+
+    return test
+
+
+def finds_each_as_its_kind(groups: Mapping[str, Sequence[tuple[str, str]]]) -> Callable[..., None]:
+    """A test of each (text, value) of `groups`, whose lists are named by their values' kind:
+    the value is among what the redactor finds as that kind."""
+
+    @pytest.mark.parametrize(("kind", "text", "value"), grouped(groups, name_first=True))
+    def test(kind: str, text: str, value: str) -> None:
+        assert value in found_as(text, kind), found_with_kinds(text)
+
+    return test
+
+
+def finds_alone_in_each(cases: Cases, *, replaced: bool = False) -> Callable[..., None]:
+    """A test of each (text, value, kind) of `cases`: the value, as its kind, is the one thing
+    the redactor finds; `replaced`: and the text comes back with that value's placeholder in its
+    place, the rest as it was."""
+
+    @pytest.mark.parametrize(("text", "value", "kind"), _params(cases))
+    def test(text: str, value: str, kind: str) -> None:
+        assert found_with_kinds(text) == [(value, kind)], REDACTOR.find(text)
+        if replaced:
+            assert REDACTOR.redact([text]).texts[0] == text.replace(value, f"<{kind}_1>")
+
+    return test

@@ -7,6 +7,7 @@ import base64
 import binascii
 import ipaddress
 import re
+from collections.abc import Callable
 
 from stdnum import iban, luhn
 from stdnum.iso7064 import mod_97_10
@@ -63,19 +64,18 @@ def is_uk_nino(compact: str) -> bool:
 
 
 def is_ipv4(text: str) -> bool:
-    try:
-        ipaddress.IPv4Address(text)
-    except ValueError:
-        return False
-    return True
+    return _parses(ipaddress.IPv4Address, text)
 
 
 def is_ipv6(text: str) -> bool:
     # At least three hex digits: `::` alone or `a::b` in code is not worth a placeholder.
-    if sum(char not in ":." for char in text) < 3:
-        return False
+    return sum(char not in ":." for char in text) >= 3 and _parses(ipaddress.IPv6Address, text)
+
+
+def _parses(address: Callable[[str], object], text: str) -> bool:
+    """The standard library reads `text` as an address of that version."""
     try:
-        ipaddress.IPv6Address(text)
+        address(text)
     except ValueError:
         return False
     return True

@@ -1,13 +1,15 @@
 """Words that name what follows them: "my password is ...", "CPF 123...", "手机号13812345678".
 A value that is ambiguous on its own (a bare run of digits, a random token) is redacted when
 such a word ends shortly before it; code assigned to such a name (`password = os.environ[...]`)
-is not a value."""
+is not a value. Also the reading finders share: each match of a shape as a span (`matches`)."""
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+
+from sampling.redaction.spans import Span
 
 
 def word_ends(
@@ -26,6 +28,16 @@ def word_ends(
         ):
             yield after
         at = lower.find(word, after, end)
+
+
+def matches(
+    pattern: re.Pattern[str], text: str, kind: str, valid: Callable[[str], bool] | None = None
+) -> Iterator[Span]:
+    """Each match of `pattern` in `text` as a span of `kind`; with `valid`, only those whose
+    text it accepts (a checksum, a decoded header)."""
+    for match in pattern.finditer(text):
+        if valid is None or valid(match.group()):
+            yield Span(match.start(), match.end(), kind)
 
 
 def _ascii_letter(char: str) -> bool:

@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from sampling.redaction.context import word_ends
+from sampling.redaction.context import matches, word_ends
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, WordEnds, number
@@ -498,12 +498,17 @@ _UNIT_BEFORE = re.compile(
 )
 
 
-@register("addresses")
-class AddressFinder:
+class _AddressFinder:
+    """What every address finder declares: its one kind, its priority and both views."""
+
     kinds = frozenset({"ADDRESS"})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(facts=(number(1),))  # every shape has a house or block number
     views = ALL_VIEWS
+
+
+@register("addresses")
+class AddressFinder(_AddressFinder):
+    triggers = Triggers(facts=(number(1),))  # every shape has a house or block number
 
     def find(self, view: Text) -> Iterator[Span]:
         """Every Latin shape holds a house number beside a capitalised word (the street's name,
@@ -522,33 +527,30 @@ class AddressFinder:
         yield from _addresses_at(view, afters, befores)
         if not text.isascii():
             if "号" in text:
-                yield from _spans(_CHINESE, text)
+                yield from matches(_CHINESE, text, "ADDRESS")
             if any(building in text for building in "栋幢座楼"):
-                yield from _spans(_CHINESE_ESTATE, text)
+                yield from matches(_CHINESE_ESTATE, text, "ADDRESS")
             if "座" in text:
-                yield from _spans(_CHINESE_TOWER, text)
+                yield from matches(_CHINESE_TOWER, text, "ADDRESS")
             if any(unit in text for unit in "都道府県市区"):
-                yield from _spans(_JAPANESE, text)
+                yield from matches(_JAPANESE, text, "ADDRESS")
             if any(unit in text for unit in "시군구"):
-                yield from _spans(_KOREAN, text)
+                yield from matches(_KOREAN, text, "ADDRESS")
             if any(kind in view.lower for kind in (*_CYRILLIC_TYPES, *_CYRILLIC_AFTER)):
-                yield from _spans(_CYRILLIC, text)
+                yield from matches(_CYRILLIC, text, "ADDRESS")
 
 
 @register("addresses_by_street_words")
-class StreetWordAddressFinder:
+class StreetWordAddressFinder(_AddressFinder):
     """The Indonesian, Turkish, Indian and Arabic shapes, each where its street's or house's
     words are: a finder of its own, so that the one scan of every text looks for the words
     (twenty `in` tests of each text cost more than the shapes)."""
 
-    kinds = frozenset({"ADDRESS"})
-    priority = PERSONAL_PRIORITY
     triggers = Triggers(
         words=(*_INDONESIAN_TYPES, *(word.lower() for word in _TURKISH_TYPE_WORDS),
                *_ARABIC_TYPES, *_HINDI_UNITS),
         word_starts=_INDIAN_HOUSES,  # (`h no` in "with no" is none)
     )  # fmt: skip
-    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if view.has_number(1):
@@ -558,26 +560,23 @@ class StreetWordAddressFinder:
 def _other_countries(view: Text) -> Iterator[Span]:
     text, lower = view.text, view.lower
     if any(kind in lower for kind in _INDONESIAN_TYPES):
-        yield from _spans(_INDONESIAN, text)
+        yield from matches(_INDONESIAN, text, "ADDRESS")
     if any(kind in text for kind in _TURKISH_TYPE_WORDS):
-        yield from _spans(_TURKISH, text)
+        yield from matches(_TURKISH, text, "ADDRESS")
     if any(next(word_ends(lower, house), None) is not None for house in _INDIAN_HOUSES):
-        yield from _spans(_INDIAN, text)
+        yield from matches(_INDIAN, text, "ADDRESS")
     if text.isascii():
         return
     if any(kind in text for kind in _ARABIC_TYPES):
-        yield from _spans(_ARABIC, text)
+        yield from matches(_ARABIC, text, "ADDRESS")
     if any(unit in text for unit in _HINDI_UNITS):
-        yield from _spans(_HINDI, text)
+        yield from matches(_HINDI, text, "ADDRESS")
 
 
-class _WordedShapeFinder:
+class _WordedShapeFinder(_AddressFinder):
     """An address of one country's shape, its own finder so that the one scan of every text
     looks for its words and runs it only where they are."""
 
-    kinds = frozenset({"ADDRESS"})
-    priority = PERSONAL_PRIORITY
-    views = ALL_VIEWS
     shape: re.Pattern[str]
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -585,7 +584,7 @@ class _WordedShapeFinder:
             yield from self.addresses(view.text)
 
     def addresses(self, text: str) -> Iterator[Span]:
-        yield from _spans(self.shape, text)
+        yield from matches(self.shape, text, "ADDRESS")
 
 
 @register("addresses_in_colombia")
@@ -662,7 +661,7 @@ class PhilippineAddressFinder(_WordedShapeFinder):
 
     def find(self, view: Text) -> Iterator[Span]:
         if _PH_LOT_NUMBER.search(view.lower):  # `block` is in much code: a lot's number first
-            yield from _spans(_PHILIPPINE, view.text)
+            yield from matches(_PHILIPPINE, view.text, "ADDRESS")
 
 
 @register("addresses_in_traditional_chinese")
@@ -672,17 +671,14 @@ class TraditionalChineseAddressFinder(_WordedShapeFinder):
 
 
 @register("addresses_with_a_sign_or_a_french_type")
-class SignedAddressFinder:
+class SignedAddressFinder(_AddressFinder):
     """The shapes AddressFinder leaves to the words that make them worth a look: a number's
     sign between a street and its number (`Rua Augusta, n.º 88`, `Str. Memorandumului nr. 28`)
     and a French street's type in lower case (`8 rue Paul Bert`). Their own finder, so that
     the one scan runs them only on a text with such a word (in every text the two shapes cost
     7 µs a record)."""
 
-    kinds = frozenset({"ADDRESS"})
-    priority = PERSONAL_PRIORITY
     triggers = Triggers(words=("nr.", "nr ", "n.o", "nº", "n°", *_FRENCH_TYPES))
-    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):
@@ -768,11 +764,6 @@ def _czech_or_slovak(text: str, first: int) -> re.Match[str] | None:
             return match
         return None
     return None
-
-
-def _spans(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
-    for match in pattern.finditer(text):
-        yield Span(match.start(), match.end(), "ADDRESS")
 
 
 # A home address after a word that names it, in any country's form and in any case: the rest of
@@ -867,9 +858,7 @@ _LOWER_CASE_REACH = 64  # characters before a street's type where its house numb
 
 
 @register("addresses_typed_in_lower_case")
-class LowerCaseAddressFinder:
-    kinds = frozenset({"ADDRESS"})
-    priority = PERSONAL_PRIORITY
+class LowerCaseAddressFinder(_AddressFinder):
     # Each type after a space, as literals (a class around a two-letter word costs the scan
     # more than the finder costs where it fires); the shortest also with what follows them.
     triggers = Triggers(
@@ -879,7 +868,6 @@ class LowerCaseAddressFinder:
             for after in ((" ", ".", ",") if len(kind) == 2 else ("",))
         )
     )
-    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):
@@ -907,16 +895,13 @@ class LowerCaseAddressFinder:
 
 
 @register("addresses_after_a_label")
-class LabelledAddressFinder:
-    kinds = frozenset({"ADDRESS"})
-    priority = PERSONAL_PRIORITY
+class LabelledAddressFinder(_AddressFinder):
     triggers = Triggers(
         word_starts=tuple(
             w for w in (*_LABELS, *_LABELS_SAID, *_LABELS_RESIDING, *_COLON_LABELS) if w.isascii()
         ),
         words=tuple(w for w in (*_LABELS, *_LABELS_RESIDING, *_COLON_LABELS) if not w.isascii()),
     )
-    views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):

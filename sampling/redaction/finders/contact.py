@@ -9,6 +9,7 @@ import binascii
 import re
 from collections.abc import Iterator
 
+from sampling.redaction.context import matches
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import SPACE, Triggers
@@ -123,12 +124,11 @@ class EncodedEmailFinder:
         text = view.text
         if "eyJ" not in text and "eyA" not in text:
             return
-        for match in self._RUN.finditer(text):
-            if self._holds_an_address(match.group().rstrip("=")):
-                yield Span(match.start(), match.end(), "EMAIL")
+        yield from matches(self._RUN, text, "EMAIL", self._holds_an_address)
 
     @staticmethod
     def _holds_an_address(run: str) -> bool:
+        run = run.rstrip("=")
         run = run[: len(run) - len(run) % 4]  # whole groups of four: a cut run decodes too
         try:
             data = base64.b64decode(run.replace("-", "+").replace("_", "/"), validate=True)
@@ -188,6 +188,8 @@ class WrittenEmailFinder:
     _AT_CLOSED = re.compile(r"(?:at|@|arroba|arobase|chiocciola)\s*[)\]}>]")
     _DOT_WORD = re.compile(r"dot(?:\s|\s*[)\]}>])")
     _AT_WORD = re.compile(r"arroba|arobase|chiocciola")
+    # Each written form, read only where its gate finds its sign.
+    _GATED = ((_AT_CLOSED, _BRACKETED_AT), (_DOT_WORD, _SPOKEN), (_AT_WORD, _AT_SAID))
     # The gates, as byte patterns that know every space Python's `\s` does: one pattern a
     # sign (an alternation of them cost the whole scan a third more); the words that name
     # `@` are triggers alone, closed or not.
@@ -199,12 +201,6 @@ class WrittenEmailFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         lower = view.lower
-        if self._AT_CLOSED.search(lower):
-            for match in self._BRACKETED_AT.finditer(lower):
-                yield Span(match.start(), match.end(), "EMAIL")
-        if self._DOT_WORD.search(lower):
-            for match in self._SPOKEN.finditer(lower):
-                yield Span(match.start(), match.end(), "EMAIL")
-        if self._AT_WORD.search(lower):
-            for match in self._AT_SAID.finditer(lower):
-                yield Span(match.start(), match.end(), "EMAIL")
+        for gate, written in self._GATED:
+            if gate.search(lower):
+                yield from matches(written, lower, "EMAIL")

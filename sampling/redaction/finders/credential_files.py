@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from sampling.redaction.checks import PEM_IN_BASE64, pem_header_in_base64
-from sampling.redaction.context import placeholder
+from sampling.redaction.context import matches, placeholder
 from sampling.redaction.finders import register
 from sampling.redaction.randomness import reads_as_words
 from sampling.redaction.spans import ALL_VIEWS, SECRET_PRIORITY, Span, Text
@@ -105,9 +105,11 @@ class EncodedPrivateKeyFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if PEM_IN_BASE64 not in view.text:
             return
-        for match in _PEM_IN_BASE64.finditer(view.text):
-            if _PRIVATE_PEM.match(pem_header_in_base64(match.group())) is not None:
-                yield Span(*match.span(), "PRIVATE_KEY")
+        yield from matches(_PEM_IN_BASE64, view.text, "PRIVATE_KEY", _encodes_a_private_key)
+
+
+def _encodes_a_private_key(run: str) -> bool:
+    return _PRIVATE_PEM.match(pem_header_in_base64(run)) is not None
 
 
 @register("password_hash")

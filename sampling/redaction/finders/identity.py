@@ -21,7 +21,7 @@ from stdnum.in_ import aadhaar, pan
 from stdnum.it import codicefiscale
 
 from sampling.redaction.checks import is_uk_nino, is_us_ssn
-from sampling.redaction.context import OTHER_NUMBER, NamedBefore, names_another_number
+from sampling.redaction.context import OTHER_NUMBER, NamedBefore, matches, names_another_number
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, digits
@@ -189,9 +189,7 @@ class PanFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number_after_capitals(4):
             return
-        for match in _PAN.finditer(view.text):
-            if pan.is_valid(match.group()):
-                yield Span(match.start(), match.end(), "IN_PAN")
+        yield from matches(_PAN, view.text, "IN_PAN", pan.is_valid)
 
 
 # Italy's codice fiscale: six letters of the name, the birth year, a month's letter, the day
@@ -217,9 +215,11 @@ class CodiceFiscaleFinder:
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        for match in _CODICE_FISCALE.finditer(view.text):
-            if codicefiscale.is_valid(match.group().upper()):
-                yield Span(match.start(), match.end(), "NATIONAL_ID")
+        yield from matches(_CODICE_FISCALE, view.text, "NATIONAL_ID", _valid_codice_fiscale)
+
+
+def _valid_codice_fiscale(code: str) -> bool:
+    return codicefiscale.is_valid(code.upper())  # typed in lower case too
 
 
 @register("passport")

@@ -9,6 +9,7 @@ import re
 from collections.abc import Iterator
 
 from sampling.redaction.checks import ascii_word_char, is_ipv4, is_ipv6
+from sampling.redaction.context import matches
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -107,5 +108,4 @@ class MacFinder:
         text = view.text
         if text.count(":") < 5 and text.count("-") < 5:  # five separators in every one
             return
-        for match in self._MAC.finditer(text):
-            yield Span(match.start(), match.end(), "MAC_ADDRESS")
+        yield from matches(self._MAC, text, "MAC_ADDRESS")

@@ -8,7 +8,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from sampling.redaction.checks import is_card_number, is_ipv4, is_us_ssn
 from sampling.redaction.context import OTHER_HINT, OTHER_NUMBER, names_another_number
@@ -34,15 +34,10 @@ _PATH_NUMBER = re.compile(r"/(\+\d{8,15}|\d{3}-\d{2}-\d{4}|\d{13,19})(?=[/?#\s\"
 _CARDS_SEGMENT = re.compile(r"/(?:cards?|credit[_-]?cards?|payment[_-]?methods?|pans?)/$", re.I)
 
 
-@register("card_ssn_phone")
-class NumberFinder:
-    """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
-    SSN (3-2-4), a phone number (+CC..., a number of one of `phone_regions` (phones.py), or the
-    shapes of North American and UK numbers, valid or made up: 555-0134, 07700 900123). A bare
-    run of digits is a phone number only when it is a valid mobile number or a phone is named
-    before it: too many ids and amounts look like the rest."""
+class _DigitRunFinder:
+    """What both finders of runs of digits share: their trigger, the candidates they read and
+    the phone regions of the config they are built from."""
 
-    kinds = frozenset({"CARD", "US_SSN", "PHONE"})
     priority = PERSONAL_PRIORITY
     triggers = Triggers(shapes=(digits(7),))  # every candidate has seven digits
     views = ALL_VIEWS
@@ -55,24 +50,42 @@ class NumberFinder:
         re.ASCII,
     )
     _GROUPS = re.compile(r"\d+")
-    _BEFORE = 32  # characters before a number where a word naming a phone is looked for
+    _BEFORE = 32  # characters before a number where a word naming it is looked for
+
+    @classmethod
+    def from_config(cls, config: RedactConfig | None) -> Self:
+        return cls(DEFAULT_REGIONS if config is None else config.phone_regions)
+
+    @classmethod
+    def _candidates(cls, text: str) -> Iterator[tuple[str, int, int]]:
+        """Each candidate, where it starts and ends: a closing bracket without its opening one
+        is the text's, not the number's."""
+        for match in cls._CANDIDATE.finditer(text):
+            candidate = match.group()
+            start, end = match.span()
+            if candidate.endswith(")") and "(" not in candidate:
+                candidate, end = candidate[:-1], end - 1
+            yield candidate, start, end
+
+
+@register("card_ssn_phone")
+class NumberFinder(_DigitRunFinder):
+    """Runs of digits with separators, told apart by their shape: a payment card (Luhn), a US
+    SSN (3-2-4), a phone number (+CC..., a number of one of `phone_regions` (phones.py), or the
+    shapes of North American and UK numbers, valid or made up: 555-0134, 07700 900123). A bare
+    run of digits is a phone number only when it is a valid mobile number or a phone is named
+    before it: too many ids and amounts look like the rest."""
+
+    kinds = frozenset({"CARD", "US_SSN", "PHONE"})
 
     def __init__(self, phone_regions: Sequence[str] = DEFAULT_REGIONS) -> None:
         self.phones = PhoneReader(phone_regions)
-
-    @classmethod
-    def from_config(cls, config: RedactConfig | None) -> NumberFinder:
-        return cls(DEFAULT_REGIONS if config is None else config.phone_regions)
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(7):
             return
         text = view.text
-        for match in self._CANDIDATE.finditer(text):
-            candidate = match.group()
-            start, end = match.span()
-            if candidate.endswith(")") and "(" not in candidate:
-                candidate, end = candidate[:-1], end - 1
+        for candidate, start, end in self._candidates(text):
             before = text[max(0, start - self._BEFORE) : start]
             if _CLOCK_AFTER.match(text, end) and not PHONE_NAMED.ends(before):
                 continue  # `2016-05-25 13`:30, `20130228 23`:00: a timestamp up to its hour
@@ -281,7 +294,7 @@ _CURRENCY_BEFORE = re.compile(r"(?:[$€£¥₽₹₩₺₫]|\b(?:rs|inr|eur|usd
 
 
 @register("phones_of_the_texts_country")
-class TextCountryPhoneFinder:
+class TextCountryPhoneFinder(_DigitRunFinder):
     """A phone number of the text's own country that none of `phone_regions` has (numbers.py
     reads theirs): `Llamo al 612 48 93 07`, `Linha: (21) 99134-5820`, a Hindi note's `(96500
     71842)`. The country is read from the text (phones.regions_of_text: a country's code or
@@ -290,17 +303,9 @@ class TextCountryPhoneFinder:
     phone (before it or after it) or a mobile number written in groups."""
 
     kinds = frozenset({"PHONE"})
-    priority = PERSONAL_PRIORITY
-    triggers = Triggers(shapes=(digits(7),))  # every candidate has seven digits
-    views = ALL_VIEWS
-    _BEFORE = 32  # characters before a number where a word naming it is looked for
 
     def __init__(self, phone_regions: Sequence[str] = DEFAULT_REGIONS) -> None:
         self.regions = tuple(phone_regions)
-
-    @classmethod
-    def from_config(cls, config: RedactConfig | None) -> TextCountryPhoneFinder:
-        return cls(DEFAULT_REGIONS if config is None else config.phone_regions)
 
     def find(self, view: Text) -> Iterator[Span]:
         if not view.has_number(7):
@@ -309,14 +314,10 @@ class TextCountryPhoneFinder:
         regions: tuple[str, ...] | None = None  # read once, when a number may be one of theirs
         # A number repeated (a log's, a table's) is parsed once.
         read = functools.lru_cache(maxsize=64)(PhoneReader.of_the_text)
-        for match in NumberFinder._CANDIDATE.finditer(text):
-            candidate = match.group()
-            start, end = match.span()
-            if candidate.endswith(")") and "(" not in candidate:
-                candidate, end = candidate[:-1], end - 1
+        for candidate, start, end in self._candidates(text):
             if candidate.startswith("+"):
                 continue  # numbers.py reads every country's code
-            groups = [len(group) for group in NumberFinder._GROUPS.findall(candidate)]
+            groups = [len(group) for group in self._GROUPS.findall(candidate)]
             if not 7 <= sum(groups) <= 13 or _read_by_shape(groups, candidate):
                 continue
             before = text[max(0, start - self._BEFORE) : start]

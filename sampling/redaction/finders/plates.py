@@ -8,7 +8,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from sampling.redaction.context import COPULAS
+from sampling.redaction.context import COPULAS, matches
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -269,8 +269,7 @@ class PlateShapeFinder:
 
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
-        for match in _CN_BARE.finditer(text):
-            yield Span(match.start(), match.end(), "LICENSE_PLATE")
+        yield from matches(_CN_BARE, text, "LICENSE_PLATE")
         for match in _JP_BARE.finditer(text):
             office = _JP_OFFICE.search(text, max(0, match.start() - 5), match.start())
             if office is not None:

@@ -22,6 +22,7 @@ from sampling.redaction.context import (
     NamedBefore,
     annotated,
     code_not_a_secret,
+    matches,
     next_prompt,
     placeholder,
     results_line,
@@ -598,9 +599,7 @@ class JwtFinder:
     def find(self, view: Text) -> Iterator[Span]:
         if not view.long_words or "eyJ" not in view.text:
             return
-        for match in self._JWT.finditer(view.text):
-            if _is_jwt(match.group()):
-                yield Span(match.start(), match.end(), "JWT")
+        yield from matches(self._JWT, view.text, "JWT", _is_jwt)
 
 
 def _is_jwt(token: str) -> bool:
@@ -639,8 +638,7 @@ class PrivateKeyFinder:
         if "Y" not in text and "Static key" not in text:
             return
         for pattern in (pattern for pattern, marker in self._MARKERS if marker in text):
-            for match in pattern.finditer(text):
-                yield Span(match.start(), match.end(), "PRIVATE_KEY")
+            yield from matches(pattern, text, "PRIVATE_KEY")
 
 
 @register("keyword")

@@ -128,6 +128,32 @@ NAMES = [
     ("オペレーター：担当の佐藤です。", "佐藤"),
     # A handle on a chat export's time-stamped line.
     ("[9:02 PM] n0va_kat: gg\n[9:03 PM] Hex.Runner: again?\n[9:03 PM] n0va_kat: ok", "Hex.Runner"),
+    # One first name on an export's dated line, who they are to the chat in brackets or not.
+    ("12/01/2025, 21:14 - Mr Haddad (Landlord): engineer Thursday\n12/01/2025, 21:20 - Chloe: ok great", "Chloe"),
+    ("[18/06/2024 07:52] Rose (mãe da Lara): Bom dia mamães do 3º ano B!!", "Rose"),
+    # A family word or a teacher's title before a first name, as each language writes it.
+    ("RSVPs so far\n1. Aunt Linda + Uncle Ray – yes (2)", "Linda"),
+    ("Bride's side so far:\nGrandma Rose – 501862003", "Rose"),
+    ("✅ Tata Sylvie : 1 pers. (sans gluten !)", "Sylvie"),
+    ("✅ Famille Moreau : 4 pers.", "Moreau"),
+    ("Hé Google, bel oma Truus", "Truus"),
+    ("raccogliamo 5€ per il regalo alla maestra Rossella entro venerdì", "Rossella"),
+    ("La tía Carmen viene el sábado", "Carmen"),
+    ("a w sobotę przyjdzie babcia Zosia", "Zosia"),
+    ("zadzwoń do cioci, ciocią Basią się zajmie", "Basią"),
+    ("Позвони тёте Маше вечером", "Маше"),
+    ("Yarın Ayşe teyze gelecek", "Ayşe"),
+    ("juf Anouk vraagt of iedereen gymkleren meeneemt", "Anouk"),
+    # Signed after a slash or a dash where a message of one line ends.
+    ("Swisha 150 kr till mig för lagkassan senast fredag! /Annika", "Annika"),
+    ("Thanks for the quick fix on the login page, works now - Mike", "Mike"),
+    # A form's label with its plural in brackets, the next label on the same line.
+    ("Surname: McAllister   Forename(s): Shannon\nMobile: 07517 203 884", "Shannon"),
+    ("Surname: McAllister   Forename(s): Shannon\nMobile: 07517 203 884", "McAllister"),
+    # Who a support chat or a delivery names by a first name.
+    ("Binance Support: Hi, you're chatting with Leo. How can I help today?", "Leo"),
+    ("Paket kamu sedang diantar oleh kurir Agus. Pastikan ada orang di rumah ya!", "Agus"),
+    ("Your driver Ahmed is 3 minutes away in a white Toyota.", "Ahmed"),
 ]  # fmt: skip
 
 
@@ -212,6 +238,15 @@ UNTOUCHED = [
     "Release notes\nFixed the crash on start. Prudence",
     "[12:00:01] kernel: boot\n[12:00:02] systemd: up\n[12:00:03] kernel: eth0 up",
     "VG\nVI\nVIAJES",
+    # A log's or an agenda's time alone before one word; a ratio; a path; a month after a dash.
+    "10:42 Build: started\n10:45 Mark: hi",
+    "2024-03-01 10:00:01 Error: disk full\n2024-03-01 10:00:02 Warning: retry",
+    "The ratio is 3 / Max",
+    "Release notes are in the wiki, see /Home",
+    "Meeting moved to the first week of - June",
+    # A family word before no name; an interjection before a family word; a thing's driver.
+    "Grandma said hi. Tamam teyze, yarın görüşürüz.",
+    "install the chrome driver Selenium needs; talk with Legal first",
 ]
 
 

@@ -343,6 +343,10 @@ _LAST_LINE_NAME = re.compile(
     rf"(?P<name>{_CAPITALISED}(?:[ \t]{_CAPITALISED}){{0,2}})[ \t]*[.!]?\Z",
     re.MULTILINE,
 )
+# A message's end signed after a dash or a slash (Nordic chats sign `/Annika`), a space before.
+_SIGNED = re.compile(
+    rf"[ \t](?:[-–—~][ \t]?|/)(?P<name>{_CAPITALISED}(?:[ \t]{_CAPITALISED})?)[ \t]*[.!]?\Z"
+)
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*•–—~+>#]|\d{1,3}[.)])")
 _LAST_LINE_REACH = 64
 
@@ -350,14 +354,16 @@ _LAST_LINE_REACH = 64
 @register("person_names_at_a_messages_end")
 class NameAtTheEndFinder:
     """Who signs a message with their name alone, on its last line (`Alessandro`, `Tyler
-    Brooks`) or after a dash (`- Danny`, `... at mk@example.com - Mike`): the first word a
+    Brooks`) or after a dash or a slash (`- Danny`, `... at mk@example.com - Mike`, `/Annika`,
+    also at the end of a message of one line): the first word a
     first name of the table, the others capitalised, the line before it no list's item (a
     list of `- Tests` / `- Docs` ends with an item, not a signature)."""
 
     kinds = frozenset({KIND})
     priority = PERSONAL_PRIORITY
-    # Two lines; then a few string operations at the text's end, cheaper than any pattern.
-    triggers = Triggers(facts=(lines(2),))
+    # Two lines, or the signs a name signed at a line's end follows; then a few string
+    # operations at the text's end, cheaper than any pattern.
+    triggers = Triggers(words=(" /", " -", " –", " —", " ~"), facts=(lines(2),))
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
@@ -366,16 +372,29 @@ class NameAtTheEndFinder:
             end -= 1
         line_start = text.rfind("\n", 0, end) + 1
         if line_start == 0 or end - line_start > _LAST_LINE_REACH:
-            return  # one line (a title, a label), or a long one (a sentence's end)
-        match = _LAST_LINE_NAME.search(text, line_start, end)
-        if match is None or match["name"].split()[0] not in _FIRST_NAMES:
+            # One line (a title, a label), or a long one (a sentence's end): only a name signed
+            # after a dash or a slash where it ends (`... senast fredag! /Annika`).
+            signed = _SIGNED.search(text, max(line_start, end - _LAST_LINE_REACH), end)
+            if signed is not None and _signs(signed["name"].split()):
+                yield Span(*signed.span("name"), KIND)
             return
-        if any(word.lower() in _NOT_PERSONS for word in match["name"].split()):
+        match = _LAST_LINE_NAME.search(text, line_start, end)
+        if match is None or not _signs(match["name"].split()):
             return
         previous = text[text.rfind("\n", 0, line_start - 1) + 1 : line_start - 1]
         if not previous.strip() or _LIST_ITEM.match(previous):
             return  # after a blank line or a list's item: a heading's or a list's word
         yield Span(*match.span("name"), KIND)
+
+
+def _signs(words: list[str]) -> bool:
+    """A signature's words: a first name of the table first (not a month's: `- June`), none a
+    team's or a firm's."""
+    return (
+        words[0] in _FIRST_NAMES
+        and words[0].lower() not in _MONTHS_AND_DAYS
+        and not any(word.lower() in _NOT_PERSONS for word in words)
+    )
 
 
 # A key or a label that names a person's name (`"name": "김민준"`, `full_name=أحمد الشمري`,
@@ -1360,9 +1379,11 @@ def _lowercase_name(text: str, start: int) -> tuple[int, int] | None:
 # and Teams' `09:02 Rahul Iyer: ...`); a calendar entry's organiser and attendees
 # (`ORGANIZER;CN=Eleanor Vance:mailto:...`).
 _CHAT_LINE = re.compile(
-    r"[ \t]*\[?(?:\d{1,4}[./-]\d{1,2}[./-]\d{2,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
+    r"[ \t]*\[?(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{2,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
     r"(?:[ \t]?[AaPp][Mm])?\]?[ \t]*(?:-[ \t]*)?"
-    r"(?P<name>[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){1,3})[ \t]*:[ \t]"
+    r"(?P<name>[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})"
+    # who they are to the chat, in brackets (`Rose (mãe da Lara):`, `Mr Haddad (Landlord):`)
+    r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:[ \t]"
 )
 _STAMPED_LINE = re.compile(r"\n(?=[ \t]*\[?\d)")  # a literal first: the engine skips to each
 # The run after the property stops at the next property's name: a `;CN=` the first of them
@@ -1438,7 +1459,7 @@ class ExportNameFinder:
             starts = [0, *(line.start() + 1 for line in _STAMPED_LINE.finditer(text))]
             for start in starts:
                 match = _CHAT_LINE.match(text, start)
-                if match is not None and _a_persons(match["name"].split()):
+                if match is not None and _a_chats_writer(match["name"].split(), match["date"]):
                     yield Span(*match.span("name"), KIND)
             yield from _chat_headers(text)
         if "CN=" in text:
@@ -1600,6 +1621,20 @@ def _holds_a_time(text: str) -> bool:
             return True
         at = text.find(":", at + 1)
     return False
+
+
+def _a_chats_writer(words: list[str], date: str | None) -> bool:
+    """Who writes a chat export's line: two to four words of a person's name, or, on a line
+    dated as an export dates it (not a log's or an agenda's time alone: `10:45 Mark: ...`),
+    one that is a first name of the table (`Chloe`; not `Build`, `Reminder`)."""
+    if len(words) == 1:
+        if date is None:
+            return False
+        word = words[0]
+        return (
+            first_name(word) and word.lower() not in _SPEAKER_ROLES and not _not_a_name_word(word)
+        )
+    return _a_persons(words)
 
 
 def _a_persons(words: list[str]) -> bool:

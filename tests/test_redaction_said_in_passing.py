@@ -53,6 +53,12 @@ CODES = [
     ("Ang OTP ko ay 628401, wag mo ipapakita", "628401"),
     ("공유폴더는 내일 열어요. 관리자 PIN은 9021입니다.", "9021"),
     ("hey the courier needs the gate code, its 2580#\nthanks", "2580#"),
+    # What makes it a code said earlier in the sentence; a word between; a code in brackets.
+    ("I already did the 2FA, the code was 448213", "448213"),
+    ("Falls Sie nicht da sind: Schlüsselbox am Fahrradkeller, Code 3927", "3927"),
+    ("Посилка чекає у відділенні №12. Код для отримання: 4821. Отримувач: на пошті", "4821"),
+    ("Ma OTP cua Quy khach la 839201, dung de xac thuc giao dich", "839201"),
+    ("[카카오] 인증번호 [493021]를 입력해주세요. 타인 노출 금지", "493021"),
 ]
 
 PLATES = [
@@ -107,6 +113,16 @@ LABELS = [
     ("Name  :  on file\nDate  of  Birth  :  14/10/1982\nPAN  :  on file", "14/10/1982"),
     ("Bank  Account  Number  :  404376045702\nBranch  :  Pune", "404376045702"),
     ("Policy   number   AB-12345678 valid", "AB-12345678"),
+    # A record's number after the words of more forms and languages.
+    ("Re: Mr A Pritchard   DOB: on file\nHosp No: RX3-0091827", "RX3-0091827"),
+    ("die Schadenmeldung zum Versicherungsschein Nr. KH-44871203. Der Unfallgegner", "KH-44871203"),
+    ("ขอแจ้งเคลม กรมธรรม์เลขที่ VMI-6602-118734 รถคู่กรณี", "VMI-6602-118734"),
+    ("رقم بطاقة التأمين: DHA-22-0913377", "DHA-22-0913377"),
+    ("ABHA नंबर: 91-4827-3310-6652", "91-4827-3310-6652"),
+    # A table's column after the words that name an employee's number, under a question.
+    ("EmpCode,Name,PAN,Aadhaar\nTCX0412,Meenakshi Iyer,on file,on file", "TCX0412"),
+    ("Personalnr;Name;Steuerklasse\n10057;Vogel, Kerstin;IV", "10057"),
+    ("fix the columns?\n\nemp_id,full_name,tax_code\nE10442,Sandra Kowalczyk,1257L", "E10442"),
 ]
 
 # A birth date with or without a month's name.
@@ -202,6 +218,12 @@ LEFT_AS_THEY_ARE = [
     "steel plate: 200x300mm, thickness 5mm; the plate is 12x8cm",
     "Account 03/2024 statement attached",
     "Grind code 20481",
+    # A code's words in another sentence; an error's and a promotion's code; a table after a
+    # blank line whose columns name nothing personal.
+    "The error code was 4031 and the zip code is 90210",
+    "Use promo code 4455 at checkout, the SMS said.",
+    "I did the 2FA yesterday. Then the build code was 4455.",
+    "Totals below.\n\nregion,units,revenue\nNorth,1200,34000\nSouth,980,27100",
     "the login for users is required / please retry",
 ]
 

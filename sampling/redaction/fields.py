@@ -361,12 +361,13 @@ def _delimited(text: str, start: int, end: int, delimiter: str) -> list[tuple[in
 
 def _header_lines(text: str, after_colons: list[int]) -> list[int]:
     """Where a CSV table's header may start: the text's first line, a line after one that ends
-    in a colon or after a code fence; every line where the text holds a tab (TSV)."""
+    in a colon, after a blank line (a table pasted under a question) or after a code fence;
+    every line where the text holds a tab (TSV)."""
     if "\t" in text:
         return [start for start, _ in _lines(text)]
+    starts = [0, *after_colons, *_after_blank_lines(text)]
     if "`" not in text:
-        return [0, *after_colons]
-    starts = [0, *after_colons]
+        return sorted(set(starts))
     at = text.find("```")
     while at >= 0:
         line_end = text.find("\n", at)
@@ -375,6 +376,16 @@ def _header_lines(text: str, after_colons: list[int]) -> list[int]:
         starts.append(line_end + 1)
         at = text.find("```", line_end)
     return sorted(set(starts))
+
+
+def _after_blank_lines(text: str) -> list[int]:
+    """Where each line after a blank one starts."""
+    found = []
+    at = text.find("\n\n")
+    while at >= 0:
+        found.append(at + 2)
+        at = text.find("\n\n", at + 2)
+    return found
 
 
 def _csv(text: str, starts: list[int]) -> list[Field]:
@@ -745,7 +756,7 @@ def field_pieces(text: str) -> list[tuple[int, int, str]] | None:
         fields += _ini(text)
     if "ENV " in text or "ARG " in text:
         fields += _dockerfile(text)
-    if after_colons or "\t" in text or "`" in text:
+    if after_colons or "\t" in text or "`" in text or "\n\n" in text:
         fields += _csv(text, _header_lines(text, after_colons))
     elif _delimiter_near_start(text) and _HEADER_LINE.match(text) is not None:  # 1st line
         fields += _csv(text, [0])

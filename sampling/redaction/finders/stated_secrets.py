@@ -34,7 +34,7 @@ from sampling.redaction.triggers import Triggers
 # words that start what it is for ("for the router", "für das WLAN", "de la tarjeta").
 _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
           r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
-          r"|je|был|будет|это|c'est|c’est|là|ay|adalah|ialah)(?!\w)|[—–]")  # fmt: skip
+          r"|je|был|будет|это|c'est|c’est|là|la|ay|adalah|ialah)(?!\w)|[—–]")  # fmt: skip
 _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli|di|da|al"
         r"|alla|au|aux|für|zum|zur|vom|auf|pour|para|per|voor|van|для|от|к|на|до|do|na|til|för"
         r"|dla")  # fmt: skip
@@ -463,7 +463,7 @@ class CodeFinder:
         r"|segurança|acesso|porta\b|portão|verificação|sicurezza|accesso|cancello|verifica|conferma"
         r"|доступ|подтвержд|домофон|двер|безопасн|смс|ověřov|přístup|dveř|brán|doğrulama"
         r"|güvenlik|giriş|kapı|onay|verifikasi|keamanan|akses|pintu|pengesahan|xác|bảo mật"
-        r"|cửa)",
+        r"|cửa|authenticator|schlüssel|отриман|получени)",
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "確認コード", "セキュリティコード", "セキュリティーコード",
@@ -505,7 +505,7 @@ class CodeFinder:
         r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
         # "on the back", "de la boîte à clés", "odbioru": words before a verb or a colon
         rf"(?:[ \t]+(?:(?:{_FOR})[ \t])?[^\n]{{0,24}}?[ \t]*(?={_VERBS}|[:=]))?"
-        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|bien(?!\w)|,?[ \t]*it(?:'|’)?s(?!\w)|[:=#(-]"
+        rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|bien(?!\w)|,?[ \t]*it(?:'|’)?s(?!\w)|[:=#(\[-]"
         rf"|(?:ko|ku|my|mi|mon|ma|mein|meine|meu|minha|mijn|min|mitt|moj|mój)(?!\w)"
         rf"|是|为|為|は|는|은)[ \t]*){{0,3}}"
         # Not glued to more of a word or a number (`1234abc`, `1234.5`); a word of a script
@@ -548,11 +548,11 @@ class CodeFinder:
                         yield from self._code_after(text, end_of_word, least_digits=4)
 
     def _a_kind_of_code(self, lower: str, start: int, end: int) -> bool:
-        """A kind of code that unlocks something, in the word glued before it or the two
-        words before it (`MitID-kode`, `avainlaatikon koodi`), or the few words after it
-        (`code de la boîte`, `kod odbioru`)."""
-        before = lower[max(0, start - 24) : start]
-        before = before[max(before.rfind(","), before.rfind("."), before.rfind("\n")) + 1 :]
+        """A kind of code that unlocks something, in the word glued before it or the words
+        before it in its sentence (`MitID-kode`, `avainlaatikon koodi`, `I did the 2FA, the
+        code was`), or the few words after it (`code de la boîte`, `kod odbioru`)."""
+        before = lower[max(0, start - 40) : start]
+        before = before[max(before.rfind("."), before.rfind("\n"), before.rfind("?")) + 1 :]
         after = lower[end : end + 20]
         after = after[: min((i for i in (after.find(c) for c in ",.:\n") if i >= 0), default=20)]
         return self._KIND_STEMS.search(before) is not None or (

@@ -120,6 +120,11 @@ CODES_AND_TOTP = [
         "X5EAT7PFT5UP42H46DBLWTOMREWLOMSJ",
     ),
 ]
+# 24 distinct list words typed by hand, a checksum-valid 12 among them (`dolphin` to `tackle`).
+WORDS_24 = (
+    "canyon dolphin lemon badge rocket umbrella fabric garlic panda harbor quantum saddle tackle "
+    "marble zebra pepper orbit bacon ivory jungle donkey hammer balcony velvet"
+)
 # A valid 12-word phrase (its checksum holds), said to be one only after it.
 PHRASE = "always label square process bird paddle assault ghost recall bright banana immense"
 KEYS = [
@@ -141,6 +146,23 @@ KEYS = [
         "el soporte de la wallet me pidió esto\nfrase: pelican marble uncle frost gadget orbit "
         "velvet crunch ladder soap tribe yellow\n¿ya fue?",
         "pelican marble uncle frost gadget orbit velvet crunch ladder soap tribe yellow",
+    ),
+    # Named in a turn, given whole in the next: a checksum-valid 12 inside its 24 words is
+    # there by chance, and every word is hidden.
+    (
+        "Support: we need the 24-word recovery phrase in order, please.\nMe: ok. " + WORDS_24,
+        WORDS_24,
+    ),
+    # Named in Russian; a wallet in Portuguese.
+    (
+        "Поддержка: нужна ваша секретная фраза из 12 слов.\nВы: ок вот она army bamboo salmon "
+        "quantum ivory walnut ladder sunset orbit harbor gentle kitten",
+        "army bamboo salmon quantum ivory walnut ladder sunset orbit harbor gentle kitten",
+    ),
+    (
+        "[22/01/2025 23:41] Você: frase da carteira, NÃO APAGAR: gentle walnut cabin eagle "
+        "tomato ladder napkin sunset carbon kitten ivory absurd",
+        "gentle walnut cabin eagle tomato ladder napkin sunset carbon kitten ivory absurd",
     ),
     ("solana keypair: [" + ",".join(str(n * 37 % 256) for n in range(64)) + "]", "37,74,111"),
     (

@@ -24,7 +24,12 @@ _NAMES = ("seed phrase", "seed words", "recovery phrase", "recovery words", "bac
           "secret phrase", "mnemonic", "wallet words", "seed", "助记词", "助記詞", "恢复短语",
           "シードフレーズ", "リカバリーフレーズ", "복구 문구", "시드 문구",
           "phrase de récupération", "phrase secrète", "frase semilla",
-          "frase de recuperación", "wiederherstellungsphrase")  # fmt: skip
+          "frase de recuperación", "wiederherstellungsphrase", "frase de recuperação",
+          "frase semente", "frase secreta", "frase di recupero", "seed-фраза", "сид-фраза",
+          "сид фраза", "секретная фраза", "фраза восстановления", "мнемоническая фраза",
+          "секретна фраза", "фраза відновлення", "kurtarma ifadesi", "gizli kelimeler",
+          "frasa pemulihan", "frasa rahasia", "cụm từ khôi phục", "fraza odzyskiwania",
+          "herstelzin", "복구 구문")  # fmt: skip
 # Names that say a phrase is meant, not a number's seed: after one, the phrase may come a few
 # lines later (`seed` alone names a random generator's seed in every training script).
 _TOLD_LATER = frozenset(_NAMES) - {"seed", "mnemonic"}
@@ -36,7 +41,9 @@ _NEXT_LINE_START = re.compile(r"\n[ \t]*(?:\d{1,2}(?:[.):][ \t]*|[ \t]+))?")
 # wherever it stands ("<12 words>" then "that's my MetaMask backup").
 # ("ledger" and "crypto" name other things as often: an account book, cryptography.)
 _WALLET_WORDS = ("wallet", "metamask", "trezor", "bip39", "bip-39", "bitcoin", "ethereum",
-                 "钱包", "ウォレット", "지갑")  # fmt: skip
+                 "钱包", "錢包", "ウォレット", "지갑", "carteira", "cartera", "billetera",
+                 "portafoglio", "portefeuille", "portfel", "кошелёк", "кошелек", "кошельк",
+                 "гаманець", "cüzdan", "dompet")  # fmt: skip
 _LETTERS = re.compile(r"[a-z]+")
 # A word of the phrase, and what may stand between two: spaces, a line break, a comma, or a
 # number as in a written-down list ("1. abandon 2. ability", "1 abandon 2 ability").
@@ -140,8 +147,8 @@ class SeedPhraseFinder:
         return b"\x01" * LENGTHS[-1] in listed
 
     def _phrases_anywhere(self, lower: str, start: int, end: int) -> Iterator[Span]:
-        """Each phrase in a run of list words that starts in [start, end): a checksum-valid
-        phrase of distinct words, or the whole run of twelve distinct words or more."""
+        """Each phrase in a run of list words that starts in [start, end): the whole run of
+        twelve distinct words or more, or a checksum-valid phrase of distinct words in it."""
         position = start
         while (match := _WORD.search(lower, position, end)) is not None:
             position = match.end()
@@ -151,11 +158,12 @@ class SeedPhraseFinder:
             if len(run) < LENGTHS[-1]:
                 continue
             words = [lower[start:end] for start, end in run]
-            phrase = self._phrase_in(words)
-            if phrase is None and _drawn(words):
-                # Typed by hand, its checksum may fail: twelve distinct list words in a row are
-                # no sentence of any language (none of "the", "a", "of", "is" is in the list).
-                phrase = 0, len(words)
+            # Twelve distinct list words in a row or more are no sentence of any language (none
+            # of "the", "a", "of", "is" is in the list): the whole run, typed by hand or not (a
+            # checksum-valid phrase inside a longer one is there by chance, one in 16 for 12
+            # words, and hiding it alone left the rest of the words); where words repeat (a
+            # test vector's `abandon` x11), only a checksum-valid phrase of distinct words.
+            phrase = (0, len(words)) if _drawn(words) else self._phrase_in(words)
             if phrase is not None:
                 first, length = phrase
                 yield Span(run[first][0], run[first + length - 1][1], "SEED_PHRASE")

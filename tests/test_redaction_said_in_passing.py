@@ -123,6 +123,13 @@ LABELS = [
     ("EmpCode,Name,PAN,Aadhaar\nTCX0412,Meenakshi Iyer,on file,on file", "TCX0412"),
     ("Personalnr;Name;Steuerklasse\n10057;Vogel, Kerstin;IV", "10057"),
     ("fix the columns?\n\nemp_id,full_name,tax_code\nE10442,Sandra Kowalczyk,1257L", "E10442"),
+    # A shipping label's street in capitals, its city on the next line; more labels' values.
+    ("SHIP TO:\nDANIELLE FORTIER\n88 WILLOW CREEK RD\nBOZEMAN MT 59715-2210", "88 WILLOW CREEK RD"),
+    ("SHIP TO:\nDANIELLE FORTIER\n88 WILLOW CREEK RD\nBOZEMAN MT 59715-2210", "59715-2210"),
+    ("Ημ/νία γέννησης: 14/03/1989", "14/03/1989"),
+    ("Rachunek nadawcy: 95 1090 8091 6046 8518 8678 9661", "95 1090 8091 6046 8518 8678 9661"),
+    ("להעביר לבנק הפועלים, סניף 612, חשבון 428190, תודה!", "428190"),
+    ("Telefon kontaktowy: 512 483 927", "512 483 927"),
 ]
 
 # A birth date with or without a month's name.
@@ -224,6 +231,11 @@ LEFT_AS_THEY_ARE = [
     "Use promo code 4455 at checkout, the SMS said.",
     "I did the 2FA yesterday. Then the build code was 4455.",
     "Totals below.\n\nregion,units,revenue\nNorth,1200,34000\nSouth,980,27100",
+    # A bill's word that also names an account; a street's type word ending a line of prose.
+    "Rachunek za prąd: 240,00 PLN do 20.03",
+    "החשבון שלך עודכן ב-2024",
+    "Numer kontaktowy do biura: 2024",
+    "Turn left at exit 45 on the st\nthen 5 more miles to the rd",
     "the login for users is required / please retry",
 ]
 

@@ -865,7 +865,7 @@ class LowerCaseAddressFinder(_AddressFinder):
         words=tuple(
             f" {kind}{after}"
             for kind in _LOWER_CASE_TYPES
-            for after in ((" ", ".", ",") if len(kind) == 2 else ("",))
+            for after in ((" ", ".", ",", "\n") if len(kind) == 2 else ("",))
         )
     )
 
@@ -883,8 +883,9 @@ class LowerCaseAddressFinder(_AddressFinder):
             start = end - 1
             while start > 0 and lower[start - 1].isalpha():
                 start -= 1
-            if lower[start - 1 : start] != " " or (end - start == 2 and following not in " .,"):
-                continue  # what the triggers hold: a space before, and after `st` a space or a mark
+            if lower[start - 1 : start] != " " or (end - start == 2 and following not in " .,\n"):
+                continue  # what the triggers hold: a space before, and after `st` a space, a mark
+                # or the line's end (a shipping label's `88 WILLOW CREEK RD`, its city below)
             end += following == "."
             tail = _LOWER_CASE_TAIL.match(lower, end)
             if tail is None:

@@ -42,6 +42,14 @@ PERSONAL_DATA = {
         ("田中太郎様\nいつもお世話になっております。", "田中太郎"),
         ("佐藤さん、明日の会議の資料です。", "佐藤"),
         ("担当：中村健", "中村健"),
+        # After a courier's or a passenger's word; before a parent's word; after a form's
+        # label and its spaces; before a parent's word in Korean, and a particle after a name.
+        ("您的快件已由快递员张建国（电话见下）派送中", "张建国"),
+        ("订单确认：乘机人 刘思远，证件类型 身份证", "刘思远"),
+        ("各位家长好，我是李明轩的妈妈，周六春游的AA费用每人80元", "李明轩"),
+        ("氏名\u3000佐々木 美咲（ささき みさき）", "佐々木 美咲"),
+        ("[김지훈 아빠] [오후 8:14] 내일 픽업은 제가 할게요~", "김지훈"),
+        ("월세는 매달 25일까지 예금주 박상철로 보내주세요.", "박상철"),
         # Korean: a surname and two syllables with an honorific, or after a label.
         ("김민수님, 주문하신 상품이 발송되었습니다.", "김민수"),
         ("최수진 씨에게 전달해 주세요.", "최수진"),
@@ -119,6 +127,8 @@ test_look_alikes_stay = leaves_each(
         "서울시 인구 1000만",
         "이번 학기는 20주 1000명이 들었다.",
         "京A牌照的车辆限行。",
+        "我的妈妈很好。他的爸爸是老师。大家的家长都来了。",  # a parent's word after no name
+        "우리 아빠는 회사에 가요.",
     ]
 )
 

@@ -58,6 +58,11 @@ _CN_LABEL = re.compile(_either(_TABLE["cn_labels"]))
 _CN_AFTER_LABEL = re.compile(rf"(?:是|为)?[:：]?\s*(?P<name>{_CN_SURNAME}{_GIVEN}{{1,2}})")
 _CLAUSE_STARTS = frozenset(" \t\n。，,！!：:；;")
 _CN_NAME_ENDS = re.compile(rf"(?:[^{_HAN}]|$|{_CN_TITLES})")
+# A child's name before its parent's word, as a class's parents introduce themselves (`我是李明轩
+# 的妈妈`): the name that ends there.
+_CN_PARENTS = ("的妈妈", "的爸爸", "的家长", "的奶奶", "的爷爷", "的外婆", "的外公", "的媽媽",
+               "的家長", "的爺爺")  # fmt: skip
+_CN_PARENT = re.compile(_either(_CN_PARENTS))
 # Labels of a filing's party or of a record's person, a colon after them (`原告：王丽娟，女`,
 # `用户：李明华`): without it they are words of a sentence (`用户体验`, `被告知`). Kept with the
 # other phrases before a name, in names.py's table.
@@ -75,8 +80,9 @@ _JP_NOT_GIVEN = _either(_TABLE["jp_not_given"])
 _JP_HONORIFIC = re.compile(_either(_TABLE["jp_honorifics"]))
 _JP_NAME = re.compile(rf"{_JP_SURNAME}(?:\s?(?!{_JP_NOT_GIVEN})[{_HAN}々]{{1,3}})?")
 _JP_LABEL = re.compile(_either(_TABLE["jp_labels"]))
+# A label, then a colon or, as a form sets it, spaces (`氏名　佐々木 美咲`), then the name.
 _JP_AFTER_LABEL = re.compile(
-    rf"(?:者)?[:：]\s*(?P<name>{_JP_SURNAME}(?:\s?[{_HAN}々\u3040-\u309f]{{1,4}})?)"
+    rf"(?:者)?(?:[:：]\s*|[ \t]+)(?P<name>{_JP_SURNAME}(?:\s?[{_HAN}々\u3040-\u309f]{{1,4}})?)"
 )
 
 # A name in katakana after a label of a transfer or a form (`振込名義：ヤマダ　ハナコ`): a family
@@ -98,9 +104,11 @@ _KR_NAME = re.compile(rf"(?<![{_HANGUL}]){_KR_SURNAME}[{_HANGUL}]{{2}}")
 # A label and a colon, then the name; a label and a space alone, then three syllables that end
 # there (`이름 모를 꽃` is no name).
 _KR_LABEL = re.compile(_either(_TABLE["kr_labels"]))
+_KR_PARTICLES = "으로|에게|로|께|의|이|가|은|는|을|를|님|씨"
+# (After a space, a particle may end the name: `예금주 박상철로`, to the holder Park Sang-cheol.)
 _KR_AFTER_LABEL = re.compile(
     rf"\s*[:：]\s*(?P<named>{_KR_SURNAME}[{_HANGUL}]{{1,3}})"
-    rf"|\s+(?P<spaced>{_KR_SURNAME}[{_HANGUL}]{{2}})(?![{_HANGUL}])"
+    rf"|\s+(?P<spaced>{_KR_SURNAME}[{_HANGUL}]{{2}})(?:{_KR_PARTICLES})?(?![{_HANGUL}])"
 )
 
 
@@ -127,6 +135,7 @@ class CjkNameFinder:
         words=(
             *_TABLE["cn_titles"],
             *_TABLE["cn_labels"],
+            *_CN_PARENTS,
             *_CN_COLON_LABELS,
             *_JP_KANA_LABELS,
             *_TABLE["jp_honorifics"],
@@ -187,6 +196,9 @@ def _chinese(text: str) -> Iterator[Span]:
         match = _CN_AFTER_COLON.match(text, label.end())
         if match is not None and (span := _cn_name_after_a_label(text, match)) is not None:
             yield span
+    for start, end in _names_before(text, _CN_PARENT, _CN_NAME, 4):
+        if end - start > 1 and text[start : start + 2] not in _NOT_GIVEN_NAMES:
+            yield Span(start, end, KIND)
 
 
 def _cn_name_after_a_label(text: str, match: re.Match[str]) -> Span | None:

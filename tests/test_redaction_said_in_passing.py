@@ -236,6 +236,8 @@ LEFT_AS_THEY_ARE = [
     "החשבון שלך עודכן ב-2024",
     "Numer kontaktowy do biura: 2024",
     "Turn left at exit 45 on the st\nthen 5 more miles to the rd",
+    # A client asked to prompt for the password (`-p` at the command's end).
+    "psql -U postgres -d app; mysql -u root -p; echo done",
     "the login for users is required / please retry",
 ]
 

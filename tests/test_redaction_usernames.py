@@ -29,6 +29,13 @@ test_a_login_in_credentials_syntax_is_redacted = hides_each(
         ("ssh jsmith@10.0.0.5 'uptime'", "jsmith"),
         ("ssh -i key.pem -l hkimura bastion.example.com", "hkimura"),
         ("gh auth login then --username rkhan_dev", "rkhan_dev"),
+        # A .netrc's login, its password on the next line; a client's user option; a call's
+        # user beside its password; a home directory before a prompt's `>`.
+        ("machine nas.home.lan\n  login pablo\n  password Gatito#2019!", "pablo"),
+        ("docker login -u rkhanna -p 'Dh4ka!Monsoon22' registry.gitlab.com", "rkhanna"),
+        ("psql -U ivanov_a -d crm -c 'select count(*) from orders'", "ivanov_a"),
+        ('psycopg2.connect(host="db", user="pj", password="Fietsen!88", dbname="x")', "pj"),
+        ("PS C:\\Users\\rkhanna> dir", "rkhanna"),
     ]
 )
 
@@ -89,6 +96,11 @@ AFTER_THEIR_NAME = {
         ("PSN: DarkSoulz_88", "DarkSoulz_88"),
         ("Xbox gamertag: ShadowFox221", "ShadowFox221"),
         ("BattleTag: Frostbite#1872", "Frostbite#1872"),
+        # A Discord tag a few words after the app; Russian's slang for Telegram; a LINE ID in
+        # Thai with a dot in it.
+        ("ping me on Telegram or Discord works too: kaylamoms#4821", "kaylamoms#4821"),
+        ("как вернёте напишите в телегу @serg_vlad1987", "@serg_vlad1987"),
+        ("ส่งสลิปมาที่ไลน์ไอดี tanapol.w ได้เลย", "tanapol.w"),
         ("Discord: vexa#1234 or vexa", "vexa#1234"),
         ("Roblox username: Builderman", "Builderman"),
         ("Threema: 7HXK2P9M", "7HXK2P9M"),
@@ -155,6 +167,13 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         "waiting for user input from the console",
         "cp /Users/Shared/notes.txt .",
         "write to support@example.com or billing@ybl.example.org",
+        # Where a command logs in, not as whom; a client's generic or placeholder user; a
+        # config's user read from the environment; an issue's number near the app's name.
+        "$ docker login ghcr.io -u $GH_USER --password-stdin < token.txt",
+        "psql -U postgres -d app; mysql -u root -p; docker run -u 1000 img",
+        'cfg = {"user": os.environ["U"], "password": "x"}',
+        "the discord server has channel #1234 and issue #4821",
+        "ไลน์ thanks. ok",
     ],
 )
 def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:

@@ -97,7 +97,7 @@ _ID_WORDS = (
 _JOIN = r"\s*(?:(?:is|:|：|=|是|为|は|는|은)\s*)+"
 # After an app's name in another script, a space alone (`加我微信 zhangsan_88`, `카톡 jisoo_k`)
 # when the ID holds a digit or `_`, which words of a sentence do not.
-_SPACE_JOIN = r"\s+(?=[a-z0-9._@-]*[0-9_])"
+_SPACE_JOIN = r"\s+(?=[a-z0-9._@-]*(?:[0-9_]|\.[a-z0-9]))"  # (or a dot inside: `tanapol.w`)
 _AFTER = r"(?![a-z0-9_@.-]*[a-z0-9_])"  # the whole ID, not its first letters
 _AFTER_COLON = r"[ \t]*"  # (`LINE:` and `Signal:` hold their colon already)
 # Words after the app's name that are not an ID ("my WeChat is down", "line: 42").
@@ -122,7 +122,8 @@ _HANDLE_APPS = ("telegram", "instagram", "insta", "ig", "snapchat", "snap", "tik
                 "телеграм", "телеграмм", "инстаграм", "تلگرام", "تيليجرام", "تلغرام",
                 "اینستاگرام", "انستغرام", "טלגרם", "אינסטגרם", "テレグラム", "インスタ",
                 "텔레그램", "인스타", "venmo", "cashapp", "cash app", "paypal", "dm",
-                "dms")  # fmt: skip
+                "dms", "телега", "телегу", "телеге", "телеги", "телеграме", "телеграму",
+                "телеграмі", "ватсап", "вотсап", "вайбер")  # fmt: skip
 # Short or common words taken only whole ("snap me @x", not "snapshot @x").
 _WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch", "dm", "dms"})
 # A chat's mentions of everyone, no one's handle.
@@ -131,6 +132,9 @@ _MENTIONS = frozenset({"@channel", "@here", "@everyone", "@all"})
 _HANDLE_AFTER = re.compile(
     r"[^\n@.!?。]{0,24}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
 )
+# A Discord tag (a name, `#` and four digits) a few words after the app's name ("Discord works
+# too: kaylamoms#4821").
+_TAG_AFTER = re.compile(r"[^\n#.!?。]{0,24}?(?<![\w.])([a-z0-9_.]{2,32}#[0-9]{4})(?![\w])")
 
 
 @register("messenger_id")
@@ -171,6 +175,11 @@ class MessengerIdFinder:
                 ):
                     continue  # the app as it writes itself, not code's `line:`, `x.LINE: y[i]`
                 yield Span(*match.span("id"), "MESSENGER_ID")
+        if "#" in lower and "discord" in lower:
+            for end in word_ends(lower, "discord", whole=True):
+                tag = _TAG_AFTER.match(lower, end)
+                if tag is not None:
+                    yield Span(*tag.span(1), "MESSENGER_ID")
         if "@" in lower:
             for app in _HANDLE_APPS:
                 for end in word_ends(lower, app, whole=app in _WHOLE_WORDS):

@@ -301,7 +301,8 @@ def _typed_password(value: str) -> bool:
     or a word of a sentence about it."""
     value = value.rstrip(",.;:)")
     return not (
-        placeholder(value)
+        not value  # a command's end after `-p` (`mysql -u root -p;`): it asks for one
+        or placeholder(value)
         or value.startswith("-")
         or _PROMPT.fullmatch(value) is not None
         or value.lower() in _NOT_A_PASSWORD

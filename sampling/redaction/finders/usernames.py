@@ -99,11 +99,33 @@ _LOGGED_IN = re.compile(
 )
 _HOME = re.compile(
     r"(?:(?<![\w.])/home/|(?<![\w.])/Users/|(?i:[A-Z]:\\{1,2}Users\\{1,2}))"
-    r"(?P<value>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})(?=[/\\\s\"'`:;,)]|$)"
+    r"(?P<value>[A-Za-z0-9_][A-Za-z0-9_.-]{0,31})(?=[/\\\s\"'`:;,)>]|$)"  # (`PS C:\Users\x>`)
 )
 _NET_USE = re.compile(
     r"(?<![\w-])(?i:net)[ \t]+(?i:use)\b[^\n|;&]*?/(?i:user|u):[\"']?(?:[\w.-]+\\{1,2})?"
     r"(?P<value>[A-Za-z0-9_][\w.-]*)"
+)
+# A client that logs in as a user named by an option: registries' and databases' (`docker
+# login -u USER`, `psql -U USER`, `mysql -u USER -p`).
+_CLIENT_USER = re.compile(
+    r"(?<![\w.-])(?:docker|podman|helm|oras|skopeo|buildah|nerdctl|mysql|mysqldump|mariadb|psql"
+    r"|pg_dump|pg_dumpall|pg_restore|createdb|mongo|mongosh|mongodump|mongorestore|sqlcmd|bcp"
+    r"|clickhouse-client|cqlsh|redis-cli|smbclient|influx)[ \t](?:[^\n|;&]{0,200}?[ \t])?"
+    r"(?:-u|-U|--user|--username)(?:[ \t]*|=)[\"']?"
+    rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{0,60}}?)(?=[\"']?(?:[ \t]|$))",
+    re.MULTILINE,
+)
+_CLIENTS = ("docker", "podman", "helm", "oras", "skopeo", "buildah", "nerdctl", "mysql",
+            "mariadb", "psql", "pg_", "createdb", "mongo", "sqlcmd", "bcp", "clickhouse",
+            "cqlsh", "redis-cli", "smbclient", "influx")  # fmt: skip
+# A call's or a config's user given beside its password (`connect(host=..., user="pj",
+# password="...")`): the user, where a password is given on its line.
+_CALL_USER = re.compile(
+    r"(?<![\w.$])(?i:user|usr|uid|username|user_name|login|db_user)[ \t]*[=:][ \t]*"
+    r"(?P<q>[\"'])(?P<value>[A-Za-z0-9_][\w.@-]{0,40})(?P=q)"
+)
+_PASSWORD_ON_ITS_LINE = re.compile(
+    r"(?i)(?:pass(?:word|wd)?|pwd)[\"']?[ \t]*[=:][ \t]*[\"'][^\"'\s]"
 )
 _LONG_OPTION = re.compile(r"(?<![\w-])--(?:username|login-name)(?:[ \t]+|=)[\"']?"
                           rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{1,60}})")  # fmt: skip
@@ -269,6 +291,19 @@ def _a_handle(value: str) -> bool:
     return any(mixed or (len(part) >= 4 and part not in _DICTIONARY) for part in parts)
 
 
+# The last labels of host names a command logs in to (a registry's, a server's).
+_HOST_ENDS = frozenset({
+    "com", "net", "org", "io", "dev", "app", "cloud", "ai", "sh", "co", "lan", "local", "internal",
+    "corp", "home", "intra", "azurecr", "amazonaws", "docker", "gov", "edu",
+})  # fmt: skip
+
+
+def _a_host(value: str) -> bool:
+    """`value` is a host's name (`ghcr.io`, `registry.gitlab.com`, `nas.home.lan:5000`)."""
+    labels = value.lower().split(":")[0].split(".")
+    return len(labels) > 1 and labels[-1] in _HOST_ENDS
+
+
 def _trimmed(text: str, start: int, end: int) -> int:
     """Where the value ends: the sentence's full stop and the like left out."""
     while end > start and text[end - 1] in ".-#@\\":
@@ -286,7 +321,7 @@ class UsernameFinder:
                "user", "://", "ssh", "scp", "sftp", "rsync", "mosh", "curl", "wget",
                "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name",
                "accepted ", "failed password", "invalid user", "sudo:", "for user", "/home/",
-               "users/", "users\\",
+               "users/", "users\\", " -u", "--user",
                *(f"@{handle}" for handle in _UPI_HANDLES)),
         whole_words=("ign",),  # (not in "design", "sign")
         shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z_][a-z0-9_.-]{0,63}:",),
@@ -321,6 +356,17 @@ class UsernameFinder:
                 or (" --http-user" in text)
             ):
                 yield from self._matches(_USER_AND_PASSWORD, text)
+            if (" -u" in text or " -U" in text or " --user" in text) and any(
+                client in lower for client in _CLIENTS
+            ):
+                yield from self._matches(_CLIENT_USER, text)
+        if "pass" in lower or "pwd" in lower:
+            for match in _CALL_USER.finditer(text):
+                line_start = text.rfind("\n", 0, match.start()) + 1
+                line_end = text.find("\n", match.end())
+                line = text[line_start : len(text) if line_end < 0 else line_end]
+                if _PASSWORD_ON_ITS_LINE.search(line) and a_login(match["value"]):
+                    yield Span(*match.span("value"), "USERNAME")
         if ":" in text and _PGPASS_FIELDS.search(text) is not None:
             yield from self._matches(_PGPASS, text)
         if " for " in text or "Invalid user" in text or "sudo:" in text:
@@ -380,6 +426,8 @@ class UsernameFinder:
                 continue  # "username field", "login page": a handle holds a mark
             if value.lower() == label or not a_login(value, sentence=sentence):
                 continue
+            if match.group("space") is not None and _a_host(value):
+                continue  # `docker login ghcr.io -u ...`: where it logs in, not as whom
             yield Span(start, end, "USERNAME")
 
 
@@ -441,7 +489,10 @@ def _label_places(lower: str) -> Iterator[tuple[int, str]]:
 
 
 # A password's word after the user ("username mwilliams pass Winter#2023").
-_PASSWORD_NEXT = re.compile(r"(?i)[ \t]*,?[ \t]+(?:pass(?:word)?|pw|pwd)\b|[ \t]+/[ \t]+\S")
+# (On the next line too, as a .netrc writes `login` and `password`.)
+_PASSWORD_NEXT = re.compile(
+    r"(?i)[ \t]*(?:,?[ \t]+|\r?\n[ \t]*)(?:pass(?:word)?|pw|pwd)\b|[ \t]+/[ \t]+\S"
+)
 
 
 def _label_starts(lower: str, at: int, label: str) -> bool:

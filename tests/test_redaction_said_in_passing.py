@@ -38,6 +38,11 @@ PASSWORDS_LATER_IN_THE_CLAUSE = [
      "Croissant42"),
     ("[14/06/24, 21:14] Arjun: arjun.s1992@example.com pass chennai@123", "chennai@123"),
     ("PASS: hunter2x", "hunter2x"),  # a label in capitals, no test's result
+    # French's `mot de passe` abridged after a determiner.
+    ("pourtant mon mdp c'est Soleil2023! je l'ai changé hier", "Soleil2023"),
+    # A Kubernetes Secret's password decoded: the line the command prints.
+    ("$ kubectl get secret pg -o jsonpath='{.data.password}' | base64 -d\nq8#Vn2!pLw9zR4x\n$ ls",
+     "q8#Vn2!pLw9zR4x"),
 ]  # fmt: skip
 
 # Codes that unlock something, named in the words of other languages.
@@ -59,6 +64,8 @@ CODES = [
     ("Посилка чекає у відділенні №12. Код для отримання: 4821. Отримувач: на пошті", "4821"),
     ("Ma OTP cua Quy khach la 839201, dung de xac thuc giao dich", "839201"),
     ("[카카오] 인증번호 [493021]를 입력해주세요. 타인 노출 금지", "493021"),
+    # A card's security code of three digits, given in answer to its question.
+    ("Assistant: And the three-digit security code?\nUser: 719", "719"),
 ]
 
 PLATES = [
@@ -236,6 +243,12 @@ LEFT_AS_THEY_ARE = [
     "החשבון שלך עודכן ב-2024",
     "Numer kontaktowy do biura: 2024",
     "Turn left at exit 45 on the st\nthen 5 more miles to the rd",
+    # A Markov decision process, abridged as French abridges `mot de passe`.
+    "The MDP is M=(S,A,P,R). Solve the mdp: value_iteration(env)",
+    "mdp: FrozenLake8x8; the MDP is Gridworld42 with 5 states",
+    "le mdp est incorrect, réessayez",
+    # An access code of three digits (a code's kind that is no card's).
+    "access code 123 is wrong",
     # A client asked to prompt for the password (`-p` at the command's end).
     "psql -U postgres -d app; mysql -u root -p; echo done",
     "the login for users is required / please retry",

@@ -280,6 +280,12 @@ _PROMPTED = re.compile(
     r"(?:[ \t]*\n)*(?:[^\n]{0,40}?(?i:password|passphrase|密码|口令|パスワード|비밀번호)"
     r"[^\n]{0,40}?[:：][ \t]*\n?){0,2}[ \t]*([^\s'\"`]{4,128})[ \t]*[\"'}\]),]*(?:\n|\Z)"
 )
+# A Kubernetes Secret's field decoded on a command's line (`kubectl get secret db -o
+# jsonpath='{.data.password}' | base64 -d`): what it prints on the next line is the secret.
+_DECODED_SECRET = re.compile(
+    r"(?:kubectl|oc)[ \t][^\n]*?secrets?[ \t][^\n]*?\.data[^\n]*?\|[ \t]*base64[ \t]+"
+    r"(?:-d|-D|--decode)\b[^\n]*\n[ \t]*([^\s'\"`]{4,128})[ \t]*(?:\n|\Z)"
+)
 # Words that follow an option in a sentence about it ("the --password option"), and what a
 # command prints on the line after its prompt: none is a password.
 _NOT_A_PASSWORD = frozenset({
@@ -346,21 +352,22 @@ _COMMAND_WORDS = (*_GLUED_PASS, "mysql", "mariadb", "curl", "wget", "sshpass", "
                   "-pass", "-pwd", "storepass", "keypass", "7z", "rar", "smb", "rpcclient",
                   "htpasswd", "psql", "pg_", "createdb", "dropdb", "createuser", "vacuumdb",
                   "reindexdb", "evil-winrm", "crackmapexec", "nxc", "netexec", "rdesktop",
-                  "rabbitmqadmin", "ipmitool")  # fmt: skip
+                  "rabbitmqadmin", "ipmitool", "base64")  # fmt: skip
 
 
 @register("command_line_password")
 def command_line_password(config: object = None) -> PatternFinder:
     return PatternFinder("PASSWORD",
                          (_MYSQL, _USER, _SSHPASS, *_SHORT_OPTIONS, _LONG_OPTION, _OPENSSL_PASS,
-                          _GLUED, _PERCENT_USER, _HTPASSWD, _PROMPTED),
+                          _GLUED, _PERCENT_USER, _HTPASSWD, _PROMPTED, _DECODED_SECRET),
                          _COMMAND_WORDS, "command_line_password", value_group=True, needs="-",
                          is_value=_typed_password, priority=SECRET_PRIORITY,
                          gates=(("mysql", "mariadb"), ("curl", "wget"), ("sshpass",),
                                 *_OPTION_GATES.values(),
                                 ("-pass", "-pwd", "storepass", "keypass", *_GLUED_PASS),
                                 ("pass:",), ("7z", "rar"), ("smb", "rpcclient"), ("htpasswd",),
-                                re.compile(r"-(?:p|w|-password)[ \t]*\n")))  # fmt: skip
+                                re.compile(r"-(?:p|w|-password)[ \t]*\n"),
+                                ("base64",)))  # fmt: skip
 
 
 # Tools that take a password without a dash before it: `sqlplus user/PASSWORD@db` (Oracle's

@@ -93,7 +93,12 @@ class PasswordPhraseFinder:
         ("pass", ("password", "passwd", "passwort", "passphrase", "passcode", "mot de passe",
                   "passord", "pass", "passwrd", "passowrd")),
         ("pasw", ("pasword",)),  # the typos people make in a hurry
-        ("pw", ("pwd", "pw")), ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
+        ("pw", ("pwd", "pw")),
+        # French's `mot de passe` abridged, after a determiner: alone, `MDP` is a Markov
+        # decision process as often (`the MDP is M=(S,A,P,R)`).
+        ("mdp", ("mon mdp", "ton mdp", "votre mdp", "son mdp", "le mdp", "nouveau mdp",
+                 "du mdp")),
+        ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
         ("senha", ("senha",)), ("clave", ("clave",)), ("kata ", ("kata sandi", "kata laluan")),
         ("lozinka", ("lozinka",)), ("geslo", ("geslo",)), ("parool", ("parool",)),
     )  # fmt: skip
@@ -529,8 +534,11 @@ class CodeFinder:
                     )
         if "code" in lower:
             for end_of_word in word_ends(lower, "code"):
-                if self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4):
-                    yield from self._code_after(text, end_of_word, least_digits=4)
+                kind = self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4)
+                if kind is not None:
+                    # A card's security code, its CVV, has three digits.
+                    least = 3 if kind.group().rstrip() == "security" else 4
+                    yield from self._code_after(text, end_of_word, least_digits=least)
         for word in self._CODE_WORDS:
             if word in lower:
                 for end_of_word in word_ends(lower, word, whole=True):

@@ -247,6 +247,9 @@ LEFT_AS_THEY_ARE = [
     "The MDP is M=(S,A,P,R). Solve the mdp: value_iteration(env)",
     "mdp: FrozenLake8x8; the MDP is Gridworld42 with 5 states",
     "le mdp est incorrect, réessayez",
+    # A label's word inside a longer word of its language (`účet`, account, in `účetní`,
+    # accountant).
+    "účetní 12345678 je hotové",
     # An access code of three digits (a code's kind that is no card's).
     "access code 123 is wrong",
     # A client asked to prompt for the password (`-p` at the command's end).

@@ -204,8 +204,9 @@ def test_the_spoken_view_reads_the_digits_and_maps_them_back(
 )
 def test_a_password_that_holds_an_escapes_spelling_is_hidden_whole(text: str) -> None:
     # A shell does not decode `%09`: the value is as typed, though its decoded form (`000`
-    # and a tab) reads as a database's name or stops at the tab.
-    assert found_with_kinds(text) == [("000%09", "PASSWORD")]
+    # and a tab) reads as a database's name or stops at the tab. (The client's user is found
+    # as a login.)
+    assert found_with_kinds(text) == [("aa", "USERNAME"), ("000%09", "PASSWORD")]
 
 
 # A value given in a transcript's next turn, in answer to the question that names it.

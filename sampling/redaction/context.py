@@ -17,14 +17,18 @@ def word_ends(
 ) -> Iterator[int]:
     """Where `word` ends in lower[start:end], at each place it starts a word: an ASCII word not
     right after an ASCII letter (`pin` is not in `spin`; `我的pin是` holds it, as CJK text has no
-    spaces); with `whole`, nor right before one (`pin` is not in `pint`)."""
+    spaces); with `whole`, nor right before one (`pin` is not in `pint`). A word of another
+    script written with spaces (Latin's other letters, Greek, Cyrillic) likewise, by the letters
+    of those scripts (`účet` is not in `účetní`); one of a script without spaces, anywhere."""
     end = len(lower) if end is None else end
-    ascii_word = word.isascii()
+    letter = (
+        _ascii_letter if word.isascii() else _spaced_letter if _in_spaced_script(word) else None
+    )
     at = lower.find(word, start, end)
     while at >= 0:
         after = at + len(word)
-        if not ascii_word or not (
-            _ascii_letter(lower[at - 1 : at]) or (whole and _ascii_letter(lower[after : after + 1]))
+        if letter is None or not (
+            letter(lower[at - 1 : at]) or (whole and letter(lower[after : after + 1]))
         ):
             yield after
         at = lower.find(word, after, end)
@@ -38,6 +42,16 @@ def matches(
     for match in pattern.finditer(text):
         if valid is None or valid(match.group()):
             yield Span(match.start(), match.end(), kind)
+
+
+def _in_spaced_script(word: str) -> bool:
+    """`word` starts and ends with letters of scripts written with spaces between words."""
+    return _spaced_letter(word[:1]) and _spaced_letter(word[-1:])
+
+
+def _spaced_letter(char: str) -> bool:
+    """A letter of Latin, Greek or Cyrillic (no CJK, Thai or Arabic: `我的пароль`)."""
+    return char < "\u0530" and char.isalpha()
 
 
 def _ascii_letter(char: str) -> bool:
@@ -79,7 +93,7 @@ class NamesBeforeNumbers:
                         for end in _spaced_ends(lower, word, max(0, start - 2 * len(word)), run):
                             _keep_longest(found, end, word)
             for word in others:
-                for end in word_ends(lower, word, max(0, start - len(word)), run):
+                for end in word_ends(lower, word, max(0, start - len(word)), run, whole=True):
                     _keep_longest(found, end, word)
             searched = run
         return found

@@ -154,6 +154,10 @@ NAMES = [
     ("Binance Support: Hi, you're chatting with Leo. How can I help today?", "Leo"),
     ("Paket kamu sedang diantar oleh kurir Agus. Pastikan ada orang di rumah ya!", "Agus"),
     ("Your driver Ahmed is 3 minutes away in a white Toyota.", "Ahmed"),
+    # A contract's party before the definition of its role.
+    ('between Harbor Point LLC ("Landlord") and Jonathan R. Whitfield ("Tenant").', "Jonathan R. Whitfield"),
+    ("This Agreement is made between Maria Lopez (the “Buyer”) and Acme Inc.", "Maria Lopez"),
+    ('Mietvertrag zwischen Anna Schmidt („Mieterin") und der Wohnbau GmbH', "Anna Schmidt"),
 ]  # fmt: skip
 
 
@@ -247,6 +251,8 @@ UNTOUCHED = [
     # A family word before no name; an interjection before a family word; a thing's driver.
     "Grandma said hi. Tamam teyze, yarın görüşürüz.",
     "install the chrome driver Selenium needs; talk with Legal first",
+    # A contract's parties that are firms or roles.
+    'between Harbor Point Property Management LLC ("Landlord") and The Customer ("Licensee")',
 ]
 
 

@@ -1872,6 +1872,13 @@ _PARTY_DESCRIPTIONS = frozenset(_TABLE["party_descriptions"])
 _PARTY_NOT_PERSONS = frozenset(_TABLE["party_not_persons"])
 _PARTY_WORDS = "|".join(sorted(_PARTY_ROLES | _PARTY_DESCRIPTIONS, key=len, reverse=True))
 _PARTY_ROLE_AT = re.compile(rf",[ \t]+(?P<role>{_PARTY_WORDS})(?![\w-])(?P<then>[ \t]*,)?")
+# A contract's party, defined by its role in brackets and quotes (`Jonathan R. Whitfield
+# ("Tenant")`, `Maria Lopez (the “Buyer”)`, `(hereinafter "Lessee")`).
+_CONTRACT_ROLES = tuple(_TABLE["contract_roles"])
+_CONTRACT_ROLE_AT = re.compile(
+    r"[ \t]*\((?:the[ \t]+|hereinafter[ \t]+(?:referred[ \t]+to[ \t]+as[ \t]+)?(?:the[ \t]+)?)?"
+    rf"[\"“”'‘’«„](?:{'|'.join(sorted(_CONTRACT_ROLES, key=len, reverse=True))})[\"“”'‘’»]"
+)
 # Capitalised words or words in capitals, an initial among them (`L.`), particles between them.
 _PARTY_WORD = rf"(?:[{_UPPER}][{_UPPER}{_LOWER}'’-]*\.?|(?i:{_PARTICLE}))"
 _PARTY_NAME = re.compile(rf"(?<![^\s:;(])(?P<name>{_PARTY_WORD}(?:[ ]{_PARTY_WORD}){{1,5}})\Z")
@@ -1891,10 +1898,16 @@ class PartyNameFinder:
 
     kinds = frozenset({KIND})
     priority = PERSONAL_PRIORITY
-    triggers = Triggers(words=tuple(f", {role}" for role in _PARTY_ROLES | _PARTY_DESCRIPTIONS))
+    triggers = Triggers(
+        words=(
+            *(f", {role}" for role in _PARTY_ROLES | _PARTY_DESCRIPTIONS),
+            *(f"{quote}{role}" for role in _CONTRACT_ROLES for quote in "\"“'„«"),
+        )
+    )
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
+        yield from self._defined(view.text, view.lower)
         text = view.text
         for role in _PARTY_ROLE_AT.finditer(view.lower):
             comma = role.start()
@@ -1925,6 +1938,27 @@ class PartyNameFinder:
                 or (capitals and words[0].capitalize() in _FIRST_NAMES)
             ):
                 yield Span(start, comma, KIND)
+
+    @staticmethod
+    def _defined(text: str, lower: str) -> Iterator[Span]:
+        """A contract's party before its role's definition: two to five capitalised words or
+        words in capitals, none a firm's, a place's or a state's, the first a first name of the
+        table or an initial among them."""
+        for role in _CONTRACT_ROLE_AT.finditer(lower):
+            end = role.start()
+            line_start = text.rfind("\n", 0, end) + 1
+            match = _PARTY_NAME.search(text, max(line_start, end - _PARTY_REACH), end)
+            if match is None:
+                continue
+            words = match["name"].split()
+            bare = [word.rstrip(".").lower() for word in words]
+            if any(word in _PARTY_NOT_PERSONS or word in _NOT_PERSONS or word in _PLACE_WORDS
+                   or word in _PARTY_BEFORE for word in bare):  # fmt: skip
+                continue
+            if words[0].capitalize() in _FIRST_NAMES or any(
+                _INITIAL.fullmatch(word) for word in words[1:]
+            ):
+                yield Span(match.start("name"), end, KIND)
 
 
 # A first name, then a relation or a role in brackets (`Contatto di emergenza: Paolo (cognato)`,

@@ -137,6 +137,11 @@ LABELS = [
     ("Rachunek nadawcy: 95 1090 8091 6046 8518 8678 9661", "95 1090 8091 6046 8518 8678 9661"),
     ("להעביר לבנק הפועלים, סניף 612, חשבון 428190, תודה!", "428190"),
     ("Telefon kontaktowy: 512 483 927", "512 483 927"),
+    # An address's district, city and postcode after its street, on its line.
+    ("Lease: 41 Griffith Avenue, Drumcondra, Dublin 9, D09 X2R8\nRent: 1,850", "D09 X2R8"),
+    ("mandar a Av. Revolución 1425, int. 8, Col. San Ángel, CDMX? Cualquier cosa", "San Ángel"),
+    ("ঠিকানা: বাড়ি ১৮, রোড ৭, ধানমন্ডি, ঢাকা-১২০৫\nপরিমাণ: ৫,০০০ টাকা", "ঢাকা-১২০৫"),
+    ("pošlete to na ul. Štefánikova 12, Bratislava", "Bratislava"),
 ]
 
 # A birth date with or without a month's name.
@@ -304,3 +309,23 @@ def test_a_word_after_a_mailbox_and_a_slash_is_no_password_unless_shaped_as_one(
     text: str, value: str
 ) -> None:
     assert value in REDACTOR.redact([text]).texts[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        (
+            "I moved to 12 Main Street, Springfield, and then we went to the park.",
+            "I moved to <ADDRESS_1>, and then we went to the park.",
+        ),
+        (
+            "Доставьте на проспект Мира 12, кв. 4, пожалуйста.",
+            "Доставьте на <ADDRESS_1>, пожалуйста.",
+        ),
+        ("Ship to 221B Baker Street, London NW1 6XE, United Kingdom.", "Ship to <ADDRESS_1>."),
+    ],
+)
+def test_an_address_takes_its_locality_and_not_the_sentence_after_it(
+    text: str, redacted: str
+) -> None:
+    assert REDACTOR.redact([text]).texts[0] == redacted

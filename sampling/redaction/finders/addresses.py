@@ -498,6 +498,39 @@ _UNIT_BEFORE = re.compile(
 )
 
 
+# What a street's shape leaves after it on its line: its district, city, state and postcode,
+# each after a comma (`, Drumcondra, Dublin 9, D09 X2R8`, `, Col. San Ángel, CDMX`, `, ধানমন্ডি,
+# ঢাকা-১২০৫`): capitalised words (or words of a script without capitals) with a number among
+# them, a postcode with its city, or a unit's abbreviation and number (`ap. 14`); each ends
+# where its clause does, so that a sentence going on after a comma (`, and then we`) stays.
+# (A word's letters, marks and signs up to a space or a clause's mark: Bengali's vowel signs
+# are no `\w`.)
+_LOCALITY_WORD = r"[^\W\d_][^\s,،、;:?!()]*"
+_LOCALITY_PART = re.compile(
+    r"\.?[ \t]*[,،、][ \t]*"
+    rf"(?:{_LOCALITY_WORD}(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,5}})){{0,4}}"
+    rf"|\d[\w-]{{1,7}}(?:[ \t][A-Z0-9]{{2,4}})?(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,3}})){{0,3}}"
+    r"|(?P<unit>[A-Za-z]{1,5}\.[ \t]?\d{1,4}[A-Za-z]?))"
+    r"(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$))"
+)
+_LOCALITY_PARTS = 5  # the most parts read after a street (a part: five words at most)
+
+
+def with_locality(text: str, start: int, end: int) -> tuple[int, int]:
+    """An address found at text[start:end], with the locality after it on its line."""
+    for _ in range(_LOCALITY_PARTS):
+        part = _LOCALITY_PART.match(text, end)
+        if part is None:
+            break
+        words = part.group().lstrip(".,،、 \t").split()
+        if part["unit"] is None and any(word[0].islower() for word in words):
+            break  # a word of the sentence (`, пожалуйста`, `, and then`), no place's
+        end = part.end()
+        if text[end - 1] == "." and text[end : end + 1] in ("", " ", "\t", "\n"):
+            end -= 1  # the sentence's full stop (`..., United Kingdom.`)
+    return start, end
+
+
 class _AddressFinder:
     """What every address finder declares: its one kind, its priority and both views."""
 

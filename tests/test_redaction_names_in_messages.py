@@ -158,6 +158,16 @@ NAMES = [
     ('between Harbor Point LLC ("Landlord") and Jonathan R. Whitfield ("Tenant").', "Jonathan R. Whitfield"),
     ("This Agreement is made between Maria Lopez (the “Buyer”) and Acme Inc.", "Maria Lopez"),
     ('Mietvertrag zwischen Anna Schmidt („Mieterin") und der Wohnbau GmbH', "Anna Schmidt"),
+    # A Russian name with its patronymic in another case; after a parent's word.
+    ("от Кузнецова Дмитрия Александровича, 14.07.1986 г.р.,", "Кузнецова Дмитрия Александровича"),
+    ("Сердечно поздравляем Олену Іванівну з ювілеєм", "Олену Іванівну"),
+    ("Добрый вечер! Это мама Миши Петрова из 7 «Б».", "Миши Петрова"),
+    # A name as an ID document gives it; Hungarian's labels and honorifics.
+    ("Name on document: WONG, Jason Ka-Ho\nPassport no.: on file", "Jason Ka-Ho"),
+    ("> Sure. Name as on PAN: KARAN MEHTA.", "KARAN MEHTA"),
+    ("Tanuló neve: Tóth Bence\nOktatási azonosító: on file\nAnyja neve: Farkas Judit", "Farkas Judit"),
+    ("Receptet szeretnék kiváltani. Neve: Szabó Ilona, TAJ-szám: on file", "Szabó Ilona"),
+    ("Kedves Kovács úr!\nA lakást átadtam.", "Kovács"),
 ]  # fmt: skip
 
 
@@ -253,6 +263,8 @@ UNTOUCHED = [
     "install the chrome driver Selenium needs; talk with Legal first",
     # A contract's parties that are firms or roles.
     'between Harbor Point Property Management LLC ("Landlord") and The Customer ("Licensee")',
+    # Hungarian's articles before its words for a gentleman and a lady.
+    "A neve: fontos. Az úr jött. Egy néni és a bácsi.",
 ]
 
 

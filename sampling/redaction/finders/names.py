@@ -1663,8 +1663,11 @@ _CAPITALISED_RUN = re.compile(
     rf"(?![\w@/-]|['’](?![sS]\b)|{_NEXT_WORD})"
 )
 # A Russian, Ukrainian or Belarusian name with its patronymic (`Кузнецов Андрей Павлович`,
-# `Екатерина Игоревна`): a name whatever its first word.
-_PATRONYMIC = re.compile(r"(?:ович|евич|ьич|овна|евна|ична|іч|івна)\Z")
+# `Екатерина Игоревна`), in any case (`от Кузнецова Дмитрия Александровича`, `Марии
+# Петровне`): a name whatever its first word.
+_PATRONYMIC = re.compile(
+    r"(?:(?:ович|евич|ьич)(?:а|у|ем|е|і)?|(?:овн|евн|ичн|івн)(?:а|ы|е|у|ой|ою|и|і)|іч)\Z"
+)
 # Words of German prose, which capitalises its nouns (`zwei Tage Urlaub`): there two capitalised
 # words after a first name are as often a noun as a family name.
 _GERMAN = re.compile(

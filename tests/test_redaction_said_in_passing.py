@@ -142,6 +142,7 @@ LABELS = [
     ("mandar a Av. Revolución 1425, int. 8, Col. San Ángel, CDMX? Cualquier cosa", "San Ángel"),
     ("ঠিকানা: বাড়ি ১৮, রোড ৭, ধানমন্ডি, ঢাকা-১২০৫\nপরিমাণ: ৫,০০০ টাকা", "ঢাকা-১২০৫"),
     ("pošlete to na ul. Štefánikova 12, Bratislava", "Bratislava"),
+    ("Adresă: Str. Lizeanu nr. 17, bl. 2, ap. 14, Sector 2, București\nTelefon:", "ap. 14"),
 ]
 
 # A birth date with or without a month's name.

@@ -101,6 +101,8 @@ AFTER_THEIR_NAME = {
         ("ping me on Telegram or Discord works too: kaylamoms#4821", "kaylamoms#4821"),
         ("как вернёте напишите в телегу @serg_vlad1987", "@serg_vlad1987"),
         ("ส่งสลิปมาที่ไลน์ไอดี tanapol.w ได้เลย", "tanapol.w"),
+        # A handle in the sentence after the app's name.
+        ("podemos continuar pelo Telegram? o meu é @catarina_lx95. e manda-me", "@catarina_lx95"),
         ("Discord: vexa#1234 or vexa", "vexa#1234"),
         ("Roblox username: Builderman", "Builderman"),
         ("Threema: 7HXK2P9M", "7HXK2P9M"),
@@ -174,6 +176,8 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         'cfg = {"user": os.environ["U"], "password": "x"}',
         "the discord server has channel #1234 and issue #4821",
         "ไลน์ thanks. ok",
+        # A word of the sentence after the app's name and a verb; a mention of everyone.
+        "Telegram is great. Ask @everyone in the channel.",
     ],
 )
 def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:

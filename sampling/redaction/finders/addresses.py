@@ -508,9 +508,9 @@ _UNIT_BEFORE = re.compile(
 _LOCALITY_WORD = r"[^\W\d_][^\s,،、;:?!()]*"
 _LOCALITY_PART = re.compile(
     r"\.?[ \t]*[,،、][ \t]*"
-    rf"(?:{_LOCALITY_WORD}(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,5}})){{0,4}}"
-    rf"|\d[\w-]{{1,7}}(?:[ \t][A-Z0-9]{{2,4}})?(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,3}})){{0,3}}"
-    r"|(?P<unit>[A-Za-z]{1,5}\.[ \t]?\d{1,4}[A-Za-z]?))"
+    r"(?:(?P<unit>[A-Za-z]{1,5}\.[ \t]?\d{1,4}[A-Za-z]?(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$)))"
+    rf"|{_LOCALITY_WORD}(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,5}})){{0,4}}"
+    rf"|\d[\w-]{{1,7}}(?:[ \t][A-Z0-9]{{2,4}})?(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,3}})){{0,3}})"
     r"(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$))"
 )
 _LOCALITY_PARTS = 5  # the most parts read after a street (a part: five words at most)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 from sampling.redaction.context import word_ends
 from sampling.redaction.finders import register
+from sampling.redaction.finders.usernames import a_login
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
 
@@ -128,9 +129,10 @@ _HANDLE_APPS = ("telegram", "instagram", "insta", "ig", "snapchat", "snap", "tik
 _WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch", "dm", "dms"})
 # A chat's mentions of everyone, no one's handle.
 _MENTIONS = frozenset({"@channel", "@here", "@everyone", "@all"})
-# (A word of a script without spaces may stand right before it: `DMは@shota_szk`.)
+# (A word of a script without spaces may stand right before it: `DMは@shota_szk`; the handle
+# may come in the next sentence: `pelo Telegram? o meu é @catarina_lx95`.)
 _HANDLE_AFTER = re.compile(
-    r"[^\n@.!?。]{0,24}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
+    r"[^\n@]{0,40}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
 )
 # A Discord tag (a name, `#` and four digits) a few words after the app's name ("Discord works
 # too: kaylamoms#4821").
@@ -167,6 +169,13 @@ class MessengerIdFinder:
                     continue  # code: `ig = C.pop()`, `snap = take(...)`
                 if value in _NOT_IDS or (value.isdigit() and not _DIGITS_ALONE.get(app, False)):
                     continue  # a number is an ID only where the app's IDs are numbers
+                between = lower[match.start() + len(app) : match.start("id")]
+                if (
+                    value.isalpha()
+                    and not any(sign in between for sign in ":=：")
+                    and not a_login(value, sentence=True)
+                ):
+                    continue  # after a verb, a word of the sentence: "Telegram is great"
                 if app == "line:" and (
                     view.text[match.start() : match.start() + 4] != "LINE"
                     or lower[match.start() - 1 : match.start()] == "."

@@ -143,6 +143,14 @@ LABELS = [
     ("ঠিকানা: বাড়ি ১৮, রোড ৭, ধানমন্ডি, ঢাকা-১২০৫\nপরিমাণ: ৫,০০০ টাকা", "ঢাকা-১২০৫"),
     ("pošlete to na ul. Štefánikova 12, Bratislava", "Bratislava"),
     ("Adresă: Str. Lizeanu nr. 17, bl. 2, ap. 14, Sector 2, București\nTelefon:", "ap. 14"),
+    # A plate after `reg.` or Arabic's word for a car's number; a passport as a travel document
+    # or in Persian; a password said in Swiss German; French's temporary `mdp`.
+    ("I returned the VW Golf (reg. FY21 KHD) to the bay at 19:55.", "FY21 KHD"),
+    ("رقم السيارة R 48219 دبي، والكابتن اسمه عمران.", "R 48219"),
+    ("Resident ID: on file | Travel document: EH4821937", "EH4821937"),
+    ("شماره گذرنامه: K48219375", "K48219375"),
+    ("Mis Passwort isch Zueri2024! – cha öpper luege", "Zueri2024"),
+    ('"note_agent": "compte débloqué, mdp provisoire : Lyon#4821ab", "statut"', "Lyon#4821ab"),
 ]
 
 # A birth date with or without a month's name.
@@ -258,6 +266,8 @@ LEFT_AS_THEY_ARE = [
     "účetní 12345678 je hotové",
     # An access code of three digits (a code's kind that is no card's).
     "access code 123 is wrong",
+    # A regulation's and a register's abbreviation before a number.
+    "see reg. 4 of the act; mov reg. 0x1F2A",
     # A client asked to prompt for the password (`-p` at the command's end).
     "psql -U postgres -d app; mysql -u root -p; echo done",
     "the login for users is required / please retry",

@@ -138,7 +138,8 @@ PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "rei
                   "reisepassnummer", "passnummer", "passnr", "passaporte",
                   "passaporto", "paspoort", "paszport", "pasaport", "旅券", "パスポート", "여권",
                   "паспорт", "جواز السفر", "جواز سفر", "الجواز", "पासपोर्ट", "hộ chiếu",
-                  "ho chieu", "paspor", "หนังสือเดินทาง", "διαβατήριο")  # fmt: skip
+                  "ho chieu", "paspor", "หนังสือเดินทาง", "διαβατήριο", "travel document",
+                  "گذرنامه", "پاسپورت", "pasaporti", "pasoš", "паспорта")  # fmt: skip
 _PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
 _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 # One or two letters and 6-8 digits (China's E12345678, Japan's TK1234567), three letters and 6

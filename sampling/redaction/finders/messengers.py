@@ -131,9 +131,7 @@ _WHOLE_WORDS = frozenset({"ig", "snap", "insta", "twitch", "dm", "dms"})
 _MENTIONS = frozenset({"@channel", "@here", "@everyone", "@all"})
 # (A word of a script without spaces may stand right before it: `DMは@shota_szk`; the handle
 # may come in the next sentence: `pelo Telegram? o meu é @catarina_lx95`.)
-_HANDLE_AFTER = re.compile(
-    r"[^\n@]{0,40}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)"
-)
+_HANDLE_AFTER = re.compile(r"[^\n@]{0,40}?(?<![a-z0-9_.])(@[a-z0-9_](?:[a-z0-9_.-]*[a-z0-9_])?)")
 # A Discord tag (a name, `#` and four digits) a few words after the app's name ("Discord works
 # too: kaylamoms#4821").
 _TAG_AFTER = re.compile(r"[^\n#.!?。]{0,24}?(?<![\w.])([a-z0-9_.]{2,32}#[0-9]{4})(?![\w])")

@@ -28,7 +28,8 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           # English words that name a plate only before what gives it: `my plate is ...`,
           # `Vehicle reg: ...`, `reg is ...` (never a CPU's `reg 0x1f`: see _WEAK).
           "plate", "vehicle reg", "car reg", "vehicle registration", "car registration",
-          "rego", "reg")  # fmt: skip
+          "rego", "reg", "reg.",
+          "رقم السيارة", "رقم المركبة")  # fmt: skip
 # Words for a vehicle (`Pojazd sprawcy: PO 5T128`): a plate after them only where a colon or a
 # verb gives it, written in capitals and digits (not a model's `BMW 320d`, `RAV4 2019`).
 _VEHICLE_WORDS = ("vehicle", "véhicule", "vehículo", "veículo", "veicolo", "fahrzeug", "fzg",
@@ -40,7 +41,7 @@ _AS_A_PLATE = re.compile(r"(?=(?:[^0-9]*[0-9]){2})[A-Z0-9А-ЯЁ][A-Z0-9А-ЯЁ 
 _A_MODEL_YEAR = re.compile(r".* (?:19|20)[0-9]{2}")
 # Names that are other words too: the plate after them needs five characters or more, and, for
 # `reg` and `rego`, a verb or a colon first, or capitals and digits both (`Reg AK16 XWP`).
-_WEAK = frozenset({"plate", "reg", "rego"})
+_WEAK = frozenset({"plate", "reg", "reg.", "rego"})
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
 _GIVES = rf"(?:{'|'.join(map(re.escape, COPULAS))})"

@@ -34,7 +34,7 @@ from sampling.redaction.triggers import Triggers
 # words that start what it is for ("for the router", "für das WLAN", "de la tarjeta").
 _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
           r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
-          r"|je|был|будет|это|c'est|c’est|là|la|ay|adalah|ialah)(?!\w)|[—–]")  # fmt: skip
+          r"|je|был|будет|это|c'est|c’est|là|la|ay|adalah|ialah|isch)(?!\w)|[—–]")  # fmt: skip
 _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli|di|da|al"
         r"|alla|au|aux|für|zum|zur|vom|auf|pour|para|per|voor|van|для|от|к|на|до|do|na|til|för"
         r"|dla")  # fmt: skip
@@ -97,7 +97,7 @@ class PasswordPhraseFinder:
         # French's `mot de passe` abridged, after a determiner: alone, `MDP` is a Markov
         # decision process as often (`the MDP is M=(S,A,P,R)`).
         ("mdp", ("mon mdp", "ton mdp", "votre mdp", "son mdp", "le mdp", "nouveau mdp",
-                 "du mdp")),
+                 "du mdp", "mdp provisoire", "mdp temporaire")),
         ("kennwort", ("kennwort",)), ("wachtwoord", ("wachtwoord",)),
         ("senha", ("senha",)), ("clave", ("clave",)), ("kata ", ("kata sandi", "kata laluan")),
         ("lozinka", ("lozinka",)), ("geslo", ("geslo",)), ("parool", ("parool",)),

@@ -168,6 +168,14 @@ NAMES = [
     ("Tanuló neve: Tóth Bence\nOktatási azonosító: on file\nAnyja neve: Farkas Judit", "Farkas Judit"),
     ("Receptet szeretnék kiváltani. Neve: Szabó Ilona, TAJ-szám: on file", "Szabó Ilona"),
     ("Kedves Kovács úr!\nA lakást átadtam.", "Kovács"),
+    # A child's first name after a parent's words; a chat copied with its times.
+    ("sono Martina, la mamma di Edoardo, le scrivo per spostare la lezione", "Edoardo"),
+    ("soy la mamá de Lucía y el papá de Mateo.", "Mateo"),
+    ("#hr-ops\nHRIS Bot 09:02  Payroll sync failed\nDana 09:05  looking at it now", "Dana"),
+    ("#destek\nBurak 14:22: canlıda admin panel 401 dönüyor", "Burak"),
+    # A particle inside a name, which a parent's phrase also holds (`papa van`, `mamá de`).
+    ("Dear Tomás Van der Berg,\nyour order has shipped.", "Tomás Van der Berg"),
+    ("Querida Ana de Souza,\nobrigada!", "Ana de Souza"),
 ]  # fmt: skip
 
 
@@ -265,6 +273,9 @@ UNTOUCHED = [
     'between Harbor Point Property Management LLC ("Landlord") and The Customer ("Licensee")',
     # Hungarian's articles before its words for a gentleman and a lady.
     "A neve: fontos. Az úr jött. Egy néni és a bácsi.",
+    # A parent's word before no one; an agenda's and a log's lines with their times.
+    "the father of modern physics, the mother of invention",
+    "Meeting 10:00 in room 4\nBuild 14:22: started\nJune 10:30 kickoff\nLunch 12:00 hall B",
 ]
 
 

@@ -126,16 +126,18 @@ def _closes(char: str) -> bool:
 
 # Words that follow those phrases without being a name (lower case), and the words of the
 # greetings and sign-offs themselves ("Merci,\nCordialement", "Hi,\nThanks").
+_PARTICLES = frozenset(_TABLE["particles"])
+# (A particle of a phrase, `mamá de`, `vader van`, stays one inside a name: `Van der Berg`.)
 _NOT_NAMES = frozenset(_TABLE["not_names"]) | {
     word.lower()
     for intro in _PHRASES
     if intro.then or intro.sign_off
     for word in re.findall(r"[^\W\d_]{2,}", intro.phrase)
+    if word.lower() not in _PARTICLES
 }
 # Words that make a name no person's: a team, a department, a firm ("Best regards,\nFinance
 # Operations", `Acme Support <help@acme.example>`).
 _NOT_PERSONS = frozenset(_TABLE["not_persons"])
-_PARTICLES = frozenset(_TABLE["particles"])
 # A title between the phrase and the name, left out of it ("Name: Smt. Lakshmi Iyer", "Caller:
 # Chief Emeka Obi"): the name may be one word less.
 _TITLES = "|".join(sorted(_TABLE["titles"], key=len, reverse=True))
@@ -1386,6 +1388,13 @@ _CHAT_LINE = re.compile(
     r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:[ \t]"
 )
 _STAMPED_LINE = re.compile(r"\n(?=[ \t]*\[?\d)")  # a literal first: the engine skips to each
+# A chat copied from Slack or Teams: who wrote, the time, then the message on the same line
+# (`Dana 09:05  looking at it`, `Burak 14:22: canlıda ...`).
+_NAME_THEN_TIME = re.compile(
+    r"^[ \t]*(?P<name>[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){0,2})[ \t]+[0-9]{1,2}:[0-9]{2}"
+    r"(?:[ \t]?[AaPp][Mm])?(?::[ \t]|[ \t])[ \t]*(?=\S)",
+    re.MULTILINE,
+)
 # The run after the property stops at the next property's name: a `;CN=` the first of them
 # reaches, the last one before it reaches too (with the same name), and each property's own
 # run no longer goes on to the line's end when it finds none (quadratic on a long line of
@@ -1462,6 +1471,10 @@ class ExportNameFinder:
                 if match is not None and _a_chats_writer(match["name"].split(), match["date"]):
                     yield Span(*match.span("name"), KIND)
             yield from _chat_headers(text)
+            for match in _NAME_THEN_TIME.finditer(text):
+                words = match["name"].split()
+                if _a_chats_writer(words, "") and words[0].lower() not in _MONTHS_AND_DAYS:
+                    yield Span(*match.span("name"), KIND)
         if "CN=" in text:
             for match in _CALENDAR_NAME.finditer(text):
                 words = re.findall(r"[^\W\d_][\w'’.-]*", match["name"])

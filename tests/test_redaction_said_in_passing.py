@@ -268,6 +268,10 @@ LEFT_AS_THEY_ARE = [
     "access code 123 is wrong",
     # A regulation's and a register's abbreviation before a number.
     "see reg. 4 of the act; mov reg. 0x1F2A",
+    # A placeholder in angle brackets, files' names, a letter to parents from a principal.
+    "# .env.example\nJWT_SECRET=<random-32-byte-string>\nSTRIPE_KEY=<your-stripe-key>",
+    "Attachments: 1099-DIV_template.pdf, Schedule_C_worksheet.xlsx, IRS_Pub_17_2023.pdf.",
+    "प्रिय अभिभावक, 2 अक्टूबर को अवकाश रहेगा। धन्यवाद, प्रधानाचार्य",
     # A client asked to prompt for the password (`-p` at the command's end).
     "psql -U postgres -d app; mysql -u root -p; echo done",
     "the login for users is required / please retry",

@@ -1336,6 +1336,9 @@ def _uncased_name(
             while position < len(text) and text[position] in " \t":
                 position += 1
             continue
+        if first is None and (word.group() in _GREETING_NOT_NAMES or word.group() in
+                              _LAST_LINE_NOT_NAMES):  # fmt: skip
+            return None  # `प्रिय अभिभावक`, dear parents; `धन्यवाद, प्रधानाचार्य`: a role, no one
         first = word.start() if first is None else first
         if word.group() not in _NAME_LINKS:  # `عبد الرحمن بن سعيد`: `عبد`, `بن` link its words
             end, count = word.end(), count + 1

@@ -970,6 +970,14 @@ def _short_token(value: str) -> bool:
     return digit_runs >= 3 or not reads_as_words(value)
 
 
+# A file's name: its extension, one of documents, data, images, archives and code.
+_A_FILE = re.compile(
+    r".+\.(?:pdf|docx?|xlsx?|pptx?|odt|ods|csv|tsv|txt|rtf|md|json|ya?ml|toml|xml|html?|log"
+    r"|png|jpe?g|gif|webp|svg|zip|tar|gz|tgz|7z|rar|py|js|ts|go|rs|java|rb|sh|ipynb)",
+    re.IGNORECASE,
+)
+
+
 @register("random_tokens")
 class RandomTokenFinder:
     """Random-looking tokens that no format rule knows, in the text's words of 12 characters or
@@ -1035,6 +1043,10 @@ class RandomTokenFinder:
         value = text[start:end]
         if len(value) < 12 or self._public(text, start, value, blocks):
             return None
+        if text[start - 1 : start] == "<" and text[end : end + 1] == ">":
+            return None  # a placeholder's words in angle brackets (`<random-32-byte-string>`)
+        if _A_FILE.fullmatch(value):
+            return None  # a file's name (`1099-DIV_template.pdf`), not a token
         if value.startswith(("bh=", "b=")) and _signed_mail(text):
             return None  # a DKIM signature's body hash and signature: sent with every e-mail
         if len(value) < self.BARE_LENGTH[0] and not _short_token(value):

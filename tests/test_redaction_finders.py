@@ -6,9 +6,11 @@ would find something in."""
 # ruff: noqa: E501  (the value lists read best a few to a line)
 from __future__ import annotations
 
+import json
 import random
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from sampling.redaction import Redactor
+from sampling.redaction import Redactor, finders
 from sampling.redaction import triggers as trigger_module
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders import builtin_finders, finder_names
@@ -207,3 +209,23 @@ def test_a_finder_from_outside_runs_when_the_config_names_its_path(plugin_module
 def test_a_misspelled_finder_fails_at_load_with_the_nearest_name() -> None:
     with pytest.raises(ValidationError, match=r"unknown finder 'emial'.*email"):
         RedactConfig.model_validate({"finders": ["emial"]})
+
+
+def test_each_list_of_the_finders_tables_holds_each_entry_once() -> None:
+    # A word listed twice is a sign two edits did not see each other (the second copy of a
+    # label, a phrase with other options), and reads as one more word than the table has.
+    tables = sorted((Path(finders.__file__).parent).glob("*.json"))
+    assert tables
+    repeated: list[tuple[str, str, str]] = []
+
+    def walk(value: object, where: str, table: str) -> None:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{where}/{key}", table)
+        elif isinstance(value, list):
+            seen = Counter(json.dumps(item, ensure_ascii=False, sort_keys=True) for item in value)
+            repeated.extend((table, where, entry) for entry, count in seen.items() if count > 1)
+
+    for table in tables:
+        walk(json.loads(table.read_text(encoding="utf-8")), "", table.name)
+    assert repeated == []

@@ -338,6 +338,8 @@ def test_a_word_after_a_mailbox_and_a_slash_is_no_password_unless_shaped_as_one(
             "Доставьте на <ADDRESS_1>, пожалуйста.",
         ),
         ("Ship to 221B Baker Street, London NW1 6XE, United Kingdom.", "Ship to <ADDRESS_1>."),
+        # A Chinese sentence after a full-width comma (a comma once normalised) is no locality.
+        ("我的地址是4684 Pine Street，请寄到这里。", "我的地址是<ADDRESS_1>，请寄到这里。"),
     ],
 )
 def test_an_address_takes_its_locality_and_not_the_sentence_after_it(

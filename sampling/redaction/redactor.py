@@ -21,7 +21,6 @@ from typing import Any
 from rl.plugins import PluginPathError, resolve_callable, resolve_path
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders import UnknownFinderError, build, builtin_finders
-from sampling.redaction.finders.addresses import with_locality
 from sampling.redaction.finders.names import KIND as NAME_KIND
 from sampling.redaction.finders.names import name_parts, repeated
 from sampling.redaction.finders.secrets import PatternFinder
@@ -157,10 +156,6 @@ class Redactor:
                          or _stands(text, escapes, s,
                                     _near(s, decoded, starts, longest))]  # fmt: skip
             found.extend(decoded)
-        # An address's district, city and postcode after it on its line, which the street's
-        # shape does not reach.
-        found = [Span(*with_locality(text, s.start, s.end), s.kind) if s.kind == "ADDRESS" else s
-                 for s in found]  # fmt: skip
         if self.function is not None:
             found += self._from_function(text)
         if self.allow or self.allow_regex:

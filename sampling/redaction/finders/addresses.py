@@ -504,8 +504,9 @@ _UNIT_BEFORE = re.compile(
 # them, a postcode with its city, or a unit's abbreviation and number (`ap. 14`); each ends
 # where its clause does, so that a sentence going on after a comma (`, and then we`) stays.
 # (A word's letters, marks and signs up to a space or a clause's mark: Bengali's vowel signs
-# are no `\w`.)
-_LOCALITY_WORD = r"[^\W\d_][^\s,،、;:?!()]*"
+# are no `\w`. Not Chinese, Japanese or Korean, whose addresses have shapes of their own and no
+# commas between their parts: what follows a comma there is the sentence.)
+_LOCALITY_WORD = r"(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_][^\s,،、;:?!()]*"
 _LOCALITY_PART = re.compile(
     r"\.?[ \t]*[,،、][ \t]*"
     r"(?:(?P<unit>[A-Za-z]{1,5}\.[ \t]?\d{1,4}[A-Za-z]?(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$)))"
@@ -532,18 +533,27 @@ def with_locality(text: str, start: int, end: int) -> tuple[int, int]:
 
 
 class _AddressFinder:
-    """What every address finder declares: its one kind, its priority and both views."""
+    """What every address finder declares: its one kind, its priority and both views; and what
+    it finds, each address with its locality after it (`with_locality`)."""
 
     kinds = frozenset({"ADDRESS"})
     priority = PERSONAL_PRIORITY
     views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for span in self._found(view):
+            yield Span(*with_locality(text, span.start, span.end), span.kind)
+
+    def _found(self, view: Text) -> Iterator[Span]:
+        raise NotImplementedError
 
 
 @register("addresses")
 class AddressFinder(_AddressFinder):
     triggers = Triggers(facts=(number(1),))  # every shape has a house or block number
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         """Every Latin shape holds a house number beside a capitalised word (the street's name,
         or a French address's city after its postcode): only those places are tried, never a
         search of every shape over the whole text."""
@@ -585,7 +595,7 @@ class StreetWordAddressFinder(_AddressFinder):
         word_starts=_INDIAN_HOUSES,  # (`h no` in "with no" is none)
     )  # fmt: skip
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         if view.has_number(1):
             yield from _other_countries(view)
 
@@ -612,7 +622,7 @@ class _WordedShapeFinder(_AddressFinder):
 
     shape: re.Pattern[str]
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         if view.has_number(1):
             yield from self.addresses(view.text)
 
@@ -692,7 +702,7 @@ class PhilippineAddressFinder(_WordedShapeFinder):
     triggers = Triggers(word_starts=_PH_WORDS)
     shape = _PHILIPPINE
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         if _PH_LOT_NUMBER.search(view.lower):  # `block` is in much code: a lot's number first
             yield from matches(_PHILIPPINE, view.text, "ADDRESS")
 
@@ -713,7 +723,7 @@ class SignedAddressFinder(_AddressFinder):
 
     triggers = Triggers(words=("nr.", "nr ", "n.o", "nº", "n°", *_FRENCH_TYPES))
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):
             return
         text, afters, befores = view.text, [], []
@@ -902,7 +912,7 @@ class LowerCaseAddressFinder(_AddressFinder):
         )
     )
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):
             return
         lower = view.lower
@@ -937,7 +947,7 @@ class LabelledAddressFinder(_AddressFinder):
         words=tuple(w for w in (*_LABELS, *_LABELS_RESIDING, *_COLON_LABELS) if not w.isascii()),
     )
 
-    def find(self, view: Text) -> Iterator[Span]:
+    def _found(self, view: Text) -> Iterator[Span]:
         if not view.has_number(1):
             return
         text, lower = view.text, view.lower

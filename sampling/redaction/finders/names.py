@@ -1139,6 +1139,8 @@ _GREETING_END = re.compile(r"[ \t]*(?:[,،!！.]|\r?\n|\Z)")
 # (`ممنون از کمکتون⏎مریم`): one or two words of such a script, none a farewell's.
 _UNCASED_THANKS = tuple(_TABLE["uncased_thanks"])
 _LAST_LINE_NOT_NAMES = frozenset(_TABLE["uncased_last_line_not_names"])
+# Words of those scripts that start no name wherever a name is read (a role, a group).
+_UNCASED_NOT_NAMES = _GREETING_NOT_NAMES | _LAST_LINE_NOT_NAMES
 _UNCASED_LAST_LINE = re.compile(
     rf"[ \t]*(?:[-–—~][ \t]?)?(?P<name>[{_UNCASED_LETTERS}]{{2,20}}"
     rf"(?:[ \t][{_UNCASED_LETTERS}]{{2,20}})?)"
@@ -1336,8 +1338,7 @@ def _uncased_name(
             while position < len(text) and text[position] in " \t":
                 position += 1
             continue
-        if first is None and (word.group() in _GREETING_NOT_NAMES or word.group() in
-                              _LAST_LINE_NOT_NAMES):  # fmt: skip
+        if first is None and word.group() in _UNCASED_NOT_NAMES:
             return None  # `प्रिय अभिभावक`, dear parents; `धन्यवाद, प्रधानाचार्य`: a role, no one
         first = word.start() if first is None else first
         if word.group() not in _NAME_LINKS:  # `عبد الرحمن بن سعيد`: `عبد`, `بن` link its words
@@ -1471,12 +1472,14 @@ class ExportNameFinder:
             starts = [0, *(line.start() + 1 for line in _STAMPED_LINE.finditer(text))]
             for start in starts:
                 match = _CHAT_LINE.match(text, start)
-                if match is not None and _a_chats_writer(match["name"].split(), match["date"]):
+                if match is not None and _a_chats_writer(
+                    match["name"].split(), dated=match["date"] is not None
+                ):
                     yield Span(*match.span("name"), KIND)
             yield from _chat_headers(text)
             for match in _NAME_THEN_TIME.finditer(text):
                 words = match["name"].split()
-                if _a_chats_writer(words, "") and words[0].lower() not in _MONTHS_AND_DAYS:
+                if _a_chats_writer(words, dated=True) and words[0].lower() not in _MONTHS_AND_DAYS:
                     yield Span(*match.span("name"), KIND)
         if "CN=" in text:
             for match in _CALENDAR_NAME.finditer(text):
@@ -1639,17 +1642,13 @@ def _holds_a_time(text: str) -> bool:
     return False
 
 
-def _a_chats_writer(words: list[str], date: str | None) -> bool:
+def _a_chats_writer(words: list[str], *, dated: bool) -> bool:
     """Who writes a chat export's line: two to four words of a person's name, or, on a line
-    dated as an export dates it (not a log's or an agenda's time alone: `10:45 Mark: ...`),
-    one that is a first name of the table (`Chloe`; not `Build`, `Reminder`)."""
+    `dated` as an export dates it or as a copied chat times it (not a log's or an agenda's time
+    alone: `10:45 Mark: ...`), one that is a first name of the table and no role's, month's or
+    label's word (`Chloe`; not `Build`, `Reminder`)."""
     if len(words) == 1:
-        if date is None:
-            return False
-        word = words[0]
-        return (
-            first_name(word) and word.lower() not in _SPEAKER_ROLES and not _not_a_name_word(word)
-        )
+        return dated and first_name(words[0]) and not _not_a_name_word(words[0])
     return _a_persons(words)
 
 

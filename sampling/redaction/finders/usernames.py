@@ -107,17 +107,16 @@ _NET_USE = re.compile(
 )
 # A client that logs in as a user named by an option: registries' and databases' (`docker
 # login -u USER`, `psql -U USER`, `mysql -u USER -p`).
+_CLIENTS = ("docker", "podman", "helm", "oras", "skopeo", "buildah", "nerdctl", "mysql",
+            "mysqldump", "mariadb", "psql", "pg_dump", "pg_dumpall", "pg_restore", "createdb",
+            "mongo", "mongosh", "mongodump", "mongorestore", "sqlcmd", "bcp", "clickhouse-client",
+            "cqlsh", "redis-cli", "smbclient", "influx")  # fmt: skip
 _CLIENT_USER = re.compile(
-    r"(?<![\w.-])(?:docker|podman|helm|oras|skopeo|buildah|nerdctl|mysql|mysqldump|mariadb|psql"
-    r"|pg_dump|pg_dumpall|pg_restore|createdb|mongo|mongosh|mongodump|mongorestore|sqlcmd|bcp"
-    r"|clickhouse-client|cqlsh|redis-cli|smbclient|influx)[ \t](?:[^\n|;&]{0,200}?[ \t])?"
-    r"(?:-u|-U|--user|--username)(?:[ \t]*|=)[\"']?"
+    rf"(?<![\w.-])(?:{'|'.join(sorted(map(re.escape, _CLIENTS), key=len, reverse=True))})"
+    r"[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-u|-U|--user|--username)(?:[ \t]*|=)[\"']?"
     rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{0,60}}?)(?=[\"']?(?:[ \t]|$))",
     re.MULTILINE,
 )
-_CLIENTS = ("docker", "podman", "helm", "oras", "skopeo", "buildah", "nerdctl", "mysql",
-            "mariadb", "psql", "pg_", "createdb", "mongo", "sqlcmd", "bcp", "clickhouse",
-            "cqlsh", "redis-cli", "smbclient", "influx")  # fmt: skip
 # A call's or a config's user given beside its password (`connect(host=..., user="pj",
 # password="...")`): the user, where a password is given on its line.
 _CALL_USER = re.compile(

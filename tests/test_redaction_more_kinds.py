@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sampling.redaction import Redactor
 from sampling.redaction.config import RedactConfig
 from sampling.redaction.finders import table
-from sampling.redaction.finders.seed_phrases import WORDS, checksum_valid
+from sampling.redaction.finders.seed_phrases import LANGUAGES, WORDS, checksum_valid, word_list
 from sampling.redaction.kinds import BUILTIN_KINDS
 from sampling.redaction.views import query_values, views
 from tests.helpers.redaction import REDACTOR, leaves_each
@@ -26,11 +26,11 @@ from tests.test_redaction_properties import PLACEHOLDER, SEPARATORS, TRANSFORMS
 pytestmark = pytest.mark.unit
 
 
-def _phrase(entropy: bytes) -> str:
+def _phrase(entropy: bytes, words: tuple[str, ...] = WORDS, joint: str = " ") -> str:
     count = len(entropy) * 3 // 4
     bits = "".join(f"{byte:08b}" for byte in entropy)
     bits += f"{hashlib.sha256(entropy).digest()[0]:08b}"[: count // 3]
-    return " ".join(WORDS[int(bits[i : i + 11], 2)] for i in range(0, len(bits), 11))
+    return joint.join(words[int(bits[i : i + 11], 2)] for i in range(0, len(bits), 11))
 
 
 PHRASES = st.builds(
@@ -85,8 +85,60 @@ def test_a_seed_phrase_is_found_whole_and_its_checksum_picks_its_length() -> Non
     )
 
 
+# Each list's phrase as its language writes it down, after words of that language (a name, a
+# count of words, or a wallet's name somewhere in the text).
+_IN_LANGUAGE = {
+    "english": ("Backup of my 24 words: ", " ", ". Thanks"),
+    "spanish": ("anoté mis 12 palabras en español así: ", " ", ", ¿siguen sirviendo?"),
+    "french": ("Ma phrase de récupération : ", " ", ". Merci"),
+    "italian": ("Il mio portafoglio non si apre. Parole: ", ", ", ". Grazie"),
+    "portuguese": ("A minha carteira sumiu, as palavras eram ", " ", ". Ajuda"),
+    "czech": ("Mám zálohu slov v češtině: ", " ", ". Můžete mi ji obnovit?"),
+    "japanese": ("ウォレットを復元したい。単語はこれです→ ", "\u3000", "\n登録メール"),
+    "korean": ("지갑 복구 구문: ", " ", " 입니다"),
+    "chinese_simplified": ("我的钱包助记词是", " ", "，请帮我看看。"),
+    "chinese_traditional": ("我之前把助記詞存在手機備忘錄：", " ", "，是不是被駭客看到了？"),
+}
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("size", [16, 32])
+def test_a_seed_phrase_of_each_bip39_list_is_found_whole(language: str, size: int) -> None:
+    before, joint, after = _IN_LANGUAGE[language]
+    phrase = _phrase(bytes(range(7, 7 + size)), word_list(language), joint)
+    assert checksum_valid(phrase.split(joint), language)
+    (out,) = REDACTOR.redact([f"{before}{phrase}{after}"]).texts
+    assert out == f"{before}<SEED_PHRASE_1>{after}"
+
+
+_KEY = "a7765bca964e1026440ef9d07967e0bb661a83014e878bd873358666e3fef450"
+
+
+@pytest.mark.parametrize("before", [
+    'wallet_pk = "0x', "DEPLOYER_PK=", '{"pk": "', "my private key: ", "私钥：0x",
+    "Mình gửi luôn private key để bên bạn kiểm tra nhé: ", "Export your private key:\n\n0x",
+    "Моя приватный ключ от кошелька, вот он: ",
+])  # fmt: skip
+def test_a_wallets_raw_private_key_is_hidden(before: str) -> None:
+    (out,) = REDACTOR.redact([f"{before}{_KEY} thanks"]).texts
+    assert _KEY not in out and out.startswith(before.removesuffix("0x")), out
+
+
+@pytest.mark.parametrize("text", [
+    f"tx hash 0x{_KEY}", f"sha256sum: {_KEY}  pkg.tar.gz", f"commit {_KEY[:40]}",
+    f"the checksum below was signed with our private key\nsha256 {_KEY}",
+    f"pkg_digest = {_KEY}",
+])  # fmt: skip
+def test_sixty_four_hex_digits_of_a_digest_stay(text: str) -> None:
+    assert REDACTOR.redact([text]).texts == (text,)
+
+
 @pytest.mark.parametrize("text", [
     "the seed is 42 and we move about above the able abandon",  # list words, no phrase
+    # Chinese prose is the lists' commonest characters, one after another, not set apart.
+    "我的钱包里有的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年",
+    "Answer in 12 words: the cat sat on the mat because it was warm there today.",
+    "Perdí mi cartera: tenía el carnet, dos tarjetas y una foto de mi abuela en la playa.",
     "my WeChat is down again", "line 42 is broken", "Telegram: not installed", "line: 1234",
     "Error at line: 4521 in parser.py", "the api key is UserProfileCardV2 in the docs",
     "we set the random seed to 1234 for the ability to abandon runs",

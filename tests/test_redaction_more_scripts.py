@@ -58,6 +58,13 @@ ADDRESSES = [
     ("כתובת: ", "שדרות רוטשילד 22 דירה 5, תל אביב-יפו 6688123"),
     ("ที่อยู่: ", "123/45 ถนนสุขุมวิท เขตคลองเตย กรุงเทพฯ 10110"),
     ("Διεύθυνση: ", "Ερμού 25, 105 63 Αθήνα"),
+    # Serbian, Hungarian, Czech, Bengali labels; a few words saying which address first.
+    ("Адреса: ", "Његошева 7, стан 3, 11000 Београд"),
+    ("Lakcím: ", "Szeged, Kossuth Lajos sugárút 31, 6722"),
+    ("Trvalé bydliště: ", "Lidická 41, 602 00 Brno"),
+    ("ঠিকানা: ", "বাড়ি ৪২, রোড ৩, গুলশান, ঢাকা-১২১২"),
+    ("Địa chỉ giao hàng: ", "27 Hai Bà Trưng, P. Bến Nghé, Q.1"),
+    ("Alamat pengiriman: ", "Perum Griya Asri Blok C2 No. 9, Bekasi"),
 ]
 
 PHONES = [
@@ -161,7 +168,8 @@ test_the_words_or_shapes_of_a_kinds_value_without_one_stay = leaves_each_by_kind
 @pytest.mark.parametrize(
     "text",
     ["मुझे पता है कि 5 लोग आएंगे", "Alamat IP server berubah 2 kali minggu ini",
-     "Address: 12 Baker Street. Please ring twice."],
+     "Address: 12 Baker Street. Please ring twice.", "Cím: A tervezés 3 lépése",
+     "The адрес field: 12 items"],
 )  # fmt: skip
 def test_a_label_word_in_a_sentence_is_no_address(text: str) -> None:
     spans = found_as(text, "ADDRESS")

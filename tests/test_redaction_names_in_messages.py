@@ -23,6 +23,15 @@ NAMES = [
     ("2024-05-20 21:33 张磊: 明天聚餐谁定的位?\n2024-05-20 21:35 刘洋: 我订了\n2024-05-20 21:36 张磊: 好", "张磊"),
     ("2024-05-20 21:33 张磊: 明天聚餐谁定的位?\n2024-05-20 21:35 刘洋: 我订了\n2024-05-20 21:36 张磊: 好", "刘洋"),
     ("Maman: tu peux passer demain ?\nLéo: oui\nMaman: merci", "Léo"),
+    # A speaker's label: a role or a parent before a first name, an aside of who the role is or
+    # of whose parent speaks.
+    ("Operatore Matteo: buongiorno\nCliente: il pacco non è arrivato\nOperatore Matteo: verifico", "Matteo"),
+    ("Učiteljica Milena: dragi roditelji\nMama od Ivana: hvala\nUčiteljica Milena: molim", "Milena"),
+    ("Asistencia (Joaquín): hola, ¿en qué te ayudo?\nCliente: mi pedido no llegó\nAsistencia (Joaquín): lo reviso", "Joaquín"),
+    ("Kundenservice (Tobias): Guten Tag\nKunde: mein Paket fehlt seit Tagen\nKundenservice (Tobias): ich prüfe das", "Tobias"),
+    ("Kate (Oliver's mum): he is ill today\nMr Hale: thanks\nKate (Oliver's mum): back on Monday", "Kate"),
+    ("Kate (Oliver's mum): he is ill today\nMr Hale: thanks\nKate (Oliver's mum): back on Monday", "Oliver"),
+    ("Lucía (mamá de Mateo): llevo las galletas\nPaola: genial\nLucía (mamá de Mateo): dale", "Mateo"),
     # A message signed on its last line.
     ("Selling my bike, text me 07384 921 660, no time wasters pls\n- Danny", "Danny"),
     ("Vendo divano, zona Monza.\nScrivetemi su WhatsApp al 333 918 2274\nAlessandro", "Alessandro"),
@@ -198,6 +207,12 @@ UNTOUCHED = [
     "Pros: fast\nCons: slow\nPros: cheap",
     "Red: 1\nBlue: 2\nRed: 3",
     "User: hi\nAssistant: hello\nUser: bye",
+    # A label's aside that names no one, a role before a word that is no first name.
+    "Step 1 (Optional): install it\nStep 2 (Required): run it\nStep 1 (Optional): again",
+    "Customer Service: hello how can I help\nCustomer: my order is late\nCustomer Service: sorry",
+    "Support (EU): we are looking\nCustomer: my order is late\nSupport (EU): fixed now",
+    # A sign-off that ends a chat's line, the next speaker after it (and `Usuario` says more).
+    "Soporte: te escribo mañana, gracias\nUsuario: listo\nSoporte: perfecto gracias\nUsuario: ok pero otra cosa",
     "09:00 Registration: hall\n10:30 Keynote: x\n12:00 Lunch: y\n14:00 Keynote: z",
     "host: a\nport: 1\nhost: b",
     "TODO:\n- Refactor\n- Tests",

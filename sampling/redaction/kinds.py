@@ -10,8 +10,9 @@ import re
 KIND_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,39}")
 
 SECRET_KINDS: dict[str, str] = {
-    "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer), and a PEM "
-    "private key in base64 (a kubeconfig's client-key-data)",
+    "PRIVATE_KEY": "PEM/OpenSSH/PGP/PuTTY private key blocks (header to footer), a PEM "
+    "private key in base64 (a kubeconfig's client-key-data), and a wallet's raw key (64 hex "
+    "digits) after words naming a private key or given to a name ending in pk",
     "JWT": "JSON Web Tokens (three base64url parts whose header and payload are JSON)",
     "PASSWORD": "the password in a URL or connection string (scheme://user:PASSWORD@host, "
     "Password=...;), a Wi-Fi QR code, a command line (mysql -pPASSWORD, curl -u user:PASSWORD, "
@@ -27,8 +28,8 @@ SECRET_KINDS: dict[str, str] = {
     "{SSHA}), a config file's password directive (requirepass ...)",
     "HIGH_ENTROPY": "random-looking tokens, quoted or not (letters in both cases and digits, "
     "20-128 characters, near a random string's entropy; hex alone is a hash, not a secret)",
-    "SEED_PHRASE": "a wallet's seed phrase: 12 to 24 words of the BIP-39 English list after a "
-    "word naming it (seed phrase, recovery phrase, mnemonic, 助记词, ...)",
+    "SEED_PHRASE": "a wallet's seed phrase: 12 to 24 words of one of BIP-39's ten lists after a "
+    "word naming it (seed phrase, recovery phrase, mnemonic, my 24 words, 助记词, ...)",
 }
 PERSONAL_KINDS: dict[str, str] = {
     "EMAIL": "e-mail addresses, also written out (jane (at) example (dot) org)",

@@ -834,20 +834,26 @@ _NOT_HOMES_BEFORE = re.compile(
 )
 _NOT_HOMES_AFTER = re.compile(
     r"\s*(?:ip|mac|e-?mail|mail|web|électronique|electronique|eletrônico|eletronico|de correo"
-    r"|de e-?mail|elettronica|del server|des servers|du serveur|space|bar|book|line)(?![\w])",
+    r"|de e-?mail|elettronica|del server|des servers|du serveur|space|bar|book|line|field|column"
+    r"|format|type|lookup|validation|parser)(?![\w])",
     re.IGNORECASE,
 )
 # Labels that are other words too in a sentence (`पता` is "known", `adresi` "its address"):
 # an address only after their colon, as forms write them.
 _COLON_LABELS = ("alamat", "adresi", "adresa", "anwani", "osoite", "διεύθυνση",
-                 "địa chỉ", "כתובת", "पता", "ที่อยู่")  # fmt: skip
+                 "địa chỉ", "כתובת", "पता", "ที่อยู่", "адрес", "адреса", "lakcím",
+                 "heimilisfang", "adrese", "adresas", "aadress", "ঠিকানা", "bydliště",
+                 "bydlisko", "makazi")  # fmt: skip
 _CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
-_COLON_JOINT = re.compile(r"[ \t]*[:：=][ \t]*")  # a form's colon, a record's `=`
+# A form's colon, a record's `=`; a few words saying which address before it (`Địa chỉ thường
+# trú:`, `Alamat pengiriman:`, `Адреса становања:`).
+_COLON_JOINT = re.compile(r"(?:[ \t]+[^\W\d_]{2,}){0,3}?[ \t]*[:：=][ \t]*")
 _LABEL_JOINT = re.compile(r"[ \t]*(?:[:：=]|[-–][ \t]|(?:is|es|est|ist|é|è|lautet)[ \t:])[ \t]*")
 _SAID_JOINT = re.compile(r"[ \t]+")
 _CJK_JOINT = re.compile(r"[ \t]*(?:[:：=]|是|为|為|は|는|은)?[ \t]*")
 # The value: up to the line's end, a sentence's end, or a clause a CJK text closes.
 _VALUE = re.compile(r"[^\n;|·，。；]{4,120}")
+_NEXT_VALUE = re.compile(r"(?<=[0-9]): ")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # A short word before a dot: an abbreviation in an address (a street's type, "number", a city's
 # kind), not a sentence's end.
@@ -997,7 +1003,9 @@ def _labelled(
     clause = _CJK_CLAUSE.search(text, value_start, stop) if cjk else None
     if clause is not None:  # `，` reads `,` normalised: a comma before more CJK text ends it
         stop = clause.start()
-    found = text[value_start:stop].rstrip(" \t,.")
+    # (A number's colon and a space start the next label's value, a fields view's line joined
+    # on: `ঢাকা-1205: 5,000 টাকা`; `No: 45` is the address's.)
+    found = _NEXT_VALUE.split(text[value_start:stop], 1)[0].rstrip(" \t,.")
     city = _POSTCODE_AND_CITY.search(found, 1)  # (not a house's number at the start)
     if city is not None:  # the address ends with its town (`41004 Sevilla, en adelante`)
         found = found[: city.end()]

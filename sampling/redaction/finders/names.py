@@ -843,7 +843,9 @@ def _after_line_breaks(text: str, lower: str) -> Iterator[Span]:
                 ):
                     indent = _BLANK_LINE.match(text, newline + 1)  # (a blank line between)
                     span = _latin_name(text, indent.end() if indent else newline + 1, intro)
-                    if span is not None:
+                    # A word and a colon on the next line is who speaks next in a chat, or a
+                    # form's label (`...: gracias⏎Usuario: listo`), no signature.
+                    if span is not None and _A_COLON.match(text, span[1]) is None:
                         yield Span(*span, KIND)
                     break
         else:  # a phrase right before the line break, a colon after it or not
@@ -858,6 +860,7 @@ _DELIMITERS = frozenset({"--", "-- ", "--\r", "-- \r"})
 _DELIMITER_ENDS = frozenset("- \r")
 _AFTER_SIGNATURE = re.compile(r"[ \t]*(?:\r?\n|\Z)|[ \t]*[|,•·]|[ \t]+[-–—][ \t]")
 _BLANK_LINE = re.compile(r"[ \t]*(?:\r?\n[ \t]*(?=[^\s]))?")
+_A_COLON = re.compile(r"[ \t]*[:：]")
 
 
 def _delimiter_before(lower: str, newline: int) -> bool:
@@ -1436,7 +1439,10 @@ def first_name(word: str) -> bool:
 # `2024-05-20 21:33 张磊: 明天...`).
 _SPEAKER_LINE = re.compile(
     r"^[ \t]*(?P<stamp>\[?[0-9][0-9/.,: -]{3,22}(?:[ \t]?[AaPp][Mm])?\]?[ \t]*(?:-[ \t]*)?)?"
-    r"(?P<name>[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,3})(?:[ \t]?[^\w\s:：]{1,4})?"
+    r"(?P<name>[^\W\d_][\w'’.-]*(?:[ \t][^\W\d_][\w'’.-]*){0,3})"
+    # An aside in brackets: who a role is (`Support (Aiden):`, `Soporte (Nahuel):`), whose parent
+    # a name is (`Jen (Harper's mum):`, `Romina (mamá de Benja):`).
+    r"(?:[ \t]*[(（](?P<aside>[^()（）\n:：]{1,40})[)）])?(?:[ \t]?[^\w\s:：]{1,4})?"
     # The colon and a space; or, on a line with a time stamp, the message glued to the colon
     # (WeChat's `2024-05-18 21:03 王梓涵：我...`, a full-width colon read as `:`).
     r"[ \t]*[:：](?:[ \t]|(?(stamp)(?=\S)|(?!)))",
@@ -1534,13 +1540,84 @@ def _dialogue_speakers(text: str) -> Iterator[Span]:
     if len(lines) < 3 or len(set(speakers)) < 2 or len(set(speakers)) == len(speakers):
         return
     for match in lines:
-        if match["stamp"] is None:
-            if _a_speaker(match["name"], stamped=False):
-                yield Span(*match.span("name"), KIND)
+        if match["aside"] is not None or match["stamp"] is None:
+            yield from _labelled_speaker(text, match)
         elif (kind := _a_writer(match["name"])) and (
             kind == KIND or not _SECONDS.search(match["stamp"])
         ):  # a handle too (`[8:14 PM] brynn.exe: ...`), not a log's (`[12:00:01] sshd: ...`)
             yield Span(*match.span("name"), kind)
+
+
+def _labelled_speaker(text: str, match: re.Match[str]) -> Iterator[Span]:
+    """The names in a speaker's label: the label, a person's name (`_a_speaker`); a role or a
+    parent before first names (`Lærer Anne-Mette`, `Far til Alma og Asger`); and its aside's
+    names, the person a role is (`Soporte (Nahuel)`, `אבא של איתי (רונן)`) or the child of
+    whom a parent speaks (`Jen (Harper's mum)`, `Romina (mamá de Benja)`), who speaks a name
+    then too."""
+    name, aside = match["name"], match["aside"]
+    parent = aside is not None and _PARENT.search(aside) is not None
+    if _a_speaker(name, stamped=False) or (parent and _one_name(name)):
+        yield Span(*match.span("name"), KIND)
+    else:
+        yield from _first_names_after_a_role(text, *match.span("name"))
+    if aside is None:
+        return
+    start = match.start("aside")
+    words = list(_ASIDE_WORD.finditer(aside))
+    if not parent and words and len(words) <= 3:
+        if all(_uncased(word[0]) for word in words) and len(aside.strip()) > 1:
+            yield Span(start + words[0].start(), start + words[-1].end(), KIND)
+            return
+        if _a_speaker(" ".join(word["word"] for word in words), stamped=False):
+            yield Span(start + words[0].start(), start + words[-1].end(), KIND)
+            return
+    if parent:
+        for word in words:
+            if word["word"][0].isupper() and word["word"].lower() not in _NOT_NAMES:
+                yield Span(start + word.start(), start + word.start() + len(word["word"]), KIND)
+
+
+# A parent's word in a speaker's aside (`Harper's mum`, `mamá de Benja`, `Ava's dad, 2B`).
+_PARENT = re.compile(
+    r"(?i:\b(?:mum|mom|mummy|mommy|dad|daddy|mother|father|parent|mamá|mama|mam|mami|papá|papa"
+    r"|papi|mãe|pai|maman|mamma|babbo|mutter|vater|moeder|vader|mor|far|mamma|pappa|matka"
+    r"|ojciec|tata|majka|otac|мама|папа|mama|baba|anne|ema)\b)"
+)
+# A word of an aside, a possessive's `'s` left out of it (`Harper's` reads `Harper`).
+_ASIDE_WORD = re.compile(r"(?P<word>[^\W\d_][\w.-]*?)(?:['’]s)?(?![\w'’])")
+# Words that join two first names in a label (`Alma og Asger`, `Anja i Mia`).
+_AND = frozenset({"and", "&", "og", "och", "und", "et", "y", "e", "i", "a", "en", "és", "ja",
+                  "и", "і", "ve", "na", "dan", "và"})  # fmt: skip
+
+
+def _one_name(name: str) -> bool:
+    """One or two capitalised words, none a role's: who speaks as a child's parent."""
+    words = name.split()
+    return len(words) <= 2 and all(
+        word[0].isupper() and word.lower().strip(".") not in _SPEAKER_ROLES for word in words
+    )
+
+
+def _first_names_after_a_role(text: str, start: int, end: int) -> Iterator[Span]:
+    """In a speaker's label of a role or a parent and first names (`Lærer Anne-Mette`,
+    `Agent Kevin`, `Mama von Valentina`, `Far til Alma og Asger`): the label's last word, and
+    the one joined to it, where each is a first name and the label's first word is none."""
+    words = list(re.finditer(r"\S+", text[start:end]))
+    if len(words) < 2 or _first_name(words[0][0]):
+        return
+    last = words[-1]
+    if not _first_name(last[0]):
+        return
+    yield Span(start + last.start(), start + last.end(), KIND)
+    if len(words) >= 4 and words[-2][0].lower() in _AND and _first_name(words[-3][0]):
+        yield Span(start + words[-3].start(), start + words[-3].end(), KIND)
+
+
+def _first_name(word: str) -> bool:
+    """A capitalised first name, or one of two joined by a hyphen (`Anne-Mette`)."""
+    return word[:1].isupper() and (
+        word in _FIRST_NAMES or all(part in _FIRST_NAMES for part in word.split("-") if part)
+    )
 
 
 def _a_speaker(name: str, stamped: bool) -> bool:

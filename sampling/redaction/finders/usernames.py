@@ -11,6 +11,7 @@ of the language is none either."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -425,9 +426,29 @@ class UsernameFinder:
                 continue  # "username field", "login page": a handle holds a mark
             if value.lower() == label or not a_login(value, sentence=sentence):
                 continue
+            if not sentence and _a_speaker(lower, at, label):
+                continue  # who speaks in a chat (`Usuario: listo`), no form's field
             if match.group("space") is not None and _a_host(value):
                 continue  # `docker login ghcr.io -u ...`: where it logs in, not as whom
             yield Span(start, end, "USERNAME")
+
+
+def _a_speaker(lower: str, at: int, label: str) -> bool:
+    """`label` at `at` starts its line, and on another line it is who says a sentence (three
+    words or more after it and its colon): a chat's speaker, as `Usuario:` or `User:` is (a
+    form's field names one value, once)."""
+    line_start = lower.rfind("\n", 0, at) + 1
+    if lower[line_start:at].strip(" \t"):
+        return False
+    return any(
+        line.start() + (lower[line.start() : line.start() + 1] == "\n") != line_start
+        for line in _speaker_lines(label).finditer(lower)
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _speaker_lines(label: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:^|\n)[ \t]*{re.escape(label)}[ \t]*[:：][ \t]*\S+[ \t]+\S+[ \t]+\S")
 
 
 @register("chat_handles")

@@ -223,6 +223,13 @@ UNLOCK_CODES = [
     ("Meine PIN lautet 9031", "9031"),
     ("El PIN de la tarjeta es 7702", "7702"),
     ("The CVV code on the back is 812", "812"),
+    # SMS codes in Turkish, Malay, Hungarian, Lithuanian, Polish; a SIM card's PUK.
+    ("Doğrulama kodunuz: 604 118\nKod 3 dakika geçerlidir.", "604 118"),
+    ("TokoKita: Kod pengesahan anda 713920. Jangan kongsi kod ini.", "713920"),
+    ("A belépési kód: 225 907. Ne adja ki senkinek!", "225 907"),
+    ("Patvirtinimo kodas: 481 336. Daugiau info", "481 336"),
+    ("ktoś prosi o kod BLIK 905 271, to oszustwo", "905 271"),
+    ("Kod PUK lama: 27419305, sila simpan.", "27419305"),
 ]  # fmt: skip
 
 # Passwords on command lines and in Wi-Fi QR codes (PASSWORD).

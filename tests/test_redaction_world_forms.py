@@ -109,9 +109,17 @@ LABELLED = {
         # Russia's passport for travel abroad; letters and digits apart after `Passport / ID`.
         ("Загранпаспорт: 71 0938417, выдан в 2022", "71 0938417"),
         ("Passport / ID no.: KR 2204718", "KR 2204718"),
+        # Urdu's, Hungarian's and Czech's words for a passport.
+        ("شکریہ، پاسپورٹ نمبر KD5194823 ہے", "KD5194823"),
+        ("Utas: útlevél: HU7730182, érvényes 2031-ig", "HU7730182"),
+        ("Cestovní pas č. 41937582 platný do 2030", "41937582"),
     ],
     "UK_NINO": [("NI no: tm204418b (no caps lock)", "tm204418b")],
     "NATIONAL_ID": [
+        # Iceland's kennitala, Latvia's personal code, France's tax number by other names.
+        ("Nafn: Jón Jónsson\nKennitala: 170477-3910\nSími: 555 1234", "170477-3910"),
+        ("Līgumam vajadzēja manu personas kodu: 121068-55217", "121068-55217"),
+        ("– numéro fiscal : 3373251726201", "3373251726201"),
         # Vietnam's CCCD (no check digit: its form, after its name); Mexico's CURP and
         # France's printed NIR with no name before them (their shape and check say so).
         ("Số CCCD của em: 001203004417 nhé", "001203004417"),
@@ -145,6 +153,9 @@ LABELLED = {
         ("sila bank in ke akaun RHB 2-14052-0012345-3", "2-14052-0012345-3"),
     ],
     "LICENSE_PLATE": [
+        # A plate after Malay's `Plat`, a vehicle's word in Lithuanian.
+        ("Penjual: RM 28k nego. Plat WXT 7312, 2018, servis penuh", "WXT 7312"),
+        ("Transporto priemonė: LMN 208, Škoda Octavia", "LMN 208"),
         # Australia's `Registration:`, Chile's and Argentina's `Patente:`, Italy's `targato`,
         # France's whole `immatriculation`.
         ("Vehicle: Mazda 3   Registration: BKT29Q (NSW)", "BKT29Q"),
@@ -210,6 +221,8 @@ LABELLED = {
         ("GET /signup?first_name=Kofi&last_name=Mensah&plan=pro", "Mensah"),
     ],
     "USERNAME": [
+        ("Teie konto (kasutajanimi: liis.tamm) parooli lähtestamiseks", "liis.tamm"),
+        ("Korisničko ime: marko.babic77", "marko.babic77"),
         ("Account name: driftwood_77\nEmail on it: x", "driftwood_77"),
         ("IGN: Kestrel9, squad at 8", "Kestrel9"),
         ("ник в игре Ледокол_99, пиши", "Ледокол_99"),
@@ -278,6 +291,12 @@ OF_OTHER_THINGS = [
     "photo: АА 9163 ВК",
     "Slovakia order 51F-123.45",
     "Registration: open until 30 June",
+    # `plat` is a dish and a flat thing too; a postcode, a product's number after `kod`.
+    "le plat du jour 12 euros",
+    "un plat de 24 cm",
+    "plat A4 200x300mm",
+    "kod pocztowy 00-950 Warszawa",
+    "kod produktu 55512345 w katalogu",
     "la patente de invención 2019 fue otorgada",
     "He was born in Leeds, moved to York on 2 March 2001",
     "本规定自2024年3月1日生效",

@@ -139,7 +139,13 @@ PASSPORT_WORDS = ("passport", "护照", "護照", "pasaporte", "passeport", "rei
                   "passaporto", "paspoort", "paszport", "pasaport", "旅券", "パスポート", "여권",
                   "паспорт", "جواز السفر", "جواز سفر", "الجواز", "पासपोर्ट", "hộ chiếu",
                   "ho chieu", "paspor", "หนังสือเดินทาง", "διαβατήριο", "travel document",
-                  "گذرنامه", "پاسپورت", "pasaporti", "pasoš", "паспорта")  # fmt: skip
+                  "گذرنامه", "پاسپورت", "pasaporti", "pasoš", "паспорта", "پاسپورٹ",
+                  "útlevél", "cestovní pas", "cestovný pas", "vegabréf", "paso numeris",
+                  "pașaport", "pasaport", "putovnica", "пасош", "potni list", "pasaporta",
+                  "passaport", "pasbort", "pasport", "pasipoti", "baasaboor", "fasfo",
+                  "ipasipoti", "דרכון", "პასპორტი", "անձնագիր", "ፓስፖርት", "পাসপোর্ট",
+                  "கடவுச்சீட்டு", "பாஸ்போர்ட்", "పాస్‌పోర్ట్", "પાસપોર્ટ", "ਪਾਸਪੋਰਟ", "राहदानी",
+                  "ಪಾಸ್‌ಪೋರ್ಟ್", "പാസ്‌പോർട്ട്", "លិខិតឆ្លងដែន", "төлқұжат")  # fmt: skip
 _PASSPORT_ASCII = tuple(word for word in PASSPORT_WORDS if word.isascii())
 _PASSPORT_NAMED = _named(*PASSPORT_WORDS)
 # One or two letters and 6-8 digits (China's E12345678, Japan's TK1234567), three letters and 6

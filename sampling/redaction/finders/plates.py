@@ -29,19 +29,24 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           # `Vehicle reg: ...`, `reg is ...` (never a CPU's `reg 0x1f`: see _WEAK).
           "plate", "vehicle reg", "car reg", "vehicle registration", "car registration",
           "rego", "reg", "reg.",
-          "رقم السيارة", "رقم المركبة")  # fmt: skip
+          "رقم السيارة", "رقم المركبة", "plat", "nombor plat", "valstybinis numeris",
+          "valst. nr", "numurzīme", "registreerimisnumber", "numbrimärk", "skráningarnúmer",
+          "bílnúmer", "registracijska", "регистарска", "plaka no", "nambari ya gari")  # fmt: skip
 # Words for a vehicle (`Pojazd sprawcy: PO 5T128`): a plate after them only where a colon or a
 # verb gives it, written in capitals and digits (not a model's `BMW 320d`, `RAV4 2019`).
 _VEHICLE_WORDS = ("vehicle", "véhicule", "vehículo", "veículo", "veicolo", "fahrzeug", "fzg",
                   "pojazd", "pojazdu", "samochód", "samochodu", "voertuig", "vozidlo", "vozidla",
-                  "jármű", "araç", "автомобиль", "транспортное средство",
+                  "jármű", "araç", "автомобиль", "транспортное средство", "kjøretøy",
+                  "kjøretøyet", "køretøj", "fordon", "fordonet", "ajoneuvo", "bíll", "bíllinn",
+                  "bifreið", "transporto priemonė", "transportlīdzeklis", "sõiduk", "vozilo",
+                  "возило", "kenderaan", "sasakyan",
                   # A plate's words that name other things too: a course's or a patent's.
                   "registration", "patente")  # fmt: skip
 _AS_A_PLATE = re.compile(r"(?=(?:[^0-9]*[0-9]){2})[A-Z0-9А-ЯЁ][A-Z0-9А-ЯЁ -]{3,10}")
 _A_MODEL_YEAR = re.compile(r".* (?:19|20)[0-9]{2}")
 # Names that are other words too: the plate after them needs five characters or more, and, for
 # `reg` and `rego`, a verb or a colon first, or capitals and digits both (`Reg AK16 XWP`).
-_WEAK = frozenset({"plate", "reg", "reg.", "rego"})
+_WEAK = frozenset({"plate", "reg", "reg.", "rego", "plat"})  # (`plat`: also a dish, flat)
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
 _GIVES = rf"(?:{'|'.join(map(re.escape, COPULAS))})"
@@ -159,7 +164,7 @@ class LicencePlateFinder:
                     or len(plate.replace(" ", "")) < 5
                     or plate.startswith("0x")
                     or (
-                        name != "plate"
+                        name not in ("plate", "plat")
                         and not match.group("given").strip()
                         and not (  # `Reg AK16 XWP`; not a register's `Reg RAX 12345`
                             _CAPITALS_AND_DIGITS.fullmatch(view.text[start : start + len(plate)])

@@ -35,6 +35,8 @@ from sampling.redaction.triggers import Triggers
 _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
           r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
           r"|je|был|будет|это|c'est|c’est|là|la|ay|adalah|ialah|isch)(?!\w)|[—–]")  # fmt: skip
+# "Your" before a code, as an SMS says it (`Kod pengesahan anda 590317`, `votre code`).
+_YOUR = r"your|anda|kamu|votre|vos|ihr|ihre|dein|deine|uw|je|tu|su|seu|sua|sizin|ваш|ваша|váš|vaš"
 _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli|di|da|al"
         r"|alla|au|aux|für|zum|zur|vom|auf|pour|para|per|voor|van|для|от|к|на|до|do|na|til|för"
         r"|dla")  # fmt: skip
@@ -447,7 +449,7 @@ class CodeFinder:
     views = ALL_VIEWS
     # Names that are a code's alone, and `code`, which names one only after these words.
     _NAMES = (("pin", ("pin",)), ("cv", ("cvv", "cvc")), ("otp", ("otp",)),
-              ("crypto", ("cryptogramme",)))  # (gate, names)  # fmt: skip
+              ("crypto", ("cryptogramme",)), ("puk", ("puk",)))  # (gate, names)  # fmt: skip
     _CODE_KINDS = re.compile(
         r"(?:security|access|door|gate|alarm|unlock|one[- ]time|verification|confirmation|2fa"
         r"|two[- ]factor|auth|authentication|authenticator|backup|recovery|sms|login|sign[- ]in"
@@ -457,7 +459,9 @@ class CodeFinder:
     # The word for a code in other languages, and the kinds of code that make it one that
     # unlocks something, written before it (`MitID-kode`, `avainlaatikon koodi`, `sms-code`) or
     # after it (`code de la boîte à clés`, `kod odbioru`, `código de acceso`): stems, lower case.
-    _CODE_WORDS = ("kode", "koodi", "kod", "kód", "código", "codigo", "codice", "код", "code")
+    # (Turkish's `kodu`, `kodunuz`: the code, your code; Baltic and Icelandic forms.)
+    _CODE_WORDS = ("kode", "koodi", "kod", "kód", "código", "codigo", "codice", "код", "code",
+                   "kodu", "kodunuz", "kodas", "kods", "kood", "kóði", "kóða")  # fmt: skip
     _KIND_STEMS = re.compile(
         r"(?<![^\W\d_])(?:sms|otp|tan\b|mitid|bankid|nemid|2fa|digicode|boîte|boite|porte\b|portail"
         r"|entrée|entree|accès|acces|sécurité|securite|vérification|verification|confirmation|tür"
@@ -468,7 +472,9 @@ class CodeFinder:
         r"|segurança|acesso|porta\b|portão|verificação|sicurezza|accesso|cancello|verifica|conferma"
         r"|доступ|подтвержд|домофон|двер|безопасн|смс|ověřov|přístup|dveř|brán|doğrulama"
         r"|güvenlik|giriş|kapı|onay|verifikasi|keamanan|akses|pintu|pengesahan|xác|bảo mật"
-        r"|cửa|authenticator|schlüssel|отриман|получени)",
+        r"|cửa|authenticator|schlüssel|отриман|получени|belépés|ellenőrz|megerősít|patvirtin"
+        r"|prisijung|apstiprin|pieslēg|kinnitus|sisselog|staðfest|innskrán|blik\b|puk\b"
+        r"|xác minh|xác thực|potvrzen|potvrd|overenie)",
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "確認コード", "セキュリティコード", "セキュリティーコード",
@@ -509,9 +515,11 @@ class CodeFinder:
     _REST = re.compile(
         r"[ \t]*(?:-?[ \t]*(?:code|number|no\.?|num|#)\b)?"  # "PIN code", "PIN-Code", "PIN number"
         # "on the back", "de la boîte à clés", "odbioru": words before a verb or a colon
-        rf"(?:[ \t]+(?:(?:{_FOR})[ \t])?[^\n]{{0,24}}?[ \t]*(?={_VERBS}|[:=]))?"
+        rf"(?:[ \t]+(?:(?:{_FOR})[ \t])?[^\n]{{0,24}}?[ \t]*(?={_VERBS}|[:=]|(?:{_YOUR})(?!\w)))?"
         rf"(?:[ \t]*(?:{_VERBS}|here(?!\w)|bien(?!\w)|,?[ \t]*it(?:'|’)?s(?!\w)|[:=#(\[-]"
-        rf"|(?:ko|ku|my|mi|mon|ma|mein|meine|meu|minha|mijn|min|mitt|moj|mój)(?!\w)"
+        rf"|(?:ko|ku|my|mi|mon|ma|mein|meine|meu|minha|mijn|min|mitt|moj|mój|{_YOUR})(?!\w)"
+        # The code's kind between its word and it (`kod BLIK 739 204`, `Kod PUK lama: ...`).
+        rf"|{_KIND_STEMS.pattern}[^\W\d_]*"
         rf"|是|为|為|は|는|은)[ \t]*){{0,3}}"
         # Not glued to more of a word or a number (`1234abc`, `1234.5`); a word of a script
         # written without spaces may follow at once (`6810です`, `317005입니다`).

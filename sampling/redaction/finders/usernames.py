@@ -32,6 +32,8 @@ _ASCII_LABELS = (
     "usuario", "nombre de usuario", "nome de usuario", "utilizador", "nome de utilizador",
     "nome utente", "utente", "gebruikersnaam", "gebruiker", "kullanici adi", "brukernavn",
     "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap", "account name",
+    "kasutajanimi", "kasutajatunnus", "notandanafn", "korisnicko ime", "emri i perdoruesit",
+    "jina la mtumiaji", "lietotajvards", "vartotojas", "vartotojo vardas",
     "ign", "in-game name", "nickname", *_SENDER_LABELS,
 )  # fmt: skip
 _OTHER_LABELS = (
@@ -42,7 +44,10 @@ _OTHER_LABELS = (
     "帳號", "ユーザー名", "ユーザ名", "ユーザーid", "ログインid", "ログイン名", "アカウント名",
     "아이디", "사용자 이름", "사용자명", "사용자 아이디", "로그인 아이디", "اسم المستخدم",
     "نام کاربری", "שם משתמש", "tên đăng nhập", "tên người dùng", "ชื่อผู้ใช้",
-    "उपयोगकर्ता नाम", "никнейм", "ник в игре", "tài khoản",
+    "उपयोगकर्ता नाम", "никнейм", "ник в игре", "tài khoản", "lietotājvārds",
+    "korisničko ime", "uporabniško ime", "emri i përdoruesit",
+    "корисничко име", "потребителско име", "մուտքանուն", "ব্যবহারকারীর নাম",
+    "பயனர் பெயர்", "వినియోగదారు పేరు", "ഉപയോക്തൃനാമം", "ਯੂਜ਼ਰਨੇਮ", "યુઝરનેમ",
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 _COLON_ONLY = frozenset({"ign"})

@@ -65,6 +65,9 @@ ADDRESSES = [
     ("ঠিকানা: ", "বাড়ি ৪২, রোড ৩, গুলশান, ঢাকা-১২১২"),
     ("Địa chỉ giao hàng: ", "27 Hai Bà Trưng, P. Bến Nghé, Q.1"),
     ("Alamat pengiriman: ", "Perum Griya Asri Blok C2 No. 9, Bekasi"),
+    # An ordinal or a house's number before a dot, more of the address after it.
+    ("Lakcím: ", "1052 Budapest, Váci utca 21. 4. em. 7"),
+    ("Adres: ", "Kızılay Mah. 5. Sokak No: 12/3 Çankaya/ANKARA"),
 ]
 
 PHONES = [
@@ -256,3 +259,10 @@ def test_an_address_label_inside_an_email_address_reads_no_address() -> None:
     stay (a generated address found this; Chinese labels have no word boundary to go by)."""
     text = "write to ا@عنوان.xn--0000 today"
     assert REDACTOR.redact([text]).texts[0] == "write to <EMAIL_1> today"
+
+
+def test_a_forms_next_line_is_no_answer_joined_to_its_address() -> None:
+    """A line that gives a value (`Adres: ... No: 12/3`) asks no question: the next label's
+    value (`Cep Tel: 0532 ...`) is not read as its answer, on the address's line."""
+    text = "Adres: Kızılay Mah. 5. Sokak No: 12/3 Çankaya/ANKARA\nCep Tel: 0532 417 86 20"
+    assert found_as(text, "ADDRESS") == ["Kızılay Mah. 5. Sokak No: 12/3 Çankaya/ANKARA"]

@@ -302,7 +302,7 @@ def _answers(text: str) -> Iterator[tuple[int, int, str]]:
     `Client: 05.06.1987` as `... your date of birth: 05.06.1987`, the question's mark, the line
     break and who answers standing as `: `, so that a value given in answer to its name is read
     after it. Only a short answer that holds a digit (a number, a date, an id), to a turn that
-    does not end in a colon already (the joins' lines)."""
+    holds none and does not end in a colon already (the joins' lines)."""
     if "\n" not in text or not _a_turn_may_start_a_line(text):
         return
     turns = list(_TURN.finditer(text))
@@ -326,6 +326,9 @@ def _answers(text: str) -> Iterator[tuple[int, int, str]]:
             or question.endswith(_NAMING_SIGNS)
             or len(answer) > _ANSWER_LONGEST
             or not any(char.isdigit() for char in answer)
+            # A value given already: a form's line (`Adres: ... No: 17/5`, then `Cep Tel:
+            # 0532 ...`), not a question asking for one.
+            or any(char.isdigit() for char in question)
         ):
             continue
         start = before + 1 + len(question) - (question[-1] in _QUESTION_MARKS)

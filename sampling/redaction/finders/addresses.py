@@ -854,6 +854,7 @@ _CJK_JOINT = re.compile(r"[ \t]*(?:[:：=]|是|为|為|は|는|은)?[ \t]*")
 # The value: up to the line's end, a sentence's end, or a clause a CJK text closes.
 _VALUE = re.compile(r"[^\n;|·，。；]{4,120}")
 _NEXT_VALUE = re.compile(r"(?<=[0-9]): ")
+_A_DIGIT = re.compile(r"[0-9]")
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
 # A short word before a dot: an abbreviation in an address (a street's type, "number", a city's
 # kind), not a sentence's end.
@@ -998,6 +999,13 @@ def _labelled(
     for sentence in _SENTENCE_END.finditer(text, value_start, stop):
         if sentence.group()[0] == "." and _ABBREVIATION.search(text, value_start, sentence.start()):
             continue  # `Jl. Sudirman`, `Cad. No: 45`, `TP. Hồ Chí Minh`, `नं. 24`: a short word
+        if (
+            sentence.group()[0] == "."
+            and text[sentence.start() - 1 : sentence.start()].isdigit()
+            and _A_DIGIT.search(text, sentence.end(), stop) is not None
+        ):
+            continue  # an ordinal or a house's number, more of the address after it (`Pozsonyi
+            # út 38. 3. em. 12.`, `Mah. 3. Cadde No: 17/5`, `utca 9. 2/4`)
         stop = sentence.start()
         break
     clause = _CJK_CLAUSE.search(text, value_start, stop) if cjk else None

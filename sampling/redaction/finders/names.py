@@ -1425,9 +1425,12 @@ _CASE_ENDINGS = (("ию", "ий"), ("ію", "ій"), ("ю", "й"), ("і", "а"),
 
 def first_name(word: str) -> bool:
     """`word` is a first name of the table, as written or, in Cyrillic and Greek, with a
-    case's ending (`Дмитрию`: Дмитрий)."""
+    case's ending (`Дмитрию`: Дмитрий), or two of them joined by a hyphen (`Anne-Mette`)."""
     if word in _FIRST_NAMES:
         return True
+    if "-" in word:
+        parts = word.split("-")
+        return len(parts) == 2 and all(part in _FIRST_NAMES for part in parts)
     if not ("\u0370" <= word[-1:] <= "\u04ff"):
         return False
     return any(word.endswith(ending) and word[: -len(ending)] + nominative in _FIRST_NAMES
@@ -1614,10 +1617,7 @@ def _first_names_after_a_role(text: str, start: int, end: int) -> Iterator[Span]
 
 
 def _first_name(word: str) -> bool:
-    """A capitalised first name, or one of two joined by a hyphen (`Anne-Mette`)."""
-    return word[:1].isupper() and (
-        word in _FIRST_NAMES or all(part in _FIRST_NAMES for part in word.split("-") if part)
-    )
+    return word[:1].isupper() and first_name(word)
 
 
 def _a_speaker(name: str, stamped: bool) -> bool:

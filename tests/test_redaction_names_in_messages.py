@@ -32,6 +32,8 @@ NAMES = [
     ("Kate (Oliver's mum): he is ill today\nMr Hale: thanks\nKate (Oliver's mum): back on Monday", "Kate"),
     ("Kate (Oliver's mum): he is ill today\nMr Hale: thanks\nKate (Oliver's mum): back on Monday", "Oliver"),
     ("Lucía (mamá de Mateo): llevo las galletas\nPaola: genial\nLucía (mamá de Mateo): dale", "Mateo"),
+    # Who speaks gives the name the line before asks for (a client, in an Arabic chat).
+    ("الموظفة: أهلاً! ممكن الاسم والعنوان؟\nالعميل: هالة منصور، شارع النيل\nالموظفة: شكراً\nالعميل: العفو", "هالة منصور"),
     # A message signed on its last line.
     ("Selling my bike, text me 07384 921 660, no time wasters pls\n- Danny", "Danny"),
     ("Vendo divano, zona Monza.\nScrivetemi su WhatsApp al 333 918 2274\nAlessandro", "Alessandro"),
@@ -213,6 +215,12 @@ UNTOUCHED = [
     "Support (EU): we are looking\nCustomer: my order is late\nSupport (EU): fixed now",
     # A sign-off that ends a chat's line, the next speaker after it (and `Usuario` says more).
     "Soporte: te escribo mañana, gracias\nUsuario: listo\nSoporte: perfecto gracias\nUsuario: ok pero otra cosa",
+    # Roles speaking in scripts without capitals: an assistant and a client, in Arabic.
+    "المساعد الذكي: أهلاً بك! كيف أقدر أساعدك؟\nالعميل: كم رسوم التحويل الدولي؟\nالمساعد الذكي: رسوم التحويل 25 درهماً.\nالعميل: وكم يستغرق؟",
+    # A card's word before its number (`Karta`, a first name somewhere too).
+    "Karta 8600 4912 0377 1256 orqali to'lov qiling",
+    # Who asks a question as a login's label would read it.
+    "Пользователь: сколько будет 15% от 84 000?\nАссистент: 12 600.",
     "09:00 Registration: hall\n10:30 Keynote: x\n12:00 Lunch: y\n14:00 Keynote: z",
     "host: a\nport: 1\nhost: b",
     "TODO:\n- Refactor\n- Tests",

@@ -149,6 +149,13 @@ IN_CJK_TEXT = [
     ("卡号6222021234567890128到期", "6222021234567890128", "CARD"),
 ]
 
+# Cards of national networks and Maestro, grouped or not: Uzcard, Humo, a Maestro card.
+NATIONAL_CARDS = [
+    ("Karta 8600 4912 0377 1256 orqali to'lov", "8600 4912 0377 1256", "CARD"),
+    ("Humo: 9860012345678903", "9860012345678903", "CARD"),
+    ("Քարտին փոխանցեք՝ 5035123456789013 (Արմեն Պ.)", "5035123456789013", "CARD"),
+]
+
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 WANDB = "4f9a2b7c1d8e4f6a0b5c9d2e7f1a3b8c9d0e1f2a"
@@ -203,6 +210,8 @@ PASSWORDS_IN_SENTENCES = [
     ("the admin pw is Hx55&zz9", "Hx55&zz9"),
     ("pass: Xk!20wq", "Xk!20wq"),  # "pass" names one before a colon only
     ("Ich habe mein Passwort auf Blau!2023 geändert", "Blau!2023"),
+    ("mera password hai kamal8812", "kamal8812"),  # Hindi's `is`, Latin letters or not
+    ("पासवर्ड है सूरज4471", "सूरज4471"),
 ]  # fmt: skip
 
 # Codes that unlock something, after their name (SECRET).
@@ -230,6 +239,12 @@ UNLOCK_CODES = [
     ("Patvirtinimo kodas: 481 336. Daugiau info", "481 336"),
     ("ktoś prosi o kod BLIK 905 271, to oszustwo", "905 271"),
     ("Kod PUK lama: 27419305, sila simpan.", "27419305"),
+    ("BANK: Il-kodiċi OTP tiegħek huwa 418 206 għal tranżazzjoni", "418 206"),
+    ("Sizning tasdiqlash kodingiz: 603118. Kodni hech kimga bermang!", "603118"),
+    ("[-EVC Plus-] Koodhkaaga xaqiijinta waa 5204. Ha u sheegin qofna", "5204"),
+    ("Qapının kodu 8416. Gecikərsə zəng edin", "8416"),
+    ("les di el NIP 7315, qué hago", "7315"),
+    ('NUBANCO: Seu codigo de acesso e 472-190. Nao compartilhe.', "472-190"),
 ]  # fmt: skip
 
 # Passwords on command lines and in Wi-Fi QR codes (PASSWORD).
@@ -248,6 +263,7 @@ COMMAND_LINE_PASSWORDS = [
     grouped(
         {
             "in_cjk_text": IN_CJK_TEXT,
+            "national_card": NATIONAL_CARDS,
             "password_in_a_sentence": [(t, v, "SECRET") for t, v in PASSWORDS_IN_SENTENCES],
             "unlock_code": [(t, v, "SECRET") for t, v in UNLOCK_CODES],
             "command_line_password": [(t, v, "PASSWORD") for t, v in COMMAND_LINE_PASSWORDS],
@@ -417,6 +433,11 @@ NOT_SECRETS = [
     "class UserAccountSettingsRepository2: def getUserAccountSettingsById(self): ...",
     "edit src/components/UserProfileCardV2.tsx and rebuild",
     "the password is long and the token is short",
+    # A word of a script with vowel signs after `password`: "never write your password in a
+    # ticket" in Telugu; Italian's `hai`, "you have", before a count.
+    "గమనిక: మీ password ఎప్పుడూ ticket లో రాయకండి.",
+    "hai 5 minuti per inserire il codice",
+    "a nip of 12 year old whisky",
     "2^34 = 17179869184 and 123456789 × 987654321 = 121932631112635269",
     "Order #84412093 shipped on 2024-05-01 for $129.99.",
     "Timestamp 1733011200 is in seconds; 1733011200123 in ms.",

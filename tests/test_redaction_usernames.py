@@ -43,6 +43,11 @@ test_a_login_in_credentials_syntax_is_redacted = hides_each(
 # (text, the login or the app's or game's ID in it) after the word or the app naming it, by kind.
 AFTER_THEIR_NAME = {
     "USERNAME": [
+        # A login's label, then the login and the words that go on to its password.
+        ("username: jsmith88 and the password is below", "jsmith88"),
+        # An inventory's login, an IAM user's name in its ARN.
+        ("    ansible_host: 10.0.3.7\n    ansible_user: vkarimov\n", "vkarimov"),
+        ('{"AWS": "arn:aws:iam::123456789012:user/ops/l.ferreira"}', "l.ferreira"),
         ("my username: CoolDino_Max2015, can you unlock it?", "CoolDino_Max2015"),
         ("Cannot get in, my username was xXdarkwolf2009Xx", "xXdarkwolf2009Xx"),
         ("el usuario es marianaq_77 y no puedo entrar", "marianaq_77"),
@@ -178,6 +183,10 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         "ไลน์ thanks. ok",
         # A word of the sentence after the app's name and a verb; a mention of everyone.
         "Telegram is great. Ask @everyone in the channel.",
+        # A chat's speaker whose name is a login's label: a message after it, or it speaking
+        # on another line too.
+        "Пользователь: сколько будет 15% от 84 000?\nАссистент: 12 600.",
+        "Usuario: ok pero otra cosa más\nSoporte: claro\nUsuario: listo",
     ],
 )
 def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:

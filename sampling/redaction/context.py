@@ -315,3 +315,21 @@ def names_another_number(before: str) -> bool:
     something else (an order, an invoice, a room): not a card, a phone or an identity number."""
     tail = before[-OTHER_NUMBER.reach :]
     return OTHER_HINT.search(tail.lower()) is not None and OTHER_NUMBER.ends(tail)
+
+
+def speaks_in_a_chat(lower: str, at: int, label: str) -> bool:
+    """`label` at `at` starts its line, and on another line of the text it says something
+    (two words or more after it and its colon): a chat's speaker (`Usuario: listo`,
+    `العميل: كم رسوم...`), not a form's field, which names one value once."""
+    line_start = lower.rfind("\n", 0, at) + 1
+    if lower[line_start:at].strip(" \t"):
+        return False
+    return any(
+        line.start() + (lower[line.start() : line.start() + 1] == "\n") != line_start
+        for line in _speaker_lines(label).finditer(lower)
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _speaker_lines(label: str) -> re.Pattern[str]:
+    return re.compile(rf"(?:^|\n)[ \t]*{re.escape(label)}[ \t]*[:：][ \t]*\S+[ \t]+\S")

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.context import word_ends
+from sampling.redaction.context import speaks_in_a_chat, word_ends
 from sampling.redaction.finders import register, table
 from sampling.redaction.finders.cjk_names import CN_TITLE, cjk_name, said_twice
 from sampling.redaction.finders.seed_phrases import WORDS
@@ -550,8 +550,8 @@ class ContactNameFinder:
             words = match["name"].split()
             if words[0].lower() in _MONTHS_AND_DAYS:
                 continue
-            if len(words) == 1 and words[0].lower() in _ID_LABELS:
-                continue  # `Nas: 100-000-009`: an identity number's name, then the number
+            if len(words) == 1 and words[0].lower() in _ID_LABELS | _CARD_WORDS:
+                continue  # `Nas: 100-000-009`, `Karta 8600 ...`: a number's name, then it
             title = match["title"]
             if ((title and title not in _FAMILY_WORDS) or first_name(words[0])) and _a_persons(
                 words
@@ -568,6 +568,12 @@ _ID_LABELS = frozenset(
     for word in _ID_TABLE[key]
     if " " not in word
 )
+
+
+# A card's or an account's word before its number, spelt as a first name is in some language
+# (`Karta 8600 6634 ...`: Uzbek's and Polish's card).
+_CARD_WORDS = frozenset({"karta", "kartu", "kart", "carte", "tarjeta", "cartão", "kaart", "karte",
+                         "konto", "hesap", "rachunek", "cuenta", "conta"})  # fmt: skip
 
 
 # A passenger's name as airlines write it, the family name first and a slash (`WILLIAMS/SARAH
@@ -1174,7 +1180,16 @@ class UncasedNameFinder:
             while at >= 0:
                 after = at + len(phrase)
                 span = _uncased_name(text, after, most, phrase in _NEEDS_SUFFIX)
-                if span is not None and _uncased_phrase_at(text, at, phrase, span[0]):
+                if (
+                    span is not None
+                    and _uncased_phrase_at(text, at, phrase, span[0])
+                    and not (
+                        phrase.endswith(":")
+                        and speaks_in_a_chat(text, at, phrase[:-1])
+                        and not _asked_for_a_name(text, at)
+                    )
+                ):  # (`العميل: كم رسوم ...` again and again: who speaks, then a message; a
+                    # name only where the line before asks for one)
                     yield Span(*span, KIND)
                 at = text.find(phrase, after)
         for phrase, most in _UNCASED_SIGN_OFFS.items():
@@ -1272,6 +1287,21 @@ def _uncased_phrase_at(text: str, at: int, phrase: str, name: int) -> bool:
     return phrase.endswith(":") or not (
         "\u0600" <= phrase[0] <= "\u06ff" and text.startswith(_ARABIC_ARTICLE, name)
     )
+
+
+# The words of a question asking for a name, in the scripts without capitals and a few more.
+_NAME_ASKED = re.compile(
+    r"اسم|نام|שם|नाम|名前|姓名|名字|이름|ชื่อ|name|nombre|nom\b|nome|имя|ім['’]я|isim|nama|tên"
+)
+
+
+def _asked_for_a_name(text: str, at: int) -> bool:
+    """The line before the one at `at` asks for a name (`ممكن الاسم والعنوان؟`)."""
+    line_start = text.rfind("\n", 0, at)
+    if line_start < 0:
+        return False
+    before = text[text.rfind("\n", 0, line_start) + 1 : line_start]
+    return _NAME_ASKED.search(before.lower()) is not None
 
 
 _SHORT_PHRASE = 2

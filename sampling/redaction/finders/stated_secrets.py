@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from sampling.redaction.context import (
@@ -34,9 +35,11 @@ from sampling.redaction.triggers import Triggers
 # words that start what it is for ("for the router", "für das WLAN", "de la tarjeta").
 _VERBS = (r"(?:is|was|are|were|will\s+be|has\s+been|be|becomes?|now|set\s+to|changed\s+to"
           r"|to|as|est|était|sera|ist|lautet|war|wird|auf|es|era|será|é|foi|è|är|var|er|on|jest"
-          r"|je|был|будет|это|c'est|c’est|là|la|ay|adalah|ialah|isch)(?!\w)|[—–]")  # fmt: skip
+          r"|je|был|будет|это|c'est|c’est|là|la|ay|adalah|ialah|isch|huwa|hija|waa|e|hai|है)(?!\w)"
+          r"|[—–]")  # fmt: skip
 # "Your" before a code, as an SMS says it (`Kod pengesahan anda 590317`, `votre code`).
-_YOUR = r"your|anda|kamu|votre|vos|ihr|ihre|dein|deine|uw|je|tu|su|seu|sua|sizin|ваш|ваша|váš|vaš"
+_YOUR = (r"your|anda|kamu|votre|vos|ihr|ihre|dein|deine|uw|je|tu|su|seu|sua|sizin|ваш|ваша"
+         r"|váš|vaš|tiegħek")  # fmt: skip
 _FOR = (r"of|for|to|on|at|in|from|with|de|du|des|del|della|dello|delle|dei|degli|di|da|al"
         r"|alla|au|aux|für|zum|zur|vom|auf|pour|para|per|voor|van|для|от|к|на|до|do|na|til|för"
         r"|dla")  # fmt: skip
@@ -218,7 +221,7 @@ class PasswordPhraseFinder:
             return  # `$env:SVC_PW -AsPlainText`: the command's next option
         if match["quoted"] is None and not labelled and _an_option(text, position - len(word)):
             return  # `--ask-password URL`: an option's name, whose value the command line's is
-        if value.replace(" ", "").isalpha() and not self._letters_are_the_password(
+        if _letters(value.replace(" ", "")) and not self._letters_are_the_password(
             match, value, end
         ):
             return
@@ -449,7 +452,8 @@ class CodeFinder:
     views = ALL_VIEWS
     # Names that are a code's alone, and `code`, which names one only after these words.
     _NAMES = (("pin", ("pin",)), ("cv", ("cvv", "cvc")), ("otp", ("otp",)),
-              ("crypto", ("cryptogramme",)), ("puk", ("puk",)))  # (gate, names)  # fmt: skip
+              ("crypto", ("cryptogramme",)), ("puk", ("puk",)),
+              ("nip", ("nip",)))  # (gate, names; `NIP`: a PIN in Spanish and French)  # fmt: skip
     _CODE_KINDS = re.compile(
         r"(?:security|access|door|gate|alarm|unlock|one[- ]time|verification|confirmation|2fa"
         r"|two[- ]factor|auth|authentication|authenticator|backup|recovery|sms|login|sign[- ]in"
@@ -461,7 +465,8 @@ class CodeFinder:
     # after it (`code de la boîte à clés`, `kod odbioru`, `código de acceso`): stems, lower case.
     # (Turkish's `kodu`, `kodunuz`: the code, your code; Baltic and Icelandic forms.)
     _CODE_WORDS = ("kode", "koodi", "kod", "kód", "código", "codigo", "codice", "код", "code",
-                   "kodu", "kodunuz", "kodas", "kods", "kood", "kóði", "kóða")  # fmt: skip
+                   "kodu", "kodunuz", "kodas", "kods", "kood", "kóði", "kóða", "kodingiz",
+                   "kodi", "koodh", "koodhka", "koodhkaaga", "kodiċi")  # fmt: skip
     _KIND_STEMS = re.compile(
         r"(?<![^\W\d_])(?:sms|otp|tan\b|mitid|bankid|nemid|2fa|digicode|boîte|boite|porte\b|portail"
         r"|entrée|entree|accès|acces|sécurité|securite|vérification|verification|confirmation|tür"
@@ -474,7 +479,7 @@ class CodeFinder:
         r"|güvenlik|giriş|kapı|onay|verifikasi|keamanan|akses|pintu|pengesahan|xác|bảo mật"
         r"|cửa|authenticator|schlüssel|отриман|получени|belépés|ellenőrz|megerősít|patvirtin"
         r"|prisijung|apstiprin|pieslēg|kinnitus|sisselog|staðfest|innskrán|blik\b|puk\b"
-        r"|xác minh|xác thực|potvrzen|potvrd|overenie)",
+        r"|xác minh|xác thực|potvrzen|potvrd|overenie|tasdiq|təsdiq|qapı|xaqiijin|otp\b)",
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "確認コード", "セキュリティコード", "セキュリティーコード",
@@ -493,6 +498,7 @@ class CodeFinder:
                   "einmalcode", "anmeldecode", "verificatiecode", "beveiligingscode",
                   "toegangscode")),
         ("dig", ("código de verificación", "código de seguridad", "código de acceso",
+                 "codigo de acesso", "codigo de verificacao", "codigo de seguranca",
                  "código de confirmación", "código de verificação", "código de confirmação",
                  "código de segurança", "código de acesso", "codigo de verificacion",
                  "codigo de seguridad", "codigo de acceso", "codigo de verificacao")),
@@ -853,9 +859,15 @@ def _a_password(value: str) -> bool:
     """Four characters or more, not a placeholder, with a digit or a symbol or both cases."""
     if len(value) < 4 or placeholder(value) or value.startswith(("$", "<", "{")):
         return False
-    return any(not char.isalpha() for char in value) or (
+    return not _letters(value) or (
         any(char.isupper() for char in value) and any(char.islower() for char in value)
     )
+
+
+def _letters(value: str) -> bool:
+    """Letters alone, a script's vowel signs and other marks among them (`ఎప్పుడూ`, "never":
+    its signs are no `isalpha`)."""
+    return all(char.isalpha() or unicodedata.category(char)[0] == "M" for char in value)
 
 
 _IDENTIFIER_START = re.compile(r"[A-Za-z0-9_]*$")

@@ -11,11 +11,10 @@ of the language is none either."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
 
-from sampling.redaction.context import COPULAS, NO_VALUE, placeholder
+from sampling.redaction.context import COPULAS, NO_VALUE, placeholder, speaks_in_a_chat
 from sampling.redaction.finders import register
 from sampling.redaction.finders.seed_phrases import WORDS
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
@@ -33,7 +32,8 @@ _ASCII_LABELS = (
     "nome utente", "utente", "gebruikersnaam", "gebruiker", "kullanici adi", "brukernavn",
     "brugernavn", "nama pengguna", "nume de utilizator", "ten dang nhap", "account name",
     "kasutajanimi", "kasutajatunnus", "notandanafn", "korisnicko ime", "emri i perdoruesit",
-    "jina la mtumiaji", "lietotajvards", "vartotojas", "vartotojo vardas",
+    "jina la mtumiaji", "lietotajvards", "vartotojas", "vartotojo vardas", "ansible_user",
+    "ansible_ssh_user", "remote_user",
     "ign", "in-game name", "nickname", *_SENDER_LABELS,
 )  # fmt: skip
 _OTHER_LABELS = (
@@ -51,6 +51,27 @@ _OTHER_LABELS = (
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 _COLON_ONLY = frozenset({"ign"})
+# An AWS IAM user's name in its ARN (`arn:aws:iam::731904265518:user/j.morrison`).
+_IAM_USER = re.compile(
+    r"arn:aws[\w-]*:iam::\d{12}:user/(?:[\w+=,.@-]+/)*(?P<value>[\w+=,.@-]{2,64})"
+)
+# Two more words after a label's value on its line: a message after who says it, not a login.
+_WORDS_AFTER = re.compile(r"[ \t]+(?P<word>[^\W\d_]+)[ \t]+[^\s(\[]")
+# Words that go on to the password after a login (`username: jsmith and the password is`).
+_ON_TO_THE_PASSWORD = frozenset({"and", "und", "et", "y", "e", "и", "i", "ve", "dan", "og",
+                                 "och", "en", "a", "with", "mit", "avec", "con", "com", "pass",
+                                 "password", "pw", "pwd", "/", "|"})  # fmt: skip
+
+
+def _a_message(value: str, text: str, end: int) -> bool:
+    """A label's value of letters alone with more words after it on its line: the first word
+    of a message after who says it (`Пользователь: сколько будет 15% от 84 000?`)."""
+    if not value.isalpha():
+        return False
+    words = _WORDS_AFTER.match(text, end)
+    return words is not None and words["word"].lower() not in _ON_TO_THE_PASSWORD
+
+
 # A few words between the name and its value: "username for the portal is", "login do ePUAP ->".
 _BETWEEN = (
     r"(?:[ \t]+(?:for|to|of|on|at|in|do|de|del|da|du|für|pour|per|para|na|w|на|для|з)"
@@ -326,7 +347,7 @@ class UsernameFinder:
                "user", "://", "ssh", "scp", "sftp", "rsync", "mosh", "curl", "wget",
                "http ", "https ", "xh ", "lftp", "net use", "--username", "--login-name",
                "accepted ", "failed password", "invalid user", "sudo:", "for user", "/home/",
-               "users/", "users\\", " -u", "--user",
+               "users/", "users\\", " -u", "--user", ":user/",
                *(f"@{handle}" for handle in _UPI_HANDLES)),
         whole_words=("ign",),  # (not in "design", "sign")
         shapes=(rb":(?:[0-9]{1,5}|\*):[a-z0-9_.*-]{1,64}:[a-z_][a-z0-9_.-]{0,63}:",),
@@ -380,6 +401,8 @@ class UsernameFinder:
                     yield Span(*match.span("value"), "USERNAME")
         if "/home/" in text or "Users" in text:
             yield from self._matches(_HOME, text)
+        if ":user/" in text:
+            yield from self._matches(_IAM_USER, text)
 
     @staticmethod
     def _matches(pattern: re.Pattern[str], text: str) -> Iterator[Span]:
@@ -431,29 +454,15 @@ class UsernameFinder:
                 continue  # "username field", "login page": a handle holds a mark
             if value.lower() == label or not a_login(value, sentence=sentence):
                 continue
-            if not sentence and _a_speaker(lower, at, label):
-                continue  # who speaks in a chat (`Usuario: listo`), no form's field
+            if not sentence and (
+                speaks_in_a_chat(lower, at, label)
+                or (join in (":", "：") and _a_message(value, text, end))
+            ):
+                continue  # who speaks in a chat (`Usuario: listo`, `Пользователь: сколько
+                # будет ...`: words go on after it), no form's field
             if match.group("space") is not None and _a_host(value):
                 continue  # `docker login ghcr.io -u ...`: where it logs in, not as whom
             yield Span(start, end, "USERNAME")
-
-
-def _a_speaker(lower: str, at: int, label: str) -> bool:
-    """`label` at `at` starts its line, and on another line it is who says a sentence (three
-    words or more after it and its colon): a chat's speaker, as `Usuario:` or `User:` is (a
-    form's field names one value, once)."""
-    line_start = lower.rfind("\n", 0, at) + 1
-    if lower[line_start:at].strip(" \t"):
-        return False
-    return any(
-        line.start() + (lower[line.start() : line.start() + 1] == "\n") != line_start
-        for line in _speaker_lines(label).finditer(lower)
-    )
-
-
-@functools.lru_cache(maxsize=256)
-def _speaker_lines(label: str) -> re.Pattern[str]:
-    return re.compile(rf"(?:^|\n)[ \t]*{re.escape(label)}[ \t]*[:：][ \t]*\S+[ \t]+\S+[ \t]+\S")
 
 
 @register("chat_handles")

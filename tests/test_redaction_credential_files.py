@@ -40,6 +40,9 @@ def test_a_password_hash_is_hidden_and_its_scheme_stays(text: str, value: str, s
 CONFIG_SECRETS = [
     ("port 6380\nrequirepass Tq4-vault-Mz9\nappendonly yes\n", "Tq4-vault-Mz9"),
     ("replicaof 10.0.0.4 6379\nmasterauth Hx7Pw2Lr\n", "Hx7Pw2Lr"),
+    # A Redis ACL user's password after `>`, in users.acl and ACL SETUSER.
+    ("user default off\nuser billing_svc on >Kq7!vRw2-zLp ~billing:* +@all\n", "Kq7!vRw2-zLp"),
+    ("ACL SETUSER reporter on >Brass9Kettle ~reports:* +get", "Brass9Kettle"),
     ('variable "admin_password" {\n  type      = string\n  sensitive = true\n'
      '  default   = "orbit-Lantern-77"\n}\n', "orbit-Lantern-77"),
     ("define( 'LOGGED_IN_SALT', 'v8#Qm!2Lz@9Wx$4Nk%7Rb^1Yt&5Hc*3Js(6Gd)0Fp-8Ae_2Ur+' );\n",
@@ -72,6 +75,7 @@ def test_a_kubeconfigs_key_goes_and_its_certificates_stay() -> None:
 LEFT = [
     # Files and config whose values are no secret.
     "port 6379\n# requirepass foobared\nappendonly yes\n",
+    "user analytics on nopass ~* +@read\n",  # an ACL user with no password
     'variable "region" {\n  default = "eu-north-1"\n}\n'
     'variable "db_password" {\n  type = string\n}\n',
     "define( 'NONCE_KEY', 'put your unique phrase here' );\n",

@@ -245,6 +245,10 @@ UNLOCK_CODES = [
     ("Qapının kodu 8416. Gecikərsə zəng edin", "8416"),
     ("les di el NIP 7315, qué hago", "7315"),
     ('NUBANCO: Seu codigo de acesso e 472-190. Nao compartilhe.', "472-190"),
+    # A door's code with a letter; the kind after `code`; Polish's intercom.
+    ("Přístupový kód do budovy: 5190C", "5190C"),
+    ("the code for the front door is 6083", "6083"),
+    ("Kurier: jestem pod blokiem, jaki kod do domofonu?\nKlient: 3917, 4 piętro", "3917"),
 ]  # fmt: skip
 
 # Passwords on command lines and in Wi-Fi QR codes (PASSWORD).
@@ -438,6 +442,8 @@ NOT_SECRETS = [
     "గమనిక: మీ password ఎప్పుడూ ticket లో రాయకండి.",
     "hai 5 minuti per inserire il codice",
     "a nip of 12 year old whisky",
+    "the code for the gate of the park opens at 9",
+    "error code 500 on the server, see code 1234 ABC in the manual",
     "2^34 = 17179869184 and 123456789 × 987654321 = 121932631112635269",
     "Order #84412093 shipped on 2024-05-01 for $129.99.",
     "Timestamp 1733011200 is in seconds; 1733011200123 in ms.",

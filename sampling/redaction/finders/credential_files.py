@@ -2,11 +2,11 @@
 (a kubeconfig's `client-key-data`, a Secret's `tls.key`), a password hash in crypt or LDAP form
 (`.htpasswd`, `/etc/shadow`: a verifier that a password can be guessed against), a password a
 daemon's config file gives by its directive (`requirepass ...` in redis.conf, `BINDPW` in
-ldap.conf), a network device's (`enable secret ...`, HAProxy's `stats auth`), a Terraform
-variable's default (`variable "db_password" { default = "..." }`), WordPress's keys and salts
-(`define( 'AUTH_KEY', '...' )`) and an app password of four groups of four letters after a
-password's name (`password: hbzq mxwt rkvp ydle`), and a password after its login's address
-(`relay@example.com:PASSWORD` in postfix's `sasl_passwd`)."""
+ldap.conf), a network device's (`enable secret ...`, HAProxy's `stats auth`), a Redis ACL
+user's (`user app on >...`), a Terraform variable's default (`variable "db_password" { default =
+"..." }`), WordPress's keys and salts (`define( 'AUTH_KEY', '...' )`) and an app password of four
+groups of four letters after a password's name (`password: hbzq mxwt rkvp ydle`), and a password
+after its login's address (`relay@example.com:PASSWORD` in postfix's `sasl_passwd`)."""
 
 from __future__ import annotations
 
@@ -62,10 +62,13 @@ _DEVICE = re.compile(
     r"(?P<q1>\"?)(?P<auth>[^\s\"]{4,128})(?P=q1)"
     r"(?:[ \t]+(?:DES|AES[\w-]*)[ \t]+(?P<q2>\"?)(?P<privacy>[^\s\"]{4,128})(?P=q2))?"
     r"|^[ \t]*snmp-server[ \t]+community[ \t]+(?P<community>\S{4,128})"
+    # A Redis ACL user's password, after `>` (users.acl, redis.conf, `ACL SETUSER`).
+    r"|^[ \t]*(?:acl[ \t]+setuser|user)[ \t]+\S+(?:[ \t]+(?:on|off|reset|resetkeys|resetchannels"
+    r"|nopass|[~&%+-]\S*))*[ \t]+>(?P<acl>\S{4,128})"
 )
-_DEVICE_VALUES = ("value", "stats", "insecure", "auth", "privacy", "community")
+_DEVICE_VALUES = ("value", "stats", "insecure", "auth", "privacy", "community", "acl")
 _DEVICE_WORDS = ("enable secret", "enable password", "privilege", "stats auth",
-                 "insecure-password", "createuser", "snmp-server community",
+                 "insecure-password", "createuser", "snmp-server community", " on >", "setuser",
                  *(f"{word} {kind} " for word in ("password", "secret")
                    for kind in "05789"))  # fmt: skip
 # A Terraform variable whose name says it holds a secret, and the default it is given.

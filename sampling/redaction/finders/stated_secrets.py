@@ -460,6 +460,12 @@ class CodeFinder:
         r"|pin|passcode|entry|safe|lock|lockbox|lock box|key ?box|key ?safe|keypad|locker|padlock"
         r"|combination|intercom|buzzer|garage|building)[ \t]*$"
     )
+    # The kind after the code's word (`code for gate`, `code to the front door`).
+    _KIND_AFTER = re.compile(
+        r"s?[ \t]+(?:for|to|of)[ \t]+(?:the[ \t]+|your[ \t]+|my[ \t]+)?(?:front[ \t]+|main[ \t]+"
+        r"|side[ \t]+|back[ \t]+)?(?:door|gate|alarm|building|lockbox|key ?box|key ?safe|safe"
+        r"|garage|entrance|intercom|buzzer|locker|padlock|flat|apartment)(?![a-z])"
+    )
     # The word for a code in other languages, and the kinds of code that make it one that
     # unlocks something, written before it (`MitID-kode`, `avainlaatikon koodi`, `sms-code`) or
     # after it (`code de la boîte à clés`, `kod odbioru`, `código de acceso`): stems, lower case.
@@ -479,7 +485,8 @@ class CodeFinder:
         r"|güvenlik|giriş|kapı|onay|verifikasi|keamanan|akses|pintu|pengesahan|xác|bảo mật"
         r"|cửa|authenticator|schlüssel|отриман|получени|belépés|ellenőrz|megerősít|patvirtin"
         r"|prisijung|apstiprin|pieslēg|kinnitus|sisselog|staðfest|innskrán|blik\b|puk\b"
-        r"|xác minh|xác thực|potvrzen|potvrd|overenie|tasdiq|təsdiq|qapı|xaqiijin|otp\b)",
+        r"|xác minh|xác thực|potvrzen|potvrd|overenie|tasdiq|təsdiq|qapı|xaqiijin|otp\b|domofon"
+        r"|interkom|citofono|portero|interphone|klingel|budov)",
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",
                   "認証コード", "確認コード", "セキュリティコード", "セキュリティーコード",
@@ -529,7 +536,8 @@ class CodeFinder:
         rf"|是|为|為|は|는|은)[ \t]*){{0,3}}"
         # Not glued to more of a word or a number (`1234abc`, `1234.5`); a word of a script
         # written without spaces may follow at once (`6810です`, `317005입니다`).
-        rf"(?P<code>\d(?:[ -]?\d){{2,11}}[#*]?)(?![.-]*(?![{_CJK}])\w)",
+        # (A door's code may end in a letter: `1984X`, `4477B`.)
+        rf"(?P<code>\d(?:[ -]?\d){{2,11}}(?:[#*]|(?-i:[A-Z])(?![A-Za-z]))?)(?![.-]*(?![{_CJK}])\w)",
         re.IGNORECASE,
     )
 
@@ -548,7 +556,9 @@ class CodeFinder:
                     )
         if "code" in lower:
             for end_of_word in word_ends(lower, "code"):
-                kind = self._CODE_KINDS.search(lower, max(0, end_of_word - 44), end_of_word - 4)
+                kind = self._CODE_KINDS.search(
+                    lower, max(0, end_of_word - 44), end_of_word - 4
+                ) or self._KIND_AFTER.match(lower, end_of_word)
                 if kind is not None:
                     # A card's security code, its CVV, has three digits.
                     least = 3 if kind.group().rstrip() == "security" else 4

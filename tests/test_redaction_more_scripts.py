@@ -68,6 +68,12 @@ ADDRESSES = [
     # An ordinal or a house's number before a dot, more of the address after it.
     ("Lakcím: ", "1052 Budapest, Váci utca 21. 4. em. 7"),
     ("Adres: ", "Kızılay Mah. 5. Sokak No: 12/3 Çankaya/ANKARA"),
+    # Basque, Irish, Azerbaijani, Persian, Maltese labels.
+    ("Helbidea: ", "Kale Nagusia 8, 3. esk., 20500 Arrasate"),
+    ("Seoladh: ", "22 Bóthar an Chladaigh, Gaillimh, H91 E2K8"),
+    ("Ünvan: ", "Bakı şəh., Yasamal r-nu, Şərifzadə küç. 12, m. 7"),
+    ("نشانی: ", "اصفهان، خیابان چهارباغ، کوچه ۱۴، پلاک ۹"),
+    ("Indirizz: ", "12, Triq il-Kbira, Ħal Balzan BZN 1259"),
 ]
 
 PHONES = [

@@ -120,6 +120,11 @@ LABELLED = {
         ("Nafn: Jón Jónsson\nKennitala: 170477-3910\nSími: 555 1234", "170477-3910"),
         ("Līgumam vajadzēja manu personas kodu: 121068-55217", "121068-55217"),
         ("– numéro fiscal : 3373251726201", "3373251726201"),
+        # South Africa's ID after `Identity Number`, Ireland's PPS in Irish, Spain's DNI in
+        # Basque (NAN).
+        ("the late Pieter Botha, Identity Number 8001015009087, who resided", "8001015009087"),
+        ("Uimhir PSP: 1234567TW", "1234567TW"),
+        ("Aita: Jon Etxeberria — NAN: 12345678Z", "12345678Z"),
         # Vietnam's CCCD (no check digit: its form, after its name); Mexico's CURP and
         # France's printed NIR with no name before them (their shape and check say so).
         ("Số CCCD của em: 001203004417 nhé", "001203004417"),

@@ -817,7 +817,8 @@ def _czech_or_slovak(text: str, first: int) -> re.Match[str] | None:
 _LABELS_SAID = ("i live at", "i live on", "we live at", "lives at", "wohne in der",
                 "j'habite au", "moro na", "moro em", "vivo en", "abito in")  # fmt: skip
 # A contract's or a record's words for where a party lives: a street or a town must follow.
-_LABELS_RESIDING = ("domicilio en", "domiciliado en", "domiciliada en", "domiciliado na",
+_LABELS_RESIDING = ("resided at", "residing at", "resident at", "wunnhaft",
+                    "domicilio en", "domiciliado en", "domiciliada en", "domiciliado na",
                     "domiciliada na", "residente en", "residente em", "residente na",
                     "wohnhaft", "wohnhaft in", "demeurant au", "demeurant à", "domicilié au",
                     "domiciliée au", "residente in", "domiciliato in", "domiciliata in",
@@ -843,7 +844,9 @@ _NOT_HOMES_AFTER = re.compile(
 _COLON_LABELS = ("alamat", "adresi", "adresa", "anwani", "osoite", "διεύθυνση",
                  "địa chỉ", "כתובת", "पता", "ที่อยู่", "адрес", "адреса", "lakcím",
                  "heimilisfang", "adrese", "adresas", "aadress", "ঠিকানা", "bydliště",
-                 "bydlisko", "makazi")  # fmt: skip
+                 "bydlisko", "makazi", "helbidea", "seoladh", "indirizz", "հասցե", "ünvan",
+                 "мекенжай", "ලිපිනය", "àdírẹ́sì", "enderezo", "adreça", "ठेगाना", "လိပ်စာ",
+                 "អាសយដ្ឋាន", "ທີ່ຢູ່", "хаяг", "முகவரி", "አድራሻ", "نشانی", "آدرس")  # fmt: skip
 _CJK_CHARACTER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]")
 # A form's colon, a record's `=`; a few words saying which address before it (`Địa chỉ thường
 # trú:`, `Alamat pengiriman:`, `Адреса становања:`).

@@ -43,6 +43,9 @@ test_a_login_in_credentials_syntax_is_redacted = hides_each(
 # (text, the login or the app's or game's ID in it) after the word or the app naming it, by kind.
 AFTER_THEIR_NAME = {
     "USERNAME": [
+        # A chat's mention of a person by a handle of two names, inside a line.
+        ("*OnCallBot*: Salut @julien.moreau, c'est ta semaine", "@julien.moreau"),
+        ("primary on-call (handover from @ewa.nowak)", "@ewa.nowak"),
         # A login's label, then the login and the words that go on to its password.
         ("username: jsmith88 and the password is below", "jsmith88"),
         # An inventory's login, an IAM user's name in its ARN.
@@ -115,6 +118,12 @@ AFTER_THEIR_NAME = {
         ("snap me @jessicaa.rose_", "@jessicaa.rose_"),
         ("LINE ID: ana.k88", "ana.k88"),
         ("Epic ID: NinjaBuilder42", "NinjaBuilder42"),
+        # A code host's username after its name and a colon, in a record as JSON too; a
+        # label's `me` is no ID word (`LINE: mei_chan`).
+        ("Phone: +254 757 204 119\nGitHub: wanjiru-dev\nTeam: Nairobi", "wanjiru-dev"),
+        ("usuario github: tomasvq", "tomasvq"),
+        ('{"email": "x@y.io", "github": "meiling"}', "meiling"),
+        ("LINE: mei_chan", "mei_chan"),
         ("catch me on twitch @xqc_fan", "@xqc_fan"),
     ],
 }
@@ -183,6 +192,12 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         "ไลน์ thanks. ok",
         # A word of the sentence after the app's name and a verb; a mention of everyone.
         "Telegram is great. Ask @everyone in the channel.",
+        # A code host named before other words; a decorator, first on its line or quoted.
+        "if provider == Provider.GITHUB:\n    return token",
+        "# regression test for GitHub issue #6439",
+        "we use gitlab: self-hosted",
+        '@app.route("/x")\ndef f(): ...\n    @mark.parametrize("x", [1])',
+        "x = 1  # see @mark.parametrize usage, or ping @pytest.mark later",
         # A chat's speaker whose name is a login's label: a message after it, or it speaking
         # on another line too.
         "Пользователь: сколько будет 15% от 84 000?\nАссистент: 12 600.",

@@ -69,11 +69,12 @@ PERSONAL_KINDS: dict[str, str] = {
     "...); a name anywhere else needs a redactor of your own (NER)",
     "MESSENGER_ID": "a chat-app ID or handle after the app's name: WeChat ID (微信号), QQ "
     "number, Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord, Skype, Instagram, Snapchat, "
-    "TikTok; an @handle a few words after such an app's name",
+    "TikTok, a code host's (GitHub: ...); an @handle a few words after such an app's name",
     "USERNAME": "a person's login or account name: after a word naming it in many languages "
     "(username, login, Benutzername, identifiant, usuario, nome utente, 用户名, ユーザー名, "
     "아이디, ...), in a URL's userinfo, an ssh config's User, a .pgpass line, a command's -u/-a "
-    "user:password; generic and system accounts (root, admin, postgres, ...) stay",
+    "user:password, an IAM user's ARN; a chat's mention of a person (@first.last); generic and "
+    "system accounts (root, admin, postgres, ...) stay",
     "LICENSE_PLATE": "a vehicle licence plate after a word naming it (licence plate, number "
     "plate, Kennzeichen, plaque, matrícula, 车牌号, ナンバー, 번호판, ...)",
 }

@@ -86,6 +86,13 @@ _APPS: dict[str, str] = {
         r"[\w.]{2,16}#[a-z0-9]{2,5}",
     ),
     "threema": r"[a-z0-9*][a-z0-9]{7}",  # a Threema ID: eight letters and digits
+    # A code host's username after its name and a colon on its line (`GitHub: aishakamau-dev`;
+    # a record's `"github": "meilq"` as the fields view writes it): letters, digits and single
+    # hyphens.
+    **dict.fromkeys(
+        ("github:", "gitlab:", "bitbucket:", "codeberg:"),
+        r"@?[a-z0-9](?:[a-z0-9]|-(?=[a-z0-9])){1,38}",
+    ),
 }
 # The apps whose IDs may be digits alone (a QQ number, a phone number).
 _DIGITS_ALONE = {"wechat": True, "weixin": True, "微信": True, "qq": True, "whatsapp": True,
@@ -104,11 +111,15 @@ _AFTER_COLON = r"[ \t]*"  # (`LINE:` and `Signal:` hold their colon already)
 # Words after the app's name that are not an ID ("my WeChat is down", "line: 42").
 _NOT_IDS = frozenset({"down", "broken", "blocked", "not", "installed", "working", "open",
                       "closed", "offline", "online", "updated", "number", "the", "here",
-                      "below"})  # fmt: skip
+                      "below", "actions", "pages", "yes", "no", "none", "see", "private",
+                      "link", "https", "http", "repo", "repository", "enterprise", "copilot",
+                      "issues", "com", "self-hosted", "cloud", "saas", "free",
+                      "premium", "ultimate", "ci"})  # fmt: skip
 # Each matched where the app's name starts (found with str.find: "line" is common in prose).
 _PATTERNS = {
     app: re.compile(
-        rf"{re.escape(app)}{_ID_WORDS}"
+        # (A label with its colon has its words before it: `me` is no ID word in `: meilq`.)
+        rf"{re.escape(app)}{_ID_WORDS if not app.endswith(':') else ''}"
         rf"(?:{_JOIN}|{_SPACE_JOIN if not app.isascii() else '(?!)'}"
         rf"|{_AFTER_COLON if app.endswith(':') else '(?!)'})(?P<id>(?:{shape}){_AFTER})"
     )

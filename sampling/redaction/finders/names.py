@@ -1527,6 +1527,37 @@ class ExportNameFinder:
                     yield Span(*match.span("name"), KIND)
 
 
+# A chat's mention of a person by a handle of two names (`Salut @omar.tazi,`, `handover from
+# @marta.kowalski`): inside a line, its first part a first name of the table. (A decorator,
+# `@app.route`, `@pytest.mark`, starts its line; an address has letters before its `@`.)
+_MENTION = re.compile(r"(?<![\w@.])@(?P<handle>[a-z][a-z0-9]*[._-][a-z][a-z0-9]*)(?![\w.-]*[\w(])")
+
+
+# A decorator's last word after a first name (`@mark.parametrize` quoted in a sentence).
+_DECORATOR_WORDS = frozenset({"parametrize", "fixture", "route", "setter", "getter",
+                              "deleter", "skip", "skipif", "xfail", "usefixtures",
+                              "filterwarnings", "get", "post", "put", "delete", "patch",
+                              "command", "option", "argument", "group", "cache", "wraps",
+                              "property", "task", "validator"})  # fmt: skip
+
+
+@register("person_handles_in_mentions")
+class MentionFinder:
+    kinds = frozenset({"USERNAME"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=("@",))
+    views = frozenset({NORMALISED})
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for match in _MENTION.finditer(text):
+            if not text[text.rfind("\n", 0, match.start()) + 1 : match.start()].strip():
+                continue  # first on its line: a decorator's place
+            first, *_, last = re.split(r"[._-]", match["handle"])
+            if first_name(first.capitalize()) and last not in _DECORATOR_WORDS:
+                yield Span(match.start("handle") - 1, match.end("handle"), "USERNAME")
+
+
 @register("person_names_in_dialogues")
 class DialogueNameFinder:
     """Who speaks in a dialogue (`_dialogue_speakers`), read in the text as typed only: the

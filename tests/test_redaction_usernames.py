@@ -43,6 +43,9 @@ test_a_login_in_credentials_syntax_is_redacted = hides_each(
 # (text, the login or the app's or game's ID in it) after the word or the app naming it, by kind.
 AFTER_THEIR_NAME = {
     "USERNAME": [
+        # A name in a game, in English and in Hinglish.
+        ("the name in game was NightOwl_Kai. we bought gems", "NightOwl_Kai"),
+        ("mera in-game naam ThunderRaja_07 hai aur level 60", "ThunderRaja_07"),
         # A chat's mention of a person by a handle of two names, inside a line.
         ("*OnCallBot*: Salut @julien.moreau, c'est ta semaine", "@julien.moreau"),
         ("primary on-call (handover from @ewa.nowak)", "@ewa.nowak"),
@@ -124,6 +127,9 @@ AFTER_THEIR_NAME = {
         ("usuario github: tomasvq", "tomasvq"),
         ('{"email": "x@y.io", "github": "meiling"}', "meiling"),
         ("LINE: mei_chan", "mei_chan"),
+        # A game account's tag or number after the words for it.
+        ("his player tag is #8RQV2LX0P and he plays every night", "#8RQV2LX0P"),
+        ("Нік у грі — Вовк_2010, ID гравця 774120. Прив'язана пошта", "774120"),
         ("catch me on twitch @xqc_fan", "@xqc_fan"),
     ],
 }
@@ -196,6 +202,8 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         "if provider == Provider.GITHUB:\n    return token",
         "# regression test for GitHub issue #6439",
         "we use gitlab: self-hosted",
+        "the player id is stored in the session table; game id 2 of the season",
+        "@dataclass\nclass Player:\n    player_id: PlayerId\n",
         '@app.route("/x")\ndef f(): ...\n    @mark.parametrize("x", [1])',
         "x = 1  # see @mark.parametrize usage, or ping @pytest.mark later",
         # A chat's speaker whose name is a login's label: a message after it, or it speaking

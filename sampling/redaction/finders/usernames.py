@@ -34,7 +34,8 @@ _ASCII_LABELS = (
     "kasutajanimi", "kasutajatunnus", "notandanafn", "korisnicko ime", "emri i perdoruesit",
     "jina la mtumiaji", "lietotajvards", "vartotojas", "vartotojo vardas", "ansible_user",
     "ansible_ssh_user", "remote_user",
-    "ign", "in-game name", "nickname", *_SENDER_LABELS,
+    "ign", "in-game name", "nickname", "name in game", "in-game naam", "player name",
+    "pelaajanimi", *_SENDER_LABELS,
 )  # fmt: skip
 _OTHER_LABELS = (
     "usuário", "nome de usuário", "nazwa użytkownika", "użytkownik", "kullanıcı adı",
@@ -47,7 +48,8 @@ _OTHER_LABELS = (
     "उपयोगकर्ता नाम", "никнейм", "ник в игре", "tài khoản", "lietotājvārds",
     "korisničko ime", "uporabniško ime", "emri i përdoruesit",
     "корисничко име", "потребителско име", "մուտքանուն", "ব্যবহারকারীর নাম",
-    "பயனர் பெயர்", "వినియోగదారు పేరు", "ഉപയോക്തൃനാമം", "ਯੂਜ਼ਰਨੇਮ", "યુઝરનેમ",
+    "பயனர் பெயர்", "వినియోగదారు పేరు", "ഉപയോക്തൃനാമം", "ਯੂਜ਼ਰਨੇਮ", "યુઝરનેમ", "нік у грі",
+    "닉네임", "게임 닉네임",
 )  # fmt: skip
 _LABELS = _ASCII_LABELS + _OTHER_LABELS
 _COLON_ONLY = frozenset({"ign"})

@@ -14,18 +14,16 @@ from stdnum.iso7064 import mod_97_10
 
 # Cards of national networks whose first digit no global network uses, written grouped or not:
 # Uzbekistan's Uzcard and Humo, Turkey's Troy, India's RuPay (81, 82).
-_NATIONAL_NETWORKS = r"8600\d{12}|9860\d{12}|9792\d{12}|8[12]\d{14}"
-_NATIONAL = re.compile(_NATIONAL_NETWORKS)
+_NATIONAL = re.compile(r"8600\d{12}|9860\d{12}|9792\d{12}|8[12]\d{14}")
 # Issuer prefixes of the card networks: a Luhn-valid number with another first digit is not a card.
 CARD_FIRST_DIGITS = frozenset("2345689")
 # A number written without spaces is a card only with a network's prefix and length (Visa,
-# Mastercard, Amex, Discover, UnionPay, JCB, Diners, Mir, Maestro, RuPay): one long number in
-# ten passes Luhn.
+# Mastercard, Amex, Discover, UnionPay, JCB, Diners, Mir, Maestro, RuPay's 6x; those of the
+# national networks above, `_NATIONAL`): one long number in ten passes Luhn.
 _CARD_NETWORKS = re.compile(
     r"4(?:\d{12}|\d{15}|\d{18})|5[1-5]\d{14}|2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)\d{12}"
     r"|3[47]\d{13}|6(?:011|4[4-9]\d|5\d\d)\d{12,15}|62\d{14,17}|35(?:2[89]|[3-8]\d)\d{12,15}"
     r"|3(?:0[0-5]|[689]\d)\d{11,16}|220[0-4]\d{12,15}|5[06-8]\d{14}|6\d{15}"
-    rf"|{_NATIONAL_NETWORKS}"
 )
 # Two-letter NINO prefixes that are never issued.
 NINO_UNUSED_PREFIXES = frozenset({"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"})

@@ -15,6 +15,9 @@ from sampling.redaction.finders.usernames import a_login
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
 
+# The words for a game account's number or tag, which may be digits alone.
+_GAME_ACCOUNTS = ("player id", "player tag", "character id", "account uid", "game id", "гравця",
+                  "игрока", "플레이어 id", "계정 uid", "የተጫዋች id")  # fmt: skip
 # The app's name (lower case), the words that may follow it, then `:`/`是`/`is` and the ID.
 _APPS: dict[str, str] = {
     # A WeChat ID: a letter, then 5-19 letters, digits, `_` or `-`; or a phone number.
@@ -82,22 +85,8 @@ _APPS: dict[str, str] = {
         r"@?[a-z][a-z0-9_.-]{2,31}",
     ),
     # A game account's number or tag after the words for it (`player tag is #2QYL8VJ0C`,
-    # `character ID 5172830491`).
-    **dict.fromkeys(
-        (
-            "player id",
-            "player tag",
-            "character id",
-            "account uid",
-            "game id",
-            "гравця",
-            "игрока",
-            "플레이어 id",
-            "계정 uid",
-            "የተጫዋች id",
-        ),
-        r"#?(?=[a-z]*[0-9])[a-z0-9]{6,14}",  # (a digit in it: not a type's `PlayerId`)
-    ),
+    # `ID гравця 901774`): a digit in it, not a type's `PlayerId`.
+    **dict.fromkeys(_GAME_ACCOUNTS, r"#?(?=[a-z]*[0-9])[a-z0-9]{6,14}"),
     **dict.fromkeys(
         ("riot id", "riot", "battletag", "battle.net", "battle tag"),
         r"[\w.]{2,16}#[a-z0-9]{2,5}",
@@ -114,9 +103,7 @@ _APPS: dict[str, str] = {
 # The apps whose IDs may be digits alone (a QQ number, a phone number).
 _DIGITS_ALONE = {"wechat": True, "weixin": True, "微信": True, "qq": True, "whatsapp": True,
                  "signal:": True, "signal id": True, "vx": True, "v信": True, "威信": True,
-                 "扣扣": True, "threema": True, "player id": True, "character id": True,
-                 "account uid": True, "game id": True, "гравця": True, "игрока": True,
-                 "플레이어 id": True, "계정 uid": True, "የተጫዋች id": True}  # fmt: skip
+                 "扣扣": True, "threema": True, **dict.fromkeys(_GAME_ACCOUNTS, True)}  # fmt: skip
 _ID_WORDS = (
     r"(?:\s*(?:id|handle|username|user ?name|gamertag|tag|account|number|no\.?|me|号|號|账号|帳號"
     r"|아이디))?"

@@ -1644,8 +1644,8 @@ def _labelled_speaker(text: str, match: re.Match[str]) -> Iterator[Span]:
 # A parent's word in a speaker's aside (`Harper's mum`, `mamá de Benja`, `Ava's dad, 2B`).
 _PARENT = re.compile(
     r"(?i:\b(?:mum|mom|mummy|mommy|dad|daddy|mother|father|parent|mamá|mama|mam|mami|papá|papa"
-    r"|papi|mãe|pai|maman|mamma|babbo|mutter|vater|moeder|vader|mor|far|mamma|pappa|matka"
-    r"|ojciec|tata|majka|otac|мама|папа|mama|baba|anne|ema)\b)"
+    r"|papi|mãe|pai|maman|mamma|babbo|mutter|vater|moeder|vader|mor|far|pappa|matka|ojciec"
+    r"|tata|majka|otac|мама|папа|baba|anne|ema)\b)"
 )
 # A word of an aside, a possessive's `'s` left out of it (`Harper's` reads `Harper`).
 _ASIDE_WORD = re.compile(r"(?P<word>[^\W\d_][\w.-]*?)(?:['’]s)?(?![\w'’])")

@@ -485,7 +485,7 @@ class CodeFinder:
         r"|güvenlik|giriş|kapı|onay|verifikasi|keamanan|akses|pintu|pengesahan|xác|bảo mật"
         r"|cửa|authenticator|schlüssel|отриман|получени|belépés|ellenőrz|megerősít|patvirtin"
         r"|prisijung|apstiprin|pieslēg|kinnitus|sisselog|staðfest|innskrán|blik\b|puk\b"
-        r"|xác minh|xác thực|potvrzen|potvrd|overenie|tasdiq|təsdiq|qapı|xaqiijin|otp\b|domofon"
+        r"|potvrzen|potvrd|overenie|tasdiq|təsdiq|qapı|xaqiijin|domofon"
         r"|interkom|citofono|portero|interphone|klingel|budov)",
     )
     _NOT_ASCII = ("验证码", "動態碼", "动态码", "校验码", "安全码", "取件码", "暗証番号",

@@ -62,7 +62,7 @@ _WORDS_AFTER = re.compile(r"[ \t]+(?P<word>[^\W\d_]+)[ \t]+[^\s(\[]")
 # Words that go on to the password after a login (`username: jsmith and the password is`).
 _ON_TO_THE_PASSWORD = frozenset({"and", "und", "et", "y", "e", "и", "i", "ve", "dan", "og",
                                  "och", "en", "a", "with", "mit", "avec", "con", "com", "pass",
-                                 "password", "pw", "pwd", "/", "|"})  # fmt: skip
+                                 "password", "pw", "pwd"})  # fmt: skip
 
 
 def _a_message(value: str, text: str, end: int) -> bool:

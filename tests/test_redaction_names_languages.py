@@ -229,7 +229,6 @@ NOT_NAMES = [
     "Gruß an alle",
     "Cordialement, l'équipe",
     "Cordialement, L'équipe Support",
-    "Gruß, Jonas und Lea kommen morgen.",
     "Thanks, Everyone",
     "Best regards, Python Team",
     "Hei Maailma, tämä on testi",

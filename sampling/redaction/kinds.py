@@ -66,7 +66,9 @@ PERSONAL_KINDS: dict[str, str] = {
     "Russian and Ukrainian ones, and Chinese, Japanese and Korean addresses by their units",
     "PERSON_NAME": "a person's name where the words before it say so (my name is, Name:, Dear, "
     "Mr./Ms./Dr., a letter's sign-off, je m'appelle, me llamo, ich heiße, 我叫, 姓名：, 名前は, "
-    "...); a name anywhere else needs a redactor of your own (NER)",
+    "...), a full name in running text, a first name alone where the words around it say a "
+    "person is meant (Thanks Ravi, ask Priya, Maria said, Noah's, Kayden (8)); a name with "
+    "nothing around it needs a redactor of your own (NER)",
     "MESSENGER_ID": "a chat-app ID or handle after the app's name: WeChat ID (微信号), QQ "
     "number, Telegram, WhatsApp, LINE, KakaoTalk, Signal, Discord, Skype, Instagram, Snapchat, "
     "TikTok, a code host's (GitHub: ...); an @handle a few words after such an app's name",

@@ -266,7 +266,10 @@ def _joins(text: str) -> Iterator[tuple[int, int, str]]:
 # A transcript's turn after the first: a line break, who speaks (a word or three) and a colon.
 # A literal first character, which the regex engine skips along to.
 # (Not an ASCII lower-case letter first: the keys of code and config, `name: value`.)
-_WHO = r"[ \t]*(?P<who>[^\W\d_a-z][^\n:：?？]{0,24}?)[ \t]*[:：][ \t]+"
+# A chat's time stamp before who speaks, its date too (`[14:02] `, `[02/09/2024, 18:43] `).
+_STAMP = (r"(?:\[?(?:[0-9]{1,4}[./-][0-9]{1,2}[./-][0-9]{1,4},?[ \t]+)?[0-9]{1,2}[:.][0-9]{2}"
+          r"(?:[:.][0-9]{2})?(?:[ \t]?[AaPp]\.?[Mm]\.?)?\]?[ \t]*(?:-[ \t]*)?)?")  # fmt: skip
+_WHO = rf"[ \t]*{_STAMP}(?P<who>[^\W\d_a-z][^\n:：?？]{{0,24}}?)[ \t]*[:：][ \t]+"
 _TURN = re.compile(rf"\n{_WHO}")
 _FIRST_TURN = re.compile(_WHO)
 _ANSWER_LONGEST = 80  # characters of an answer read after its question: a value, not a speech
@@ -286,7 +289,7 @@ def _a_turn_may_start_a_line(text: str) -> bool:
     return False
 
 
-_SPEAKER_REACH = 28  # characters from a line break to a speaker's colon, at most
+_SPEAKER_REACH = 48  # characters from a line break to a speaker's colon (a time before), at most
 
 
 def _two_speakers(asks: str, answers: str) -> bool:
@@ -308,17 +311,18 @@ def _answers(text: str) -> Iterator[tuple[int, int, str]]:
     turns = list(_TURN.finditer(text))
     if not turns:
         return
-    speakers = {turn.start(): turn["who"] for turn in turns}
+    speakers = {turn.start(): turn for turn in turns}
     first = _FIRST_TURN.match(text)
     if first is not None:
-        speakers[-1] = first["who"]
+        speakers[-1] = first
     for turn in turns:
         newline = turn.start()
         before = text.rfind("\n", 0, newline)
         asks = speakers.get(before)
-        if asks is None or not _two_speakers(asks, turn["who"]):
+        if asks is None or not _two_speakers(asks["who"], turn["who"]):
             continue  # the question is no turn of a dialogue (a list of keys, a log's levels)
         question = text[before + 1 : newline].rstrip()
+        asked = text[asks.end() : newline]  # (the question without its time stamp and speaker)
         answer_end = text.find("\n", turn.end())
         answer = text[turn.end() : len(text) if answer_end < 0 else answer_end]
         if (
@@ -328,7 +332,7 @@ def _answers(text: str) -> Iterator[tuple[int, int, str]]:
             or not any(char.isdigit() for char in answer)
             # A value given already: a form's line (`Adres: ... No: 17/5`, then `Cep Tel:
             # 0532 ...`), not a question asking for one.
-            or any(char.isdigit() for char in question)
+            or any(char.isdigit() for char in asked)
         ):
             continue
         start = before + 1 + len(question) - (question[-1] in _QUESTION_MARKS)

@@ -165,6 +165,7 @@ def _letters(test: str) -> str:
 
 
 _UPPER, _LOWER = _letters("isupper"), _letters("islower")
+UPPER = _UPPER
 
 
 # A word of a script past Latin's (its marks with it).
@@ -333,7 +334,7 @@ _TOKEN = re.compile(r"[^ \t]+")
 
 # A capitalised word (`O'Brien`, `McKay`, `Jean-Luc`, `Łukasz`, `Дмитрий`): each part after the
 # first starts with a capital or a sign, so that a long word is read one way only.
-_CAPITALISED = (
+_CAPITALISED = CAPITALISED = (
     rf"[{_UPPER}](?:[{_LOWER}]+|(?=['’][{_UPPER}]))"
     rf"(?:['’-][{_UPPER}{_LOWER}][{_LOWER}]*|[{_UPPER}][{_LOWER}]+)*"
 )
@@ -1443,7 +1444,7 @@ _CALENDAR_NAME = re.compile(
 # Words a log's line has where a chat's has a name (`10:42:01 Build Started: ...`).
 _LOG_WORDS = frozenset(_TABLE["log_words"])
 # First names of many languages (first_names.json): where only the spelling tells a name.
-_FIRST_NAMES = frozenset(table("first_names.json")["names"])
+_FIRST_NAMES = FIRST_NAMES = frozenset(table("first_names.json")["names"])
 
 
 # Endings a first name takes in a sentence (Slavic and Greek cases: `Звонить Дмитрию`,
@@ -1451,6 +1452,13 @@ _FIRST_NAMES = frozenset(table("first_names.json")["names"])
 _CASE_ENDINGS = (("ию", "ий"), ("ію", "ій"), ("ю", "й"), ("і", "а"), ("е", "а"), ("у", "а"),
                  ("ы", "а"), ("ой", "а"), ("ей", "я"), ("у", ""), ("а", ""), ("ом", ""),
                  ("ем", "й"), ("и", "а"), ("ης", "η"), ("ου", "ος"), ("ς", ""))  # fmt: skip
+
+
+def lone_first_name(word: str) -> bool:
+    """`word` is a first name of the table that names no month or day, role, team or firm
+    (`Kevin`; not `May`, `Support`): a name where the words around it say a person is meant
+    (lone_names.py)."""
+    return first_name(word) and word.lower() not in _MONTHS_AND_DAYS and _a_persons([word])
 
 
 def first_name(word: str) -> bool:
@@ -1516,6 +1524,7 @@ class ExportNameFinder:
                 ):
                     yield Span(*match.span("name"), KIND)
             yield from _chat_headers(text)
+            yield from _bracketed_chat_writers(text)
             for match in _NAME_THEN_TIME.finditer(text):
                 words = match["name"].split()
                 if _a_chats_writer(words, dated=True) and words[0].lower() not in _MONTHS_AND_DAYS:
@@ -1531,6 +1540,11 @@ class ExportNameFinder:
 # @marta.kowalski`): inside a line, its first part a first name of the table. (A decorator,
 # `@app.route`, `@pytest.mark`, starts its line; an address has letters before its `@`.)
 _MENTION = re.compile(r"(?<![\w@.])@(?P<handle>[a-z][a-z0-9]*[._-][a-z][a-z0-9]*)(?![\w.-]*[\w(])")
+
+
+# A message to a handle that starts its line (`@dmitri.v the payments pod is down`): a space and
+# a word, where a decorator has a line break or its arguments (`@app.route("/")`).
+_ADDRESSED_AFTER = re.compile(r"[ \t]+[^\W\d_]")
 
 
 # A decorator's last word after a first name (`@mark.parametrize` quoted in a sentence).
@@ -1551,8 +1565,9 @@ class MentionFinder:
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
         for match in _MENTION.finditer(text):
-            if not text[text.rfind("\n", 0, match.start()) + 1 : match.start()].strip():
-                continue  # first on its line: a decorator's place
+            before = text[text.rfind("\n", 0, match.start()) + 1 : match.start()]
+            if before.strip() == "" and not _ADDRESSED_AFTER.match(text, match.end()):
+                continue  # a decorator's place, unless a message to the handle follows it
             first, *_, last = re.split(r"[._-]", match["handle"])
             if first_name(first.capitalize()) and last not in _DECORATOR_WORDS:
                 yield Span(match.start("handle") - 1, match.end("handle"), "USERNAME")
@@ -1754,6 +1769,41 @@ def _chat_headers(text: str) -> Iterator[Span]:
                     if kind is not None:
                         yield Span(*match.span("name"), kind)
         at = text.find(":", at + 1)
+
+
+# A copied chat's line: its time in brackets, a day's word before it or none (`[9:42 PM] `,
+# `[Yesterday at 11:02 PM] `, `[오후 11:20] `), a role and a bar or none (`Mod | `), who writes,
+# a colon. Brackets around the time, which an agenda's `09:00 Keynote:` has not.
+_BRACKETED_STAMP_LINE = re.compile(
+    r"^[ \t]*\[(?:[^\W\d_][^\]\n\d]{0,16}[ \t]*)?[0-9]{1,2}:[0-9]{2}(?P<seconds>:[0-9]{2})?"
+    r"(?:[ \t]?[AaPp]\.?[Mm]\.?)?\][ \t]*(?:[^\W\d_][\w]{0,12}[ \t]*\|[ \t]*)?"
+    r"(?P<name>[^\s:|\[\]()<>]{2,32}(?:[ \t][^\s:|\[\]()<>]{1,32}){0,2}?)[ \t]*:[ \t]",
+    re.MULTILINE,
+)
+
+
+def _bracketed_chat_writers(text: str) -> Iterator[Span]:
+    """Who writes each line of a copied chat, two lines or more with the time in brackets
+    (Discord, Slack, WhatsApp): a person's name, or a handle (`ghostpepper`, `KryptoNyx`,
+    `헬창고양이`); not a role's, a bot's or a log's word (`Agent`, `System`, `INFO`)."""
+    lines = list(_BRACKETED_STAMP_LINE.finditer(text))
+    if len(lines) < 2:
+        return
+    for line in lines:
+        name = line["name"]
+        words = name.split()
+        if any(word.lower().strip(".") in _SPEAKER_ROLES or word.lower() in _LOG_WORDS
+               or word.lower() in _NOT_PERSONS for word in words):  # fmt: skip
+            continue
+        if all(word[0].isupper() and word[1:].islower() for word in words) or all(
+            _uncased(word) for word in words
+        ):
+            yield Span(*line.span("name"), KIND)
+        elif len(words) == 1 and (
+            # (a plain word in lower case on a line timed to the second is a log's program)
+            _HANDLE.search(name) or (line["seconds"] is None and a_login(name, sentence=True))
+        ):
+            yield Span(*line.span("name"), "USERNAME")
 
 
 def _a_writer(name: str) -> str | None:
@@ -2119,7 +2169,7 @@ class PartyNameFinder:
 
 # A first name, then a relation or a role in brackets (`Contatto di emergenza: Paolo (cognato)`,
 # `Recebido por: Cleiton (porteiro)`): the bracket found first, the name read back.
-_RELATIONS = frozenset(_TABLE["relations_in_brackets"])
+_RELATIONS = RELATIONS = frozenset(_TABLE["relations_in_brackets"])
 _RELATION_AT = re.compile(
     rf"[ \t]?\((?:{'|'.join(sorted(map(re.escape, _RELATIONS), key=len, reverse=True))})\)"
 )

@@ -1,0 +1,211 @@
+"""A first name alone, where the words around it say a person is meant: addressed (`Thanks
+Ravi,`), after a verb or a role that takes a person (`ask Priya`, `kurier Bartek`, `my
+colleague Jun`), before a verb of saying (`Maria said`, `Sandra ha detto`), in a possessive
+(`Noah's filling`, `Eilidh's mum`), before an age in brackets (`Kayden (8)`, `(Nour, 6 años)`),
+beside another first name (`Lena and Micah`, `Jasmine / Pete`), or signing a message's end
+after a comma or an emoji (`... pls 🙏 xx Megan`).
+
+The name is a word of the first names' table that names no month, role or team
+(`names.lone_first_name`), with no capitalised word right after it (a full name's or a place's,
+which names.py reads). Except after a thanks or a greeting and before an age, a name that is as
+often a word, a place or a product (`Grace`, `Paris`, `Claude`) is passed over, and so is one
+right after a capitalised word (`Trader Joe's`, `Today Maria said`). The tables are
+lone_names.json."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sampling.redaction.finders import register, table
+from sampling.redaction.finders.names import (
+    CAPITALISED,
+    FIRST_NAMES,
+    KIND,
+    RELATIONS,
+    UPPER,
+    lone_first_name,
+)
+from sampling.redaction.spans import NORMALISED, PERSONAL_PRIORITY, Span, Text
+from sampling.redaction.triggers import Triggers, WordEnds
+from sampling.redaction.triggers import word as a_word
+
+_TABLE = table("lone_names.json")
+_NOT_ALONE = frozenset(_TABLE["not_alone"])
+_POSSESSED = frozenset(_TABLE["possessed"])
+_ASSISTANTS = frozenset(_TABLE["assistants"])
+_JOINING_WORDS = [word for word in _TABLE["joined_by"] if word.isalpha()]  # (and `+`, `&`, `/`)
+
+
+def _either(words: list[str] | frozenset[str]) -> str:
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
+
+
+# Each first name of the table, found capitalised in one scan of the text: only there are the
+# words around it read (a pattern tried at every capital of a page cost ~65 µs a 2 KB record).
+# As written, capitalised as a name is; a Cyrillic or Greek one also without its last letter or
+# two, which its cases change (`Дмитрию`, `Марии`: names.first_name reads them).
+_FIRST_NAME_WORDS = WordEnds(
+    sorted(
+        FIRST_NAMES
+        | {
+            name[:-cut]
+            for name in FIRST_NAMES
+            if "\u0370" <= name[-1] <= "\u04ff"
+            for cut in (1, 2)
+            if len(name) - cut >= 3
+        }
+    )
+)
+_WORD = re.compile(CAPITALISED)
+# Not glued to a handle, an address, a path or a word (`@Maria`, `x.Maria`, `/Maria`).
+_GLUED_BEFORE = frozenset("'’.@#/&-_")
+# Not the first of several capitalised words (`Thanks Maria Lopez`: a full name, read whole by
+# names.py), nor glued to a handle, an address or a path.
+_ALONE = rf"(?![\w@/-]|['’](?![sS](?![\w])))(?![ \t]+[{UPPER}])"
+# What ends a name addressed (`Thanks Ravi, ...`, `Danke Jonas!`, `Merci Camille 🙏`): a mark,
+# a symbol, a line's or the text's end; not a colon or `=`, which end a label (`Hola, Nas:
+# 100-000-009`: Chile's identity number).
+_ADDRESS_ENDS = re.compile(rf"{_ALONE}(?=[ \t]*(?:[^\w\s'’:：=-]|$))", re.M)
+_TAKEN_ENDS = re.compile(_ALONE)
+_ADDRESSED = frozenset(_TABLE["addressed"])
+_TAKERS = frozenset(_TABLE["before"]) | RELATIONS
+_MOST_CUE_WORDS = max(len(cue.split()) for cue in _ADDRESSED | _TAKERS)
+# After the name, what says it is a person's: a verb of saying, or another verb; a possessive;
+# `and I`; an age in brackets (a space before it: `Pauli(1)` is a call); or another first name
+# after `and` (and its words in other languages, `+`, `&`, `/`).
+_AFTER_NAME = re.compile(
+    rf"[ \t]+(?:(?P<verb>{_either(_TABLE['after_saying'])})"
+    rf"|(?P<doing>{_either(_TABLE['after_doing'])}))(?![\w'’-])"
+    rf"|['’]s[ \t]+(?P<noun>[^\W\d_][\w'’-]*)"
+    r"|[ \t]+(?:and|&|und|et|y|e)[ \t]+(?P<me>I|me|ich|moi|yo|eu|io)(?![\w'’-])"
+    rf"|(?P<aged>[ \t]+\([ \t]*\d{{1,2}}[ \t]*(?i:{_either(_TABLE['ages'])})?[ \t]*\))"
+    rf"|(?:[ \t]+(?:{_either(_JOINING_WORDS)})[ \t]+|[ \t]*[+&/][ \t]*)"
+    rf"(?P<other>{CAPITALISED}){_ALONE}"
+)
+# A name in brackets before its age (`acompañada de su hija (Nour, 6 años)`).
+_AGE_IN_BRACKETS = re.compile(rf",?[ \t]+\d{{1,2}}[ \t]*(?i:{_either(_TABLE['ages'])})\.?\)")
+# A message signed at its end after a comma, `!` or an emoji, `xx` between them or none.
+_SYMBOL = r"[^\w\s.,;:'\"()\[\]{}<>=/\\`*#|-]"
+_SIGNED_BEFORE = re.compile(rf"(?:[,!]|{_SYMBOL})[ \t]*(?:(?i:xx?|xo|xoxo)[ \t]+)?\Z")
+_SIGNED_AFTER = re.compile(rf"[ \t]*[.!]*[ \t]*(?:{_SYMBOL}[ \t]*){{0,3}}\Z")
+# What may stand before a sentence's first word on its line: a comment's or a list's marks.
+_LINE_START = re.compile(r"[ \t]*(?:#+|//|\*|-|>)?[ \t]*")
+_CAPITALISED_BEFORE = re.compile(rf"[{UPPER}][\w'’.-]*[ \t]+\Z")
+_REACH = 32  # characters before a name where the words that take it are read
+
+
+def _a_name(word: str, *, ambiguous: bool = False) -> bool:
+    """A first name alone; `ambiguous`: also one of those that are as often something else.
+    Never an assistant's (`Thanks Claude!`)."""
+    lower = word.lower()
+    return (
+        lone_first_name(word)
+        and lower not in _ASSISTANTS
+        and (ambiguous or lower not in _NOT_ALONE)
+    )
+
+
+def _cue_before(lower: str, start: int) -> str:
+    """The words right before `start` that take a name, if any (`thanks`, `ask`, `talked to`):
+    the last one to three words there, a comma after them or none."""
+    words = lower[max(0, start - _REACH) : start].rstrip(" \t,").split()
+    for count in range(min(_MOST_CUE_WORDS, len(words)), 0, -1):
+        cue = " ".join(words[-count:])
+        if cue in _ADDRESSED or cue in _TAKERS:
+            return cue
+    return ""
+
+
+def _starts_a_sentence(text: str, start: int) -> bool:
+    """The word at `start` is a sentence's first: at its line's start, or after a full stop."""
+    line = text.rfind("\n", 0, start) + 1
+    if _LINE_START.fullmatch(text, line, start):
+        return True
+    before = text[line:start].rstrip()
+    return before.endswith((".", "!", "?", ":"))
+
+
+def _in_brackets(text: str, start: int) -> bool:
+    """A bracket opened on the line before `start` is still open (`Dict[str, Cal`: code)."""
+    line = text[text.rfind("\n", 0, start) + 1 : start]
+    return any(line.count(opening) > line.count(closing) for opening, closing in ("()", "[]", "{}"))
+
+
+@register("person_first_names_in_context")
+class FirstNameInContextFinder:
+    kinds = frozenset({KIND})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(facts=(a_word(2),))  # every capitalised word has two letters or more
+    views = frozenset({NORMALISED})  # (a structured view's lines are no sentences)
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text, lower = view.text, view.lower
+        done = -1
+        for end in _FIRST_NAME_WORDS.char_ends(text):
+            start = end
+            while start and text[start - 1].isalpha():
+                start -= 1
+            word = _WORD.match(text, start)
+            if (
+                start <= done
+                or word is None
+                or (start and (text[start - 1] in _GLUED_BEFORE or text[start - 1].isdigit()))
+            ):
+                continue
+            done = end = word.end()
+            if text.endswith(_POSSESSIVES, start, end):
+                end -= 2  # (`Dana's`: the name, then its possessive)
+            yield from _in_context(text, lower, start, end)
+
+
+_POSSESSIVES = ("'s", "’s", "'S", "’S")
+
+
+def _in_context(text: str, lower: str, start: int, end: int) -> Iterator[Span]:
+    """The name at text[start:end] (and a second one beside it), where the words around it say
+    it is a person's."""
+    name = text[start:end]
+    if not _a_name(name, ambiguous=True):
+        return
+    cue = _cue_before(lower, start)
+    if cue in _ADDRESSED and _ADDRESS_ENDS.match(text, end):
+        yield Span(start, end, KIND)
+        return
+    if text[start - 1 : start] == "(" and _AGE_IN_BRACKETS.match(text, end):
+        yield Span(start, end, KIND)
+        return
+    after = _AFTER_NAME.match(text, end)
+    aged = after is not None and after["aged"] is not None
+    if not aged and not _a_name(name):
+        return  # `Paris`, `Grace`: a name only after a thanks or before an age
+    if cue in _TAKERS and _TAKEN_ENDS.match(text, end):
+        yield Span(start, end, KIND)
+        return
+    if after is not None:
+        yield from _named_before(text, start, end, after)
+        return
+    if (
+        _SIGNED_AFTER.match(text, end)
+        and _SIGNED_BEFORE.search(text, max(0, start - 12), start)
+        and not _in_brackets(text, start)
+    ):
+        yield Span(start, end, KIND)
+
+
+def _named_before(text: str, start: int, end: int, after: re.Match[str]) -> Iterator[Span]:
+    """The name at text[start:end], `after` saying it is a person's (_AFTER_NAME)."""
+    noun, other = after["noun"], after["other"]
+    if after["doing"] is not None and _starts_a_sentence(text, start):
+        return  # `# Ties will be broken`: a sentence's first word is capitalised anyway
+    if after["aged"] is None and _CAPITALISED_BEFORE.search(text, max(0, start - 24), start):
+        return  # `Trader Joe's`, `Today Maria said`: a longer name's word, or unsure
+    if noun is not None and (
+        noun.lower() in _POSSESSED or (noun[0].isupper() and not noun.isupper())
+    ):
+        return  # `Bertrand's postulate`, `Maria's Kitchen`: a thing's name
+    if other is not None:
+        if not _a_name(other):
+            return
+        yield Span(*after.span("other"), KIND)
+    yield Span(start, end, KIND)

@@ -1,0 +1,170 @@
+"""A first name alone where the words around it say a person is meant (addressed, after a verb or
+a role that takes a person, before a verb of saying, in a possessive, before an age, beside
+another name, signing a message); who writes each line of a copied chat with its time in
+brackets; a message to a `@first.last` handle that starts its line; a street and its number
+before a postcode and a town; a booking reference and an airline ticket after a word naming
+them; and an answer read after its question in a time-stamped chat. Beside each, the look-alikes
+that stay: names of things and places, assistants, eponyms, calls, logs, decorators, years."""
+
+# ruff: noqa: E501  (a case reads best on one line)
+from __future__ import annotations
+
+import pytest
+
+from tests.helpers.redaction import found_as, hides_each, leaves_each, names
+
+pytestmark = pytest.mark.unit
+
+FIRST_NAMES = [
+    # Addressed: after a thanks or a greeting, in the languages people chat in.
+    ("Thanks Maria! See you tomorrow.", "Maria"),
+    ("Danke Jonas, bis morgen.", "Jonas"),
+    ("Merci Camille ! À demain", "Camille"),
+    ("Gracias Lucía!", "Lucía"),
+    ("Agent (Chloe): Thanks Ravi, I've reissued it - it'll work now", "Ravi"),
+    # After a verb or a role that takes a person.
+    ("Can you ask Priya to call back?", "Priya"),
+    ("I'll send Dave round tmrw am, he has the key", "Dave"),
+    ("Spoke to Aisha this morning, she confirmed.", "Aisha"),
+    ("my colleague Priya will send it.", "Priya"),
+    ("kurier Bartek: dzień dobry, paczkomat pełny", "Bartek"),
+    ("СДЭК: курьер Руслан привезёт заказ сегодня", "Руслан"),
+    # Before a verb of saying, or another verb inside a sentence.
+    ("Maria said the boiler broke again.", "Maria"),
+    ("I think Maria will call you back.", "Maria"),
+    ("ok so Jenny and I will pick up the kids at 5", "Jenny"),
+    # A possessive.
+    ("Your W-2 is fine but Dana's SSN is missing from the intake form", "Dana"),
+    ("ask about the invoice for Noah's filling", "Noah"),
+    ("Also still missing Harvey's blue water bottle", "Harvey"),
+    # Before an age, or with it in brackets.
+    ("Present: Leanne Doyle (mother), Kayden (8), Mia (4).", "Kayden"),
+    ("Anwesend: Kindsmutter, Kinder Can (5) und Melek (2).", "Can"),
+    ("acompañada de su hija menor (Nour, 6 años). Refiere retraso", "Nour"),
+    # Beside another first name.
+    ("Lena and Micah are already with me so room for one more", "Micah"),
+    ("Supervision notes 3/12 (Jasmine / Pete)", "Jasmine"),
+    ("Murat: erledigt, für Elif und Deniz", "Deniz"),
+    # Signing a message after a comma or an emoji.
+    ("Happy to pay thru the app, tracked postage pls 🙏 xx Megan", "Megan"),
+]
+
+NOT_FIRST_NAMES = [
+    "Bertrand's postulate assures that there is a prime between n and 2n.",
+    "Victoria's Secret and Trader Joe's are open late.",
+    "Claude's answer was right. Thanks Claude!",
+    "moved to Paris; the Grace period ends in June.",
+    "# Ties will be broken by choosing the pair with the lowest index",
+    ">>> Pauli(1)*Pauli(2)\nI*sigma3",
+    "callbacks: Dict[str, Cal",
+    "Ruby's syntax and Julia's speed",
+]
+
+CHAT_WRITERS = [
+    ("[9:40 PM] Zed: here's the bot token lol\n[9:42 PM] Kaz: BRO delete that rn", "Kaz"),
+    (
+        "[Yesterday at 11:02 PM] ghostpepper: lol i grabbed his ip\n[Yesterday at 11:03 PM] Mod | Ren: sharing IPs is a ban",
+        "ghostpepper",
+    ),
+    (
+        "[Yesterday at 11:02 PM] ghostpepper: lol i grabbed his ip\n[Yesterday at 11:03 PM] Mod | Ren: sharing IPs is a ban",
+        "Ren",
+    ),
+    ("[21:03] Lou: ok\n[21:04] KryptoNyx: id riot nyx.kryp je change le mail", "KryptoNyx"),
+    (
+        "[오후 11:20] 헬창고양이: 누가 내 배그 계정 빌려갈 사람\n[오후 11:21] bbangbbang99: 야 그거 여기 올리면 안돼",
+        "bbangbbang99",
+    ),
+]
+
+NOT_CHAT_WRITERS = [
+    "[12:00:01] kernel: started\n[12:00:02] worker: failed to bind",
+    "[12:00:01] INFO: started\n[12:00:02] ERROR: failed to bind\n[12:00:03] Agent: hello",
+]
+
+MENTIONS = [
+    ("@dmitri.v the payments pod is using the old key", "@dmitri.v"),
+    ("@sanne.dejong de callback van de betaalprovider faalt", "@sanne.dejong"),
+]
+
+NOT_MENTIONS = [
+    '@app.route("/")\ndef index(): pass',
+    "    @functools.cache\n    def f(): ...",
+]
+
+ADDRESSES = [
+    (
+        "Die Abnahmestelle ist weiterhin Brüsseler Str. 61, 50674 Köln. Bei Rückfragen",
+        "Brüsseler Str. 61, 50674 Köln",
+    ),
+    ("Lieferadresse: Am Lindenhof 7, 30926 Seelze", "Am Lindenhof 7, 30926 Seelze"),
+    ("Sme na Mlynskej 27, 040 01 Košice, 4. poschodie", "Mlynskej 27, 040 01 Košice"),
+    ("Estic al carrer de Verdi 87, 08012 Barcelona.", "carrer de Verdi 87, 08012 Barcelona"),
+    ("Adres werk: Oudegracht 212 bis, 3511 NS Utrecht", "Oudegracht 212 bis, 3511 NS Utrecht"),
+    ("Odběrné místo: Štefánikova 1034/18, 150 00 Praha 5", "Štefánikova 1034/18, 150 00 Praha 5"),
+]
+
+NOT_ADDRESSES = [
+    "Windows 10, 2019 Edition is out of support.",
+    "Chapter 12, 1984 Orwell",
+]
+
+CODES = [
+    ("Subject: Name correction on booking K7XQ2M", "K7XQ2M"),
+    ("conf code HQ4RZT, 2 pax. can you rebook us", "HQ4RZT"),
+    ("your file reference is JFKDL58214.", "JFKDL58214"),
+    ("Прошу внести изменения в бронирование YQ7K3N (рейс SU 2130)", "YQ7K3N"),
+    ("أرغب في تعديل الحجز رقم EK8M4T على رحلة دبي", "EK8M4T"),
+    ("E-ticket: 1252148839021\nFlight BA0851", "1252148839021"),
+    ("N° de billet : 0572309914832", "0572309914832"),
+]
+
+NOT_CODES = [
+    "Booking reference will be sent. Booking is CONFIRMED.",
+    "Ref: JR-20418\nRequirements: a counterbalance licence",
+    "Your ticket number is 4821; we will reply within 2 days.",
+]
+
+ANSWERS = [
+    (
+        "[14:01] Agent: Can I take your account number please?\n[14:02] You: its 7730 4418 2906\n[14:03] Agent: Thank you.",
+        "7730 4418 2906",
+    ),
+    (
+        "[02/09/2024, 18:41] Agent: What's your date of birth?\n[02/09/2024, 18:43] Priya: 12.03.1987",
+        "12.03.1987",
+    ),
+]
+
+test_first_names_in_context = hides_each(FIRST_NAMES)
+test_not_first_names = leaves_each(NOT_FIRST_NAMES, of=("PERSON_NAME",))
+test_chat_writers = hides_each(CHAT_WRITERS)
+test_not_chat_writers = leaves_each(NOT_CHAT_WRITERS)
+test_mentions = hides_each(MENTIONS)
+test_not_mentions = leaves_each(NOT_MENTIONS)
+test_addresses = hides_each(ADDRESSES)
+test_not_addresses = leaves_each(NOT_ADDRESSES, of=("ADDRESS",))
+test_codes = hides_each(CODES)
+test_not_codes = leaves_each(NOT_CODES, of=("RECORD_NUMBER",))
+test_answers = hides_each(ANSWERS)
+
+
+def test_names_after_a_sign_off_and_a_comma_are_each_a_name_not_a_signature() -> None:
+    """`Gruß,` then a sentence on its line signs nothing; the two names in it are each found."""
+    assert names("Gruß, Jonas und Lea kommen morgen.") == ["Jonas", "Lea"]
+
+
+def test_a_device_named_after_its_owner_is_no_possessive_of_a_person() -> None:
+    assert found_as("Hi this is John's laptop, not mine", "PERSON_NAME") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("[9:40 PM] Zed: here's the bot token lol\n[9:42 PM] Kaz: BRO delete that", "PERSON_NAME"),
+        ("[21:03] Lou: ok\n[21:04] KryptoNyx: id riot nyx.kryp", "USERNAME"),
+    ],
+)
+def test_chat_writers_kind(text: str, kind: str) -> None:
+    """A capitalised word is a person's name, a handle a username."""
+    assert found_as(text, kind), found_as(text, "PERSON_NAME", "USERNAME")

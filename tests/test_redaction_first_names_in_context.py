@@ -77,7 +77,22 @@ CHAT_WRITERS = [
     ),
 ]
 
+CHAT_WRITERS += [
+    # A date before or after the time, a dot in it, an emoji after the name.
+    ("[14/03/2024, 19:10] Ann: lost my keys\n[14/03/2024, 19:12] Raj: will keep an eye out", "Raj"),
+    ("[09:31, 02/06/2024] Jess 🌻: Morning all!\n[09:33, 02/06/2024] Tom: morning", "Jess"),
+    ("[25.5.2024 klo 19.22] Jussi: Moi kaikki!\n[25.5.2024 klo 19.25] Aino: Kiitos!", "Jussi"),
+    (
+        "[03/06/2024، 9:15 م] أم خالد: السلام عليكم\n[03/06/2024، 9:25 م] أبو فهد: اللي يحتاج سباك",
+        "أبو فهد",
+    ),
+]
+
 NOT_CHAT_WRITERS = [
+    # Who writes, not their name: a parent, `me`, a group.
+    "[06/06/2024 19:20] Maman: Le train est à 8h47\n[06/06/2024 19:22] Moi: ok super",
+    "[3/9/24, 19:02] Mãe: amanhã há reunião\n[3/9/24, 19:05] Eu: ok, vou depois do trabalho",
+    "[12/11/2024, 18:02] PTA: Christmas jumper day is Fri 13 Dec\n[12/11/2024, 18:05] PTA: Year 4 trip",
     "[12:00:01] kernel: started\n[12:00:02] worker: failed to bind",
     "[12:00:01] INFO: started\n[12:00:02] ERROR: failed to bind\n[12:00:03] Agent: hello",
 ]
@@ -90,6 +105,34 @@ MENTIONS = [
 NOT_MENTIONS = [
     '@app.route("/")\ndef index(): pass',
     "    @functools.cache\n    def f(): ...",
+]
+
+LISTED = [
+    # A list's items, a person each: its mark or none, a first name, a colon or a dash.
+    (
+        "Notes\n- Kayla R.: quick feet, needs to talk more\n- Priya S.: EpiPen in blue bag\n- Mackenzie: missed 3 practices",
+        "Kayla R.",
+    ),
+    (
+        "Notes\n- Kayla R.: quick feet, needs to talk more\n- Priya S.: EpiPen in blue bag\n- Mackenzie: missed 3 practices",
+        "Mackenzie",
+    ),
+    ("Oliwer – po kontuzji kostki\nSzymon – zaległa składka za maj", "Szymon"),
+    # A list of names on a line.
+    (
+        "Team sheet (starting): Sam, Leo, Kai, Tomasz, Ben H, Ben W, Arlo, Jayden, Musa, Finn, Rory",
+        "Tomasz",
+    ),
+    (
+        "Team sheet (starting): Sam, Leo, Kai, Tomasz, Ben H, Ben W, Arlo, Jayden, Musa, Finn, Rory",
+        "Ben H",
+    ),
+]
+
+NOT_LISTED = [
+    "Benjamín: lunes y miércoles 17:30-18:45\nAlevín: martes y jueves 18:00-19:30\nInfantil: lunes y viernes",
+    "Flowers: Rose, Lily, Daisy and Iris. Cities: Paris, London, Rome.",
+    "Note: this is fine.\nTotal: 12",
 ]
 
 ADDRESSES = [
@@ -140,6 +183,8 @@ test_first_names_in_context = hides_each(FIRST_NAMES)
 test_not_first_names = leaves_each(NOT_FIRST_NAMES, of=("PERSON_NAME",))
 test_chat_writers = hides_each(CHAT_WRITERS)
 test_not_chat_writers = leaves_each(NOT_CHAT_WRITERS)
+test_listed = hides_each(LISTED)
+test_not_listed = leaves_each(NOT_LISTED, of=("PERSON_NAME",))
 test_mentions = hides_each(MENTIONS)
 test_not_mentions = leaves_each(NOT_MENTIONS)
 test_addresses = hides_each(ADDRESSES)

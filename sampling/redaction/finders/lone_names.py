@@ -14,6 +14,7 @@ lone_names.json."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -93,6 +94,25 @@ _SIGNED_AFTER = re.compile(rf"[ \t]*[.!]*[ \t]*(?:{_SYMBOL}[ \t]*){{0,3}}\Z")
 _LINE_START = re.compile(r"[ \t]*(?:#+|//|\*|-|>)?[ \t]*")
 _CAPITALISED_BEFORE = re.compile(rf"[{UPPER}][\w'’.-]*[ \t]+\Z")
 _REACH = 32  # characters before a name where the words that take it are read
+# A list's item on a line of its own: its mark or none, a first name (an initial or a family name
+# after it), then a colon or a dash and what is said of the person (`- Kayla R.: quick feet`,
+# `Oliwer – po kontuzji`, `* Portero titular: Hugo`: no, the name must come first).
+_LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*•·‣–]|\d{1,2}[.)])[ \t]+)?")
+_ITEM_END = re.compile(
+    rf"(?P<more>(?:[ \t]+(?:[{UPPER}]\.|{CAPITALISED}))?)[ \t]*(?::|[ \t][–—-][ \t])"
+)
+_ITEM_LINE = re.compile(
+    rf"^[ \t]*(?:(?:[-*•·‣–]|\d{{1,2}}[.)])[ \t]+)?(?P<first>{CAPITALISED})"
+    rf"(?:[ \t]+(?:[{UPPER}]\.|{CAPITALISED}))?[ \t]*(?::|[ \t][–—-][ \t])",
+    re.M,
+)
+# A list of names on a line: three or more, split by commas (`and` before the last or none).
+_ITEM = re.compile(rf"{CAPITALISED}(?:[ \t][{UPPER}](?![\w])\.?)?")
+_NAME_LIST = re.compile(
+    rf"(?<![\w'’.-]){_ITEM.pattern}(?:[ \t]*,[ \t]*{_ITEM.pattern}){{2,}}"
+    rf"(?:[ \t]*,?[ \t]+(?:{_either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern})?(?![\w'’-])"
+)
+_LIST_REACH = 240  # characters around a name where the list it is one of is read
 
 
 def _a_name(word: str, *, ambiguous: bool = False) -> bool:
@@ -179,6 +199,19 @@ def _in_context(text: str, lower: str, start: int, end: int) -> Iterator[Span]:
     aged = after is not None and after["aged"] is not None
     if not aged and not _a_name(name):
         return  # `Paris`, `Grace`: a name only after a thanks or before an age
+    line = text.rfind("\n", 0, start) + 1
+    if (
+        _LIST_MARK.fullmatch(text, line, start)
+        and (item := _ITEM_END.match(text, end))
+        and _a_list_of_people(text)
+    ):
+        yield Span(start, item.end("more"), KIND)  # `- Kayla R.: quick feet`, `Oliwer – po ...`
+        return
+    if text.startswith(",", end) or text.endswith(",", max(line, start - 3), start):
+        listed = list(_listed(text, line, start))
+        if listed:
+            yield from listed
+            return
     if cue in _TAKERS and _TAKEN_ENDS.match(text, end):
         yield Span(start, end, KIND)
         return
@@ -191,6 +224,35 @@ def _in_context(text: str, lower: str, start: int, end: int) -> Iterator[Span]:
         and not _in_brackets(text, start)
     ):
         yield Span(start, end, KIND)
+
+
+@functools.lru_cache(maxsize=64)
+def _a_list_of_people(text: str) -> bool:
+    """The text's items of the shape `- Word: ...` or `Word – ...` are half of them or more a
+    first name of the table, two at least (a coach's notes on players; not a club's age groups,
+    `Benjamín: lunes...`, `Alevín: martes...`)."""
+    items = [item["first"] for item in _ITEM_LINE.finditer(text)]
+    named = sum(_a_name(first) for first in items)
+    return named >= 2 and 2 * named >= len(items)
+
+
+def _listed(text: str, line: int, start: int) -> Iterator[Span]:
+    """Each item of a list of names that the name at `start` is one of (`Sam, Leo, Kai, Tomasz,
+    Ben H`): three items or more, two thirds of them first names of the table that are no
+    word's, place's or product's (not `Rose, Lily, Daisy`; not `Paris, London, Rome`)."""
+    stop = text.find("\n", start)
+    stop = len(text) if stop < 0 else stop
+    for run in _NAME_LIST.finditer(
+        text, max(line, start - _LIST_REACH), min(stop, start + _LIST_REACH)
+    ):
+        if not run.start() <= start < run.end():
+            continue
+        items = list(_ITEM.finditer(text, run.start(), run.end()))
+        named = sum(_a_name(item.group().split()[0]) for item in items)
+        if 3 * named >= 2 * len(items):
+            for item in items:
+                yield Span(*item.span(), KIND)
+        return
 
 
 def _named_before(text: str, start: int, end: int, after: re.Match[str]) -> Iterator[Span]:

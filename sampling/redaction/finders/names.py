@@ -1524,11 +1524,12 @@ class ExportNameFinder:
                 ):
                     yield Span(*match.span("name"), KIND)
             yield from _chat_headers(text)
-            yield from _bracketed_chat_writers(text)
             for match in _NAME_THEN_TIME.finditer(text):
                 words = match["name"].split()
                 if _a_chats_writer(words, dated=True) and words[0].lower() not in _MONTHS_AND_DAYS:
                     yield Span(*match.span("name"), KIND)
+        if "[" in text:  # (a time with a dot too: `[25.5.2024 klo 19.22] Jussi:`)
+            yield from _bracketed_chat_writers(text)
         if "CN=" in text:
             for match in _CALENDAR_NAME.finditer(text):
                 words = re.findall(r"[^\W\d_][\w'’.-]*", match["name"])
@@ -1775,17 +1776,21 @@ def _chat_headers(text: str) -> Iterator[Span]:
 # `[Yesterday at 11:02 PM] `, `[오후 11:20] `), a role and a bar or none (`Mod | `), who writes,
 # a colon. Brackets around the time, which an agenda's `09:00 Keynote:` has not.
 _BRACKETED_STAMP_LINE = re.compile(
-    r"^[ \t]*\[(?:[^\W\d_][^\]\n\d]{0,16}[ \t]*)?[0-9]{1,2}:[0-9]{2}(?P<seconds>:[0-9]{2})?"
-    r"(?:[ \t]?[AaPp]\.?[Mm]\.?)?\][ \t]*(?:[^\W\d_][\w]{0,12}[ \t]*\|[ \t]*)?"
-    r"(?P<name>[^\s:|\[\]()<>]{2,32}(?:[ \t][^\s:|\[\]()<>]{1,32}){0,2}?)[ \t]*:[ \t]",
+    r"^[ \t]*\[(?:[^\]\n]{0,24}?[ \t,]|)[0-9]{1,2}[:.][0-9]{2}(?P<seconds>:[0-9]{2})?"
+    r"(?:[ \t]?[AaPp]\.?[Mm]\.?|[ \t]?[^\W\d_]{1,2}|,[ \t]*[0-9./-]{6,10})?\][ \t]*"
+    r"(?:[^\W\d_][\w]{0,12}[ \t]*\|[ \t]*)?"
+    r"(?P<name>[^\s:|\[\]()<>]{2,32}(?:[ \t][^\s:|\[\]()<>]{1,32}){0,2}?)"
+    r"(?:[ \t]+[^\w\s:]{1,4})?[ \t]*:[ \t]",  # (an emoji after the name: `Jess 🌻:`)
     re.MULTILINE,
 )
 
 
 def _bracketed_chat_writers(text: str) -> Iterator[Span]:
-    """Who writes each line of a copied chat, two lines or more with the time in brackets
-    (Discord, Slack, WhatsApp): a person's name, or a handle (`ghostpepper`, `KryptoNyx`,
-    `헬창고양이`); not a role's, a bot's or a log's word (`Agent`, `System`, `INFO`)."""
+    """Who writes each line of a copied chat, two lines or more with the time in brackets, a
+    date before or after it (Discord, Slack, WhatsApp: `[9:42 PM] Kaz:`, `[14/03/2024, 19:12]
+    Raj:`, `[09:31, 02/06/2024] Jess 🌻:`, `[25.5.2024 klo 19.22] Jussi:`): a person's name, or a
+    handle (`ghostpepper`, `KryptoNyx`, `헬창고양이`); not a role's, a bot's or a log's word
+    (`Agent`, `System`, `INFO`)."""
     lines = list(_BRACKETED_STAMP_LINE.finditer(text))
     if len(lines) < 2:
         return
@@ -1793,15 +1798,18 @@ def _bracketed_chat_writers(text: str) -> Iterator[Span]:
         name = line["name"]
         words = name.split()
         if any(word.lower().strip(".") in _SPEAKER_ROLES or word.lower() in _LOG_WORDS
-               or word.lower() in _NOT_PERSONS for word in words):  # fmt: skip
-            continue
+               or word.lower() in _NOT_PERSONS or word.lower() in _RELATIONS
+               for word in words):  # fmt: skip
+            continue  # (`Yo:`, `Maman:`, `Mor:`: who writes, not their name)
         if all(word[0].isupper() and word[1:].islower() for word in words) or all(
             _uncased(word) for word in words
         ):
             yield Span(*line.span("name"), KIND)
         elif len(words) == 1 and (
-            # (a plain word in lower case on a line timed to the second is a log's program)
-            _HANDLE.search(name) or (line["seconds"] is None and a_login(name, sentence=True))
+            # (a plain word in lower case on a line timed to the second is a log's program; a
+            # word in capitals a group's, `PTA`)
+            _HANDLE.search(name)
+            or (line["seconds"] is None and name.islower() and a_login(name, sentence=True))
         ):
             yield Span(*line.span("name"), "USERNAME")
 

@@ -97,6 +97,37 @@ NOT_CHAT_WRITERS = [
     "[12:00:01] INFO: started\n[12:00:02] ERROR: failed to bind\n[12:00:03] Agent: hello",
 ]
 
+CHAT_WRITERS += [
+    # Slack's header line copied as markdown: a handle or a name in bold, then the time.
+    (
+        "#general\n\n**maria.g**  9:14 AM\nreminder: signups close friday\n\n**tk_runs**  9:20 AM\ndone",
+        "tk_runs",
+    ),
+    ("**Tom Becker**  10:02\non it", "Tom Becker"),
+]
+
+PLATES = [
+    # After a word naming a plate, in more languages and spellings.
+    ("Vehicle: Toyota Land Cruiser Prado (or similar), reg KDH 417Q\nPick-up: JKIA", "KDH 417Q"),
+    ("Autó: VW e-Up! (kék) · rendszám: AA LM-471", "AA LM-471"),
+    ("Oman ajoneuvon rekisteritunnus: KZT-482", "KZT-482"),
+    ("Reg.nr. (egen bil): CX 48 217", "CX 48 217"),
+    ("Bil: Volkswagen ID.4 (elektrisk) · reg.nr. EV 48213", "EV 48213"),
+    ("Kereta: Perodua Bezza 1.3 AV (auto) · No. pendaftaran VHK 4821", "VHK 4821"),
+    ("Namba ya Usajili wa Gari: KCZ 228M", "KCZ 228M"),
+    # After the car it is on.
+    ("Lifts: one car going (silver Astra YR68 KHE) from the club car park", "YR68 KHE"),
+    ("Your courier is on the way\nSilver Honda PCX · YD71 KPE\n3 min away.", "YD71 KPE"),
+    ("Någon som vet vem som äger den röda Volvon MLR 48F som står på gästplatsen", "MLR 48F"),
+    ("Scooter Yamaha NMAX – GH-472-KT", "GH-472-KT"),
+]
+
+NOT_PLATES = [
+    "mov reg RAX 12345 then",
+    "BMW X5 M50d for sale, Toyota RAV4 2019, Perodua Bezza 1.3 AV, Ford F-150 XLT 2021",
+    "Toyota Camry LE 2020 and a Ford Focus ST 250",
+]
+
 MENTIONS = [
     ("@dmitri.v the payments pod is using the old key", "@dmitri.v"),
     ("@sanne.dejong de callback van de betaalprovider faalt", "@sanne.dejong"),
@@ -185,6 +216,8 @@ test_chat_writers = hides_each(CHAT_WRITERS)
 test_not_chat_writers = leaves_each(NOT_CHAT_WRITERS)
 test_listed = hides_each(LISTED)
 test_not_listed = leaves_each(NOT_LISTED, of=("PERSON_NAME",))
+test_plates = hides_each(PLATES)
+test_not_plates = leaves_each(NOT_PLATES, of=("LICENSE_PLATE",))
 test_mentions = hides_each(MENTIONS)
 test_not_mentions = leaves_each(NOT_MENTIONS)
 test_addresses = hides_each(ADDRESSES)

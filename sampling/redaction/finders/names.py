@@ -1748,6 +1748,15 @@ _IRC_LINE = re.compile(
 )
 
 
+# Slack's header line, copied as markdown: who writes in bold, then the time (`**maria.g**
+# 9:14 AM`, `**Tom Becker**  10:02`).
+_BOLD_NAME_AND_TIME = re.compile(
+    r"[ \t]*\*\*(?P<name>[^*\n]{2,40}?)\*\*[ \t]+[0-9]{1,2}:[0-9]{2}(?:[ \t]?[AaPp][Mm])?"
+    r"[ \t]*\r?$",
+    re.MULTILINE,
+)
+
+
 def _chat_headers(text: str) -> Iterator[Span]:
     """Who writes, on the lines of a chat export that hold a time and a name alone or in
     brackets: each line with a time looked at once."""
@@ -1765,7 +1774,11 @@ def _chat_headers(text: str) -> Iterator[Span]:
                 )
                 if match is not None and _a_speaker(match["name"], stamped=True):
                     yield Span(*match.span("name"), KIND)
-                elif match := _POSTED_AT.match(text, start) or _IRC_LINE.match(text, start):
+                elif match := (
+                    _POSTED_AT.match(text, start)
+                    or _IRC_LINE.match(text, start)
+                    or _BOLD_NAME_AND_TIME.match(text, start)
+                ):
                     kind = _a_writer(match["name"])
                     if kind is not None:
                         yield Span(*match.span("name"), kind)

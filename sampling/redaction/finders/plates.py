@@ -31,7 +31,13 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           "rego", "reg", "reg.",
           "رقم السيارة", "رقم المركبة", "plat", "nombor plat", "valstybinis numeris",
           "valst. nr", "numurzīme", "registreerimisnumber", "numbrimärk", "skráningarnúmer",
-          "bílnúmer", "registracijska", "регистарска", "plaka no", "nambari ya gari")  # fmt: skip
+          "bílnúmer", "registracijska", "регистарска", "plaka no", "nambari ya gari",
+          "reg.nr.", "reg. nr.", "reg nr", "rekisteritunnus", "rekisteritunnukset", "rek.nro",
+          "no. pendaftaran", "nombor pendaftaran", "no pendaftaran", "namba ya usajili",
+          "usajili wa gari", "evidenční číslo", "ečv", "regisztrációs szám",
+          "număr de înmatriculare", "nr. înmatriculare", "рег. номер", "регистрационный номер",
+          "رجسٹریشن نمبر", "نمبر پلیٹ", "நம்பர் பிளேட்", "வாகன எண்", "नंबर प्लेट",
+          "गाड़ी का नंबर")  # fmt: skip
 # Words for a vehicle (`Pojazd sprawcy: PO 5T128`): a plate after them only where a colon or a
 # verb gives it, written in capitals and digits (not a model's `BMW 320d`, `RAV4 2019`).
 _VEHICLE_WORDS = ("vehicle", "véhicule", "vehículo", "veículo", "veicolo", "fahrzeug", "fzg",
@@ -88,6 +94,8 @@ _A_MEASURE = re.compile(r"[0-9](?:x|×)[0-9]|[0-9](?:mm|cm|m|in|kg|g|lb|ml)\b")
 _CAPITALS_AND_DIGITS = re.compile(r"(?=[^a-z]*[0-9])(?=[^a-z]*[A-Z][^a-z]*[A-Z])[A-Z0-9 -]{5,10}")
 _LETTERS_AND_DIGITS = re.compile(r"(?=.*[0-9])(?=.*[a-z])[a-z0-9-]+")
 _NOT_TAIL = frozenset({"is", "was", "and", "or", "the", "in", "on", "at", "for", "to", "of"})
+# A plate's second group after its letters: at most four characters, a digit first (`417Q`).
+_SHORT_TAIL = re.compile(r"[0-9][0-9a-z]{1,3}")
 
 
 @register("licence_plate")
@@ -154,7 +162,7 @@ class LicencePlateFinder:
                 _FIRST_LETTERS.fullmatch(first)
                 and view.text[start : start + len(first)].isupper()
                 and len(groups) > 1
-                and groups[1][0].isdigit()
+                and any(char.isdigit() for char in groups[1])  # (`AA LM-471`: Hungary's)
             ):
                 return  # a word, not a plate; `CA 482-193` (a region's capitals first) is one
             if (
@@ -166,9 +174,13 @@ class LicencePlateFinder:
                     or (
                         name not in ("plate", "plat")
                         and not match.group("given").strip()
-                        and not (  # `Reg AK16 XWP`; not a register's `Reg RAX 12345`
+                        # `Reg AK16 XWP`, `reg KDH 417Q`; not a register's `Reg RAX 12345`
+                        and not (
                             _CAPITALS_AND_DIGITS.fullmatch(view.text[start : start + len(plate)])
-                            and _LETTERS_AND_DIGITS.fullmatch(first)
+                            and (
+                                _LETTERS_AND_DIGITS.fullmatch(first)
+                                or (len(groups) == 2 and _SHORT_TAIL.fullmatch(groups[1]))
+                            )
                         )
                     )
                 )
@@ -290,3 +302,45 @@ class PlateShapeFinder:
                 near = view.lower[max(0, match.start() - _VEHICLE_REACH) : match.start()]
                 if _VEHICLE.search(near):
                     yield Span(match.start(), match.end(), "LICENSE_PLATE")
+
+
+# A plate after the car it is on, with no word naming a plate (`silver Astra YR68 KHE`, `Honda
+# PCX · YD71 KPE`, `den röda Volvon MLR 48F`): a make or a common model, up to three words
+# without a digit (a model, a colour, a nickname in quotes), a separator or none, then two or
+# three groups of capitals and digits, two of each at least. A word with a digit before it
+# ends the reading: a model's own (`BMW X5 M50d`, `RAV4 2019`, `Bezza 1.3`).
+_MAKES = ("toyota", "honda", "nissan", "mazda", "subaru", "suzuki", "mitsubishi", "lexus",
+          "hyundai", "kia", "ford", "chevrolet", "chevy", "dodge", "jeep", "tesla", "volkswagen",
+          "vw", "audi", "bmw", "mercedes", "opel", "vauxhall", "renault", "peugeot", "citroën",
+          "citroen", "fiat", "alfa", "seat", "skoda", "škoda", "dacia", "volvo", "volvon", "saab",
+          "mini", "porsche", "lada", "yamaha", "kawasaki", "ducati", "vespa", "piaggio", "perodua",
+          "proton", "tata", "mahindra", "maruti", "byd", "geely", "chery", "astra", "corsa",
+          "polo", "golf", "fiesta", "focus", "clio", "yaris", "corolla", "civic", "prado",
+          "octavia", "qashqai", "passat", "camry", "hilux", "ranger", "sandero",
+          "tucson")  # fmt: skip
+_CAR_THEN_PLATE = re.compile(
+    rf"(?i:{'|'.join(_MAKES)})(?![\w-])"
+    r"(?:[ \t]+(?:[^\W\d][^\s\d·•|–—]{0,15}|\"[^\"\n]{1,16}\"|\([^()\d\n]{1,20}\))){0,3}?"
+    r"[ \t]*(?:[·•|,–—-][ \t]*)?"
+    r"(?P<plate>(?=(?:[A-Z -]*[0-9]){2})(?=(?:[0-9 -]*[A-Z]){2})"
+    r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,2})(?![\w-])"
+)
+_A_YEAR_GROUP = re.compile(r"(?:^|[ -])(?:19|20)[0-9]{2}(?:$|[ -])")
+_MIXED = re.compile(r"(?=.*[0-9])(?=.*[A-Z])[A-Z0-9]+")  # letters and digits in one group
+
+
+@register("licence_plates_after_a_car")
+class CarPlateFinder:
+    kinds = frozenset({"LICENSE_PLATE"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(whole_words=_MAKES)
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        for match in _CAR_THEN_PLATE.finditer(view.text):
+            groups = re.split(r"[ -]", match["plate"])
+            if _A_YEAR_GROUP.search(match["plate"]) is None and (
+                any(_MIXED.fullmatch(group) for group in groups)  # `YR68 KHE`, `MLR 48F`
+                or (len(groups) == 3 and len(groups[0]) > 1)  # `GH-472-KT`; not `F-150 XLT`
+            ):
+                yield Span(*match.span("plate"), "LICENSE_PLATE")

@@ -193,10 +193,45 @@ CODES = [
     ("N° de billet : 0572309914832", "0572309914832"),
 ]
 
+CODES += [
+    # A claim's, a policy's, a case's number after its name, in the languages claims are made in.
+    ("Claim #: CLM-24-0617733\nPolicy #: PAU 4471902-03", "CLM-24-0617733"),
+    ("Claim number: 2024060318847", "2024060318847"),
+    ("Polizzennummer: HH-5517-209483\nSchadensnummer: 24-0091-77312", "HH-5517-209483"),
+    ("Polizzennummer: HH-5517-209483\nSchadensnummer: 24-0091-77312", "24-0091-77312"),
+    ("No. de siniestro: AU-2406-118734", "AU-2406-118734"),
+    ("Fall-Nr.: 2024-0038471", "2024-0038471"),
+    ("Record #: PVC-118273", "PVC-118273"),
+    ("Nr. dosar daună: CJ-RCA-2024-044179", "CJ-RCA-2024-044179"),
+]
+
 NOT_CODES = [
+    "In case 2 fails, claim 3 is the file no longer used.",
     "Booking reference will be sent. Booking is CONFIRMED.",
     "Ref: JR-20418\nRequirements: a counterbalance licence",
     "Your ticket number is 4821; we will reply within 2 days.",
+]
+
+REPLIES = [
+    # A number asked for by its name in a chat, given in the reply (a yes before it or none).
+    (
+        "[22.06.2024, 09:12] Mama: îmi cere CNP-ul bunicului, tu îl ai?\n[22.06.2024, 09:20] Eu: da, 1790109082617",
+        "1790109082617",
+    ),
+    (
+        "[14/05/24 20:05] Μαμά: το ΑΜΚΑ του μπαμπά το έχεις;\n[14/05/24 20:11] Εγώ: ναι 25077213061",
+        "25077213061",
+    ),
+    (
+        "[10/5/24 9:02 PM] Mak: Adik, hantar nombor IC kau\n[10/5/24 9:10 PM] Aku: 880612-14-5537",
+        "880612-14-5537",
+    ),
+]
+
+NOT_REPLIES = [
+    # Who writes in a family's chat is no name; a number in a reply to no number's name stays.
+    "[10/5/24 9:02 PM] Mak: Adik, dah sampai?\n[10/5/24 9:10 PM] Aku: dah, 20 minit lagi",
+    "[22.06.2024, 09:12] Mama: cât costă biletul?\n[22.06.2024, 09:20] Eu: 1790109082617 lei, glumesc",
 ]
 
 ANSWERS = [
@@ -225,6 +260,8 @@ test_not_addresses = leaves_each(NOT_ADDRESSES, of=("ADDRESS",))
 test_codes = hides_each(CODES)
 test_not_codes = leaves_each(NOT_CODES, of=("RECORD_NUMBER",))
 test_answers = hides_each(ANSWERS)
+test_replies = hides_each(REPLIES)
+test_not_replies = leaves_each(NOT_REPLIES)
 
 
 def test_names_after_a_sign_off_and_a_comma_are_each_a_name_not_a_signature() -> None:

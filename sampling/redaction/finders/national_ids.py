@@ -222,6 +222,29 @@ def _value_line(text: str, end: int) -> int:
     return end if label_end is None else label_end.end()
 
 
+# A chat's turn: its time in brackets or none, who writes, a colon (`[03/09/24, 12:14] Eu: `,
+# `Cliente: `); in a reply, a word saying yes before what is asked for (`da, `, `ναι `).
+_TURN_START = r"[ \t]*(?:\[[^\]\n]{1,30}\][ \t]*)?[^\W\d][^\n:：]{0,29}[:：][ \t]*"
+_A_TURN = re.compile(_TURN_START)
+_REPLY = re.compile(
+    rf"\n{_TURN_START}(?:(?i:yes|yeah|yep|sure|here|si|sí|sim|da|ja|jo|oui|ναι|так|да|evet|igen"
+    r"|kyllä|joo|ano|tak|claro|ok|okay|iya|ya|ndiyo|כן|نعم|بله)[ \t]*[,.!]?[ \t]+)?"
+)
+
+
+def _reply_after(text: str, end: int) -> int | None:
+    """Where the reply to a chat's turn that names a number at `end` starts, past who writes it
+    and a yes (`[22.06.2024, 09:12] Mama: ... CNP-ul bunicului, tu îl ai?` then `[22.06.2024,
+    09:20] Eu: da, 1790109082617`): the number asked for is looked for there too, against the
+    same checks. Both lines must be turns of a chat."""
+    line = text.rfind("\n", 0, end) + 1
+    newline = text.find("\n", end)
+    if newline < 0 or not _A_TURN.match(text, line):
+        return None
+    reply = _REPLY.match(text, newline)
+    return None if reply is None else reply.end()
+
+
 # After the word: a few characters (`:`, `number is`, `Nr.`), then the number's groups of
 # letters and digits joined by one separator each (`1 85 05 78 006 084 36`, `X-1234567-L`,
 # `11.222.333/0001-81`).
@@ -259,7 +282,10 @@ class NationalIdFinder:
                 continue
             at = _value_line(text, end)
             modules = _modules_named(lower, end, word)
-            yield from self._number_after(text, at, modules, _CHECKED_FORMS.get(word))
+            found = list(self._number_after(text, at, modules, _CHECKED_FORMS.get(word)))
+            if not found and (reply := _reply_after(text, end)) is not None:
+                found = list(self._number_after(text, reply, modules, _CHECKED_FORMS.get(word)))
+            yield from found
             if word in _WRITTEN_FORMS:
                 yield from self._written_form_after(text, at, _WRITTEN_FORMS[word])
 

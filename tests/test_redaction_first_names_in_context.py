@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import found_as, hides_each, leaves_each, names
+from tests.helpers.redaction import REDACTOR, found_as, hides_each, leaves_each, names
 
 pytestmark = pytest.mark.unit
 
@@ -178,6 +178,44 @@ ADDRESSES = [
     ("Odběrné místo: Štefánikova 1034/18, 150 00 Praha 5", "Štefánikova 1034/18, 150 00 Praha 5"),
 ]
 
+ADDRESSES += [
+    # A unit's number and a slash before the house number; a postcode after a space.
+    (
+        "RE: Claim — water damage, Unit 7/33 Glebe Point Rd, Glebe NSW 2037",
+        "Unit 7/33 Glebe Point Rd, Glebe NSW 2037",
+    ),
+    (
+        "Board game night is at mine this Friday 🎲 2/47 Roslyn St, Brunswick VIC 3056, buzz 2.",
+        "2/47 Roslyn St, Brunswick VIC 3056",
+    ),
+    (
+        "Ship to:\n58 Wellington Crescent, Winnipeg, MB R3M 0A7\n\nItems:",
+        "58 Wellington Crescent, Winnipeg, MB R3M 0A7",
+    ),
+    (
+        "Emma Rossiter, 58 Gardner Rd, Portland ME 04103, USA 🙏",
+        "58 Gardner Rd, Portland ME 04103, USA",
+    ),
+    # A unit without a dot, a floor's ordinal and side, then the postcode and the town.
+    (
+        "Avda. Blasco Ibáñez 112, pta 9, 46022 València",
+        "Avda. Blasco Ibáñez 112, pta 9, 46022 València",
+    ),
+    (
+        "visita ao T2 na Rua Morais Soares, 87, 3.º Esq., 1900-343 Lisboa, envio",
+        "Rua Morais Soares, 87, 3.º Esq., 1900-343 Lisboa",
+    ),
+    # A street's type after its name as a word of its own; Greek and Cyrillic streets.
+    (
+        "Adresse for leieobjektet: Thorvald Meyers gate 61B, 0552 Oslo",
+        "Thorvald Meyers gate 61B, 0552 Oslo",
+    ),
+    (
+        "Σχετικά με το διαμέρισμα στην οδό Ιπποκράτους 42, 10680 Αθήνα",
+        "οδό Ιπποκράτους 42, 10680 Αθήνα",
+    ),
+]
+
 NOT_ADDRESSES = [
     "Windows 10, 2019 Edition is out of support.",
     "Chapter 12, 1984 Orwell",
@@ -283,3 +321,9 @@ def test_a_device_named_after_its_owner_is_no_possessive_of_a_person() -> None:
 def test_chat_writers_kind(text: str, kind: str) -> None:
     """A capitalised word is a person's name, a handle a username."""
     assert found_as(text, kind), found_as(text, "PERSON_NAME", "USERNAME")
+
+
+def test_a_bracket_before_digits_that_open_an_address_is_the_texts() -> None:
+    """`(00000.00000@00.aa)`: the digits read as a phone too, but the bracket before them is
+    the text's (no `)` inside them), and stays with the one after the address."""
+    assert REDACTOR.redact(["(00000.00000@00.aa)"]).texts[0] == "(<EMAIL_1>)"

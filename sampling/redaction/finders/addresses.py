@@ -509,12 +509,27 @@ _UNIT_BEFORE = re.compile(
 _LOCALITY_WORD = r"(?![\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af])[^\W\d_][^\s,،、;:?!()]*"
 _LOCALITY_PART = re.compile(
     r"\.?[ \t]*[,،、][ \t]*"
-    r"(?:(?P<unit>[A-Za-z]{1,5}\.[ \t]?\d{1,4}[A-Za-z]?(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$)))"
-    rf"|{_LOCALITY_WORD}(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,5}})){{0,4}}"
+    r"(?:(?P<unit>(?:[A-Za-z]{1,5}\.[ \t]?|(?i:pta|puerta|piso|esc|apto|apt|ap|kv|kat|bl|flat|unit"
+    r"|suite)[ \t])\d{1,4}[A-Za-z]?(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$))"
+    # a floor's ordinal and side (`3.º Esq.`, `2º dcha`)
+    r"|\d{1,2}\.?[ºª°o]\.?(?:[ \t]?(?i:esq|dto|dt|drt|izq|izda|dcha|dch|fte|frente|e|d)\.?)?)"
+    rf"|{_LOCALITY_WORD}(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,5}}|[A-Z0-9]{{3}})){{0,4}}"
     rf"|\d[\w-]{{1,7}}(?:[ \t][A-Z0-9]{{2,4}})?(?:[ \t](?:{_LOCALITY_WORD}|\d{{1,3}})){{0,3}})"
-    r"(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$))"
+    # (then a clause's end, or a symbol after a space: `..., USA 🙏`)
+    r"(?=[ \t]*(?:[,،、;)?!\n]|\.(?:\s|$)|$)|[ \t]+[^\w\s.,'\"-])"
 )
 _LOCALITY_PARTS = 5  # the most parts read after a street (a part: five words at most)
+# A postcode after the last part, a space before it (`Winnipeg, MB R3M 0A7`, `Leeds LS6 2QT`,
+# `Portland, ME 04103-1234`): Canada's, the UK's, a US ZIP code.
+_SPACED_POSTCODE = re.compile(
+    r"[ \t]+(?:[A-Z][0-9][A-Z][ \t]?[0-9][A-Z][0-9]|[A-Z]{1,2}[0-9][A-Z0-9]?[ \t][0-9][A-Z]{2}"
+    r"|[0-9]{5}(?:-[0-9]{4})?)(?![\w-])"
+)
+# A unit's number and a slash right before a house number, as Australia and New Zealand write a
+# flat's (`7/33 Glebe Point Rd`), its word before it or none.
+_UNIT_SLASH = re.compile(
+    r"(?<![\w/.-])(?:(?i:unit|apt|apartment|flat|shop|suite|lot|u)\.?[ \t]*)?\d{1,4}[A-Za-z]?/\Z"
+)
 
 
 def with_locality(text: str, start: int, end: int) -> tuple[int, int]:
@@ -529,7 +544,8 @@ def with_locality(text: str, start: int, end: int) -> tuple[int, int]:
         end = part.end()
         if text[end - 1] == "." and text[end : end + 1] in ("", " ", "\t", "\n"):
             end -= 1  # the sentence's full stop (`..., United Kingdom.`)
-    return start, end
+    code = _SPACED_POSTCODE.match(text, end)
+    return start, end if code is None else code.end()
 
 
 class _AddressFinder:
@@ -543,7 +559,12 @@ class _AddressFinder:
     def find(self, view: Text) -> Iterator[Span]:
         text = view.text
         for span in self._found(view):
-            yield Span(*with_locality(text, span.start, span.end), span.kind)
+            start = span.start
+            if text[start : start + 1].isdigit() and (
+                unit := _UNIT_SLASH.search(text, max(0, start - 16), start)
+            ):
+                start = unit.start()  # `Unit 7/33 Glebe Point Rd`, `14/52 Victoria St`
+            yield Span(*with_locality(text, start, span.end), span.kind)
 
     def _found(self, view: Text) -> Iterator[Span]:
         raise NotImplementedError
@@ -1063,10 +1084,14 @@ _EU_PARTICLE = (
 )
 _EU_TYPE = (
     r"(?:carrer|calle|avinguda|passeig|via|viale|vicolo|piazza|corso|rue|avenue|rua|avenida"
-    r"|travessa|ulica|ul\.|ulice|ul|utca|út|strada|calea|bulevar|bul\.|ulitsa)"
+    r"|travessa|ulica|ul\.|ulice|ul|utca|út|strada|calea|bulevar|bul\.|ulitsa|οδός|οδό|οδού"
+    r"|λεωφ\.|λεωφόρος|ул\.|улица|бул\.|пр\.)"
 )
-_EU_WORD = r"[A-ZÀ-ÞĀ-ɏ][\w'’.-]*"
-_EU_TOWN = r"[A-ZÀ-ÞĀ-ɏ][\w'’-]*"
+# A street's type written after its name as a word of its own, in lower case (`Thorvald Meyers
+# gate 61B`, `Kongens gade 12`).
+_EU_TYPE_AFTER = r"(?:gate|gata|gatan|vei|veien|vej|vegen|väg|vägen|tie|katu|utca|út|gade|sokak)"
+_EU_WORD = r"[A-ZÀ-ÞĀ-ɏΆ-ΫА-ЯЁ][\w'’.-]*"  # (Greek and Cyrillic capitals too)
+_EU_TOWN = r"[A-ZÀ-ÞĀ-ɏΆ-ΫА-ЯЁ][\w'’-]*"
 _CAPITALISED_WORD = re.compile(_EU_WORD)
 # The postcode and the town, found first (a comma is their literal first character), then the
 # street and its number read back from the comma: a pattern of the street first, tried at every
@@ -1078,7 +1103,7 @@ _EU_POSTCODE_AND_TOWN = re.compile(
 )
 _EU_STREET_AND_NUMBER = re.compile(
     rf"(?<![\w'’.-])(?P<street>(?:(?i:{_EU_TYPE})[ \t]+)?(?:{_EU_PARTICLE}[ \t]+)?{_EU_WORD}"
-    rf"(?:[ \t]+(?:{_EU_PARTICLE}[ \t]+)?{_EU_WORD}){{0,3}})"
+    rf"(?:[ \t]+(?:{_EU_PARTICLE}[ \t]+)?{_EU_WORD}){{0,3}}(?:[ \t]+{_EU_TYPE_AFTER})?)"
     r"[ \t]+\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?(?:[ \t]+(?:bis|ter|[A-Z](?![\w])))?\Z"
 )
 _EU_STREET_REACH = 80  # characters before the comma where the street may start

@@ -97,6 +97,8 @@ class NumberFinder(_DigitRunFinder):
                     end = start + len(head)
             kind = kind or self._kind(candidate, before, text, end)
             if kind:
+                if text[start] == "(" and ")" not in text[start:end]:
+                    start += 1  # `(00000.00000@...)`: the bracket is the text's, not an area code's
                 yield Span(start, end, kind)
         if any(sign in text for sign in _WIDE_SIGNS):
             yield from self._widely_separated_phones(text)

@@ -1107,6 +1107,7 @@ _EU_STREET_AND_NUMBER = re.compile(
     r"[ \t]+\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?(?:[ \t]+(?:bis|ter|[A-Z](?![\w])))?\Z"
 )
 _EU_STREET_REACH = 80  # characters before the comma where the street may start
+_BEFORE_A_CODE = re.compile(r"[ \t]*(?:[A-Z]{1,2}-)?")  # between the comma and the postcode
 
 
 @register("addresses_before_a_postcode")
@@ -1115,7 +1116,13 @@ class PostcodeAddressFinder(_AddressFinder):
 
     def _found(self, view: Text) -> Iterator[Span]:
         text = view.text
-        for town in _EU_POSTCODE_AND_TOWN.finditer(text):
+        for run, _ in view.number_runs:  # (the runs the finders share: no search of every comma)
+            comma = text.rfind(",", max(0, run - 5), run)
+            if comma < 0 or not _BEFORE_A_CODE.fullmatch(text, comma + 1, run):
+                continue
+            town = _EU_POSTCODE_AND_TOWN.match(text, comma)
+            if town is None:
+                continue
             code = town["code"]
             if len(code) == 4 and 1900 <= int(code) <= 2099:
                 continue  # a year, not a postcode (`Windows 10, 2019 Edition`)

@@ -56,7 +56,8 @@ _FIRST_NAME_WORDS = WordEnds(
             for cut in (1, 2)
             if len(name) - cut >= 3
         }
-    )
+    ),
+    literal=True,  # (a class before each short name cost a second and a half to compile)
 )
 _WORD = re.compile(CAPITALISED)
 # Not glued to a handle, an address, a path or a word (`@Maria`, `x.Maria`, `/Maria`).

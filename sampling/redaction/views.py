@@ -289,7 +289,9 @@ def _a_turn_may_start_a_line(text: str) -> bool:
     return False
 
 
-_SPEAKER_REACH = 48  # characters from a line break to a speaker's colon (a time before), at most
+# Characters from a line break to a speaker's colon, at most (a time stamp's own colon is as
+# near: `[14:02] You:`).
+_SPEAKER_REACH = 28
 
 
 def _two_speakers(asks: str, answers: str) -> bool:

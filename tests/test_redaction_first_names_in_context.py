@@ -11,7 +11,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.helpers.redaction import REDACTOR, found_as, hides_each, leaves_each, names
+from tests.helpers.redaction import (
+    REDACTOR,
+    found_as,
+    hides_each,
+    leaves_each,
+    leaves_each_by_kinds,
+    names,
+)
 
 pytestmark = pytest.mark.unit
 
@@ -283,23 +290,28 @@ ANSWERS = [
     ),
 ]
 
-test_first_names_in_context = hides_each(FIRST_NAMES)
-test_not_first_names = leaves_each(NOT_FIRST_NAMES, of=("PERSON_NAME",))
-test_chat_writers = hides_each(CHAT_WRITERS)
-test_not_chat_writers = leaves_each(NOT_CHAT_WRITERS)
-test_listed = hides_each(LISTED)
-test_not_listed = leaves_each(NOT_LISTED, of=("PERSON_NAME",))
-test_plates = hides_each(PLATES)
-test_not_plates = leaves_each(NOT_PLATES, of=("LICENSE_PLATE",))
-test_mentions = hides_each(MENTIONS)
-test_not_mentions = leaves_each(NOT_MENTIONS)
-test_addresses = hides_each(ADDRESSES)
-test_not_addresses = leaves_each(NOT_ADDRESSES, of=("ADDRESS",))
-test_codes = hides_each(CODES)
-test_not_codes = leaves_each(NOT_CODES, of=("RECORD_NUMBER",))
-test_answers = hides_each(ANSWERS)
-test_replies = hides_each(REPLIES)
-test_not_replies = leaves_each(NOT_REPLIES)
+test_each_value_is_hidden = hides_each(
+    {
+        "first names": FIRST_NAMES,
+        "chat writers": CHAT_WRITERS,
+        "lists": LISTED,
+        "plates": PLATES,
+        "mentions": MENTIONS,
+        "addresses": ADDRESSES,
+        "codes": CODES,
+        "answers": ANSWERS,
+        "replies": REPLIES,
+    }
+)
+test_each_look_alike_stays = leaves_each_by_kinds(
+    {
+        "PERSON_NAME": NOT_FIRST_NAMES + NOT_LISTED,
+        "LICENSE_PLATE": NOT_PLATES,
+        "ADDRESS": NOT_ADDRESSES,
+        "RECORD_NUMBER": NOT_CODES,
+    }
+)
+test_nothing_is_found = leaves_each(NOT_CHAT_WRITERS + NOT_MENTIONS + NOT_REPLIES)
 
 
 def test_names_after_a_sign_off_and_a_comma_are_each_a_name_not_a_signature() -> None:

@@ -113,6 +113,18 @@ CHAT_WRITERS += [
     ("**Tom Becker**  10:02\non it", "Tom Becker"),
 ]
 
+CHAT_WRITERS += [
+    # The day's name before the time (Signal, WhatsApp); Slack's own bold in a copy.
+    ("Choir\nTue 08:51 - Aoife: Morning!\nTue 09:03 - Pádraig Keane: rehearsal moved", "Aoife"),
+    ("*Ben T*  3:12 PM\nis this the key for prod\n*Laura M*  3:14 PM\nBen pls delete", "Laura M"),
+]
+
+FIRST_NAMES += [
+    # Two names after one greeting.
+    ("Hi Claire & Ravi,\n\nThanks for a great call!", "Ravi"),
+    ("Hi Jamal and Priya,\n\nThis is a reminder that rent is due.", "Priya"),
+]
+
 PLATES = [
     # After a word naming a plate, in more languages and spellings.
     ("Vehicle: Toyota Land Cruiser Prado (or similar), reg KDH 417Q\nPick-up: JKIA", "KDH 417Q"),

@@ -67,8 +67,8 @@ _GLUED_BEFORE = frozenset("'’.@#/&-_")
 _ALONE = rf"(?![\w@/-]|['’](?![sS](?![\w])))(?![ \t]+[{UPPER}])"
 # What ends a name addressed (`Thanks Ravi, ...`, `Danke Jonas!`, `Merci Camille 🙏`): a mark,
 # a symbol, a line's or the text's end; not a colon or `=`, which end a label (`Hola, Nas:
-# 100-000-009`: Chile's identity number).
-_ADDRESS_ENDS = re.compile(rf"{_ALONE}(?=[ \t]*(?:[^\w\s'’:：=-]|$))", re.M)
+# 100-000-009`: Chile's identity number), nor a sign joining another name (`Hi Claire & Ravi`).
+_ADDRESS_ENDS = re.compile(rf"{_ALONE}(?=[ \t]*(?:[^\w\s'’:：=&+/-]|$))", re.M)
 _TAKEN_ENDS = re.compile(_ALONE)
 _ADDRESSED = frozenset(_TABLE["addressed"])
 _TAKERS = frozenset(_TABLE["before"]) | RELATIONS
@@ -217,7 +217,7 @@ def _in_context(text: str, lower: str, start: int, end: int) -> Iterator[Span]:
         yield Span(start, end, KIND)
         return
     if after is not None:
-        yield from _named_before(text, start, end, after)
+        yield from _named_before(text, start, end, after, addressed=cue in _ADDRESSED)
         return
     if (
         _SIGNED_AFTER.match(text, end)
@@ -256,12 +256,19 @@ def _listed(text: str, line: int, start: int) -> Iterator[Span]:
         return
 
 
-def _named_before(text: str, start: int, end: int, after: re.Match[str]) -> Iterator[Span]:
-    """The name at text[start:end], `after` saying it is a person's (_AFTER_NAME)."""
+def _named_before(
+    text: str, start: int, end: int, after: re.Match[str], *, addressed: bool = False
+) -> Iterator[Span]:
+    """The name at text[start:end], `after` saying it is a person's (_AFTER_NAME); `addressed`:
+    a thanks or a greeting before it (`Hi Claire & Ravi,`), capitalised or not."""
     noun, other = after["noun"], after["other"]
     if after["doing"] is not None and _starts_a_sentence(text, start):
         return  # `# Ties will be broken`: a sentence's first word is capitalised anyway
-    if after["aged"] is None and _CAPITALISED_BEFORE.search(text, max(0, start - 24), start):
+    if (
+        after["aged"] is None
+        and not addressed
+        and _CAPITALISED_BEFORE.search(text, max(0, start - 24), start)
+    ):
         return  # `Trader Joe's`, `Today Maria said`: a longer name's word, or unsure
     if noun is not None and (
         noun.lower() in _POSSESSED or (noun[0].isupper() and not noun.isupper())

@@ -1419,13 +1419,17 @@ def _lowercase_name(text: str, start: int) -> tuple[int, int] | None:
 # and Teams' `09:02 Rahul Iyer: ...`); a calendar entry's organiser and attendees
 # (`ORGANIZER;CN=Eleanor Vance:mailto:...`).
 _CHAT_LINE = re.compile(
-    r"[ \t]*\[?(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{2,4},?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
+    r"[ \t]*\[?(?P<date>\d{1,4}[./-]\d{1,2}[./-]\d{2,4},?[ \t]+"
+    # (or the day's name: Signal's and WhatsApp's `Tue 08:51 - Siobhán:`)
+    r"|(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?,?[ \t]+)?\d{1,2}:\d{2}(?::\d{2})?"
     r"(?:[ \t]?[AaPp][Mm])?\]?[ \t]*(?:-[ \t]*)?"
     r"(?P<name>[A-Z][\w'’.-]+(?:[ \t]+[A-Z][\w'’.-]+){0,3})"
     # who they are to the chat, in brackets (`Rose (mãe da Lara):`, `Mr Haddad (Landlord):`)
     r"(?:[ \t]*\([^()\n]{1,40}\))?[ \t]*:[ \t]"
 )
-_STAMPED_LINE = re.compile(r"\n(?=[ \t]*\[?\d)")  # a literal first: the engine skips to each
+_STAMPED_LINE = re.compile(  # a literal first: the engine skips to each
+    r"\n(?=[ \t]*\[?(?:\d|(?i:mon|tue|wed|thu|fri|sat|sun)[a-z]{0,6}\.?,?[ \t]+\d))"
+)
 # A chat copied from Slack or Teams: who wrote, the time, then the message on the same line
 # (`Dana 09:05  looking at it`, `Burak 14:22: canlıda ...`).
 _NAME_THEN_TIME = re.compile(
@@ -1749,9 +1753,9 @@ _IRC_LINE = re.compile(
 
 
 # Slack's header line, copied as markdown: who writes in bold, then the time (`**maria.g**
-# 9:14 AM`, `**Tom Becker**  10:02`).
+# 9:14 AM`, `**Tom Becker**  10:02`, Slack's own `*Ben T*  3:12 PM`).
 _BOLD_NAME_AND_TIME = re.compile(
-    r"[ \t]*\*\*(?P<name>[^*\n]{2,40}?)\*\*[ \t]+[0-9]{1,2}:[0-9]{2}(?:[ \t]?[AaPp][Mm])?"
+    r"[ \t]*(\*\*?)(?P<name>[^*\n]{2,40}?)\1[ \t]+[0-9]{1,2}:[0-9]{2}(?:[ \t]?[AaPp][Mm])?"
     r"[ \t]*\r?$",
     re.MULTILINE,
 )

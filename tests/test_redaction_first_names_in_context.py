@@ -141,7 +141,21 @@ PLATES = [
     ("Scooter Yamaha NMAX – GH-472-KT", "GH-472-KT"),
 ]
 
+PLATES += [
+    # After the car, letters and digits apart, four groups; before the car, a comma between.
+    ("Vehículo asignado: Seat Arona 4821 LKM", "4821 LKM"),
+    ("I can see the last driver (Toyota Corolla Quest HJ 42 KL GP) cancelled", "HJ 42 KL GP"),
+    ("Patente del auto KXHT-52, un Suzuki Swift gris.", "KXHT-52"),
+    ("Maşının nömrəsi 10-RK-482, ağ Hyundai Sonata.", "10-RK-482"),
+    ("me: SMQ 246 P I think, white Toyota Prius", "SMQ 246 P"),
+    # Plate words of more languages.
+    ("een zwarte BMW 320d met nummerplaat 2-ABC-371. Bij fouillering", "2-ABC-371"),
+    ("automjetin me targë AA 482 BK me shpejtësi 112 km/h", "AA 482 BK"),
+    ("Όχημα: Fiat Panda – Αρ. κυκλ. ΗΡΖ 4821", "ΗΡΖ 4821"),
+]
+
 NOT_PLATES = [
+    "Version 2.1, Toyota GT 86 in 2019, XT 500, Honda CBR 600",
     "mov reg RAX 12345 then",
     "BMW X5 M50d for sale, Toyota RAV4 2019, Perodua Bezza 1.3 AV, Ford F-150 XLT 2021",
     "Toyota Camry LE 2020 and a Ford Focus ST 250",
@@ -232,6 +246,26 @@ ADDRESSES += [
     (
         "Σχετικά με το διαμέρισμα στην οδό Ιπποκράτους 42, 10680 Αθήνα",
         "οδό Ιπποκράτους 42, 10680 Αθήνα",
+    ),
+]
+
+ADDRESSES += [
+    # A number with a flat's after a dash, a street's type after its name, a Belgian letterbox,
+    # Portugal's postcode, an Italian town's province, a street's particle (`dei`).
+    (
+        "Gyvenamoji vieta: Savanorių pr. 176-45, LT-03154 Vilnius",
+        "Savanorių pr. 176-45, LT-03154 Vilnius",
+    ),
+    ("Elukoht: Tartu mnt 52-14, 10115 Tallinn", "Tartu mnt 52-14, 10115 Tallinn"),
+    ("Naslov: Celovška cesta 150, 1000 Ljubljana", "Celovška cesta 150, 1000 Ljubljana"),
+    (
+        "A morada atual é Av. Fernão de Magalhães 1740, 4350-158 Porto. Quando",
+        "Av. Fernão de Magalhães 1740, 4350-158 Porto",
+    ),
+    ("Via Giuseppe Verdi 22, 20831 Seregno (MB)", "Via Giuseppe Verdi 22, 20831 Seregno (MB)"),
+    (
+        "l'appartamento di Via dei Mille 12, int. 5, 80121 Napoli. Come",
+        "Via dei Mille 12, int. 5, 80121 Napoli",
     ),
 ]
 

@@ -78,7 +78,7 @@ _ROMANCE = re.compile(
     r"(?<![\w/])(?:Calle|C/|Avenida|Avda\.|Av\.|Paseo|Plaza|Carrera|Via|Viale|Piazza|Corso|Rua|"
     r"Travessa|Largo|Rue|Avenue|Boulevard|Chaussée|Place|Chemin|Quai|Route|Allée|Impasse|ul\.|al\."
     r"|pl\.|ulica|aleja|Str\.|Strada|Bd\.|Bulevardul|Calea|Aleea|Șos\.|Șoseaua|Sos\.)"
-    r"\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della|du|des|le)\s+"
+    r"\s*(?:(?:de|del|la|las|los|do|da|dos|das|di|della|dei|degli|delle|dello|du|des|le)\s+"
     r"|(?:l'|d'|dell'|dall'|nell'|sull')\s*)*[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+(?:\s+[A-ZÁÉÍÓÚÈÊÂÎÔŁŚŻŹĆŃ][\w'-]+){0,3},?\s+"
     r"(?:n\.?[º°o]\.?\s*|nr\.?\s*)?"  # `nº 5`, `n.º 88` (`n.o` normalised), `nr. 28`
     r"\d{1,4}[A-Za-z]?\b"
@@ -1089,7 +1089,10 @@ _EU_TYPE = (
 )
 # A street's type written after its name as a word of its own, in lower case (`Thorvald Meyers
 # gate 61B`, `Kongens gade 12`).
-_EU_TYPE_AFTER = r"(?:gate|gata|gatan|vei|veien|vej|vegen|väg|vägen|tie|katu|utca|út|gade|sokak)"
+_EU_TYPE_AFTER = (
+    r"(?:gate|gata|gatan|vei|veien|vej|vegen|väg|vägen|tie|katu|utca|út|gade|sokak|cesta|ulica"
+    r"|mnt|tn|pst|iela|gatvė|pr\.)"
+)
 _EU_WORD = r"[A-ZÀ-ÞĀ-ɏΆ-ΫА-ЯЁ][\w'’.-]*"  # (Greek and Cyrillic capitals too)
 _EU_TOWN = r"[A-ZÀ-ÞĀ-ɏΆ-ΫА-ЯЁ][\w'’-]*"
 _CAPITALISED_WORD = re.compile(_EU_WORD)
@@ -1097,14 +1100,16 @@ _CAPITALISED_WORD = re.compile(_EU_WORD)
 # street and its number read back from the comma: a pattern of the street first, tried at every
 # capital of a page, cost ~150 µs a 2 KB record.
 _EU_POSTCODE_AND_TOWN = re.compile(
-    r",[ \t]*(?P<code>(?:[A-Z]{1,2}-)?(?:\d{5}|\d{4}(?:[ \t]?[A-Z]{2}(?![\w]))?|\d{3}[ \t]\d{2}"
-    r"|\d{2}-\d{3}))"
+    r",[ \t]*(?P<code>(?:[A-Z]{1,2}-)?(?:\d{5}|\d{4}-\d{3}|\d{4}(?:[ \t]?[A-Z]{2}(?![\w]))?"
+    r"|\d{3}[ \t]\d{2}|\d{2}-\d{3}))"
     rf"[ \t]+{_EU_TOWN}(?:[ -]{_EU_TOWN})?(?:[ \t]+\d{{1,2}}(?![\w.,]\d))?(?![\w])"
+    r"(?:[ \t]+\([A-Z]{2}\))?"  # an Italian town's province (`Seregno (MB)`)
 )
 _EU_STREET_AND_NUMBER = re.compile(
     rf"(?<![\w'’.-])(?P<street>(?:(?i:{_EU_TYPE})[ \t]+)?(?:{_EU_PARTICLE}[ \t]+)?{_EU_WORD}"
     rf"(?:[ \t]+(?:{_EU_PARTICLE}[ \t]+)?{_EU_WORD}){{0,3}}(?:[ \t]+{_EU_TYPE_AFTER})?)"
-    r"[ \t]+\d{1,4}[a-zA-Z]?(?:/\d{1,4}[a-zA-Z]?)?(?:[ \t]+(?:bis|ter|[A-Z](?![\w])))?\Z"
+    r"[ \t]+\d{1,4}[a-zA-Z]?(?:[/-]\d{1,4}[a-zA-Z]?)?(?:[ \t]+(?:bis|ter|[A-Z](?![\w])))?"
+    r"(?:[ \t]+(?:bus|bte|boîte|box)[ \t]+\d{1,4})?\Z"  # a Belgian letterbox (`88 bus 3`)
 )
 _EU_STREET_REACH = 80  # characters before the comma where the street may start
 _BEFORE_A_CODE = re.compile(r"[ \t]*(?:[A-Z]{1,2}-)?")  # between the comma and the postcode

@@ -37,7 +37,9 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           "usajili wa gari", "evidenční číslo", "ečv", "regisztrációs szám",
           "număr de înmatriculare", "nr. înmatriculare", "рег. номер", "регистрационный номер",
           "رجسٹریشن نمبر", "نمبر پلیٹ", "நம்பர் பிளேட்", "வாகன எண்", "नंबर प्लेट",
-          "गाड़ी का नंबर")  # fmt: skip
+          "गाड़ी का नंबर", "nummerplaat", "targë", "targa e", "rendszáma", "αρ. κυκλ.",
+          "мем. нөмірі", "мемлекеттік нөмірі", "nömrəsi", "dövlət nömrə nişanı",
+          "համարանիշ", "համարանիշը", "სანომრე ნიშანი", "მანქანის ნომერი")  # fmt: skip
 # Words for a vehicle (`Pojazd sprawcy: PO 5T128`): a plate after them only where a colon or a
 # verb gives it, written in capitals and digits (not a model's `BMW 320d`, `RAV4 2019`).
 _VEHICLE_WORDS = ("vehicle", "véhicule", "vehículo", "veículo", "veicolo", "fahrzeug", "fzg",
@@ -318,12 +320,23 @@ _MAKES = ("toyota", "honda", "nissan", "mazda", "subaru", "suzuki", "mitsubishi"
           "polo", "golf", "fiesta", "focus", "clio", "yaris", "corolla", "civic", "prado",
           "octavia", "qashqai", "passat", "camry", "hilux", "ranger", "sandero",
           "tucson")  # fmt: skip
-_CAR_THEN_PLATE = re.compile(
-    rf"(?i:{'|'.join(_MAKES)})(?![\w-])"
-    r"(?:[ \t]+(?:[^\W\d][^\s\d·•|–—]{0,15}|\"[^\"\n]{1,16}\"|\([^()\d\n]{1,20}\))){0,3}?"
-    r"[ \t]*(?:[·•|,–—-][ \t]*)?"
+_PLATE_SHAPE = (
     r"(?P<plate>(?=(?:[A-Z -]*[0-9]){2})(?=(?:[0-9 -]*[A-Z]){2})"
-    r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,2})(?![\w-])"
+    r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,3})(?![\w-])"
+)
+_A_MAKE = rf"(?P<make>(?i:{'|'.join(_MAKES)}))(?![\w-])"
+_CAR_THEN_PLATE = re.compile(
+    rf"{_A_MAKE}"
+    r"(?:[ \t]+(?:[^\W\d][^\s\d·•|–—]{0,15}|\"[^\"\n]{1,16}\"|\([^()\d\n]{1,20}\))){0,3}?"
+    r"[ \t]*(?:[·•|,–—-][ \t]*)?" + _PLATE_SHAPE
+)
+# The plate first, then the car after a comma (`KXHT-52, un Suzuki Swift`, `10-RK-482, ağ
+# Hyundai Sonata`, `SMQ 246 P I think, white Toyota Prius`): up to four words between them.
+_PLATE_THEN_CAR = re.compile(
+    r"(?<![\w-])"
+    + _PLATE_SHAPE
+    + r"(?:[ \t]+[^\W\d]{1,8}){0,2},[ \t]*(?:[^\W\d]{1,10}[ \t]+){0,2}"
+    + _A_MAKE
 )
 _A_YEAR_GROUP = re.compile(r"(?:^|[ -])(?:19|20)[0-9]{2}(?:$|[ -])")
 _MIXED = re.compile(r"(?=.*[0-9])(?=.*[A-Z])[A-Z0-9]+")  # letters and digits in one group
@@ -337,10 +350,39 @@ class CarPlateFinder:
     views = ALL_VIEWS
 
     def find(self, view: Text) -> Iterator[Span]:
-        for match in _CAR_THEN_PLATE.finditer(view.text):
-            groups = re.split(r"[ -]", match["plate"])
-            if _A_YEAR_GROUP.search(match["plate"]) is None and (
-                any(_MIXED.fullmatch(group) for group in groups)  # `YR68 KHE`, `MLR 48F`
-                or (len(groups) == 3 and len(groups[0]) > 1)  # `GH-472-KT`; not `F-150 XLT`
-            ):
-                yield Span(*match.span("plate"), "LICENSE_PLATE")
+        text = view.text
+        for match in (*_CAR_THEN_PLATE.finditer(text), *_PLATE_THEN_CAR.finditer(text)):
+            plate, end = match["plate"], match.end("plate")
+            if _A_WORD_AFTER.match(text, end) and plate.endswith((" I", " A")):
+                plate, end = plate[:-2], end - 2  # `SMQ 246 P I think`: the pronoun is a word
+            # (right after the make, letters and digits apart are its model: `Honda CBR 600`)
+            beside = (
+                match.start("plate") > match.end("make")
+                and not text[match.end("make") : match.start("plate")].strip()
+            )
+            if _a_plate(plate, models=beside):
+                yield Span(match.start("plate"), end, "LICENSE_PLATE")
+
+
+_A_WORD_AFTER = re.compile(r"[ \t]+[a-z]")
+
+
+def _a_plate(plate: str, *, models: bool = False) -> bool:
+    """Capitals and digits shaped as a plate, not as a model's name and trim (`F-150 XLT`,
+    `Focus ST 250`) or a year: a group mixing both (`YR68 KHE`, `MLR 48F`), three groups or four
+    (`GH-472-KT`, `HJ 42 KL GP`), or letters and digits apart, six or more (`4821 LKM`, `KXHT-52`),
+    not where a model's name stands (`models`: right after the make)."""
+    groups = re.split(r"[ -]", plate)
+    if _A_YEAR_GROUP.search(plate) is not None:
+        return False
+    if any(_MIXED.fullmatch(group) for group in groups):
+        return True
+    if len(groups) >= 3:
+        return len(groups[0]) > 1
+    letters, digits = sorted(groups, key=str.isdigit)
+    return (
+        not models
+        and letters.isalpha()
+        and 2 <= len(digits) <= 4
+        and len(letters) + len(digits) >= 6
+    )

@@ -83,6 +83,10 @@ TO_THE_END = [
     ("", "=eyJ"),
     ("", "onderwerphttp://a?b=&b=&b="),
     ("", "a@b.co\\t"),
+    # A car's make, then capitals and spaces to the end (a plate's counts were looked ahead for
+    # from every capital: 18 s); a line of names split by commas (each read its list again).
+    ("Toyota ", "AB "),
+    ("", "Anna, Maria, "),
 ]
 
 

@@ -1,19 +1,21 @@
 """A first name alone, where the words around it say a person is meant: addressed (`Thanks
-Ravi,`), after a verb or a role that takes a person (`ask Priya`, `kurier Bartek`, `my
-colleague Jun`), before a verb of saying (`Maria said`, `Sandra ha detto`), in a possessive
-(`Noah's filling`, `Eilidh's mum`), before an age in brackets (`Kayden (8)`, `(Nour, 6 años)`),
-beside another first name (`Lena and Micah`, `Jasmine / Pete`), or signing a message's end
-after a comma or an emoji (`... pls 🙏 xx Megan`).
+Ravi,`, `Hi Claire & Ravi`), after a verb or a role that takes a person (`ask Priya`, `kurier
+Bartek`, `my colleague Jun`), before a verb of saying (`Maria said`, `Sandra ha detto`), in a
+possessive (`Noah's filling`), before an age in brackets (`Kayden (8)`, `(Nour, 6 años)`),
+beside another first name (`Lena and Micah`, `Jasmine / Pete`), signing a message's end after
+a comma or an emoji (`... pls 🙏 xx Megan`); and the names of a list, one a line (`- Kayla R.:
+quick feet`) or several on one (`Sam, Leo, Kai, Tomasz`).
 
 The name is a word of the first names' table that names no month, role or team
 (`names.lone_first_name`), with no capitalised word right after it (a full name's or a place's,
 which names.py reads). Except after a thanks or a greeting and before an age, a name that is as
-often a word, a place or a product (`Grace`, `Paris`, `Claude`) is passed over, and so is one
-right after a capitalised word (`Trader Joe's`, `Today Maria said`). The tables are
-lone_names.json."""
+often a word, a place or a product (`Grace`, `Paris`, `Ruby`) is passed over, and so is one
+right after a capitalised word (`Trader Joe's`, `Today Maria said`); an assistant's (`Claude`)
+always. The tables are lone_names.json."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Iterator
@@ -97,7 +99,7 @@ _CAPITALISED_BEFORE = re.compile(rf"[{UPPER}][\w'’.-]*[ \t]+\Z")
 _REACH = 32  # characters before a name where the words that take it are read
 # A list's item on a line of its own: its mark or none, a first name (an initial or a family name
 # after it), then a colon or a dash and what is said of the person (`- Kayla R.: quick feet`,
-# `Oliwer – po kontuzji`, `* Portero titular: Hugo`: no, the name must come first).
+# `Oliwer – po kontuzji`).
 _LIST_MARK = re.compile(r"[ \t]*(?:(?:[-*•·‣–]|\d{1,2}[.)])[ \t]+)?")
 _ITEM_END = re.compile(
     rf"(?P<more>(?:[ \t]+(?:[{UPPER}]\.|{CAPITALISED}))?)[ \t]*(?::|[ \t][–—-][ \t])"
@@ -113,7 +115,6 @@ _NAME_LIST = re.compile(
     rf"(?<![\w'’.-]){_ITEM.pattern}(?:[ \t]*,[ \t]*{_ITEM.pattern}){{2,}}"
     rf"(?:[ \t]*,?[ \t]+(?:{_either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern})?(?![\w'’-])"
 )
-_LIST_REACH = 240  # characters around a name where the list it is one of is read
 
 
 def _a_name(word: str, *, ambiguous: bool = False) -> bool:
@@ -163,6 +164,7 @@ class FirstNameInContextFinder:
     def find(self, view: Text) -> Iterator[Span]:
         text, lower = view.text, view.lower
         done = -1
+        lists: dict[int, list[_List]] = {}  # a line's start -> the lists of names on it
         for end in _FIRST_NAME_WORDS.char_ends(text):
             start = end
             while start and text[start - 1].isalpha():
@@ -177,13 +179,15 @@ class FirstNameInContextFinder:
             done = end = word.end()
             if text.endswith(_POSSESSIVES, start, end):
                 end -= 2  # (`Dana's`: the name, then its possessive)
-            yield from _in_context(text, lower, start, end)
+            yield from _in_context(text, lower, start, end, lists)
 
 
 _POSSESSIVES = ("'s", "’s", "'S", "’S")
 
 
-def _in_context(text: str, lower: str, start: int, end: int) -> Iterator[Span]:
+def _in_context(
+    text: str, lower: str, start: int, end: int, lists: dict[int, list[_List]]
+) -> Iterator[Span]:
     """The name at text[start:end] (and a second one beside it), where the words around it say
     it is a person's."""
     name = text[start:end]
@@ -209,9 +213,11 @@ def _in_context(text: str, lower: str, start: int, end: int) -> Iterator[Span]:
         yield Span(start, item.end("more"), KIND)  # `- Kayla R.: quick feet`, `Oliwer – po ...`
         return
     if text.startswith(",", end) or text.endswith(",", max(line, start - 3), start):
-        listed = list(_listed(text, line, start))
-        if listed:
-            yield from listed
+        listed = _list_of(text, line, start, lists)
+        if listed is not None and listed.names:
+            if not listed.told:  # (each list's names once, whichever of them is read first)
+                listed.told = True
+                yield from listed.names
             return
     if cue in _TAKERS and _TAKEN_ENDS.match(text, end):
         yield Span(start, end, KIND)
@@ -237,23 +243,36 @@ def _a_list_of_people(text: str) -> bool:
     return named >= 2 and 2 * named >= len(items)
 
 
-def _listed(text: str, line: int, start: int) -> Iterator[Span]:
-    """Each item of a list of names that the name at `start` is one of (`Sam, Leo, Kai, Tomasz,
-    Ben H`): three items or more, two thirds of them first names of the table that are no
-    word's, place's or product's (not `Rose, Lily, Daisy`; not `Paris, London, Rome`)."""
-    stop = text.find("\n", start)
-    stop = len(text) if stop < 0 else stop
-    for run in _NAME_LIST.finditer(
-        text, max(line, start - _LIST_REACH), min(stop, start + _LIST_REACH)
-    ):
-        if not run.start() <= start < run.end():
-            continue
-        items = list(_ITEM.finditer(text, run.start(), run.end()))
-        named = sum(_a_name(item.group().split()[0]) for item in items)
-        if 3 * named >= 2 * len(items):
-            for item in items:
-                yield Span(*item.span(), KIND)
-        return
+@dataclasses.dataclass
+class _List:
+    """A list of names on a line: where it starts and ends, its names (none where too few of
+    its items are first names), whether they were given already."""
+
+    start: int
+    end: int
+    names: list[Span]
+    told: bool = False
+
+
+def _list_of(text: str, line: int, start: int, lists: dict[int, list[_List]]) -> _List | None:
+    """The list of names on the line at `line` that the name at `start` is one of (`Sam, Leo,
+    Kai, Tomasz, Ben H`): three items or more, two thirds of them first names of the table that
+    are no word's, place's or product's (not `Rose, Lily, Daisy`; not `Paris, London, Rome`).
+    A line's lists are read once, whichever name of it comes first."""
+    found = lists.get(line)
+    if found is None:
+        stop = text.find("\n", line)
+        found = lists[line] = [
+            _List(run.start(), run.end(), _names_listed(text, run))
+            for run in _NAME_LIST.finditer(text, line, len(text) if stop < 0 else stop)
+        ]
+    return next((listed for listed in found if listed.start <= start < listed.end), None)
+
+
+def _names_listed(text: str, run: re.Match[str]) -> list[Span]:
+    items = list(_ITEM.finditer(text, run.start(), run.end()))
+    named = sum(_a_name(item.group().split()[0]) for item in items)
+    return [Span(*item.span(), KIND) for item in items] if 3 * named >= 2 * len(items) else []
 
 
 def _named_before(

@@ -320,10 +320,9 @@ _MAKES = ("toyota", "honda", "nissan", "mazda", "subaru", "suzuki", "mitsubishi"
           "polo", "golf", "fiesta", "focus", "clio", "yaris", "corolla", "civic", "prado",
           "octavia", "qashqai", "passat", "camry", "hilux", "ranger", "sandero",
           "tucson")  # fmt: skip
-_PLATE_SHAPE = (
-    r"(?P<plate>(?=(?:[A-Z -]*[0-9]){2})(?=(?:[0-9 -]*[A-Z]){2})"
-    r"[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,3})(?![\w-])"
-)
+# Two to four groups of capitals and digits (their counts asked by _a_plate: a pattern that looks
+# ahead for them is read again from every capital of a long run of them).
+_PLATE_SHAPE = r"(?P<plate>[A-Z0-9]{1,4}(?:[ -][A-Z0-9]{1,4}){1,3})(?![\w-])"
 _A_MAKE = rf"(?P<make>(?i:{'|'.join(_MAKES)}))(?![\w-])"
 _CAR_THEN_PLATE = re.compile(
     rf"{_A_MAKE}"
@@ -373,6 +372,8 @@ def _a_plate(plate: str, *, models: bool = False) -> bool:
     (`GH-472-KT`, `HJ 42 KL GP`), or letters and digits apart, six or more (`4821 LKM`, `KXHT-52`),
     not where a model's name stands (`models`: right after the make)."""
     groups = re.split(r"[ -]", plate)
+    if sum(char.isdigit() for char in plate) < 2 or sum(char.isalpha() for char in plate) < 2:
+        return False
     if _A_YEAR_GROUP.search(plate) is not None:
         return False
     if any(_MIXED.fullmatch(group) for group in groups):

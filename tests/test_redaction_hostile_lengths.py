@@ -87,6 +87,9 @@ TO_THE_END = [
     # from every capital: 18 s); a line of names split by commas (each read its list again).
     ("Toyota ", "AB "),
     ("", "Anna, Maria, "),
+    # A word of one first name's stem repeated, no space in it (each of its thousands of names
+    # was read back to the word's start: 4 min).
+    ("", "Дмитри"),
 ]
 
 

@@ -166,10 +166,12 @@ class FirstNameInContextFinder:
         done = -1
         lists: dict[int, list[_List]] = {}  # a line's start -> the lists of names on it
         for end in _FIRST_NAME_WORDS.char_ends(text):
-            start = end
-            while start and text[start - 1].isalpha():
+            start, limit = end, max(0, end - _LONGEST_NAME)
+            while start > limit and text[start - 1].isalpha():
                 start -= 1
-            word = _WORD.match(text, start)
+            if start == limit and start and text[start - 1].isalpha():
+                continue  # inside a word longer than any name (read back from each hit: minutes)
+            word = _WORD.match(text, start, start + 2 * _LONGEST_NAME)
             if (
                 start <= done
                 or word is None
@@ -183,6 +185,7 @@ class FirstNameInContextFinder:
 
 
 _POSSESSIVES = ("'s", "’s", "'S", "’S")
+_LONGEST_NAME = 24  # letters of a first name of the table, and more
 
 
 def _in_context(

@@ -1,7 +1,8 @@
 """Words that name what follows them: "my password is ...", "CPF 123...", "手机号13812345678".
 A value that is ambiguous on its own (a bare run of digits, a random token) is redacted when
 such a word ends shortly before it; code assigned to such a name (`password = os.environ[...]`)
-is not a value. Also the reading finders share: each match of a shape as a span (`matches`)."""
+is not a value. Also the reading finders share: each match of a shape as a span (`matches`), an
+alternation of words longest first (`either`)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,12 @@ def word_ends(
         ):
             yield after
         at = lower.find(word, after, end)
+
+
+def either(words: Iterable[str]) -> str:
+    """An alternation of `words` for a pattern, each escaped, the longest first (`总经理` before
+    `经理`, `said to` before `said`)."""
+    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
 
 def matches(

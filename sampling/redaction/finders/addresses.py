@@ -24,7 +24,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from sampling.redaction.context import matches, word_ends
+from sampling.redaction.context import either, matches, word_ends
 from sampling.redaction.finders import register
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers, WordEnds, number
@@ -230,7 +230,7 @@ def _viewed(word: str) -> str:
 
 def _either(words: tuple[str, ...]) -> str:
     """An alternation of `words` as the view spells them, the longest first."""
-    return "|".join(re.escape(word) for word in sorted(map(_viewed, words), key=len, reverse=True))
+    return either(map(_viewed, words))
 
 
 # Colombia's grid: the street's type and its number or name (`Calle 45`, `Cra. 7`, `Diagonal

@@ -18,6 +18,7 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+from sampling.redaction.context import either
 from sampling.redaction.finders import register, table
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -28,13 +29,8 @@ _HAN = "\u3400-\u4dbf\u4e00-\u9fff"
 _HANGUL = "\uac00-\ud7a3"
 
 
-def _either(words: list[str] | str) -> str:
-    """An alternation of the words, longest first (`总经理` before `经理`)."""
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
-
-
-_CN_TITLES = _either(_TABLE["cn_titles"])
-_CN_SURNAME = rf"(?:{_either(_TABLE['cn_compound_surnames'])}|[{_TABLE['cn_surnames']}])"
+_CN_TITLES = either(_TABLE["cn_titles"])
+_CN_SURNAME = rf"(?:{either(_TABLE['cn_compound_surnames'])}|[{_TABLE['cn_surnames']}])"
 # Characters that never end or continue a given name: a sentence's small words.
 _NOT_GIVEN = "的了是在和我你他她它们这那个说给把被对与及或也都吗呢吧啊"
 _GIVEN = rf"(?:[{_HAN}](?<![{_NOT_GIVEN}]))"
@@ -54,7 +50,7 @@ _CN_NAME = re.compile(rf"{_CN_SURNAME}{_GIVEN}{{1,2}}")
 # Chinese, a label or greeting before it; after a greeting the name ends in a mark or a title.
 # Each label is found first (one alternation of literals, which the regex engine skips along to),
 # then the name read where it ends; `致` only where a line or a clause starts with it.
-_CN_LABEL = re.compile(_either(_TABLE["cn_labels"]))
+_CN_LABEL = re.compile(either(_TABLE["cn_labels"]))
 _CN_AFTER_LABEL = re.compile(rf"(?:是|为)?[:：]?\s*(?P<name>{_CN_SURNAME}{_GIVEN}{{1,2}})")
 _CLAUSE_STARTS = frozenset(" \t\n。，,！!：:；;")
 _CN_NAME_ENDS = re.compile(rf"(?:[^{_HAN}]|$|{_CN_TITLES})")
@@ -62,24 +58,22 @@ _CN_NAME_ENDS = re.compile(rf"(?:[^{_HAN}]|$|{_CN_TITLES})")
 # 的妈妈`): the name that ends there.
 _CN_PARENTS = ("的妈妈", "的爸爸", "的家长", "的奶奶", "的爷爷", "的外婆", "的外公", "的媽媽",
                "的家長", "的爺爺")  # fmt: skip
-_CN_PARENT = re.compile(_either(_CN_PARENTS))
+_CN_PARENT = re.compile(either(_CN_PARENTS))
 # Labels of a filing's party or of a record's person, a colon after them (`原告：王丽娟，女`,
 # `用户：李明华`): without it they are words of a sentence (`用户体验`, `被告知`). Kept with the
 # other phrases before a name, in names.py's table.
 _PERSON_LABELS = table("person_names.json")
 _CN_COLON_LABELS = _PERSON_LABELS["cn_labels_before_a_colon"]
 # A bracket between the label and its colon: `上诉人（原审被告）：`.
-_CN_COLON_LABEL = re.compile(
-    rf"(?:{_either(_CN_COLON_LABELS)})(?:[(（][^)）:：]{{1,8}}[)）])?[:：]"
-)
+_CN_COLON_LABEL = re.compile(rf"(?:{either(_CN_COLON_LABELS)})(?:[(（][^)）:：]{{1,8}}[)）])?[:：]")
 _CN_AFTER_COLON = re.compile(rf"[ \u3000]?(?P<name>{_CN_SURNAME}{_GIVEN}{{1,2}})")
 
-_JP_SURNAME = rf"(?:{_either(_TABLE['jp_surnames'])})"
-_JP_NOT_GIVEN = _either(_TABLE["jp_not_given"])
+_JP_SURNAME = rf"(?:{either(_TABLE['jp_surnames'])})"
+_JP_NOT_GIVEN = either(_TABLE["jp_not_given"])
 # Japanese: a family name, up to three characters of a given name, then the honorific.
-_JP_HONORIFIC = re.compile(_either(_TABLE["jp_honorifics"]))
+_JP_HONORIFIC = re.compile(either(_TABLE["jp_honorifics"]))
 _JP_NAME = re.compile(rf"{_JP_SURNAME}(?:\s?(?!{_JP_NOT_GIVEN})[{_HAN}々]{{1,3}})?")
-_JP_LABEL = re.compile(_either(_TABLE["jp_labels"]))
+_JP_LABEL = re.compile(either(_TABLE["jp_labels"]))
 # A label, then a colon or, as a form sets it, spaces (`氏名　佐々木 美咲`), then the name.
 _JP_AFTER_LABEL = re.compile(
     rf"(?:者)?(?:[:：]\s*|[ \t]+)(?P<name>{_JP_SURNAME}(?:\s?[{_HAN}々\u3040-\u309f]{{1,4}})?)"
@@ -88,22 +82,22 @@ _JP_AFTER_LABEL = re.compile(
 # A name in katakana after a label of a transfer or a form (`振込名義：ヤマダ　ハナコ`): a family
 # name and a given name, a space between them, and no more katakana after them.
 _JP_KANA_LABELS = _PERSON_LABELS["jp_kana_labels"]
-_JP_KANA_LABEL = re.compile(_either(_JP_KANA_LABELS))
+_JP_KANA_LABEL = re.compile(either(_JP_KANA_LABELS))
 _KANA = "\u3099\u309a\u30a1-\u30fa\u30fc\uff66-\uff9f"  # half-width ones too (`ﾔﾏﾀﾞ ﾊﾅｺ`)
 _JP_KANA_FIRM_WORDS = tuple(_PERSON_LABELS["jp_kana_firm_words"])
 _JP_KANA_NAME = re.compile(
     rf"[:：][ \u3000]*(?P<name>[{_KANA}]{{2,10}}[ \u3000][{_KANA}]{{1,10}})(?![{_KANA}])"
 )
 
-_KR_SURNAME = rf"(?:{_either(_TABLE['kr_surnames'])})"
+_KR_SURNAME = rf"(?:{either(_TABLE['kr_surnames'])})"
 _KR_NOT_NAMES = frozenset(_TABLE["kr_not_names"])
 _KR_TITLE_ENDINGS = _TABLE["kr_title_endings"]
 # Korean: a surname and two syllables, then the honorific (`김민수님`, `최수진 씨`).
-_KR_HONORIFIC = re.compile(_either(_TABLE["kr_honorifics"]))
+_KR_HONORIFIC = re.compile(either(_TABLE["kr_honorifics"]))
 _KR_NAME = re.compile(rf"(?<![{_HANGUL}]){_KR_SURNAME}[{_HANGUL}]{{2}}")
 # A label and a colon, then the name; a label and a space alone, then three syllables that end
 # there (`이름 모를 꽃` is no name).
-_KR_LABEL = re.compile(_either(_TABLE["kr_labels"]))
+_KR_LABEL = re.compile(either(_TABLE["kr_labels"]))
 _KR_PARTICLES = "으로|에게|로|께|의|이|가|은|는|을|를|님|씨"
 # (After a space, a particle may end the name: `예금주 박상철로`, to the holder Park Sang-cheol.)
 _KR_AFTER_LABEL = re.compile(

@@ -20,6 +20,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from sampling.redaction.context import either
 from sampling.redaction.finders import register, table
 from sampling.redaction.finders.names import (
     CAPITALISED,
@@ -38,10 +39,6 @@ _NOT_ALONE = frozenset(_TABLE["not_alone"])
 _POSSESSED = frozenset(_TABLE["possessed"])
 _ASSISTANTS = frozenset(_TABLE["assistants"])
 _JOINING_WORDS = [word for word in _TABLE["joined_by"] if word.isalpha()]  # (and `+`, `&`, `/`)
-
-
-def _either(words: list[str] | frozenset[str]) -> str:
-    return "|".join(re.escape(word) for word in sorted(words, key=len, reverse=True))
 
 
 # Each first name of the table, found capitalised in one scan of the text: only there are the
@@ -79,16 +76,16 @@ _MOST_CUE_WORDS = max(len(cue.split()) for cue in _ADDRESSED | _TAKERS)
 # `and I`; an age in brackets (a space before it: `Pauli(1)` is a call); or another first name
 # after `and` (and its words in other languages, `+`, `&`, `/`).
 _AFTER_NAME = re.compile(
-    rf"[ \t]+(?:(?P<verb>{_either(_TABLE['after_saying'])})"
-    rf"|(?P<doing>{_either(_TABLE['after_doing'])}))(?![\w'’-])"
+    rf"[ \t]+(?:(?P<verb>{either(_TABLE['after_saying'])})"
+    rf"|(?P<doing>{either(_TABLE['after_doing'])}))(?![\w'’-])"
     rf"|['’]s[ \t]+(?P<noun>[^\W\d_][\w'’-]*)"
     r"|[ \t]+(?:and|&|und|et|y|e)[ \t]+(?P<me>I|me|ich|moi|yo|eu|io)(?![\w'’-])"
-    rf"|(?P<aged>[ \t]+\([ \t]*\d{{1,2}}[ \t]*(?i:{_either(_TABLE['ages'])})?[ \t]*\))"
-    rf"|(?:[ \t]+(?:{_either(_JOINING_WORDS)})[ \t]+|[ \t]*[+&/][ \t]*)"
+    rf"|(?P<aged>[ \t]+\([ \t]*\d{{1,2}}[ \t]*(?i:{either(_TABLE['ages'])})?[ \t]*\))"
+    rf"|(?:[ \t]+(?:{either(_JOINING_WORDS)})[ \t]+|[ \t]*[+&/][ \t]*)"
     rf"(?P<other>{CAPITALISED}){_ALONE}"
 )
 # A name in brackets before its age (`acompañada de su hija (Nour, 6 años)`).
-_AGE_IN_BRACKETS = re.compile(rf",?[ \t]+\d{{1,2}}[ \t]*(?i:{_either(_TABLE['ages'])})\.?\)")
+_AGE_IN_BRACKETS = re.compile(rf",?[ \t]+\d{{1,2}}[ \t]*(?i:{either(_TABLE['ages'])})\.?\)")
 # A message signed at its end after a comma, `!` or an emoji, `xx` between them or none.
 _SYMBOL = r"[^\w\s.,;:'\"()\[\]{}<>=/\\`*#|-]"
 _SIGNED_BEFORE = re.compile(rf"(?:[,!]|{_SYMBOL})[ \t]*(?:(?i:xx?|xo|xoxo)[ \t]+)?\Z")
@@ -113,7 +110,7 @@ _ITEM_LINE = re.compile(
 _ITEM = re.compile(rf"{CAPITALISED}(?:[ \t][{UPPER}](?![\w])\.?)?")
 _NAME_LIST = re.compile(
     rf"(?<![\w'’.-]){_ITEM.pattern}(?:[ \t]*,[ \t]*{_ITEM.pattern}){{2,}}"
-    rf"(?:[ \t]*,?[ \t]+(?:{_either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern})?(?![\w'’-])"
+    rf"(?:[ \t]*,?[ \t]+(?:{either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern})?(?![\w'’-])"
 )
 
 

@@ -30,7 +30,7 @@ from datetime import date
 
 from stdnum.cz import bankaccount as cz_bankaccount
 
-from sampling.redaction.context import NamesBeforeNumbers, word_ends
+from sampling.redaction.context import NamesBeforeNumbers, either, word_ends
 from sampling.redaction.finders import register, table
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
 from sampling.redaction.triggers import Triggers
@@ -106,17 +106,13 @@ _AT_ONCE = {"account": 4, "konto": 3, "born": 2, "geboren": 2, "dl": 2, "acc": 2
 _NOT_PERSONAL = re.compile("|".join(map(re.escape, _TABLE["not_personal"])), re.IGNORECASE)
 
 
-def _any_of(words: list[str]) -> str:
-    return "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-
-
 # The bank's name, the holder's after `a/n`, a pronoun or a preposition, between an account's
 # word and its number (`Rekening BNI a/n Siti Aminah 0123456789`, `akaun Maybank saya 1642 ...`):
 # skipped, so that the number still follows the word at once. A name is capitalised words.
 _BETWEEN = _TABLE["account_between"]
 _BANK_AND_HOLDER = re.compile(
-    rf"(?:[ \t]*(?i:{_any_of(_BETWEEN['banks'] + _BETWEEN['words'])})(?![^\W\d_])"
-    rf"|[ \t]*,?[ \t]*(?i:{_any_of(_BETWEEN['holder'])})[ \t]+[A-Z][\w'.-]*"
+    rf"(?:[ \t]*(?i:{either(_BETWEEN['banks'] + _BETWEEN['words'])})(?![^\W\d_])"
+    rf"|[ \t]*,?[ \t]*(?i:{either(_BETWEEN['holder'])})[ \t]+[A-Z][\w'.-]*"
     r"(?:[ \t]+[A-Z][\w'.-]*){0,3}){1,4}"
 )
 
@@ -124,7 +120,7 @@ _MONTHS = {name: int(number) for number, names in _TABLE["months"].items() for n
 _MONTHS.update({unicodedata.normalize("NFKC", name): number for name, number in _MONTHS.items()})
 # A day with an ordinal's ending (`4th`), between a month and a year.
 _ORDINAL_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th)")
-_MONTH = "|".join(sorted(map(re.escape, _MONTHS), key=len, reverse=True))
+_MONTH = either(_MONTHS)
 _DAY_SUFFIX = r"(?:st|nd|rd|th|er|\.)?"
 # The eras years are counted from on Japanese and Taiwanese forms (`昭和60年`, `民國84年`): the
 # year before the era's first.

@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from sampling.redaction.context import speaks_in_a_chat, word_ends
+from sampling.redaction.context import either, speaks_in_a_chat, word_ends
 from sampling.redaction.finders import register, table
 from sampling.redaction.finders.cjk_names import CN_TITLE, cjk_name, said_twice
 from sampling.redaction.finders.seed_phrases import WORDS
@@ -2195,9 +2195,7 @@ class PartyNameFinder:
 # A first name, then a relation or a role in brackets (`Contatto di emergenza: Paolo (cognato)`,
 # `Recebido por: Cleiton (porteiro)`): the bracket found first, the name read back.
 _RELATIONS = RELATIONS = frozenset(_TABLE["relations_in_brackets"])
-_RELATION_AT = re.compile(
-    rf"[ \t]?\((?:{'|'.join(sorted(map(re.escape, _RELATIONS), key=len, reverse=True))})\)"
-)
+_RELATION_AT = re.compile(rf"[ \t]?\((?:{either(_RELATIONS)})\)")
 _CAPITALISED_WORD = re.compile(_CAPITALISED)
 _LABEL_BEFORE = re.compile(r"[^\W\d_][\w .'/()-]{0,30}:[ \t]*\Z")
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from sampling.redaction.context import COPULAS, NO_VALUE, placeholder, speaks_in_a_chat
+from sampling.redaction.context import COPULAS, NO_VALUE, either, placeholder, speaks_in_a_chat
 from sampling.redaction.finders import register
 from sampling.redaction.finders.seed_phrases import WORDS
 from sampling.redaction.spans import ALL_VIEWS, PERSONAL_PRIORITY, Span, Text
@@ -141,7 +141,7 @@ _CLIENTS = ("docker", "podman", "helm", "oras", "skopeo", "buildah", "nerdctl", 
             "mongo", "mongosh", "mongodump", "mongorestore", "sqlcmd", "bcp", "clickhouse-client",
             "cqlsh", "redis-cli", "smbclient", "influx")  # fmt: skip
 _CLIENT_USER = re.compile(
-    rf"(?<![\w.-])(?:{'|'.join(sorted(map(re.escape, _CLIENTS), key=len, reverse=True))})"
+    rf"(?<![\w.-])(?:{either(_CLIENTS)})"
     r"[ \t](?:[^\n|;&]{0,200}?[ \t])?(?:-u|-U|--user|--username)(?:[ \t]*|=)[\"']?"
     rf"(?P<value>[A-Za-z0-9_][{_VALUE_CHARS}]{{0,60}}?)(?=[\"']?(?:[ \t]|$))",
     re.MULTILINE,

@@ -159,9 +159,9 @@ class FirstNameInContextFinder:
     views = frozenset({NORMALISED})  # (a structured view's lines are no sentences)
 
     def find(self, view: Text) -> Iterator[Span]:
-        text, lower = view.text, view.lower
+        text = view.text
+        page = _Page(text, view.lower)
         done = -1
-        lists: dict[int, list[_List]] = {}  # a line's start -> the lists of names on it
         for end in _FIRST_NAME_WORDS.char_ends(text):
             start, limit = end, max(0, end - _LONGEST_NAME)
             while start > limit and text[start - 1].isalpha():
@@ -178,18 +178,35 @@ class FirstNameInContextFinder:
             done = end = word.end()
             if text.endswith(_POSSESSIVES, start, end):
                 end -= 2  # (`Dana's`: the name, then its possessive)
-            yield from _in_context(text, lower, start, end, lists)
+            yield from _in_context(page, start, end)
 
 
 _POSSESSIVES = ("'s", "’s", "'S", "’S")
 _LONGEST_NAME = 24  # letters of a first name of the table, and more
 
 
-def _in_context(
-    text: str, lower: str, start: int, end: int, lists: dict[int, list[_List]]
-) -> Iterator[Span]:
+class _Page:
+    """A text as the finder reads it: what it learns of the whole text once (its lists of names
+    and whether its list items name people), kept only while the text is read."""
+
+    def __init__(self, text: str, lower: str) -> None:
+        self.text, self.lower = text, lower
+        self.lists: dict[int, list[_List]] = {}  # a line's start -> the lists of names on it
+
+    @functools.cached_property
+    def a_list_of_people(self) -> bool:
+        """Its items of the shape `- Word: ...` or `Word – ...` are half of them or more a first
+        name of the table, two at least (a coach's notes on players; not a club's age groups,
+        `Benjamín: lunes...`, `Alevín: martes...`)."""
+        items = [item["first"] for item in _ITEM_LINE.finditer(self.text)]
+        named = sum(_a_name(first) for first in items)
+        return named >= 2 and 2 * named >= len(items)
+
+
+def _in_context(page: _Page, start: int, end: int) -> Iterator[Span]:
     """The name at text[start:end] (and a second one beside it), where the words around it say
     it is a person's."""
+    text, lower = page.text, page.lower
     name = text[start:end]
     if not _a_name(name, ambiguous=True):
         return
@@ -208,12 +225,12 @@ def _in_context(
     if (
         _LIST_MARK.fullmatch(text, line, start)
         and (item := _ITEM_END.match(text, end))
-        and _a_list_of_people(text)
+        and page.a_list_of_people
     ):
         yield Span(start, item.end("more"), KIND)  # `- Kayla R.: quick feet`, `Oliwer – po ...`
         return
     if text.startswith(",", end) or text.endswith(",", max(line, start - 3), start):
-        listed = _list_of(text, line, start, lists)
+        listed = _list_of(page, line, start)
         if listed is not None and listed.names:
             if not listed.told:  # (each list's names once, whichever of them is read first)
                 listed.told = True
@@ -233,16 +250,6 @@ def _in_context(
         yield Span(start, end, KIND)
 
 
-@functools.lru_cache(maxsize=64)
-def _a_list_of_people(text: str) -> bool:
-    """The text's items of the shape `- Word: ...` or `Word – ...` are half of them or more a
-    first name of the table, two at least (a coach's notes on players; not a club's age groups,
-    `Benjamín: lunes...`, `Alevín: martes...`)."""
-    items = [item["first"] for item in _ITEM_LINE.finditer(text)]
-    named = sum(_a_name(first) for first in items)
-    return named >= 2 and 2 * named >= len(items)
-
-
 @dataclasses.dataclass
 class _List:
     """A list of names on a line: where it starts and ends, its names (none where too few of
@@ -254,15 +261,16 @@ class _List:
     told: bool = False
 
 
-def _list_of(text: str, line: int, start: int, lists: dict[int, list[_List]]) -> _List | None:
+def _list_of(page: _Page, line: int, start: int) -> _List | None:
     """The list of names on the line at `line` that the name at `start` is one of (`Sam, Leo,
     Kai, Tomasz, Ben H`): three items or more, two thirds of them first names of the table that
     are no word's, place's or product's (not `Rose, Lily, Daisy`; not `Paris, London, Rome`).
     A line's lists are read once, whichever name of it comes first."""
-    found = lists.get(line)
+    text = page.text
+    found = page.lists.get(line)
     if found is None:
         stop = text.find("\n", line)
-        found = lists[line] = [
+        found = page.lists[line] = [
             _List(run.start(), run.end(), _names_listed(text, run))
             for run in _NAME_LIST.finditer(text, line, len(text) if stop < 0 else stop)
         ]

@@ -55,6 +55,13 @@ TITLES = [
     ("Policyholder: Shri Ramesh Gupta", "Ramesh Gupta"),
     ("Caller: Dr Farah Siddiqui", "Farah Siddiqui"),
     ("Witness: Mrs Okafor\n", "Okafor"),
+    # A possessive after a title's name: the person's, the name before it.
+    ("Please forward the results to Mr Hussain's secretary.", "Hussain"),
+    ("Results were sent to Dr. Mahmood's office on Friday.", "Mahmood"),
+    ("Mrs. O'Neill's dog barked all night", "O'Neill"),
+    # An initial before the family name, after a title.
+    ("Referred by Dr A. Mahmood, cardiology.", "A. Mahmood"),
+    ("Meeting notes: Prof. A. Lindqvist presented the budget.", "A. Lindqvist"),
 ]
 
 
@@ -115,6 +122,8 @@ NO_NAMES = [
     "Hi it's me",
     "Hi it's Monday again!",
     "Hi this is John's laptop, not mine",
+    "Thanks to Maria's Kitchen for the food.",
+    "Dr. A. The end.",
     "Hi this is Google Assistant",
     "Driver: Realtek Audio",
     "Click here.",

@@ -173,6 +173,8 @@ _UNCASED_NAME_WORD = rf"(?:[^\W\d_\x00-\u024f]|[{_MARKS}])+"
 _MOST_WORDS = 4  # `José Manuel Ruiz García`
 # Between a name's words: a space, or the two or three a form's copy leaves (`Jana  Schröder`);
 # after a label, once, the comma of a family name written first (`SMITH, JOHN A`).
+# An initial's full stop and the capitalised word after it (`A. Mahmood`, not `A. The`).
+_INITIAL_THEN_NAME = re.compile(r"\. (?=[A-ZÀ-ÞĀ-ɏ][a-zß-öø-ÿā-ɏ])")
 _GAP = re.compile(r" {1,3}(?! )|, {1,3}(?=[A-ZÀ-ÞĀ-ɏ])")
 # The end of a line in markup or data: closing tags, quotes and brackets, then the line's end.
 _LINE_END = re.compile(r"(?:</[a-zA-Z][\w-]*>|[\s\"'}\],])*(?:$|\n|\\n)")
@@ -939,6 +941,7 @@ def _latin_name(
     if title is not None:
         position = first = title.end()
         fewest = max(1, fewest - 1)
+    titled = title is not None or (intro.cased and intro.phrase.rstrip(".") in _CASED_TITLES)
     label = intro.phrase.endswith(":")
     comma = False  # a form's "SMITH, JOHN A": the family name, a comma, the given names
     while count < _MOST_WORDS:
@@ -946,8 +949,17 @@ def _latin_name(
         if word is None:
             break
         value = word.group()
-        if value.lower() in _NOT_PERSONS or value.endswith(_POSSESSIVE):
+        if value.lower() in _NOT_PERSONS:
             return None
+        if value.endswith(_POSSESSIVE):
+            if not titled or not value[0].isupper():
+                return None  # `Maria's Kitchen`: a thing's name, or unsure
+            # After a title, a person's (`Mr Hussain's secretary`): the name ends before it.
+            count, end = count + 1, word.end() - 2
+            break
+        if len(value) == 1 and value.isupper() and _INITIAL_THEN_NAME.match(text, word.end()):
+            count, position = count + 1, word.end() + 2  # `Dr A. Mahmood`: `A` an initial
+            continue
         if not count and value.lower() in _PARTICLES and _FAMILY_AFTER.match(text, word.end()):
             position = word.end() + 1  # `Nom : Le Bihan`, `Van Dijk`: the family name's start
             continue
@@ -2030,6 +2042,7 @@ class _TitleLines:
 # A name's word (of a cased script: capitalised; of another: two characters or more, the
 # marks with them) that stands for its person alone elsewhere (`Hannah` after `Hannah Okafor`).
 _NAME_PART = re.compile(rf"(?:[^\W\d_]|[{_UNCASED_LETTERS}])(?:[\w'’-]|[{_UNCASED_LETTERS}])+")
+_CASED_TITLES = frozenset(title.capitalize() for title in _TABLE["titles"])
 _TITLE_WORDS = frozenset(title.lower().rstrip(".") for title in _TABLE["titles"])
 _COMMON_WORDS = frozenset(WORDS)
 

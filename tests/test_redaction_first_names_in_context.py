@@ -191,9 +191,13 @@ LISTED = [
         "Team sheet (starting): Sam, Leo, Kai, Tomasz, Ben H, Ben W, Arlo, Jayden, Musa, Finn, Rory",
         "Ben H",
     ),
+    # Three names with one comma, then `and` (or the language's word for it).
+    ("Vi har utvecklingssamtal vecka 46. Alva, Hugo och Saga har ännu inte bokat tid.", "Alva"),
+    ("Reminder for Friday: Mateo, Aisha and Jonas still owe their permission slips", "Mateo"),
 ]
 
 NOT_LISTED = [
+    "We visited Paris, London and Rome last year, then Apple, Google and Microsoft offices.",
     "Benjamín: lunes y miércoles 17:30-18:45\nAlevín: martes y jueves 18:00-19:30\nInfantil: lunes y viernes",
     "Flowers: Rose, Lily, Daisy and Iris. Cities: Paris, London, Rome.",
     "Note: this is fine.\nTotal: 12",

@@ -210,12 +210,83 @@ def test_a_login_or_an_app_id_after_its_name_is_redacted_as_its_kind(
         # on another line too.
         "Пользователь: сколько будет 15% от 84 000?\nАссистент: 12 600.",
         "Usuario: ok pero otra cosa más\nSoporte: claro\nUsuario: listo",
+        # A traceback's class twice, a log's programs, code's annotated fields, a glossary.
+        "ValueError: invalid literal for int() with base 10\nDuring handling of the above\n"
+        "ValueError: invalid literal for int() with base 10",
+        "kernel: usb 1-1: new high-speed USB device number 2\n"
+        "kernel: usb 1-1: New USB device found, idVendor=0781\nsystemd: Started Session 3 of x",
+        "max_tokens: int = 100\ntop_p: float = 0.9\nmax_tokens: int = 200 at most here",
+        "PostgreSQL: an open source database\nRedisJSON: a module for JSON documents\n"
+        "MongoDB: a document store for apps",
+        "[INFO] api_gateway: request took 35 ms\n[INFO] api_gateway: request took 40 ms\n"
+        "[INFO] auth_service: token refreshed for the session",
+        # A social network's own pages, a project's page on a code host.
+        "share it: https://www.facebook.com/sharer/sharer.php?u=x or https://instagram.com/p/Cx12/",
+        "see https://github.com/pytorch/pytorch/issues/123 and https://twitter.com/intent/tweet",
     ],
 )
 def test_generic_accounts_placeholders_and_code_stay(text: str) -> None:
     assert "USERNAME" not in kinds(text).values() and "MESSENGER_ID" not in kinds(text).values(), (
         found(text)
     )
+
+
+# A chat's speakers by handle (two speakers, one of them speaking twice): each whose name is
+# made as handles are, and one in lower case outside the dictionary beside one of those.
+CHAT_SPEAKERS = [
+    (
+        "[Discord – Vendas FF]\nKaduzinho_FF: vendo conta free fire lvl 72 com bundle\n"
+        "Kaduzinho_FF: passo tudo depois do pix, ok?\nModeração: venda de contas é proibida",
+        "Kaduzinho_FF",
+    ),
+    (
+        "#general\nElPulpoTactico: alguien sabe por qué no me deja entrar\n"
+        "nachoxx_99: pon la ip bien, es la de siempre\nElPulpoTactico: ya, y me pide registrarme",
+        "ElPulpoTactico",
+    ),
+    (
+        "#bot-dev\nvexlight: bot keeps going offline lol here's my index.js\n"
+        "moddy_mcmodface: BRO delete that message and reset the token\nvexlight: oh no what now",
+        "moddy_mcmodface",
+    ),
+    (
+        "#bot-dev\nvexlight: bot keeps going offline lol here's my index.js\n"
+        "moddy_mcmodface: BRO delete that message and reset the token\nvexlight: oh no what now",
+        "vexlight",
+    ),
+    (
+        "[Discord – Polscy Wiedźmini]\nKuba_z_Radomia: ktoś mi ukradł konto na discordzie\n"
+        "Zielona_Ola: zmieniłeś hasło już?\nKuba_z_Radomia: nie mogę się zalogować teraz",
+        "Zielona_Ola",
+    ),
+    (
+        "[Trade Hub] NightOwl_Kira: selling my acc, 40+ skins\n[Trade Hub] ModBot: this is not "
+        "allowed here\n[Trade Hub] NightOwl_Kira: ok ok sorry",
+        "NightOwl_Kira",
+    ),
+]
+# The account in a social network's profile URL.
+PROFILE_URLS = [
+    ("LinkedIn: linkedin.com/in/keishamontgomery-pm", "keishamontgomery-pm"),
+    (
+        "find me at https://www.linkedin.com/in/maria-gonzalez-8b2a1b12/ pls",
+        "maria-gonzalez-8b2a1b12",
+    ),
+    (
+        "my github is https://github.com/jdoe-dev and my insta is instagram.com/kira.plays.",
+        "jdoe-dev",
+    ),
+    (
+        "my github is https://github.com/jdoe-dev and my insta is instagram.com/kira.plays.",
+        "kira.plays",
+    ),
+    ("DM me on t.me/kira_noctis", "kira_noctis"),
+    ("this one: https://x.com/jane_doe/status/1234567", "jane_doe"),
+    ("her tiktok is tiktok.com/@lina.bakes", "lina.bakes"),
+]
+test_a_chats_handles_and_a_profile_urls_account_are_redacted = hides_each(
+    {"chat_speaker": CHAT_SPEAKERS, "profile_url": PROFILE_URLS}
+)
 
 
 def test_a_login_found_once_is_hidden_where_it_stands_again() -> None:

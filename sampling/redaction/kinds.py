@@ -75,8 +75,10 @@ PERSONAL_KINDS: dict[str, str] = {
     "USERNAME": "a person's login or account name: after a word naming it in many languages "
     "(username, login, Benutzername, identifiant, usuario, nome utente, 用户名, ユーザー名, "
     "아이디, ...), in a URL's userinfo, an ssh config's User, a .pgpass line, a command's -u/-a "
-    "user:password, an IAM user's ARN; a chat's mention of a person (@first.last); generic and "
-    "system accounts (root, admin, postgres, ...) stay",
+    "user:password, an IAM user's ARN; a chat's mention of a person (@first.last); a chat's "
+    "speakers by handle (Kuba_z_Radomia: ...); the account in a social network's profile URL "
+    "(linkedin.com/in/..., instagram.com/..., t.me/...); generic and system accounts (root, "
+    "admin, postgres, ...) stay",
     "LICENSE_PLATE": "a vehicle licence plate after a word naming it (licence plate, number "
     "plate, Kennzeichen, plaque, matrícula, 车牌号, ナンバー, 번호판, ...)",
 }

@@ -106,11 +106,13 @@ _ITEM_LINE = re.compile(
     rf"(?:[ \t]+(?:[{UPPER}]\.|{CAPITALISED}))?[ \t]*(?::|[ \t][–—-][ \t])",
     re.M,
 )
-# A list of names on a line: three or more, split by commas (`and` before the last or none).
+# A list of names on a line: three or more, split by commas (`and` before the last or none;
+# `Jaylen, Sofia R. and Noah`: one comma, then `and`).
 _ITEM = re.compile(rf"{CAPITALISED}(?:[ \t][{UPPER}](?![\w])\.?)?")
+_LAST_ITEM = rf"[ \t]*,?[ \t]+(?:{either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern}"
 _NAME_LIST = re.compile(
-    rf"(?<![\w'’.-]){_ITEM.pattern}(?:[ \t]*,[ \t]*{_ITEM.pattern}){{2,}}"
-    rf"(?:[ \t]*,?[ \t]+(?:{either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern})?(?![\w'’-])"
+    rf"(?<![\w'’.-]){_ITEM.pattern}(?:(?:[ \t]*,[ \t]*{_ITEM.pattern}){{2,}}(?:{_LAST_ITEM})?"
+    rf"|[ \t]*,[ \t]*{_ITEM.pattern}{_LAST_ITEM})(?![\w'’-])"
 )
 
 

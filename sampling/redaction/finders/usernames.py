@@ -2,7 +2,8 @@
 CoolDino_Max2015", "el usuario es marianaq_77", "Benutzername: k.schulze", "用户名：", "아이디:"),
 and where credentials' syntax puts it: a URL's userinfo (`https://USER:token@host`), an ssh
 config's `User`, a `.pgpass` line (`host:port:db:USER:password`), `ssh USER@host`, a command's
-`-u`/`-a USER:password` and `net use ... /user:DOMAIN\\USER`.
+`-u`/`-a USER:password` and `net use ... /user:DOMAIN\\USER`; a chat's speakers by handle; the
+account in a social network's profile URL (`linkedin.com/in/USER`).
 
 A generic account (root, admin, postgres, ubuntu, git, ...), a placeholder (`<user>`, `$USER`,
 `your_username`) and code (`request.form['username']`, `os.getenv(...)`, `args.username`,
@@ -472,13 +473,17 @@ class ChatHandleFinder:
     """Chat lines' speakers by handle: with `@`, any that holds a handle's mark
     (`@jess.moreno.ink: hey`; `@return:` is a docstring's); without, one that speaks twice or
     more and reads as no word of code or logs (`cryptoklaus_77` a person, `worker_12` a
-    process). A finder of its own, so that it runs only where a line starts so."""
+    process); and in a chat of two speakers or more, one of whom speaks twice, each whose name
+    is made as handles are (`Kuba_z_Radomia`, `ElPulpoTactico`), and one in lower case outside
+    the dictionary that speaks twice beside one of those (`vexlight`). A finder of its own, so
+    that it runs only where a line starts so."""
 
     kinds = frozenset({"USERNAME"})
     priority = PERSONAL_PRIORITY
     triggers = Triggers(
         shapes=(rb"(?:^|\n)[ \t>]*@[a-z0-9_][a-z0-9_.-]{0,37}[a-z0-9_][ \t]?:[ \t]",
-                rb"(?:^|\n)[ \t>]*[a-z][a-z0-9_.-]{0,36}[0-9]{2}[ \t]?:[ \t]"),
+                rb"(?:^|\n)[ \t>]*[a-z][a-z0-9_.-]{0,36}[0-9]{2}[ \t]?:[ \t]",
+                rb"(?:^|\n)(?:\[[^\]\n]{1,40}\][ \t]*)?[a-z][a-z0-9_]{2,30}:[ \t]"),
     )  # fmt: skip
     views = ALL_VIEWS
 
@@ -496,6 +501,109 @@ class ChatHandleFinder:
             if len(places) > 1 and _a_handle(value):
                 for start, end in places:
                     yield Span(start, end, "USERNAME")
+        if text.count(":") >= 3:
+            yield from _chat_speakers(text)
+
+
+# The sites whose URLs name an account right after the site (and `/in/`, `/@`, `/u/`): a path
+# after it still names it (`x.com/USER/status/1`), but for GitHub's (a project's page).
+_PROFILE_SITES = (
+    "linkedin.com/in/", "linkedin.com/pub/", "facebook.com/", "fb.com/", "instagram.com/",
+    "tiktok.com/@", "youtube.com/@", "x.com/", "twitter.com/", "t.me/", "vk.com/",
+    "reddit.com/u/", "reddit.com/user/", "threads.net/@", "medium.com/@", "github.com/",
+)  # fmt: skip
+_PROFILE_URL = re.compile(
+    r"(?i)(?<![\w.@-])(?:https?://)?(?:(?:www|m|mobile|[a-z]{2})\.)?"
+    rf"(?P<site>{'|'.join(map(re.escape, _PROFILE_SITES))})"
+    r"(?P<value>[\w.-]{2,60})(?![\w@%-])"
+)
+_PROFILE_ENDS = re.compile(r"/?(?:$|[\s)\]>\"',;!?]|\.(?:\s|$))")
+# A site's own pages where an account's name would stand.
+_SITE_PAGES = frozenset({
+    "about", "accounts", "ads", "apps", "business", "collections", "company", "direct", "events",
+    "explore", "features", "feed", "gaming", "groups", "hashtag", "help", "home", "i", "im",
+    "intent", "joinchat", "legal", "login", "marketplace", "messages", "new", "notifications",
+    "orgs", "p", "pages", "permalink.php", "photo", "photos", "photo.php", "policies", "pricing",
+    "privacy", "profile.php", "reel", "reels", "s", "search", "security", "settings", "share",
+    "sharer", "sharer.php", "signup", "site", "sponsors", "stories", "story.php", "terms",
+    "topics", "tos", "trending", "tv", "watch", "enterprise", "addstickers", "c", "iv",
+    "away.php", "wall", "video", "videos", "live", "shorts", "channel", "user", "u", "jobs",
+    "school", "learning", "pulse", "in", "pub", "dialog", "plugins", "tr", "r",
+})  # fmt: skip
+
+
+@register("profile_urls")
+class ProfileUrlFinder:
+    """The account in a social network's profile URL: `linkedin.com/in/USER`,
+    `instagram.com/USER`, `x.com/USER/status/...`, `t.me/USER`, `tiktok.com/@USER`,
+    `github.com/USER` (a profile alone: `github.com/org/project` is a project's). The site's own
+    pages (`facebook.com/groups/...`, `instagram.com/p/...`, `x.com/intent/...`) are none."""
+
+    kinds = frozenset({"USERNAME"})
+    priority = PERSONAL_PRIORITY
+    triggers = Triggers(words=_PROFILE_SITES)
+    views = ALL_VIEWS
+
+    def find(self, view: Text) -> Iterator[Span]:
+        text = view.text
+        for match in _PROFILE_URL.finditer(text):
+            value, site = match["value"].rstrip(".-"), match["site"].lower()
+            if len(value) < 2 or value.lower() in _SITE_PAGES:
+                continue
+            if site == "github.com/" and not _PROFILE_ENDS.match(text, match.end("value")):
+                continue  # `github.com/pytorch/pytorch`: a project's page
+            start = match.start("value")
+            yield Span(start, start + len(value), "USERNAME")
+
+
+# A chat line's speaker at the line's start (after the chat's or the app's name in brackets, not
+# a log's time or level), three words or more said after the colon, and no code's `x: int = 1`.
+_CHAT_LINE = re.compile(
+    r"(?m)^(?:>[ \t]*)?(?:\[(?![A-Z]+\])[^\]\n\d]{1,40}\][ \t]*)?"
+    r"(?P<value>[^\W\d_]\w{2,30}):[ \t]+(?=\S+[ \t]+\S+[ \t]+\S)(?![^\s=]+[ \t]*=)"
+)
+# Names code gives its classes, not people (`ValueError: ...` twice in a traceback).
+_CLASS_ENDS = ("Error", "Exception", "Warning", "Handler", "Service", "Manager", "Config",
+               "Client", "Server", "Worker", "Thread", "Process", "Task", "Test",
+               "Bot")  # fmt: skip
+
+
+def _chat_speakers(text: str) -> Iterator[Span]:
+    """The handles among the speakers of a chat (ChatHandleFinder)."""
+    said: dict[str, list[tuple[int, int]]] = {}
+    for match in _CHAT_LINE.finditer(text):
+        said.setdefault(match["value"], []).append(match.span("value"))
+    if len(said) < 2 or all(len(places) < 2 for places in said.values()):
+        return  # a form's labels, a glossary: each once
+    marked = {value for value in said if _a_handle(value) or _camel_handle(value)}
+    for value, places in said.items():
+        if value in marked or (marked and len(places) > 1 and _plain_handle(value)):
+            for start, end in places:
+                yield Span(start, end, "USERNAME")
+
+
+def _camel_handle(value: str) -> bool:
+    """A name in mixed case run together, as handles are (`ElPulpoTactico`, `DarkPita`), not a
+    class's (`ValueError`, `HttpClient`)."""
+    return (
+        _CAMEL.search(value) is not None
+        and not value.endswith(_CLASS_ENDS)
+        and a_login(value)
+        and all(part.lower() not in _CODE_WORDS for part in re.findall(r"[A-Z][a-z]+", value))
+    )
+
+
+def _plain_handle(value: str) -> bool:
+    """A word in lower case of five letters or more that is no word of the dictionary, of code
+    or of logs (`vexlight`, `tuvadoesntmiss`; not `kernel` beside ... in a log)."""
+    return (
+        value.isalpha()
+        and value.islower()
+        and len(value) >= 5
+        and value not in _DICTIONARY
+        and value not in _CODE_WORDS
+        and a_login(value)
+    )
 
 
 # The ASCII labels by their first four letters: each four looked for once, then the labels that

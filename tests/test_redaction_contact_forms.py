@@ -257,3 +257,17 @@ def test_look_alikes_in_the_texts_own_language_are_no_phones(text: str) -> None:
 def test_a_dotted_quad_is_an_ip_address_not_a_phone(text: str) -> None:
     assert "PHONE" not in REDACTOR.redact([text]).counts, REDACTOR.redact([text]).texts[0]
     assert "IP_ADDRESS" in REDACTOR.redact([text]).counts, REDACTOR.redact([text]).texts[0]
+
+
+# A drug's code after its name, a release's four numbers in any language.
+NAMED_OTHERWISE = [
+    "The box says NDC 0573-0164-40, 50 tablets, lot 4KL2291",
+    "Liên Quân cập nhật phiên bản 1.54.1.3 tối nay, bảo trì từ 0h đến 6h",
+    "Aktualizacja do wersja 2.4.10.3 już jest, a sürüm 5.12.0.1 yarın",
+]
+
+
+@pytest.mark.parametrize("text", NAMED_OTHERWISE)
+def test_a_drug_code_and_a_release_are_no_phone_nor_address(text: str) -> None:
+    redaction = REDACTOR.redact([text])
+    assert not redaction.counts, redaction.texts[0]

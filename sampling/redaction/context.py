@@ -303,7 +303,8 @@ OTHER_NUMBER = NamedBefore(
         "rechnung", "sendung", "auftrag", "commande", "facture", "pedido", "factura", "fattura",
         "ordine", "encomenda", "serial", "seriennummer", "série", "serie", "room",
         "page", "seite", "flight", "flug", "patent", "isbn", "aktenzeichen", "rechnungsnummer",
-        "zamówienia", "faktury", "заказа", "заказ", "nota fiscal")),
+        "zamówienia", "faktury", "заказа", "заказ", "nota fiscal", "ndc", "sku", "upc", "ean",
+        "gtin", "lot", "batch")),
      "订单号", "订单编号", "单号", "发票号", "流水号", "交易号", "注文番号", "伝票番号",
      "問い合わせ番号", r"주문\s*번호", r"송장\s*번호"),
     gap=3,
@@ -313,7 +314,8 @@ OTHER_HINT = re.compile(
     "order|invoice|tracking|transaction|receipt|shipment|parcel|booking|confirmation|ref|ticket"
     "|bestell|rechnung|sendung|auftrag|commande|facture|pedido|factura|fattura|ordine|encomenda"
     "|单号|订单|发票号|流水号|交易号|番号|問い合わせ|주문|송장|serie|série|room|page|seite|flight"
-    "|flug|patent|isbn|aktenzeichen|zamówienia|faktury|заказ|nota fiscal"
+    "|flug|patent|isbn|aktenzeichen|zamówienia|faktury|заказ|nota fiscal|ndc|sku|upc|ean|gtin"
+    "|lot|batch"
 )
 
 

@@ -46,7 +46,9 @@ class IpFinder:
     # `build 6.1.7601.2`, `firmware v4.1.20.3`), right before them.
     _VERSION_BEFORE = re.compile(
         r"(?i:(?<![a-z])(?:version|ver\.?|release|build|firmware|driver|versión|versão|versione"
-        r"|版本|バージョン|버전)(?![a-z]))[ \t]*(?:(?:number|no\.?|is|:|=|#)[ \t]*)?v?$"
+        r"|versie|wersja|verze|verzió|versiune|sürüm|sürümü|versjon|versio|phiên bản|versi|релиз"
+        r"|версия|версія|έκδοση|גרסה|الإصدار|نسخه|संस्करण|เวอร์ชัน|版本|バージョン|버전)(?![a-z]))"
+        r"[ \t]*(?:(?:number|no\.?|is|:|=|#)[ \t]*)?v?$"
     )
     # IPv6: found from its `x:y:` core, then widened to the whole run of hex digits, `:` and `.`.
     _V6_CORE = re.compile(r":[0-9A-Fa-f]{0,4}:")

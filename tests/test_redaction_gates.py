@@ -195,7 +195,8 @@ _PHRASES_THEN_A_SPACE = names_module._phrase_triggers(" ")
 
 def _read_at_every_phrase(text: str) -> list:
     """What the finder should find, by the slow way: every phrase looked for alone at each
-    place in the text (at a word's start), read where a capital or a space follows it."""
+    place in the text (at a word's start), read where a capital, a space or a title follows
+    it."""
     lower, spans = text.lower(), []
     for phrase in _PHRASES_THEN_A_SPACE:
         at = lower.find(phrase)
@@ -203,7 +204,9 @@ def _read_at_every_phrase(text: str) -> list:
             end = at + len(phrase)
             starts_a_word = not (phrase.isascii() and "a" <= lower[at - 1 : at] <= "z")
             if starts_a_word and (
-                names_module._CAPITAL.match(text, end) or text[end : end + 1] == " "
+                names_module._CAPITAL.match(text, end)
+                or text[end : end + 1] == " "
+                or names_module._TITLE.match(text, end)
             ):
                 spans += names_module._named_at(text, lower, end - 1)
             at = lower.find(phrase, at + 1)

@@ -62,6 +62,8 @@ TITLES = [
     # An initial before the family name, after a title.
     ("Referred by Dr A. Mahmood, cardiology.", "A. Mahmood"),
     ("Meeting notes: Prof. A. Lindqvist presented the budget.", "A. Lindqvist"),
+    # A title in lower case after a greeting (Czech's vocative).
+    ("Dobrý den pane Dvořáku,\nposílám podklady k přiznání.", "Dvořáku"),
 ]
 
 

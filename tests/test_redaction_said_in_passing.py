@@ -73,6 +73,9 @@ PLATES = [
     ("reg is YR21 KLM it was towed from outside", "YR21 KLM"),
     ("my drivers license is on file and plate 8MNV271", "8MNV271"),
     ("Sahibinden temiz Egea, plaka 34 ABK 482, 2019 model", "34 ABK 482"),
+    ("tamam abla, motorun plakası 34 KLR 581 onlara söyledim", "34 KLR 581"),
+    ("auto on kadulla hätävilkuilla, rekisteri KLM-482 jos joku kysyy", "KLM-482"),
+    ("dạ, xe em biển số 59-X2 123.45 em để đầu hẻm nha", "59-X2 123.45"),
     ("Matrícula do veículo: 48-TR-27. Dúvidas: ligue", "48-TR-27"),
     ("SPZ mého auta je 1AB 4827, kdyby něco tak volejte", "1AB 4827"),
     ("гос. номер автомобиля: А482ВС 777, водительское", "А482ВС 777"),
@@ -214,6 +217,9 @@ test_a_value_in_a_form_or_a_chat_is_hidden_but_its_spaces = hides_each(
 
 # Sentences that hold the words and something value-shaped, and no value.
 LEFT_AS_THEY_ARE = [
+    # A register's year and number in Finnish; a pan in English.
+    "kaupparekisteri 2024 ja rekisteri 12345 tiedot, päivitetty",
+    "I burned the pan Sunday, then Pan Am's old terminal.",
     "The password must be at least 8 characters and include 1 digit.",
     "Our password policy is SHA-256 hashing with 12 rounds of salt.",
     "The password hash is AES256 encrypted at rest.",

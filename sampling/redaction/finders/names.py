@@ -258,7 +258,11 @@ class NameFinder:
                 yield Span(*span, KIND)
         if text.isascii():  # the phrases' ends, each a space: bytes are characters
             for end in _PHRASE_ENDS.ends(lower.encode("ascii")):
-                if "A" <= text[end : end + 1] <= "Z" or text[end : end + 1] == " ":
+                if (
+                    "A" <= text[end : end + 1] <= "Z"
+                    or text[end : end + 1] == " "
+                    or _TITLE.match(text, end)  # `Dobry den pane Novaku`: a title in lower case
+                ):
                     yield from _named_at(text, lower, end - 1)  # (a form's spaces: its indent)
                 elif "a" <= text[end : end + 1] <= "z" and lower.endswith(_LOWERCASE_OK, 0, end):
                     span = _lowercase_name(text, end)  # what lowercase_names finds, read here
@@ -268,7 +272,7 @@ class NameFinder:
         # Another script: the same scan over the UTF-8, its offsets counted back in characters
         # (a regex looking back for ~900 phrases at each space cost milliseconds a text).
         for end in _PHRASE_ENDS.char_ends(lower):
-            if _CAPITAL.match(text, end) or text[end : end + 1] == " ":
+            if _CAPITAL.match(text, end) or text[end : end + 1] == " " or _TITLE.match(text, end):
                 yield from _named_at(text, lower, end - 1)
         yield from lowercase_names(text, lower)
         for phrase, most in _HAN_PHRASES.items():

@@ -17,7 +17,7 @@ _NAMES = ("license plate", "licence plate", "number plate", "registration plate"
           "plate no", "reg no", "kennzeichen", "nummernschild", "plaque",
           "immatriculation", "immatriculé", "immatriculée", "matrícula", "matricula", "placa",
           "targa", "kenteken", "spz", "rejestracja", "numer rejestracyjny", "rejestracyjnym",
-          "nr rej", "nr rej.", "plaka",
+          "nr rej", "nr rej.", "plaka", "plakası", "plakasi", "plakam", "rekisteri",
           "rekisterinumero", "rekkari", "registreringsnummer", "regnr", "reg.nr", "nummerplade",
           "nummerskilt", "rendszám", "înmatriculare", "registarska", "госномер", "гос. номер",
           "номерной знак", "номер автомобиля", "номер машины", "رقم اللوحة", "لوحة السيارة",
@@ -54,7 +54,8 @@ _AS_A_PLATE = re.compile(r"(?=(?:[^0-9]*[0-9]){2})[A-Z0-9А-ЯЁ][A-Z0-9А-ЯЁ 
 _A_MODEL_YEAR = re.compile(r".* (?:19|20)[0-9]{2}")
 # Names that are other words too: the plate after them needs five characters or more, and, for
 # `reg` and `rego`, a verb or a colon first, or capitals and digits both (`Reg AK16 XWP`).
-_WEAK = frozenset({"plate", "reg", "reg.", "rego", "plat"})  # (`plat`: also a dish, flat)
+# (`plat`: also a dish, flat; `rekisteri`: any register in Finnish)
+_WEAK = frozenset({"plate", "reg", "reg.", "rego", "plat", "rekisteri"})
 # The name, a few words (`number`, `is`, `:`, `号`), then the plate: up to four groups of
 # letters, digits and a Chinese province's character, joined by a space, `-` or `·`.
 _GIVES = rf"(?:{'|'.join(map(re.escape, COPULAS))})"
@@ -82,7 +83,10 @@ _AFTER_NAME = re.compile(
 # A group after a space belongs to the plate when it holds a digit or is one to three letters
 # (`AB12 CDE`), not a word that goes on with the sentence (`B-MW 1234 is parked`).
 # (a province only leads)
-_TAIL_GROUP = re.compile(rf"(?=.*[0-9])[{_LETTER}0-9·・-]+|[{_LETTER}]{{1,3}}")
+# (a dot between digits joins, as in the first group: Vietnam's `59-X2 123.45`)
+_TAIL_GROUP = re.compile(
+    rf"(?=.*[0-9])(?:[{_LETTER}0-9·・-]|(?<=[0-9])\.(?=[0-9]))+|[{_LETTER}]{{1,3}}"
+)
 _FIRST_GROUP = re.compile(r"[0-9\u4e00-\u9fff·・-]")
 _FIRST_LETTERS = re.compile(rf"[{_LETTER}]{{1,3}}")
 # A plate of digits alone (Israel's 824-71-303), after a name that can only be a plate's: two

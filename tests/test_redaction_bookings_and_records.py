@@ -14,6 +14,13 @@ from tests.helpers.redaction import hides_each, kinds, leaves_each
 pytestmark = pytest.mark.unit
 
 HIDDEN = [
+    # An immigrant's A-number, a driver's id at a ride app, Vietnam's health insurance card.
+    ("USCIS case status (copied):\nA-Number: A873587383\nCase Was Approved", "A873587383"),
+    (
+        "Support chat transcript – Driver account\nDriver ID: DRV-571891\nVehicle: 2017 Civic",
+        "DRV-571891",
+    ),
+    ("Ngày sinh: 22/07/1968\nMã thẻ BHYT: HC4949460542284\nSĐT: liên hệ sau", "HC4949460542284"),
     # Booking references of a flight, a train, a hotel.
     ("Localizador: K8PZ2R. Presente este código en el mostrador.", "K8PZ2R"),
     ("Your booking reference: QX7T4M (2 passengers)", "QX7T4M"),
@@ -90,6 +97,7 @@ HIDDEN = [
 ]
 
 LEFT = [
+    "postgres connection failed for host db.internal:5432 (A#5 retry), driver id unknown",
     "Order number: 4471123",
     "Flight VY1284, seat 14C, gate B32",
     "Invoice INV-2024-0091",

@@ -945,7 +945,7 @@ def _latin_name(
     if title is not None:
         position = first = title.end()
         fewest = max(1, fewest - 1)
-    titled = title is not None or (intro.cased and intro.phrase.rstrip(".") in _CASED_TITLES)
+    titled = title is not None or (intro.cased and intro.phrase.rstrip(".").lower() in _TITLE_WORDS)
     label = intro.phrase.endswith(":")
     comma = False  # a form's "SMITH, JOHN A": the family name, a comma, the given names
     while count < _MOST_WORDS:
@@ -2046,7 +2046,6 @@ class _TitleLines:
 # A name's word (of a cased script: capitalised; of another: two characters or more, the
 # marks with them) that stands for its person alone elsewhere (`Hannah` after `Hannah Okafor`).
 _NAME_PART = re.compile(rf"(?:[^\W\d_]|[{_UNCASED_LETTERS}])(?:[\w'’-]|[{_UNCASED_LETTERS}])+")
-_CASED_TITLES = frozenset(title.capitalize() for title in _TABLE["titles"])
 _TITLE_WORDS = frozenset(title.lower().rstrip(".") for title in _TABLE["titles"])
 _COMMON_WORDS = frozenset(WORDS)
 

@@ -494,10 +494,7 @@ class ChatHandleFinder:
                 value = match["value"]
                 if _HANDLE_MARK.search(value) and a_login(value):
                     yield Span(*match.span("value"), "USERNAME")
-        said: dict[str, list[tuple[int, int]]] = {}
-        for match in _SPEAKER.finditer(text):
-            said.setdefault(match["value"], []).append(match.span("value"))
-        for value, places in said.items():
+        for value, places in _said_by(_SPEAKER, text).items():
             if len(places) > 1 and _a_handle(value):
                 for start, end in places:
                     yield Span(start, end, "USERNAME")
@@ -514,7 +511,7 @@ _PROFILE_SITES = (
 )  # fmt: skip
 _PROFILE_URL = re.compile(
     r"(?i)(?<![\w.@-])(?:https?://)?(?:(?:www|m|mobile|[a-z]{2})\.)?"
-    rf"(?P<site>{'|'.join(map(re.escape, _PROFILE_SITES))})"
+    rf"(?P<site>{either(_PROFILE_SITES)})"
     r"(?P<value>[\w.-]{2,60})(?![\w@%-])"
 )
 _PROFILE_ENDS = re.compile(r"/?(?:$|[\s)\]>\"',;!?]|\.(?:\s|$))")
@@ -570,9 +567,7 @@ _CLASS_ENDS = ("Error", "Exception", "Warning", "Handler", "Service", "Manager",
 
 def _chat_speakers(text: str) -> Iterator[Span]:
     """The handles among the speakers of a chat (ChatHandleFinder)."""
-    said: dict[str, list[tuple[int, int]]] = {}
-    for match in _CHAT_LINE.finditer(text):
-        said.setdefault(match["value"], []).append(match.span("value"))
+    said = _said_by(_CHAT_LINE, text)
     if len(said) < 2 or all(len(places) < 2 for places in said.values()):
         return  # a form's labels, a glossary: each once
     marked = {value for value in said if _a_handle(value) or _camel_handle(value)}
@@ -580,6 +575,14 @@ def _chat_speakers(text: str) -> Iterator[Span]:
         if value in marked or (marked and len(places) > 1 and _plain_handle(value)):
             for start, end in places:
                 yield Span(start, end, "USERNAME")
+
+
+def _said_by(speaker: re.Pattern[str], text: str) -> dict[str, list[tuple[int, int]]]:
+    """Each speaker `speaker` finds at a line's start, and where each of their lines names them."""
+    said: dict[str, list[tuple[int, int]]] = {}
+    for match in speaker.finditer(text):
+        said.setdefault(match["value"], []).append(match.span("value"))
+    return said
 
 
 def _camel_handle(value: str) -> bool:

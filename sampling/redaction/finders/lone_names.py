@@ -111,9 +111,9 @@ _ITEM_LINE = re.compile(
 _ITEM = re.compile(rf"{CAPITALISED}(?:[ \t][{UPPER}](?![\w])\.?)?")
 _LAST_ITEM = rf"[ \t]*,?[ \t]+(?:{either(_JOINING_WORDS)}|&)[ \t]+{_ITEM.pattern}"
 _NAME_LIST = re.compile(
-    rf"(?<![\w'’.-]){_ITEM.pattern}(?:(?:[ \t]*,[ \t]*{_ITEM.pattern}){{2,}}(?:{_LAST_ITEM})?"
-    rf"|[ \t]*,[ \t]*{_ITEM.pattern}{_LAST_ITEM})(?![\w'’-])"
+    rf"(?<![\w'’.-]){_ITEM.pattern}(?:[ \t]*,[ \t]*{_ITEM.pattern})+(?:{_LAST_ITEM})?(?![\w'’-])"
 )
+_FEWEST_LISTED = 3  # (two are a pair: `_AFTER_NAME`'s `other`)
 
 
 def _a_name(word: str, *, ambiguous: bool = False) -> bool:
@@ -281,6 +281,8 @@ def _list_of(page: _Page, line: int, start: int) -> _List | None:
 
 def _names_listed(text: str, run: re.Match[str]) -> list[Span]:
     items = list(_ITEM.finditer(text, run.start(), run.end()))
+    if len(items) < _FEWEST_LISTED:
+        return []
     named = sum(_a_name(item.group().split()[0]) for item in items)
     return [Span(*item.span(), KIND) for item in items] if 3 * named >= 2 * len(items) else []
 
